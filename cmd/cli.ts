@@ -1,0 +1,103 @@
+import { Command, Option } from 'commander';
+import { systemClock } from '../src/platform/clock';
+import { ConfigError, loadConfig, type Config } from '../src/platform/config';
+import { openDatabase } from '../src/platform/db';
+import { HttpError } from '../src/platform/errors';
+import { createLogger } from '../src/platform/logger';
+import { loadMasterKey } from '../src/platform/master-key';
+import { createServices, type Services } from '../src/services';
+
+/** Options every command takes. */
+export interface CommonOptions {
+  dataDir?: string;
+  config?: string;
+  json?: boolean;
+  logLevel?: string;
+  publicUrl?: string;
+}
+
+export function withCommon(cmd: Command): Command {
+  return cmd
+    .option('--data-dir <dir>', 'data directory (default ./.engage, or ENGAGE_DATA_DIR)')
+    .option('--config <file>', 'JSON configuration file (or ENGAGE_CONFIG)')
+    .option('--public-url <url>', 'public base URL; issuers live under it')
+    .option('--json', 'print machine-readable JSON')
+    .addOption(new Option('--log-level <level>', 'log level').choices(['debug', 'info', 'warn', 'error', 'silent']));
+}
+
+export function configFrom(opts: CommonOptions & Partial<Record<keyof Config, unknown>>, extra: Partial<Record<keyof Config, unknown>> = {}): Config {
+  return loadConfig({
+    env: process.env,
+    file: opts.config,
+    isTty: process.stderr.isTTY,
+    flags: { dataDir: opts.dataDir, logLevel: opts.logLevel, publicUrl: opts.publicUrl, ...extra },
+  });
+}
+
+export interface CommandContext {
+  config: Config;
+  services: Services;
+  json: boolean;
+}
+
+/** Opens the store, builds the services (the same ones `serve` uses), runs, closes. */
+export async function withServices<T>(opts: CommonOptions, fn: (ctx: CommandContext) => Promise<T>): Promise<T> {
+  const config = configFrom(opts);
+  const db = openDatabase(config.dataDir);
+  try {
+    const logger = createLogger({ level: config.logLevel === 'info' ? 'warn' : config.logLevel, format: config.logFormat });
+    const services = createServices({ config, db, clock: systemClock, logger, masterKey: loadMasterKey(config) });
+    await services.tenants.ensureControl();
+    return await fn({ config, services, json: !!opts.json });
+  } finally {
+    db.close();
+  }
+}
+
+/** Prints rows as an aligned table, or JSON with --json. */
+export function output(json: boolean, value: unknown, columns?: string[]): void {
+  if (json) {
+    process.stdout.write(JSON.stringify(value, null, 2) + '\n');
+    return;
+  }
+  const rows = (Array.isArray(value) ? value : [value]) as Record<string, unknown>[];
+  if (rows.length === 0) {
+    process.stdout.write('(none)\n');
+    return;
+  }
+  const cols = columns ?? Object.keys(rows[0]);
+  const cell = (v: unknown) => (v === null || v === undefined ? '-' : typeof v === 'object' ? JSON.stringify(v) : String(v));
+  const widths = cols.map((c) => Math.max(c.length, ...rows.map((r) => cell(r[c]).length)));
+  const line = (vals: string[]) => vals.map((v, i) => v.padEnd(widths[i])).join('  ').trimEnd();
+  process.stdout.write([line(cols), ...rows.map((r) => line(cols.map((c) => cell(r[c]))))].join('\n') + '\n');
+}
+
+/** Runs an action; any failure becomes one line on stderr and exit code 1. */
+export function action<A extends unknown[]>(fn: (...args: A) => Promise<void>): (...args: A) => Promise<void> {
+  return async (...args: A) => {
+    try {
+      await fn(...args);
+    } catch (e) {
+      process.stderr.write(`engage: ${describe(e)}\n`);
+      process.exitCode = 1;
+    }
+  };
+}
+
+function describe(e: unknown): string {
+  if (e instanceof ConfigError) return e.message;
+  if (e instanceof HttpError) {
+    const body = e.body() as { error?: string; code?: string } | null;
+    const code = body?.error ?? body?.code;
+    return code && code !== e.message ? `${code}: ${e.message}` : e.message;
+  }
+  if (e instanceof Error && (e as NodeJS.ErrnoException).code === 'SQLITE_BUSY') return 'the database is busy; try again';
+  return e instanceof Error ? e.message : String(e);
+}
+
+/** Reads all of standard input (for --password-stdin and friends). */
+export async function readStdin(): Promise<string> {
+  const chunks: Buffer[] = [];
+  for await (const c of process.stdin) chunks.push(c as Buffer);
+  return Buffer.concat(chunks).toString('utf8');
+}

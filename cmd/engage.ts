@@ -1,0 +1,24 @@
+#!/usr/bin/env node
+import { Command } from 'commander';
+import { registerKeys } from './commands/keys';
+import { registerMigrate } from './commands/migrate';
+import { registerServe } from './commands/serve';
+import { registerTenants } from './commands/tenants';
+
+declare const __ENGAGE_VERSION__: string | undefined;
+const version = typeof __ENGAGE_VERSION__ !== 'undefined' ? __ENGAGE_VERSION__ : process.env.npm_package_version ?? '0.0.0-dev';
+
+const program = new Command('engage')
+  .description('engage: OAuth 2.0 / OpenID Connect server, directory and mobile engagement backend in one executable')
+  .version(version, '-v, --version')
+  .showHelpAfterError();
+
+registerServe(program);
+registerMigrate(program);
+registerTenants(program);
+registerKeys(program);
+
+program.parseAsync(process.argv).catch((e: unknown) => {
+  process.stderr.write(`engage: ${e instanceof Error ? e.message : String(e)}\n`);
+  process.exitCode = 1;
+});

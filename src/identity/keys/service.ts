@@ -1,0 +1,195 @@
+import { createPrivateKey, createPublicKey, type KeyObject } from 'node:crypto';
+import { exportJWK, exportPKCS8, generateKeyPair } from 'jose';
+import type { Clock } from '../../platform/clock';
+import { newSecret, type Sealer } from '../../platform/crypto';
+import { assertThat } from '../../platform/errors';
+import type { TxRunner } from '../../platform/store';
+import { keyTransitionInvalid } from './errors';
+import type { KeyStore, SigningKeyRow } from './store';
+
+export interface KeyView {
+  keyId: string;
+  state: SigningKeyRow['state'];
+  createdAt: string;
+  activatedAt: string | null;
+  retiredAt: string | null;
+}
+
+export interface PublicJwk {
+  kty: 'RSA';
+  kid: string;
+  use: 'sig';
+  alg: 'RS256';
+  n: string;
+  e: string;
+}
+
+export interface GeneratedKey {
+  kid: string;
+  publicJwk: string;
+  pkcs8: string;
+}
+
+export interface SigningKey {
+  kid: string;
+  key: KeyObject;
+}
+
+type Stores = { keys: KeyStore };
+
+/** States published in JWKS (spec: STAGED, ACTIVE and RETIRING). */
+const PUBLISHED = ['STAGED', 'ACTIVE', 'RETIRING'] as const;
+
+export function toKeyView(k: SigningKeyRow): KeyView {
+  return { keyId: k.kid, state: k.state, createdAt: k.createdAt, activatedAt: k.activatedAt, retiredAt: k.retiredAt };
+}
+
+export function createKeyService(deps: {
+  store: Stores & TxRunner<Stores>;
+  clock: Clock;
+  sealer: Sealer;
+  /** Longest lifetime of a token signed by a key; a RETIRING key is RETIRED after it. */
+  maxSignedTokenTtl: number;
+}) {
+  const { store, clock, sealer } = deps;
+  const privateCache = new Map<string, KeyObject>();
+  const publicCache = new Map<string, KeyObject>();
+
+  /** RSA generation is CPU work: done before any transaction. */
+  async function generate(): Promise<GeneratedKey> {
+    const { publicKey, privateKey } = await generateKeyPair('RS256', { modulusLength: 2048, extractable: true });
+    const kid = newSecret().slice(0, 22);
+    const jwk = await exportJWK(publicKey);
+    return { kid, publicJwk: JSON.stringify({ kty: jwk.kty, n: jwk.n, e: jwk.e }), pkcs8: await exportPKCS8(privateKey) };
+  }
+
+  function insert(tx: Stores, tenantId: string, g: GeneratedKey, state: 'STAGED' | 'ACTIVE'): void {
+    const now = clock.now().toISOString();
+    tx.keys.insert({
+      kid: g.kid,
+      tenantId,
+      state,
+      publicJwk: g.publicJwk,
+      privateSealed: sealer.seal(g.pkcs8, `signing-key:${g.kid}`),
+      createdAt: now,
+      activatedAt: state === 'ACTIVE' ? now : null,
+    });
+  }
+
+  /** Moves the current ACTIVE key (if any) to RETIRING and `kid` to ACTIVE. */
+  function promote(tx: Stores, tenantId: string, kid: string): void {
+    const now = clock.now();
+    const current = tx.keys.active(tenantId);
+    if (current && current.kid !== kid) {
+      tx.keys.setState(current.kid, { state: 'RETIRING', retireAfter: clock.nowSeconds() + deps.maxSignedTokenTtl });
+    }
+    tx.keys.setState(kid, { state: 'ACTIVE', activatedAt: now.toISOString() });
+  }
+
+  function isPublished(k: SigningKeyRow, nowS: number): boolean {
+    if (!(PUBLISHED as readonly string[]).includes(k.state)) return false;
+    return k.state !== 'RETIRING' || k.retireAfter === null || k.retireAfter > nowS;
+  }
+
+  return {
+    generate,
+    /** Used by tenant creation: the first key is ACTIVE at once, inside the tenant's transaction. */
+    insertActive: (tx: Stores, tenantId: string, g: GeneratedKey) => insert(tx, tenantId, g, 'ACTIVE'),
+
+    async list(tenantId: string): Promise<KeyView[]> {
+      await this.sweep();
+      return store.keys.listForTenant(tenantId).map(toKeyView);
+    },
+
+    async stage(tenantId: string): Promise<KeyView> {
+      const g = await generate();
+      await store.tx((tx) => insert(tx, tenantId, g, 'STAGED'));
+      return toKeyView(store.keys.find(tenantId, g.kid)!);
+    },
+
+    async activate(tenantId: string, kid: string): Promise<void> {
+      await store.tx((tx) => {
+        const k = tx.keys.find(tenantId, kid);
+        assertThat(k, keyTransitionInvalid(`no key ${kid} in this tenant`));
+        assertThat(k.state === 'STAGED', keyTransitionInvalid(`key ${kid} is ${k.state}; only a STAGED key can be activated`));
+        promote(tx, tenantId, kid);
+      });
+    },
+
+    /**
+     * Retirement (target state left open by spec 03): a STAGED key is RETIRED at once; the
+     * ACTIVE key cannot be retired (nothing would sign) until another is activated; a
+     * RETIRING key is RETIRED at once, ending the validity of what it signed.
+     */
+    async retire(tenantId: string, kid: string): Promise<void> {
+      await store.tx((tx) => {
+        const k = tx.keys.find(tenantId, kid);
+        assertThat(k, keyTransitionInvalid(`no key ${kid} in this tenant`));
+        assertThat(k.state === 'STAGED' || k.state === 'RETIRING', keyTransitionInvalid(
+          k.state === 'ACTIVE' ? `key ${kid} is ACTIVE; activate or rotate to another key first` : `key ${kid} is already ${k.state}`,
+        ));
+        tx.keys.setState(kid, { state: 'RETIRED', retiredAt: clock.now().toISOString() });
+      });
+    },
+
+    /** Revocation (compromise): immediate and final; never the ACTIVE key (rotate first). */
+    async revoke(tenantId: string, kid: string): Promise<void> {
+      await store.tx((tx) => {
+        const k = tx.keys.find(tenantId, kid);
+        assertThat(k, keyTransitionInvalid(`no key ${kid} in this tenant`));
+        assertThat(k.state !== 'ACTIVE', keyTransitionInvalid(`key ${kid} is ACTIVE; rotate before revoking it`));
+        assertThat(k.state !== 'REVOKED', keyTransitionInvalid(`key ${kid} is already REVOKED`));
+        tx.keys.setState(kid, { state: 'REVOKED', retiredAt: k.retiredAt ?? clock.now().toISOString() });
+      });
+    },
+
+    /** Stages a new key, makes it ACTIVE and moves the previous ACTIVE key to RETIRING. */
+    async rotate(tenantId: string): Promise<KeyView[]> {
+      const g = await generate();
+      await store.tx((tx) => {
+        insert(tx, tenantId, g, 'STAGED');
+        promote(tx, tenantId, g.kid);
+      });
+      return this.list(tenantId);
+    },
+
+    async sweep(): Promise<number> {
+      return store.tx((tx) => tx.keys.retireExpired(clock.nowSeconds(), clock.now().toISOString()));
+    },
+
+    jwks(tenantId: string): { keys: PublicJwk[] } {
+      const nowS = clock.nowSeconds();
+      const keys = store.keys
+        .inStates(tenantId, [...PUBLISHED])
+        .filter((k) => isPublished(k, nowS))
+        .map((k) => ({ ...(JSON.parse(k.publicJwk) as { kty: 'RSA'; n: string; e: string }), kid: k.kid, use: 'sig' as const, alg: 'RS256' as const }));
+      return { keys };
+    },
+
+    /** The ACTIVE key, read fresh each time so a CLI rotation is seen without a restart. */
+    signingKey(tenantId: string): SigningKey | undefined {
+      const row = store.keys.active(tenantId);
+      if (!row) return undefined;
+      let key = privateCache.get(row.kid);
+      if (!key) {
+        key = createPrivateKey(sealer.open(row.privateSealed, `signing-key:${row.kid}`));
+        privateCache.set(row.kid, key);
+      }
+      return { kid: row.kid, key };
+    },
+
+    /** A key that may verify tokens now: ACTIVE, or RETIRING before its last token expired. */
+    verificationKey(tenantId: string, kid: string): KeyObject | undefined {
+      const row = store.keys.find(tenantId, kid);
+      if (!row || !(row.state === 'ACTIVE' || row.state === 'RETIRING') || !isPublished(row, clock.nowSeconds())) return undefined;
+      let key = publicCache.get(kid);
+      if (!key) {
+        key = createPublicKey({ key: { ...JSON.parse(row.publicJwk) }, format: 'jwk' });
+        publicCache.set(kid, key);
+      }
+      return key;
+    },
+  };
+}
+
+export type KeyService = ReturnType<typeof createKeyService>;

@@ -1,0 +1,52 @@
+import { and, asc, eq, inArray, lte } from 'drizzle-orm';
+import type { Db } from '../../platform/db';
+import { signingKeys } from '../../db/schema';
+
+export type SigningKeyRow = typeof signingKeys.$inferSelect;
+export type KeyState = SigningKeyRow['state'];
+
+export function createKeyStore(db: Db) {
+  return {
+    insert(row: typeof signingKeys.$inferInsert): void {
+      db.insert(signingKeys).values(row).run();
+    },
+    find(tenantId: string, kid: string): SigningKeyRow | undefined {
+      return db
+        .select()
+        .from(signingKeys)
+        .where(and(eq(signingKeys.tenantId, tenantId), eq(signingKeys.kid, kid)))
+        .get();
+    },
+    listForTenant(tenantId: string): SigningKeyRow[] {
+      return db.select().from(signingKeys).where(eq(signingKeys.tenantId, tenantId)).orderBy(asc(signingKeys.createdAt)).all();
+    },
+    inStates(tenantId: string, states: KeyState[]): SigningKeyRow[] {
+      return db
+        .select()
+        .from(signingKeys)
+        .where(and(eq(signingKeys.tenantId, tenantId), inArray(signingKeys.state, states)))
+        .orderBy(asc(signingKeys.createdAt))
+        .all();
+    },
+    active(tenantId: string): SigningKeyRow | undefined {
+      return db
+        .select()
+        .from(signingKeys)
+        .where(and(eq(signingKeys.tenantId, tenantId), eq(signingKeys.state, 'ACTIVE')))
+        .get();
+    },
+    setState(kid: string, patch: Partial<Pick<SigningKeyRow, 'state' | 'activatedAt' | 'retiredAt' | 'retireAfter'>>): void {
+      db.update(signingKeys).set(patch).where(eq(signingKeys.kid, kid)).run();
+    },
+    /** RETIRING keys whose last token has expired become RETIRED. */
+    retireExpired(nowSeconds: number, nowIso: string): number {
+      return db
+        .update(signingKeys)
+        .set({ state: 'RETIRED', retiredAt: nowIso })
+        .where(and(eq(signingKeys.state, 'RETIRING'), lte(signingKeys.retireAfter, nowSeconds)))
+        .run().changes;
+    },
+  };
+}
+
+export type KeyStore = ReturnType<typeof createKeyStore>;

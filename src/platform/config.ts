@@ -1,0 +1,162 @@
+import { readFileSync } from 'node:fs';
+import path from 'node:path';
+
+/**
+ * One schema for configuration: defaults < optional JSON file < ENGAGE_* environment < flags.
+ * Every setting is validated at start; a bad one stops the process with a message naming it.
+ */
+export type LogLevel = 'debug' | 'info' | 'warn' | 'error' | 'silent';
+
+export interface Config {
+  dataDir: string;
+  host: string;
+  port: number;
+  /** Public base URL; managed issuers live under it. Derived from host and port when unset. */
+  publicUrl: string;
+  logLevel: LogLevel;
+  logFormat: 'json' | 'pretty';
+  /** Base64 (32 bytes) master key; when absent a key file in the data directory is used. */
+  masterKey?: string;
+  masterKeyFile: string;
+  /** Lifetimes in seconds. */
+  accessTokenTtl: number;
+  idTokenTtl: number;
+  refreshTokenTtl: number;
+  authorizationCodeTtl: number;
+  refreshReuseGraceSeconds: number;
+  sessionTtl: number;
+  bindingCodeTtl: number;
+}
+
+export class ConfigError extends Error {}
+
+type Raw = Record<string, unknown>;
+
+interface Setting {
+  key: keyof Config;
+  env: string;
+  kind: 'string' | 'int' | 'url' | 'enum';
+  values?: readonly string[];
+  min?: number;
+  max?: number;
+}
+
+const SETTINGS: Setting[] = [
+  { key: 'dataDir', env: 'ENGAGE_DATA_DIR', kind: 'string' },
+  { key: 'host', env: 'ENGAGE_HOST', kind: 'string' },
+  { key: 'port', env: 'ENGAGE_PORT', kind: 'int', min: 0, max: 65535 },
+  { key: 'publicUrl', env: 'ENGAGE_PUBLIC_URL', kind: 'url' },
+  { key: 'logLevel', env: 'ENGAGE_LOG_LEVEL', kind: 'enum', values: ['debug', 'info', 'warn', 'error', 'silent'] },
+  { key: 'logFormat', env: 'ENGAGE_LOG_FORMAT', kind: 'enum', values: ['json', 'pretty'] },
+  { key: 'masterKey', env: 'ENGAGE_MASTER_KEY', kind: 'string' },
+  { key: 'masterKeyFile', env: 'ENGAGE_MASTER_KEY_FILE', kind: 'string' },
+  { key: 'accessTokenTtl', env: 'ENGAGE_ACCESS_TOKEN_TTL', kind: 'int', min: 30, max: 86400 },
+  { key: 'idTokenTtl', env: 'ENGAGE_ID_TOKEN_TTL', kind: 'int', min: 30, max: 86400 },
+  { key: 'refreshTokenTtl', env: 'ENGAGE_REFRESH_TOKEN_TTL', kind: 'int', min: 60, max: 31536000 },
+  { key: 'authorizationCodeTtl', env: 'ENGAGE_AUTHORIZATION_CODE_TTL', kind: 'int', min: 10, max: 600 },
+  { key: 'refreshReuseGraceSeconds', env: 'ENGAGE_REFRESH_REUSE_GRACE', kind: 'int', min: 0, max: 300 },
+  { key: 'sessionTtl', env: 'ENGAGE_SESSION_TTL', kind: 'int', min: 60, max: 31536000 },
+  { key: 'bindingCodeTtl', env: 'ENGAGE_BINDING_CODE_TTL', kind: 'int', min: 10, max: 86400 },
+];
+
+export const DEFAULTS = {
+  dataDir: '.engage',
+  host: '127.0.0.1',
+  port: 8080,
+  logLevel: 'info',
+  accessTokenTtl: 600,
+  idTokenTtl: 3600,
+  refreshTokenTtl: 30 * 86400,
+  authorizationCodeTtl: 60,
+  refreshReuseGraceSeconds: 10,
+  sessionTtl: 7 * 86400,
+  bindingCodeTtl: 600,
+} satisfies Partial<Config>;
+
+function coerce(s: Setting, value: unknown, origin: string): unknown {
+  const name = `${s.key} (${origin})`;
+  switch (s.kind) {
+    case 'string':
+      if (typeof value !== 'string' || value === '') throw new ConfigError(`invalid setting ${name}: expected a non-empty string`);
+      return value;
+    case 'int': {
+      const n = typeof value === 'number' ? value : typeof value === 'string' && /^-?\d+$/.test(value) ? Number(value) : NaN;
+      if (!Number.isInteger(n) || n < (s.min ?? -Infinity) || n > (s.max ?? Infinity))
+        throw new ConfigError(`invalid setting ${name}: expected an integer from ${s.min} to ${s.max}, got ${JSON.stringify(value)}`);
+      return n;
+    }
+    case 'url': {
+      if (typeof value !== 'string') throw new ConfigError(`invalid setting ${name}: expected a URL`);
+      let u: URL;
+      try {
+        u = new URL(value);
+      } catch {
+        throw new ConfigError(`invalid setting ${name}: ${JSON.stringify(value)} is not a URL`);
+      }
+      if (u.protocol !== 'http:' && u.protocol !== 'https:') throw new ConfigError(`invalid setting ${name}: must be http or https`);
+      if (u.search || u.hash || (u.pathname !== '/' && u.pathname !== '')) throw new ConfigError(`invalid setting ${name}: must be scheme, host and port only (no path, query or fragment)`);
+      return value.replace(/\/+$/, '');
+    }
+    case 'enum':
+      if (typeof value !== 'string' || !s.values!.includes(value))
+        throw new ConfigError(`invalid setting ${name}: expected one of ${s.values!.join(', ')}`);
+      return value;
+  }
+}
+
+export interface ConfigSources {
+  /** Values from command-line flags (undefined entries are ignored). */
+  flags?: Partial<Record<keyof Config, unknown>>;
+  env?: NodeJS.ProcessEnv;
+  /** Path of a JSON configuration file (flag --config or ENGAGE_CONFIG). */
+  file?: string;
+  isTty?: boolean;
+}
+
+export function loadConfig(sources: ConfigSources = {}): Config {
+  const env = sources.env ?? {};
+  const merged: Raw = { ...DEFAULTS };
+  const origin: Record<string, string> = {};
+  const filePath = sources.file ?? env.ENGAGE_CONFIG;
+  if (filePath) {
+    let fileValues: Raw;
+    try {
+      fileValues = JSON.parse(readFileSync(filePath, 'utf8')) as Raw;
+    } catch (e) {
+      throw new ConfigError(`cannot read configuration file ${filePath}: ${(e as Error).message}`);
+    }
+    if (typeof fileValues !== 'object' || fileValues === null || Array.isArray(fileValues))
+      throw new ConfigError(`configuration file ${filePath} must hold a JSON object`);
+    for (const [k, v] of Object.entries(fileValues)) {
+      if (!SETTINGS.some((s) => s.key === k)) throw new ConfigError(`unknown setting ${k} in ${filePath}`);
+      merged[k] = v;
+      origin[k] = filePath;
+    }
+  }
+  for (const s of SETTINGS) {
+    const v = env[s.env];
+    if (v !== undefined && v !== '') {
+      merged[s.key] = v;
+      origin[s.key] = s.env;
+    }
+  }
+  for (const [k, v] of Object.entries(sources.flags ?? {})) {
+    if (v !== undefined) {
+      merged[k] = v;
+      origin[k] = `--${k.replace(/[A-Z]/g, (c) => '-' + c.toLowerCase())}`;
+    }
+  }
+  const out: Raw = {};
+  for (const s of SETTINGS) {
+    if (merged[s.key] !== undefined) out[s.key] = coerce(s, merged[s.key], origin[s.key] ?? 'default');
+  }
+  const cfg = out as unknown as Config;
+  cfg.dataDir = path.resolve(cfg.dataDir);
+  cfg.masterKeyFile = cfg.masterKeyFile ? path.resolve(cfg.masterKeyFile) : path.join(cfg.dataDir, 'master.key');
+  cfg.logFormat ??= sources.isTty ? 'pretty' : 'json';
+  if (!cfg.publicUrl) {
+    const h = cfg.host === '0.0.0.0' || cfg.host === '::' ? '127.0.0.1' : cfg.host;
+    cfg.publicUrl = `http://${h.includes(':') ? `[${h}]` : h}:${cfg.port}`;
+  }
+  return cfg;
+}

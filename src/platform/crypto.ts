@@ -1,0 +1,54 @@
+import { createCipheriv, createDecipheriv, createHash, randomBytes, randomUUID, timingSafeEqual } from 'node:crypto';
+
+/** A random opaque secret of 256 bits, base64url, optionally with a readable prefix. */
+export function newSecret(prefix = ''): string {
+  return prefix + randomBytes(32).toString('base64url');
+}
+
+export function newId(): string {
+  return randomUUID();
+}
+
+/** Secrets are stored as SHA-256 digests (hex); lookups go by digest, so equality is on digests. */
+export function digest(secret: string): string {
+  return createHash('sha256').update(secret).digest('hex');
+}
+
+export function safeEqual(a: string, b: string): boolean {
+  const ab = Buffer.from(a);
+  const bb = Buffer.from(b);
+  return ab.length === bb.length && timingSafeEqual(ab, bb);
+}
+
+/** PKCE S256 (RFC 7636 §4.2). */
+export function s256(verifier: string): string {
+  return createHash('sha256').update(verifier).digest('base64url');
+}
+
+/**
+ * Envelope encryption of private key material with the master key: AES-256-GCM,
+ * stored as `v1.<iv>.<tag>.<ciphertext>` (base64url). The associated data binds the
+ * ciphertext to its row so a blob cannot be moved to another key id.
+ */
+export class Sealer {
+  constructor(private readonly key: Buffer) {
+    if (key.length !== 32) throw new Error('master key must be 32 bytes');
+  }
+
+  seal(plain: string, aad: string): string {
+    const iv = randomBytes(12);
+    const c = createCipheriv('aes-256-gcm', this.key, iv);
+    c.setAAD(Buffer.from(aad));
+    const ct = Buffer.concat([c.update(plain, 'utf8'), c.final()]);
+    return ['v1', iv.toString('base64url'), c.getAuthTag().toString('base64url'), ct.toString('base64url')].join('.');
+  }
+
+  open(sealed: string, aad: string): string {
+    const [v, iv, tag, ct] = sealed.split('.');
+    if (v !== 'v1' || !iv || !tag || ct === undefined) throw new Error('unsupported sealed format');
+    const d = createDecipheriv('aes-256-gcm', this.key, Buffer.from(iv, 'base64url'));
+    d.setAAD(Buffer.from(aad));
+    d.setAuthTag(Buffer.from(tag, 'base64url'));
+    return Buffer.concat([d.update(Buffer.from(ct, 'base64url')), d.final()]).toString('utf8');
+  }
+}

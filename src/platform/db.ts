@@ -1,0 +1,57 @@
+import BetterSqlite3 from 'better-sqlite3';
+import { drizzle, type BetterSQLite3Database } from 'drizzle-orm/better-sqlite3';
+import { mkdirSync } from 'node:fs';
+import path from 'node:path';
+import * as schema from '../db/schema';
+import { applyMigrations, pendingMigrations } from './migrations';
+import { loadSqliteNativeBinding } from './native';
+
+export type Db = BetterSQLite3Database<typeof schema> & { $client: BetterSqlite3.Database };
+export type RawDb = BetterSqlite3.Database;
+
+export interface Database {
+  /** The one connection that writes; used only inside `tx` (see store.ts). */
+  write: Db;
+  /** Read connection: under WAL it sees only committed data. */
+  read: Db;
+  file: string;
+  close(): void;
+}
+
+/** Every pragma in one place (DESIGN.md "Storage"). */
+function configure(conn: RawDb, role: 'write' | 'read'): void {
+  conn.pragma('journal_mode = WAL');
+  conn.pragma('foreign_keys = ON');
+  conn.pragma('busy_timeout = 5000');
+  // NORMAL under WAL: a commit survives a killed process (kill -9); only an OS crash or
+  // power loss can drop the last transactions. See docs/decisions.md.
+  conn.pragma('synchronous = NORMAL');
+  conn.pragma('cache_size = -32000');
+  conn.pragma('temp_store = MEMORY');
+  if (role === 'write') conn.pragma('wal_autocheckpoint = 4000');
+}
+
+export function openDatabase(dataDir: string, opts: { migrate?: boolean } = {}): Database {
+  mkdirSync(dataDir, { recursive: true, mode: 0o700 });
+  const file = path.join(dataDir, 'engage.db');
+  const nativeBinding = loadSqliteNativeBinding();
+  const options = nativeBinding ? { nativeBinding: nativeBinding as string } : {};
+  const writeConn = new BetterSqlite3(file, options);
+  configure(writeConn, 'write');
+  if (opts.migrate !== false) applyMigrations(writeConn);
+  const readConn = new BetterSqlite3(file, options);
+  configure(readConn, 'read');
+  return {
+    write: drizzle(writeConn, { schema }) as Db,
+    read: drizzle(readConn, { schema }) as Db,
+    file,
+    close() {
+      readConn.close();
+      writeConn.close();
+    },
+  };
+}
+
+export function isMigrated(db: Database): boolean {
+  return pendingMigrations(db.read.$client).length === 0;
+}

@@ -1,0 +1,86 @@
+import type { Context, MiddlewareHandler } from 'hono';
+import { randomUUID } from 'node:crypto';
+import { ApiError, HttpError, OAuthError, ProblemError, type ErrorFamily } from './errors';
+import type { Logger } from './logger';
+
+export interface RequestVars {
+  requestId: string;
+  log: Logger;
+  /** Which error family renders failures for this route (set by each surface's router). */
+  family: ErrorFamily;
+}
+
+export type AppEnv = { Variables: RequestVars };
+
+const REQUEST_ID = /^[A-Za-z0-9._-]{1,128}$/;
+
+/** Assigns a request id (a sane inbound X-Request-Id is kept), echoes it, logs the outcome. */
+export function requestContext(logger: Logger): MiddlewareHandler<AppEnv> {
+  return async (c, next) => {
+    const inbound = c.req.header('x-request-id');
+    const requestId = inbound && REQUEST_ID.test(inbound) ? inbound : randomUUID();
+    const log = logger.child({ requestId });
+    c.set('requestId', requestId);
+    c.set('log', log);
+    c.set('family', 'api');
+    const started = performance.now();
+    await next();
+    c.res.headers.set('X-Request-Id', requestId);
+    const ms = Math.round((performance.now() - started) * 10) / 10;
+    // Path only: queries can carry codes and tokens.
+    log.debug('request', { method: c.req.method, path: c.req.path, status: c.res.status, ms });
+  };
+}
+
+export function setFamily(family: ErrorFamily): MiddlewareHandler<AppEnv> {
+  return async (c, next) => {
+    c.set('family', family);
+    await next();
+  };
+}
+
+function respond(status: number, family: ErrorFamily, body: unknown, headers: Record<string, string>): Response {
+  const h = new Headers(headers);
+  if (body === null) return new Response(null, { status, headers: h });
+  h.set('Content-Type', family === 'problem' ? 'application/problem+json' : 'application/json');
+  if (family === 'oauth') {
+    h.set('Cache-Control', 'no-store');
+  }
+  return new Response(JSON.stringify(body), { status, headers: h });
+}
+
+function internal(family: ErrorFamily): HttpError {
+  if (family === 'problem') return new ProblemError(500, 'internal_error', 'An internal error occurred.');
+  if (family === 'oauth') return new OAuthError(500, 'server_error');
+  return new ApiError(500, 'server_error');
+}
+
+export function notFoundError(family: ErrorFamily): HttpError {
+  if (family === 'problem') return new ProblemError(404, 'not_found', 'No such route.');
+  if (family === 'oauth') return new OAuthError(404, 'not_found');
+  return new ApiError(404, 'not_found');
+}
+
+/** The one place errors become responses; anything unexpected is a 500 with no detail. */
+export function renderError(err: unknown, c: Context<AppEnv>): Response {
+  const family = c.get('family') ?? 'api';
+  if (err instanceof HttpError) {
+    if (err.status >= 500) c.get('log')?.error('request failed', { status: err.status, error: err.message });
+    return respond(err.status, err.family, err.body(), err.headers);
+  }
+  c.get('log')?.error('unexpected error', { err: err as Error });
+  const e = internal(family);
+  return respond(e.status, e.family, e.body(), e.headers);
+}
+
+/** Reads a JSON body; a malformed one is reported in the caller's family. */
+export async function readJson(c: Context, onError: (reason: string) => HttpError): Promise<unknown> {
+  const type = c.req.header('content-type') ?? '';
+  if (!/^application\/(.+\+)?json\b/i.test(type)) throw onError('Content-Type must be application/json');
+  const text = await c.req.text();
+  try {
+    return JSON.parse(text);
+  } catch {
+    throw onError('body is not valid JSON');
+  }
+}

@@ -1,0 +1,24 @@
+import { randomBytes } from 'node:crypto';
+import { readFileSync, writeFileSync } from 'node:fs';
+import { ConfigError } from './config';
+
+/**
+ * The master key seals private key material at rest. Source: ENGAGE_MASTER_KEY (base64 of 32
+ * bytes) or a key file, created on first use with mode 0600 (exclusive create, so two
+ * processes starting together agree on one key).
+ */
+export function loadMasterKey(opts: { masterKey?: string; masterKeyFile: string }): Buffer {
+  if (opts.masterKey) {
+    const key = Buffer.from(opts.masterKey, 'base64');
+    if (key.length !== 32) throw new ConfigError('invalid setting masterKey (ENGAGE_MASTER_KEY): expected base64 of 32 bytes');
+    return key;
+  }
+  try {
+    writeFileSync(opts.masterKeyFile, randomBytes(32).toString('base64') + '\n', { mode: 0o600, flag: 'wx' });
+  } catch (e) {
+    if ((e as NodeJS.ErrnoException).code !== 'EEXIST') throw new ConfigError(`cannot create master key file ${opts.masterKeyFile}: ${(e as Error).message}`);
+  }
+  const key = Buffer.from(readFileSync(opts.masterKeyFile, 'utf8').trim(), 'base64');
+  if (key.length !== 32) throw new ConfigError(`master key file ${opts.masterKeyFile} does not hold base64 of 32 bytes`);
+  return key;
+}

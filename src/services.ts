@@ -1,0 +1,39 @@
+import type { Config } from './platform/config';
+import type { Clock } from './platform/clock';
+import { Sealer } from './platform/crypto';
+import type { Database } from './platform/db';
+import type { Logger } from './platform/logger';
+import { createStore, type StoreOf } from './platform/store';
+import { bindStores, type Stores } from './stores';
+import { createKeyService } from './identity/keys/service';
+import { createTenantService } from './identity/tenants/service';
+
+export type AppStore = StoreOf<Stores>;
+
+export interface CoreDeps {
+  config: Config;
+  db: Database;
+  clock: Clock;
+  logger: Logger;
+  masterKey: Buffer;
+}
+
+/**
+ * Builds every service once. The HTTP app and the CLI both call this, so they cannot drift.
+ * Add a context's service here.
+ */
+export function createServices(deps: CoreDeps) {
+  const { config, clock } = deps;
+  const store = createStore(deps.db, bindStores);
+  const sealer = new Sealer(deps.masterKey);
+  const keys = createKeyService({
+    store,
+    clock,
+    sealer,
+    maxSignedTokenTtl: Math.max(config.accessTokenTtl, config.idTokenTtl),
+  });
+  const tenants = createTenantService({ store, clock, keys, publicUrl: config.publicUrl });
+  return { store, sealer, keys, tenants };
+}
+
+export type Services = ReturnType<typeof createServices>;
