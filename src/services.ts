@@ -7,6 +7,7 @@ import { createStore, type StoreOf } from './platform/store';
 import { bindStores, type Stores } from './stores';
 import { createKeyService } from './identity/keys/service';
 import { createTenantService } from './identity/tenants/service';
+import { createSessionService } from './identity/sessions/service';
 
 export type AppStore = StoreOf<Stores>;
 
@@ -33,7 +34,8 @@ export function createServices(deps: CoreDeps) {
     maxSignedTokenTtl: Math.max(config.accessTokenTtl, config.idTokenTtl),
   });
   const tenants = createTenantService({ store, clock, keys, publicUrl: config.publicUrl });
-  return { store, sealer, keys, tenants };
+  const sessions = createSessionService({ store, clock, sessionTtl: config.sessionTtl });
+  return { store, sealer, keys, tenants, sessions };
 }
 
 export type Services = ReturnType<typeof createServices>;

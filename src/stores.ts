@@ -1,6 +1,7 @@
 import type { Db } from './platform/db';
 import { createKeyStore } from './identity/keys/store';
 import { createTenantStore } from './identity/tenants/store';
+import { createSessionStore } from './identity/sessions/store';
 
 /**
  * Every context's stores bound to one connection. `createStore` (platform/store.ts) binds
@@ -11,6 +12,7 @@ export function bindStores(db: Db) {
   return {
     tenants: createTenantStore(db),
     keys: createKeyStore(db),
+    sessions: createSessionStore(db),
   };
 }
 

@@ -1,1 +1,3 @@
 export * from './identity';
+export * from './sessions';
+export * from './engage';

@@ -1,0 +1,166 @@
+import { createHmac } from 'node:crypto';
+import type { Clock } from '../../platform/clock';
+import { digest, newId, newSecret, safeEqual } from '../../platform/crypto';
+import type { TxRunner } from '../../platform/store';
+import type { InteractionRow, SessionAccountRow, SessionRow, SessionStore } from './store';
+import { afterFailure, lockRemaining, throttleKey, THROTTLE } from './throttle';
+
+/** The validated authorization request kept server-side between the browser pages. */
+export interface PendingRequest {
+  clientId: string;
+  redirectUri: string;
+  scope: string[];
+  state?: string;
+  nonce?: string;
+  codeChallenge: string;
+  resource?: string;
+  prompt: string[];
+  maxAge?: number;
+}
+
+export interface LiveSession {
+  session: SessionRow;
+  accounts: SessionAccountRow[];
+}
+
+export interface Interaction {
+  row: InteractionRow;
+  request: PendingRequest;
+}
+
+/** Pending interactions expire after this many seconds (a user filling a form). */
+export const INTERACTION_TTL = 15 * 60;
+
+type Stores = { sessions: SessionStore };
+
+/**
+ * Browser single sign-on for one tenant at a time: session cookies are 256-bit secrets
+ * stored as digests; every lookup is by tenant and digest, so a cookie from one tenant
+ * never signs anyone in at another.
+ */
+export function createSessionService(deps: { store: Stores & TxRunner<Stores>; clock: Clock; sessionTtl: number }) {
+  const { store, clock } = deps;
+  const now = () => clock.nowSeconds();
+
+  function lookup(tenantId: string, token: string | undefined): LiveSession | undefined {
+    if (!token) return undefined;
+    const session = store.sessions.findLiveSession(tenantId, digest(token), now());
+    return session && { session, accounts: store.sessions.listAccounts(session.id) };
+  }
+
+  /** Per-session CSRF token: derived from the cookie secret, so nothing more is stored. */
+  function csrfToken(sessionToken: string): string {
+    return createHmac('sha256', sessionToken).update('engage csrf v1').digest('base64url');
+  }
+
+  /** Housekeeping piggybacks on session creation, at most every ten minutes per process. */
+  let lastSweep = 0;
+  async function sweep(): Promise<void> {
+    const t = now();
+    lastSweep = t;
+    await store.tx((tx) => {
+      tx.sessions.deleteExpiredInteractions(t);
+      tx.sessions.deleteExpiredSessions(t);
+      tx.sessions.deleteStaleThrottles(t - THROTTLE.windowSeconds);
+    });
+  }
+
+  return {
+    lookup,
+    sweep,
+
+    /** A new session without accounts (it carries interactions before anyone signs in). */
+    async start(tenantId: string): Promise<{ session: SessionRow; token: string }> {
+      const token = newSecret();
+      const t = now();
+      const session: SessionRow = { id: newId(), tenantId, tokenDigest: digest(token), activeUserId: null, createdAt: t, expiresAt: t + deps.sessionTtl };
+      await store.tx((tx) => tx.sessions.insertSession(session));
+      if (t - lastSweep > 600) await sweep();
+      return { session, token };
+    },
+
+    /**
+     * Records a successful authentication and makes the account active. The cookie secret
+     * is replaced, so a secret planted before sign-in is worthless after (session fixation).
+     */
+    async signIn(sessionId: string, userId: string, authTime: number, tenantId: string): Promise<string> {
+      const token = newSecret();
+      await store.tx((tx) => {
+        tx.sessions.upsertAccount({ sessionId, tenantId, userId, authTime });
+        tx.sessions.setActiveAccount(sessionId, userId);
+        tx.sessions.rotateSessionToken(sessionId, digest(token));
+      });
+      return token;
+    },
+
+    async selectAccount(sessionId: string, userId: string): Promise<void> {
+      await store.tx((tx) => tx.sessions.setActiveAccount(sessionId, userId));
+    },
+
+    csrfToken,
+
+    /** Constant-time comparison of the hidden form field with the session's token. */
+    checkCsrf(sessionToken: string, submitted: string | undefined): boolean {
+      return typeof submitted === 'string' && safeEqual(csrfToken(sessionToken), submitted);
+    },
+
+    async openInteraction(tenantId: string, sessionId: string, request: PendingRequest): Promise<string> {
+      const id = newSecret();
+      const t = now();
+      await store.tx((tx) =>
+        tx.sessions.insertInteraction({
+          idDigest: digest(id),
+          tenantId,
+          sessionId,
+          request: JSON.stringify(request),
+          createdAt: t,
+          expiresAt: t + INTERACTION_TTL,
+        }),
+      );
+      return id;
+    },
+
+    /** The interaction only for the browser session that opened it, and only while fresh. */
+    loadInteraction(tenantId: string, id: string | undefined, sessionId: string): Interaction | undefined {
+      if (!id) return undefined;
+      const row = store.sessions.findInteraction(tenantId, digest(id));
+      if (!row || row.expiresAt <= now() || !safeEqual(row.sessionId, sessionId)) return undefined;
+      return { row, request: JSON.parse(row.request) as PendingRequest };
+    },
+
+    async authenticateInteraction(id: string, userId: string, authTime: number): Promise<void> {
+      await store.tx((tx) => tx.sessions.markInteractionAuthenticated(digest(id), userId, authTime));
+    },
+
+    /** One-use: false if a concurrent submit already finished it. */
+    async finishInteraction(id: string): Promise<boolean> {
+      return store.tx((tx) => tx.sessions.consumeInteraction(digest(id)));
+    },
+
+    /** Seconds the attempt must wait (0: go ahead). Checked before the password is verified. */
+    throttled(tenantId: string, email: string, ip: string): number {
+      const t = now();
+      return Math.max(
+        lockRemaining(store.sessions.findThrottle(throttleKey(tenantId, 'email', email)), t),
+        lockRemaining(store.sessions.findThrottle(throttleKey(tenantId, 'ip', ip)), t),
+      );
+    },
+
+    async recordFailure(tenantId: string, email: string, ip: string): Promise<void> {
+      const t = now();
+      await store.tx((tx) => {
+        for (const [kind, value] of [['email', email], ['ip', ip]] as const) {
+          const key = throttleKey(tenantId, kind, value);
+          tx.sessions.saveThrottle(afterFailure(tx.sessions.findThrottle(key), key, kind, t));
+        }
+      });
+    },
+
+    /** A correct password clears the email counter; the address counter only decays. */
+    async recordSuccess(tenantId: string, email: string): Promise<void> {
+      await store.tx((tx) => tx.sessions.clearThrottle(throttleKey(tenantId, 'email', email)));
+    },
+  };
+}
+
+export type SessionService = ReturnType<typeof createSessionService>;
