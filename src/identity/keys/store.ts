@@ -1,4 +1,4 @@
-import { and, asc, eq, inArray, lte } from 'drizzle-orm';
+import { and, asc, eq, inArray, lte, sql } from 'drizzle-orm';
 import type { Db } from '../../platform/db';
 import { signingKeys } from '../../db/schema';
 
@@ -18,14 +18,14 @@ export function createKeyStore(db: Db) {
         .get();
     },
     listForTenant(tenantId: string): SigningKeyRow[] {
-      return db.select().from(signingKeys).where(eq(signingKeys.tenantId, tenantId)).orderBy(asc(signingKeys.createdAt)).all();
+      return db.select().from(signingKeys).where(eq(signingKeys.tenantId, tenantId)).orderBy(asc(signingKeys.createdAt), sql`rowid`).all();
     },
     inStates(tenantId: string, states: KeyState[]): SigningKeyRow[] {
       return db
         .select()
         .from(signingKeys)
         .where(and(eq(signingKeys.tenantId, tenantId), inArray(signingKeys.state, states)))
-        .orderBy(asc(signingKeys.createdAt))
+        .orderBy(asc(signingKeys.createdAt), sql`rowid`)
         .all();
     },
     active(tenantId: string): SigningKeyRow | undefined {

@@ -1,0 +1,51 @@
+import { mkdtempSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import path from 'node:path';
+import { describe, expect, it } from 'vitest';
+import { ConfigError, loadConfig } from './config';
+
+describe('loadConfig', () => {
+  it('applies defaults < file < environment < flags', () => {
+    const dir = mkdtempSync(path.join(tmpdir(), 'engage-cfg-'));
+    const file = path.join(dir, 'engage.json');
+    writeFileSync(file, JSON.stringify({ port: 9000, host: '0.0.0.0', logLevel: 'debug', accessTokenTtl: 120 }));
+    const cfg = loadConfig({
+      file,
+      env: { ENGAGE_PORT: '9100', ENGAGE_LOG_LEVEL: 'warn' },
+      flags: { port: '9200', dataDir: dir },
+    });
+    expect(cfg.port).toBe(9200); // flag beats env and file
+    expect(cfg.logLevel).toBe('warn'); // env beats file
+    expect(cfg.host).toBe('0.0.0.0'); // file beats default
+    expect(cfg.accessTokenTtl).toBe(120);
+    expect(cfg.refreshTokenTtl).toBe(30 * 86400); // default
+    expect(cfg.dataDir).toBe(dir);
+    expect(cfg.masterKeyFile).toBe(path.join(dir, 'master.key'));
+    expect(cfg.publicUrl).toBe('http://127.0.0.1:9200');
+  });
+
+  it.each([
+    [{ flags: { port: '70000' } }, /port \(--port\)/],
+    [{ env: { ENGAGE_PORT: 'eighty' } }, /port \(ENGAGE_PORT\)/],
+    [{ env: { ENGAGE_LOG_LEVEL: 'loud' } }, /logLevel \(ENGAGE_LOG_LEVEL\).*debug, info/],
+    [{ flags: { publicUrl: 'ftp://x' } }, /publicUrl .*http or https/],
+    [{ flags: { publicUrl: 'https://x.example/base' } }, /publicUrl .*no path/],
+    [{ flags: { publicUrl: 'not a url' } }, /publicUrl .*not a URL/],
+    [{ env: { ENGAGE_ACCESS_TOKEN_TTL: '5' } }, /accessTokenTtl/],
+  ])('rejects a bad setting with a message naming it (%#)', (sources, message) => {
+    expect(() => loadConfig(sources)).toThrow(ConfigError);
+    expect(() => loadConfig(sources)).toThrow(message);
+  });
+
+  it('rejects unknown keys and unreadable files', () => {
+    const dir = mkdtempSync(path.join(tmpdir(), 'engage-cfg-'));
+    const file = path.join(dir, 'bad.json');
+    writeFileSync(file, JSON.stringify({ prot: 1 }));
+    expect(() => loadConfig({ file })).toThrow(/unknown setting prot/);
+    expect(() => loadConfig({ file: path.join(dir, 'missing.json') })).toThrow(/cannot read configuration file/);
+  });
+
+  it('keeps an explicit public URL and strips a trailing slash', () => {
+    expect(loadConfig({ flags: { publicUrl: 'https://id.example.com/' } }).publicUrl).toBe('https://id.example.com');
+  });
+});
