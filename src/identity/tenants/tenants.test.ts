@@ -90,7 +90,7 @@ describe('issuer routing', () => {
     await h.services.tenants.create({ slug: 'acme' });
     const res = await h.request('/.well-known/oauth-authorization-server/t/acme');
     expect(res.status).toBe(200);
-    expect((await res.json()).issuer).toBe(`${PUBLIC_URL}/t/acme`);
+    expect(((await res.json()) as Record<string, unknown>).issuer).toBe(`${PUBLIC_URL}/t/acme`);
     expect((await h.request('/.well-known/oauth-authorization-server/t/nope')).status).toBe(404);
   });
 
@@ -130,9 +130,9 @@ describe('issuer routing', () => {
     expect(view.managedIssuer).toBe(`${PUBLIC_URL}/t/acme`);
     const custom = await h.app.request('https://id.acme.example/.well-known/openid-configuration', { headers: { host: 'id.acme.example' } });
     expect(custom.status).toBe(200);
-    expect((await custom.json()).token_endpoint).toBe('https://id.acme.example/oauth2/token');
+    expect(((await custom.json()) as Record<string, unknown>).token_endpoint).toBe('https://id.acme.example/oauth2/token');
     const rfc8414 = await h.app.request('https://id.acme.example/.well-known/oauth-authorization-server', { headers: { host: 'id.acme.example' } });
-    expect((await rfc8414.json()).issuer).toBe('https://id.acme.example');
+    expect(((await rfc8414.json()) as Record<string, unknown>).issuer).toBe('https://id.acme.example');
     const other = await h.app.request('https://other.example/.well-known/openid-configuration', { headers: { host: 'other.example' } });
     expect(other.status).toBe(404);
     await h.services.tenants.create({ slug: 'beta' });
