@@ -1,0 +1,55 @@
+import { Hono } from 'hono';
+import { describe, expect, it } from 'vitest';
+import { ApiError, OAuthError, ProblemError } from './errors';
+import { renderError, requestContext, setFamily, type AppEnv } from './http';
+import { createLogger } from './logger';
+
+function appWith(lines: string[]) {
+  const app = new Hono<AppEnv>();
+  app.use(requestContext(createLogger({ level: 'debug', format: 'json', write: (l) => lines.push(l) })));
+  app.onError((err, c) => renderError(err, c));
+  for (const family of ['problem', 'oauth', 'api'] as const) {
+    app.get(`/${family}/boom`, setFamily(family), () => {
+      throw new Error('secret internal detail: password=hunter2');
+    });
+  }
+  app.get('/known/problem', setFamily('problem'), () => {
+    throw new ProblemError(401, 'unauthorized', 'The credential is not valid.');
+  });
+  app.get('/known/oauth', () => {
+    throw new OAuthError(401, 'invalid_token', undefined, { 'WWW-Authenticate': 'Bearer error="invalid_token"' });
+  });
+  app.get('/known/api', () => {
+    throw new ApiError(409, 'tenant_conflict', undefined, 'slug acme is taken');
+  });
+  return app;
+}
+
+describe('error rendering', () => {
+  it.each([
+    ['problem', 'application/problem+json', { code: 'internal_error', message: 'An internal error occurred.' }],
+    ['oauth', 'application/json', { error: 'server_error' }],
+    ['api', 'application/json', { error: 'server_error' }],
+  ])('renders an unexpected exception as a %s 500 with no internal detail', async (family, type, body) => {
+    const lines: string[] = [];
+    const res = await appWith(lines).request(`/${family}/boom`);
+    expect(res.status).toBe(500);
+    expect(res.headers.get('content-type')).toBe(type);
+    const text = await res.text();
+    expect(JSON.parse(text)).toEqual(body);
+    expect(text).not.toContain('hunter2');
+    expect(lines.some((l) => l.includes('"level":"error"') && l.includes(res.headers.get('x-request-id')!))).toBe(true);
+  });
+
+  it('renders each family in its own format', async () => {
+    const app = appWith([]);
+    const p = await app.request('/known/problem');
+    expect([p.status, p.headers.get('content-type'), await p.json()]).toEqual([401, 'application/problem+json', { code: 'unauthorized', message: 'The credential is not valid.' }]);
+    const o = await app.request('/known/oauth');
+    expect([o.status, o.headers.get('www-authenticate'), o.headers.get('cache-control'), await o.json()]).toEqual([401, 'Bearer error="invalid_token"', 'no-store', { error: 'invalid_token' }]);
+    const a = await app.request('/known/api');
+    const body = await a.text();
+    expect([a.status, JSON.parse(body)]).toEqual([409, { error: 'tenant_conflict' }]);
+    expect(body).not.toContain('acme'); // the internal detail stays in logs
+  });
+});
