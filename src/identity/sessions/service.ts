@@ -66,6 +66,8 @@ export function createSessionService(deps: { store: Stores & TxRunner<Stores>; c
   }
 
   return {
+    now,
+    ttl: deps.sessionTtl,
     lookup,
     sweep,
 
@@ -104,7 +106,8 @@ export function createSessionService(deps: { store: Stores & TxRunner<Stores>; c
       return typeof submitted === 'string' && safeEqual(csrfToken(sessionToken), submitted);
     },
 
-    async openInteraction(tenantId: string, sessionId: string, request: PendingRequest): Promise<string> {
+    /** `account` when the user is already known and only consent is missing. */
+    async openInteraction(tenantId: string, sessionId: string, request: PendingRequest, account?: { userId: string; authTime: number }): Promise<string> {
       const id = newSecret();
       const t = now();
       await store.tx((tx) =>
@@ -113,6 +116,8 @@ export function createSessionService(deps: { store: Stores & TxRunner<Stores>; c
           tenantId,
           sessionId,
           request: JSON.stringify(request),
+          userId: account?.userId ?? null,
+          authTime: account?.authTime ?? null,
           createdAt: t,
           expiresAt: t + INTERACTION_TTL,
         }),

@@ -1,0 +1,42 @@
+import { createHash } from 'node:crypto';
+
+/** The one stylesheet of the sign-in pages, inlined and allowed by its CSP hash. */
+export const STYLES = `
+:root{color-scheme:light;--ink:#1b1f24;--muted:#5b6470;--line:#d9dee5;--bg:#f3f5f8;--card:#fff;--brand:#2f5bd3;--brand-ink:#fff;--brand-dark:#2449ad;--danger:#b42318;--danger-bg:#fef3f2;--focus:#94b1ff}
+*{box-sizing:border-box}
+html,body{margin:0;padding:0}
+body{min-height:100vh;display:flex;flex-direction:column;align-items:center;justify-content:flex-start;background:var(--bg);color:var(--ink);font:16px/1.5 system-ui,-apple-system,"Segoe UI",Roboto,"Helvetica Neue",Arial,sans-serif;padding:12vh 16px 32px}
+main{width:100%;max-width:400px;background:var(--card);border:1px solid var(--line);border-radius:12px;box-shadow:0 1px 2px rgba(16,24,40,.05),0 8px 24px rgba(16,24,40,.06);padding:32px}
+.brand{display:flex;align-items:center;gap:10px;margin:0 0 24px;color:var(--muted);font-size:14px;font-weight:600;letter-spacing:.02em}
+.mark{display:inline-flex;align-items:center;justify-content:center;width:28px;height:28px;border-radius:8px;background:var(--brand);color:var(--brand-ink);font-weight:700;font-size:15px}
+h1{font-size:22px;line-height:1.3;margin:0 0 6px;font-weight:650}
+.lead{margin:0 0 24px;color:var(--muted)}
+.lead strong{color:var(--ink);font-weight:600}
+label{display:block;font-size:14px;font-weight:600;margin:0 0 6px}
+.field{margin:0 0 18px}
+input[type=email],input[type=password]{width:100%;font:inherit;padding:10px 12px;border:1px solid var(--line);border-radius:8px;background:#fff;color:var(--ink)}
+input:focus-visible,button:focus-visible{outline:3px solid var(--focus);outline-offset:1px}
+input[aria-invalid=true]{border-color:var(--danger)}
+button{font:inherit;font-weight:600;cursor:pointer;border-radius:8px;padding:10px 16px;border:1px solid transparent}
+.primary{width:100%;background:var(--brand);color:var(--brand-ink)}
+.primary:hover{background:var(--brand-dark)}
+.secondary{width:100%;background:#fff;color:var(--ink);border-color:var(--line)}
+.secondary:hover{background:var(--bg)}
+.actions{display:flex;gap:12px;margin-top:24px}
+.actions button{flex:1}
+.error{display:flex;gap:8px;margin:0 0 20px;padding:12px 14px;border:1px solid #fecdca;border-radius:8px;background:var(--danger-bg);color:var(--danger);font-size:14px}
+.scopes{list-style:none;margin:0;padding:0;border:1px solid var(--line);border-radius:8px}
+.scopes li{padding:12px 14px;border-top:1px solid var(--line)}
+.scopes li:first-child{border-top:0}
+.scopes .what{display:block;font-weight:600}
+.scopes .detail{display:block;color:var(--muted);font-size:14px}
+.accounts{list-style:none;margin:0 0 16px;padding:0}
+.accounts li{margin:0 0 8px}
+.account{width:100%;display:flex;align-items:center;gap:12px;text-align:left;background:#fff;color:var(--ink);border-color:var(--line);font-weight:500}
+.account:hover{background:var(--bg)}
+.avatar{flex:none;display:inline-flex;align-items:center;justify-content:center;width:32px;height:32px;border-radius:50%;background:#e4e9f6;color:var(--brand-dark);font-weight:700}
+.note{margin:20px 0 0;color:var(--muted);font-size:13px}
+footer{margin-top:20px;color:var(--muted);font-size:12px}
+`.trim();
+
+export const STYLES_HASH = `'sha256-${createHash('sha256').update(STYLES).digest('base64')}'`;

@@ -1,0 +1,144 @@
+import { html, Raw } from './html';
+import { STYLES } from './styles';
+
+/** What every page needs to know about where it is served. */
+export interface PageFrame {
+  /** Path of the issuer (`/t/acme`, or empty for a host-only issuer): forms post under it. */
+  issuerPath: string;
+  /** Shown in the header: the tenant's slug. */
+  tenantName: string;
+}
+
+export interface ScopeLine {
+  what: string;
+  detail?: string;
+}
+
+export type PageModel =
+  | { view: 'login'; interactionId: string; csrf: string; clientName: string; email?: string; error?: string }
+  | { view: 'consent'; interactionId: string; csrf: string; clientName: string; email: string; scopes: ScopeLine[] }
+  | { view: 'select'; interactionId: string; csrf: string; clientName: string; accounts: { userId: string; email: string }[] }
+  | { view: 'error'; title: string; message: string };
+
+/** Form posts of the flow, relative to the issuer. */
+export const FORM_PATHS = {
+  login: '/oauth2/authorize/login',
+  consent: '/oauth2/authorize/consent',
+  select: '/oauth2/authorize/select',
+} as const;
+
+function layout(frame: PageFrame, title: string, body: Raw): string {
+  return html`<!doctype html>
+<html lang="en">
+<head>
+<meta charset="utf-8">
+<meta name="viewport" content="width=device-width, initial-scale=1">
+<meta name="robots" content="noindex">
+<title>${title}</title>
+<style>${STYLES_RAW}</style>
+</head>
+<body>
+<main>
+<p class="brand"><span class="mark" aria-hidden="true">${frame.tenantName.slice(0, 1).toUpperCase()}</span><span>${frame.tenantName}</span></p>
+${body}
+</main>
+<footer>Protected sign-in. Never enter your password on a page you did not expect.</footer>
+</body>
+</html>
+`.value;
+}
+
+// The stylesheet is ours and constant; it is inserted verbatim so its CSP hash matches.
+const STYLES_RAW = new Raw(STYLES);
+
+function hidden(interactionId: string, csrf: string): Raw {
+  return html`<input type="hidden" name="interaction_id" value="${interactionId}">
+<input type="hidden" name="csrf_token" value="${csrf}">`;
+}
+
+function loginPage(frame: PageFrame, m: Extract<PageModel, { view: 'login' }>): string {
+  const described = m.error ? 'form-error' : undefined;
+  const invalid = m.error ? 'true' : undefined;
+  return layout(
+    frame,
+    `Sign in – ${m.clientName}`,
+    html`<h1>Sign in</h1>
+<p class="lead">to continue to <strong>${m.clientName}</strong></p>
+${m.error ? html`<p class="error" id="form-error" role="alert">${m.error}</p>` : ''}
+<form method="post" action="${frame.issuerPath + FORM_PATHS.login}" novalidate>
+${hidden(m.interactionId, m.csrf)}
+<div class="field">
+<label for="email">Email</label>
+<input id="email" name="email" type="email" autocomplete="username" spellcheck="false" autocapitalize="none" required value="${m.email ?? ''}"${attr('aria-describedby', described)}${attr('aria-invalid', invalid)}${m.email ? '' : html` autofocus`}>
+</div>
+<div class="field">
+<label for="password">Password</label>
+<input id="password" name="password" type="password" autocomplete="current-password" required${attr('aria-describedby', described)}${attr('aria-invalid', invalid)}${m.email ? html` autofocus` : ''}>
+</div>
+<button class="primary" type="submit">Sign in</button>
+</form>`,
+  );
+}
+
+function consentPage(frame: PageFrame, m: Extract<PageModel, { view: 'consent' }>): string {
+  return layout(
+    frame,
+    `Allow access – ${m.clientName}`,
+    html`<h1>Allow ${m.clientName} to access your account?</h1>
+<p class="lead">Signed in as <strong>${m.email}</strong></p>
+<form method="post" action="${frame.issuerPath + FORM_PATHS.consent}">
+${hidden(m.interactionId, m.csrf)}
+<p id="scopes-title"><strong>${m.clientName}</strong> will be able to:</p>
+<ul class="scopes" aria-labelledby="scopes-title">
+${m.scopes.map((s) => html`<li><span class="what">${s.what}</span>${s.detail ? html`<span class="detail">${s.detail}</span>` : ''}</li>
+`)}</ul>
+<div class="actions">
+<button class="secondary" type="submit" name="decision" value="deny">Cancel</button>
+<button class="primary" type="submit" name="decision" value="allow">Allow</button>
+</div>
+<p class="note">Your choice is remembered for this application. You can sign in again to review it.</p>
+</form>`,
+  );
+}
+
+function selectPage(frame: PageFrame, m: Extract<PageModel, { view: 'select' }>): string {
+  return layout(
+    frame,
+    `Choose an account – ${m.clientName}`,
+    html`<h1>Choose an account</h1>
+<p class="lead">to continue to <strong>${m.clientName}</strong></p>
+<form method="post" action="${frame.issuerPath + FORM_PATHS.select}">
+${hidden(m.interactionId, m.csrf)}
+<ul class="accounts">
+${m.accounts.map((a) => html`<li><button class="account" type="submit" name="account" value="${a.userId}"><span class="avatar" aria-hidden="true">${a.email.slice(0, 1).toUpperCase()}</span><span>${a.email}</span></button></li>
+`)}</ul>
+<button class="secondary" type="submit" name="account" value="">Use another account</button>
+</form>`,
+  );
+}
+
+function errorPage(frame: PageFrame, m: Extract<PageModel, { view: 'error' }>): string {
+  return layout(
+    frame,
+    m.title,
+    html`<h1>${m.title}</h1>
+<p class="lead" role="alert">${m.message}</p>`,
+  );
+}
+
+function attr(name: string, value: string | undefined): Raw | string {
+  return value === undefined ? '' : html` ${name}="${value}"`;
+}
+
+export function renderPage(frame: PageFrame, model: PageModel): string {
+  switch (model.view) {
+    case 'login':
+      return loginPage(frame, model);
+    case 'consent':
+      return consentPage(frame, model);
+    case 'select':
+      return selectPage(frame, model);
+    case 'error':
+      return errorPage(frame, model);
+  }
+}

@@ -1,0 +1,220 @@
+import { describeScopes } from '../pages/scopes';
+import type { PageModel } from '../pages/templates';
+import type { ResolvedTenant } from '../tenants/service';
+import { AuthorizeErrors, PageErrors, type PageError } from './errors';
+import type { BrowserClient, BrowserOAuthPort, ValidRequest } from './ports';
+import type { Interaction, LiveSession, PendingRequest, SessionService } from './service';
+
+/**
+ * The browser side of the authorization endpoint as plain decisions: every entry point
+ * returns an Outcome (a redirect to the client, or a page), which the routes only render.
+ */
+export type Outcome =
+  | { kind: 'redirect'; status: 302 | 303; location: string; cookie?: string }
+  | { kind: 'page'; status: number; model: PageModel; formTargets: string[]; cookie?: string; retryAfter?: number };
+
+export type Form = Record<string, string | undefined>;
+
+type AccountChoice = { kind: 'account'; userId: string; authTime: number } | { kind: 'login'; email?: string } | { kind: 'select' };
+
+/** Appends response parameters to a registered redirect URI, keeping its own query (RFC 6749 §3.1.2). */
+export function clientRedirect(redirectUri: string, params: Record<string, string | undefined>, issuer: string): string {
+  const url = new URL(redirectUri);
+  for (const [k, v] of Object.entries({ ...params, iss: issuer })) if (v !== undefined) url.searchParams.append(k, v);
+  return url.toString();
+}
+
+function pending(r: ValidRequest): PendingRequest {
+  const { client, ...rest } = r;
+  return { ...rest, clientId: client.clientId };
+}
+
+export function createBrowserFlow(deps: { sessions: SessionService; oauth: BrowserOAuthPort }) {
+  const { sessions, oauth } = deps;
+  const clock = { nowSeconds: sessions.now };
+
+  const errorPage = (e: PageError, cookie?: string): Outcome => ({
+    kind: 'page',
+    status: e.status,
+    model: { view: 'error', title: e.title, message: e.message },
+    formTargets: [],
+    cookie,
+  });
+
+  /** Error redirect to a trusted callback: error, error_description, state and iss (RFC 9207). */
+  const errorRedirect = (tenant: ResolvedTenant, req: PendingRequest, error: string, description: string, status: 302 | 303): Outcome => ({
+    kind: 'redirect',
+    status,
+    location: clientRedirect(req.redirectUri, { error, error_description: description, state: req.state }, tenant.issuer),
+  });
+
+  /** Which signed-in account answers this request, or which page must come first. */
+  async function chooseAccount(tenant: ResolvedTenant, req: PendingRequest, live: LiveSession | undefined): Promise<AccountChoice> {
+    if (req.prompt.includes('login') || !live) return { kind: 'login' };
+    const usable = [];
+    for (const a of live.accounts) {
+      const user = await oauth.findUser(tenant.tenant.id, a.userId);
+      if (user && (user.status ?? 'ACTIVE') === 'ACTIVE') usable.push({ ...a, email: user.email });
+    }
+    if (usable.length === 0) return { kind: 'login' };
+    if (req.prompt.includes('select_account')) return { kind: 'select' };
+    const active = usable.find((a) => a.userId === live.session.activeUserId) ?? usable[0];
+    // OIDC Core 3.1.2.1: max_age elapsed since the last authentication forces a new one.
+    if (req.maxAge !== undefined && clock.nowSeconds() - active.authTime > req.maxAge) return { kind: 'login', email: active.email };
+    return { kind: 'account', userId: active.userId, authTime: active.authTime };
+  }
+
+  async function needsConsent(tenantId: string, req: PendingRequest, client: BrowserClient, userId: string): Promise<boolean> {
+    if (client.consentPolicy !== 'EXPLICIT') return false;
+    if (req.prompt.includes('consent')) return true;
+    return !(await oauth.hasConsent({ tenantId, userId, clientId: client.clientId, scope: req.scope, resource: req.resource }));
+  }
+
+  /** Issues the code and sends the browser back to the client with code, state and iss. */
+  async function finish(tenant: ResolvedTenant, req: PendingRequest, userId: string, authTime: number, status: 302 | 303, cookie?: string): Promise<Outcome> {
+    const code = await oauth.issueCode({
+      tenantId: tenant.tenant.id,
+      clientId: req.clientId,
+      userId,
+      redirectUri: req.redirectUri,
+      codeChallenge: req.codeChallenge,
+      scope: req.scope,
+      resource: req.resource,
+      nonce: req.nonce,
+      authTime,
+    });
+    return { kind: 'redirect', status, location: clientRedirect(req.redirectUri, { code, state: req.state }, tenant.issuer), cookie };
+  }
+
+  async function page(
+    tenant: ResolvedTenant,
+    view: 'login' | 'consent' | 'select',
+    ctx: { interactionId: string; token: string; req: PendingRequest; client: BrowserClient; live?: LiveSession; userId?: string; email?: string; error?: PageError },
+    cookie?: string,
+  ): Promise<Outcome> {
+    const base = { interactionId: ctx.interactionId, csrf: sessions.csrfToken(ctx.token), clientName: ctx.client.displayName };
+    const formTargets = [ctx.req.redirectUri];
+    const status = ctx.error?.status ?? 200;
+    const retryAfter = ctx.error?.retryAfter;
+    if (view === 'login') return { kind: 'page', status, model: { view, ...base, email: ctx.email, error: ctx.error?.message }, formTargets, cookie, retryAfter };
+    if (view === 'consent') {
+      const user = await oauth.findUser(tenant.tenant.id, ctx.userId!);
+      const resourceName = ctx.req.resource ? await oauth.resourceName(tenant.tenant.id, ctx.req.resource) : undefined;
+      const scopes = describeScopes(ctx.req.scope, resourceName ?? ctx.req.resource);
+      return { kind: 'page', status, model: { view, ...base, email: user?.email ?? '', scopes }, formTargets, cookie };
+    }
+    const accounts = [];
+    for (const a of ctx.live?.accounts ?? []) {
+      const user = await oauth.findUser(tenant.tenant.id, a.userId);
+      if (user && (user.status ?? 'ACTIVE') === 'ACTIVE') accounts.push({ userId: a.userId, email: user.email });
+    }
+    return { kind: 'page', status, model: { view, ...base, accounts }, formTargets, cookie };
+  }
+
+  /** After the user is known: consent if needed, else the code. */
+  async function proceed(tenant: ResolvedTenant, it: Interaction, id: string, client: BrowserClient, userId: string, authTime: number, token: string, cookie?: string): Promise<Outcome> {
+    if (await needsConsent(tenant.tenant.id, it.request, client, userId)) {
+      await sessions.authenticateInteraction(id, userId, authTime);
+      return page(tenant, 'consent', { interactionId: id, token, req: it.request, client, userId }, cookie);
+    }
+    if (!(await sessions.finishInteraction(id))) return errorPage(PageErrors.interactionGone, cookie);
+    return finish(tenant, it.request, userId, authTime, 303, cookie);
+  }
+
+  /** Session, CSRF token and interaction of a form post, each checked before anything else. */
+  async function resume(tenant: ResolvedTenant, form: Form, cookie: string | undefined) {
+    const live = sessions.lookup(tenant.tenant.id, cookie);
+    if (!live || !cookie) return { error: errorPage(PageErrors.sessionMissing) };
+    if (!sessions.checkCsrf(cookie, form.csrf_token)) return { error: errorPage(PageErrors.csrf) };
+    const it = sessions.loadInteraction(tenant.tenant.id, form.interaction_id, live.session.id);
+    if (!it) return { error: errorPage(PageErrors.interactionGone) };
+    const client = await oauth.findClient(tenant.tenant.id, it.request.clientId);
+    if (!client || (client.status ?? 'ACTIVE') !== 'ACTIVE') return { error: errorPage(PageErrors.clientGone) };
+    return { live, it, id: form.interaction_id!, client, token: cookie };
+  }
+
+  return {
+    /** GET {issuer}/oauth2/authorize. */
+    async authorize(tenant: ResolvedTenant, params: URLSearchParams, cookie: string | undefined): Promise<Outcome> {
+      const v = await oauth.validate(tenant, params);
+      if (!v.ok && !v.redirect) return errorPage({ ...PageErrors.badRequest, status: v.status, message: v.description ?? PageErrors.badRequest.message });
+      if (!v.ok) return { kind: 'redirect', status: 302, location: clientRedirect(v.redirectUri, { error: v.error, error_description: v.description, state: v.state }, tenant.issuer) };
+      const req = pending(v.request);
+      const client = v.request.client;
+      const live = sessions.lookup(tenant.tenant.id, cookie);
+      const choice = await chooseAccount(tenant, req, live);
+      // OIDC Core 3.1.2.6: prompt=none never shows a page; it answers with the reason instead.
+      const silent = req.prompt.includes('none');
+      if (choice.kind !== 'account') {
+        if (silent) return errorRedirect(tenant, req, AuthorizeErrors.loginRequired, 'the end-user is not signed in', 302);
+      } else if (await needsConsent(tenant.tenant.id, req, client, choice.userId)) {
+        if (silent) return errorRedirect(tenant, req, AuthorizeErrors.consentRequired, 'the end-user has not authorized this client', 302);
+      } else {
+        return finish(tenant, req, choice.userId, choice.authTime, 302);
+      }
+      // A page is needed: bind a new interaction to this browser's session (started if absent).
+      const started = live ? undefined : await sessions.start(tenant.tenant.id);
+      const token = started?.token ?? cookie!;
+      const sessionId = started?.session.id ?? live!.session.id;
+      const account = choice.kind === 'account' ? { userId: choice.userId, authTime: choice.authTime } : undefined;
+      const interactionId = await sessions.openInteraction(tenant.tenant.id, sessionId, req, account);
+      const view = choice.kind === 'account' ? 'consent' : choice.kind;
+      const email = choice.kind === 'login' ? choice.email : undefined;
+      return page(tenant, view, { interactionId, token, req, client, live, userId: account?.userId, email }, started?.token);
+    },
+
+    /** POST {issuer}/oauth2/authorize/login: email and password. */
+    async login(tenant: ResolvedTenant, form: Form, cookie: string | undefined, ip: string): Promise<Outcome> {
+      const r = await resume(tenant, form, cookie);
+      if (r.error) return r.error;
+      const email = (form.email ?? '').trim();
+      const password = form.password ?? '';
+      const again = (error: PageError) => page(tenant, 'login', { interactionId: r.id, token: r.token, req: r.it.request, client: r.client, email, error });
+      if (!email || !password) return again(PageErrors.missingCredentials);
+      const tenantId = tenant.tenant.id;
+      const wait = sessions.throttled(tenantId, email, ip);
+      if (wait > 0) return again(PageErrors.throttled(wait));
+      const user = await oauth.verifyPassword(tenantId, email, password);
+      if (!user || (user.status ?? 'ACTIVE') !== 'ACTIVE') {
+        await sessions.recordFailure(tenantId, email, ip);
+        return again(PageErrors.invalidCredentials);
+      }
+      await sessions.recordSuccess(tenantId, email);
+      const authTime = clock.nowSeconds();
+      const token = await sessions.signIn(r.live.session.id, user.id, authTime, tenantId);
+      return proceed(tenant, r.it, r.id, r.client, user.id, authTime, token, token);
+    },
+
+    /** POST {issuer}/oauth2/authorize/consent: allow or deny. */
+    async consent(tenant: ResolvedTenant, form: Form, cookie: string | undefined): Promise<Outcome> {
+      const r = await resume(tenant, form, cookie);
+      if (r.error) return r.error;
+      const { userId, authTime } = r.it.row;
+      if (!userId || authTime === null || !r.live.accounts.some((a) => a.userId === userId)) return errorPage(PageErrors.interactionGone);
+      if (form.decision !== 'allow' && form.decision !== 'deny') return errorPage(PageErrors.badForm);
+      if (!(await sessions.finishInteraction(r.id))) return errorPage(PageErrors.interactionGone);
+      if (form.decision === 'deny') return errorRedirect(tenant, r.it.request, AuthorizeErrors.accessDenied, 'the end-user denied the request', 303);
+      const req = r.it.request;
+      await oauth.rememberConsent({ tenantId: tenant.tenant.id, userId, clientId: req.clientId, scope: req.scope, resource: req.resource });
+      return finish(tenant, req, userId, authTime, 303);
+    },
+
+    /** POST {issuer}/oauth2/authorize/select: one of the session's accounts, or another. */
+    async select(tenant: ResolvedTenant, form: Form, cookie: string | undefined): Promise<Outcome> {
+      const r = await resume(tenant, form, cookie);
+      if (r.error) return r.error;
+      const base = { interactionId: r.id, token: r.token, req: r.it.request, client: r.client };
+      if (!form.account) return page(tenant, 'login', base);
+      const account = r.live.accounts.find((a) => a.userId === form.account);
+      if (!account) return errorPage(PageErrors.badForm);
+      const user = await oauth.findUser(tenant.tenant.id, account.userId);
+      if (!user || (user.status ?? 'ACTIVE') !== 'ACTIVE') return page(tenant, 'login', base);
+      const maxAge = r.it.request.maxAge;
+      if (maxAge !== undefined && clock.nowSeconds() - account.authTime > maxAge) return page(tenant, 'login', { ...base, email: user.email });
+      await sessions.selectAccount(r.live.session.id, account.userId);
+      return proceed(tenant, r.it, r.id, r.client, account.userId, account.authTime, r.token);
+    },
+  };
+}
+
+export type BrowserFlow = ReturnType<typeof createBrowserFlow>;

@@ -1,0 +1,67 @@
+import type { ResolvedTenant } from '../tenants/service';
+
+/**
+ * What the browser flow needs from the OAuth core (clients, users, codes, consent). The
+ * adapter in authorize-routes.ts maps the OAuth-core services onto this; keeping the port
+ * narrow keeps the flow testable and the wiring small.
+ */
+export interface BrowserClient {
+  clientId: string;
+  displayName: string;
+  consentPolicy: 'EXPLICIT' | 'PRE_AUTHORIZED';
+  status?: string;
+}
+
+export interface BrowserUser {
+  id: string;
+  email: string;
+  status?: string;
+}
+
+export interface ValidRequest {
+  client: BrowserClient;
+  redirectUri: string;
+  scope: string[];
+  state?: string;
+  nonce?: string;
+  codeChallenge: string;
+  resource?: string;
+  prompt: string[];
+  maxAge?: number;
+}
+
+export type Validation =
+  | { ok: true; request: ValidRequest }
+  /** Unknown client or unregistered redirect_uri: never redirected (RFC 6749 §4.1.2.1). */
+  | { ok: false; redirect: false; status: number; error: string; description?: string }
+  | { ok: false; redirect: true; error: string; description?: string; redirectUri: string; state?: string };
+
+export interface ConsentKey {
+  tenantId: string;
+  userId: string;
+  clientId: string;
+  scope: string[];
+  resource?: string;
+}
+
+export interface BrowserOAuthPort {
+  validate(tenant: ResolvedTenant, params: URLSearchParams): Promise<Validation>;
+  findClient(tenantId: string, clientId: string): Promise<BrowserClient | undefined>;
+  verifyPassword(tenantId: string, email: string, password: string): Promise<BrowserUser | undefined>;
+  findUser(tenantId: string, userId: string): Promise<BrowserUser | undefined>;
+  /** The audience of a registered resource, to name it on the consent page. */
+  resourceName(tenantId: string, uri: string): Promise<string | undefined>;
+  hasConsent(key: ConsentKey): Promise<boolean>;
+  rememberConsent(key: ConsentKey): Promise<void>;
+  issueCode(input: {
+    tenantId: string;
+    clientId: string;
+    userId: string;
+    redirectUri: string;
+    codeChallenge: string;
+    scope: string[];
+    resource?: string;
+    nonce?: string;
+    authTime: number;
+  }): Promise<string>;
+}
