@@ -8,6 +8,11 @@ import { bindStores, type Stores } from './stores';
 import { createKeyService } from './identity/keys/service';
 import { createTenantService } from './identity/tenants/service';
 import { createSessionService } from './identity/sessions/service';
+import { createClientService } from './identity/clients/service';
+import { createResourceService } from './identity/resources/service';
+import { createCredentialService } from './identity/credentials/service';
+import { createUserService } from './identity/users/service';
+import { createOAuthService } from './identity/oauth/grants-service';
 
 export type AppStore = StoreOf<Stores>;
 
@@ -35,7 +40,12 @@ export function createServices(deps: CoreDeps) {
   });
   const tenants = createTenantService({ store, clock, keys, publicUrl: config.publicUrl });
   const sessions = createSessionService({ store, clock, sessionTtl: config.sessionTtl });
-  return { store, sealer, keys, tenants, sessions };
+  const clients = createClientService({ store, clock });
+  const resources = createResourceService({ store, clock });
+  const credentials = createCredentialService({ store, clock });
+  const users = createUserService({ store, clock });
+  const oauth = createOAuthService({ store, clock, config, keys, clients, resources, users });
+  return { store, sealer, keys, tenants, sessions, clients, resources, credentials, users, oauth };
 }
 
 export type Services = ReturnType<typeof createServices>;

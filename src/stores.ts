@@ -2,6 +2,11 @@ import type { Db } from './platform/db';
 import { createKeyStore } from './identity/keys/store';
 import { createTenantStore } from './identity/tenants/store';
 import { createSessionStore } from './identity/sessions/store';
+import { createClientStore } from './identity/clients/store';
+import { createResourceStore } from './identity/resources/store';
+import { createCredentialStore } from './identity/credentials/store';
+import { createUserStore } from './identity/users/store';
+import { createOAuthStore } from './identity/oauth/store';
 
 /**
  * Every context's stores bound to one connection. `createStore` (platform/store.ts) binds
@@ -13,6 +18,11 @@ export function bindStores(db: Db) {
     tenants: createTenantStore(db),
     keys: createKeyStore(db),
     sessions: createSessionStore(db),
+    clients: createClientStore(db),
+    resources: createResourceStore(db),
+    credentials: createCredentialStore(db),
+    users: createUserStore(db),
+    oauth: createOAuthStore(db),
   };
 }
 

@@ -167,6 +167,8 @@ export const refreshTokens = sqliteTable(
     createdAt: integer('created_at').notNull(),
     /** Set when rotated; a later use past the grace window revokes the whole grant. */
     rotatedAt: integer('rotated_at'),
+    /** Digest of the token that replaced this one (reuse inside the grace window retires it). */
+    replacedBy: text('replaced_by'),
     revokedAt: integer('revoked_at'),
   },
   (t) => [index('refresh_tokens_grant').on(t.grantId)],

@@ -1,0 +1,72 @@
+import type { Clock } from '../../platform/clock';
+import { digest, newId, newSecret, safeEqual } from '../../platform/crypto';
+import { assertThat } from '../../platform/errors';
+import type { TxRunner } from '../../platform/store';
+import { CredentialErrors } from '../resources/errors';
+import type { ResourceStore } from '../resources/store';
+import type { CredentialStore, CredentialWithResource } from './store';
+
+/** Credential list entry of spec 03 (never the secret). */
+export interface CredentialView {
+  credentialId: string;
+  resourceUri: string;
+  status: 'ACTIVE' | 'REVOKED';
+  createdAt: string;
+}
+
+export interface CredentialIssuance {
+  credentialId: string;
+  credentialSecret: string;
+}
+
+/** An authenticated resource server: the resource its credential was issued for. */
+export interface ResourceServer {
+  credentialId: string;
+  resourceUri: string;
+  audience: string;
+}
+
+type Stores = { credentials: CredentialStore; resources: ResourceStore };
+
+/** Compared against when the credential id is unknown, so both paths do the same work. */
+const NO_DIGEST = digest('no such credential');
+
+export function createCredentialService(deps: { store: Stores & TxRunner<Stores>; clock: Clock }) {
+  const { store, clock } = deps;
+  return {
+    async issue(tenantId: string, resourceUri: string): Promise<CredentialIssuance> {
+      assertThat(typeof resourceUri === 'string' && resourceUri.length > 0, CredentialErrors.invalid('resourceUri is required'));
+      const id = newId();
+      const secret = newSecret();
+      await store.tx((tx) => {
+        const r = tx.resources.findByUri(tenantId, resourceUri);
+        assertThat(r, CredentialErrors.invalid(`resource ${resourceUri} is not registered`));
+        tx.credentials.insert({ id, tenantId, resourceId: r.id, secretDigest: digest(secret), createdAt: clock.now().toISOString() });
+      });
+      return { credentialId: id, credentialSecret: secret };
+    },
+
+    list(tenantId: string): CredentialView[] {
+      return store.credentials.list(tenantId).map((c) => ({ credentialId: c.id, resourceUri: c.resourceUri, status: c.status, createdAt: c.createdAt }));
+    },
+
+    async revoke(tenantId: string, credentialId: string): Promise<void> {
+      await store.tx((tx) => {
+        const c = tx.credentials.find(tenantId, credentialId);
+        assertThat(c, CredentialErrors.transition(`no credential ${credentialId} in this tenant`));
+        assertThat(c.status === 'ACTIVE', CredentialErrors.transition(`credential ${credentialId} is already ${c.status}`));
+        tx.credentials.revoke(tenantId, credentialId, clock.now().toISOString());
+      });
+    },
+
+    /** HTTP Basic of a resource server (introspection, revoke-application-grants). */
+    authenticate(tenantId: string, credentialId: string, secret: string): ResourceServer | undefined {
+      const row: CredentialWithResource | undefined = store.credentials.findWithResource(tenantId, credentialId);
+      const matches = safeEqual(digest(secret), row?.secretDigest ?? NO_DIGEST);
+      if (!row || !matches || row.status !== 'ACTIVE' || row.resourceStatus !== 'ACTIVE') return undefined;
+      return { credentialId: row.id, resourceUri: row.resourceUri, audience: row.resourceAudience };
+    },
+  };
+}
+
+export type CredentialService = ReturnType<typeof createCredentialService>;

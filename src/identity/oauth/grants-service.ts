@@ -1,0 +1,125 @@
+import type { Clock } from '../../platform/clock';
+import type { Config } from '../../platform/config';
+import { digest, newSecret } from '../../platform/crypto';
+import type { TxRunner } from '../../platform/store';
+import type { ClientService } from '../clients/service';
+import type { KeyService } from '../keys/service';
+import type { ResourceService } from '../resources/service';
+import type { ResolvedTenant } from '../tenants/service';
+import type { UserService } from '../users/service';
+import { authorizationRedirect, validateAuthorizationRequest, type AuthorizationParams, type AuthorizationValidation } from './authorization-request';
+import type { OAuthStore } from './store';
+import { formatScope, isSubset, parseScope } from './scopes';
+import { createTokenIssuer } from './tokens';
+import { createAuthorizationCodeGrant } from './grants/authorization-code';
+import { createRefreshTokenGrant } from './grants/refresh-token';
+import { createTokenIntrospection } from './introspection';
+import { createRevocation } from './revocation';
+
+export type { AuthorizationRequest, AuthorizationValidation, AuthorizationParams } from './authorization-request';
+
+export interface IssueCodeInput {
+  tenantId: string;
+  clientId: string;
+  userId: string;
+  redirectUri: string;
+  codeChallenge: string;
+  scope: string[];
+  resource: string | null;
+  nonce: string | null;
+  /** Epoch seconds of the user's authentication. */
+  authTime: number;
+}
+
+type Stores = { oauth: OAuthStore };
+
+export interface OAuthDeps {
+  store: Stores & TxRunner<Stores>;
+  clock: Clock;
+  config: Pick<Config, 'accessTokenTtl' | 'idTokenTtl' | 'refreshTokenTtl' | 'authorizationCodeTtl' | 'refreshReuseGraceSeconds'>;
+  keys: KeyService;
+  clients: ClientService;
+  resources: ResourceService;
+  users: UserService;
+}
+
+/**
+ * `services.oauth`: the protocol core. The browser pages and the native adapter call the
+ * first group (validate, consent, issue a code, build the callback URL); the token,
+ * introspection, userinfo and revocation routes call the rest.
+ */
+export function createOAuthService(deps: OAuthDeps) {
+  const { store, clock, config, clients, resources } = deps;
+  const tokens = createTokenIssuer(deps);
+  const lookups = {
+    findClient: (tenantId: string, clientId: string) => clients.find(tenantId, clientId),
+    findResource: (tenantId: string, uri: string) => resources.findByUri(tenantId, uri),
+  };
+  const ctx = { ...deps, tokens };
+
+  return {
+    tokens,
+
+    /** Spec 02 authorize table; see AuthorizationValidation for the three outcomes. */
+    validateAuthorizationRequest(tenant: ResolvedTenant, params: AuthorizationParams): AuthorizationValidation {
+      return validateAuthorizationRequest(tenant, params, lookups);
+    },
+
+    authorizationRedirect,
+
+    /** A one-time code (256 random bits), stored as its digest for config.authorizationCodeTtl seconds. */
+    async issueAuthorizationCode(input: IssueCodeInput): Promise<string> {
+      const code = newSecret();
+      await store.tx((tx) =>
+        tx.oauth.insertCode({
+          codeDigest: digest(code),
+          tenantId: input.tenantId,
+          clientId: input.clientId,
+          userId: input.userId,
+          redirectUri: input.redirectUri,
+          codeChallenge: input.codeChallenge,
+          scope: formatScope(input.scope),
+          resource: input.resource,
+          nonce: input.nonce,
+          authTime: input.authTime,
+          expiresAt: clock.nowSeconds() + config.authorizationCodeTtl,
+        }),
+      );
+      return code;
+    },
+
+    /**
+     * True when the user need not be asked: the client is PRE_AUTHORIZED, or a remembered
+     * consent for the same resource covers every requested scope.
+     */
+    hasConsent(tenantId: string, userId: string, clientId: string, scope: string[], resource: string | null): boolean {
+      const client = clients.find(tenantId, clientId);
+      if (!client) return false;
+      if (client.consentPolicy === 'PRE_AUTHORIZED') return true;
+      const row = store.oauth.findConsent(tenantId, userId, clientId);
+      return !!row && row.resource === resource && isSubset(scope, parseScope(row.scope));
+    },
+
+    /** Remembers a consent; scopes accumulate while the resource stays the same. */
+    async rememberConsent(tenantId: string, userId: string, clientId: string, scope: string[], resource: string | null): Promise<void> {
+      await store.tx((tx) => {
+        const row = tx.oauth.findConsent(tenantId, userId, clientId);
+        const merged = row && row.resource === resource ? [...new Set([...parseScope(row.scope), ...scope])] : scope;
+        tx.oauth.upsertConsent(tenantId, userId, clientId, formatScope(merged), resource, clock.now().toISOString());
+      });
+    },
+
+    ...createAuthorizationCodeGrant(ctx),
+    ...createRefreshTokenGrant(ctx),
+    ...createTokenIntrospection(ctx),
+    ...createRevocation(ctx),
+
+    /** Housekeeping for a periodic sweep. */
+    async purgeExpired(): Promise<void> {
+      await store.tx((tx) => tx.oauth.purgeExpired(clock.nowSeconds() - 86400));
+    },
+  };
+}
+
+export type OAuthContext = OAuthDeps & { tokens: ReturnType<typeof createTokenIssuer> };
+export type OAuthService = ReturnType<typeof createOAuthService>;

@@ -1,0 +1,91 @@
+import { digest, newId, s256, safeEqual } from '../../../platform/crypto';
+import type { Client } from '../../clients/service';
+import type { ResolvedTenant } from '../../tenants/service';
+import { invalidGrant, invalidRequest, invalidTarget } from '../errors';
+import type { OAuthContext } from '../grants-service';
+import { parseScope } from '../scopes';
+import type { CodeRow } from '../store';
+import { audienceFor, newRefreshToken, tokenResponse, type TokenResponse } from './common';
+
+/** grant_type=authorization_code (RFC 6749 §4.1.3, RFC 7636 §4.5). */
+
+export interface CodeExchange {
+  code: string;
+  redirectUri: string;
+  codeVerifier: string;
+  resource: string | null;
+}
+
+/** RFC 7636 §4.1: 43-128 unreserved characters. */
+const VERIFIER = /^[A-Za-z0-9._~-]{43,128}$/;
+
+export const codeExchangeParameters = ['code', 'redirect_uri', 'code_verifier', 'resource'] as const;
+
+export function createAuthorizationCodeGrant(ctx: OAuthContext) {
+  const { store, clock, config, tokens, users } = ctx;
+
+  /** RFC 6749 §4.1.2: a code used twice revokes what was issued from it. */
+  async function revokeIssuedFrom(tenantId: string, codeDigest: string): Promise<void> {
+    await store.tx((tx) => {
+      const row = tx.oauth.findCode(tenantId, codeDigest);
+      if (row?.grantId) tx.oauth.revokeGrant(tenantId, row.grantId, clock.nowSeconds());
+    });
+  }
+
+  function checkCode(row: CodeRow | undefined, client: Client, input: CodeExchange): asserts row is CodeRow {
+    if (!row || row.clientId !== client.clientId) throw invalidGrant('invalid authorization code');
+    if (row.expiresAt <= clock.nowSeconds()) throw invalidGrant('authorization code expired');
+    if (row.redirectUri !== input.redirectUri) throw invalidGrant('redirect_uri does not match the authorization request');
+    if (!safeEqual(s256(input.codeVerifier), row.codeChallenge)) throw invalidGrant('PKCE verification failed');
+    // RFC 8707 §2.2: a resource at the token endpoint must be one the grant covers.
+    if (input.resource !== null && input.resource !== row.resource) throw invalidTarget('resource does not match the authorization request');
+  }
+
+  return {
+    async exchangeAuthorizationCode(tenant: ResolvedTenant, client: Client, input: CodeExchange): Promise<TokenResponse> {
+      if (!VERIFIER.test(input.codeVerifier)) throw invalidRequest('code_verifier is malformed');
+      const tenantId = tenant.tenant.id;
+      const codeDigest = digest(input.code);
+      const row = store.oauth.findCode(tenantId, codeDigest);
+      if (row && row.clientId === client.clientId && row.consumedAt !== null) {
+        await revokeIssuedFrom(tenantId, codeDigest);
+        throw invalidGrant('authorization code already used');
+      }
+      checkCode(row, client, input);
+      const user = users.findById(tenantId, row.userId);
+      if (!user || user.status !== 'ACTIVE') throw invalidGrant('the user is no longer active');
+
+      const scope = parseScope(row.scope);
+      const grantId = newId();
+      const issued = await tokens.issue({
+        tenant,
+        clientId: client.clientId,
+        grantId,
+        scope,
+        audience: audienceFor(ctx, tenant, row.resource),
+        user,
+        authTime: row.authTime,
+        nonce: row.nonce,
+      });
+      const refresh = scope.includes('offline_access') ? newRefreshToken() : undefined;
+
+      const now = clock.nowSeconds();
+      const consumed = await store.tx((tx) => {
+        if (!tx.oauth.consumeCode(tenantId, codeDigest, grantId, now)) return false;
+        tx.oauth.insertGrant({ id: grantId, tenantId, clientId: client.clientId, userId: row.userId, scope: row.scope, resource: row.resource, authTime: row.authTime, createdAt: now });
+        if (refresh) {
+          tx.oauth.insertRefreshToken({
+            tokenDigest: refresh.digest, tenantId, grantId, clientId: client.clientId, scope: row.scope, expiresAt: now + config.refreshTokenTtl, createdAt: now,
+          });
+        }
+        return true;
+      });
+      if (!consumed) {
+        // Another request exchanged the code while we were signing: that is a reuse too.
+        await revokeIssuedFrom(tenantId, codeDigest);
+        throw invalidGrant('authorization code already used');
+      }
+      return tokenResponse(issued, row.scope, refresh?.token);
+    },
+  };
+}

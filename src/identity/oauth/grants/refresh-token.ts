@@ -1,0 +1,98 @@
+import { digest } from '../../../platform/crypto';
+import type { Client } from '../../clients/service';
+import type { ResolvedTenant } from '../../tenants/service';
+import { invalidGrant, invalidScope, invalidTarget } from '../errors';
+import type { OAuthContext } from '../grants-service';
+import { formatScope, isSubset, parseScope } from '../scopes';
+import type { OAuthStore, RefreshTokenState } from '../store';
+import { audienceFor, newRefreshToken, tokenResponse, type TokenResponse } from './common';
+
+/**
+ * grant_type=refresh_token (RFC 6749 §6) with rotation on every use (RFC 9700 §4.14.2).
+ *
+ * Reuse of a rotated token revokes the whole grant, except inside the grace window
+ * (config.refreshReuseGraceSeconds) after its rotation while its successor is still unused:
+ * that is a client that lost our answer, so the unused successor is revoked and a fresh set is
+ * issued in its place. "Latest answer wins": at most one unused refresh token per chain.
+ */
+
+export interface RefreshInput {
+  refreshToken: string;
+  /** Requested narrower scope, or null for the original one. */
+  scope: string | null;
+  resource: string | null;
+}
+
+export const refreshParameters = ['refresh_token', 'scope', 'resource'] as const;
+
+type Decision = 'rotate' | 'replace' | 'reuse';
+
+export function createRefreshTokenGrant(ctx: OAuthContext) {
+  const { store, clock, config, tokens } = ctx;
+
+  function usable(st: RefreshTokenState | undefined, client: Client, now: number): asserts st is RefreshTokenState {
+    if (!st || st.clientId !== client.clientId) throw invalidGrant('invalid refresh token');
+    if (st.revokedAt !== null || st.grantRevokedAt !== null) throw invalidGrant('refresh token revoked');
+    if (st.expiresAt <= now) throw invalidGrant('refresh token expired');
+    if (st.userStatus !== 'ACTIVE') throw invalidGrant('the user is no longer active');
+  }
+
+  function decide(st: RefreshTokenState, now: number): Decision {
+    if (st.rotatedAt === null) return 'rotate';
+    return st.replacedBy !== null && now - st.rotatedAt <= config.refreshReuseGraceSeconds ? 'replace' : 'reuse';
+  }
+
+  /** Inside the transaction: re-read, then rotate, replace the unused successor, or end the grant. */
+  function commit(tx: { oauth: OAuthStore }, tenantId: string, tokenDigest: string, next: { digest: string }, client: Client, now: number): boolean {
+    const st = tx.oauth.findRefreshToken(tenantId, tokenDigest);
+    if (!st || st.revokedAt !== null || st.grantRevokedAt !== null) return false;
+    const d = decide(st, now);
+    const ok =
+      d === 'rotate'
+        ? tx.oauth.rotateRefreshToken(tenantId, tokenDigest, next.digest, now)
+        : d === 'replace' && tx.oauth.replaceUnusedSuccessor(tenantId, tokenDigest, st.replacedBy!, next.digest, now);
+    if (!ok) {
+      tx.oauth.revokeGrant(tenantId, st.grantId, now);
+      return false;
+    }
+    tx.oauth.insertRefreshToken({
+      tokenDigest: next.digest, tenantId, grantId: st.grantId, clientId: client.clientId, scope: st.scope, expiresAt: now + config.refreshTokenTtl, createdAt: now,
+    });
+    return true;
+  }
+
+  return {
+    async refresh(tenant: ResolvedTenant, client: Client, input: RefreshInput): Promise<TokenResponse> {
+      const tenantId = tenant.tenant.id;
+      const tokenDigest = digest(input.refreshToken);
+      const now = clock.nowSeconds();
+      const st = store.oauth.findRefreshToken(tenantId, tokenDigest);
+      usable(st, client, now);
+      if (decide(st, now) === 'reuse') {
+        await store.tx((tx) => tx.oauth.revokeGrant(tenantId, st.grantId, now));
+        throw invalidGrant('refresh token already used');
+      }
+      const granted = parseScope(st.scope);
+      const scope = input.scope === null ? granted : parseScope(input.scope);
+      // RFC 6749 §6: the scope may only narrow; the new refresh token keeps the original scope.
+      if (scope.length === 0 || !isSubset(scope, granted)) throw invalidScope('scope exceeds the original grant');
+      if (input.resource !== null && input.resource !== st.resource) throw invalidTarget('resource does not match the grant');
+
+      const issued = await tokens.issue({
+        tenant,
+        clientId: client.clientId,
+        grantId: st.grantId,
+        scope,
+        audience: audienceFor(ctx, tenant, st.resource),
+        user: st,
+        authTime: st.authTime,
+        // OIDC Core §12.2: a refreshed ID token carries no nonce.
+        nonce: null,
+      });
+      const next = newRefreshToken();
+      const ok = await store.tx((tx) => commit(tx, tenantId, tokenDigest, next, client, now));
+      if (!ok) throw invalidGrant('refresh token already used');
+      return tokenResponse(issued, formatScope(scope), next.token);
+    },
+  };
+}

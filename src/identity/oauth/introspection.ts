@@ -1,0 +1,80 @@
+import type { ResourceServer } from '../credentials/service';
+import type { ResolvedTenant } from '../tenants/service';
+import { insufficientScope, invalidToken } from './errors';
+import type { OAuthContext } from './grants-service';
+import { parseScope } from './scopes';
+import type { AccessTokenClaims } from './tokens';
+import type { AccessTokenState } from './store';
+
+/** RFC 7662 §2.2 response, exactly the fields of spec 02. */
+export type IntrospectionResponse =
+  | { active: false }
+  | {
+      active: true;
+      scope: string;
+      client_id: string;
+      token_type: 'Bearer';
+      sub: string;
+      aud: string;
+      iss: string;
+      iat: number;
+      exp: number;
+      jti: string;
+      email?: string;
+      email_verified?: boolean;
+    };
+
+export interface UserinfoResponse {
+  sub: string;
+  email?: string;
+  email_verified?: boolean;
+}
+
+const INACTIVE = { active: false } as const;
+
+export function createTokenIntrospection(ctx: OAuthContext) {
+  const { store, tokens } = ctx;
+
+  /** A verified access token whose grant, jti and subject are all still live. */
+  function live(tenant: ResolvedTenant, token: string): { claims: AccessTokenClaims; state: AccessTokenState } | undefined {
+    const claims = tokens.verifyAccessToken(tenant, token);
+    if (!claims) return undefined;
+    const state = store.oauth.accessTokenState(tenant.tenant.id, claims.gid, claims.jti);
+    if (!state || state.grantRevokedAt !== null || state.jtiRevoked || state.userStatus !== 'ACTIVE' || state.subject !== claims.sub) return undefined;
+    return { claims, state };
+  }
+
+  return {
+    /**
+     * Only access tokens are introspected, and only by the resource server they are for:
+     * a token for another audience, a refresh token or anything unknown is `{active: false}`.
+     */
+    introspect(tenant: ResolvedTenant, rs: ResourceServer, token: string): IntrospectionResponse {
+      const t = live(tenant, token);
+      if (!t || t.claims.aud !== rs.audience) return INACTIVE;
+      const { claims: c, state } = t;
+      const body: IntrospectionResponse = {
+        active: true, scope: c.scope, client_id: c.client_id, token_type: 'Bearer', sub: c.sub, aud: c.aud, iss: c.iss, iat: c.iat, exp: c.exp, jti: c.jti,
+      };
+      if (parseScope(c.scope).includes('email')) {
+        body.email = state.email;
+        body.email_verified = state.emailVerified === 1;
+      }
+      return body;
+    },
+
+    /** OIDC Core §5.3. Any live access token of this tenant with the openid scope. */
+    userinfo(tenant: ResolvedTenant, token: string | undefined): UserinfoResponse {
+      const t = token ? live(tenant, token) : undefined;
+      if (!t) throw invalidToken();
+      const scope = parseScope(t.claims.scope);
+      if (!scope.includes('openid')) throw insufficientScope('openid');
+      const body: UserinfoResponse = { sub: t.state.subject };
+      if (scope.includes('email')) {
+        body.email = t.state.email;
+        body.email_verified = t.state.emailVerified === 1;
+      }
+      return body;
+    },
+  };
+}

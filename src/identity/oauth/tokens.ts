@@ -1,0 +1,121 @@
+import { randomBytes } from 'node:crypto';
+import type { Clock } from '../../platform/clock';
+import type { Config } from '../../platform/config';
+import { OAuthError } from '../../platform/errors';
+import type { KeyService } from '../keys/service';
+import type { ResolvedTenant } from '../tenants/service';
+import { decodeJws, signJwt, verifyJws } from './jwt';
+import { formatScope } from './scopes';
+
+/**
+ * ID tokens (OIDC Core §2) and access tokens (RFC 9068), both RS256 with the tenant's ACTIVE key.
+ * An access token carries `gid`, the grant it came from: introspection and userinfo look the
+ * grant up by primary key, so revoking a grant ends its access tokens at once.
+ */
+
+export interface TokenSubject {
+  subject: string;
+  email: string;
+  emailVerified: boolean | number;
+}
+
+export interface IssueInput {
+  tenant: ResolvedTenant;
+  clientId: string;
+  grantId: string;
+  /** Scopes of this access token (may be narrower than the grant on refresh). */
+  scope: string[];
+  /** `aud` of the access token (the resource's audience, or the issuer's userinfo URL). */
+  audience: string;
+  user: TokenSubject;
+  authTime: number;
+  nonce: string | null;
+}
+
+export interface IssuedTokens {
+  accessToken: string;
+  idToken?: string;
+  expiresIn: number;
+}
+
+/** Claims of a verified access token (RFC 9068 §2.2 plus our grant reference). */
+export interface AccessTokenClaims {
+  iss: string;
+  sub: string;
+  aud: string;
+  client_id: string;
+  scope: string;
+  iat: number;
+  exp: number;
+  jti: string;
+  gid: string;
+}
+
+/** Where a token without an API resource is usable: the userinfo endpoint (docs/decisions.md). */
+export const userinfoAudience = (issuer: string) => `${issuer}/oauth2/userinfo`;
+
+export function createTokenIssuer(deps: { keys: KeyService; clock: Clock; config: Pick<Config, 'accessTokenTtl' | 'idTokenTtl'> }) {
+  const { keys, clock, config } = deps;
+
+  return {
+    /** Signs the access token and, for an OpenID Connect scope, the ID token. Outside any transaction. */
+    async issue(input: IssueInput): Promise<IssuedTokens> {
+      const key = keys.signingKey(input.tenant.tenant.id);
+      if (!key) throw new OAuthError(500, 'server_error', 'tenant has no active signing key');
+      const iat = clock.nowSeconds();
+      const iss = input.tenant.issuer;
+      const at = signJwt(key, 'at+jwt', {
+        iss,
+        sub: input.user.subject,
+        aud: input.audience,
+        client_id: input.clientId,
+        scope: formatScope(input.scope),
+        iat,
+        exp: iat + config.accessTokenTtl,
+        jti: randomBytes(16).toString('base64url'),
+        gid: input.grantId,
+      });
+      let id: Promise<string> | undefined;
+      if (input.scope.includes('openid')) {
+        const claims: Record<string, unknown> = { iss, sub: input.user.subject, aud: input.clientId, exp: iat + config.idTokenTtl, iat, auth_time: input.authTime };
+        if (input.nonce) claims.nonce = input.nonce;
+        if (input.scope.includes('email')) {
+          claims.email = input.user.email;
+          claims.email_verified = !!input.user.emailVerified;
+        }
+        id = signJwt(key, 'JWT', claims);
+      }
+      const [accessToken, idToken] = await Promise.all([at, id]);
+      return { accessToken, idToken, expiresIn: config.accessTokenTtl };
+    },
+
+    /**
+     * Verifies an access token of this tenant: RS256 with an ACTIVE or RETIRING key of the
+     * tenant, `typ` at+jwt (RFC 9068 §4), this issuer, not expired. Revocation is the caller's.
+     */
+    verifyAccessToken(tenant: ResolvedTenant, token: string): AccessTokenClaims | undefined {
+      const jws = decodeJws(token);
+      if (!jws || jws.typ !== 'at+jwt') return undefined;
+      const key = keys.verificationKey(tenant.tenant.id, jws.kid);
+      if (!key) return undefined;
+      const c = verifyJws(jws, key);
+      if (!c) return undefined;
+      if (c.iss !== tenant.issuer || typeof c.exp !== 'number' || c.exp <= clock.nowSeconds()) return undefined;
+      if (typeof c.sub !== 'string' || typeof c.aud !== 'string' || typeof c.client_id !== 'string' || typeof c.scope !== 'string') return undefined;
+      if (typeof c.jti !== 'string' || typeof c.gid !== 'string' || typeof c.iat !== 'number') return undefined;
+      return c as unknown as AccessTokenClaims;
+    },
+
+    /** Like verifyAccessToken but accepts an expired token (revocation of what is already dead is a no-op anyway). */
+    verifyAccessTokenIgnoringExpiry(tenant: ResolvedTenant, token: string): AccessTokenClaims | undefined {
+      const jws = decodeJws(token);
+      if (!jws || jws.typ !== 'at+jwt') return undefined;
+      const key = keys.verificationKey(tenant.tenant.id, jws.kid);
+      const c = key && verifyJws(jws, key);
+      if (!c || c.iss !== tenant.issuer || typeof c.jti !== 'string' || typeof c.client_id !== 'string' || typeof c.exp !== 'number') return undefined;
+      return c as unknown as AccessTokenClaims;
+    },
+  };
+}
+
+export type TokenIssuer = ReturnType<typeof createTokenIssuer>;

@@ -1,0 +1,69 @@
+import type { Clock } from '../../platform/clock';
+import { newId } from '../../platform/crypto';
+import { assertThat } from '../../platform/errors';
+import type { TxRunner } from '../../platform/store';
+import { SCOPE_TOKEN, parseJsonList } from '../oauth/scopes';
+import { ResourceErrors } from './errors';
+import type { ResourceRow, ResourceStore } from './store';
+
+/** The Resource object of spec 03. */
+export interface ResourceView {
+  uri: string;
+  audience: string;
+  status: ResourceRow['status'];
+  scopes: string[];
+}
+
+export interface Resource extends Omit<ResourceRow, 'scopes'> {
+  scopes: string[];
+}
+
+type Stores = { resources: ResourceStore };
+
+/** RFC 8707 §2: an absolute URI without a fragment. */
+export function isResourceUri(s: string): boolean {
+  try {
+    const u = new URL(s);
+    return !u.hash && !s.includes('#') && u.protocol.length > 1;
+  } catch {
+    return false;
+  }
+}
+
+export function toResource(r: ResourceRow): Resource {
+  return { ...r, scopes: parseJsonList(r.scopes) };
+}
+
+export function toResourceView(r: ResourceRow): ResourceView {
+  return { uri: r.uri, audience: r.audience, status: r.status, scopes: parseJsonList(r.scopes) };
+}
+
+export function createResourceService(deps: { store: Stores & TxRunner<Stores>; clock: Clock }) {
+  const { store, clock } = deps;
+  return {
+    async create(tenantId: string, input: { uri: string; audience: string; scopes: string[] }): Promise<ResourceView> {
+      assertThat(typeof input.uri === 'string' && isResourceUri(input.uri), ResourceErrors.invalid('uri must be an absolute URI without a fragment'));
+      assertThat(typeof input.audience === 'string' && input.audience.length > 0 && input.audience.length <= 2048, ResourceErrors.invalid('audience must be a non-empty string'));
+      assertThat(Array.isArray(input.scopes) && input.scopes.every((s) => typeof s === 'string' && SCOPE_TOKEN.test(s)), ResourceErrors.invalid('scopes must be scope tokens'));
+      const scopes = [...new Set(input.scopes)];
+      const id = newId();
+      await store.tx((tx) => {
+        assertThat(!tx.resources.findByUri(tenantId, input.uri), ResourceErrors.conflict(`resource ${input.uri} exists`));
+        assertThat(!tx.resources.findByAudience(tenantId, input.audience), ResourceErrors.conflict(`audience ${input.audience} is in use`));
+        tx.resources.insert({ id, tenantId, uri: input.uri, audience: input.audience, scopes: JSON.stringify(scopes), createdAt: clock.now().toISOString() });
+      });
+      return toResourceView(store.resources.findByUri(tenantId, input.uri)!);
+    },
+
+    list(tenantId: string): ResourceView[] {
+      return store.resources.list(tenantId).map(toResourceView);
+    },
+
+    findByUri(tenantId: string, uri: string): Resource | undefined {
+      const r = store.resources.findByUri(tenantId, uri);
+      return r && toResource(r);
+    },
+  };
+}
+
+export type ResourceService = ReturnType<typeof createResourceService>;

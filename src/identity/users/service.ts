@@ -1,0 +1,102 @@
+import type { Clock } from '../../platform/clock';
+import { newId } from '../../platform/crypto';
+import { assertThat } from '../../platform/errors';
+import { ARGON2ID, loadArgon2, type Argon2Options } from '../../platform/native';
+import type { TxRunner } from '../../platform/store';
+import { UserErrors } from './errors';
+import type { UserRow, UserStore } from './store';
+
+/** The User object of spec 03. */
+export interface UserView {
+  id: string;
+  subject: string;
+  email: string;
+  emailVerified: boolean;
+  status: UserRow['status'];
+  createdAt: string;
+}
+
+/** OWASP Password Storage Cheat Sheet: argon2id, m=19 MiB, t=2, p=1. */
+export const PASSWORD_HASH_OPTIONS: Argon2Options = { algorithm: ARGON2ID, memoryCost: 19456, timeCost: 2, parallelism: 1 };
+
+const EMAIL = /^[^\s@]{1,64}@[^\s@]{1,255}$/;
+
+type Stores = { users: UserStore };
+
+export function toUserView(u: UserRow): UserView {
+  return { id: u.id, subject: u.subject, email: u.email, emailVerified: u.emailVerified, status: u.status, createdAt: u.createdAt };
+}
+
+export function normalizeEmail(email: string): string {
+  return email.trim().toLowerCase();
+}
+
+/** Tenant password policy (the contract leaves it open; docs/decisions.md). */
+export function checkPasswordPolicy(password: string): string | undefined {
+  if (typeof password !== 'string' || password.length < 8) return 'password must be at least 8 characters';
+  if (password.length > 1024) return 'password must be at most 1024 characters';
+  return undefined;
+}
+
+export function createUserService(deps: { store: Stores & TxRunner<Stores>; clock: Clock }) {
+  const { store, clock } = deps;
+  let dummyHash: Promise<string> | undefined;
+  const hashPassword = (password: string) => loadArgon2().hash(password, PASSWORD_HASH_OPTIONS);
+
+  return {
+    hashPassword,
+
+    /** Creates a user; the password is hashed before the transaction, never inside. */
+    async create(tenantId: string, input: { email: string; emailVerified?: boolean; password?: string }): Promise<UserView> {
+      assertThat(typeof input.email === 'string' && EMAIL.test(input.email.trim()), UserErrors.invalid('email must be an email address'));
+      const email = normalizeEmail(input.email);
+      let passwordHash: string | null = null;
+      if (input.password !== undefined) {
+        const problem = checkPasswordPolicy(input.password);
+        assertThat(!problem, UserErrors.invalidPassword(problem!));
+        passwordHash = await hashPassword(input.password);
+      }
+      const id = newId();
+      await store.tx((tx) => {
+        assertThat(!tx.users.findByEmail(tenantId, email), UserErrors.conflict(`a user with email ${email} exists`));
+        const now = clock.now().toISOString();
+        tx.users.insert({ id, tenantId, subject: newId(), email, emailVerified: input.emailVerified ?? false, passwordHash, createdAt: now, updatedAt: now });
+      });
+      return toUserView(store.users.findById(tenantId, id)!);
+    },
+
+    list(tenantId: string): UserView[] {
+      return store.users.list(tenantId).map(toUserView);
+    },
+
+    findById(tenantId: string, userId: string): UserRow | undefined {
+      return store.users.findById(tenantId, userId);
+    },
+
+    findBySubject(tenantId: string, subject: string): UserRow | undefined {
+      return store.users.findBySubject(tenantId, subject);
+    },
+
+    findByEmail(tenantId: string, email: string): UserRow | undefined {
+      return store.users.findByEmail(tenantId, normalizeEmail(email));
+    },
+
+    /**
+     * The ACTIVE user with this email and password, or undefined. When there is no such user
+     * (or no password), a dummy hash is verified so timing does not reveal existence.
+     */
+    async verifyPassword(tenantId: string, email: string, password: string): Promise<UserRow | undefined> {
+      const user = typeof email === 'string' ? store.users.findByEmail(tenantId, normalizeEmail(email)) : undefined;
+      const argon2 = loadArgon2();
+      if (!user || !user.passwordHash || typeof password !== 'string') {
+        dummyHash ??= hashPassword(newId());
+        await argon2.verify(await dummyHash, typeof password === 'string' ? password : '');
+        return undefined;
+      }
+      const ok = await argon2.verify(user.passwordHash, password);
+      return ok && user.status === 'ACTIVE' ? user : undefined;
+    },
+  };
+}
+
+export type UserService = ReturnType<typeof createUserService>;
