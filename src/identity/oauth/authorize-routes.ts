@@ -1,0 +1,97 @@
+import type { Context, Hono } from 'hono';
+import { getCookie, setCookie } from 'hono/cookie';
+import type { Services } from '../../services';
+import type { IssuerEnv } from '../issuer';
+import { pageHeaders } from '../pages/csp';
+import { FORM_PATHS, renderPage, type PageFrame } from '../pages/templates';
+import { createBrowserFlow, type Form, type Outcome } from '../sessions/browser-flow';
+import { PageErrors } from '../sessions/errors';
+import { browserOAuthAdapter } from '../sessions/oauth-adapter';
+import type { ResolvedTenant } from '../tenants/service';
+
+/** One cookie name per issuer; its Path (and for custom issuers its host) keeps tenants apart. */
+export const SESSION_COOKIE = 'engage_session';
+
+const FORM_FIELDS = ['interaction_id', 'csrf_token', 'email', 'password', 'decision', 'account'] as const;
+
+function issuerPath(tenant: ResolvedTenant): string {
+  return new URL(tenant.issuer).pathname.replace(/\/+$/, '');
+}
+
+function frameOf(tenant: ResolvedTenant): PageFrame {
+  return { issuerPath: issuerPath(tenant), tenantName: tenant.tenant.slug };
+}
+
+/** Form fields we know, each only when sent exactly once (a repeated field counts as absent). */
+async function readForm(c: Context<IssuerEnv>): Promise<Form | undefined> {
+  const type = c.req.header('content-type') ?? '';
+  if (!/^application\/x-www-form-urlencoded\b/i.test(type)) return undefined;
+  const params = new URLSearchParams(await c.req.text());
+  const form: Form = {};
+  for (const name of FORM_FIELDS) {
+    const values = params.getAll(name);
+    if (values.length === 1) form[name] = values[0];
+  }
+  return form;
+}
+
+/** The peer address as the throttle's second key; deployments behind a proxy see the proxy's. */
+function clientAddress(c: Context<IssuerEnv>): string {
+  const env = c.env as { incoming?: { socket?: { remoteAddress?: string } } } | undefined;
+  return env?.incoming?.socket?.remoteAddress ?? 'unknown';
+}
+
+function render(c: Context<IssuerEnv>, outcome: Outcome, ttl: number): Response {
+  const tenant = c.get('tenant');
+  if (outcome.cookie) {
+    setCookie(c, SESSION_COOKIE, outcome.cookie, {
+      path: issuerPath(tenant) || '/',
+      httpOnly: true,
+      sameSite: 'Lax',
+      secure: tenant.issuer.startsWith('https:'),
+      maxAge: ttl,
+    });
+  }
+  if (outcome.kind === 'redirect') {
+    c.header('Cache-Control', 'no-store');
+    c.header('Referrer-Policy', 'no-referrer');
+    return c.redirect(outcome.location, outcome.status);
+  }
+  for (const [k, v] of Object.entries(pageHeaders(outcome.formTargets))) c.header(k, v);
+  if (outcome.retryAfter) c.header('Retry-After', String(outcome.retryAfter));
+  return c.body(renderPage(frameOf(tenant), outcome.model), outcome.status as 200);
+}
+
+/**
+ * The authorization endpoint and its browser pages (spec 02), all under `{issuer}/oauth2/authorize`
+ * so the issuer's tenant resolution (and its empty 404) applies to every one of them.
+ */
+export function mountBrowserRoutes(app: Hono<IssuerEnv>, services: Services): void {
+  const flow = createBrowserFlow({ sessions: services.sessions, oauth: browserOAuthAdapter(services) });
+  const ttl = services.sessions.ttl;
+  const cookieOf = (c: Context<IssuerEnv>) => getCookie(c, SESSION_COOKIE);
+
+  // Unexpected failures still answer with a page, never a JSON body in the browser.
+  const guarded = (fn: (c: Context<IssuerEnv>) => Promise<Outcome>) => async (c: Context<IssuerEnv>) => {
+    let outcome: Outcome;
+    try {
+      outcome = await fn(c);
+    } catch (err) {
+      c.get('log')?.error('authorization page failed', { err: err as Error });
+      const e = PageErrors.unexpected;
+      outcome = { kind: 'page', status: e.status, model: { view: 'error', title: e.title, message: e.message }, formTargets: [] };
+    }
+    return render(c, outcome, ttl);
+  };
+  const withForm = (fn: (c: Context<IssuerEnv>, form: Form) => Promise<Outcome>) =>
+    guarded(async (c) => {
+      const form = await readForm(c);
+      if (!form) return { kind: 'page', status: 400, model: { view: 'error', title: PageErrors.badForm.title, message: PageErrors.badForm.message }, formTargets: [] };
+      return fn(c, form);
+    });
+
+  app.get('/oauth2/authorize', guarded((c) => flow.authorize(c.get('tenant'), new URL(c.req.url).searchParams, cookieOf(c))));
+  app.post(FORM_PATHS.login, withForm((c, form) => flow.login(c.get('tenant'), form, cookieOf(c), clientAddress(c))));
+  app.post(FORM_PATHS.consent, withForm((c, form) => flow.consent(c.get('tenant'), form, cookieOf(c))));
+  app.post(FORM_PATHS.select, withForm((c, form) => flow.select(c.get('tenant'), form, cookieOf(c))));
+}
