@@ -7,6 +7,7 @@ import { isMigrated } from './platform/db';
 import type { Services } from './services';
 import { createIssuerApp, resolveTenant, type IssuerEnv } from './identity/issuer';
 import { METADATA_CACHE, discoveryDocument, mountDiscoveryRoutes } from './identity/oauth/discovery-routes';
+import { mountOAuthRoutes } from './identity/oauth/routes';
 import { mountBrowserRoutes } from './identity/oauth/authorize-routes';
 
 export interface AppDeps {
@@ -55,6 +56,7 @@ export function createApp(deps: AppDeps): Hono<AppEnv> {
 
   const issuer = createIssuerApp(services.tenants, (r: Hono<IssuerEnv>) => {
     mountDiscoveryRoutes(r, services.keys);
+    mountOAuthRoutes(r, services);
     mountBrowserRoutes(r, services);
   });
   app.route('/t/:tenantSegment', issuer as unknown as Hono<AppEnv>);

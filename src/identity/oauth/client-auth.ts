@@ -1,0 +1,42 @@
+import { digest, safeEqual } from '../../platform/crypto';
+import type { Client, ClientService } from '../clients/service';
+import type { CredentialService, ResourceServer } from '../credentials/service';
+import { invalidClient, invalidRequest } from './errors';
+import type { Form } from './form';
+import { parseBasic } from './http-auth';
+
+/** Compared when the client is unknown or public, so every failure costs the same. */
+const NO_DIGEST = digest('no such client');
+
+/**
+ * Client authentication at the token and revocation endpoints (spec 02): `none` (client_id in
+ * the form) for public clients, `client_secret_basic` for confidential ones, nothing else.
+ */
+export function authenticateClient(clients: ClientService, tenantId: string, form: Form, authorization: string | undefined, realm: string): Client {
+  const basic = parseBasic(authorization);
+  if (form.get('client_secret') !== null) throw invalidClient('client_secret_post is not supported; use HTTP Basic', basic ? realm : undefined);
+  if (basic === 'malformed') throw invalidClient('malformed client credentials', realm);
+  if (basic) {
+    const formId = form.get('client_id');
+    if (formId !== null && formId !== basic.id) throw invalidRequest('client_id does not match the authenticated client');
+    const client = clients.find(tenantId, basic.id);
+    const matches = safeEqual(digest(basic.secret), client?.secretDigest ?? NO_DIGEST);
+    if (!client || !matches || client.status !== 'ACTIVE' || client.tokenEndpointAuthMethod !== 'CLIENT_SECRET_BASIC') {
+      throw invalidClient('client authentication failed', realm);
+    }
+    return client;
+  }
+  const clientId = form.required('client_id');
+  const client = clients.find(tenantId, clientId);
+  if (!client || client.status !== 'ACTIVE') throw invalidClient('client authentication failed');
+  if (client.tokenEndpointAuthMethod !== 'NONE') throw invalidClient('this client must authenticate with HTTP Basic');
+  return client;
+}
+
+/** Resource-server HTTP Basic credentials (introspection, revoke-application-grants). */
+export function authenticateResourceServer(credentials: CredentialService, tenantId: string, authorization: string | undefined, realm: string): ResourceServer {
+  const basic = parseBasic(authorization);
+  const rs = basic && basic !== 'malformed' ? credentials.authenticate(tenantId, basic.id, basic.secret) : undefined;
+  if (!rs) throw invalidClient('resource server authentication failed', realm);
+  return rs;
+}

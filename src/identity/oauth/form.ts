@@ -1,0 +1,43 @@
+import type { Context } from 'hono';
+import { invalidRequest } from './errors';
+
+/**
+ * A strictly parsed `application/x-www-form-urlencoded` body (RFC 6749 §3.2 and §B):
+ * another content type, or any parameter repeated, is invalid_request; a parameter sent
+ * without a value is treated as omitted (RFC 6749 §3.1).
+ */
+export interface Form {
+  get(name: string): string | null;
+  required(name: string): string;
+  names(): string[];
+}
+
+const FORM_TYPE = /^application\/x-www-form-urlencoded\s*(;.*)?$/i;
+const MAX_BODY = 64 * 1024;
+
+export function parseForm(text: string): Form {
+  const values = new Map<string, string>();
+  const seen = new Set<string>();
+  for (const [k, v] of new URLSearchParams(text)) {
+    if (seen.has(k)) throw invalidRequest(`${k} is duplicated`);
+    seen.add(k);
+    if (v !== '') values.set(k, v);
+  }
+  return {
+    get: (name) => values.get(name) ?? null,
+    required(name) {
+      const v = values.get(name);
+      if (v === undefined) throw invalidRequest(`${name} is required`);
+      return v;
+    },
+    names: () => [...values.keys()],
+  };
+}
+
+export async function readForm(c: Context): Promise<Form> {
+  const type = c.req.header('content-type') ?? '';
+  if (!FORM_TYPE.test(type)) throw invalidRequest('Content-Type must be application/x-www-form-urlencoded');
+  const text = await c.req.text();
+  if (text.length > MAX_BODY) throw invalidRequest('request body too large');
+  return parseForm(text);
+}

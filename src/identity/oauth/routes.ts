@@ -1,0 +1,25 @@
+import type { Hono, MiddlewareHandler } from 'hono';
+import type { Services } from '../../services';
+import type { IssuerEnv } from '../issuer';
+import { mountIntrospectRoute } from './introspect-route';
+import { mountRevokeGrantsRoute } from './revoke-grants-route';
+import { mountRevokeRoute } from './revoke-route';
+import { mountTokenRoute } from './token-route';
+import { mountUserinfoRoute } from './userinfo-route';
+
+/** RFC 6749 §5.1: token responses (and, here, every answer of these endpoints) are never cached. */
+const noStore: MiddlewareHandler<IssuerEnv> = async (c, next) => {
+  await next();
+  c.res.headers.set('Cache-Control', 'no-store');
+  c.res.headers.set('Pragma', 'no-cache');
+};
+
+/** The protocol endpoints of spec 02 other than authorize, discovery and JWKS. */
+export function mountOAuthRoutes(app: Hono<IssuerEnv>, services: Services): void {
+  for (const p of ['/oauth2/token', '/oauth2/userinfo', '/oauth2/introspect', '/oauth2/revoke', '/oauth2/revoke-application-grants']) app.use(p, noStore);
+  mountTokenRoute(app, services);
+  mountUserinfoRoute(app, services);
+  mountIntrospectRoute(app, services);
+  mountRevokeRoute(app, services);
+  mountRevokeGrantsRoute(app, services);
+}
