@@ -1,6 +1,7 @@
 #!/usr/bin/env node
 import { Command } from 'commander';
 import { registerKeys } from './commands/keys';
+import { registerEngageCommands } from './commands/environments';
 import { registerMigrate } from './commands/migrate';
 import { registerServe } from './commands/serve';
 import { registerTenants } from './commands/tenants';
@@ -17,6 +18,7 @@ registerServe(program);
 registerMigrate(program);
 registerTenants(program);
 registerKeys(program);
+registerEngageCommands(program);
 
 program.parseAsync(process.argv).catch((e: unknown) => {
   process.stderr.write(`engage: ${e instanceof Error ? e.message : String(e)}\n`);

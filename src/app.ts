@@ -4,6 +4,7 @@ import type { Clock } from './platform/clock';
 import { notFoundError, renderError, requestContext, type AppEnv } from './platform/http';
 import type { Logger } from './platform/logger';
 import { isMigrated } from './platform/db';
+import { mountEngageRoutes } from './engage/routes';
 import type { Services } from './services';
 import { createIssuerApp, resolveTenant, type IssuerEnv } from './identity/issuer';
 import { METADATA_CACHE, discoveryDocument, mountDiscoveryRoutes } from './identity/oauth/discovery-routes';
@@ -47,6 +48,8 @@ export function createApp(deps: AppDeps): Hono<AppEnv> {
       return c.json({ status: 'database unavailable' }, 503);
     }
   });
+
+  mountEngageRoutes(app, services.engage);
 
   // RFC 8414 §3.1: for an issuer with a path, the path goes after the well-known prefix.
   app.get('/.well-known/oauth-authorization-server/t/:tenantSegment', resolveTenant(services.tenants) as never, (c) => {

@@ -5,6 +5,7 @@ import type { Database } from './platform/db';
 import type { Logger } from './platform/logger';
 import { createStore, type StoreOf } from './platform/store';
 import { bindStores, type Stores } from './stores';
+import { createEngageServices } from './engage/services';
 import { createKeyService } from './identity/keys/service';
 import { createTenantService } from './identity/tenants/service';
 import { createSessionService } from './identity/sessions/service';
@@ -45,7 +46,8 @@ export function createServices(deps: CoreDeps) {
   const credentials = createCredentialService({ store, clock });
   const users = createUserService({ store, clock });
   const oauth = createOAuthService({ store, clock, config, keys, clients, resources, users });
-  return { store, sealer, keys, tenants, sessions, clients, resources, credentials, users, oauth };
+  const engage = createEngageServices({ store, clock, config, sealer });
+  return { store, sealer, keys, tenants, sessions, clients, resources, credentials, users, oauth, engage };
 }
 
 export type Services = ReturnType<typeof createServices>;

@@ -1,4 +1,5 @@
 import type { Db } from './platform/db';
+import { bindEngageStores } from './engage/stores';
 import { createKeyStore } from './identity/keys/store';
 import { createTenantStore } from './identity/tenants/store';
 import { createSessionStore } from './identity/sessions/store';
@@ -23,6 +24,7 @@ export function bindStores(db: Db) {
     credentials: createCredentialStore(db),
     users: createUserStore(db),
     oauth: createOAuthStore(db),
+    ...bindEngageStores(db),
   };
 }
 

@@ -1,0 +1,144 @@
+import { createHash } from 'node:crypto';
+import type { Clock } from '../../platform/clock';
+import { digest, newId, newSecret, type Sealer } from '../../platform/crypto';
+import type { TxRunner } from '../../platform/store';
+import type { EnvironmentService } from '../environments/service';
+import { bearer } from '../installations/service';
+import type { InstallationPrincipal } from '../installations/store';
+import { EdgeErrors } from '../shared/errors';
+import { BindingErrors } from './errors';
+import type { BindingStore } from './store';
+import { checkIdempotencyKey, checkTransition, type TransitionRequest } from './validate';
+
+export const BINDING_CODE_PREFIX = 'svc_bind_';
+
+export interface BindingCode {
+  code: string;
+  expiresAt: string;
+}
+
+export interface BindingTransition {
+  transitionId: string;
+  installationId: string;
+  generation: number;
+  state: 'BOUND' | 'ANONYMOUS';
+  committedAt: string;
+}
+
+type Stores = { binding: BindingStore };
+
+export function createBindingService(deps: {
+  store: Stores & TxRunner<Stores>;
+  clock: Clock;
+  sealer: Sealer;
+  environments: EnvironmentService;
+  /** Seconds a binding code stays pending (config.bindingCodeTtl). */
+  codeTtl: number;
+}) {
+  const { store, clock, sealer, environments } = deps;
+  const aad = (installationId: string) => `binding-code:${installationId}`;
+
+  /**
+   * POST /v1/sdk/installation/binding-code. Spec 01 rule 1: the single pending code, or a
+   * new one that reserves the next generation, in one transaction (so concurrent calls agree).
+   */
+  async function issueCode(p: InstallationPrincipal): Promise<{ created: boolean; code: BindingCode }> {
+    const fresh = newSecret(BINDING_CODE_PREFIX);
+    const sealed = sealer.seal(fresh, aad(p.id));
+    const now = clock.now();
+    const nowMs = now.getTime();
+    return store.tx((tx) => {
+      const pending = tx.binding.findPendingCode(p.environmentId, p.id);
+      if (pending && pending.expiresMs > nowMs) {
+        return { created: false, code: { code: sealer.open(pending.codeSealed, aad(p.id)), expiresAt: new Date(pending.expiresMs).toISOString() } };
+      }
+      if (pending) tx.binding.setCodeStatus(p.environmentId, pending.codeDigest, 'EXPIRED');
+      const inst = tx.binding.installation(p.environmentId, p.id);
+      if (!inst) throw EdgeErrors.unauthorized();
+      const expiresMs = nowMs + deps.codeTtl * 1000;
+      tx.binding.insertCode({
+        codeDigest: digest(fresh),
+        environmentId: p.environmentId,
+        installationId: p.id,
+        generation: inst.generation + 1,
+        codeSealed: sealed,
+        status: 'PENDING',
+        expiresMs,
+        createdAt: now.toISOString(),
+      });
+      return { created: true, code: { code: fresh, expiresAt: new Date(expiresMs).toISOString() } };
+    });
+  }
+
+  /**
+   * POST /v1/installation-binding-transitions. Order: credential (401), request shape (400),
+   * then in one transaction: idempotency replay or reuse (200 / 409), code state (409),
+   * app scope of the key (401), commit.
+   */
+  async function transition(
+    authorization: string | undefined,
+    idempotencyKey: string | undefined,
+    body: unknown,
+  ): Promise<{ created: boolean; transition: BindingTransition }> {
+    const token = bearer(authorization);
+    const key = token ? environments.authenticateAccessKey(token) : undefined;
+    if (!key) throw EdgeErrors.unauthorized();
+    const badKey = checkIdempotencyKey(idempotencyKey);
+    if (badKey) throw EdgeErrors.fromViolation(badKey);
+    const bad = checkTransition(body);
+    if (bad) throw EdgeErrors.fromViolation(bad);
+    const req = body as TransitionRequest;
+    const target = req.target === null ? null : { externalId: req.target.externalId };
+    const requestHash = createHash('sha256').update(JSON.stringify({ bindingCode: req.bindingCode, target })).digest('hex');
+    const codeDigest = digest(req.bindingCode);
+    const now = clock.now();
+    const env = key.environmentId;
+
+    return store.tx((tx) => {
+      const previous = tx.binding.findTransition(env, idempotencyKey!);
+      if (previous) {
+        if (previous.requestHash !== requestHash) throw BindingErrors.idempotencyReused();
+        return { created: false, transition: JSON.parse(previous.response) as BindingTransition };
+      }
+      const code = tx.binding.findCode(env, codeDigest);
+      if (!code) throw BindingErrors.codeUnknown();
+      const inst = tx.binding.installation(env, code.installationId);
+      if (!inst) throw BindingErrors.codeUnknown();
+      // The key must be allowed for the installation's app (spec 01 "Authentication").
+      if (!key.appIds.has(inst.appId)) throw EdgeErrors.unauthorized('The access key is not allowed for this installation’s app.');
+      if (code.status === 'CONSUMED') throw BindingErrors.codeConsumed();
+      if (code.status === 'EXPIRED' || code.expiresMs <= now.getTime()) throw BindingErrors.codeExpired();
+
+      let profileId: string;
+      if (target) {
+        const found = tx.binding.findProfileByExternalId(env, target.externalId);
+        profileId = found ?? newId();
+        if (!found) tx.binding.insertProfile(env, profileId, target.externalId, now.toISOString());
+      } else {
+        profileId = newId();
+        tx.binding.insertProfile(env, profileId, null, now.toISOString());
+      }
+      const state = target ? 'BOUND' : 'ANONYMOUS';
+      // The code reserved installation.generation + 1 when issued; only one code is ever
+      // pending, so it is still the next generation.
+      const generation = Math.max(code.generation, inst.generation + 1);
+      tx.binding.commitGeneration(env, inst.id, generation, profileId, state, now.toISOString());
+      tx.binding.setCodeStatus(env, codeDigest, 'CONSUMED');
+      const result: BindingTransition = { transitionId: newId(), installationId: inst.id, generation, state, committedAt: now.toISOString() };
+      tx.binding.insertTransition({
+        id: result.transitionId,
+        environmentId: env,
+        idempotencyKey: idempotencyKey!,
+        requestHash,
+        installationId: inst.id,
+        response: JSON.stringify(result),
+        committedAt: result.committedAt,
+      });
+      return { created: true, transition: result };
+    });
+  }
+
+  return { issueCode, transition };
+}
+
+export type BindingService = ReturnType<typeof createBindingService>;

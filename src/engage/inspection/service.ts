@@ -1,0 +1,55 @@
+import type { EnvironmentService } from '../environments/service';
+import { EdgeErrors } from '../shared/errors';
+import type { EventRow, InspectionStore } from './store';
+
+type Stores = { inspection: InspectionStore };
+
+const event = (e: EventRow) => ({
+  operationId: e.operationId,
+  installationId: e.installationId,
+  generation: e.generation,
+  type: e.type,
+  occurredAt: new Date(e.occurredMs).toISOString(),
+  payload: JSON.parse(e.payload) as unknown,
+});
+
+const values = (rows: { key: string; value: string }[]) => Object.fromEntries(rows.map((r) => [r.key, JSON.parse(r.value) as unknown]));
+
+/** What an operator sees of an installation or a profile (never a credential). */
+export function createInspectionService(deps: { store: Stores; environments: EnvironmentService }) {
+  const { store, environments } = deps;
+  return {
+    installation(id: string, environment?: string) {
+      const environmentId = environment ? environments.resolve(environment).id : store.inspection.environmentOfInstallation(id);
+      const row = environmentId ? store.inspection.installation(environmentId, id) : undefined;
+      if (!row || !environmentId) throw EdgeErrors.notFound(`installation ${id}`);
+      return {
+        ...row,
+        attributes: values(store.inspection.installationAttributes(id)),
+        subscriptions: Object.fromEntries(store.inspection.installationSubscriptions(id).map((s) => [s.list, !!s.subscribed])),
+        generations: store.inspection.generations(id),
+        operations: store.inspection.operationCounts(environmentId, id),
+      };
+    },
+    profile(environment: string, externalId: string, recent = 20) {
+      const env = environments.resolve(environment);
+      const p = store.inspection.profileByExternalId(env.id, externalId);
+      if (!p) throw EdgeErrors.notFound(`profile with external id ${externalId}`);
+      const installations = store.inspection.installationsOfProfile(env.id, p.id);
+      return {
+        id: p.id,
+        environmentId: env.id,
+        externalId: p.externalId,
+        state: installations.length > 0 ? 'BOUND' : 'UNBOUND',
+        createdAt: p.createdAt,
+        attributes: values(store.inspection.profileAttributes(p.id)),
+        tags: store.inspection.profileTags(p.id).map((t) => t.tag),
+        subscriptions: store.inspection.profileSubscriptions(p.id).map((s) => ({ list: s.list, channel: s.channel, subscribed: !!s.subscribed })),
+        installations,
+        recentEvents: store.inspection.recentEvents(env.id, p.id, recent).map(event),
+      };
+    },
+  };
+}
+
+export type InspectionService = ReturnType<typeof createInspectionService>;

@@ -1,0 +1,22 @@
+import type { Hono } from 'hono';
+import { readJson, type AppEnv } from '../../platform/http';
+import type { EngageServices } from '../services';
+import { EdgeErrors } from '../shared/errors';
+
+export const badBody = (reason: string) => EdgeErrors.invalid(`body: ${reason}`);
+
+export function mountInstallationRoutes(app: Hono<AppEnv>, engage: EngageServices): void {
+  app.post('/v1/sdk/installations', async (c) => {
+    const appKey = c.req.header('x-service-app-key');
+    // The app key is checked first: an unauthenticated caller learns nothing about the body.
+    if (!appKey || !engage.environments.appForKey(appKey)) throw EdgeErrors.unauthorized('X-Service-App-Key does not name an enabled app');
+    const { created, session } = await engage.installations.bootstrap(appKey, await readJson(c, badBody));
+    c.header('Cache-Control', 'no-store');
+    return c.json(session, created ? 201 : 200);
+  });
+
+  app.get('/v1/sdk/installation', (c) => {
+    const p = engage.installations.authenticate(c.req.header('authorization'));
+    return c.json(engage.installations.state(p));
+  });
+}

@@ -1,0 +1,149 @@
+import type { Clock } from '../../platform/clock';
+import { digest, newId, newSecret } from '../../platform/crypto';
+import type { TxRunner } from '../../platform/store';
+import type { EnvironmentService } from '../environments/service';
+import { EdgeErrors } from '../shared/errors';
+import type { InstallationPrincipal, InstallationRow, InstallationStore } from './store';
+import { checkBootstrap, type BootstrapRequest } from './validate';
+
+/** Prefixes make the three opaque credentials recognisable (secret scanners, mis-scope). */
+export const CREDENTIAL_PREFIX = 'svc_inst_';
+export const REVOCATION_PREFIX = 'svc_rev_';
+export const RECOVERY_PREFIX = 'svc_rec_';
+
+export interface InstallationSession {
+  installationId: string;
+  credential: string;
+  revocationCredential: string;
+  recoveryToken: string;
+  generation: number;
+  privacy: InstallationRow['privacy'];
+  pushSubscription: InstallationRow['pushSubscription'];
+  pushPermission: InstallationRow['pushPermission'];
+  serverTime: string;
+}
+
+export interface InstallationState {
+  installationId: string;
+  generation: number;
+  bindingState: InstallationRow['bindingState'];
+  privacy: InstallationRow['privacy'];
+  pushSubscription: InstallationRow['pushSubscription'];
+  pushPermission: InstallationRow['pushPermission'];
+  bound: boolean;
+  updatedAt: string;
+}
+
+type Stores = { installations: InstallationStore };
+
+function freshCredentials() {
+  const credential = newSecret(CREDENTIAL_PREFIX);
+  const revocationCredential = newSecret(REVOCATION_PREFIX);
+  const recoveryToken = newSecret(RECOVERY_PREFIX);
+  return {
+    plain: { credential, revocationCredential, recoveryToken },
+    digests: { credentialDigest: digest(credential), revocationDigest: digest(revocationCredential), recoveryDigest: digest(recoveryToken) },
+  };
+}
+
+export function createInstallationService(deps: { store: Stores & TxRunner<Stores>; clock: Clock; environments: EnvironmentService }) {
+  const { store, clock, environments } = deps;
+
+  /**
+   * POST /v1/sdk/installations. A valid recoveryToken (of an installation of the same app)
+   * recovers that installation with three fresh credentials, the old ones dead at once;
+   * any other token is ignored and a new installation is created (spec 01 state table).
+   */
+  async function bootstrap(appKey: string | undefined, body: unknown): Promise<{ created: boolean; session: InstallationSession }> {
+    const app = appKey && appKey.startsWith('svc_app_') ? environments.appForKey(appKey) : undefined;
+    if (!app) throw EdgeErrors.unauthorized('X-Service-App-Key does not name an enabled app');
+    const bad = checkBootstrap(body);
+    if (bad) throw EdgeErrors.fromViolation(bad);
+    const req = body as BootstrapRequest;
+    if (req.platform !== app.platform) throw EdgeErrors.invalid(`platform: must be ${app.platform}, the platform of this app`);
+    const creds = freshCredentials();
+    const recoveryDigest = req.recoveryToken === undefined ? undefined : digest(req.recoveryToken);
+    const now = clock.now().toISOString();
+    const meta = {
+      locale: req.locale,
+      timezone: req.timezone,
+      sdkVersion: req.sdkVersion,
+      appVersion: req.appVersion,
+      appBuild: req.appBuild ?? null,
+      deviceModel: req.deviceModel ?? null,
+      osVersion: req.osVersion ?? null,
+    };
+    const result = await store.tx((tx) => {
+      const existing = recoveryDigest ? tx.installations.findByRecoveryDigest(app.id, recoveryDigest) : undefined;
+      if (existing) {
+        tx.installations.update(existing.environmentId, existing.id, { ...meta, ...creds.digests, updatedAt: now });
+        return { created: false, row: existing };
+      }
+      const id = newId();
+      const profileId = newId();
+      tx.installations.insertAnonymousProfile(app.environmentId, profileId, now);
+      const row = {
+        id,
+        environmentId: app.environmentId,
+        appId: app.id,
+        platform: app.platform,
+        ...meta,
+        ...creds.digests,
+        generation: 0,
+        profileId,
+        bindingState: 'ANONYMOUS' as const,
+        createdAt: now,
+        updatedAt: now,
+      };
+      tx.installations.insert(row, { installationId: id, generation: 0, profileId, bindingState: 'ANONYMOUS', committedAt: now });
+      return { created: true, row: { ...row, privacy: 'OPTED_IN', pushSubscription: 'OPTED_IN', pushPermission: 'NOT_DETERMINED' } as InstallationRow };
+    });
+    const r = result.row;
+    return {
+      created: result.created,
+      session: {
+        installationId: r.id,
+        ...creds.plain,
+        generation: r.generation,
+        privacy: r.privacy,
+        pushSubscription: r.pushSubscription,
+        pushPermission: r.pushPermission,
+        serverTime: now,
+      },
+    };
+  }
+
+  /** `Authorization: Bearer <installation credential>`; anything else is a 401 Problem. */
+  function authenticate(authorization: string | undefined): InstallationPrincipal {
+    const token = bearer(authorization);
+    const p = token && token.startsWith(CREDENTIAL_PREFIX) ? store.installations.findPrincipalByCredential(digest(token)) : undefined;
+    if (!p) throw EdgeErrors.unauthorized();
+    return p;
+  }
+
+  function state(p: InstallationPrincipal): InstallationState {
+    const r = store.installations.find(p.environmentId, p.id);
+    if (!r) throw EdgeErrors.unauthorized();
+    return {
+      installationId: r.id,
+      generation: r.generation,
+      bindingState: r.bindingState,
+      privacy: r.privacy,
+      pushSubscription: r.pushSubscription,
+      pushPermission: r.pushPermission,
+      bound: r.bindingState === 'BOUND',
+      updatedAt: r.updatedAt,
+    };
+  }
+
+  return { bootstrap, authenticate, state };
+}
+
+/** The token of an `Authorization: Bearer` header (RFC 6750 §2.1), or undefined. */
+export function bearer(header: string | undefined): string | undefined {
+  if (!header) return undefined;
+  const m = /^Bearer +([\x21-\x7e]+) *$/i.exec(header);
+  return m ? m[1] : undefined;
+}
+
+export type InstallationService = ReturnType<typeof createInstallationService>;

@@ -1,0 +1,10 @@
+import type { Hono } from 'hono';
+import type { AppEnv } from '../../platform/http';
+import type { EngageServices } from '../services';
+
+export function mountPrivacyRoutes(app: Hono<AppEnv>, engage: EngageServices): void {
+  app.put('/v1/sdk/privacy/revocations/:operationId', async (c) => {
+    await engage.privacy.revoke(c.req.header('authorization'), c.req.param('operationId'));
+    return c.body(null, 204);
+  });
+}

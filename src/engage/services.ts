@@ -1,0 +1,27 @@
+import type { Clock } from '../platform/clock';
+import type { Config } from '../platform/config';
+import type { Sealer } from '../platform/crypto';
+import type { TxRunner } from '../platform/store';
+import { createBindingService } from './binding/service';
+import { createEnvironmentService } from './environments/service';
+import { createInspectionService } from './inspection/service';
+import { createInstallationService } from './installations/service';
+import { createOperationService } from './operations/service';
+import { createPrivacyService } from './privacy/service';
+import type { EngageStores } from './stores';
+
+/** The engage services, built once for `serve` and the CLI alike. */
+export function createEngageServices(deps: { store: EngageStores & TxRunner<EngageStores>; clock: Clock; config: Config; sealer: Sealer }) {
+  const { store, clock } = deps;
+  const environments = createEnvironmentService({ store, clock });
+  return {
+    environments,
+    installations: createInstallationService({ store, clock, environments }),
+    binding: createBindingService({ store, clock, sealer: deps.sealer, environments, codeTtl: deps.config.bindingCodeTtl }),
+    operations: createOperationService({ store, clock }),
+    privacy: createPrivacyService({ store, clock }),
+    inspection: createInspectionService({ store, environments }),
+  };
+}
+
+export type EngageServices = ReturnType<typeof createEngageServices>;

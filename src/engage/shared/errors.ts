@@ -1,0 +1,17 @@
+import { ProblemError } from '../../platform/errors';
+import type { Violation } from './check';
+
+/**
+ * Problem codes shared by every mobile edge route (spec 01 leaves their values open;
+ * docs/decisions.md "Mobile edge (spec 01)" lists them).
+ */
+export const EdgeErrors = {
+  /** Malformed body, header or path parameter; the message names the field. */
+  invalid: (message: string) => new ProblemError(400, 'invalid_request', message),
+  fromViolation: (v: Violation) => new ProblemError(400, 'invalid_request', v.message),
+  /** Invalid, expired, revoked or incorrectly scoped credential (spec 01 "Authentication"). */
+  unauthorized: (message = 'The credential is missing, invalid, revoked or not valid for this route.') =>
+    new ProblemError(401, 'unauthorized', message, { 'WWW-Authenticate': 'Bearer' }),
+  notFound: (what: string) => new ProblemError(404, 'not_found', `${what} not found`),
+  conflict: (message: string) => new ProblemError(409, 'conflict', message),
+};

@@ -1,0 +1,21 @@
+import type { Db } from '../platform/db';
+import { createBindingStore } from './binding/store';
+import { createEnvironmentStore } from './environments/store';
+import { createInspectionStore } from './inspection/store';
+import { createInstallationStore } from './installations/store';
+import { createOperationStore } from './operations/store';
+import { createPrivacyStore } from './privacy/store';
+
+/** The engage contexts' stores on one connection (spread into src/stores.ts `bindStores`). */
+export function bindEngageStores(db: Db) {
+  return {
+    environments: createEnvironmentStore(db),
+    installations: createInstallationStore(db),
+    binding: createBindingStore(db),
+    operations: createOperationStore(db),
+    privacy: createPrivacyStore(db),
+    inspection: createInspectionStore(db),
+  };
+}
+
+export type EngageStores = ReturnType<typeof bindEngageStores>;
