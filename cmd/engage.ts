@@ -5,6 +5,10 @@ import { registerEngageCommands } from './commands/environments';
 import { registerMigrate } from './commands/migrate';
 import { registerServe } from './commands/serve';
 import { registerTenants } from './commands/tenants';
+import { registerClients } from './commands/clients';
+import { registerCredentials } from './commands/credentials';
+import { registerResources } from './commands/resources';
+import { registerUsers } from './commands/users';
 
 declare const __ENGAGE_VERSION__: string | undefined;
 const version = typeof __ENGAGE_VERSION__ !== 'undefined' ? __ENGAGE_VERSION__ : process.env.npm_package_version ?? '0.0.0-dev';
@@ -18,6 +22,10 @@ registerServe(program);
 registerMigrate(program);
 registerTenants(program);
 registerKeys(program);
+registerResources(program);
+registerClients(program);
+registerCredentials(program);
+registerUsers(program);
 registerEngageCommands(program);
 
 program.parseAsync(process.argv).catch((e: unknown) => {

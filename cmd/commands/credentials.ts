@@ -1,0 +1,42 @@
+import type { Command } from 'commander';
+import { action, output, withCommon, withServices, type CommonOptions } from '../cli';
+
+const COLUMNS = ['credentialId', 'resourceUri', 'status', 'createdAt'];
+
+export function registerCredentials(program: Command): void {
+  const credentials = program.command('credentials').description('manage resource-server credentials (introspection, grant revocation)');
+
+  withCommon(credentials.command('issue').description('issue a credential for a resource; the secret is printed once'))
+    .requiredOption('--tenant <tenant>', 'slug or id')
+    .requiredOption('--resource <uri>', 'registered resource URI')
+    .action(
+      action(async (opts: CommonOptions & { tenant: string; resource: string }) => {
+        await withServices(opts, async ({ services, json }) => {
+          const issued = await services.credentials.issue(services.tenants.get(opts.tenant).id, opts.resource);
+          output(json, issued, ['credentialId', 'credentialSecret']);
+          if (!json) process.stderr.write('The credential secret is shown only now; store it safely.\n');
+        });
+      }),
+    );
+
+  withCommon(credentials.command('list').description('list credentials (never their secrets)'))
+    .requiredOption('--tenant <tenant>', 'slug or id')
+    .action(
+      action(async (opts: CommonOptions & { tenant: string }) => {
+        await withServices(opts, async ({ services, json }) => output(json, services.credentials.list(services.tenants.get(opts.tenant).id), COLUMNS));
+      }),
+    );
+
+  withCommon(credentials.command('revoke').description('revoke a credential at once'))
+    .requiredOption('--tenant <tenant>', 'slug or id')
+    .requiredOption('--credential <id>', 'credential id')
+    .action(
+      action(async (opts: CommonOptions & { tenant: string; credential: string }) => {
+        await withServices(opts, async ({ services, json }) => {
+          const tenantId = services.tenants.get(opts.tenant).id;
+          await services.credentials.revoke(tenantId, opts.credential);
+          output(json, services.credentials.list(tenantId).filter((c) => c.credentialId === opts.credential), COLUMNS);
+        });
+      }),
+    );
+}
