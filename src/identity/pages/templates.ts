@@ -34,6 +34,7 @@ function layout(frame: PageFrame, title: string, body: Raw): string {
 <meta charset="utf-8">
 <meta name="viewport" content="width=device-width, initial-scale=1">
 <meta name="robots" content="noindex">
+<link rel="icon" href="data:,">
 <title>${title}</title>
 <style>${STYLES_RAW}</style>
 </head>
@@ -96,7 +97,7 @@ ${m.scopes.map((s) => html`<li><span class="what">${s.what}</span>${s.detail ? h
 <button class="secondary" type="submit" name="decision" value="deny">Cancel</button>
 <button class="primary" type="submit" name="decision" value="allow">Allow</button>
 </div>
-<p class="note">Your choice is remembered for this application. You can sign in again to review it.</p>
+<p class="note">Your choice is remembered: this application will not ask again for these permissions.</p>
 </form>`,
   );
 }
