@@ -1,0 +1,84 @@
+import { randomUUID } from 'node:crypto';
+import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { createHarness, type Harness } from '../../../test/helpers/harness';
+import { bearer, bind, bootstrap, ingest, issueCode, op, setupEnvironment, type Session } from '../testing';
+
+let h: Harness;
+let accessKey: string;
+let s: Session;
+beforeEach(async () => {
+  h = await createHarness();
+  const env = await setupEnvironment(h);
+  accessKey = env.accessKey;
+  s = await bootstrap(h, env.app.appKey);
+});
+afterEach(() => h.close());
+
+const revoke = (token: string, operationId: string = randomUUID()) =>
+  h.request(`/v1/sdk/privacy/revocations/${operationId}`, { method: 'PUT', headers: bearer(token) });
+
+/** Rows anywhere that still mention the installation. */
+function traces(id: string): Record<string, number> {
+  const raw = h.db.read.$client;
+  const out: Record<string, number> = {};
+  for (const [table, col] of [
+    ['installations', 'id'],
+    ['operations', 'installation_id'],
+    ['operation_batches', 'installation_id'],
+    ['installation_attributes', 'installation_id'],
+    ['installation_subscriptions', 'installation_id'],
+    ['installation_generations', 'installation_id'],
+    ['binding_codes', 'installation_id'],
+    ['binding_transitions', 'installation_id'],
+  ]) {
+    out[table] = (raw.prepare(`SELECT COUNT(*) AS n FROM ${table} WHERE ${col} = ?`).get(id) as { n: number }).n;
+  }
+  return out;
+}
+
+describe('PUT /v1/sdk/privacy/revocations/{operationId}', () => {
+  it('erases the installation and everything stored for it; a repeat is 204; the credential is dead', async () => {
+    await bind(h, accessKey, s, 'carol');
+    await ingest(h, s, [
+      op('EVENT_TRACKED', { name: 'bought', properties: { x: 1 } }, { generation: 1 }),
+      op('INSTALLATION_ATTRIBUTES_EDITED', { set: { a: 1 } }, { generation: 1 }),
+      op('INSTALLATION_SUBSCRIPTIONS_EDITED', { changes: [{ list: 'n', subscribed: true }] }, { generation: 1 }),
+      op('PUSH_TOKEN_SET', { token: 'tok' }, { generation: 1 }),
+      op('PROFILE_ATTRIBUTES_EDITED', { set: { anon: true } }, { generation: 0 }),
+    ]);
+    await issueCode(h, s);
+    const anonymousProfile = h.services.engage.inspection.installation(s.installationId).generations[0].profileId;
+    expect(Object.values(traces(s.installationId)).every((n) => n > 0)).toBe(true);
+
+    const opId = randomUUID();
+    const res = await revoke(s.revocationCredential, opId);
+    expect(res.status).toBe(204);
+    expect(await res.text()).toBe('');
+    expect(Object.values(traces(s.installationId)).every((n) => n === 0)).toBe(true);
+    // The anonymous profile only this installation used is gone; the known person stays, without its events.
+    const raw = h.db.read.$client;
+    expect(raw.prepare('SELECT COUNT(*) AS n FROM profiles WHERE id = ?').get(anonymousProfile)).toEqual({ n: 0 });
+    expect(raw.prepare('SELECT COUNT(*) AS n FROM profile_attributes WHERE profile_id = ?').get(anonymousProfile)).toEqual({ n: 0 });
+    expect(h.services.engage.inspection.profile('prod', 'carol').recentEvents).toEqual([]);
+
+    expect((await revoke(s.revocationCredential, opId)).status).toBe(204);
+    expect((await revoke(s.revocationCredential)).status).toBe(204);
+    expect((await h.request('/v1/sdk/installation', { headers: bearer(s.credential) })).status).toBe(401);
+  });
+
+  it('accepts only the revocation credential', async () => {
+    for (const token of [s.credential, s.recoveryToken, accessKey, 'svc_rev_unknown']) {
+      const res = await revoke(token);
+      expect(res.status).toBe(401);
+      expect(res.headers.get('content-type')).toBe('application/problem+json');
+    }
+    expect(traces(s.installationId).installations).toBe(1);
+  });
+
+  it('400 naming operationId when the path is not a UUID', async () => {
+    const res = await revoke(s.revocationCredential, 'not-a-uuid');
+    expect(res.status).toBe(400);
+    expect(((await res.json()) as { message: string }).message.startsWith('operationId: ')).toBe(true);
+    expect(traces(s.installationId).installations).toBe(1);
+  });
+});
