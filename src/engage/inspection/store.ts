@@ -9,6 +9,30 @@ export interface EventRow {
   payload: string;
 }
 
+export interface InstallationInspectRow {
+  id: string;
+  environmentId: string;
+  appId: string;
+  platform: string;
+  locale: string;
+  timezone: string;
+  sdkVersion: string;
+  appVersion: string;
+  appBuild: string | null;
+  deviceModel: string | null;
+  osVersion: string | null;
+  generation: number;
+  bindingState: string;
+  profileId: string;
+  externalId: string | null;
+  privacy: string;
+  pushSubscription: string;
+  pushPermission: string;
+  pushToken: string | null;
+  createdAt: string;
+  updatedAt: string;
+}
+
 const TRACKED = `('EVENT_TRACKED','SCREEN_VIEWED','SCREEN_CLEARED','INTERACTION_TRACKED','PUSH_RECEIPT_RECORDED','FLAG_EXPOSED')`;
 
 /** Read-only queries behind the operator commands `installations show` and `profiles show`. */
@@ -21,7 +45,7 @@ export function createInspectionStore(db: Db) {
       return get<{ e: string }>('SELECT environment_id AS e FROM installations WHERE id = ?', id)?.e;
     },
     installation(environmentId: string, id: string) {
-      return get<Record<string, unknown>>(
+      return get<InstallationInspectRow>(
         `SELECT i.id, i.environment_id AS environmentId, i.app_id AS appId, i.platform, i.locale, i.timezone, i.sdk_version AS sdkVersion,
                 i.app_version AS appVersion, i.app_build AS appBuild, i.device_model AS deviceModel, i.os_version AS osVersion,
                 i.generation, i.binding_state AS bindingState, i.profile_id AS profileId, p.external_id AS externalId,

@@ -171,7 +171,7 @@ beforeAll(async () => {
   const { app } = await setupEnvironment(h);
   session = await bootstrap(h, app.appKey);
   const ops = CASES.map((c) => {
-    const o: Record<string, unknown> = op(c.type, c.payload ?? { token: 'x' }, c.op as never);
+    const o = op(c.type, c.payload ?? { token: 'x' }, c.op as never) as unknown as Record<string, unknown>;
     for (const [k, v] of Object.entries(c.op ?? {})) if (v === undefined) delete o[k];
     ids.push(o.operationId as string);
     return o;
