@@ -1,0 +1,163 @@
+import { existsSync } from 'node:fs';
+import { createServer, type Server } from 'node:http';
+import type { AddressInfo } from 'node:net';
+import path from 'node:path';
+import * as client from 'openid-client';
+import { chromium, type Browser, type Page } from 'playwright-core';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { PASSWORD, seedThroughCli, startEngage, type Engage } from './engage-process';
+
+/**
+ * A real browser (Debian's chromium via playwright-core) signs in to a real relying party
+ * (openid-client in a tiny loopback web app) through engage's sign-in, consent and
+ * account-selection pages. Set CONFORMANCE_SCREENSHOTS=<dir> to keep screenshots.
+ */
+const CHROMIUM = process.env.CHROMIUM_PATH ?? '/usr/bin/chromium';
+const SHOTS = process.env.CONFORMANCE_SCREENSHOTS;
+
+/** The relying party: /login starts a flow (optional ?prompt=), /callback finishes it. */
+async function startRelyingParty(issuer: () => string, secret: () => string) {
+  const pending = new Map<string, { verifier: string; nonce: string }>();
+  let config: client.Configuration | undefined;
+  let redirectUri = '';
+  const server: Server = createServer((req, res) => {
+    void (async () => {
+      config ??= await client.discovery(new URL(issuer()), 'web', secret(), client.ClientSecretBasic(secret()), { execute: [client.allowInsecureRequests] });
+      const url = new URL(req.url!, redirectUri);
+      if (url.pathname === '/login') {
+        const verifier = client.randomPKCECodeVerifier();
+        const state = client.randomState();
+        const nonce = client.randomNonce();
+        pending.set(state, { verifier, nonce });
+        const params: Record<string, string> = {
+          redirect_uri: redirectUri,
+          scope: 'openid email',
+          code_challenge: await client.calculatePKCECodeChallenge(verifier),
+          code_challenge_method: 'S256',
+          state,
+          nonce,
+        };
+        const prompt = url.searchParams.get('prompt');
+        if (prompt) params.prompt = prompt;
+        res.writeHead(302, { location: client.buildAuthorizationUrl(config, params).href }).end();
+        return;
+      }
+      if (url.pathname === '/callback') {
+        const state = url.searchParams.get('state') ?? '';
+        const p = pending.get(state);
+        pending.delete(state);
+        if (!p) throw new Error('unknown state');
+        const tokens = await client.authorizationCodeGrant(config, url, { pkceCodeVerifier: p.verifier, expectedState: state, expectedNonce: p.nonce, idTokenExpected: true });
+        const info = await client.fetchUserInfo(config, tokens.access_token, tokens.claims()!.sub);
+        res.writeHead(200, { 'content-type': 'text/html; charset=utf-8' }).end(`<!doctype html><title>RP</title><p id="who">Signed in as ${String(info.email)}</p>`);
+        return;
+      }
+      res.writeHead(404).end();
+    })().catch((err: Error) => res.writeHead(500, { 'content-type': 'text/plain' }).end(`RP error: ${err.message}`));
+  });
+  await new Promise<void>((r) => server.listen(0, '127.0.0.1', r));
+  const base = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
+  redirectUri = `${base}/callback`;
+  return { base, redirectUri, close: () => new Promise<void>((r) => server.close(() => r())) };
+}
+
+describe.skipIf(!existsSync(CHROMIUM))('a real browser signs in through the pages', () => {
+  let e: Engage;
+  let rp: Awaited<ReturnType<typeof startRelyingParty>>;
+  let browser: Browser;
+  let issuer = '';
+  let secret = '';
+
+  beforeAll(async () => {
+    e = await startEngage();
+    rp = await startRelyingParty(() => issuer, () => secret);
+    const seed = await seedThroughCli(e, rp.redirectUri);
+    issuer = seed.issuer;
+    secret = seed.webSecret;
+    await e.cli(['users', 'create', '--tenant', 'acme', '--email', 'bob@example.com', '--verified', '--password-stdin'], PASSWORD);
+    browser = await chromium.launch({
+      executablePath: CHROMIUM,
+      args: ['--headless', '--no-sandbox', '--disable-gpu', '--disable-background-networking', '--disable-component-update', '--disable-sync', '--no-first-run'],
+    });
+  }, 180_000);
+  afterAll(async () => {
+    await browser?.close();
+    await rp?.close();
+    await e?.stop();
+  });
+
+  /** A page that fails the test on any CSP violation or page error. */
+  async function newPage(): Promise<{ page: Page; problems: string[] }> {
+    const context = await browser.newContext({ viewport: { width: 900, height: 800 } });
+    const page = await context.newPage();
+    const problems: string[] = [];
+    page.on('console', (m) => {
+      if (m.type() === 'error' && /Content Security Policy|Refused/i.test(m.text())) problems.push(m.text());
+    });
+    page.on('pageerror', (err) => problems.push(err.message));
+    return { page, problems };
+  }
+
+  /** Consent is remembered per subject and client, so it is asked only the first time. */
+  async function signIn(page: Page, email: string) {
+    await page.getByLabel('Email').fill(email);
+    await page.getByLabel('Password').fill(PASSWORD);
+    await page.getByRole('button', { name: 'Sign in' }).click();
+    await page.waitForLoadState();
+    if ((await page.title()).startsWith('Allow access')) await page.getByRole('button', { name: 'Allow' }).click();
+    await page.waitForURL(`${rp.base}/callback?**`);
+  }
+
+  async function shot(page: Page, name: string) {
+    if (SHOTS) await page.screenshot({ path: path.join(SHOTS, `${name}.png`), fullPage: true });
+  }
+
+  it('signs in, consents, and lands at the relying party signed in', async () => {
+    const { page, problems } = await newPage();
+    await page.goto(`${rp.base}/login`);
+    await expect(page.title()).resolves.toBe('Sign in – Acme Web');
+    await shot(page, 'sign-in');
+    await page.getByLabel('Email').fill('alice@example.com');
+    await page.getByLabel('Password').fill('not the password');
+    await page.getByRole('button', { name: 'Sign in' }).click();
+    await expect(page.getByRole('alert').textContent()).resolves.toContain('email address or password is incorrect');
+    await shot(page, 'sign-in-error');
+    await page.getByLabel('Password').fill(PASSWORD);
+    await page.getByRole('button', { name: 'Sign in' }).click();
+    await expect(page.title()).resolves.toBe('Allow access – Acme Web');
+    await shot(page, 'consent');
+    await page.getByRole('button', { name: 'Allow' }).click();
+    await page.waitForURL(`${rp.base}/callback?**`);
+    await expect(page.locator('#who').textContent()).resolves.toBe('Signed in as alice@example.com');
+    expect(problems).toEqual([]);
+
+    // Single sign-on: a second visit goes straight through.
+    await page.goto(`${rp.base}/login`);
+    await page.waitForURL(`${rp.base}/callback?**`);
+    await expect(page.locator('#who').textContent()).resolves.toBe('Signed in as alice@example.com');
+    const cookies = await page.context().cookies();
+    expect(cookies.find((c) => c.name === 'engage_session')).toMatchObject({ httpOnly: true, sameSite: 'Lax', path: '/t/acme' });
+    await page.context().close();
+  }, 60_000);
+
+  it('selects between two accounts signed in to the same browser', async () => {
+    const { page, problems } = await newPage();
+    await page.goto(`${rp.base}/login`);
+    await signIn(page, 'alice@example.com');
+    await page.goto(`${rp.base}/login?prompt=login`);
+    await signIn(page, 'bob@example.com');
+    await expect(page.locator('#who').textContent()).resolves.toBe('Signed in as bob@example.com');
+
+    await page.goto(`${rp.base}/login?prompt=select_account`);
+    await expect(page.title()).resolves.toBe('Choose an account – Acme Web');
+    await shot(page, 'select-account');
+    await page.getByRole('button', { name: 'alice@example.com' }).click();
+    await expect(page.locator('#who').textContent()).resolves.toBe('Signed in as alice@example.com');
+
+    await page.goto(`${rp.base}/login?prompt=select_account`);
+    await page.getByRole('button', { name: 'Use another account' }).click();
+    await expect(page.title()).resolves.toBe('Sign in – Acme Web');
+    expect(problems).toEqual([]);
+    await page.context().close();
+  }, 60_000);
+});
