@@ -83,14 +83,15 @@ export function createSessionService(deps: { store: Stores & TxRunner<Stores>; c
 
     /**
      * Records a successful authentication and makes the account active. The cookie secret
-     * is replaced, so a secret planted before sign-in is worthless after (session fixation).
+     * is replaced, so a secret planted before sign-in is worthless after (session fixation),
+     * and the session lives sessionTtl from this sign-in.
      */
     async signIn(sessionId: string, userId: string, authTime: number, tenantId: string): Promise<string> {
       const token = newSecret();
       await store.tx((tx) => {
         tx.sessions.upsertAccount({ sessionId, tenantId, userId, authTime });
         tx.sessions.setActiveAccount(sessionId, userId);
-        tx.sessions.rotateSessionToken(sessionId, digest(token));
+        tx.sessions.renewSession(sessionId, digest(token), now() + deps.sessionTtl);
       });
       return token;
     },

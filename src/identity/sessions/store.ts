@@ -29,8 +29,9 @@ export function createSessionStore(db: Db) {
         .where(and(eq(browserSessions.id, id), eq(browserSessions.tenantId, tenantId)))
         .get();
     },
-    rotateSessionToken(id: string, tokenDigest: string): void {
-      db.update(browserSessions).set({ tokenDigest }).where(eq(browserSessions.id, id)).run();
+    /** A new cookie secret and a fresh lifetime (every sign-in). */
+    renewSession(id: string, tokenDigest: string, expiresAt: number): void {
+      db.update(browserSessions).set({ tokenDigest, expiresAt }).where(eq(browserSessions.id, id)).run();
     },
     setActiveAccount(id: string, userId: string): void {
       db.update(browserSessions).set({ activeUserId: userId }).where(eq(browserSessions.id, id)).run();
