@@ -1,27 +1,11 @@
-import { spawn, type ChildProcess } from 'node:child_process';
-import { existsSync, mkdtempSync, rmSync } from 'node:fs';
-import { tmpdir } from 'node:os';
-import path from 'node:path';
-import { createInterface } from 'node:readline';
-import { fileURLToPath } from 'node:url';
+import { expect } from 'vitest';
+import { createSandbox } from '../helpers/binary';
 
 /**
- * Runs engage as a user would: the built executable (dist/engage, or ENGAGE_BIN), each CLI
- * command against a temporary --data-dir, and `serve --port 0` on loopback. Without a build
- * (a developer's tree) it falls back to `tsx cmd/engage.ts` so the suite still runs.
+ * engage as a user runs it: the built executable copied to a temporary directory (the build
+ * engineer's sandbox in test/helpers/binary.ts), its CLI for set-up and `engage serve` on a
+ * loopback port. The CLI and the server share one public URL, so printed issuers are real.
  */
-const ROOT = fileURLToPath(new URL('../..', import.meta.url));
-
-function command(): { cmd: string; prefix: string[] } {
-  const bin = process.env.ENGAGE_BIN ?? path.join(ROOT, 'dist/engage');
-  if (existsSync(bin)) return { cmd: bin, prefix: [] };
-  return { cmd: process.execPath, prefix: [path.join(ROOT, 'node_modules/tsx/dist/cli.mjs'), path.join(ROOT, 'cmd/engage.ts')] };
-}
-
-export function usingBuiltBinary(): boolean {
-  return command().prefix.length === 0;
-}
-
 export interface Engage {
   dataDir: string;
   url: string;
@@ -30,60 +14,21 @@ export interface Engage {
   stop(): Promise<void>;
 }
 
-function run(dataDir: string, args: string[], stdin?: string): Promise<string> {
-  const { cmd, prefix } = command();
-  return new Promise((resolve, reject) => {
-    const child = spawn(cmd, [...prefix, ...args, '--data-dir', dataDir], { stdio: ['pipe', 'pipe', 'pipe'], env: { ...process.env, ENGAGE_LOG_LEVEL: 'warn' } });
-    let out = '';
-    let err = '';
-    child.stdout.on('data', (d: Buffer) => (out += d.toString()));
-    child.stderr.on('data', (d: Buffer) => (err += d.toString()));
-    child.on('error', reject);
-    child.on('close', (code) => (code === 0 ? resolve(out) : reject(new Error(`engage ${args.join(' ')} exited ${code}: ${err}`))));
-    child.stdin.end(stdin ?? '');
-  });
-}
-
-/** Starts `engage serve --port 0` on a fresh data directory and waits for its "url" log field. */
 export async function startEngage(): Promise<Engage> {
-  const dataDir = mkdtempSync(path.join(tmpdir(), 'engage-conformance-'));
-  await run(dataDir, ['migrate']);
-  const { cmd, prefix } = command();
-  const child: ChildProcess = spawn(cmd, [...prefix, 'serve', '--port', '0', '--host', '127.0.0.1', '--data-dir', dataDir], {
-    stdio: ['ignore', 'pipe', 'pipe'],
-    env: { ...process.env, ENGAGE_LOG_FORMAT: 'json', ENGAGE_LOG_LEVEL: 'info' },
-  });
-  const url = await new Promise<string>((resolve, reject) => {
-    const timer = setTimeout(() => reject(new Error('engage serve did not report its url')), 30_000);
-    const lines = [createInterface({ input: child.stdout! }), createInterface({ input: child.stderr! })];
-    for (const rl of lines)
-      rl.on('line', (line) => {
-        try {
-          const rec = JSON.parse(line) as { url?: string };
-          if (rec.url) {
-            clearTimeout(timer);
-            resolve(rec.url);
-          }
-        } catch {
-          // not a log record
-        }
-      });
-    child.on('exit', (code) => reject(new Error(`engage serve exited ${code}`)));
-  });
-  return {
-    dataDir,
-    url,
-    cli: (args, stdin) => run(dataDir, args, stdin),
-    cliJson: async <T>(args: string[], stdin?: string) => JSON.parse(await run(dataDir, [...args, '--json'], stdin)) as T,
-    async stop() {
-      if (child.exitCode === null) {
-        const exited = new Promise((r) => child.once('exit', r));
-        child.kill('SIGTERM');
-        await exited;
-      }
-      rmSync(dataDir, { recursive: true, force: true });
-    },
-  };
+  const sandbox = await createSandbox({ prefix: 'engage-conformance-' });
+  try {
+    const server = await sandbox.serve();
+    return {
+      dataDir: sandbox.dataDir,
+      url: server.url,
+      cli: (args, stdin) => sandbox.cli(args, { stdin }),
+      cliJson: <T>(args: string[], stdin?: string) => sandbox.cliJson<T>(args, { stdin }),
+      stop: () => sandbox.cleanup(),
+    };
+  } catch (err) {
+    await sandbox.cleanup();
+    throw err;
+  }
 }
 
 export const PASSWORD = 'correct horse battery';
@@ -106,6 +51,6 @@ export async function seedThroughCli(e: Engage, redirectUri: string, slug = 'acm
   ]);
   const user = await e.cliJson<{ id: string; subject: string }>(['users', 'create', '--tenant', slug, '--email', 'alice@example.com', '--verified', '--password-stdin'], PASSWORD);
   const credential = await e.cliJson<{ credentialId: string; credentialSecret: string }>(['credentials', 'issue', '--tenant', slug, '--resource', API]);
-  // The CLI prints issuers under its own default public URL; the server's follows its port.
-  return { tenantId: tenant.id, issuer: `${e.url}/t/${slug}`, webSecret: web.clientSecret, user, credential };
+  expect(tenant.issuer).toBe(`${e.url}/t/${slug}`);
+  return { tenantId: tenant.id, issuer: tenant.issuer, webSecret: web.clientSecret, user, credential };
 }

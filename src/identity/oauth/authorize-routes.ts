@@ -1,11 +1,12 @@
 import type { Context, Hono } from 'hono';
+import { bodyLimit } from 'hono/body-limit';
 import { getCookie, setCookie } from 'hono/cookie';
 import type { Services } from '../../services';
 import type { IssuerEnv } from '../issuer';
 import { pageHeaders } from '../pages/csp';
 import { FORM_PATHS, renderPage, type PageFrame } from '../pages/templates';
 import { createBrowserFlow, type Form, type Outcome } from '../sessions/browser-flow';
-import { PageErrors } from '../sessions/errors';
+import { PageErrors, type PageError } from '../sessions/errors';
 import { browserOAuthAdapter } from '../sessions/oauth-adapter';
 import type { ResolvedTenant } from '../tenants/service';
 
@@ -13,6 +14,8 @@ import type { ResolvedTenant } from '../tenants/service';
 export const SESSION_COOKIE = 'engage_session';
 
 const FORM_FIELDS = ['interaction_id', 'csrf_token', 'email', 'password', 'decision', 'account'] as const;
+/** Our forms are a few hundred bytes; anything near this is not a person signing in. */
+const MAX_FORM_BYTES = 16 * 1024;
 
 function issuerPath(tenant: ResolvedTenant): string {
   return new URL(tenant.issuer).pathname.replace(/\/+$/, '');
@@ -39,6 +42,10 @@ async function readForm(c: Context<IssuerEnv>): Promise<Form | undefined> {
 function clientAddress(c: Context<IssuerEnv>): string {
   const env = c.env as { incoming?: { socket?: { remoteAddress?: string } } } | undefined;
   return env?.incoming?.socket?.remoteAddress ?? 'unknown';
+}
+
+function errorOutcome(e: PageError): Outcome {
+  return { kind: 'page', status: e.status, model: { view: 'error', title: e.title, message: e.message }, formTargets: [] };
 }
 
 function render(c: Context<IssuerEnv>, outcome: Outcome, ttl: number): Response {
@@ -78,19 +85,19 @@ export function mountBrowserRoutes(app: Hono<IssuerEnv>, services: Services): vo
       outcome = await fn(c);
     } catch (err) {
       c.get('log')?.error('authorization page failed', { err: err as Error });
-      const e = PageErrors.unexpected;
-      outcome = { kind: 'page', status: e.status, model: { view: 'error', title: e.title, message: e.message }, formTargets: [] };
+      outcome = errorOutcome(PageErrors.unexpected);
     }
     return render(c, outcome, ttl);
   };
   const withForm = (fn: (c: Context<IssuerEnv>, form: Form) => Promise<Outcome>) =>
     guarded(async (c) => {
       const form = await readForm(c);
-      if (!form) return { kind: 'page', status: 400, model: { view: 'error', title: PageErrors.badForm.title, message: PageErrors.badForm.message }, formTargets: [] };
+      if (!form) return errorOutcome(PageErrors.badForm);
       return fn(c, form);
     });
 
   app.get('/oauth2/authorize', guarded((c) => flow.authorize(c.get('tenant'), new URL(c.req.url).searchParams, cookieOf(c))));
+  for (const p of Object.values(FORM_PATHS)) app.post(p, bodyLimit({ maxSize: MAX_FORM_BYTES, onError: (c) => render(c as Context<IssuerEnv>, errorOutcome(PageErrors.tooLarge), ttl) }));
   app.post(FORM_PATHS.login, withForm((c, form) => flow.login(c.get('tenant'), form, cookieOf(c), clientAddress(c))));
   app.post(FORM_PATHS.consent, withForm((c, form) => flow.consent(c.get('tenant'), form, cookieOf(c))));
   app.post(FORM_PATHS.select, withForm((c, form) => flow.select(c.get('tenant'), form, cookieOf(c))));

@@ -49,6 +49,11 @@ export const PageErrors = {
     title: 'Something went wrong',
     message: 'We could not complete your sign-in. Return to the application and try again.',
   },
+  tooLarge: {
+    status: 413,
+    title: 'Something went wrong',
+    message: 'The form was too large. Return to the application and start signing in again.',
+  },
   missingCredentials: { status: 400, title: 'Sign in', message: 'Enter your email address and password.' },
   /** Identical for unknown accounts, wrong passwords and disabled accounts. */
   invalidCredentials: { status: 400, title: 'Sign in', message: 'The email address or password is incorrect.' },

@@ -86,6 +86,25 @@ describe('pages and the session cookie', () => {
     expect(d.jar[0].attributes).toMatch(/; Secure/);
   });
 
+  it('under a host-only issuer, scopes the cookie to / of that host and posts forms there', async () => {
+    await h.services.tenants.setCustomIssuer('acme', 'https://id.acme.example');
+    const d = new FormDriver(async (u, i) => h.app.request(u, { ...i, headers: { ...(i?.headers as Record<string, string>), host: 'id.acme.example' } }), 'https://id.acme.example');
+    const res = await d.get(authorizeUrl('acme', {}, 'app').replace('/t/acme', ''));
+    expect(res.status).toBe(200);
+    expect(parseForm(await res.text()).action).toBe('/oauth2/authorize/login');
+    expect(d.jar[0].attributes).toMatch(/; Path=\/; HttpOnly; Secure; SameSite=Lax$/);
+    const done = await d.signIn(authorizeUrl('acme', {}, 'app').replace('/t/acme', ''), 'alice@example.com', PASSWORD);
+    expect(redirectParams(done).iss).toBe('https://id.acme.example');
+  });
+
+  it('refuses an oversized form with a page', async () => {
+    const d = driver();
+    const form = parseForm(await loginPage(d));
+    const res = await d.post(form.action, { ...form.hidden, email: 'a@example.com', password: 'x'.repeat(20_000) });
+    expect(res.status).toBe(413);
+    expect(res.headers.get('content-type')).toMatch(/^text\/html/);
+  });
+
   it('expires the session sessionTtl after the last sign-in', async () => {
     const d = driver();
     const silent = async () => redirectParams(await d.get(authorizeUrl('acme', { prompt: 'none' }, 'app')));
