@@ -1,0 +1,313 @@
+#!/usr/bin/env node
+// Builds dist/engage, a Node Single Executable Application, offline
+// (DESIGN.md "Single executable (built offline)"):
+//   1. esbuild bundles cmd/engage.ts into one CommonJS file that requires only node:* built-ins,
+//      with the SQL migrations, the version and the native asset hashes compiled in;
+//   2. `node --experimental-sea-config` turns it into a blob, the two native addons as assets;
+//   3. a stripped copy of this very `node` gets the blob injected with postject.
+//
+// Usage: node build.mjs [--entry cmd/engage.ts] [--outfile dist/engage] [--bundle-only]
+//   --bundle-only stops after step 1 (dist/.build/engage.cjs), handy to inspect the bundle.
+import { execFileSync } from 'node:child_process';
+import { createHash } from 'node:crypto';
+import fs from 'node:fs';
+import { builtinModules, createRequire } from 'node:module';
+import path from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { parseArgs } from 'node:util';
+
+const root = path.dirname(fileURLToPath(import.meta.url));
+const require = createRequire(import.meta.url);
+const SENTINEL_FUSE = 'NODE_SEA_FUSE_fce680ab2cc467b6e072b8b5df1996b2';
+
+const { values: args } = parseArgs({
+  options: {
+    entry: { type: 'string', default: 'cmd/engage.ts' },
+    outfile: { type: 'string', default: 'dist/engage' },
+    'bundle-only': { type: 'boolean', default: false },
+  },
+});
+
+const started = performance.now();
+const timings = [];
+function step(name, fn) {
+  const t0 = performance.now();
+  const result = fn();
+  timings.push(`${name} ${Math.round(performance.now() - t0)} ms`);
+  return result;
+}
+async function stepAsync(name, fn) {
+  const t0 = performance.now();
+  const result = await fn();
+  timings.push(`${name} ${Math.round(performance.now() - t0)} ms`);
+  return result;
+}
+
+const outfile = path.resolve(root, args.outfile);
+const work = path.join(path.dirname(outfile), '.build');
+fs.mkdirSync(work, { recursive: true });
+
+// ---------------------------------------------------------------------------------------------
+// Native addons: copied (stripped of symbols) into the work dir; their hashes go into the bundle
+// so start-up can name the cache file without hashing megabytes (src/platform/native.ts).
+const nativeAssets = step('native addons', () => ({
+  sqlite: prepareAsset('better_sqlite3.node', findSqliteAddon()),
+  argon2: prepareAsset('argon2.node', findArgon2Addon()),
+}));
+
+function findSqliteAddon() {
+  const dir = path.dirname(require.resolve('better-sqlite3/package.json'));
+  const file = path.join(dir, 'build', 'Release', 'better_sqlite3.node');
+  if (!fs.existsSync(file)) {
+    fail(`${file} is missing: better-sqlite3 was not compiled (npm ci runs node-gyp; see .npmrc nodedir)`);
+  }
+  return file;
+}
+
+function findArgon2Addon() {
+  const { platform, arch } = process;
+  let abi = '';
+  if (platform === 'linux') {
+    const header = process.report?.getReport?.().header;
+    abi = header?.glibcVersionRuntime ? '-gnu' : '-musl';
+  } else if (platform === 'win32') {
+    abi = '-msvc';
+  }
+  const pkg = `@node-rs/argon2-${platform}-${arch}${abi}`;
+  let dir;
+  try {
+    // Resolve from @node-rs/argon2 itself: the platform package is its optional dependency.
+    const argonRequire = createRequire(require.resolve('@node-rs/argon2'));
+    dir = path.dirname(argonRequire.resolve(`${pkg}/package.json`));
+  } catch {
+    fail(`${pkg} is not installed (optional dependency of @node-rs/argon2)`);
+  }
+  const node = fs.readdirSync(dir).find((f) => f.endsWith('.node'));
+  if (!node) fail(`no .node file in ${dir}`);
+  return path.join(dir, node);
+}
+
+function prepareAsset(key, source) {
+  const file = path.join(work, key);
+  fs.copyFileSync(source, file);
+  // Debug symbols are useless at run time and only make the executable bigger.
+  tryStrip(file, ['--strip-unneeded']);
+  const sha256 = createHash('sha256').update(fs.readFileSync(file)).digest('hex');
+  return { key, file, sha256 };
+}
+
+// ---------------------------------------------------------------------------------------------
+// Step 1: bundle.
+const pkg = JSON.parse(fs.readFileSync(path.join(root, 'package.json'), 'utf8'));
+const migrations = readMigrations(path.join(root, 'migrations'));
+const bundleFile = path.join(work, 'engage.cjs');
+
+function readMigrations(dir) {
+  if (!fs.existsSync(dir)) return [];
+  return fs
+    .readdirSync(dir)
+    .filter((f) => f.endsWith('.sql'))
+    .sort()
+    .map((f) => ({ tag: f.slice(0, -'.sql'.length), sql: fs.readFileSync(path.join(dir, f), 'utf8') }));
+}
+
+const esbuild = await import('esbuild');
+const builtins = new Set(builtinModules.flatMap((m) => [m, `node:${m}`]));
+// Prefix-only built-ins (node:sea, node:test, node:sqlite) are not in builtinModules on Node 20.
+const isBuiltin = (id) => builtins.has(id) || id.startsWith('node:');
+
+/** The bundle may require only built-ins: everything else is bundled or an error. */
+const onlyBuiltins = {
+  name: 'engage-native',
+  setup(build) {
+    // better-sqlite3 calls require('bindings')('better_sqlite3.node') only when no
+    // `nativeBinding` option is given; in the executable db.ts always passes one.
+    build.onResolve({ filter: /^bindings$/ }, () => ({ path: 'bindings', namespace: 'engage-stub' }));
+    build.onLoad({ filter: /.*/, namespace: 'engage-stub' }, () => ({
+      contents:
+        'module.exports = function bindings() { throw new Error(' +
+        JSON.stringify('better-sqlite3 in the engage bundle needs the nativeBinding option (src/platform/native.ts)') +
+        '); };',
+      loader: 'js',
+    }));
+    // @node-rs/argon2 is loaded by native.ts (SEA asset, or createRequire outside the executable),
+    // never through a static import: a bundled copy would try to require its .node from disk.
+    build.onResolve({ filter: /^@node-rs\/argon2/ }, (a) => ({
+      errors: [{ text: `${a.path} must be loaded through src/platform/native.ts loadArgon2(), not imported` }],
+    }));
+    build.onResolve({ filter: /\.node$/ }, (a) => ({
+      errors: [{ text: `native addon ${a.path} cannot be required from the bundle` }],
+    }));
+  },
+};
+
+const result = await stepAsync('esbuild', () =>
+  esbuild.build({
+    absWorkingDir: root,
+    entryPoints: [args.entry],
+    outfile: bundleFile,
+    bundle: true,
+    platform: 'node',
+    format: 'cjs',
+    target: 'node20',
+    // Smaller source parses faster at every start (no code cache: useCodeCache is off);
+    // names are kept so stack traces and logged errors stay readable.
+    minifyWhitespace: true,
+    minifySyntax: true,
+    keepNames: true,
+    legalComments: 'none',
+    sourcemap: false,
+    metafile: true,
+    logLevel: 'warning',
+    plugins: [onlyBuiltins],
+    banner: {
+      // CommonJS has no import.meta; give code written for ESM a truthful import.meta.url.
+      js: 'var __engage_import_meta_url = require("node:url").pathToFileURL(__filename).href;',
+    },
+    define: {
+      'import.meta.url': '__engage_import_meta_url',
+      __ENGAGE_VERSION__: JSON.stringify(pkg.version),
+      __ENGAGE_MIGRATIONS__: JSON.stringify(migrations),
+      __ENGAGE_NATIVE_ASSETS__: JSON.stringify({
+        sqlite: { key: nativeAssets.sqlite.key, sha256: nativeAssets.sqlite.sha256 },
+        argon2: { key: nativeAssets.argon2.key, sha256: nativeAssets.argon2.sha256 },
+      }),
+    },
+  }),
+);
+if (result.warnings.length > 0) fail(`esbuild reported ${result.warnings.length} warning(s), see above`);
+const nonBuiltin = Object.values(result.metafile.outputs)
+  .flatMap((o) => o.imports)
+  .filter((i) => i.external && !isBuiltin(i.path));
+if (nonBuiltin.length > 0) {
+  fail(`the bundle requires non-built-in modules: ${[...new Set(nonBuiltin.map((i) => i.path))].join(', ')}`);
+}
+
+if (args['bundle-only']) {
+  report(bundleFile);
+  process.exit(0);
+}
+
+// ---------------------------------------------------------------------------------------------
+// Step 2: SEA blob.
+const blobFile = path.join(work, 'engage.blob');
+const seaConfigFile = path.join(work, 'sea-config.json');
+fs.writeFileSync(
+  seaConfigFile,
+  JSON.stringify(
+    {
+      main: bundleFile,
+      output: blobFile,
+      disableExperimentalSEAWarning: true,
+      // The code cache is tied to the exact V8 flags and breaks dynamic import(); off.
+      useCodeCache: false,
+      useSnapshot: false,
+      assets: {
+        [nativeAssets.sqlite.key]: nativeAssets.sqlite.file,
+        [nativeAssets.argon2.key]: nativeAssets.argon2.file,
+      },
+    },
+    null,
+    2,
+  ),
+);
+step('sea blob', () => {
+  try {
+    execFileSync(process.execPath, ['--experimental-sea-config', seaConfigFile], { cwd: work, stdio: 'pipe' });
+  } catch (err) {
+    fail(`node --experimental-sea-config failed:\n${err.stdout}${err.stderr}`);
+  }
+});
+
+// ---------------------------------------------------------------------------------------------
+// Step 3: stripped node + blob. The stripped node is cached per node binary: stripping ~100 MB
+// costs about a second and never changes between builds.
+const baseNode = step('base node', () => strippedNode());
+
+function strippedNode() {
+  const st = fs.statSync(process.execPath);
+  const id = createHash('sha256')
+    .update(`${process.execPath}\0${process.version}\0${st.size}\0${st.mtimeMs}`)
+    .digest('hex')
+    .slice(0, 16);
+  const cached = path.join(work, `node-${process.version}-${id}`);
+  if (fs.existsSync(cached)) return cached;
+  for (const f of fs.readdirSync(work)) if (f.startsWith('node-v')) fs.rmSync(path.join(work, f), { force: true });
+  const tmp = `${cached}.tmp`;
+  fs.copyFileSync(process.execPath, tmp);
+  fs.chmodSync(tmp, 0o755);
+  tryStrip(tmp, []);
+  fs.renameSync(tmp, cached);
+  return cached;
+}
+
+const tmpOut = `${outfile}.tmp`;
+fs.copyFileSync(baseNode, tmpOut);
+fs.chmodSync(tmpOut, 0o755);
+await stepAsync('postject', () =>
+  quietly(async () => {
+    const { inject } = require('postject');
+    await inject(tmpOut, 'NODE_SEA_BLOB', fs.readFileSync(blobFile), {
+      sentinelFuse: SENTINEL_FUSE,
+      machoSegmentName: process.platform === 'darwin' ? 'NODE_SEA' : undefined,
+    });
+  }),
+);
+fs.renameSync(tmpOut, outfile);
+report(outfile);
+
+// ---------------------------------------------------------------------------------------------
+
+function tryStrip(file, flags) {
+  if (process.platform === 'win32') return;
+  try {
+    execFileSync('strip', [...flags, file], { stdio: ['ignore', 'ignore', 'pipe'] });
+  } catch (err) {
+    if (err.code === 'ENOENT') {
+      warnOnce('`strip` not found (Debian: apt-get install binutils); the executable keeps its symbols');
+    } else {
+      throw new Error(`strip ${file} failed: ${err.stderr || err.message}`);
+    }
+  }
+}
+
+/**
+ * postject's LIEF prints through console.log/console.warn, binding them when inject() loads it,
+ * and complains about every `.note` section of a stripped node ("Can't find string offset for
+ * section name '.note'"), which is harmless. Those lines are dropped, anything else is kept.
+ */
+async function quietly(fn) {
+  const { log, warn } = console;
+  const lines = [];
+  console.log = (...a) => lines.push(a.join(' '));
+  console.warn = (...a) => lines.push(a.join(' '));
+  try {
+    return await fn();
+  } finally {
+    console.log = log;
+    console.warn = warn;
+    for (const line of lines) {
+      if (!/Can't find string offset for section name '\.note/.test(line)) console.warn(`postject: ${line}`);
+    }
+  }
+}
+
+let warned = false;
+function warnOnce(msg) {
+  if (!warned) console.warn(`build: warning: ${msg}`);
+  warned = true;
+}
+
+function report(file) {
+  const size = fs.statSync(file).size;
+  const total = Math.round(performance.now() - started);
+  console.log(
+    `build: ${path.relative(process.cwd(), file) || file} ${(size / 1024 / 1024).toFixed(1)} MiB (${size} bytes) ` +
+      `v${pkg.version}, ${migrations.length} migration(s), in ${total} ms [${timings.join(', ')}]`,
+  );
+}
+
+function fail(msg) {
+  console.error(`build: error: ${msg}`);
+  process.exit(1);
+}

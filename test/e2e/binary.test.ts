@@ -1,0 +1,183 @@
+/**
+ * The single executable, used as a newcomer would: copied alone into an empty directory, a
+ * tenant created with the CLI, `engage serve` answering discovery and JWKS for it, a key
+ * rotated by the CLI while the server runs. One scenario, so the steps run in order.
+ */
+import { readFileSync } from 'node:fs';
+import path from 'node:path';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { createSandbox, listDir, repoRoot, type RunningServer, type Sandbox } from '../helpers/binary';
+
+const pkg = JSON.parse(readFileSync(path.join(repoRoot, 'package.json'), 'utf8')) as { version: string };
+
+interface TenantJson {
+  id: string;
+  slug: string;
+  issuer: string;
+  /** The stable {publicUrl}/t/{slug} issuer, kept when a custom issuer is set (spec 03). */
+  managedIssuer: string;
+  status: string;
+  registrationMode: string;
+}
+
+interface KeyJson {
+  keyId: string;
+  state: string;
+  createdAt: string;
+  activatedAt: string | null;
+  retiredAt: string | null;
+}
+
+interface Jwk {
+  kty: string;
+  kid: string;
+  use: string;
+  alg: string;
+  n: string;
+  e: string;
+  [member: string]: unknown;
+}
+
+/** Private RSA members (RFC 7518 §6.3.2) that must never be published. */
+const PRIVATE_MEMBERS = ['d', 'p', 'q', 'dp', 'dq', 'qi', 'oth'];
+
+async function getJson(url: string): Promise<{ status: number; contentType: string; body: unknown }> {
+  const res = await fetch(url);
+  const text = await res.text();
+  let body: unknown = text;
+  try {
+    body = JSON.parse(text);
+  } catch {
+    // left as text; the assertion on it will show what came back
+  }
+  return { status: res.status, contentType: res.headers.get('content-type') ?? '', body };
+}
+
+describe('dist/engage from an empty directory', () => {
+  let sb: Sandbox;
+  let server: RunningServer | undefined;
+  let acme: TenantJson;
+  let firstKid: string;
+
+  beforeAll(async () => {
+    sb = await createSandbox();
+  });
+
+  afterAll(async () => {
+    await server?.stop();
+    await sb?.cleanup();
+  });
+
+  it('--version prints the package version', async () => {
+    expect(await listDir(sb.dir)).toEqual(['engage']);
+    const r = await sb.run(['--version'], { noDataDir: true });
+    expect(r.code).toBe(0);
+    expect(r.stdout.trim()).toBe(pkg.version);
+    // Printing the version must not create a data directory.
+    expect(await listDir(sb.dir)).toEqual(['engage']);
+  });
+
+  it('tenants create --json prints the new tenant', async () => {
+    acme = await sb.cliJson<TenantJson>(['tenants', 'create', '--slug', 'acme']);
+    expect(acme).toMatchObject({
+      slug: 'acme',
+      issuer: `${sb.publicUrl}/t/acme`,
+      managedIssuer: `${sb.publicUrl}/t/acme`,
+      status: 'ACTIVE',
+      registrationMode: 'CONTROLLED',
+    });
+    expect(acme.id).toEqual(expect.any(String));
+    expect(acme.id.length).toBeGreaterThan(0);
+
+    const beta = await sb.cliJson<TenantJson>(['tenants', 'create', '--slug', 'beta', '--registration-mode', 'SELF_SERVICE']);
+    expect(beta).toMatchObject({ slug: 'beta', registrationMode: 'SELF_SERVICE', status: 'ACTIVE' });
+    expect(beta.id).not.toBe(acme.id);
+
+    // The database lives in the --data-dir given, nowhere else.
+    expect(await listDir(sb.dir)).toEqual(['data', 'engage']);
+  });
+
+  it('tenants list and show find the tenant by slug and by id', async () => {
+    const list = await sb.cliJson<TenantJson[]>(['tenants', 'list']);
+    expect(list.map((t) => t.slug)).toEqual(expect.arrayContaining(['acme', 'beta']));
+    expect(await sb.cliJson<TenantJson>(['tenants', 'show', 'acme'])).toMatchObject({ id: acme.id, issuer: acme.issuer });
+    expect(await sb.cliJson<TenantJson>(['tenants', 'show', acme.id])).toMatchObject({ id: acme.id, slug: 'acme' });
+
+    const missing = await sb.run(['tenants', 'show', 'nope', '--json']);
+    expect(missing.code).not.toBe(0);
+    expect(missing.stderr).not.toBe('');
+  });
+
+  it('a new tenant has exactly one ACTIVE signing key', async () => {
+    const keys = await sb.cliJson<KeyJson[]>(['keys', 'list', '--tenant', 'acme']);
+    expect(keys).toHaveLength(1);
+    expect(keys[0]).toMatchObject({ state: 'ACTIVE', retiredAt: null });
+    expect(keys[0].keyId).toEqual(expect.any(String));
+    expect(Date.parse(keys[0].createdAt)).not.toBeNaN();
+    firstKid = keys[0].keyId;
+  });
+
+  it('serve starts and reports healthz and readyz', async () => {
+    server = await sb.serve();
+    expect(server.url).toBe(sb.publicUrl);
+    for (const probe of ['/healthz', '/readyz']) {
+      const res = await fetch(`${server.url}${probe}`);
+      await res.arrayBuffer();
+      expect(res.status, probe).toBe(200);
+    }
+  });
+
+  it('serves OpenID discovery at the tenant issuer', async () => {
+    const { status, contentType, body } = await getJson(`${acme.issuer}/.well-known/openid-configuration`);
+    expect(status).toBe(200);
+    expect(contentType).toMatch(/^application\/json/);
+    expect(body).toMatchObject({ issuer: acme.issuer, jwks_uri: `${acme.issuer}/oauth2/jwks` });
+  });
+
+  it('publishes one RSA signing key in the JWKS', async () => {
+    const { status, body } = await getJson(`${acme.issuer}/oauth2/jwks`);
+    expect(status).toBe(200);
+    const { keys } = body as { keys: Jwk[] };
+    expect(keys).toHaveLength(1);
+    expect(keys[0]).toMatchObject({ kty: 'RSA', kid: firstKid, use: 'sig', alg: 'RS256' });
+    expect(keys[0].n).toMatch(/^[A-Za-z0-9_-]{300,}$/); // >= 2048-bit modulus, base64url
+    expect(keys[0].e).toBe('AQAB');
+    for (const m of PRIVATE_MEMBERS) expect(keys[0], `private member ${m}`).not.toHaveProperty(m);
+  });
+
+  it('keys rotate while the server runs publishes the new key beside the retiring one', async () => {
+    await sb.cliJson(['keys', 'rotate', '--tenant', 'acme']);
+    const keys = await sb.cliJson<KeyJson[]>(['keys', 'list', '--tenant', 'acme']);
+    const byState = Object.fromEntries(keys.map((k) => [k.state, k]));
+    expect(keys).toHaveLength(2);
+    expect(byState.RETIRING?.keyId).toBe(firstKid);
+    expect(byState.ACTIVE?.keyId).toEqual(expect.any(String));
+    expect(byState.ACTIVE.keyId).not.toBe(firstKid);
+    expect(byState.ACTIVE.activatedAt).not.toBeNull();
+
+    const { status, body } = await getJson(`${acme.issuer}/oauth2/jwks`);
+    expect(status).toBe(200);
+    const jwks = (body as { keys: Jwk[] }).keys;
+    expect(jwks.map((k) => k.kid).sort()).toEqual([firstKid, byState.ACTIVE.keyId].sort());
+    for (const k of jwks) expect(k).toMatchObject({ kty: 'RSA', use: 'sig', alg: 'RS256' });
+
+    // The other tenant's keys are untouched.
+    const beta = await getJson(`${sb.publicUrl}/t/beta/oauth2/jwks`);
+    expect((beta.body as { keys: Jwk[] }).keys).toHaveLength(1);
+  });
+
+  it('answers an unknown issuer with 404 and an empty body', async () => {
+    for (const p of ['/t/nope/.well-known/openid-configuration', '/t/nope/oauth2/jwks']) {
+      const res = await fetch(`${sb.publicUrl}${p}`);
+      expect(res.status, p).toBe(404);
+      expect(await res.text(), p).toBe('');
+    }
+  });
+
+  it('stops on SIGTERM without being killed', async () => {
+    const stopped = await server!.stop();
+    server = undefined;
+    expect(stopped.forced).toBe(false);
+    expect(stopped.code).toBe(0);
+  });
+});

@@ -1,0 +1,39 @@
+import os from 'node:os';
+import { defineConfig } from 'vitest/config';
+
+// Two projects: unit and in-process tests colocated in src/, and tests in test/ that spawn the
+// built dist/engage (e2e, conformance, browser), which need longer timeouts. `npm test` builds
+// the binary before vitest runs.
+const cores = os.availableParallelism();
+
+export default defineConfig({
+  test: {
+    pool: 'forks',
+    // Vitest's default is cores - 1, i.e. one worker on a 2-core CI machine. Most test files wait on
+    // SQLite or on a spawned server more than they compute, so use every core (and no more than 4).
+    maxWorkers: Math.min(4, Math.max(2, cores)),
+    minWorkers: 1,
+    // Fail fast on a hung test rather than eating the CI budget (whole suite: well under 15 min).
+    teardownTimeout: 10_000,
+    projects: [
+      {
+        extends: true,
+        test: {
+          name: 'unit',
+          include: ['src/**/*.test.ts'],
+          testTimeout: 20_000,
+          hookTimeout: 20_000,
+        },
+      },
+      {
+        extends: true,
+        test: {
+          name: 'e2e',
+          include: ['test/**/*.test.ts'],
+          testTimeout: 60_000,
+          hookTimeout: 60_000,
+        },
+      },
+    ],
+  },
+});
