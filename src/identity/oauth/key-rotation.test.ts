@@ -1,5 +1,6 @@
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { createHarness, type Harness } from '../../../test/helpers/harness';
+import { VERIFICATION_KEY_CACHE_MS } from './tokens';
 import { basic, createFixture, decodeJwt, exchange, form, post, type OAuthFixture } from './testing';
 
 let h: Harness;
@@ -40,6 +41,8 @@ describe('signing keys rotated mid-session', () => {
     const oldKid = decodeJwt(t.access_token).header.kid as string;
     await h.services.keys.rotate(f.tenant.tenant.id);
     await h.services.keys.revoke(f.tenant.tenant.id, oldKid);
+    // Verification keys are trusted for VERIFICATION_KEY_CACHE_MS of wall-clock time.
+    await new Promise((r) => setTimeout(r, VERIFICATION_KEY_CACHE_MS + 50));
     expect(await (await introspect(t.access_token)).json()).toEqual({ active: false });
   });
 });

@@ -1,4 +1,4 @@
-import { randomBytes } from 'node:crypto';
+import { randomBytes, type KeyObject } from 'node:crypto';
 import type { Clock } from '../../platform/clock';
 import type { Config } from '../../platform/config';
 import { OAuthError } from '../../platform/errors';
@@ -54,8 +54,28 @@ export interface AccessTokenClaims {
 /** Where a token without an API resource is usable: the userinfo endpoint (docs/decisions.md). */
 export const userinfoAudience = (issuer: string) => `${issuer}/oauth2/userinfo`;
 
+/**
+ * How long (wall-clock ms) a verification key found ACTIVE or RETIRING is trusted without asking
+ * the key service again. The lookup is the largest fixed cost of introspection and userinfo; the
+ * price is that a key revoked in another process stops verifying up to this long after (docs/decisions.md).
+ */
+export const VERIFICATION_KEY_CACHE_MS = 1000;
+
 export function createTokenIssuer(deps: { keys: KeyService; clock: Clock; config: Pick<Config, 'accessTokenTtl' | 'idTokenTtl'> }) {
   const { keys, clock, config } = deps;
+  const verified = new Map<string, { key: KeyObject; at: number }>();
+
+  function verificationKey(tenantId: string, kid: string): KeyObject | undefined {
+    const k = tenantId + ' ' + kid;
+    const now = performance.now();
+    const hit = verified.get(k);
+    if (hit && now - hit.at < VERIFICATION_KEY_CACHE_MS) return hit.key;
+    const key = keys.verificationKey(tenantId, kid);
+    // Only keys that exist are remembered, so made-up kids cannot grow the map.
+    if (key) verified.set(k, { key, at: now });
+    else verified.delete(k);
+    return key;
+  }
 
   return {
     /** Signs the access token and, for an OpenID Connect scope, the ID token. Outside any transaction. */
@@ -96,7 +116,7 @@ export function createTokenIssuer(deps: { keys: KeyService; clock: Clock; config
     verifyAccessToken(tenant: ResolvedTenant, token: string): AccessTokenClaims | undefined {
       const jws = decodeJws(token);
       if (!jws || jws.typ !== 'at+jwt') return undefined;
-      const key = keys.verificationKey(tenant.tenant.id, jws.kid);
+      const key = verificationKey(tenant.tenant.id, jws.kid);
       if (!key) return undefined;
       const c = verifyJws(jws, key);
       if (!c) return undefined;
@@ -110,7 +130,7 @@ export function createTokenIssuer(deps: { keys: KeyService; clock: Clock; config
     verifyAccessTokenIgnoringExpiry(tenant: ResolvedTenant, token: string): AccessTokenClaims | undefined {
       const jws = decodeJws(token);
       if (!jws || jws.typ !== 'at+jwt') return undefined;
-      const key = keys.verificationKey(tenant.tenant.id, jws.kid);
+      const key = verificationKey(tenant.tenant.id, jws.kid);
       const c = key && verifyJws(jws, key);
       if (!c || c.iss !== tenant.issuer || typeof c.jti !== 'string' || typeof c.client_id !== 'string' || typeof c.exp !== 'number') return undefined;
       return c as unknown as AccessTokenClaims;
