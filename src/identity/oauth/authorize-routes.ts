@@ -98,7 +98,16 @@ export function mountBrowserRoutes(app: Hono<IssuerEnv>, services: Services): vo
 
   app.get('/oauth2/authorize', guarded((c) => flow.authorize(c.get('tenant'), new URL(c.req.url).searchParams, cookieOf(c))));
   for (const p of Object.values(FORM_PATHS)) app.post(p, bodyLimit({ maxSize: MAX_FORM_BYTES, onError: (c) => render(c as Context<IssuerEnv>, errorOutcome(PageErrors.tooLarge), ttl) }));
-  app.post(FORM_PATHS.login, withForm((c, form) => flow.login(c.get('tenant'), form, cookieOf(c), clientAddress(c))));
+  app.post(
+    FORM_PATHS.login,
+    withForm(async (c, form) => {
+      const outcome = await flow.login(c.get('tenant'), form, cookieOf(c), clientAddress(c));
+      // Operators see failures and locks per tenant; never the email or the password.
+      if (outcome.kind === 'page' && outcome.model.view === 'login' && outcome.status >= 400)
+        c.get('log')?.[outcome.status === 429 ? 'warn' : 'info']('browser sign-in refused', { tenantId: c.get('tenant').tenant.id, status: outcome.status });
+      return outcome;
+    }),
+  );
   app.post(FORM_PATHS.consent, withForm((c, form) => flow.consent(c.get('tenant'), form, cookieOf(c))));
   app.post(FORM_PATHS.select, withForm((c, form) => flow.select(c.get('tenant'), form, cookieOf(c))));
 }
