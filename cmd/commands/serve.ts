@@ -35,7 +35,10 @@ export function registerServe(program: Command): void {
         const control = await services.tenants.ensureControl();
         handler = getRequestListener(createApp({ config, clock: systemClock, logger, services }).fetch);
 
-        const sweep = setInterval(() => void services.keys.sweep().catch((e) => logger.warn('key sweep failed', { err: e })), 60_000);
+        // Housekeeping: RETIRING keys past their last token become RETIRED; expired sessions go.
+        const sweep = setInterval(() => {
+          void Promise.all([services.keys.sweep(), services.sessions.sweep()]).catch((e) => logger.warn('sweep failed', { err: e }));
+        }, 60_000);
         sweep.unref();
         logger.info(`engage listening on ${config.publicUrl}`, {
           url: config.publicUrl,
