@@ -154,6 +154,8 @@ function versionRuns(runs) {
 let counter = 0;
 const freshDir = () => path.join(scratch, `data-${counter++}`);
 
+const load = os.loadavg().map((x) => x.toFixed(2)).join(' / '); // before our own runs add to it
+
 // Warm-up: fills the native-addon cache and the page cache, so runs measure steady state.
 await startOnce(freshDir());
 
@@ -182,6 +184,7 @@ const section = `${SECTION}
 
 Measured by \`node bench/startup.mjs --runs ${RUNS}\` (after \`node build.mjs\`) on ${new Date().toISOString().slice(0, 10)}:
 ${cpu}, ${os.availableParallelism()} cores, ${(os.totalmem() / 2 ** 30).toFixed(0)} GiB, Linux ${os.release()}, Node ${process.version};
+load average before the runs ${load} (1/5/15 min; other work on the machine inflates times);
 \`dist/engage\` ${(size / 2 ** 20).toFixed(1)} MiB. Goals: first answered request under 150 ms, idle RSS under 80 MB.
 
 "first answer" is the time from \`spawn()\` of \`engage serve --port 0\` to the 200 answer of
