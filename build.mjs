@@ -28,6 +28,10 @@ const { values: args } = parseArgs({
   },
 });
 
+// SEA assets and node:sea getRawAsset arrived in Node 20.12.
+const [major, minor] = process.versions.node.split('.').map(Number);
+if (major < 20 || (major === 20 && minor < 12)) fail(`Node >= 20.12 is needed to build the executable, this is ${process.version}`);
+
 const started = performance.now();
 const timings = [];
 function step(name, fn) {
