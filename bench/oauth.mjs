@@ -149,7 +149,9 @@ async function exchangeAll(t, codes, extra = t.resourceParam) {
 
 function cannon(opts) {
   return new Promise((resolve, reject) => {
-    autocannon({ connections: CONNECTIONS, duration: DURATION, ...opts }, (err, r) => (err ? reject(err) : resolve(r)));
+    const o = { connections: CONNECTIONS, duration: DURATION, ...opts };
+    for (const k of Object.keys(o)) if (o[k] === undefined) delete o[k];
+    autocannon(o, (err, r) => (err ? reject(err) : resolve(r)));
   });
 }
 

@@ -1,6 +1,6 @@
 /**
  * The comparison peer for bench/oauth.mjs: node-oidc-provider with its documented quick-start
- * configuration (in-memory adapter), resource indicators on so access tokens for the API are
+ * configuration (in-memory storage; see MapAdapter), resource indicators on so access tokens for the API are
  * RS256 JWTs, refresh-token rotation on, PKCE, and a public client like ours.
  *
  * Run by bench/oauth.mjs with child_process.fork: it listens on the port in PEER_PORT and answers
@@ -15,10 +15,61 @@ const ISSUER = `http://127.0.0.1:${PORT}`;
 const API = 'https://api.example.com';
 const CALLBACK = 'https://app.example.com/cb';
 
+/**
+ * The quick-start in-memory adapter keeps at most 1,000 entries (an LRU): seeding thousands of
+ * codes for the code-exchange run would evict them. This is the same in-memory storage without
+ * the bound (a Map per model, a grant index for revokeByGrantId, expiry honoured on read).
+ */
+const stores = new Map();
+const grants = new Map();
+class MapAdapter {
+  constructor(model) {
+    this.model = model;
+    if (!stores.has(model)) stores.set(model, new Map());
+    this.store = stores.get(model);
+  }
+  async upsert(id, payload, expiresIn) {
+    this.store.set(id, { payload, expiresAt: expiresIn ? Date.now() + expiresIn * 1000 : Infinity });
+    if (payload.grantId) {
+      if (!grants.has(payload.grantId)) grants.set(payload.grantId, []);
+      grants.get(payload.grantId).push([this.store, id]);
+    }
+  }
+  async find(id) {
+    const e = this.store.get(id);
+    if (!e) return undefined;
+    if (e.expiresAt <= Date.now()) {
+      this.store.delete(id);
+      return undefined;
+    }
+    return e.payload;
+  }
+  async findByUid(uid) {
+    for (const [id, e] of this.store) if (e.payload.uid === uid) return this.find(id);
+    return undefined;
+  }
+  async findByUserCode(code) {
+    for (const [id, e] of this.store) if (e.payload.userCode === code) return this.find(id);
+    return undefined;
+  }
+  async consume(id) {
+    const e = this.store.get(id);
+    if (e) e.payload.consumed = Math.floor(Date.now() / 1000);
+  }
+  async destroy(id) {
+    this.store.delete(id);
+  }
+  async revokeByGrantId(grantId) {
+    for (const [store, id] of grants.get(grantId) ?? []) store.delete(id);
+    grants.delete(grantId);
+  }
+}
+
 const { privateKey } = generateKeyPairSync('rsa', { modulusLength: 2048 });
 const jwk = { ...privateKey.export({ format: 'jwk' }), kid: 'peer-1', use: 'sig', alg: 'RS256' };
 
 const provider = new Provider(ISSUER, {
+  adapter: MapAdapter,
   clients: [
     { client_id: 'mobile', token_endpoint_auth_method: 'none', redirect_uris: [CALLBACK], grant_types: ['authorization_code', 'refresh_token'], response_types: ['code'] },
     { client_id: 'rs', client_secret: 'rs-secret-'.padEnd(43, 'x'), redirect_uris: [], grant_types: [], response_types: [] },
