@@ -1,4 +1,5 @@
 import { and, asc, eq } from 'drizzle-orm';
+import type { Statement } from 'better-sqlite3';
 import type { Db } from '../../platform/db';
 import { accessKeys, apps, environments } from '../../db/schema';
 
@@ -8,6 +9,7 @@ export type AccessKeyRow = typeof accessKeys.$inferSelect;
 
 /** Environments, their platform apps and access keys. */
 export function createEnvironmentStore(db: Db) {
+  let byAppKey: Statement<[string], AppRow> | undefined;
   return {
     insertEnvironment(row: EnvironmentRow): void {
       db.insert(environments).values(row).run();
@@ -33,7 +35,11 @@ export function createEnvironmentStore(db: Db) {
     },
     /** The app key is global (it is the only thing bootstrap presents). */
     findAppByKey(appKey: string): AppRow | undefined {
-      return db.select().from(apps).where(eq(apps.appKey, appKey)).get();
+      // Bootstrap hot path: compiled once per connection.
+      byAppKey ??= db.$client.prepare(
+        `SELECT id, environment_id AS environmentId, platform, name, app_key AS appKey, status, created_at AS createdAt FROM apps WHERE app_key = ?`,
+      );
+      return byAppKey.get(appKey);
     },
     findAppAnywhere(ref: string): AppRow | undefined {
       return db.select().from(apps).where(eq(apps.id, ref)).get() ?? db.select().from(apps).where(eq(apps.appKey, ref)).get();

@@ -7,10 +7,9 @@ export const badBody = (reason: string) => EdgeErrors.invalid(`body: ${reason}`)
 
 export function mountInstallationRoutes(app: Hono<AppEnv>, engage: EngageServices): void {
   app.post('/v1/sdk/installations', async (c) => {
-    const appKey = c.req.header('x-service-app-key');
     // The app key is checked first: an unauthenticated caller learns nothing about the body.
-    if (!appKey || !engage.environments.appForKey(appKey)) throw EdgeErrors.unauthorized('X-Service-App-Key does not name an enabled app');
-    const { created, session } = await engage.installations.bootstrap(appKey, await readJson(c, badBody));
+    const app = engage.installations.appFor(c.req.header('x-service-app-key'));
+    const { created, session } = await engage.installations.bootstrap(app, await readJson(c, badBody));
     c.header('Cache-Control', 'no-store');
     return c.json(session, created ? 201 : 200);
   });

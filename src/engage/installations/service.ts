@@ -2,6 +2,7 @@ import type { Clock } from '../../platform/clock';
 import { digest, newId, newSecret } from '../../platform/crypto';
 import type { TxRunner } from '../../platform/store';
 import type { EnvironmentService } from '../environments/service';
+import type { AppRow } from '../environments/store';
 import { EdgeErrors } from '../shared/errors';
 import type { InstallationPrincipal, InstallationRow, InstallationStore } from './store';
 import { checkBootstrap, type BootstrapRequest } from './validate';
@@ -54,9 +55,14 @@ export function createInstallationService(deps: { store: Stores & TxRunner<Store
    * recovers that installation with three fresh credentials, the old ones dead at once;
    * any other token is ignored and a new installation is created (spec 01 state table).
    */
-  async function bootstrap(appKey: string | undefined, body: unknown): Promise<{ created: boolean; session: InstallationSession }> {
+  /** The enabled app named by an `X-Service-App-Key` header, or a 401 Problem. */
+  function appFor(appKey: string | undefined): AppRow {
     const app = appKey && appKey.startsWith('svc_app_') ? environments.appForKey(appKey) : undefined;
     if (!app) throw EdgeErrors.unauthorized('X-Service-App-Key does not name an enabled app');
+    return app;
+  }
+
+  async function bootstrap(app: AppRow, body: unknown): Promise<{ created: boolean; session: InstallationSession }> {
     const bad = checkBootstrap(body);
     if (bad) throw EdgeErrors.fromViolation(bad);
     const req = body as BootstrapRequest;
@@ -79,24 +85,18 @@ export function createInstallationService(deps: { store: Stores & TxRunner<Store
         tx.installations.update(existing.environmentId, existing.id, { ...meta, ...creds.digests, updatedAt: now });
         return { created: false, row: existing };
       }
-      const id = newId();
-      const profileId = newId();
-      tx.installations.insertAnonymousProfile(app.environmentId, profileId, now);
       const row = {
-        id,
+        id: newId(),
         environmentId: app.environmentId,
         appId: app.id,
         platform: app.platform,
         ...meta,
         ...creds.digests,
-        generation: 0,
-        profileId,
-        bindingState: 'ANONYMOUS' as const,
+        profileId: newId(),
         createdAt: now,
-        updatedAt: now,
       };
-      tx.installations.insert(row, { installationId: id, generation: 0, profileId, bindingState: 'ANONYMOUS', committedAt: now });
-      return { created: true, row: { ...row, privacy: 'OPTED_IN', pushSubscription: 'OPTED_IN', pushPermission: 'NOT_DETERMINED' } as InstallationRow };
+      tx.installations.insertAnonymous(row);
+      return { created: true, row: { ...row, generation: 0, privacy: 'OPTED_IN', pushSubscription: 'OPTED_IN', pushPermission: 'NOT_DETERMINED' } as InstallationRow };
     });
     const r = result.row;
     return {
@@ -136,7 +136,7 @@ export function createInstallationService(deps: { store: Stores & TxRunner<Store
     };
   }
 
-  return { bootstrap, authenticate, state };
+  return { appFor, bootstrap, authenticate, state };
 }
 
 /** The token of an `Authorization: Bearer` header (RFC 6750 §2.1), or undefined. */
