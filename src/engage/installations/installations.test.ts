@@ -54,6 +54,13 @@ describe('POST /v1/sdk/installations', () => {
     expect(((await third.json()) as typeof first).installationId).not.toBe(first.installationId);
   });
 
+  it('50 concurrent bootstraps (grouped into shared commits) each get their own working installation', async () => {
+    const sessions = await Promise.all(Array.from({ length: 50 }, () => bootstrap(h, appKey)));
+    expect(new Set(sessions.map((x) => x.installationId)).size).toBe(50);
+    const states = await Promise.all(sessions.map((x) => h.request('/v1/sdk/installation', { headers: bearer(x.credential) })));
+    expect(states.map((r) => r.status)).toEqual(Array(50).fill(200));
+  });
+
   it('an unknown recoveryToken creates a new installation (201)', async () => {
     expect((await post(bootstrapBody({ recoveryToken: 'svc_rec_nothing' }))).status).toBe(201);
   });

@@ -4,7 +4,7 @@ import type { TxRunner } from '../../platform/store';
 import type { EnvironmentService } from '../environments/service';
 import type { AppRow } from '../environments/store';
 import { EdgeErrors } from '../shared/errors';
-import type { InstallationPrincipal, InstallationRow, InstallationStore } from './store';
+import type { InstallationPrincipal, InstallationRow, InstallationStore, NewInstallation } from './store';
 import { checkBootstrap, type BootstrapRequest } from './validate';
 
 /** Prefixes make the three opaque credentials recognisable (secret scanners, mis-scope). */
@@ -51,6 +51,32 @@ export function createInstallationService(deps: { store: Stores & TxRunner<Store
   const { store, clock, environments } = deps;
 
   /**
+   * Group commit for new installations: bootstraps that arrive in the same turn of the event
+   * loop share one transaction, and each answers only after that commit (DESIGN.md
+   * "Durability promise"). The commit, not the inserts, dominates a lone bootstrap.
+   */
+  let queued: { row: NewInstallation; settle: (e?: unknown) => void }[] = [];
+  async function flush(): Promise<void> {
+    const items = queued;
+    queued = [];
+    try {
+      await store.tx((tx) => {
+        for (const it of items) tx.installations.insertAnonymous(it.row);
+      });
+    } catch (e) {
+      for (const it of items) it.settle(e);
+      return;
+    }
+    for (const it of items) it.settle();
+  }
+  function insertGrouped(row: NewInstallation): Promise<void> {
+    return new Promise((resolve, reject) => {
+      if (queued.length === 0) setImmediate(() => void flush());
+      queued.push({ row, settle: (e) => (e === undefined ? resolve() : reject(e)) });
+    });
+  }
+
+  /**
    * POST /v1/sdk/installations. A valid recoveryToken (of an installation of the same app)
    * recovers that installation with three fresh credentials, the old ones dead at once;
    * any other token is ignored and a new installation is created (spec 01 state table).
@@ -79,25 +105,37 @@ export function createInstallationService(deps: { store: Stores & TxRunner<Store
       deviceModel: req.deviceModel ?? null,
       osVersion: req.osVersion ?? null,
     };
-    const result = await store.tx((tx) => {
-      const existing = recoveryDigest ? tx.installations.findByRecoveryDigest(app.id, recoveryDigest) : undefined;
-      if (existing) {
+    const fresh = (): NewInstallation => ({
+      id: newId(),
+      environmentId: app.environmentId,
+      appId: app.id,
+      platform: app.platform,
+      ...meta,
+      ...creds.digests,
+      profileId: newId(),
+      createdAt: now,
+    });
+    const created = (row: NewInstallation) => ({
+      created: true,
+      row: { ...row, generation: 0, privacy: 'OPTED_IN', pushSubscription: 'OPTED_IN', pushPermission: 'NOT_DETERMINED' } as InstallationRow,
+    });
+    let result: { created: boolean; row: InstallationRow };
+    if (recoveryDigest === undefined) {
+      const row = fresh();
+      await insertGrouped(row);
+      result = created(row);
+    } else {
+      result = await store.tx((tx) => {
+        const existing = tx.installations.findByRecoveryDigest(app.id, recoveryDigest);
+        if (!existing) {
+          const row = fresh();
+          tx.installations.insertAnonymous(row);
+          return created(row);
+        }
         tx.installations.update(existing.environmentId, existing.id, { ...meta, ...creds.digests, updatedAt: now });
         return { created: false, row: existing };
-      }
-      const row = {
-        id: newId(),
-        environmentId: app.environmentId,
-        appId: app.id,
-        platform: app.platform,
-        ...meta,
-        ...creds.digests,
-        profileId: newId(),
-        createdAt: now,
-      };
-      tx.installations.insertAnonymous(row);
-      return { created: true, row: { ...row, generation: 0, privacy: 'OPTED_IN', pushSubscription: 'OPTED_IN', pushPermission: 'NOT_DETERMINED' } as InstallationRow };
-    });
+      });
+    }
     const r = result.row;
     return {
       created: result.created,
