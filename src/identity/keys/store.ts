@@ -6,16 +6,23 @@ export type SigningKeyRow = typeof signingKeys.$inferSelect;
 export type KeyState = SigningKeyRow['state'];
 
 export function createKeyStore(db: Db) {
+  // Signing and verification look keys up on every token: prepared once, bound per call.
+  const byKid = db
+    .select()
+    .from(signingKeys)
+    .where(and(eq(signingKeys.tenantId, sql.placeholder('tenantId')), eq(signingKeys.kid, sql.placeholder('kid'))))
+    .prepare();
+  const activeKey = db
+    .select()
+    .from(signingKeys)
+    .where(and(eq(signingKeys.tenantId, sql.placeholder('tenantId')), eq(signingKeys.state, 'ACTIVE')))
+    .prepare();
   return {
     insert(row: typeof signingKeys.$inferInsert): void {
       db.insert(signingKeys).values(row).run();
     },
     find(tenantId: string, kid: string): SigningKeyRow | undefined {
-      return db
-        .select()
-        .from(signingKeys)
-        .where(and(eq(signingKeys.tenantId, tenantId), eq(signingKeys.kid, kid)))
-        .get();
+      return byKid.get({ tenantId, kid });
     },
     listForTenant(tenantId: string): SigningKeyRow[] {
       return db.select().from(signingKeys).where(eq(signingKeys.tenantId, tenantId)).orderBy(asc(signingKeys.createdAt), sql`rowid`).all();
@@ -29,11 +36,7 @@ export function createKeyStore(db: Db) {
         .all();
     },
     active(tenantId: string): SigningKeyRow | undefined {
-      return db
-        .select()
-        .from(signingKeys)
-        .where(and(eq(signingKeys.tenantId, tenantId), eq(signingKeys.state, 'ACTIVE')))
-        .get();
+      return activeKey.get({ tenantId });
     },
     setState(kid: string, patch: Partial<Pick<SigningKeyRow, 'state' | 'activatedAt' | 'retiredAt' | 'retireAfter'>>): void {
       db.update(signingKeys).set(patch).where(eq(signingKeys.kid, kid)).run();

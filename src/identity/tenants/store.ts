@@ -1,25 +1,29 @@
-import { asc, count, eq } from 'drizzle-orm';
+import { asc, count, eq, sql } from 'drizzle-orm';
 import type { Db } from '../../platform/db';
 import { clients, resources, tenants } from '../../db/schema';
 
 export type TenantRow = typeof tenants.$inferSelect;
 
 export function createTenantStore(db: Db) {
+  // Issuer routing runs on every request: prepared once, bound per call.
+  const byId = db.select().from(tenants).where(eq(tenants.id, sql.placeholder('v'))).prepare();
+  const byManagedPath = db.select().from(tenants).where(eq(tenants.managedPath, sql.placeholder('v'))).prepare();
+  const byCustomHost = db.select().from(tenants).where(eq(tenants.customHost, sql.placeholder('v'))).prepare();
   return {
     insert(row: typeof tenants.$inferInsert): void {
       db.insert(tenants).values(row).run();
     },
     findById(id: string): TenantRow | undefined {
-      return db.select().from(tenants).where(eq(tenants.id, id)).get();
+      return byId.get({ v: id });
     },
     findBySlug(slug: string): TenantRow | undefined {
       return db.select().from(tenants).where(eq(tenants.slug, slug)).get();
     },
     findByManagedPath(managedPath: string): TenantRow | undefined {
-      return db.select().from(tenants).where(eq(tenants.managedPath, managedPath)).get();
+      return byManagedPath.get({ v: managedPath });
     },
     findByCustomHost(host: string): TenantRow | undefined {
-      return db.select().from(tenants).where(eq(tenants.customHost, host)).get();
+      return byCustomHost.get({ v: host });
     },
     findControl(): TenantRow | undefined {
       return db.select().from(tenants).where(eq(tenants.isControl, true)).get();
