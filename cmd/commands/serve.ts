@@ -35,9 +35,10 @@ export function registerServe(program: Command): void {
         const control = await services.tenants.ensureControl();
         handler = getRequestListener(createApp({ config, clock: systemClock, logger, services }).fetch);
 
-        // Housekeeping: RETIRING keys past their last token become RETIRED; expired sessions go.
+        // Housekeeping: RETIRING keys past their last token become RETIRED; expired sessions,
+        // codes and refresh tokens go.
         const sweep = setInterval(() => {
-          void Promise.all([services.keys.sweep(), services.sessions.sweep()]).catch((e) => logger.warn('sweep failed', { err: e }));
+          void Promise.all([services.keys.sweep(), services.sessions.sweep(), services.oauth.purgeExpired()]).catch((e) => logger.warn('sweep failed', { err: e }));
         }, 60_000);
         sweep.unref();
         logger.info(`engage listening on ${config.publicUrl}`, {
