@@ -2,6 +2,7 @@ import type { Clock } from '../../platform/clock';
 import type { TxRunner } from '../../platform/store';
 import type { InstallationPrincipal } from '../installations/store';
 import { UUID, isObject, missing, noExtra, violation, ViolationCode, type Obj, type Violation } from '../shared/check';
+import { HttpError } from '../../platform/errors';
 import { EdgeErrors } from '../shared/errors';
 import { OperationErrorCode } from './errors';
 import type { IngestState, OperationStore } from './store';
@@ -69,78 +70,130 @@ export function createOperationService(deps: { store: Stores & TxRunner<Stores>;
     const nowMs = now.getTime();
     const serverTime = now.toISOString();
 
-    return store.tx((tx) => {
-      const s = tx.operations;
-      const previous = s.findBatchResult(p.id, batchKey);
-      if (previous !== undefined) return { replayed: true, body: previous };
-      const state = s.ingestState(p.environmentId, p.id);
-      if (!state) throw EdgeErrors.unauthorized();
-      const profiles = new Map<number, string | undefined>();
-      const results: OperationResult[] = new Array(n);
-      let changed = false;
-      for (let i = 0; i < n; i++) {
-        const op = ops[i];
-        const opId = op.operationId as string;
-        const key = opId.toLowerCase();
-        const v = violations[i];
-        const type = typeof op.type === 'string' ? op.type : '';
-        const generation = typeof op.generation === 'number' ? op.generation : -1;
-        let reject: OperationResult | undefined;
-        if (v) reject = rejected(opId, v.code, v.message);
-        else if (generation > state.generation)
-          reject = rejected(opId, OperationErrorCode.generationNotReached, `generation: ${generation} has not been reached (current ${state.generation})`);
-        else if (state.privacy === 'OPTED_OUT' && TRACKED_TYPES.has(type))
-          reject = rejected(opId, OperationErrorCode.privacyOptedOut, `type: ${type} is not recorded while privacy is OPTED_OUT`);
-
-        if (reject) {
-          // Rejected operations keep only their ids, so a retry is answered DUPLICATE.
-          const fresh = s.recordOperation({
-            installationId: p.id,
-            operationId: key,
-            environmentId: p.environmentId,
-            profileId: null,
-            generation: generation < 0 ? 0 : generation,
-            type,
-            status: 'REJECTED',
-            occurredMs: null,
-            receivedMs: nowMs,
-            payload: null,
-          });
-          results[i] = fresh ? reject : { operationId: opId, status: 'DUPLICATE', errorCode: null, message: null };
-          continue;
-        }
-        let profileId = profiles.get(generation);
-        if (!profiles.has(generation)) profiles.set(generation, (profileId = s.profileOfGeneration(p.id, generation)));
-        const ms = parseDateTime(op.occurredAt as string);
-        const fresh = s.recordOperation({
-          installationId: p.id,
-          operationId: key,
-          environmentId: p.environmentId,
-          profileId: profileId ?? null,
-          generation,
-          type,
-          status: 'ACCEPTED',
-          occurredMs: ms,
-          receivedMs: nowMs,
-          payload: JSON.stringify(op.payload),
-        });
-        if (!fresh) {
-          results[i] = { operationId: opId, status: 'DUPLICATE', errorCode: null, message: null };
-          continue;
-        }
-        if (!TRACKED_TYPES.has(type)) {
-          changed = applyState(s, p, state, profileId, type, op.payload as Obj, ms, key) || changed;
-        }
-        results[i] = { operationId: opId, status: 'ACCEPTED', errorCode: null, message: null };
-      }
-      if (changed) s.touchInstallation(p.environmentId, p.id, serverTime);
-      const out = JSON.stringify({ batchId: batch.batchId, results, serverTime });
-      s.insertBatchResult(p.id, batchKey, out, serverTime);
-      return { replayed: false, body: out };
+    return new Promise<IngestOutcome>((resolve, reject) => {
+      if (queued.length === 0) setImmediate(() => void flush());
+      queued.push({ p, batch, violations, batchKey, nowMs, serverTime, resolve, reject });
     });
   }
 
+  /**
+   * Group commit: batches that arrive in the same turn of the event loop are processed one
+   * after the other in one transaction, and each answers only after that commit. Replays and
+   * duplicates across them behave as if they were sequential (they are, inside the transaction).
+   */
+  let queued: Job[] = [];
+  async function flush(): Promise<void> {
+    const jobs = queued;
+    queued = [];
+    const outcomes: (IngestOutcome | HttpError)[] = new Array(jobs.length);
+    try {
+      await store.tx((tx) => {
+        for (let j = 0; j < jobs.length; j++) {
+          try {
+            outcomes[j] = processBatch(tx.operations, jobs[j]);
+          } catch (e) {
+            // Only checks made before any write throw HttpErrors; anything else aborts the group.
+            if (!(e instanceof HttpError)) throw e;
+            outcomes[j] = e;
+          }
+        }
+      });
+    } catch (e) {
+      for (const job of jobs) job.reject(e);
+      return;
+    }
+    for (let j = 0; j < jobs.length; j++) {
+      const o = outcomes[j];
+      if (o instanceof HttpError) jobs[j].reject(o);
+      else jobs[j].resolve(o);
+    }
+  }
+
   return { ingest };
+}
+
+interface Job {
+  p: InstallationPrincipal;
+  batch: { batchId: string; operations: Obj[] };
+  violations: (Violation | null)[];
+  batchKey: string;
+  nowMs: number;
+  serverTime: string;
+  resolve: (o: IngestOutcome) => void;
+  reject: (e: unknown) => void;
+}
+
+/** One batch inside the (group) transaction: ledger, fencing, privacy, effects, stored answer. */
+function processBatch(s: OperationStore, job: Job): IngestOutcome {
+  const { p, batch, violations, batchKey, nowMs, serverTime } = job;
+  const ops = batch.operations;
+  const n = ops.length;
+  const previous = s.findBatchResult(p.id, batchKey);
+  if (previous !== undefined) return { replayed: true, body: previous };
+  const state = s.ingestState(p.environmentId, p.id);
+  if (!state) throw EdgeErrors.unauthorized();
+  const profiles = new Map<number, string | undefined>();
+  const results: OperationResult[] = new Array(n);
+  let changed = false;
+  for (let i = 0; i < n; i++) {
+    const op = ops[i];
+    const opId = op.operationId as string;
+    const key = opId.toLowerCase();
+    const v = violations[i];
+    const type = typeof op.type === 'string' ? op.type : '';
+    const generation = typeof op.generation === 'number' ? op.generation : -1;
+    let reject: OperationResult | undefined;
+    if (v) reject = rejected(opId, v.code, v.message);
+    else if (generation > state.generation)
+      reject = rejected(opId, OperationErrorCode.generationNotReached, `generation: ${generation} has not been reached (current ${state.generation})`);
+    else if (state.privacy === 'OPTED_OUT' && TRACKED_TYPES.has(type))
+      reject = rejected(opId, OperationErrorCode.privacyOptedOut, `type: ${type} is not recorded while privacy is OPTED_OUT`);
+
+    if (reject) {
+      // Rejected operations keep only their ids, so a retry is answered DUPLICATE.
+      const fresh = s.recordOperation({
+        installationId: p.id,
+        operationId: key,
+        environmentId: p.environmentId,
+        profileId: null,
+        generation: generation < 0 ? 0 : generation,
+        type,
+        status: 'REJECTED',
+        occurredMs: null,
+        receivedMs: nowMs,
+        payload: null,
+      });
+      results[i] = fresh ? reject : { operationId: opId, status: 'DUPLICATE', errorCode: null, message: null };
+      continue;
+    }
+    let profileId = profiles.get(generation);
+    if (!profiles.has(generation)) profiles.set(generation, (profileId = s.profileOfGeneration(p.id, generation)));
+    const ms = parseDateTime(op.occurredAt as string);
+    const fresh = s.recordOperation({
+      installationId: p.id,
+      operationId: key,
+      environmentId: p.environmentId,
+      profileId: profileId ?? null,
+      generation,
+      type,
+      status: 'ACCEPTED',
+      occurredMs: ms,
+      receivedMs: nowMs,
+      payload: JSON.stringify(op.payload),
+    });
+    if (!fresh) {
+      results[i] = { operationId: opId, status: 'DUPLICATE', errorCode: null, message: null };
+      continue;
+    }
+    if (!TRACKED_TYPES.has(type)) {
+      changed = applyState(s, p, state, profileId, type, op.payload as Obj, ms, key) || changed;
+    }
+    results[i] = { operationId: opId, status: 'ACCEPTED', errorCode: null, message: null };
+  }
+  if (changed) s.touchInstallation(p.environmentId, p.id, serverTime);
+  const out = JSON.stringify({ batchId: batch.batchId, results, serverTime });
+  s.insertBatchResult(p.id, batchKey, out, serverTime);
+  return { replayed: false, body: out };
 }
 
 /** Applies one accepted state operation; returns whether installation-level state may have changed. */
