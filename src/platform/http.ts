@@ -1,5 +1,6 @@
 import type { Context, MiddlewareHandler } from 'hono';
 import { randomUUID } from 'node:crypto';
+import type { IncomingMessage } from 'node:http';
 import { ApiError, HttpError, OAuthError, ProblemError, type ErrorFamily } from './errors';
 import type { Logger } from './logger';
 
@@ -73,11 +74,42 @@ export function renderError(err: unknown, c: Context<AppEnv>): Response {
   return respond(e.status, e.family, e.body(), e.headers);
 }
 
-/** Reads a JSON body; a malformed one is reported in the caller's family. */
+/** Largest request body any route reads (a 100-operation batch with large payloads fits). */
+export const MAX_BODY_BYTES = 1024 * 1024;
+
+/**
+ * Reads the request body as text; `undefined` when it is larger than `maxBytes`.
+ * On the Node server this reads the IncomingMessage directly: building a WHATWG Request
+ * and its stream just to read a small form costs more than the rest of an introspection.
+ */
+export async function readBodyText(c: Context, maxBytes = MAX_BODY_BYTES): Promise<string | undefined> {
+  const incoming = (c.env as { incoming?: IncomingMessage } | undefined)?.incoming;
+  const declared = Number(c.req.header('content-length') ?? NaN);
+  if (declared > maxBytes) return undefined;
+  if (!incoming || typeof incoming.on !== 'function') {
+    const text = await c.req.text();
+    return Buffer.byteLength(text) > maxBytes ? undefined : text;
+  }
+  return new Promise<string | undefined>((resolve, reject) => {
+    const chunks: Buffer[] = [];
+    let size = 0;
+    let tooLarge = false;
+    incoming.on('data', (chunk: Buffer) => {
+      size += chunk.length;
+      if (size > maxBytes) tooLarge = true;
+      else chunks.push(chunk);
+    });
+    incoming.once('end', () => resolve(tooLarge ? undefined : chunks.length === 1 ? chunks[0].toString('utf8') : Buffer.concat(chunks).toString('utf8')));
+    incoming.once('error', reject);
+  });
+}
+
+/** Reads a JSON body; a malformed or oversized one is reported in the caller's family. */
 export async function readJson(c: Context, onError: (reason: string) => HttpError): Promise<unknown> {
   const type = c.req.header('content-type') ?? '';
   if (!/^application\/(.+\+)?json\b/i.test(type)) throw onError('Content-Type must be application/json');
-  const text = await c.req.text();
+  const text = await readBodyText(c);
+  if (text === undefined) throw onError(`body is larger than ${MAX_BODY_BYTES} bytes`);
   try {
     return JSON.parse(text);
   } catch {

@@ -1,4 +1,5 @@
 import type { Context } from 'hono';
+import { readBodyText } from '../../platform/http';
 import { invalidRequest } from './errors';
 
 /**
@@ -37,7 +38,7 @@ export function parseForm(text: string): Form {
 export async function readForm(c: Context): Promise<Form> {
   const type = c.req.header('content-type') ?? '';
   if (!FORM_TYPE.test(type)) throw invalidRequest('Content-Type must be application/x-www-form-urlencoded');
-  const text = await c.req.text();
-  if (text.length > MAX_BODY) throw invalidRequest('request body too large');
+  const text = await readBodyText(c, MAX_BODY);
+  if (text === undefined) throw invalidRequest('request body too large');
   return parseForm(text);
 }
