@@ -54,28 +54,13 @@ export interface AccessTokenClaims {
 /** Where a token without an API resource is usable: the userinfo endpoint (docs/decisions.md). */
 export const userinfoAudience = (issuer: string) => `${issuer}/oauth2/userinfo`;
 
-/**
- * How long (wall-clock ms) a verification key found ACTIVE or RETIRING is trusted without asking
- * the key service again. The lookup is the largest fixed cost of introspection and userinfo; the
- * price is that a key revoked in another process stops verifying up to this long after (docs/decisions.md).
- */
-export const VERIFICATION_KEY_CACHE_MS = 1000;
+/** Verified access tokens remembered (see verifyAccessToken); oldest evicted first. */
+const VERIFIED_CACHE_SIZE = 10_000;
 
 export function createTokenIssuer(deps: { keys: KeyService; clock: Clock; config: Pick<Config, 'accessTokenTtl' | 'idTokenTtl'> }) {
   const { keys, clock, config } = deps;
-  const verified = new Map<string, { key: KeyObject; at: number }>();
-
-  function verificationKey(tenantId: string, kid: string): KeyObject | undefined {
-    const k = tenantId + ' ' + kid;
-    const now = performance.now();
-    const hit = verified.get(k);
-    if (hit && now - hit.at < VERIFICATION_KEY_CACHE_MS) return hit.key;
-    const key = keys.verificationKey(tenantId, kid);
-    // Only keys that exist are remembered, so made-up kids cannot grow the map.
-    if (key) verified.set(k, { key, at: now });
-    else verified.delete(k);
-    return key;
-  }
+  const verified = new Map<string, { key: KeyObject; claims: Record<string, unknown> }>();
+  const verificationKey = (tenantId: string, kid: string) => keys.verificationKey(tenantId, kid);
 
   return {
     /** Signs the access token and, for an OpenID Connect scope, the ID token. Outside any transaction. */
@@ -118,8 +103,18 @@ export function createTokenIssuer(deps: { keys: KeyService; clock: Clock; config
       if (!jws || jws.typ !== 'at+jwt') return undefined;
       const key = verificationKey(tenant.tenant.id, jws.kid);
       if (!key) return undefined;
-      const c = verifyJws(jws, key);
-      if (!c) return undefined;
+      // A resource server introspects the same token on every call it serves. The token is
+      // immutable, so its RSA check is remembered against the exact key object that passed
+      // it; a key that is retired, revoked or rotated away is a different (or no) object.
+      const cached = verified.get(token);
+      let c: Record<string, unknown> | undefined;
+      if (cached && cached.key === key) c = cached.claims;
+      else {
+        c = verifyJws(jws, key);
+        if (!c) return undefined;
+        if (verified.size >= VERIFIED_CACHE_SIZE) verified.delete(verified.keys().next().value!);
+        verified.set(token, { key, claims: c });
+      }
       if (c.iss !== tenant.issuer || typeof c.exp !== 'number' || c.exp <= clock.nowSeconds()) return undefined;
       if (typeof c.sub !== 'string' || typeof c.aud !== 'string' || typeof c.client_id !== 'string' || typeof c.scope !== 'string') return undefined;
       if (typeof c.jti !== 'string' || typeof c.gid !== 'string' || typeof c.iat !== 'number') return undefined;
