@@ -22,6 +22,7 @@ import { mkdtempSync, rmSync } from 'node:fs';
 import { cpus, tmpdir } from 'node:os';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
+import { paced } from './lib/paced.mjs';
 
 const ROOT = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..');
 const DURATION = Number(process.env.BENCH_DURATION ?? 10);
@@ -189,7 +190,14 @@ const FLOWS = {
     await cannon({ url: t.token, requests: refreshRequests(t, pool), duration: 2 });
     const peak = summarize(await cannon({ url: t.token, requests: refreshRequests(t, pool) }));
     const half = summarize(await cannon({ url: t.token, requests: refreshRequests(t, pool), overallRate: Math.max(1, Math.floor(peak.rps / 2)) }));
-    return { peak, half };
+    // autocannon builds requests ahead and drops them at the end: a fresh pool for the paced run.
+    const pool2 = (await exchangeAll(t, await t.codes(CONNECTIONS * 3))).map((x) => x.refresh_token);
+    const [r] = refreshRequests(t, pool2);
+    const even = await paced({
+      origin: new URL(t.token).origin, rate: Math.max(1, Math.floor(peak.rps / 2)), duration: DURATION,
+      next: () => (pool2.length ? { method: 'POST', path: r.path, headers: FORM, body: r.setupRequest({}).body, onResponse: r.onResponse } : undefined),
+    });
+    return { peak, half, even };
   },
   async code(name, t, peakHint) {
     // Enough codes for the whole run at a generous upper bound, consumed once each (`amount`).
@@ -198,7 +206,13 @@ const FLOWS = {
     const peak = summarize(await cannon({ url: t.token, requests: codeRequests(t, codes), amount: codes.length, duration: undefined }));
     const codes2 = await t.codes(Math.ceil(peak.rps / 2) * DURATION + CONNECTIONS);
     const half = summarize(await cannon({ url: t.token, requests: codeRequests(t, codes2), overallRate: Math.max(1, Math.floor(peak.rps / 2)) }));
-    return { peak, half };
+    const codes3 = await t.codes(Math.ceil(peak.rps / 2) * DURATION + CONNECTIONS);
+    const [r] = codeRequests(t, codes3);
+    const even = await paced({
+      origin: new URL(t.token).origin, rate: Math.max(1, Math.floor(peak.rps / 2)), duration: DURATION,
+      next: () => ({ method: 'POST', path: r.path, headers: FORM, body: r.setupRequest({}).body }),
+    });
+    return { peak, half, even };
   },
   async introspect(name, t) {
     // oidc-provider introspects only the tokens it stores: its JWT access tokens are not
@@ -210,7 +224,12 @@ const FLOWS = {
     await cannon({ ...req, duration: 2 });
     const peak = summarize(await cannon(req));
     const half = summarize(await cannon({ ...req, overallRate: Math.max(1, Math.floor(peak.rps / 2)) }));
-    return { peak, half };
+    const u = new URL(req.url);
+    const even = await paced({
+      origin: u.origin, rate: Math.max(1, Math.floor(peak.rps / 2)), duration: DURATION,
+      next: () => ({ method: req.method, path: u.pathname, headers: req.headers, body: req.body }),
+    });
+    return { peak, half, even };
   },
   async userinfo(name, t) {
     // oidc-provider's userinfo accepts only its opaque (non-resource) access tokens.
@@ -220,7 +239,12 @@ const FLOWS = {
     await cannon({ ...req, duration: 2 });
     const peak = summarize(await cannon(req));
     const half = summarize(await cannon({ ...req, overallRate: Math.max(1, Math.floor(peak.rps / 2)) }));
-    return { peak, half };
+    const u = new URL(req.url);
+    const even = await paced({
+      origin: u.origin, rate: Math.max(1, Math.floor(peak.rps / 2)), duration: DURATION,
+      next: () => ({ method: req.method, path: u.pathname, headers: req.headers, body: req.body }),
+    });
+    return { peak, half, even };
   },
 };
 
@@ -235,7 +259,7 @@ try {
     for (const name of ['engage', 'oidc-provider']) {
       const r = await FLOWS[flow](name, targets[name], results.find((x) => x.flow === 'refresh' && x.name === name)?.peak.rps);
       results.push({ flow, name, ...r });
-      console.error(`${flow.padEnd(10)} ${name.padEnd(14)} peak ${r.peak.rps}/s p50 ${r.peak.p50} ms p99 ${r.peak.p99} ms | at ${Math.floor(r.peak.rps / 2)}/s: p50 ${r.half.p50} ms p99 ${r.half.p99} ms (non-2xx ${r.peak.non2xx + r.half.non2xx}, errors ${r.peak.errors + r.half.errors})`);
+      console.error(`${flow.padEnd(10)} ${name.padEnd(14)} peak ${r.peak.rps}/s p50 ${r.peak.p50} ms p99 ${r.peak.p99} ms | at ${Math.floor(r.peak.rps / 2)}/s: autocannon p50 ${r.half.p50} ms p99 ${r.half.p99} ms, paced p50 ${r.even.p50} ms p99 ${r.even.p99} ms (non-2xx ${r.peak.non2xx + r.half.non2xx + r.even.non2xx}, errors ${r.peak.errors + r.half.errors + r.even.errors}, skipped ${r.even.skipped})`);
     }
   }
   if (process.env.BENCH_SIGN_INLINE === '1' && (!ONLY || ONLY.includes('refresh'))) {
@@ -256,10 +280,11 @@ try {
 }
 
 console.log(`\n${cpus().length} × ${cpus()[0].model}, Node ${process.version}, ${CONNECTIONS} connections, ${DURATION} s per run\n`);
-console.log('| flow | server | peak req/s | p50 ms | p99 ms | half-peak rate | p50 ms | p99 ms | non-2xx |');
+console.log('| flow | server | peak req/s | p50 ms | p99 ms | half-peak rate | autocannon rate p50 / p99 ms | paced p50 / p99 ms | non-2xx |');
 console.log('|---|---|---|---|---|---|---|---|---|');
 for (const r of results) {
-  console.log(`| ${r.flow} | ${r.name} | ${r.peak.rps} | ${r.peak.p50} | ${r.peak.p99} | ${Math.floor(r.peak.rps / 2)}/s | ${r.half.p50} | ${r.half.p99} | ${r.peak.non2xx + r.half.non2xx} |`);
+  const even = r.even ? `${r.even.p50} / ${r.even.p99}` : '-';
+  console.log(`| ${r.flow} | ${r.name} | ${r.peak.rps} | ${r.peak.p50} | ${r.peak.p99} | ${Math.floor(r.peak.rps / 2)}/s | ${r.half.p50} / ${r.half.p99} | ${even} | ${r.peak.non2xx + r.half.non2xx + (r.even?.non2xx ?? 0)} |`);
 }
 for (const flow of [...new Set(results.map((r) => r.flow))]) {
   const e = results.find((r) => r.flow === flow && r.name === 'engage');
