@@ -31,6 +31,10 @@ export function createApp(deps: AppDeps): Hono<AppEnv> {
   const { services } = deps;
   const app = new Hono<AppEnv>();
   app.use(requestContext(deps.logger));
+  app.use(async (_c, next) => {
+    services.store.shareReadsThisTurn();
+    await next();
+  });
   app.onError((err, c) => renderError(err, c));
   app.notFound((c) => {
     const family = c.get('family') === 'oauth' ? 'oauth' : familyOf(c.req.path);

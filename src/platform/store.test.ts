@@ -54,3 +54,28 @@ describe('store.tx', () => {
     await expect(h.services.store.tx(() => 42)).resolves.toBe(42);
   });
 });
+
+describe('shared reads of one event-loop turn', () => {
+  const insert = (tx: Parameters<Parameters<Harness['services']['store']['tx']>[0]>[0], slug: string) =>
+    tx.tenants.insert({ id: slug, slug, managedPath: `/t/${slug}`, createdAt: 'x', updatedAt: 'x' });
+
+  it('a request sees its own commit at once', async () => {
+    const { store } = h.services;
+    store.shareReadsThisTurn();
+    expect(store.tenants.findBySlug('mine')).toBeUndefined(); // the shared snapshot is open now
+    await store.tx((tx) => insert(tx, 'mine'));
+    expect(store.tenants.findBySlug('mine')?.id).toBe('mine');
+  });
+
+  it("sees another connection's commit from the next turn on", async () => {
+    const { store } = h.services;
+    const other = h.db.write.$client; // stands in for another process's connection
+    store.shareReadsThisTurn();
+    expect(store.tenants.findBySlug('theirs')).toBeUndefined();
+    other.prepare(`INSERT INTO tenants (id, slug, managed_path, created_at, updated_at) VALUES ('theirs', 'theirs', '/t/theirs', 'x', 'x')`).run();
+    expect(store.tenants.findBySlug('theirs')).toBeUndefined(); // same turn, same snapshot
+    await new Promise((r) => setImmediate(r));
+    expect(store.tenants.findBySlug('theirs')?.id).toBe('theirs');
+    expect(h.db.read.$client.inTransaction).toBe(false);
+  });
+});

@@ -25,7 +25,14 @@ export interface TxRunner<S> {
   tx<T>(fn: (stores: S) => Promise<T> | T): Promise<T>;
 }
 
-export type StoreOf<S> = S & TxRunner<S> & { db: Database };
+export type StoreOf<S> = S & TxRunner<S> & {
+  db: Database;
+  /**
+   * Lets the reads of the current event-loop turn share one read transaction (see
+   * `createStore`). Called once per HTTP request; harmless anywhere else.
+   */
+  shareReadsThisTurn(): void;
+};
 
 /**
  * Builds the application store from a binder that creates every context's stores on a
@@ -36,6 +43,26 @@ export function createStore<S extends object>(db: Database, bind: (conn: Db) => 
   const readStores = bind(db.read);
   const writeStores = bind(db.write);
   const raw = db.write.$client;
+  const reader = db.read.$client;
+
+  // Under WAL every read statement outside a transaction takes and drops a shared lock on
+  // the -shm file (fcntl system calls): most of the cost of a primary-key lookup on a busy
+  // server. Reads of one event-loop turn instead share a read transaction that ends when the
+  // turn does, or at once when this process commits, so a request always sees its own writes
+  // and everything committed before its turn began (other processes' commits from the next).
+  let sharing = false;
+  const endShared = () => {
+    if (!sharing) return;
+    sharing = false;
+    if (reader.inTransaction) reader.exec('COMMIT');
+  };
+  const shareReadsThisTurn = () => {
+    if (sharing) return;
+    reader.exec('BEGIN'); // deferred: the lock is taken by the first read, once
+    sharing = true;
+    setImmediate(endShared);
+  };
+
   const tx = async <T>(fn: (stores: S) => Promise<T> | T): Promise<T> => {
     const release = await lock.acquire();
     try {
@@ -43,6 +70,7 @@ export function createStore<S extends object>(db: Database, bind: (conn: Db) => 
       try {
         const result = await fn(writeStores);
         raw.exec('COMMIT');
+        endShared();
         return result;
       } catch (e) {
         if (raw.inTransaction) raw.exec('ROLLBACK');
@@ -52,5 +80,5 @@ export function createStore<S extends object>(db: Database, bind: (conn: Db) => 
       release();
     }
   };
-  return Object.assign(Object.create(null) as object, readStores, { tx, db }) as StoreOf<S>;
+  return Object.assign(Object.create(null) as object, readStores, { tx, db, shareReadsThisTurn }) as StoreOf<S>;
 }
