@@ -14,6 +14,7 @@ export interface CommonOptions {
   json?: boolean;
   logLevel?: string;
   publicUrl?: string;
+  masterKeyFile?: string;
 }
 
 export function withCommon(cmd: Command): Command {
@@ -21,6 +22,7 @@ export function withCommon(cmd: Command): Command {
     .option('--data-dir <dir>', 'data directory (default ./.engage, or ENGAGE_DATA_DIR)')
     .option('--config <file>', 'JSON configuration file (or ENGAGE_CONFIG)')
     .option('--public-url <url>', 'public base URL; issuers live under it')
+    .option('--master-key-file <file>', 'master key file (default <data-dir>/master.key; or ENGAGE_MASTER_KEY)')
     .option('--json', 'print machine-readable JSON')
     .addOption(new Option('--log-level <level>', 'log level').choices(['debug', 'info', 'warn', 'error', 'silent']));
 }
@@ -30,7 +32,7 @@ export function configFrom(opts: CommonOptions & Partial<Record<keyof Config, un
     env: process.env,
     file: opts.config,
     isTty: process.stderr.isTTY,
-    flags: { dataDir: opts.dataDir, logLevel: opts.logLevel, publicUrl: opts.publicUrl, ...extra },
+    flags: { dataDir: opts.dataDir, logLevel: opts.logLevel, publicUrl: opts.publicUrl, masterKeyFile: opts.masterKeyFile, ...extra },
   });
 }
 

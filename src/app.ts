@@ -3,7 +3,7 @@ import type { Config } from './platform/config';
 import type { Clock } from './platform/clock';
 import { notFoundError, renderError, requestContext, type AppEnv } from './platform/http';
 import type { Logger } from './platform/logger';
-import { isMigrated } from './platform/db';
+import { readiness } from './platform/db';
 import { mountEngageRoutes } from './engage/routes';
 import type { Services } from './services';
 import { createIssuerApp, resolveTenant, type IssuerEnv } from './identity/issuer';
@@ -44,13 +44,8 @@ export function createApp(deps: AppDeps): Hono<AppEnv> {
 
   app.get('/healthz', (c) => c.json({ status: 'ok' }));
   app.get('/readyz', (c) => {
-    try {
-      services.store.db.read.$client.prepare('SELECT 1').get();
-      if (!isMigrated(services.store.db)) return c.json({ status: 'migrations pending' }, 503);
-      return c.json({ status: 'ready' });
-    } catch {
-      return c.json({ status: 'database unavailable' }, 503);
-    }
+    const status = readiness(services.store.db);
+    return c.json({ status }, status === 'ready' ? 200 : 503);
   });
 
   mountEngageRoutes(app, services.engage);

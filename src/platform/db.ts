@@ -52,6 +52,12 @@ export function openDatabase(dataDir: string, opts: { migrate?: boolean } = {}):
   };
 }
 
-export function isMigrated(db: Database): boolean {
-  return pendingMigrations(db.read.$client).length === 0;
+/** For /readyz: the database answers and every migration is applied. */
+export function readiness(db: Database): 'ready' | 'migrations pending' | 'database unavailable' {
+  try {
+    db.read.$client.prepare('SELECT 1').get();
+    return pendingMigrations(db.read.$client).length === 0 ? 'ready' : 'migrations pending';
+  } catch {
+    return 'database unavailable';
+  }
 }
