@@ -13,6 +13,9 @@ const event = (e: EventRow) => ({
   payload: JSON.parse(e.payload) as unknown,
 });
 
+/** A push token lets anyone holding the provider credentials reach the device: shown by its tail only. */
+const maskToken = (token: string | null) => (token === null ? null : token.length <= 12 ? '…' : `…${token.slice(-8)}`);
+
 const values = (rows: { key: string; value: string }[]) => Object.fromEntries(rows.map((r) => [r.key, JSON.parse(r.value) as unknown]));
 
 /** What an operator sees of an installation or a profile (never a credential). */
@@ -25,6 +28,7 @@ export function createInspectionService(deps: { store: Stores; environments: Env
       if (!row || !environmentId) throw EdgeErrors.notFound(`installation ${id}`);
       return {
         ...row,
+        pushToken: maskToken(row.pushToken),
         attributes: values(store.inspection.installationAttributes(id)),
         subscriptions: Object.fromEntries(store.inspection.installationSubscriptions(id).map((s) => [s.list, !!s.subscribed])),
         generations: store.inspection.generations(id),

@@ -86,7 +86,7 @@ describe('ingest', () => {
       op('PUSH_PERMISSION_SET', { state: 'AUTHORIZED' }, { occurredAt: at(20) }),
       op('INSTALLATION_ATTRIBUTES_EDITED', { set: { plan: 'gold', color: 'red' } }, { occurredAt: at(20) }),
       op('INSTALLATION_SUBSCRIPTIONS_EDITED', { changes: [{ list: 'news', subscribed: true }] }, { occurredAt: at(20) }),
-      op('PUSH_TOKEN_SET', { token: 'new-token' }, { occurredAt: at(20) }),
+      op('PUSH_TOKEN_SET', { token: 'apns-token-0123456789abcdef' }, { occurredAt: at(20) }),
     ]);
     await ingest(h, s, [
       op('PUSH_PERMISSION_SET', { state: 'DENIED' }, { occurredAt: at(10) }),
@@ -95,7 +95,7 @@ describe('ingest', () => {
       op('PUSH_TOKEN_SET', { token: null }, { occurredAt: at(10) }),
     ]);
     let view = inspect();
-    expect(view).toMatchObject({ pushPermission: 'AUTHORIZED', pushToken: 'new-token', attributes: { plan: 'gold', color: 'red' }, subscriptions: { news: true } });
+    expect(view).toMatchObject({ pushPermission: 'AUTHORIZED', pushToken: '…89abcdef', attributes: { plan: 'gold', color: 'red' }, subscriptions: { news: true } });
     // A newer removal wins, and a later-arriving older set cannot resurrect it.
     await ingest(h, s, [op('INSTALLATION_ATTRIBUTES_EDITED', { remove: ['color'] }, { occurredAt: at(30) })]);
     await ingest(h, s, [op('INSTALLATION_ATTRIBUTES_EDITED', { set: { color: 'blue' } }, { occurredAt: at(25) })]);
