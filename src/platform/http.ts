@@ -1,6 +1,6 @@
 import type { Context, MiddlewareHandler } from 'hono';
 import { randomUUID } from 'node:crypto';
-import type { IncomingMessage } from 'node:http';
+import type { IncomingMessage, ServerResponse } from 'node:http';
 import { ApiError, HttpError, OAuthError, ProblemError, type ErrorFamily } from './errors';
 import type { Logger } from './logger';
 
@@ -25,8 +25,13 @@ export function requestContext(logger: Logger): MiddlewareHandler<AppEnv> {
     c.set('log', log);
     c.set('family', 'api');
     const started = performance.now();
+    // On the Node server the header goes straight onto the ServerResponse: a second header
+    // on the hono response would build a WHATWG Headers object for every answer.
+    const outgoing = (c.env as { outgoing?: ServerResponse } | undefined)?.outgoing;
+    const direct = !!outgoing && typeof outgoing.setHeader === 'function';
+    if (direct) outgoing.setHeader('X-Request-Id', requestId);
     await next();
-    c.res.headers.set('X-Request-Id', requestId);
+    if (!direct) c.res.headers.set('X-Request-Id', requestId);
     const ms = Math.round((performance.now() - started) * 10) / 10;
     // Path only: queries can carry codes and tokens.
     log.debug('request', { method: c.req.method, path: c.req.path, status: c.res.status, ms });

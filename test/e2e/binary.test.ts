@@ -124,7 +124,11 @@ describe('dist/engage from an empty directory', () => {
       const res = await fetch(`${server.url}${probe}`);
       await res.arrayBuffer();
       expect(res.status, probe).toBe(200);
+      expect(res.headers.get('x-request-id'), probe).toMatch(/^[0-9a-f-]{36}$/);
     }
+    // The request id is echoed on error answers too, and a caller's own id is kept.
+    const missing = await fetch(`${server.url}/t/nope/oauth2/jwks`, { headers: { 'x-request-id': 'trace-42' } });
+    expect([missing.status, await missing.text(), missing.headers.get('x-request-id')]).toEqual([404, '', 'trace-42']);
   });
 
   it('serves OpenID discovery at the tenant issuer', async () => {
