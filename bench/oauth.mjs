@@ -192,10 +192,9 @@ const FLOWS = {
     const half = summarize(await cannon({ url: t.token, requests: refreshRequests(t, pool), overallRate: Math.max(1, Math.floor(peak.rps / 2)) }));
     // autocannon builds requests ahead and drops them at the end: a fresh pool for the paced run.
     const pool2 = (await exchangeAll(t, await t.codes(CONNECTIONS * 3))).map((x) => x.refresh_token);
-    const [r] = refreshRequests(t, pool2);
     const even = await paced({
       origin: new URL(t.token).origin, rate: Math.max(1, Math.floor(peak.rps / 2)), duration: DURATION,
-      next: () => (pool2.length ? { method: 'POST', path: r.path, headers: FORM, body: r.setupRequest({}).body, onResponse: r.onResponse } : undefined),
+      plan: { kind: 'refresh', path: new URL(t.token).pathname, headers: FORM, clientId: 'mobile', pool: pool2 },
     });
     return { peak, half, even };
   },
@@ -207,10 +206,12 @@ const FLOWS = {
     const codes2 = await t.codes(Math.ceil((peak.rps / 2) * DURATION * 1.2) + CONNECTIONS); // autocannon overshoots its rate a little
     const half = summarize(await cannon({ url: t.token, requests: codeRequests(t, codes2), overallRate: Math.max(1, Math.floor(peak.rps / 2)) }));
     const codes3 = await t.codes(Math.ceil(peak.rps / 2) * DURATION + CONNECTIONS);
-    const [r] = codeRequests(t, codes3);
     const even = await paced({
       origin: new URL(t.token).origin, rate: Math.max(1, Math.floor(peak.rps / 2)), duration: DURATION,
-      next: () => ({ method: 'POST', path: r.path, headers: FORM, body: r.setupRequest({}).body }),
+      plan: {
+        kind: 'list', method: 'POST', path: new URL(t.token).pathname, headers: FORM,
+        bodies: codes3.map((c) => form({ grant_type: 'authorization_code', client_id: 'mobile', code: c.code, code_verifier: c.verifier, redirect_uri: CALLBACK, ...t.resourceParam })),
+      },
     });
     return { peak, half, even };
   },
@@ -227,7 +228,7 @@ const FLOWS = {
     const u = new URL(req.url);
     const even = await paced({
       origin: u.origin, rate: Math.max(1, Math.floor(peak.rps / 2)), duration: DURATION,
-      next: () => ({ method: req.method, path: u.pathname, headers: req.headers, body: req.body }),
+      plan: { kind: 'static', method: req.method, path: u.pathname, headers: req.headers, body: req.body },
     });
     return { peak, half, even };
   },
@@ -242,7 +243,7 @@ const FLOWS = {
     const u = new URL(req.url);
     const even = await paced({
       origin: u.origin, rate: Math.max(1, Math.floor(peak.rps / 2)), duration: DURATION,
-      next: () => ({ method: req.method, path: u.pathname, headers: req.headers, body: req.body }),
+      plan: { kind: 'static', method: req.method, path: u.pathname, headers: req.headers, body: req.body },
     });
     return { peak, half, even };
   },

@@ -6,18 +6,46 @@
  * a second, and its latency is mostly queueing. Here request i is due at start + i/rate, and
  * its latency is measured from when it was due (not when it was sent), so a stalled server
  * cannot hide its stalls (no coordinated omission).
+ *
+ * The generator runs in its own worker thread (own heap): a garbage-collection pause of the
+ * benchmark's main thread, which holds all the seeded data, would otherwise count as server
+ * latency.
+ *
+ * plan: {kind: 'static', method, path, headers, body}
+ *     | {kind: 'list', method, path, headers, bodies}        each body used once, in order
+ *     | {kind: 'refresh', path, headers, clientId, pool}    refresh tokens rotated through the pool
  */
 import http from 'node:http';
+import { Worker, isMainThread, parentPort, workerData } from 'node:worker_threads';
 
-/**
- * @param {object} o
- * @param {string} o.origin            e.g. http://127.0.0.1:9731
- * @param {number} o.rate              requests per second
- * @param {number} o.duration          seconds
- * @param {() => ({method: string, path: string, headers?: object, body?: string, onResponse?: (status: number, body: string) => void} | undefined)} o.next
- *        the next request, or undefined when none can be made now (counted as skipped)
- */
-export async function paced({ origin, rate, duration, next }) {
+export function paced({ origin, rate, duration, plan }) {
+  return new Promise((resolve, reject) => {
+    const w = new Worker(new URL(import.meta.url), { workerData: { origin, rate, duration, plan } });
+    w.once('message', resolve);
+    w.once('error', reject);
+  });
+}
+
+function nextFor(plan) {
+  if (plan.kind === 'static') return () => plan;
+  if (plan.kind === 'list') {
+    let i = 0;
+    return () => (i < plan.bodies.length ? { ...plan, body: plan.bodies[i++] } : undefined);
+  }
+  const pool = [...plan.pool];
+  return () => {
+    const token = pool.shift();
+    if (!token) return undefined;
+    return {
+      method: 'POST', path: plan.path, headers: plan.headers,
+      body: new URLSearchParams({ grant_type: 'refresh_token', client_id: plan.clientId, refresh_token: token }).toString(),
+      onResponse: (status, body) => status === 200 && pool.push(JSON.parse(body).refresh_token),
+    };
+  };
+}
+
+async function run({ origin, rate, duration, plan }) {
+  const next = nextFor(plan);
   const agent = new http.Agent({ keepAlive: true, maxSockets: 256 });
   const url = new URL(origin);
   const total = Math.floor(rate * duration);
@@ -61,9 +89,11 @@ export async function paced({ origin, rate, duration, next }) {
     tick();
   });
   // Let the last answers arrive (at most 10 s).
-  for (let i = 0; i < 1000 && done + skipped + errors < total; i++) await new Promise((r) => setTimeout(r, 10));
+  for (let i = 0; i < 1000 && done + skipped < total; i++) await new Promise((r) => setTimeout(r, 10));
   agent.destroy();
   const got = Array.from(latencies.subarray(0, done)).sort((a, b) => a - b);
   const pct = (p) => (got.length ? Math.round(got[Math.min(got.length - 1, Math.floor((p / 100) * got.length))] * 10) / 10 : NaN);
   return { rate, total, answered: done, p50: pct(50), p99: pct(99), max: pct(100), non2xx, errors, skipped };
 }
+
+if (!isMainThread && workerData?.plan) parentPort.postMessage(await run(workerData));

@@ -2,6 +2,7 @@ import { Hono, type MiddlewareHandler } from 'hono';
 import { ApiError, EmptyNotFound } from '../platform/errors';
 import type { AppEnv, RequestVars } from '../platform/http';
 import type { ResolvedTenant, TenantService } from './tenants/service';
+import { headerOf } from '../platform/http';
 
 export type IssuerEnv = { Variables: RequestVars & { tenant: ResolvedTenant } };
 
@@ -16,7 +17,7 @@ const API_PREFIXES = ['/oauth2/native', '/identity/'];
 export function resolveTenant(tenants: TenantService): MiddlewareHandler<IssuerEnv> {
   return async (c, next) => {
     const segment = c.req.param('tenantSegment' as never) as string | undefined;
-    const resolved = segment !== undefined ? tenants.resolveByPath(segment) : tenants.resolveByHost(c.req.header('host') ?? '');
+    const resolved = segment !== undefined ? tenants.resolveByPath(segment) : tenants.resolveByHost(headerOf(c, 'host') ?? '');
     const rest = segment !== undefined ? c.req.path.slice(c.req.path.indexOf('/', 3)) : c.req.path;
     const apiRoute = API_PREFIXES.some((p) => rest.startsWith(p));
     c.set('family', apiRoute ? 'api' : 'oauth');

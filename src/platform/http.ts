@@ -13,18 +13,31 @@ export interface RequestVars {
 
 export type AppEnv = { Variables: RequestVars };
 
+/**
+ * A request header by lower-case name. On the Node server it comes from the IncomingMessage
+ * that Node already parsed; `c.req.header` would first copy every header into a WHATWG
+ * Headers object, validating each, for every request.
+ */
+export function headerOf(c: Context, name: string): string | undefined {
+  const incoming = (c.env as { incoming?: IncomingMessage } | undefined)?.incoming;
+  if (!incoming?.headers) return c.req.header(name);
+  const v = incoming.headers[name];
+  return Array.isArray(v) ? v.join(', ') : v;
+}
+
 const REQUEST_ID = /^[A-Za-z0-9._-]{1,128}$/;
 
 /** Assigns a request id (a sane inbound X-Request-Id is kept), echoes it, logs the outcome. */
 export function requestContext(logger: Logger): MiddlewareHandler<AppEnv> {
+  const debug = logger.enabled('debug');
   return async (c, next) => {
-    const inbound = c.req.header('x-request-id');
+    const inbound = headerOf(c, 'x-request-id');
     const requestId = inbound && REQUEST_ID.test(inbound) ? inbound : randomUUID();
     const log = logger.child({ requestId });
     c.set('requestId', requestId);
     c.set('log', log);
     c.set('family', 'api');
-    const started = performance.now();
+    const started = debug ? performance.now() : 0;
     // On the Node server the header goes straight onto the ServerResponse: a second header
     // on the hono response would build a WHATWG Headers object for every answer.
     const outgoing = (c.env as { outgoing?: ServerResponse } | undefined)?.outgoing;
@@ -32,9 +45,11 @@ export function requestContext(logger: Logger): MiddlewareHandler<AppEnv> {
     if (direct) outgoing.setHeader('X-Request-Id', requestId);
     await next();
     if (!direct) c.res.headers.set('X-Request-Id', requestId);
-    const ms = Math.round((performance.now() - started) * 10) / 10;
-    // Path only: queries can carry codes and tokens.
-    log.debug('request', { method: c.req.method, path: c.req.path, status: c.res.status, ms });
+    if (debug) {
+      const ms = Math.round((performance.now() - started) * 10) / 10;
+      // Path only: queries can carry codes and tokens.
+      log.debug('request', { method: c.req.method, path: c.req.path, status: c.res.status, ms });
+    }
   };
 }
 
@@ -89,7 +104,7 @@ export const MAX_BODY_BYTES = 1024 * 1024;
  */
 export async function readBodyText(c: Context, maxBytes = MAX_BODY_BYTES): Promise<string | undefined> {
   const incoming = (c.env as { incoming?: IncomingMessage } | undefined)?.incoming;
-  const declared = Number(c.req.header('content-length') ?? NaN);
+  const declared = Number(headerOf(c, 'content-length') ?? NaN);
   if (declared > maxBytes) return undefined;
   if (!incoming || typeof incoming.on !== 'function') {
     const text = await c.req.text();
@@ -111,7 +126,7 @@ export async function readBodyText(c: Context, maxBytes = MAX_BODY_BYTES): Promi
 
 /** Reads a JSON body; a malformed or oversized one is reported in the caller's family. */
 export async function readJson(c: Context, onError: (reason: string) => HttpError): Promise<unknown> {
-  const type = c.req.header('content-type') ?? '';
+  const type = headerOf(c, 'content-type') ?? '';
   if (!/^application\/(.+\+)?json\b/i.test(type)) throw onError('Content-Type must be application/json');
   const text = await readBodyText(c);
   if (text === undefined) throw onError(`body is larger than ${MAX_BODY_BYTES} bytes`);

@@ -11,6 +11,7 @@ export interface Logger {
   warn(msg: string, fields?: Record<string, unknown>): void;
   error(msg: string, fields?: Record<string, unknown>): void;
   child(fields: Record<string, unknown>): Logger;
+  enabled(level: Exclude<LogLevel, 'silent'>): boolean;
 }
 
 const RANK: Record<LogLevel, number> = { debug: 10, info: 20, warn: 30, error: 40, silent: 100 };
@@ -26,34 +27,58 @@ function redact(fields: Record<string, unknown>): Record<string, unknown> {
   return out;
 }
 
+interface Output {
+  min: number;
+  format: 'json' | 'pretty';
+  write: (line: string) => void;
+}
+
+/** A class rather than closures: a child logger is made for every request. */
+class StructuredLogger implements Logger {
+  constructor(
+    private readonly out: Output,
+    private readonly base: Record<string, unknown>,
+  ) {}
+
+  enabled(level: Exclude<LogLevel, 'silent'>): boolean {
+    return RANK[level] >= this.out.min;
+  }
+  debug(msg: string, fields?: Record<string, unknown>): void {
+    this.log('debug', msg, fields);
+  }
+  info(msg: string, fields?: Record<string, unknown>): void {
+    this.log('info', msg, fields);
+  }
+  warn(msg: string, fields?: Record<string, unknown>): void {
+    this.log('warn', msg, fields);
+  }
+  error(msg: string, fields?: Record<string, unknown>): void {
+    this.log('error', msg, fields);
+  }
+  child(fields: Record<string, unknown>): Logger {
+    return new StructuredLogger(this.out, { ...this.base, ...redact(fields) });
+  }
+
+  private log(level: Exclude<LogLevel, 'silent'>, msg: string, fields?: Record<string, unknown>): void {
+    if (RANK[level] < this.out.min) return;
+    const rec = { time: new Date().toISOString(), level, msg, ...this.base, ...(fields ? redact(fields) : {}) };
+    if (this.out.format === 'json') this.out.write(JSON.stringify(rec));
+    else {
+      const { time, level: l, msg: m, ...rest } = rec;
+      const extra = Object.keys(rest).length ? ' ' + JSON.stringify(rest) : '';
+      this.out.write(`${time.slice(11, 23)} ${l.toUpperCase().padEnd(5)} ${m}${extra}`);
+    }
+  }
+}
+
 export function createLogger(opts: {
   level: LogLevel;
   format: 'json' | 'pretty';
   write?: (line: string) => void;
   base?: Record<string, unknown>;
 }): Logger {
-  const min = RANK[opts.level];
   const write = opts.write ?? ((line: string) => process.stderr.write(line + '\n'));
-  const make = (base: Record<string, unknown>): Logger => {
-    const log = (level: Exclude<LogLevel, 'silent'>, msg: string, fields?: Record<string, unknown>) => {
-      if (RANK[level] < min) return;
-      const rec = { time: new Date().toISOString(), level, msg, ...base, ...(fields ? redact(fields) : {}) };
-      if (opts.format === 'json') write(JSON.stringify(rec));
-      else {
-        const { time, level: l, msg: m, ...rest } = rec;
-        const extra = Object.keys(rest).length ? ' ' + JSON.stringify(rest) : '';
-        write(`${time.slice(11, 23)} ${l.toUpperCase().padEnd(5)} ${m}${extra}`);
-      }
-    };
-    return {
-      debug: (m, f) => log('debug', m, f),
-      info: (m, f) => log('info', m, f),
-      warn: (m, f) => log('warn', m, f),
-      error: (m, f) => log('error', m, f),
-      child: (f) => make({ ...base, ...redact(f) }),
-    };
-  };
-  return make(opts.base ?? {});
+  return new StructuredLogger({ min: RANK[opts.level], format: opts.format, write }, opts.base ?? {});
 }
 
 export const silentLogger: Logger = createLogger({ level: 'silent', format: 'json' });

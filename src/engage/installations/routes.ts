@@ -1,5 +1,5 @@
 import type { Hono } from 'hono';
-import { readJson, type AppEnv } from '../../platform/http';
+import { headerOf, readJson, type AppEnv } from '../../platform/http';
 import type { EngageServices } from '../services';
 import { EdgeErrors } from '../shared/errors';
 
@@ -8,14 +8,14 @@ export const badBody = (reason: string) => EdgeErrors.invalid(`body: ${reason}`)
 export function mountInstallationRoutes(app: Hono<AppEnv>, engage: EngageServices): void {
   app.post('/v1/sdk/installations', async (c) => {
     // The app key is checked first: an unauthenticated caller learns nothing about the body.
-    const app = engage.installations.appFor(c.req.header('x-service-app-key'));
+    const app = engage.installations.appFor(headerOf(c, 'x-service-app-key'));
     const { created, session } = await engage.installations.bootstrap(app, await readJson(c, badBody));
     c.header('Cache-Control', 'no-store');
     return c.json(session, created ? 201 : 200);
   });
 
   app.get('/v1/sdk/installation', (c) => {
-    const p = engage.installations.authenticate(c.req.header('authorization'));
+    const p = engage.installations.authenticate(headerOf(c, 'authorization'));
     return c.json(engage.installations.state(p));
   });
 }

@@ -1,10 +1,11 @@
 import type { Hono } from 'hono';
 import type { AppEnv } from '../../platform/http';
 import type { EngageServices } from '../services';
+import { headerOf } from '../../platform/http';
 
 export function mountPrivacyRoutes(app: Hono<AppEnv>, engage: EngageServices): void {
   app.put('/v1/sdk/privacy/revocations/:operationId', async (c) => {
-    await engage.privacy.revoke(c.req.header('authorization'), c.req.param('operationId'));
+    await engage.privacy.revoke(headerOf(c, 'authorization'), c.req.param('operationId'));
     return c.body(null, 204);
   });
 }

@@ -9,6 +9,7 @@ import { createBrowserFlow, type Form, type Outcome } from '../sessions/browser-
 import { PageErrors, type PageError } from '../sessions/errors';
 import { browserOAuthAdapter } from '../sessions/oauth-adapter';
 import type { ResolvedTenant } from '../tenants/service';
+import { headerOf } from '../../platform/http';
 
 /** One cookie name per issuer; its Path (and for custom issuers its host) keeps tenants apart. */
 export const SESSION_COOKIE = 'engage_session';
@@ -27,7 +28,7 @@ function frameOf(tenant: ResolvedTenant): PageFrame {
 
 /** Form fields we know, each only when sent exactly once (a repeated field counts as absent). */
 async function readForm(c: Context<IssuerEnv>): Promise<Form | undefined> {
-  const type = c.req.header('content-type') ?? '';
+  const type = headerOf(c, 'content-type') ?? '';
   if (!/^application\/x-www-form-urlencoded\b/i.test(type)) return undefined;
   const params = new URLSearchParams(await c.req.text());
   const form: Form = {};

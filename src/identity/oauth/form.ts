@@ -1,5 +1,5 @@
 import type { Context } from 'hono';
-import { readBodyText } from '../../platform/http';
+import { headerOf, readBodyText } from '../../platform/http';
 import { invalidRequest } from './errors';
 
 /**
@@ -36,7 +36,7 @@ export function parseForm(text: string): Form {
 }
 
 export async function readForm(c: Context): Promise<Form> {
-  const type = c.req.header('content-type') ?? '';
+  const type = headerOf(c, 'content-type') ?? '';
   if (!FORM_TYPE.test(type)) throw invalidRequest('Content-Type must be application/x-www-form-urlencoded');
   const text = await readBodyText(c, MAX_BODY);
   if (text === undefined) throw invalidRequest('request body too large');

@@ -4,6 +4,7 @@ import type { IssuerEnv } from '../issuer';
 import { authenticateResourceServer } from './client-auth';
 import { REVOKE_GRANTS_REALM, invalidRequest } from './errors';
 import { readForm } from './form';
+import { headerOf } from '../../platform/http';
 
 const FIELDS = ['subject', 'client_id'];
 
@@ -11,7 +12,7 @@ const FIELDS = ['subject', 'client_id'];
 export function mountRevokeGrantsRoute(app: Hono<IssuerEnv>, services: Pick<Services, 'credentials' | 'oauth'>): void {
   app.post('/oauth2/revoke-application-grants', async (c) => {
     const tenant = c.get('tenant');
-    const rs = authenticateResourceServer(services.credentials, tenant.tenant.id, c.req.header('authorization'), REVOKE_GRANTS_REALM);
+    const rs = authenticateResourceServer(services.credentials, tenant.tenant.id, headerOf(c, 'authorization'), REVOKE_GRANTS_REALM);
     const form = await readForm(c);
     const extra = form.names().filter((n) => !FIELDS.includes(n));
     if (extra.length) throw invalidRequest(`unexpected field ${extra[0]}`);

@@ -4,6 +4,7 @@ import type { IssuerEnv } from '../issuer';
 import { authenticateClient } from './client-auth';
 import { TOKEN_REALM, unsupportedGrantType } from './errors';
 import { readForm } from './form';
+import { headerOf } from '../../platform/http';
 
 /** POST {issuer}/oauth2/token (RFC 6749 §3.2): form in, one grant handler, token response out. */
 export function mountTokenRoute(app: Hono<IssuerEnv>, services: Pick<Services, 'clients' | 'oauth'>): void {
@@ -12,7 +13,7 @@ export function mountTokenRoute(app: Hono<IssuerEnv>, services: Pick<Services, '
     const grantType = form.required('grant_type');
     if (grantType !== 'authorization_code' && grantType !== 'refresh_token') throw unsupportedGrantType(`grant_type ${grantType} is not supported`);
     const tenant = c.get('tenant');
-    const client = authenticateClient(services.clients, tenant.tenant.id, form, c.req.header('authorization'), TOKEN_REALM);
+    const client = authenticateClient(services.clients, tenant.tenant.id, form, headerOf(c, 'authorization'), TOKEN_REALM);
     const body =
       grantType === 'authorization_code'
         ? await services.oauth.exchangeAuthorizationCode(tenant, client, {

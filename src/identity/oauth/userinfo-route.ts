@@ -4,12 +4,13 @@ import type { IssuerEnv } from '../issuer';
 import { invalidRequest } from './errors';
 import { readForm } from './form';
 import { parseBearer } from './http-auth';
+import { headerOf } from '../../platform/http';
 
 /** The bearer token: Authorization header (RFC 6750 §2.1) or, on POST, the form body (§2.2), never both. */
 async function bearerToken(c: Context<IssuerEnv>): Promise<string | undefined> {
-  const header = c.req.header('authorization');
+  const header = headerOf(c, 'authorization');
   const fromHeader = parseBearer(header);
-  if (c.req.method === 'POST' && /^application\/x-www-form-urlencoded/i.test(c.req.header('content-type') ?? '')) {
+  if (c.req.method === 'POST' && /^application\/x-www-form-urlencoded/i.test(headerOf(c, 'content-type') ?? '')) {
     const fromBody = (await readForm(c)).get('access_token');
     if (fromBody !== null) {
       if (header !== undefined) throw invalidRequest('more than one method of sending the access token');
