@@ -4,6 +4,7 @@ import { createServer, type IncomingMessage, type ServerResponse } from 'node:ht
 import type { AddressInfo } from 'node:net';
 import { createApp } from '../../src/app';
 import { systemClock } from '../../src/platform/clock';
+import { startCheckpointer } from '../../src/platform/checkpointer';
 import { openDatabase } from '../../src/platform/db';
 import { createLogger } from '../../src/platform/logger';
 import { loadMasterKey } from '../../src/platform/master-key';
@@ -20,6 +21,7 @@ export function registerServe(program: Command): void {
         const logger = createLogger({ level: config.logLevel, format: config.logFormat });
         const db = openDatabase(config.dataDir);
         const masterKey = loadMasterKey(config);
+        const checkpointer = startCheckpointer(db, logger);
 
         let handler: ((req: IncomingMessage, res: ServerResponse) => void) | undefined;
         const server = createServer((req, res) => handler!(req, res));
@@ -52,8 +54,10 @@ export function registerServe(program: Command): void {
           logger.info('shutting down', { signal });
           clearInterval(sweep);
           server.close(() => {
-            db.close();
-            process.exit(0);
+            void checkpointer.stop().finally(() => {
+              db.close();
+              process.exit(0);
+            });
           });
           server.closeAllConnections();
         };

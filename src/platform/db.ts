@@ -3,6 +3,7 @@ import { drizzle, type BetterSQLite3Database } from 'drizzle-orm/better-sqlite3'
 import { mkdirSync } from 'node:fs';
 import path from 'node:path';
 import * as schema from '../db/schema';
+import { AUTO_CHECKPOINT_PAGES } from './checkpointer';
 import { applyMigrations, pendingMigrations } from './migrations';
 import { loadSqliteNativeBinding } from './native';
 
@@ -28,7 +29,7 @@ function configure(conn: RawDb, role: 'write' | 'read'): void {
   conn.pragma('synchronous = NORMAL');
   conn.pragma('cache_size = -32000');
   conn.pragma('temp_store = MEMORY');
-  if (role === 'write') conn.pragma('wal_autocheckpoint = 4000');
+  if (role === 'write') conn.pragma(`wal_autocheckpoint = ${AUTO_CHECKPOINT_PAGES}`);
 }
 
 export function openDatabase(dataDir: string, opts: { migrate?: boolean } = {}): Database {

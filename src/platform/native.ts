@@ -96,6 +96,17 @@ export function loadSqliteNativeBinding(): unknown | undefined {
   return sqliteBinding;
 }
 
+/**
+ * The file of better-sqlite3's addon, for a worker thread that opens its own connection
+ * (platform/checkpointer.ts): the embedded asset's cache file, or the one in node_modules.
+ */
+export function sqliteNativeBindingPath(): string {
+  const s = sea();
+  if (!s) return nodeRequire().resolve('better-sqlite3/build/Release/better_sqlite3.node');
+  const asset = assets().sqlite;
+  return materialise(asset, new Uint8Array(s.getRawAsset(asset.key) as ArrayBuffer));
+}
+
 /** @node-rs/argon2, from the embedded asset in the executable or from node_modules otherwise. */
 export function loadArgon2(): Argon2Module {
   if (!argon2Module) {
