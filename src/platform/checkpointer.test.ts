@@ -13,10 +13,14 @@ afterEach(() => h.close());
 // Under WAL, committed pages reach the main database file only through a checkpoint, so its
 // size tells whether one ran (reading the WAL state with a pragma would itself checkpoint).
 const dbFileSize = () => statSync(h.db.file).size;
+// Each tenant brings an RSA key row and its indexes: 40 of them pass the 1 MiB start threshold.
 const writeSome = async () => {
-  for (let i = 0; i < 20; i++) await h.services.tenants.create({ slug: `t${i}` });
+  const filler = 'x'.repeat(30_000);
+  for (let i = 0; i < 40; i++) {
+    await h.services.store.tx((tx) => tx.tenants.insert({ id: `t${i}`, slug: `t${i}`, managedPath: `/t/t${i}${filler}`, createdAt: 'x', updatedAt: 'x' }));
+  }
 };
-const settle = () => new Promise((r) => setTimeout(r, 300));
+const settle = () => new Promise((r) => setTimeout(r, 600));
 
 describe('checkpointer', () => {
   it('without it, and with checkpoints on commit off, nothing reaches the database file', async () => {
@@ -38,6 +42,6 @@ describe('checkpointer', () => {
     } finally {
       await cp.stop();
     }
-    expect(h.services.tenants.list(0, 100).total).toBe(21);
+    expect(h.services.tenants.list(0, 100).total).toBe(41);
   });
 });
