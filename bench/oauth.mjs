@@ -183,6 +183,17 @@ function codeRequests(t, codes) {
   }];
 }
 
+/** Warm-up, closed-loop peak, then half the peak with autocannon's rate and paced, for one fixed request. */
+async function staticLoad(req) {
+  await cannon({ ...req, duration: 2 });
+  const peak = summarize(await cannon(req));
+  const rate = Math.max(1, Math.floor(peak.rps / 2));
+  const half = summarize(await cannon({ ...req, overallRate: rate }));
+  const u = new URL(req.url);
+  const even = await paced({ origin: u.origin, rate, duration: DURATION, plan: { kind: 'static', method: req.method, path: u.pathname, headers: req.headers, body: req.body } });
+  return { peak, half, even };
+}
+
 const FLOWS = {
   async refresh(name, t) {
     const seed = await exchangeAll(t, await t.codes(CONNECTIONS * 3));
@@ -222,30 +233,14 @@ const FLOWS = {
     const req = { url: t.introspect, method: 'POST', headers: { ...FORM, authorization: t.rsAuth }, body: form({ token: tok.access_token }) };
     const check = await fetch(req.url, { method: 'POST', headers: req.headers, body: req.body }).then((r) => r.json());
     if (check.active !== true) throw new Error(`${name}: token not active at introspection`);
-    await cannon({ ...req, duration: 2 });
-    const peak = summarize(await cannon(req));
-    const half = summarize(await cannon({ ...req, overallRate: Math.max(1, Math.floor(peak.rps / 2)) }));
-    const u = new URL(req.url);
-    const even = await paced({
-      origin: u.origin, rate: Math.max(1, Math.floor(peak.rps / 2)), duration: DURATION,
-      plan: { kind: 'static', method: req.method, path: u.pathname, headers: req.headers, body: req.body },
-    });
-    return { peak, half, even };
+    return staticLoad(req);
   },
   async userinfo(name, t) {
     // oidc-provider's userinfo accepts only its opaque (non-resource) access tokens.
     const [tok] = name === 'engage' ? await exchangeAll(t, await t.codes(1)) : await exchangeAll(t, await t.codes(1, false), {});
     const req = { url: t.userinfo, method: 'GET', headers: { authorization: `Bearer ${tok.access_token}` } };
     if ((await fetch(req.url, { headers: req.headers })).status !== 200) throw new Error(`${name}: userinfo rejected the token`);
-    await cannon({ ...req, duration: 2 });
-    const peak = summarize(await cannon(req));
-    const half = summarize(await cannon({ ...req, overallRate: Math.max(1, Math.floor(peak.rps / 2)) }));
-    const u = new URL(req.url);
-    const even = await paced({
-      origin: u.origin, rate: Math.max(1, Math.floor(peak.rps / 2)), duration: DURATION,
-      plan: { kind: 'static', method: req.method, path: u.pathname, headers: req.headers, body: req.body },
-    });
-    return { peak, half, even };
+    return staticLoad(req);
   },
 };
 

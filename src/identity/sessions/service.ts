@@ -2,21 +2,12 @@ import { createHmac } from 'node:crypto';
 import type { Clock } from '../../platform/clock';
 import { digest, newId, newSecret, safeEqual } from '../../platform/crypto';
 import type { TxRunner } from '../../platform/store';
+import type { ValidRequest } from './ports';
 import type { InteractionRow, SessionAccountRow, SessionRow, SessionStore } from './store';
 import { afterFailure, lockRemaining, throttleKey, THROTTLE } from './throttle';
 
 /** The validated authorization request kept server-side between the browser pages. */
-export interface PendingRequest {
-  clientId: string;
-  redirectUri: string;
-  scope: string[];
-  state?: string;
-  nonce?: string;
-  codeChallenge: string;
-  resource?: string;
-  prompt: string[];
-  maxAge?: number;
-}
+export type PendingRequest = Omit<ValidRequest, 'client'> & { clientId: string };
 
 export interface LiveSession {
   session: SessionRow;
