@@ -53,8 +53,14 @@ export function createStore<S extends object>(db: Database, bind: (conn: Db) => 
   let sharing = false;
   const endShared = () => {
     if (!sharing) return;
-    sharing = false;
-    if (reader.inTransaction) reader.exec('COMMIT');
+    try {
+      if (reader.inTransaction) reader.exec('COMMIT');
+      sharing = false;
+    } catch {
+      // A statement still open on the read connection (a streaming iterator) keeps the
+      // snapshot; try again next turn rather than fail whatever ran in this one.
+      setImmediate(endShared);
+    }
   };
   const shareReadsThisTurn = () => {
     if (sharing) return;
