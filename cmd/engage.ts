@@ -15,8 +15,7 @@ const version = typeof __ENGAGE_VERSION__ !== 'undefined' ? __ENGAGE_VERSION__ :
 
 const program = new Command('engage')
   .description('engage: OAuth 2.0 / OpenID Connect server, directory and mobile engagement backend in one executable')
-  .version(version, '-v, --version')
-  .showHelpAfterError();
+  .version(version, '-v, --version');
 
 registerServe(program);
 registerMigrate(program);

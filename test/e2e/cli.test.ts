@@ -226,6 +226,16 @@ describe('dist/engage administration commands', () => {
     });
   });
 
+  describe('usage errors', () => {
+    it('a missing option, an unknown option or a bad choice is one line on stderr and a non-zero exit', async () => {
+      for (const args of [['tenants', 'create'], ['tenants', 'list', '--bogus'], ['clients', 'create', '--tenant', 'acme', '--client-id', 'x', '--name', 'X', '--type', 'FOO']]) {
+        const r = await exec(args);
+        expect({ args, code: r.code === 0, stdout: r.stdout }).toEqual({ args, code: false, stdout: '' });
+        expect(r.stderr).toMatch(/^error: [^\n]+\n$/);
+      }
+    });
+  });
+
   describe('human output', () => {
     it('without --json a list prints an aligned table under a header row', async () => {
       const r = await exec(['clients', 'list', '--tenant', 'acme']);
