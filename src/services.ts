@@ -3,6 +3,7 @@ import type { Clock } from './platform/clock';
 import { Sealer } from './platform/crypto';
 import type { Database } from './platform/db';
 import type { Logger } from './platform/logger';
+import { catalogVersion } from './platform/catalog';
 import { createStore, type StoreOf } from './platform/store';
 import { bindStores, type Stores } from './stores';
 import { createEngageServices } from './engage/services';
@@ -33,17 +34,19 @@ export function createServices(deps: CoreDeps) {
   const { config, clock } = deps;
   const store = createStore(deps.db, bindStores);
   const sealer = new Sealer(deps.masterKey);
+  const catalog = catalogVersion(store);
   const keys = createKeyService({
     store,
+    catalog,
     clock,
     sealer,
     maxSignedTokenTtl: Math.max(config.accessTokenTtl, config.idTokenTtl),
   });
-  const tenants = createTenantService({ store, clock, keys, publicUrl: config.publicUrl });
+  const tenants = createTenantService({ store, catalog, clock, keys, publicUrl: config.publicUrl });
   const sessions = createSessionService({ store, clock, sessionTtl: config.sessionTtl });
-  const clients = createClientService({ store, clock });
+  const clients = createClientService({ store, catalog, clock });
   const resources = createResourceService({ store, clock });
-  const credentials = createCredentialService({ store, clock });
+  const credentials = createCredentialService({ store, catalog, clock });
   const users = createUserService({ store, clock });
   const oauth = createOAuthService({ store, clock, config, keys, clients, resources, users });
   const engage = createEngageServices({ store, clock, config, sealer });

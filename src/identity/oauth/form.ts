@@ -19,7 +19,7 @@ const MAX_BODY = 64 * 1024;
 export function parseForm(text: string): Form {
   const values = new Map<string, string>();
   const seen = new Set<string>();
-  for (const [k, v] of new URLSearchParams(text)) {
+  for (const [k, v] of /[%+]/.test(text) ? new URLSearchParams(text) : plainPairs(text)) {
     if (seen.has(k)) throw invalidRequest(`${k} is duplicated`);
     seen.add(k);
     if (v !== '') values.set(k, v);
@@ -33,6 +33,17 @@ export function parseForm(text: string): Form {
     },
     names: () => [...values.keys()],
   };
+}
+
+/** The pairs URLSearchParams would give for a body with nothing to decode (no `%`, no `+`). */
+function plainPairs(text: string): [string, string][] {
+  const out: [string, string][] = [];
+  for (const part of text.split('&')) {
+    if (part === '') continue;
+    const i = part.indexOf('=');
+    out.push(i < 0 ? [part, ''] : [part.slice(0, i), part.slice(i + 1)]);
+  }
+  return out;
 }
 
 export async function readForm(c: Context): Promise<Form> {

@@ -15,7 +15,7 @@ export function parseBasic(header: string | undefined): BasicCredentials | null 
   const i = decoded.indexOf(':');
   if (i <= 0) return 'malformed';
   try {
-    const unform = (s: string) => decodeURIComponent(s.replace(/\+/g, ' '));
+    const unform = (s: string) => (/[%+]/.test(s) ? decodeURIComponent(s.replace(/\+/g, ' ')) : s);
     const id = unform(decoded.slice(0, i));
     const secret = unform(decoded.slice(i + 1));
     return id && secret ? { id, secret } : 'malformed';

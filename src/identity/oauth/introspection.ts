@@ -2,7 +2,7 @@ import type { ResourceServer } from '../credentials/service';
 import type { ResolvedTenant } from '../tenants/service';
 import { insufficientScope, invalidToken } from './errors';
 import type { OAuthContext } from './grants-service';
-import { parseScope } from './scopes';
+import { hasScope } from './scopes';
 import type { AccessTokenClaims } from './tokens';
 import type { AccessTokenState } from './store';
 
@@ -56,7 +56,7 @@ export function createTokenIntrospection(ctx: OAuthContext) {
       const body: IntrospectionResponse = {
         active: true, scope: c.scope, client_id: c.client_id, token_type: 'Bearer', sub: c.sub, aud: c.aud, iss: c.iss, iat: c.iat, exp: c.exp, jti: c.jti,
       };
-      if (parseScope(c.scope).includes('email')) {
+      if (hasScope(c.scope, 'email')) {
         body.email = state.email;
         body.email_verified = state.emailVerified === 1;
       }
@@ -67,10 +67,9 @@ export function createTokenIntrospection(ctx: OAuthContext) {
     userinfo(tenant: ResolvedTenant, token: string | undefined): UserinfoResponse {
       const t = token ? live(tenant, token) : undefined;
       if (!t) throw invalidToken();
-      const scope = parseScope(t.claims.scope);
-      if (!scope.includes('openid')) throw insufficientScope('openid');
+      if (!hasScope(t.claims.scope, 'openid')) throw insufficientScope('openid');
       const body: UserinfoResponse = { sub: t.state.subject };
-      if (scope.includes('email')) {
+      if (hasScope(t.claims.scope, 'email')) {
         body.email = t.state.email;
         body.email_verified = t.state.emailVerified === 1;
       }

@@ -1,4 +1,5 @@
-import type { Hono, MiddlewareHandler } from 'hono';
+import type { Hono } from 'hono';
+import { withHeaders } from '../../platform/http';
 import type { Services } from '../../services';
 import type { IssuerEnv } from '../issuer';
 import { mountIntrospectRoute } from './introspect-route';
@@ -8,11 +9,7 @@ import { mountTokenRoute } from './token-route';
 import { mountUserinfoRoute } from './userinfo-route';
 
 /** RFC 6749 §5.1: token responses (and, here, every answer of these endpoints) are never cached. */
-const noStore: MiddlewareHandler<IssuerEnv> = async (c, next) => {
-  await next();
-  c.res.headers.set('Cache-Control', 'no-store');
-  c.res.headers.set('Pragma', 'no-cache');
-};
+const noStore = withHeaders({ 'Cache-Control': 'no-store', Pragma: 'no-cache' });
 
 /** The protocol endpoints of spec 02 other than authorize, discovery and JWKS. */
 export function mountOAuthRoutes(app: Hono<IssuerEnv>, services: Services): void {

@@ -12,6 +12,11 @@ export function parseScope(s: string | null | undefined): string[] {
   return [...new Set(s.split(' ').filter((x) => x !== ''))];
 }
 
+/** Whether a space-delimited scope string holds `token`, without splitting it. */
+export function hasScope(s: string, token: string): boolean {
+  return (' ' + s + ' ').includes(' ' + token + ' ');
+}
+
 export function formatScope(scopes: readonly string[]): string {
   return scopes.join(' ');
 }

@@ -1,3 +1,4 @@
+import { CatalogCache } from '../../platform/catalog';
 import type { Clock } from '../../platform/clock';
 import { newId } from '../../platform/crypto';
 import { assertThat } from '../../platform/errors';
@@ -40,11 +41,14 @@ type Stores = { tenants: TenantStore; keys: KeyStore };
 
 export function createTenantService(deps: {
   store: Stores & TxRunner<Stores>;
+  /** platform/catalog.ts: issuer routing runs on every request. */
+  catalog: () => number;
   clock: Clock;
   keys: KeyService;
   publicUrl: string;
 }) {
   const { store, clock, keys } = deps;
+  const routes = new CatalogCache<ResolvedTenant>(deps.catalog);
   const managedIssuer = (t: TenantRow) => deps.publicUrl + t.managedPath;
   const exposedIssuer = (t: TenantRow) => t.customIssuer ?? managedIssuer(t);
 
@@ -130,14 +134,18 @@ export function createTenantService(deps: {
 
     /** Issuer routing by path: `/t/<segment>` under the public URL. Only ACTIVE tenants. */
     resolveByPath(segment: string): ResolvedTenant | undefined {
-      const t = store.tenants.findByManagedPath(MANAGED_PREFIX + segment);
-      return t && t.status === 'ACTIVE' ? { tenant: t, issuer: managedIssuer(t) } : undefined;
+      return routes.get(`p ${segment}`, () => {
+        const t = store.tenants.findByManagedPath(MANAGED_PREFIX + segment);
+        return t && t.status === 'ACTIVE' ? { tenant: t, issuer: managedIssuer(t) } : undefined;
+      });
     },
 
     /** Issuer routing by Host for a host-only custom issuer. */
     resolveByHost(host: string): ResolvedTenant | undefined {
-      const t = store.tenants.findByCustomHost(host.toLowerCase());
-      return t && t.status === 'ACTIVE' && t.customIssuer ? { tenant: t, issuer: t.customIssuer } : undefined;
+      return routes.get(`h ${host}`, () => {
+        const t = store.tenants.findByCustomHost(host.toLowerCase());
+        return t && t.status === 'ACTIVE' && t.customIssuer ? { tenant: t, issuer: t.customIssuer } : undefined;
+      });
     },
 
     /** Sets or clears a host-only custom issuer (`https://id.example.com`). */
