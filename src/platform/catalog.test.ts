@@ -1,0 +1,169 @@
+import { randomBytes } from 'node:crypto';
+import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { createHarness, type Harness } from '../../test/helpers/harness';
+import { createServices } from '../services';
+import { CatalogCache, catalogVersion } from './catalog';
+import { openDatabase, type Database } from './db';
+import { silentLogger } from './logger';
+
+const API = 'https://api.example.com';
+const nextTurn = () => new Promise((r) => setImmediate(r));
+
+let h: Harness;
+/** Another process on the same data directory, as the CLI is. */
+let otherDb: Database;
+let other: ReturnType<typeof createServices>;
+
+beforeEach(async () => {
+  h = await createHarness();
+  otherDb = openDatabase(h.config.dataDir);
+  other = createServices({ config: h.config, db: otherDb, clock: h.clock, logger: silentLogger, masterKey: randomBytes(32) });
+});
+afterEach(() => {
+  otherDb.close();
+  h.close();
+});
+
+describe('catalog_version', () => {
+  const version = () => h.services.store.catalog.version();
+  const raw = () => otherDb.write.$client;
+
+  it('moves on every insert, update and delete of each catalogue table', async () => {
+    const steps: [string, () => unknown][] = [
+      ['tenant insert', () => h.services.tenants.create({ slug: 'acme' })],
+      ['resource insert', () => h.services.resources.create(h.services.tenants.get('acme').id, { uri: API, audience: 'urn:api', scopes: ['api.read'] })],
+      ['credential insert', () => h.services.credentials.issue(h.services.tenants.get('acme').id, API)],
+      [
+        'client insert',
+        () =>
+          h.services.clients.create(h.services.tenants.get('acme').id, {
+            clientId: 'app', displayName: 'App', applicationType: 'NATIVE', tokenEndpointAuthMethod: 'NONE', consentPolicy: 'PRE_AUTHORIZED',
+            redirectUris: ['https://app.example.com/cb'], scopes: ['openid'],
+          }),
+      ],
+      ['tenant update', () => raw().prepare(`UPDATE tenants SET updated_at = 'later' WHERE slug = 'acme'`).run()],
+      ['key update', () => raw().prepare(`UPDATE signing_keys SET created_at = created_at || ' ' WHERE tenant_id = (SELECT id FROM tenants WHERE slug = 'acme')`).run()],
+      ['client update', () => raw().prepare(`UPDATE clients SET status = 'DISABLED'`).run()],
+      ['resource update', () => raw().prepare(`UPDATE resources SET status = 'DISABLED'`).run()],
+      ['credential update', () => raw().prepare(`UPDATE resource_credentials SET status = 'REVOKED'`).run()],
+      ['credential delete', () => raw().prepare(`DELETE FROM resource_credentials`).run()],
+      ['client delete', () => raw().prepare(`DELETE FROM clients`).run()],
+      ['resource delete', () => raw().prepare(`DELETE FROM resources`).run()],
+      ['key delete', () => raw().prepare(`DELETE FROM signing_keys WHERE tenant_id = (SELECT id FROM tenants WHERE slug = 'acme')`).run()],
+      ['tenant delete', () => raw().prepare(`DELETE FROM tenants WHERE slug = 'acme'`).run()],
+    ];
+    for (const [what, step] of steps) {
+      const before = version();
+      await step();
+      expect(version(), what).toBeGreaterThan(before);
+    }
+  });
+
+  it('stands still when nothing in the catalogue changes', async () => {
+    const t = await h.services.tenants.create({ slug: 'quiet' });
+    const before = version();
+    await h.services.users.create(t.id, { email: 'ada@example.com', emailVerified: true, password: 'correct horse battery' });
+    expect(version()).toBe(before);
+  });
+
+  it('is read once per shared read snapshot, and again in the next turn', async () => {
+    let reads = 0;
+    let snapshot: number | undefined = 1;
+    const current = catalogVersion({ catalog: { version: () => ++reads }, readSnapshot: () => snapshot });
+    expect([current(), current(), current()]).toEqual([1, 1, 1]);
+    snapshot = 2;
+    expect([current(), current()]).toEqual([2, 2]);
+    snapshot = undefined; // not sharing: every look asks
+    expect([current(), current()]).toEqual([3, 4]);
+  });
+});
+
+describe('CatalogCache', () => {
+  it('keeps found rows while the version stands, drops them all when it moves, never keeps a miss', () => {
+    let version = 1;
+    let loads = 0;
+    const cache = new CatalogCache<string>(() => version);
+    const load = (v: string | undefined) => () => (loads++, v);
+    expect(cache.get('a', load('A1'))).toBe('A1');
+    expect(cache.get('a', load('A2'))).toBe('A1');
+    expect(cache.get('missing', load(undefined))).toBeUndefined();
+    expect(cache.get('missing', load('M'))).toBe('M');
+    expect(loads).toBe(3);
+    version = 2;
+    expect(cache.get('a', load('A3'))).toBe('A3');
+    expect(loads).toBe(4);
+  });
+
+  it('holds at most max rows, dropping the oldest', () => {
+    const cache = new CatalogCache<string>(() => 1, 2);
+    cache.get('a', () => 'A');
+    cache.get('b', () => 'B');
+    cache.get('c', () => 'C');
+    expect(cache.get('a', () => 'A again')).toBe('A again');
+    expect(cache.get('c', () => 'C again')).toBe('C');
+  });
+});
+
+describe('a change by another process is seen by the next request', () => {
+  // Each case looks once inside a shared read turn (cached), changes the row from the other
+  // process, looks again in the same turn (same snapshot, same answer), then in the next turn.
+  async function seenNextTurn<T>(look: () => T, change: () => Promise<unknown>): Promise<[T, T, T]> {
+    h.services.store.shareReadsThisTurn();
+    const first = look();
+    await change();
+    const sameTurn = look();
+    await nextTurn();
+    h.services.store.shareReadsThisTurn();
+    const next = look();
+    await nextTurn();
+    return [first, sameTurn, next];
+  }
+
+  it('a disabled tenant stops resolving', async () => {
+    await h.services.tenants.create({ slug: 'acme' });
+    const [first, sameTurn, next] = await seenNextTurn(
+      () => h.services.tenants.resolveByPath('acme')?.tenant.slug,
+      () => other.tenants.setStatus('acme', 'DISABLED'),
+    );
+    expect([first, sameTurn, next]).toEqual(['acme', 'acme', undefined]);
+  });
+
+  it('a revoked resource-server credential stops authenticating', async () => {
+    const t = await h.services.tenants.create({ slug: 'acme' });
+    await h.services.resources.create(t.id, { uri: API, audience: 'urn:api', scopes: ['api.read'] });
+    const cred = await h.services.credentials.issue(t.id, API);
+    const [first, , next] = await seenNextTurn(
+      () => h.services.credentials.authenticate(t.id, cred.credentialId, cred.credentialSecret)?.audience,
+      () => other.credentials.revoke(t.id, cred.credentialId),
+    );
+    expect(first).toBe('urn:api');
+    expect(next).toBeUndefined();
+    expect(h.services.credentials.authenticate(t.id, cred.credentialId, 'wrong secret')).toBeUndefined();
+  });
+
+  it('a revoked signing key stops verifying, and a rotation changes the signing key', async () => {
+    const t = await h.services.tenants.create({ slug: 'acme' });
+    const kid = h.services.keys.signingKey(t.id)!.kid;
+    await h.services.keys.rotate(t.id);
+    const rotated = h.services.keys.signingKey(t.id)!.kid;
+    expect(rotated).not.toBe(kid);
+    const [first, , next] = await seenNextTurn(
+      () => h.services.keys.verificationKey(t.id, kid) !== undefined,
+      () => other.keys.revoke(t.id, kid),
+    );
+    expect([first, next]).toEqual([true, false]);
+  });
+
+  it('a disabled client is seen disabled', async () => {
+    const t = await h.services.tenants.create({ slug: 'acme' });
+    await h.services.clients.create(t.id, {
+      clientId: 'app', displayName: 'App', applicationType: 'NATIVE', tokenEndpointAuthMethod: 'NONE', consentPolicy: 'PRE_AUTHORIZED',
+      redirectUris: ['https://app.example.com/cb'], scopes: ['openid'],
+    });
+    const [first, , next] = await seenNextTurn(
+      () => h.services.clients.find(t.id, 'app')?.status,
+      async () => otherDb.write.$client.prepare(`UPDATE clients SET status = 'DISABLED' WHERE client_id = 'app'`).run(),
+    );
+    expect([first, next]).toEqual(['ACTIVE', 'DISABLED']);
+  });
+});
