@@ -137,23 +137,28 @@ export const grants = sqliteTable(
   (t) => [index('grants_subject_client').on(t.tenantId, t.userId, t.clientId)],
 );
 
-export const authorizationCodes = sqliteTable('authorization_codes', {
-  /** SHA-256 digest of the code. */
-  codeDigest: text('code_digest').primaryKey(),
-  tenantId: text('tenant_id').notNull().references(() => tenants.id, { onDelete: 'cascade' }),
-  clientId: text('client_id').notNull(),
-  userId: text('user_id').notNull().references(() => users.id, { onDelete: 'cascade' }),
-  redirectUri: text('redirect_uri').notNull(),
-  codeChallenge: text('code_challenge').notNull(),
-  scope: text('scope').notNull(),
-  resource: text('resource'),
-  nonce: text('nonce'),
-  authTime: integer('auth_time').notNull(),
-  expiresAt: integer('expires_at').notNull(),
-  /** Set when exchanged; a second exchange revokes this grant (RFC 6749 §4.1.2). */
-  consumedAt: integer('consumed_at'),
-  grantId: text('grant_id'),
-});
+export const authorizationCodes = sqliteTable(
+  'authorization_codes',
+  {
+    /** SHA-256 digest of the code. */
+    codeDigest: text('code_digest').primaryKey(),
+    tenantId: text('tenant_id').notNull().references(() => tenants.id, { onDelete: 'cascade' }),
+    clientId: text('client_id').notNull(),
+    userId: text('user_id').notNull().references(() => users.id, { onDelete: 'cascade' }),
+    redirectUri: text('redirect_uri').notNull(),
+    codeChallenge: text('code_challenge').notNull(),
+    scope: text('scope').notNull(),
+    resource: text('resource'),
+    nonce: text('nonce'),
+    authTime: integer('auth_time').notNull(),
+    expiresAt: integer('expires_at').notNull(),
+    /** Set when exchanged; a second exchange revokes this grant (RFC 6749 §4.1.2). */
+    consumedAt: integer('consumed_at'),
+    grantId: text('grant_id'),
+  },
+  // The minute sweep finds expired rows by index, a batch at a time (oauth/grants-service.ts).
+  (t) => [index('authorization_codes_expiry').on(t.expiresAt)],
+);
 
 export const refreshTokens = sqliteTable(
   'refresh_tokens',
@@ -171,15 +176,19 @@ export const refreshTokens = sqliteTable(
     replacedBy: text('replaced_by'),
     revokedAt: integer('revoked_at'),
   },
-  (t) => [index('refresh_tokens_grant').on(t.grantId)],
+  (t) => [index('refresh_tokens_grant').on(t.grantId), index('refresh_tokens_expiry').on(t.expiresAt)],
 );
 
 /** Individually revoked access tokens (by jti) until they would have expired anyway. */
-export const revokedAccessTokens = sqliteTable('revoked_access_tokens', {
-  jti: text('jti').primaryKey(),
-  tenantId: text('tenant_id').notNull().references(() => tenants.id, { onDelete: 'cascade' }),
-  expiresAt: integer('expires_at').notNull(),
-});
+export const revokedAccessTokens = sqliteTable(
+  'revoked_access_tokens',
+  {
+    jti: text('jti').primaryKey(),
+    tenantId: text('tenant_id').notNull().references(() => tenants.id, { onDelete: 'cascade' }),
+    expiresAt: integer('expires_at').notNull(),
+  },
+  (t) => [index('revoked_access_tokens_expiry').on(t.expiresAt)],
+);
 
 /** Remembered consent per subject and client (EXPLICIT clients). */
 export const consents = sqliteTable(

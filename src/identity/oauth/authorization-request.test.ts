@@ -80,9 +80,15 @@ describe('validateAuthorizationRequest', () => {
     expect(validate({ ...base(), scope: 'openid', resource: 'https://billing.example.com' })).toMatchObject({ redirect: true, error: 'invalid_target' });
   });
 
-  it('a client without a default resource may not ask for API scopes', () => {
-    // The web client has no resource and only OpenID scopes.
+  it('API scopes with no resource at all are invalid_target; OpenID scopes need none', async () => {
+    // The web client has no default resource.
     expect(validate({ ...base(), client_id: 'web', scope: 'openid email' })).toMatchObject({ ok: true, request: { resource: null } });
+    await h.services.clients.create(f.tenant.tenant.id, {
+      clientId: 'bare', displayName: 'Bare', applicationType: 'WEB', tokenEndpointAuthMethod: 'NONE', consentPolicy: 'PRE_AUTHORIZED',
+      redirectUris: [CALLBACK], scopes: ['openid', 'api.read'],
+    });
+    expect(validate({ ...base(), client_id: 'bare', scope: 'openid api.read' })).toMatchObject({ ok: false, redirect: true, error: 'invalid_target' });
+    expect(validate({ ...base(), client_id: 'bare', scope: 'openid api.read', resource: API })).toMatchObject({ ok: true, request: { resource: API } });
   });
 });
 

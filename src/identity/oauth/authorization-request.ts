@@ -156,7 +156,8 @@ function checkResource(m: Map<string, string[]>, tenantId: string, client: Clien
 function checkScopeForResource(scope: string[], resource: Resource | null): void {
   const api = scope.filter((s) => !OIDC_SCOPES.has(s));
   if (api.length === 0) return;
-  if (!resource) throw new Rejection(E.invalidScope, `scope needs a resource: ${api.join(' ')}`);
+  // Spec 02: invalid_target when "the requested resource is absent".
+  if (!resource) throw new Rejection(E.invalidTarget, `scope needs a resource: ${api.join(' ')}`);
   const own = new Set(resource.scopes);
   const foreign = api.filter((s) => !own.has(s));
   if (foreign.length) throw new Rejection(E.invalidScope, `scope not offered by ${resource.uri}: ${foreign.join(' ')}`);

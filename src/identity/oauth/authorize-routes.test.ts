@@ -47,6 +47,11 @@ describe('GET /oauth2/authorize: errors that are never redirected', () => {
 });
 
 describe('GET /oauth2/authorize: errors redirected with error, state and iss', () => {
+  beforeEach(async () => {
+    await h.services.resources.create(seed.tenantId, { uri: 'https://billing.example', audience: 'billing', scopes: ['billing'] });
+    await h.services.resources.create(seed.tenantId, { uri: 'https://retired.example', audience: 'retired', scopes: ['orders.read'] });
+    h.db.write.$client.prepare(`UPDATE resources SET status = 'DISABLED' WHERE uri = 'https://retired.example'`).run();
+  });
   const rows: [string, string, string][] = [
     ['response_type missing', authorizeUrl('acme', { response_type: null }), 'invalid_request'],
     ['response_type token', authorizeUrl('acme', { response_type: 'token' }), 'unsupported_response_type'],
@@ -61,6 +66,9 @@ describe('GET /oauth2/authorize: errors redirected with error, state and iss', (
     ['resource unknown', authorizeUrl('acme', { resource: 'https://other.example' }), 'invalid_target'],
     ['resource with fragment', authorizeUrl('acme', { resource: API + '#x' }), 'invalid_target'],
     ['resource not a URI', authorizeUrl('acme', { resource: 'orders' }), 'invalid_target'],
+    ['API scope with no resource at all', authorizeUrl('acme', { scope: 'openid orders.read' }), 'invalid_target'],
+    ['resource disabled', authorizeUrl('acme', { resource: 'https://retired.example', scope: 'openid' }), 'invalid_target'],
+    ['resource offering none of the client scopes', authorizeUrl('acme', { resource: 'https://billing.example', scope: 'openid' }), 'invalid_target'],
     ['prompt unsupported', authorizeUrl('acme', { prompt: 'bogus' }), 'invalid_request'],
     ['prompt none combined', authorizeUrl('acme', { prompt: 'none login' }), 'invalid_request'],
     ['max_age malformed', authorizeUrl('acme', { max_age: 'soon' }), 'invalid_request'],
@@ -96,7 +104,7 @@ describe('sign-in and consent', () => {
     expect(page).toContain('alice@example.com');
     expect(page).toContain('orders-api');
     const done = await d.submit(page, { decision: 'allow' });
-    expect(done.status).toBe(303);
+    expect(done.status).toBe(302);
     const p = redirectParams(done);
     expect(p).toMatchObject({ state: 'st-123', iss: seed.issuer });
     expect(p.code).toMatch(/^[A-Za-z0-9_-]{43}$/);
@@ -122,7 +130,7 @@ describe('sign-in and consent', () => {
 
   it('a PRE_AUTHORIZED client skips consent', async () => {
     const res = await driver().signIn(authorizeUrl('acme', {}, 'app'), 'bob@example.com', PASSWORD);
-    expect(res.status).toBe(303);
+    expect(res.status).toBe(302);
     const loc = res.headers.get('location')!;
     expect(loc.startsWith(APP_CALLBACK + '?')).toBe(true);
     expect(redirectParams(res)).toMatchObject({ state: 'st-123', iss: seed.issuer });
@@ -135,7 +143,19 @@ describe('sign-in and consent', () => {
     expect(p).toMatchObject({ error: 'access_denied', state: 'st-123', iss: seed.issuer });
   });
 
-  it('single sign-on: a second authorization reuses the session; prompt=consent asks again', async () => {
+  it('remembered consent skips the page; prompt=consent shows it again', async () => {
+    const d = driver();
+    const consent = await d.signIn(authorizeUrl('acme'), 'alice@example.com', PASSWORD);
+    expect(redirectParams(await d.submit(await consent.text(), { decision: 'allow' })).code).toBeDefined();
+    expect(redirectParams(await d.get(authorizeUrl('acme'))).code).toBeDefined();
+    const again = await d.get(authorizeUrl('acme', { prompt: 'consent' }));
+    expect(again.status).toBe(200);
+    const page = await again.text();
+    expect(page).toContain('Allow Acme Web');
+    expect(redirectParams(await d.submit(page, { decision: 'allow' }))).toMatchObject({ state: 'st-123', iss: seed.issuer });
+  });
+
+  it('single sign-on: a second authorization reuses the session; another EXPLICIT client asks for consent', async () => {
     const d = driver();
     await d.signIn(authorizeUrl('acme', {}, 'app'), 'alice@example.com', PASSWORD);
     expect(redirectParams(await d.get(authorizeUrl('acme', {}, 'app'))).code).toBeDefined();
@@ -165,7 +185,7 @@ describe('sign-in and consent', () => {
     expect(parseForm(page).action).toBe('/t/acme/oauth2/authorize/login');
     expect(page).toContain('value="alice@example.com"');
     const done = await d.submit(page, { email: 'alice@example.com', password: PASSWORD });
-    expect(done.status).toBe(303);
+    expect(done.status).toBe(302);
     // prompt=none with max_age 0 after a fresh sign-in still needs a new one.
     h.clock.advance(1);
     expect(redirectParams(await d.get(authorizeUrl('acme', { prompt: 'none', max_age: '0' }, 'app'))).error).toBe('login_required');

@@ -63,7 +63,8 @@ function render(c: Context<IssuerEnv>, outcome: Outcome, ttl: number): Response 
   if (outcome.kind === 'redirect') {
     c.header('Cache-Control', 'no-store');
     c.header('Referrer-Policy', 'no-referrer');
-    return c.redirect(outcome.location, outcome.status);
+    // Spec 02: 302 to the callback, after a form post too (browsers follow it with a GET).
+    return c.redirect(outcome.location, 302);
   }
   for (const [k, v] of Object.entries(pageHeaders(outcome.formTargets))) c.header(k, v);
   if (outcome.retryAfter) c.header('Retry-After', String(outcome.retryAfter));

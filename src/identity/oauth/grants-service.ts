@@ -114,9 +114,19 @@ export function createOAuthService(deps: OAuthDeps) {
     ...createTokenIntrospection(ctx),
     ...createRevocation(ctx),
 
-    /** Housekeeping for a periodic sweep. */
-    async purgeExpired(): Promise<void> {
-      await store.tx((tx) => tx.oauth.purgeExpired(clock.nowSeconds() - 86400));
+    /**
+     * Housekeeping for the minute sweep: rows a day past their expiry, a batch per transaction
+     * with a turn of the event loop between, so a large backlog never stalls requests.
+     */
+    async purgeExpired(batch = 500): Promise<number> {
+      const before = clock.nowSeconds() - 86400;
+      let deleted = 0;
+      for (;;) {
+        const r = await store.tx((tx) => tx.oauth.purgeExpired(before, batch));
+        deleted += r.deleted;
+        if (!r.more) return deleted;
+        await new Promise((resolve) => setImmediate(resolve));
+      }
     },
   };
 }

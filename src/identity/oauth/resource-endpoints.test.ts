@@ -1,6 +1,6 @@
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { createHarness, type Harness } from '../../../test/helpers/harness';
-import { API, API_AUDIENCE, basic, createFixture, exchange, form, post, type OAuthFixture } from './testing';
+import { API, API_AUDIENCE, basic, CALLBACK, createFixture, exchange, form, issueCode, post, type OAuthFixture } from './testing';
 
 let h: Harness;
 let f: OAuthFixture;
@@ -202,6 +202,27 @@ describe('revoke-application-grants', () => {
     // Another client's grant and consent are untouched.
     expect((await userinfo(web.access_token)).status).toBe(200);
     expect(h.services.oauth.hasConsent(f.tenant.tenant.id, f.userId, f.webClient, ['openid'], null)).toBe(true);
+  });
+
+  it('a code issued before the revocation and not yet exchanged is invalid_grant afterwards', async () => {
+    const pending = await issueCode(h, f);
+    const otherClient = await issueCode(h, f, { clientId: f.webClient, scope: ['openid'] });
+    expect((await post(h, path(), form({ subject: f.subject, client_id: f.publicClient }), auth())).status).toBe(204);
+    const res = await post(
+      h,
+      `${f.issuerPath}/oauth2/token`,
+      form({ grant_type: 'authorization_code', client_id: f.publicClient, code: pending.code, redirect_uri: CALLBACK, code_verifier: pending.verifier }),
+    );
+    expect(res.status).toBe(400);
+    expect(await res.json()).toMatchObject({ error: 'invalid_grant' });
+    // The other client's code still works.
+    const web = await post(
+      h,
+      `${f.issuerPath}/oauth2/token`,
+      form({ grant_type: 'authorization_code', code: otherClient.code, redirect_uri: CALLBACK, code_verifier: otherClient.verifier }),
+      { authorization: basic(f.webClient, f.webSecret) },
+    );
+    expect(web.status).toBe(200);
   });
 
   it('unknown subject or client: 204', async () => {

@@ -29,8 +29,8 @@ export function createRevocation(ctx: OAuthContext) {
     },
 
     /**
-     * Ends every grant (so every access and refresh token) and the remembered consent of one
-     * subject for one client. Unknown subjects and clients are a no-op: the answer is 204 either way.
+     * Ends every grant (so every access and refresh token), every code not yet exchanged and
+     * the remembered consent of one subject for one client. Unknown subjects and clients are a no-op: the answer is 204 either way.
      */
     async revokeApplicationGrants(tenant: ResolvedTenant, _rs: ResourceServer, subject: string, clientId: string): Promise<void> {
       const tenantId = tenant.tenant.id;

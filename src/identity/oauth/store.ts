@@ -111,13 +111,15 @@ const SQL = {
   revokeSubjectGrants: `UPDATE grants SET revoked_at = ? WHERE tenant_id = ? AND user_id = ? AND client_id = ? AND revoked_at IS NULL`,
   revokeSubjectTokens: `UPDATE refresh_tokens SET revoked_at = ? WHERE tenant_id = ? AND revoked_at IS NULL
       AND grant_id IN (SELECT id FROM grants WHERE tenant_id = ? AND user_id = ? AND client_id = ?)`,
+  // Codes not yet exchanged would otherwise start a fresh grant after the revocation.
+  deleteSubjectCodes: `DELETE FROM authorization_codes WHERE tenant_id = ? AND user_id = ? AND client_id = ? AND consumed_at IS NULL`,
   findConsent: `SELECT scope, resource FROM consents WHERE tenant_id = ? AND user_id = ? AND client_id = ?`,
   upsertConsent: `INSERT INTO consents (tenant_id, user_id, client_id, scope, resource, created_at) VALUES (?, ?, ?, ?, ?, ?)
     ON CONFLICT (tenant_id, user_id, client_id) DO UPDATE SET scope = excluded.scope, resource = excluded.resource, created_at = excluded.created_at`,
   deleteConsent: `DELETE FROM consents WHERE tenant_id = ? AND user_id = ? AND client_id = ?`,
-  purgeCodes: `DELETE FROM authorization_codes WHERE expires_at < ?`,
-  purgeJtis: `DELETE FROM revoked_access_tokens WHERE expires_at < ?`,
-  purgeRefresh: `DELETE FROM refresh_tokens WHERE expires_at < ?`,
+  purgeCodes: `DELETE FROM authorization_codes WHERE rowid IN (SELECT rowid FROM authorization_codes WHERE expires_at < ? LIMIT ?)`,
+  purgeJtis: `DELETE FROM revoked_access_tokens WHERE rowid IN (SELECT rowid FROM revoked_access_tokens WHERE expires_at < ? LIMIT ?)`,
+  purgeRefresh: `DELETE FROM refresh_tokens WHERE rowid IN (SELECT rowid FROM refresh_tokens WHERE expires_at < ? LIMIT ?)`,
 } as const;
 
 export function createOAuthStore(db: Db) {
@@ -158,6 +160,7 @@ export function createOAuthStore(db: Db) {
     revokeGrantsOf(tenantId: string, userId: string, clientId: string, now: number): number {
       const n = q('revokeSubjectGrants').run(now, tenantId, userId, clientId).changes;
       q('revokeSubjectTokens').run(now, tenantId, tenantId, userId, clientId);
+      q('deleteSubjectCodes').run(tenantId, userId, clientId);
       return n;
     },
 
@@ -200,11 +203,10 @@ export function createOAuthStore(db: Db) {
       q('deleteConsent').run(tenantId, userId, clientId);
     },
 
-    /** Housekeeping: rows past their expiry can no longer matter. */
-    purgeExpired(now: number): void {
-      q('purgeCodes').run(now);
-      q('purgeJtis').run(now);
-      q('purgeRefresh').run(now);
+    /** Housekeeping: up to `limit` rows of each kind that expired before `before`; whether any kind has more. */
+    purgeExpired(before: number, limit: number): { deleted: number; more: boolean } {
+      const counts = [q('purgeCodes'), q('purgeJtis'), q('purgeRefresh')].map((s) => s.run(before, limit).changes);
+      return { deleted: counts.reduce((a, b) => a + b, 0), more: counts.some((n) => n === limit) };
     },
   };
 }

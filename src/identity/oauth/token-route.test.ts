@@ -62,7 +62,7 @@ const rows: Row[] = [
     status: 400,
     error: 'invalid_grant',
   },
-  { name: 'resource other than the grant', request: () => codeRequest((x) => (x.resource = 'https://other.example.com')), status: 400, error: 'invalid_target' },
+  { name: 'resource other than the grant', request: () => codeRequest((x) => (x.resource = 'https://other.example.com')), status: 400, error: 'invalid_grant' },
   { name: 'unknown refresh token', request: async () => ({ body: form({ grant_type: 'refresh_token', client_id: f.publicClient, refresh_token: 'nope' }) }), status: 400, error: 'invalid_grant' },
   { name: 'missing refresh_token', request: async () => ({ body: form({ grant_type: 'refresh_token', client_id: f.publicClient }) }), status: 400, error: 'invalid_request' },
   {

@@ -4,7 +4,7 @@ import { STYLES_HASH } from './styles';
  * The security headers of every sign-in page. No script at all; the one inline stylesheet
  * is allowed by hash. Forms may post only to ourselves, plus the client's redirect target:
  * browsers apply form-action to the redirect that answers a form post (CSP 3 §6.3.2.2), and
- * our sign-in and consent posts end with a 303 to the client.
+ * our sign-in and consent posts end with a 302 to the client.
  */
 export function pageHeaders(formTargets: readonly string[] = []): Record<string, string> {
   const formAction = ["'self'", ...new Set(formTargets.map(sourceOf).filter((s): s is string => !!s))].join(' ');

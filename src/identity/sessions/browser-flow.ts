@@ -10,7 +10,7 @@ import type { Interaction, LiveSession, PendingRequest, SessionService } from '.
  * returns an Outcome (a redirect to the client, or a page), which the routes only render.
  */
 export type Outcome =
-  | { kind: 'redirect'; status: 302 | 303; location: string; cookie?: string }
+  | { kind: 'redirect'; location: string; cookie?: string }
   | { kind: 'page'; status: number; model: PageModel; formTargets: string[]; cookie?: string; retryAfter?: number };
 
 export type Form = Record<string, string | undefined>;
@@ -42,9 +42,8 @@ export function createBrowserFlow(deps: { sessions: SessionService; oauth: Brows
   });
 
   /** Error redirect to a trusted callback: error, error_description, state and iss (RFC 9207). */
-  const errorRedirect = (tenant: ResolvedTenant, req: PendingRequest, error: string, description: string, status: 302 | 303): Outcome => ({
+  const errorRedirect = (tenant: ResolvedTenant, req: PendingRequest, error: string, description: string): Outcome => ({
     kind: 'redirect',
-    status,
     location: clientRedirect(req.redirectUri, { error, error_description: description, state: req.state }, tenant.issuer),
   });
 
@@ -71,7 +70,7 @@ export function createBrowserFlow(deps: { sessions: SessionService; oauth: Brows
   }
 
   /** Issues the code and sends the browser back to the client with code, state and iss. */
-  async function finish(tenant: ResolvedTenant, req: PendingRequest, userId: string, authTime: number, status: 302 | 303, cookie?: string): Promise<Outcome> {
+  async function finish(tenant: ResolvedTenant, req: PendingRequest, userId: string, authTime: number, cookie?: string): Promise<Outcome> {
     const code = await oauth.issueCode({
       tenantId: tenant.tenant.id,
       clientId: req.clientId,
@@ -83,7 +82,7 @@ export function createBrowserFlow(deps: { sessions: SessionService; oauth: Brows
       nonce: req.nonce,
       authTime,
     });
-    return { kind: 'redirect', status, location: clientRedirect(req.redirectUri, { code, state: req.state }, tenant.issuer), cookie };
+    return { kind: 'redirect', location: clientRedirect(req.redirectUri, { code, state: req.state }, tenant.issuer), cookie };
   }
 
   async function page(
@@ -118,7 +117,7 @@ export function createBrowserFlow(deps: { sessions: SessionService; oauth: Brows
       return page(tenant, 'consent', { interactionId: id, token, req: it.request, client, userId }, cookie);
     }
     if (!(await sessions.finishInteraction(id))) return errorPage(PageErrors.interactionGone, cookie);
-    return finish(tenant, it.request, userId, authTime, 303, cookie);
+    return finish(tenant, it.request, userId, authTime, cookie);
   }
 
   /** Session, CSRF token and interaction of a form post, each checked before anything else. */
@@ -138,7 +137,7 @@ export function createBrowserFlow(deps: { sessions: SessionService; oauth: Brows
     async authorize(tenant: ResolvedTenant, params: URLSearchParams, cookie: string | undefined): Promise<Outcome> {
       const v = await oauth.validate(tenant, params);
       if (!v.ok && !v.redirect) return errorPage({ ...PageErrors.badRequest, status: v.status, message: v.description ?? PageErrors.badRequest.message });
-      if (!v.ok) return { kind: 'redirect', status: 302, location: clientRedirect(v.redirectUri, { error: v.error, error_description: v.description, state: v.state }, tenant.issuer) };
+      if (!v.ok) return { kind: 'redirect', location: clientRedirect(v.redirectUri, { error: v.error, error_description: v.description, state: v.state }, tenant.issuer) };
       const req = pending(v.request);
       const client = v.request.client;
       const live = sessions.lookup(tenant.tenant.id, cookie);
@@ -146,11 +145,11 @@ export function createBrowserFlow(deps: { sessions: SessionService; oauth: Brows
       // OIDC Core 3.1.2.6: prompt=none never shows a page; it answers with the reason instead.
       const silent = req.prompt.includes('none');
       if (choice.kind !== 'account') {
-        if (silent) return errorRedirect(tenant, req, AuthorizeErrors.loginRequired, 'the end-user is not signed in', 302);
+        if (silent) return errorRedirect(tenant, req, AuthorizeErrors.loginRequired, 'the end-user is not signed in');
       } else if (await needsConsent(tenant.tenant.id, req, client, choice.userId)) {
-        if (silent) return errorRedirect(tenant, req, AuthorizeErrors.consentRequired, 'the end-user has not authorized this client', 302);
+        if (silent) return errorRedirect(tenant, req, AuthorizeErrors.consentRequired, 'the end-user has not authorized this client');
       } else {
-        return finish(tenant, req, choice.userId, choice.authTime, 302);
+        return finish(tenant, req, choice.userId, choice.authTime);
       }
       // A page is needed: bind a new interaction to this browser's session (started if absent).
       const started = live ? undefined : await sessions.start(tenant.tenant.id);
@@ -193,10 +192,10 @@ export function createBrowserFlow(deps: { sessions: SessionService; oauth: Brows
       if (!userId || authTime === null || !r.live.accounts.some((a) => a.userId === userId)) return errorPage(PageErrors.interactionGone);
       if (form.decision !== 'allow' && form.decision !== 'deny') return errorPage(PageErrors.badForm);
       if (!(await sessions.finishInteraction(r.id))) return errorPage(PageErrors.interactionGone);
-      if (form.decision === 'deny') return errorRedirect(tenant, r.it.request, AuthorizeErrors.accessDenied, 'the end-user denied the request', 303);
+      if (form.decision === 'deny') return errorRedirect(tenant, r.it.request, AuthorizeErrors.accessDenied, 'the end-user denied the request');
       const req = r.it.request;
       await oauth.rememberConsent({ tenantId: tenant.tenant.id, userId, clientId: req.clientId, scope: req.scope, resource: req.resource });
-      return finish(tenant, req, userId, authTime, 303);
+      return finish(tenant, req, userId, authTime);
     },
 
     /** POST {issuer}/oauth2/authorize/select: one of the session's accounts, or another. */

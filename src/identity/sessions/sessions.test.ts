@@ -108,13 +108,13 @@ describe('pages and the session cookie', () => {
   it('expires the session sessionTtl after the last sign-in', async () => {
     const d = driver();
     const silent = async () => redirectParams(await d.get(authorizeUrl('acme', { prompt: 'none' }, 'app')));
-    expect((await d.signIn(authorizeUrl('acme', {}, 'app'), 'alice@example.com', PASSWORD)).status).toBe(303);
+    expect((await d.signIn(authorizeUrl('acme', {}, 'app'), 'alice@example.com', PASSWORD)).status).toBe(302);
     h.clock.advance(h.config.sessionTtl - 10);
     expect((await silent()).code).toBeDefined();
     h.clock.advance(20);
     expect((await silent()).error).toBe('login_required');
     // A sign-in renews the lifetime: the cookie's Max-Age and the server agree.
-    expect((await d.signIn(authorizeUrl('acme', { prompt: 'login' }, 'app'), 'alice@example.com', PASSWORD)).status).toBe(303);
+    expect((await d.signIn(authorizeUrl('acme', { prompt: 'login' }, 'app'), 'alice@example.com', PASSWORD)).status).toBe(302);
     expect(d.jar[0].attributes).toContain(`Max-Age=${h.config.sessionTtl};`);
     h.clock.advance(h.config.sessionTtl - 10);
     expect((await silent()).code).toBeDefined();
@@ -164,7 +164,7 @@ describe('form protections', () => {
     const json = await h.request(form.action, { method: 'POST', headers: { 'content-type': 'application/json', cookie: d.cookieHeader(new URL('http://engage.test/t/acme/'))! }, body: '{}' });
     expect(json.status).toBe(400);
     const consent = await (await d.submit(page, { email: 'alice@example.com', password: PASSWORD })).text();
-    expect((await d.submit(consent, { decision: 'allow' })).status).toBe(303);
+    expect((await d.submit(consent, { decision: 'allow' })).status).toBe(302);
     const replay = await d.submit(consent, { decision: 'allow' });
     expect(replay.status).toBe(400);
     expect(replay.headers.get('location')).toBeNull();
@@ -204,7 +204,7 @@ describe('failed sign-in throttling', () => {
     expect(locked.status).toBe(429);
     h.clock.advance(THROTTLE.baseLockSeconds);
     const ok = await d.submit(await locked.text(), { email: 'alice@example.com', password: PASSWORD });
-    expect(ok.status).toBe(303);
+    expect(ok.status).toBe(302);
   });
 
   it('doubles the lock with each further failure', async () => {
@@ -242,7 +242,7 @@ describe('accounts and tenants', () => {
     const d = driver();
     await d.signIn(authorizeUrl('acme', {}, 'app'), 'alice@example.com', PASSWORD);
     const relogin = await d.get(authorizeUrl('acme', { prompt: 'login' }, 'app'));
-    expect((await d.submit(await relogin.text(), { email: 'bob@example.com', password: PASSWORD })).status).toBe(303);
+    expect((await d.submit(await relogin.text(), { email: 'bob@example.com', password: PASSWORD })).status).toBe(302);
 
     const { verifier, challenge } = pkce();
     const chooser = await d.get(authorizeUrl('acme', { prompt: 'select_account', code_challenge: challenge }, 'app'));
@@ -253,7 +253,7 @@ describe('accounts and tenants', () => {
     expect(page).toContain('bob@example.com');
     expect(page).toContain('Use another account');
     const res = await d.submit(page, { account: seed.alice.id });
-    expect(res.status).toBe(303);
+    expect(res.status).toBe(302);
     const claims = await idTokenClaims(redirectParams(res).code, verifier);
     expect(claims.sub).toBe(seed.alice.subject);
     // The chosen account is now the active one for silent requests.

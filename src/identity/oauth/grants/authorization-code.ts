@@ -1,7 +1,7 @@
 import { digest, newId, s256, safeEqual } from '../../../platform/crypto';
 import type { Client } from '../../clients/service';
 import type { ResolvedTenant } from '../../tenants/service';
-import { invalidGrant, invalidRequest, invalidTarget } from '../errors';
+import { invalidGrant, invalidRequest } from '../errors';
 import type { OAuthContext } from '../grants-service';
 import { parseScope } from '../scopes';
 import type { CodeRow } from '../store';
@@ -37,8 +37,9 @@ export function createAuthorizationCodeGrant(ctx: OAuthContext) {
     if (row.expiresAt <= clock.nowSeconds()) throw invalidGrant('authorization code expired');
     if (row.redirectUri !== input.redirectUri) throw invalidGrant('redirect_uri does not match the authorization request');
     if (!safeEqual(s256(input.codeVerifier), row.codeChallenge)) throw invalidGrant('PKCE verification failed');
-    // RFC 8707 §2.2: a resource at the token endpoint must be one the grant covers.
-    if (input.resource !== null && input.resource !== row.resource) throw invalidTarget('resource does not match the authorization request');
+    // RFC 8707 §2.2: a resource at the token endpoint must be the one the code was issued for.
+    // Spec 02's token table has no invalid_target: a code not matching its request is invalid_grant.
+    if (input.resource !== null && input.resource !== row.resource) throw invalidGrant('resource does not match the authorization request');
   }
 
   return {

@@ -1,7 +1,7 @@
 import { digest } from '../../../platform/crypto';
 import type { Client } from '../../clients/service';
 import type { ResolvedTenant } from '../../tenants/service';
-import { invalidGrant, invalidScope, invalidTarget } from '../errors';
+import { invalidGrant, invalidScope } from '../errors';
 import type { OAuthContext } from '../grants-service';
 import { formatScope, isSubset, parseScope } from '../scopes';
 import type { OAuthStore, RefreshTokenState } from '../store';
@@ -76,7 +76,7 @@ export function createRefreshTokenGrant(ctx: OAuthContext) {
       const scope = input.scope === null ? granted : parseScope(input.scope);
       // RFC 6749 §6: the scope may only narrow; the new refresh token keeps the original scope.
       if (scope.length === 0 || !isSubset(scope, granted)) throw invalidScope('scope exceeds the original grant');
-      if (input.resource !== null && input.resource !== st.resource) throw invalidTarget('resource does not match the grant');
+      if (input.resource !== null && input.resource !== st.resource) throw invalidGrant('resource does not match the grant');
 
       const issued = await tokens.issue({
         tenant,
