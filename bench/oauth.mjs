@@ -22,7 +22,9 @@ import { mkdtempSync, rmSync } from 'node:fs';
 import { cpus, tmpdir } from 'node:os';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { paced } from './lib/paced.mjs';
+import v8 from 'node:v8';
+import vm from 'node:vm';
+import { paced as pacedRun } from './lib/paced.mjs';
 
 const ROOT = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..');
 const DURATION = Number(process.env.BENCH_DURATION ?? 10);
@@ -98,7 +100,11 @@ async function waitFor(url) {
 }
 
 // ---------------------------------------------------------------- peer
-const peer = fork(path.join(ROOT, 'bench/oidc-provider-peer.mjs'), { env: { ...process.env, PEER_PORT: String(PEER_PORT) }, stdio: ['ignore', 'ignore', 'inherit', 'ipc'] });
+const peer = fork(path.join(ROOT, 'bench/oidc-provider-peer.mjs'), {
+  env: { ...process.env, PEER_PORT: String(PEER_PORT) },
+  execArgv: [...process.execArgv, '--expose-gc'],
+  stdio: ['ignore', 'ignore', 'inherit', 'ipc'],
+});
 let seq = 0;
 const askPeer = (m) =>
   new Promise((resolve) => {
@@ -113,6 +119,22 @@ const askPeer = (m) =>
     peer.send({ ...m, id });
   });
 const peerUrl = `http://127.0.0.1:${PEER_PORT}`;
+
+// Both this process and the peer hold hundreds of MB of seeded codes and tokens. Left alone,
+// V8 collects that garbage (on both cores) at moments of its choosing, such as the first idle
+// seconds of the other server's latency run; it is collected before each run instead.
+v8.setFlagsFromString('--expose-gc');
+const collectGarbage = vm.runInNewContext('gc');
+async function quiesce() {
+  collectGarbage();
+  await askPeer({ cmd: 'gc' });
+  await sleep(200);
+}
+/** The paced latency run, started on a quiet machine. */
+async function paced(opts) {
+  await quiesce();
+  return pacedRun(opts);
+}
 
 // ---------------------------------------------------------------- targets
 const targets = {
@@ -253,6 +275,7 @@ try {
   for (const flow of Object.keys(FLOWS)) {
     if (ONLY && !ONLY.includes(flow)) continue;
     for (const name of ['engage', 'oidc-provider']) {
+      await quiesce();
       const r = await FLOWS[flow](name, targets[name], results.find((x) => x.flow === 'refresh' && x.name === name)?.peak.rps);
       results.push({ flow, name, ...r });
       console.error(`${flow.padEnd(10)} ${name.padEnd(14)} peak ${r.peak.rps}/s p50 ${r.peak.p50} ms p99 ${r.peak.p99} ms | at ${Math.floor(r.peak.rps / 2)}/s: autocannon p50 ${r.half.p50} ms p99 ${r.half.p99} ms, paced p50 ${r.even.p50} ms p99 ${r.even.p99} ms (non-2xx ${r.peak.non2xx + r.half.non2xx + r.even.non2xx}, errors ${r.peak.errors + r.half.errors + r.even.errors}, skipped ${r.even.skipped})`);

@@ -127,5 +127,9 @@ async function seedCodes({ n, withResource }) {
 const server = provider.listen(PORT, '127.0.0.1', () => process.send?.({ ready: true, issuer: ISSUER }));
 process.on('message', async (m) => {
   if (m.cmd === 'codes') process.send({ id: m.id, codes: await seedCodes(m) });
+  if (m.cmd === 'gc') {
+    globalThis.gc?.();
+    process.send({ id: m.id });
+  }
   if (m.cmd === 'stop') server.close(() => process.exit(0));
 });
