@@ -59,7 +59,7 @@ export function createApp(deps: AppDeps): Hono<AppEnv> {
   const issuer = createIssuerApp(services.tenants, (r: Hono<IssuerEnv>) => {
     mountDiscoveryRoutes(r, services.keys);
     mountOAuthRoutes(r, services);
-    mountBrowserRoutes(r, services);
+    mountBrowserRoutes(r, services, deps.config);
   });
   app.route('/t/:tenantSegment', issuer as unknown as Hono<AppEnv>);
   // Host-only custom issuers are served at the root of their host.

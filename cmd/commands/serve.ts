@@ -15,9 +15,11 @@ export function registerServe(program: Command): void {
   withCommon(program.command('serve').description('run the HTTP server (all APIs) on the embedded database'))
     .option('--host <host>', 'interface to listen on (default 127.0.0.1)')
     .option('--port <port>', 'port to listen on; 0 picks a free one (default 8080)')
+    .option('--trusted-proxies <n>', 'reverse proxies in front that append to X-Forwarded-For (default 0)')
     .action(
-      action(async (opts: CommonOptions & { host?: string; port?: string }) => {
-        let config = configFrom(opts, { host: opts.host, port: opts.port });
+      action(async (opts: CommonOptions & { host?: string; port?: string; trustedProxies?: string }) => {
+        const serveFlags = { host: opts.host, port: opts.port, trustedProxies: opts.trustedProxies };
+        let config = configFrom(opts, serveFlags);
         const logger = createLogger({ level: config.logLevel, format: config.logFormat });
         const db = openDatabase(config.dataDir);
         const masterKey = loadMasterKey(config);
@@ -32,7 +34,7 @@ export function registerServe(program: Command): void {
         });
         const port = (server.address() as AddressInfo).port;
         // With --port 0 the public URL follows the port actually bound.
-        if (port !== config.port) config = configFrom(opts, { host: opts.host, port: String(port) });
+        if (port !== config.port) config = configFrom(opts, { ...serveFlags, port: String(port) });
         const services = createServices({ config, db, clock: systemClock, logger, masterKey });
         const control = await services.tenants.ensureControl();
         handler = getRequestListener(createApp({ config, clock: systemClock, logger, services }).fetch);

@@ -32,6 +32,8 @@ describe('loadConfig', () => {
     [{ flags: { publicUrl: 'https://x.example/base' } }, /publicUrl .*no path/],
     [{ flags: { publicUrl: 'not a url' } }, /publicUrl .*not a URL/],
     [{ env: { ENGAGE_ACCESS_TOKEN_TTL: '5' } }, /accessTokenTtl/],
+    [{ env: { ENGAGE_TRUSTED_PROXIES: '-1' } }, /trustedProxies \(ENGAGE_TRUSTED_PROXIES\)/],
+    [{ flags: { trustedProxies: 'yes' } }, /trustedProxies/],
   ])('rejects a bad setting with a message naming it (%#)', (sources, message) => {
     expect(() => loadConfig(sources)).toThrow(ConfigError);
     expect(() => loadConfig(sources)).toThrow(message);
@@ -43,6 +45,11 @@ describe('loadConfig', () => {
     writeFileSync(file, JSON.stringify({ prot: 1 }));
     expect(() => loadConfig({ file })).toThrow(/unknown setting prot/);
     expect(() => loadConfig({ file: path.join(dir, 'missing.json') })).toThrow(/cannot read configuration file/);
+  });
+
+  it('trusts no proxy by default; ENGAGE_TRUSTED_PROXIES sets how many', () => {
+    expect(loadConfig({}).trustedProxies).toBe(0);
+    expect(loadConfig({ env: { ENGAGE_TRUSTED_PROXIES: '2' } }).trustedProxies).toBe(2);
   });
 
   it('keeps an explicit public URL and strips a trailing slash', () => {

@@ -26,6 +26,11 @@ export interface Config {
   refreshReuseGraceSeconds: number;
   sessionTtl: number;
   bindingCodeTtl: number;
+  /**
+   * Reverse proxies in front of the server that append to X-Forwarded-For (0: none, the peer
+   * is the client). Decides the client address that sign-in throttling counts.
+   */
+  trustedProxies: number;
 }
 
 export class ConfigError extends Error {}
@@ -57,6 +62,7 @@ const SETTINGS: Setting[] = [
   { key: 'refreshReuseGraceSeconds', env: 'ENGAGE_REFRESH_REUSE_GRACE', kind: 'int', min: 0, max: 300 },
   { key: 'sessionTtl', env: 'ENGAGE_SESSION_TTL', kind: 'int', min: 60, max: 31536000 },
   { key: 'bindingCodeTtl', env: 'ENGAGE_BINDING_CODE_TTL', kind: 'int', min: 10, max: 86400 },
+  { key: 'trustedProxies', env: 'ENGAGE_TRUSTED_PROXIES', kind: 'int', min: 0, max: 10 },
 ];
 
 export const DEFAULTS = {
@@ -71,6 +77,7 @@ export const DEFAULTS = {
   refreshReuseGraceSeconds: 10,
   sessionTtl: 7 * 86400,
   bindingCodeTtl: 600,
+  trustedProxies: 0,
 } satisfies Partial<Config>;
 
 function coerce(s: Setting, value: unknown, origin: string): unknown {

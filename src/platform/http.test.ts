@@ -1,7 +1,7 @@
 import { Hono } from 'hono';
 import { describe, expect, it } from 'vitest';
 import { ApiError, OAuthError, ProblemError } from './errors';
-import { renderError, requestContext, setFamily, type AppEnv } from './http';
+import { clientAddress, renderError, requestContext, setFamily, type AppEnv } from './http';
 import { createLogger } from './logger';
 
 function appWith(lines: string[]) {
@@ -51,5 +51,28 @@ describe('error rendering', () => {
     const body = await a.text();
     expect([a.status, JSON.parse(body)]).toEqual([409, { error: 'tenant_conflict' }]);
     expect(body).not.toContain('acme'); // the internal detail stays in logs
+  });
+});
+
+describe('clientAddress', () => {
+  const app = new Hono();
+  app.get('/:hops', (c) => c.text(clientAddress(c, Number(c.req.param('hops')))));
+  /** As on the Node server: hono's env carries the IncomingMessage with its socket and headers. */
+  const ask = async (hops: number, xff?: string) => {
+    const incoming = { socket: { remoteAddress: '10.0.0.2' }, headers: xff === undefined ? {} : { 'x-forwarded-for': xff } };
+    return (await app.request(`/${hops}`, {}, { incoming })).text();
+  };
+
+  it.each([
+    [0, '198.51.100.7', '10.0.0.2'],
+    [0, undefined, '10.0.0.2'],
+    [1, '198.51.100.7', '198.51.100.7'],
+    [1, 'forged, 198.51.100.7', '198.51.100.7'],
+    [2, 'forged, 198.51.100.7, 10.0.0.9', '198.51.100.7'],
+    [3, '198.51.100.7, 10.0.0.9', '198.51.100.7'],
+    [1, undefined, '10.0.0.2'],
+    [1, ' , ', '10.0.0.2'],
+  ])('with %i trusted proxies and X-Forwarded-For %j: %s', async (hops, xff, expected) => {
+    expect(await ask(hops, xff)).toBe(expected);
   });
 });

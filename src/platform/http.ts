@@ -44,6 +44,20 @@ export function withHeaders(headers: Record<string, string>): MiddlewareHandler 
   return (c, next) => nextWithHeaders(c, next, entries);
 }
 
+/**
+ * The client's address: the TCP peer, or with `trustedProxies` reverse proxies in front, the
+ * address the outermost of them saw, read from the end of X-Forwarded-For (each proxy appends
+ * the address it received from; entries further left are the client's to invent). With fewer
+ * entries than proxies, the leftmost one.
+ */
+export function clientAddress(c: Context, trustedProxies: number): string {
+  const peer = (c.env as { incoming?: IncomingMessage } | undefined)?.incoming?.socket?.remoteAddress ?? 'unknown';
+  if (trustedProxies === 0) return peer;
+  const hops = (headerOf(c, 'x-forwarded-for') ?? '').split(',').map((s) => s.trim()).filter((s) => s !== '');
+  if (hops.length === 0) return peer;
+  return hops[Math.max(0, hops.length - trustedProxies)].slice(0, 64);
+}
+
 const REQUEST_ID = /^[A-Za-z0-9._-]{1,128}$/;
 
 /** Assigns a request id (a sane inbound X-Request-Id is kept), echoes it, logs the outcome. */

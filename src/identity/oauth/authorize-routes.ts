@@ -9,7 +9,8 @@ import { createBrowserFlow, type Form, type Outcome } from '../sessions/browser-
 import { PageErrors, type PageError } from '../sessions/errors';
 import { browserOAuthAdapter } from '../sessions/oauth-adapter';
 import type { ResolvedTenant } from '../tenants/service';
-import { headerOf } from '../../platform/http';
+import type { Config } from '../../platform/config';
+import { clientAddress, headerOf } from '../../platform/http';
 
 /** One cookie name per issuer; its Path (and for custom issuers its host) keeps tenants apart. */
 export const SESSION_COOKIE = 'engage_session';
@@ -37,12 +38,6 @@ async function readForm(c: Context<IssuerEnv>): Promise<Form | undefined> {
     if (values.length === 1) form[name] = values[0];
   }
   return form;
-}
-
-/** The peer address as the throttle's second key; deployments behind a proxy see the proxy's. */
-function clientAddress(c: Context<IssuerEnv>): string {
-  const env = c.env as { incoming?: { socket?: { remoteAddress?: string } } } | undefined;
-  return env?.incoming?.socket?.remoteAddress ?? 'unknown';
 }
 
 function errorOutcome(e: PageError): Outcome {
@@ -75,7 +70,7 @@ function render(c: Context<IssuerEnv>, outcome: Outcome, ttl: number): Response 
  * The authorization endpoint and its browser pages (spec 02), all under `{issuer}/oauth2/authorize`
  * so the issuer's tenant resolution (and its empty 404) applies to every one of them.
  */
-export function mountBrowserRoutes(app: Hono<IssuerEnv>, services: Services): void {
+export function mountBrowserRoutes(app: Hono<IssuerEnv>, services: Services, config: Pick<Config, 'trustedProxies'>): void {
   const flow = createBrowserFlow({ sessions: services.sessions, oauth: browserOAuthAdapter(services) });
   const ttl = services.sessions.ttl;
   const cookieOf = (c: Context<IssuerEnv>) => getCookie(c, SESSION_COOKIE);
@@ -103,7 +98,7 @@ export function mountBrowserRoutes(app: Hono<IssuerEnv>, services: Services): vo
   app.post(
     FORM_PATHS.login,
     withForm(async (c, form) => {
-      const outcome = await flow.login(c.get('tenant'), form, cookieOf(c), clientAddress(c));
+      const outcome = await flow.login(c.get('tenant'), form, cookieOf(c), clientAddress(c, config.trustedProxies));
       // Operators see failures and locks per tenant; never the email or the password.
       if (outcome.kind === 'page' && outcome.model.view === 'login' && outcome.status >= 400)
         c.get('log')?.[outcome.status === 429 ? 'warn' : 'info']('browser sign-in refused', { tenantId: c.get('tenant').tenant.id, status: outcome.status });
