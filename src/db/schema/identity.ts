@@ -133,8 +133,10 @@ export const grants = sqliteTable(
     authTime: integer('auth_time').notNull(),
     createdAt: integer('created_at').notNull(),
     revokedAt: integer('revoked_at'),
+    /** When the last token of the grant (access or refresh) expires; moved on by each refresh. */
+    expiresAt: integer('expires_at').notNull().default(0),
   },
-  (t) => [index('grants_subject_client').on(t.tenantId, t.userId, t.clientId)],
+  (t) => [index('grants_subject_client').on(t.tenantId, t.userId, t.clientId), index('grants_expiry').on(t.expiresAt)],
 );
 
 export const authorizationCodes = sqliteTable(

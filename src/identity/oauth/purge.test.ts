@@ -38,9 +38,29 @@ describe('oauth.purgeExpired', () => {
     );
     expect(exchanged.status).toBe(200);
 
-    // A day after everything has expired, the rest goes too.
+    // A day after everything has expired, the rest goes too, grants included.
+    expect(count('grants')).toBe(2);
     h.clock.advance(h.config.refreshTokenTtl + 86400 + 1);
     await h.services.oauth.purgeExpired(100);
-    expect([count('authorization_codes'), count('refresh_tokens'), count('revoked_access_tokens')]).toEqual([0, 0, 0]);
+    expect([count('authorization_codes'), count('refresh_tokens'), count('revoked_access_tokens'), count('grants')]).toEqual([0, 0, 0, 0]);
+  });
+
+  it('keeps a grant while any of its tokens can be live: an online grant for its access tokens, an offline one for its latest refresh token', async () => {
+    const online = await exchange(h, f, { scope: ['openid', 'api.read'] });
+    const offline = await exchange(h, f);
+    const grantOf = (jwt: string) => JSON.parse(Buffer.from(jwt.split('.')[1], 'base64url').toString()).gid as string;
+    const exists = (id: string) => h.db.read.$client.prepare('SELECT 1 FROM grants WHERE id = ?').get(id) !== undefined;
+
+    // Refreshed just before its refresh token would expire, the offline grant lives on.
+    h.clock.advance(h.config.refreshTokenTtl - 10);
+    const refreshed = await post(h, `${f.issuerPath}/oauth2/token`, form({ grant_type: 'refresh_token', client_id: f.publicClient, refresh_token: offline.refresh_token! }));
+    expect(refreshed.status).toBe(200);
+    h.clock.advance(86400 + 20);
+    await h.services.oauth.purgeExpired();
+    expect(exists(grantOf(online.access_token))).toBe(false);
+    expect(exists(grantOf(offline.access_token))).toBe(true);
+    const next = (await refreshed.json()) as { refresh_token: string };
+    const again = await post(h, `${f.issuerPath}/oauth2/token`, form({ grant_type: 'refresh_token', client_id: f.publicClient, refresh_token: next.refresh_token }));
+    expect(again.status).toBe(200);
   });
 });

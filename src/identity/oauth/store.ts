@@ -33,6 +33,8 @@ export interface GrantRow {
   authTime: number;
   createdAt: number;
   revokedAt: number | null;
+  /** When its last access or refresh token expires (see extendGrant). */
+  expiresAt: number;
 }
 
 export interface RefreshTokenRow {
@@ -84,10 +86,11 @@ const SQL = {
       code_challenge AS codeChallenge, scope, resource, nonce, auth_time AS authTime, expires_at AS expiresAt, consumed_at AS consumedAt, grant_id AS grantId
     FROM authorization_codes WHERE tenant_id = ? AND code_digest = ?`,
   consumeCode: `UPDATE authorization_codes SET consumed_at = ?, grant_id = ? WHERE tenant_id = ? AND code_digest = ? AND consumed_at IS NULL`,
-  insertGrant: `INSERT INTO grants (id, tenant_id, client_id, user_id, scope, resource, auth_time, created_at)
-    VALUES (@id, @tenantId, @clientId, @userId, @scope, @resource, @authTime, @createdAt)`,
+  insertGrant: `INSERT INTO grants (id, tenant_id, client_id, user_id, scope, resource, auth_time, created_at, expires_at)
+    VALUES (@id, @tenantId, @clientId, @userId, @scope, @resource, @authTime, @createdAt, @expiresAt)`,
+  extendGrant: `UPDATE grants SET expires_at = max(expires_at, ?) WHERE tenant_id = ? AND id = ?`,
   findGrant: `SELECT id, tenant_id AS tenantId, client_id AS clientId, user_id AS userId, scope, resource, auth_time AS authTime,
-      created_at AS createdAt, revoked_at AS revokedAt FROM grants WHERE tenant_id = ? AND id = ?`,
+      created_at AS createdAt, revoked_at AS revokedAt, expires_at AS expiresAt FROM grants WHERE tenant_id = ? AND id = ?`,
   revokeGrant: `UPDATE grants SET revoked_at = ? WHERE tenant_id = ? AND id = ? AND revoked_at IS NULL`,
   revokeGrantTokens: `UPDATE refresh_tokens SET revoked_at = ? WHERE tenant_id = ? AND grant_id = ? AND revoked_at IS NULL`,
   insertRefresh: `INSERT INTO refresh_tokens (token_digest, tenant_id, grant_id, client_id, scope, expires_at, created_at)
@@ -120,6 +123,7 @@ const SQL = {
   purgeCodes: `DELETE FROM authorization_codes WHERE rowid IN (SELECT rowid FROM authorization_codes WHERE expires_at < ? LIMIT ?)`,
   purgeJtis: `DELETE FROM revoked_access_tokens WHERE rowid IN (SELECT rowid FROM revoked_access_tokens WHERE expires_at < ? LIMIT ?)`,
   purgeRefresh: `DELETE FROM refresh_tokens WHERE rowid IN (SELECT rowid FROM refresh_tokens WHERE expires_at < ? LIMIT ?)`,
+  purgeGrants: `DELETE FROM grants WHERE rowid IN (SELECT rowid FROM grants WHERE expires_at < ? LIMIT ?)`,
 } as const;
 
 export function createOAuthStore(db: Db) {
@@ -148,6 +152,10 @@ export function createOAuthStore(db: Db) {
 
     insertGrant(row: Omit<GrantRow, 'revokedAt'>): void {
       q('insertGrant').run(row);
+    },
+    /** A token of the grant now lives until `expiresAt`: the grant lives at least as long. */
+    extendGrant(tenantId: string, grantId: string, expiresAt: number): void {
+      q('extendGrant').run(expiresAt, tenantId, grantId);
     },
     findGrant(tenantId: string, id: string): GrantRow | undefined {
       return q('findGrant').get(tenantId, id) as GrantRow | undefined;
@@ -205,7 +213,7 @@ export function createOAuthStore(db: Db) {
 
     /** Housekeeping: up to `limit` rows of each kind that expired before `before`; whether any kind has more. */
     purgeExpired(before: number, limit: number): { deleted: number; more: boolean } {
-      const counts = [q('purgeCodes'), q('purgeJtis'), q('purgeRefresh')].map((s) => s.run(before, limit).changes);
+      const counts = [q('purgeCodes'), q('purgeJtis'), q('purgeRefresh'), q('purgeGrants')].map((s) => s.run(before, limit).changes);
       return { deleted: counts.reduce((a, b) => a + b, 0), more: counts.some((n) => n === limit) };
     },
   };

@@ -73,7 +73,8 @@ export function createAuthorizationCodeGrant(ctx: OAuthContext) {
       const now = clock.nowSeconds();
       const consumed = await store.tx((tx) => {
         if (!tx.oauth.consumeCode(tenantId, codeDigest, grantId, now)) return false;
-        tx.oauth.insertGrant({ id: grantId, tenantId, clientId: client.clientId, userId: row.userId, scope: row.scope, resource: row.resource, authTime: row.authTime, createdAt: now });
+        const expiresAt = now + (refresh ? Math.max(config.refreshTokenTtl, config.accessTokenTtl) : config.accessTokenTtl);
+        tx.oauth.insertGrant({ id: grantId, tenantId, clientId: client.clientId, userId: row.userId, scope: row.scope, resource: row.resource, authTime: row.authTime, createdAt: now, expiresAt });
         if (refresh) {
           tx.oauth.insertRefreshToken({
             tokenDigest: refresh.digest, tenantId, grantId, clientId: client.clientId, scope: row.scope, expiresAt: now + config.refreshTokenTtl, createdAt: now,

@@ -58,6 +58,7 @@ export function createRefreshTokenGrant(ctx: OAuthContext) {
     tx.oauth.insertRefreshToken({
       tokenDigest: next.digest, tenantId, grantId: st.grantId, clientId: client.clientId, scope: st.scope, expiresAt: now + config.refreshTokenTtl, createdAt: now,
     });
+    tx.oauth.extendGrant(tenantId, st.grantId, now + Math.max(config.refreshTokenTtl, config.accessTokenTtl));
     return true;
   }
 
