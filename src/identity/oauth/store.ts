@@ -53,6 +53,7 @@ export interface RefreshTokenState extends RefreshTokenRow {
   replacedBy: string | null;
   revokedAt: number | null;
   grantRevokedAt: number | null;
+  grantExpiresAt: number;
   resource: string | null;
   authTime: number;
   userId: string;
@@ -97,7 +98,7 @@ const SQL = {
     VALUES (@tokenDigest, @tenantId, @grantId, @clientId, @scope, @expiresAt, @createdAt)`,
   findRefresh: `SELECT t.token_digest AS tokenDigest, t.tenant_id AS tenantId, t.grant_id AS grantId, t.client_id AS clientId, t.scope,
       t.expires_at AS expiresAt, t.created_at AS createdAt, t.rotated_at AS rotatedAt, t.replaced_by AS replacedBy, t.revoked_at AS revokedAt,
-      g.revoked_at AS grantRevokedAt, g.resource, g.auth_time AS authTime, g.user_id AS userId,
+      g.revoked_at AS grantRevokedAt, g.expires_at AS grantExpiresAt, g.resource, g.auth_time AS authTime, g.user_id AS userId,
       u.subject, u.email, u.email_verified AS emailVerified, u.status AS userStatus
     FROM refresh_tokens t JOIN grants g ON g.id = t.grant_id JOIN users u ON u.id = g.user_id
     WHERE t.tenant_id = ? AND t.token_digest = ?`,
@@ -153,7 +154,7 @@ export function createOAuthStore(db: Db) {
     insertGrant(row: Omit<GrantRow, 'revokedAt'>): void {
       q('insertGrant').run(row);
     },
-    /** A token of the grant now lives until `expiresAt`: the grant lives at least as long. */
+    /** A token of the grant now lives until `expiresAt`: the grant lives at least as long (callers add slack, see refresh-token.ts). */
     extendGrant(tenantId: string, grantId: string, expiresAt: number): void {
       q('extendGrant').run(expiresAt, tenantId, grantId);
     },

@@ -7,6 +7,9 @@ import { formatScope, isSubset, parseScope } from '../scopes';
 import type { OAuthStore, RefreshTokenState } from '../store';
 import { audienceFor, newRefreshToken, tokenResponse, type TokenResponse } from './common';
 
+/** Seconds a refresh extends its grant beyond its new tokens (see commit). */
+const GRANT_EXTENSION_SLACK = 86400;
+
 /**
  * grant_type=refresh_token (RFC 6749 §6) with rotation on every use (RFC 9700 §4.14.2).
  *
@@ -58,7 +61,10 @@ export function createRefreshTokenGrant(ctx: OAuthContext) {
     tx.oauth.insertRefreshToken({
       tokenDigest: next.digest, tenantId, grantId: st.grantId, clientId: client.clientId, scope: st.scope, expiresAt: now + config.refreshTokenTtl, createdAt: now,
     });
-    tx.oauth.extendGrant(tenantId, st.grantId, now + Math.max(config.refreshTokenTtl, config.accessTokenTtl));
+    // The grant must outlive the tokens just issued. Extended a day beyond them, so a grant
+    // refreshed often is written once a day rather than at every refresh.
+    const lastExpiry = now + Math.max(config.refreshTokenTtl, config.accessTokenTtl);
+    if (st.grantExpiresAt < lastExpiry) tx.oauth.extendGrant(tenantId, st.grantId, lastExpiry + GRANT_EXTENSION_SLACK);
     return true;
   }
 
