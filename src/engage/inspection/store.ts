@@ -1,4 +1,5 @@
 import type { Db } from '../../platform/db';
+import type { NewInstallation } from '../installations/store';
 
 export interface EventRow {
   operationId: string;
@@ -9,29 +10,17 @@ export interface EventRow {
   payload: string;
 }
 
-export interface InstallationInspectRow {
-  id: string;
-  environmentId: string;
-  appId: string;
-  platform: string;
-  locale: string;
-  timezone: string;
-  sdkVersion: string;
-  appVersion: string;
-  appBuild: string | null;
-  deviceModel: string | null;
-  osVersion: string | null;
+/** An installation as `installations show` prints it: its registration fields, then its state. */
+export type InstallationInspectRow = Omit<NewInstallation, 'credentialDigest' | 'revocationDigest' | 'recoveryDigest'> & {
   generation: number;
   bindingState: string;
-  profileId: string;
   externalId: string | null;
   privacy: string;
   pushSubscription: string;
   pushPermission: string;
   pushToken: string | null;
-  createdAt: string;
   updatedAt: string;
-}
+};
 
 const TRACKED = `('EVENT_TRACKED','SCREEN_VIEWED','SCREEN_CLEARED','INTERACTION_TRACKED','PUSH_RECEIPT_RECORDED','FLAG_EXPOSED')`;
 
