@@ -1,8 +1,8 @@
 import { Command, Option } from 'commander';
 import { systemClock } from '../src/platform/clock';
 import { ConfigError, loadConfig, type Config } from '../src/platform/config';
-import { openDatabase } from '../src/platform/db';
-import { HttpError } from '../src/platform/errors';
+import { openDatabase } from '../src/platform/store/sqlite';
+import { HttpError } from '../src/platform/http/errors';
 import { createLogger } from '../src/platform/logger';
 import { loadMasterKey } from '../src/platform/master-key';
 import { createServices, type Services } from '../src/services';

@@ -1,9 +1,9 @@
 import { Hono } from 'hono';
 import type { Config } from './platform/config';
 import type { Clock } from './platform/clock';
-import { notFoundError, renderError, requestContext, type AppEnv } from './platform/http';
+import { notFoundError, renderError, requestContext, type AppEnv } from './platform/http/request';
 import type { Logger } from './platform/logger';
-import { readiness } from './platform/db';
+import { readiness } from './platform/store/sqlite';
 import { mountEngageRoutes } from './engage/routes';
 import type { Services } from './services';
 import { createIssuerApp, resolveTenant, type IssuerEnv } from './identity/issuer';

@@ -1,10 +1,10 @@
 import type { Config } from './platform/config';
 import type { Clock } from './platform/clock';
 import { Sealer } from './platform/crypto';
-import type { Database } from './platform/db';
+import type { Database } from './platform/store/sqlite';
 import type { Logger } from './platform/logger';
 import { catalogVersion } from './platform/catalog';
-import { createStore, type StoreOf } from './platform/store';
+import { createStore, type StoreOf } from './platform/store/store';
 import { bindStores, type Stores } from './stores';
 import { createEngageServices } from './engage/services';
 import { createKeyService } from './identity/keys/service';
@@ -14,7 +14,7 @@ import { createClientService } from './identity/clients/service';
 import { createResourceService } from './identity/resources/service';
 import { createCredentialService } from './identity/credentials/service';
 import { createUserService } from './identity/users/service';
-import { createOAuthService } from './identity/oauth/grants-service';
+import { createOAuthService } from './identity/oauth/service';
 
 export type AppStore = StoreOf<Stores>;
 

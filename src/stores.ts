@@ -1,5 +1,5 @@
 import { createCatalogStore } from './platform/catalog';
-import type { Db } from './platform/db';
+import type { Db } from './platform/store/sqlite';
 import { bindEngageStores } from './engage/stores';
 import { createKeyStore } from './identity/keys/store';
 import { createTenantStore } from './identity/tenants/store';

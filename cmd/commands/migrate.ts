@@ -1,6 +1,6 @@
 import type { Command } from 'commander';
-import { openDatabase } from '../../src/platform/db';
-import { applyMigrations } from '../../src/platform/migrations';
+import { openDatabase } from '../../src/platform/store/sqlite';
+import { applyMigrations } from '../../src/platform/store/migrations';
 import { action, configFrom, output, withCommon, type CommonOptions } from '../cli';
 
 export function registerMigrate(program: Command): void {

@@ -4,8 +4,8 @@ import { createServer, type IncomingMessage, type ServerResponse } from 'node:ht
 import type { AddressInfo } from 'node:net';
 import { createApp } from '../../src/app';
 import { systemClock } from '../../src/platform/clock';
-import { startCheckpointer } from '../../src/platform/checkpointer';
-import { openDatabase } from '../../src/platform/db';
+import { startCheckpointer } from '../../src/platform/store/checkpointer';
+import { openDatabase } from '../../src/platform/store/sqlite';
 import { createLogger } from '../../src/platform/logger';
 import { loadMasterKey } from '../../src/platform/master-key';
 import { createServices } from '../../src/services';

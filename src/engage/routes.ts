@@ -1,5 +1,5 @@
 import type { Hono } from 'hono';
-import { setFamily, type AppEnv } from '../platform/http';
+import { setFamily, type AppEnv } from '../platform/http/request';
 import { mountBindingRoutes } from './binding/routes';
 import { mountInstallationRoutes } from './installations/routes';
 import { mountOperationRoutes } from './operations/routes';

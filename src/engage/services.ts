@@ -1,7 +1,7 @@
 import type { Clock } from '../platform/clock';
 import type { Config } from '../platform/config';
 import type { Sealer } from '../platform/crypto';
-import type { TxRunner } from '../platform/store';
+import type { TxRunner } from '../platform/store/store';
 import { createBindingService } from './binding/service';
 import { createEnvironmentService } from './environments/service';
 import { createInspectionService } from './inspection/service';

@@ -1,4 +1,4 @@
-import type { Db } from '../platform/db';
+import type { Db } from '../platform/store/sqlite';
 import { createBindingStore } from './binding/store';
 import { createEnvironmentStore } from './environments/store';
 import { createInspectionStore } from './inspection/store';

@@ -1,8 +1,8 @@
 import { Hono, type MiddlewareHandler } from 'hono';
-import { ApiError, EmptyNotFound } from '../platform/errors';
-import type { AppEnv, RequestVars } from '../platform/http';
+import { ApiError, EmptyNotFound } from '../platform/http/errors';
+import type { AppEnv, RequestVars } from '../platform/http/request';
 import type { ResolvedTenant, TenantService } from './tenants/service';
-import { headerOf } from '../platform/http';
+import { headerOf } from '../platform/http/request';
 
 export type IssuerEnv = { Variables: RequestVars & { tenant: ResolvedTenant } };
 

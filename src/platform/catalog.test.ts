@@ -3,7 +3,7 @@ import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { createHarness, type Harness } from '../../test/helpers/harness';
 import { createServices } from '../services';
 import { CatalogCache, catalogVersion } from './catalog';
-import { openDatabase, type Database } from './db';
+import { openDatabase, type Database } from './store/sqlite';
 import { silentLogger } from './logger';
 
 const API = 'https://api.example.com';

@@ -1,5 +1,5 @@
 import type BetterSqlite3 from 'better-sqlite3';
-import type { Db } from './db';
+import type { Db } from './store/sqlite';
 
 /**
  * The administrative catalogue (tenants, signing keys, clients, resources, resource

@@ -5,7 +5,7 @@ import { randomBytes } from 'node:crypto';
 import { createApp } from '../../src/app';
 import { fixedClock } from '../../src/platform/clock';
 import { loadConfig, type Config } from '../../src/platform/config';
-import { openDatabase } from '../../src/platform/db';
+import { openDatabase } from '../../src/platform/store/sqlite';
 import { silentLogger } from '../../src/platform/logger';
 import { createServices } from '../../src/services';
 

@@ -1,4 +1,4 @@
-import { ProblemError } from '../../platform/errors';
+import { ProblemError } from '../../platform/http/errors';
 
 /** 409 Problems of POST /v1/installation-binding-transitions (spec 01 "Errors"). */
 export const BindingErrors = {

@@ -1,5 +1,5 @@
 import type { Hono } from 'hono';
-import { headerOf, readJson, type AppEnv } from '../../platform/http';
+import { headerOf, readJson, type AppEnv } from '../../platform/http/request';
 import { badBody } from '../installations/routes';
 import type { EngageServices } from '../services';
 import { EdgeErrors } from '../shared/errors';

@@ -1,7 +1,7 @@
 import { createHash } from 'node:crypto';
 import type { Clock } from '../../platform/clock';
 import { digest, newId, newSecret, type Sealer } from '../../platform/crypto';
-import type { TxRunner } from '../../platform/store';
+import type { TxRunner } from '../../platform/store/store';
 import type { EnvironmentService } from '../environments/service';
 import { bearer } from '../installations/service';
 import type { InstallationPrincipal } from '../installations/store';

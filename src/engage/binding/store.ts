@@ -1,5 +1,5 @@
 import { and, eq } from 'drizzle-orm';
-import type { Db } from '../../platform/db';
+import type { Db } from '../../platform/store/sqlite';
 import { bindingCodes, bindingTransitions, installationGenerations, installations, profiles } from '../../db/schema';
 
 export type BindingCodeRow = typeof bindingCodes.$inferSelect;

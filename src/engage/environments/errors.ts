@@ -1,4 +1,4 @@
-import { ProblemError } from '../../platform/errors';
+import { ProblemError } from '../../platform/http/errors';
 
 export const EnvironmentErrors = {
   invalid: (message: string) => new ProblemError(400, 'invalid_request', message),

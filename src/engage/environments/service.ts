@@ -1,7 +1,7 @@
 import type { Clock } from '../../platform/clock';
 import { digest, newId, newSecret } from '../../platform/crypto';
-import { assertThat } from '../../platform/errors';
-import type { TxRunner } from '../../platform/store';
+import { assertThat } from '../../platform/http/errors';
+import type { TxRunner } from '../../platform/store/store';
 import { EnvironmentErrors } from './errors';
 import type { AccessKeyRow, AppRow, EnvironmentRow, EnvironmentStore } from './store';
 

@@ -1,6 +1,6 @@
 import { and, asc, eq } from 'drizzle-orm';
 import type { Statement } from 'better-sqlite3';
-import type { Db } from '../../platform/db';
+import type { Db } from '../../platform/store/sqlite';
 import { accessKeys, apps, environments } from '../../db/schema';
 
 export type EnvironmentRow = typeof environments.$inferSelect;

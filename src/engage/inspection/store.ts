@@ -1,4 +1,4 @@
-import type { Db } from '../../platform/db';
+import type { Db } from '../../platform/store/sqlite';
 import type { NewInstallation } from '../installations/store';
 
 export interface EventRow {

@@ -1,6 +1,6 @@
 import type { Clock } from '../../platform/clock';
 import { digest, newId, newSecret } from '../../platform/crypto';
-import type { TxRunner } from '../../platform/store';
+import type { TxRunner } from '../../platform/store/store';
 import type { EnvironmentService } from '../environments/service';
 import type { AppRow } from '../environments/store';
 import { EdgeErrors } from '../shared/errors';

@@ -1,6 +1,6 @@
 import { and, eq } from 'drizzle-orm';
 import type { Statement } from 'better-sqlite3';
-import type { Db } from '../../platform/db';
+import type { Db } from '../../platform/store/sqlite';
 import { installations } from '../../db/schema';
 
 export type InstallationRow = typeof installations.$inferSelect;

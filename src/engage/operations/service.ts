@@ -1,8 +1,8 @@
 import type { Clock } from '../../platform/clock';
-import type { TxRunner } from '../../platform/store';
+import type { TxRunner } from '../../platform/store/store';
 import type { InstallationPrincipal } from '../installations/store';
 import { UUID, isObject, missing, noExtra, violation, ViolationCode, type Obj, type Violation } from '../shared/check';
-import { HttpError } from '../../platform/errors';
+import { HttpError } from '../../platform/http/errors';
 import { EdgeErrors } from '../shared/errors';
 import { OperationErrorCode } from './errors';
 import type { IngestState, OperationStore } from './store';

@@ -1,5 +1,5 @@
 import type { Statement } from 'better-sqlite3';
-import type { Db } from '../../platform/db';
+import type { Db } from '../../platform/store/sqlite';
 
 /** The installation state an ingest transaction starts from. */
 export interface IngestState {

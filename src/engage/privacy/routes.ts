@@ -1,7 +1,7 @@
 import type { Hono } from 'hono';
-import type { AppEnv } from '../../platform/http';
+import type { AppEnv } from '../../platform/http/request';
 import type { EngageServices } from '../services';
-import { headerOf } from '../../platform/http';
+import { headerOf } from '../../platform/http/request';
 
 export function mountPrivacyRoutes(app: Hono<AppEnv>, engage: EngageServices): void {
   app.put('/v1/sdk/privacy/revocations/:operationId', async (c) => {

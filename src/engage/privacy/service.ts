@@ -1,6 +1,6 @@
 import type { Clock } from '../../platform/clock';
 import { digest } from '../../platform/crypto';
-import type { TxRunner } from '../../platform/store';
+import type { TxRunner } from '../../platform/store/store';
 import { REVOCATION_PREFIX, bearer } from '../installations/service';
 import { UUID } from '../shared/check';
 import { EdgeErrors } from '../shared/errors';

@@ -1,4 +1,4 @@
-import type { Db } from '../../platform/db';
+import type { Db } from '../../platform/store/sqlite';
 
 const ANONYMOUS_PROFILES = `SELECT g.profile_id FROM installation_generations g JOIN profiles p ON p.id = g.profile_id
                             WHERE g.installation_id = ? AND p.external_id IS NULL AND p.environment_id = ?`;

@@ -1,4 +1,4 @@
-import { ProblemError } from '../../platform/errors';
+import { ProblemError } from '../../platform/http/errors';
 import type { Violation } from './check';
 
 /**

@@ -1,4 +1,4 @@
-import { ApiError } from '../../platform/errors';
+import { ApiError } from '../../platform/http/errors';
 
 /** Management errors of spec 03 for clients (the CLI prints them; the management API renders them). */
 export const ClientErrors = {

@@ -1,8 +1,8 @@
 import { CatalogCache } from '../../platform/catalog';
 import type { Clock } from '../../platform/clock';
 import { digest, newSecret } from '../../platform/crypto';
-import { assertThat } from '../../platform/errors';
-import type { TxRunner } from '../../platform/store';
+import { assertThat } from '../../platform/http/errors';
+import type { TxRunner } from '../../platform/store/store';
 import { SCOPE_TOKEN, parseJsonList } from '../oauth/scopes';
 import type { ResourceStore } from '../resources/store';
 import { ClientErrors } from './errors';

@@ -1,8 +1,8 @@
 import { CatalogCache } from '../../platform/catalog';
 import type { Clock } from '../../platform/clock';
 import { digest, newId, newSecret, safeEqual } from '../../platform/crypto';
-import { assertThat } from '../../platform/errors';
-import type { TxRunner } from '../../platform/store';
+import { assertThat } from '../../platform/http/errors';
+import type { TxRunner } from '../../platform/store/store';
 import { CredentialErrors } from '../resources/errors';
 import type { ResourceStore } from '../resources/store';
 import type { CredentialStore, CredentialWithResource } from './store';

@@ -3,8 +3,8 @@ import { createPrivateKey, createPublicKey, type KeyObject } from 'node:crypto';
 import { exportJWK, exportPKCS8, generateKeyPair } from 'jose';
 import type { Clock } from '../../platform/clock';
 import { newSecret, type Sealer } from '../../platform/crypto';
-import { assertThat } from '../../platform/errors';
-import type { TxRunner } from '../../platform/store';
+import { assertThat } from '../../platform/http/errors';
+import type { TxRunner } from '../../platform/store/store';
 import { keyTransitionInvalid } from './errors';
 import type { KeyStore, SigningKeyRow } from './store';
 

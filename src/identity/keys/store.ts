@@ -1,5 +1,5 @@
 import { and, asc, eq, inArray, lte, sql } from 'drizzle-orm';
-import type { Db } from '../../platform/db';
+import type { Db } from '../../platform/store/sqlite';
 import { signingKeys } from '../../db/schema';
 
 export type SigningKeyRow = typeof signingKeys.$inferSelect;

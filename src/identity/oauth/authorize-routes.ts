@@ -10,7 +10,7 @@ import { PageErrors, type PageError } from '../sessions/errors';
 import { browserOAuthAdapter } from '../sessions/oauth-adapter';
 import type { ResolvedTenant } from '../tenants/service';
 import type { Config } from '../../platform/config';
-import { clientAddress, headerOf } from '../../platform/http';
+import { clientAddress, headerOf } from '../../platform/http/request';
 
 /** One cookie name per issuer; its Path (and for custom issuers its host) keeps tenants apart. */
 export const SESSION_COOKIE = 'engage_session';

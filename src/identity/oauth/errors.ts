@@ -1,4 +1,4 @@
-import { OAuthError } from '../../platform/errors';
+import { OAuthError } from '../../platform/http/errors';
 
 /** Error codes of spec 02 (RFC 6749 §4.1.2.1, §5.2; RFC 6750 §3.1; RFC 8707 §2). */
 export const E = {

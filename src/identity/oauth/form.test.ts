@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { OAuthError } from '../../platform/errors';
+import { OAuthError } from '../../platform/http/errors';
 import { parseForm } from './form';
 
 const asObject = (text: string) => Object.fromEntries(parseForm(text).names().map((n) => [n, parseForm(text).get(n)]));

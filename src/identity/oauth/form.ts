@@ -1,5 +1,5 @@
 import type { Context } from 'hono';
-import { headerOf, readBodyText } from '../../platform/http';
+import { headerOf, readBodyText } from '../../platform/http/request';
 import { invalidRequest } from './errors';
 
 /**

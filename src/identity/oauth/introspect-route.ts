@@ -4,7 +4,7 @@ import type { IssuerEnv } from '../issuer';
 import { authenticateResourceServer } from './client-auth';
 import { INTROSPECT_REALM } from './errors';
 import { readForm } from './form';
-import { headerOf } from '../../platform/http';
+import { headerOf } from '../../platform/http/request';
 
 /** POST {issuer}/oauth2/introspect (RFC 7662) for resource servers with their Basic credential. */
 export function mountIntrospectRoute(app: Hono<IssuerEnv>, services: Pick<Services, 'credentials' | 'oauth'>): void {

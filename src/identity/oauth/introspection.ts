@@ -1,7 +1,7 @@
 import type { ResourceServer } from '../credentials/service';
 import type { ResolvedTenant } from '../tenants/service';
 import { insufficientScope, invalidToken } from './errors';
-import type { OAuthContext } from './grants-service';
+import type { OAuthContext } from './context';
 import { hasScope } from './scopes';
 import type { AccessTokenClaims } from './tokens';
 import type { AccessTokenState } from './store';

@@ -2,7 +2,7 @@ import { digest } from '../../platform/crypto';
 import type { Client } from '../clients/service';
 import type { ResourceServer } from '../credentials/service';
 import type { ResolvedTenant } from '../tenants/service';
-import type { OAuthContext } from './grants-service';
+import type { OAuthContext } from './context';
 
 /** RFC 7009 token revocation and spec 02's revoke-application-grants. */
 export function createRevocation(ctx: OAuthContext) {

@@ -4,7 +4,7 @@ import type { IssuerEnv } from '../issuer';
 import { authenticateResourceServer } from './client-auth';
 import { REVOKE_GRANTS_REALM, invalidRequest } from './errors';
 import { readForm } from './form';
-import { headerOf } from '../../platform/http';
+import { headerOf } from '../../platform/http/request';
 
 const FIELDS = ['subject', 'client_id'];
 

@@ -4,7 +4,7 @@ import type { IssuerEnv } from '../issuer';
 import { authenticateClient } from './client-auth';
 import { REVOKE_REALM } from './errors';
 import { readForm } from './form';
-import { headerOf } from '../../platform/http';
+import { headerOf } from '../../platform/http/request';
 
 /** POST {issuer}/oauth2/revoke (RFC 7009): 200 with an empty body, also for unknown tokens. */
 export function mountRevokeRoute(app: Hono<IssuerEnv>, services: Pick<Services, 'clients' | 'oauth'>): void {

@@ -1,5 +1,5 @@
 import type { Hono } from 'hono';
-import { withHeaders } from '../../platform/http';
+import { withHeaders } from '../../platform/http/request';
 import type { Services } from '../../services';
 import type { IssuerEnv } from '../issuer';
 import { mountIntrospectRoute } from './introspect-route';

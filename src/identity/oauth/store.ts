@@ -1,5 +1,5 @@
 import type BetterSqlite3 from 'better-sqlite3';
-import type { Db } from '../../platform/db';
+import type { Db } from '../../platform/store/sqlite';
 
 /**
  * Grants, authorization codes, refresh tokens, revoked access tokens and consents.

@@ -4,7 +4,7 @@ import type { IssuerEnv } from '../issuer';
 import { authenticateClient } from './client-auth';
 import { TOKEN_REALM, unsupportedGrantType } from './errors';
 import { readForm } from './form';
-import { headerOf } from '../../platform/http';
+import { headerOf } from '../../platform/http/request';
 
 /** POST {issuer}/oauth2/token (RFC 6749 §3.2): form in, one grant handler, token response out. */
 export function mountTokenRoute(app: Hono<IssuerEnv>, services: Pick<Services, 'clients' | 'oauth'>): void {

@@ -1,7 +1,7 @@
 import { randomBytes, type KeyObject } from 'node:crypto';
 import type { Clock } from '../../platform/clock';
 import type { Config } from '../../platform/config';
-import { OAuthError } from '../../platform/errors';
+import { OAuthError } from '../../platform/http/errors';
 import type { KeyService } from '../keys/service';
 import type { ResolvedTenant } from '../tenants/service';
 import { decodeJws, signJwt, verifyJws } from './jwt';

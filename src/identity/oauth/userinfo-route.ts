@@ -4,7 +4,7 @@ import type { IssuerEnv } from '../issuer';
 import { invalidRequest } from './errors';
 import { readForm } from './form';
 import { parseBearer } from './http-auth';
-import { headerOf } from '../../platform/http';
+import { headerOf } from '../../platform/http/request';
 
 /** The bearer token: Authorization header (RFC 6750 §2.1) or, on POST, the form body (§2.2), never both. */
 async function bearerToken(c: Context<IssuerEnv>): Promise<string | undefined> {

@@ -1,4 +1,4 @@
-import { ApiError } from '../../platform/errors';
+import { ApiError } from '../../platform/http/errors';
 
 export const ResourceErrors = {
   invalid: (detail: string) => new ApiError(400, 'invalid_request', undefined, detail),

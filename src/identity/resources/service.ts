@@ -1,7 +1,7 @@
 import type { Clock } from '../../platform/clock';
 import { newId } from '../../platform/crypto';
-import { assertThat } from '../../platform/errors';
-import type { TxRunner } from '../../platform/store';
+import { assertThat } from '../../platform/http/errors';
+import type { TxRunner } from '../../platform/store/store';
 import { SCOPE_TOKEN, parseJsonList } from '../oauth/scopes';
 import { ResourceErrors } from './errors';
 import type { ResourceRow, ResourceStore } from './store';

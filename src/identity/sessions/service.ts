@@ -1,7 +1,7 @@
 import { createHmac } from 'node:crypto';
 import type { Clock } from '../../platform/clock';
 import { digest, newId, newSecret, safeEqual } from '../../platform/crypto';
-import type { TxRunner } from '../../platform/store';
+import type { TxRunner } from '../../platform/store/store';
 import type { ValidRequest } from './ports';
 import type { InteractionRow, SessionAccountRow, SessionRow, SessionStore } from './store';
 import { afterFailure, lockRemaining, throttleKey, THROTTLE } from './throttle';

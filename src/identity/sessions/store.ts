@@ -1,5 +1,5 @@
 import { and, desc, eq, lt } from 'drizzle-orm';
-import type { Db } from '../../platform/db';
+import type { Db } from '../../platform/store/sqlite';
 import { browserInteractions, browserSessions, loginThrottle, sessionAccounts } from '../../db/schema';
 
 export type SessionRow = typeof browserSessions.$inferSelect;

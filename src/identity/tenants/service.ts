@@ -1,8 +1,8 @@
 import { CatalogCache } from '../../platform/catalog';
 import type { Clock } from '../../platform/clock';
 import { newId } from '../../platform/crypto';
-import { assertThat } from '../../platform/errors';
-import type { TxRunner } from '../../platform/store';
+import { assertThat } from '../../platform/http/errors';
+import type { TxRunner } from '../../platform/store/store';
 import type { KeyService } from '../keys/service';
 import type { KeyStore } from '../keys/store';
 import { TenantErrors } from './errors';

@@ -1,5 +1,5 @@
 import { asc, count, eq, sql } from 'drizzle-orm';
-import type { Db } from '../../platform/db';
+import type { Db } from '../../platform/store/sqlite';
 import { clients, resources, tenants } from '../../db/schema';
 
 export type TenantRow = typeof tenants.$inferSelect;

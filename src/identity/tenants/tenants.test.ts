@@ -1,7 +1,7 @@
 import { randomBytes } from 'node:crypto';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { createHarness, PUBLIC_URL, type Harness } from '../../../test/helpers/harness';
-import { openDatabase } from '../../platform/db';
+import { openDatabase } from '../../platform/store/sqlite';
 import { silentLogger } from '../../platform/logger';
 import { createServices } from '../../services';
 

@@ -1,8 +1,8 @@
 import type { Clock } from '../../platform/clock';
 import { newId } from '../../platform/crypto';
-import { assertThat } from '../../platform/errors';
+import { assertThat } from '../../platform/http/errors';
 import { ARGON2ID, loadArgon2, type Argon2Options } from '../../platform/native';
-import type { TxRunner } from '../../platform/store';
+import type { TxRunner } from '../../platform/store/store';
 import { UserErrors } from './errors';
 import type { UserRow, UserStore } from './store';
 

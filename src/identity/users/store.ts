@@ -1,6 +1,6 @@
 import type BetterSqlite3 from 'better-sqlite3';
 import { and, asc, eq } from 'drizzle-orm';
-import type { Db } from '../../platform/db';
+import type { Db } from '../../platform/store/sqlite';
 import { users } from '../../db/schema';
 
 export type UserRow = typeof users.$inferSelect;

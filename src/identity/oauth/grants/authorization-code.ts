@@ -2,7 +2,7 @@ import { digest, newId, s256, safeEqual } from '../../../platform/crypto';
 import type { Client } from '../../clients/service';
 import type { ResolvedTenant } from '../../tenants/service';
 import { invalidGrant, invalidRequest } from '../errors';
-import type { OAuthContext } from '../grants-service';
+import type { OAuthContext } from '../context';
 import { parseScope } from '../scopes';
 import type { CodeRow } from '../store';
 import { audienceFor, newRefreshToken, tokenResponse, type TokenResponse } from './common';

@@ -1,7 +1,7 @@
 import { digest, newSecret } from '../../../platform/crypto';
 import type { ResolvedTenant } from '../../tenants/service';
 import { invalidGrant } from '../errors';
-import type { OAuthContext } from '../grants-service';
+import type { OAuthContext } from '../context';
 import { userinfoAudience, type IssuedTokens } from '../tokens';
 
 /** Token response of spec 02 (RFC 6749 §5.1). */

@@ -2,7 +2,7 @@ import { digest } from '../../../platform/crypto';
 import type { Client } from '../../clients/service';
 import type { ResolvedTenant } from '../../tenants/service';
 import { invalidGrant, invalidScope } from '../errors';
-import type { OAuthContext } from '../grants-service';
+import type { OAuthContext } from '../context';
 import { formatScope, isSubset, parseScope } from '../scopes';
 import type { OAuthStore, RefreshTokenState } from '../store';
 import { audienceFor, newRefreshToken, tokenResponse, type TokenResponse } from './common';

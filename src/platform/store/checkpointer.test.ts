@@ -1,8 +1,8 @@
 import { statSync } from 'node:fs';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import { createHarness, type Harness } from '../../test/helpers/harness';
+import { createHarness, type Harness } from '../../../test/helpers/harness';
 import { startCheckpointer } from './checkpointer';
-import { silentLogger } from './logger';
+import { silentLogger } from '../logger';
 
 let h: Harness;
 beforeEach(async () => {

@@ -1,20 +1,14 @@
-import type { Clock } from '../../platform/clock';
-import type { Config } from '../../platform/config';
 import { digest, newSecret } from '../../platform/crypto';
-import type { TxRunner } from '../../platform/store';
-import type { ClientService } from '../clients/service';
-import type { KeyService } from '../keys/service';
-import type { ResourceService } from '../resources/service';
 import type { ResolvedTenant } from '../tenants/service';
-import type { UserService } from '../users/service';
 import { authorizationRedirect, validateAuthorizationRequest, type AuthorizationParams, type AuthorizationValidation } from './authorization-request';
-import type { OAuthStore } from './store';
 import { formatScope, isSubset, parseScope } from './scopes';
 import { createTokenIssuer } from './tokens';
 import { createAuthorizationCodeGrant } from './grants/authorization-code';
 import { createRefreshTokenGrant } from './grants/refresh-token';
 import { createTokenIntrospection } from './introspection';
 import { createRevocation } from './revocation';
+
+import type { OAuthDeps } from './context';
 
 export type { AuthorizationRequest, AuthorizationValidation, AuthorizationParams } from './authorization-request';
 
@@ -29,18 +23,6 @@ export interface IssueCodeInput {
   nonce: string | null;
   /** Epoch seconds of the user's authentication. */
   authTime: number;
-}
-
-type Stores = { oauth: OAuthStore };
-
-export interface OAuthDeps {
-  store: Stores & TxRunner<Stores>;
-  clock: Clock;
-  config: Pick<Config, 'accessTokenTtl' | 'idTokenTtl' | 'refreshTokenTtl' | 'authorizationCodeTtl' | 'refreshReuseGraceSeconds'>;
-  keys: KeyService;
-  clients: ClientService;
-  resources: ResourceService;
-  users: UserService;
 }
 
 /**
@@ -131,5 +113,4 @@ export function createOAuthService(deps: OAuthDeps) {
   };
 }
 
-export type OAuthContext = OAuthDeps & { tokens: ReturnType<typeof createTokenIssuer> };
 export type OAuthService = ReturnType<typeof createOAuthService>;

@@ -2,10 +2,12 @@ import BetterSqlite3 from 'better-sqlite3';
 import { drizzle, type BetterSQLite3Database } from 'drizzle-orm/better-sqlite3';
 import { mkdirSync } from 'node:fs';
 import path from 'node:path';
-import * as schema from '../db/schema';
-import { AUTO_CHECKPOINT_PAGES } from './checkpointer';
+import * as schema from '../../db/schema';
 import { applyMigrations, pendingMigrations } from './migrations';
-import { loadSqliteNativeBinding } from './native';
+import { loadSqliteNativeBinding } from '../native';
+
+/** SQLite's automatic checkpoint threshold (pages) when no checkpointer runs (CLI, tests). */
+export const AUTO_CHECKPOINT_PAGES = 4000;
 
 export type Db = BetterSQLite3Database<typeof schema> & { $client: BetterSqlite3.Database };
 export type RawDb = BetterSqlite3.Database;

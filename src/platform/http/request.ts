@@ -2,7 +2,7 @@ import type { Context, MiddlewareHandler } from 'hono';
 import { randomUUID } from 'node:crypto';
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import { ApiError, HttpError, OAuthError, ProblemError, type ErrorFamily } from './errors';
-import type { Logger } from './logger';
+import type { Logger } from '../logger';
 
 export interface RequestVars {
   requestId: string;

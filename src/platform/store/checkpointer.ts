@@ -1,8 +1,8 @@
 import { statSync } from 'node:fs';
 import { Worker } from 'node:worker_threads';
-import type { Database } from './db';
-import type { Logger } from './logger';
-import { sqliteNativeBindingPath } from './native';
+import { AUTO_CHECKPOINT_PAGES, type Database } from './sqlite';
+import type { Logger } from '../logger';
+import { sqliteNativeBindingPath } from '../native';
 
 /**
  * WAL checkpoints off the event loop. SQLite's automatic checkpoint runs inside the COMMIT
@@ -83,6 +83,3 @@ export function startCheckpointer(db: Database, logger: Logger, intervalMs = 250
       }),
   };
 }
-
-/** SQLite's automatic checkpoint threshold (pages) when no checkpointer runs (CLI, tests). */
-export const AUTO_CHECKPOINT_PAGES = 4000;

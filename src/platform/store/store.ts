@@ -1,4 +1,4 @@
-import type { Database, Db } from './db';
+import type { Database, Db } from './sqlite';
 
 /**
  * A FIFO async mutex. SQLite has one writer; serializing `tx` callers in-process keeps

@@ -1,8 +1,8 @@
 import { Hono } from 'hono';
 import { describe, expect, it } from 'vitest';
 import { ApiError, OAuthError, ProblemError } from './errors';
-import { clientAddress, renderError, requestContext, setFamily, type AppEnv } from './http';
-import { createLogger } from './logger';
+import { clientAddress, renderError, requestContext, setFamily, type AppEnv } from './request';
+import { createLogger } from '../logger';
 
 function appWith(lines: string[]) {
   const app = new Hono<AppEnv>();

@@ -1,5 +1,5 @@
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import { createHarness, type Harness } from '../../test/helpers/harness';
+import { createHarness, type Harness } from '../../../test/helpers/harness';
 
 let h: Harness;
 beforeEach(async () => {

@@ -1,0 +1,24 @@
+import type { Clock } from '../../platform/clock';
+import type { Config } from '../../platform/config';
+import type { TxRunner } from '../../platform/store/store';
+import type { ClientService } from '../clients/service';
+import type { KeyService } from '../keys/service';
+import type { ResourceService } from '../resources/service';
+import type { UserService } from '../users/service';
+import type { OAuthStore } from './store';
+import type { TokenIssuer } from './tokens';
+
+/** What the OAuth service is built from; the grant, introspection and revocation parts share it. */
+type Stores = { oauth: OAuthStore };
+
+export interface OAuthDeps {
+  store: Stores & TxRunner<Stores>;
+  clock: Clock;
+  config: Pick<Config, 'accessTokenTtl' | 'idTokenTtl' | 'refreshTokenTtl' | 'authorizationCodeTtl' | 'refreshReuseGraceSeconds'>;
+  keys: KeyService;
+  clients: ClientService;
+  resources: ResourceService;
+  users: UserService;
+}
+
+export type OAuthContext = OAuthDeps & { tokens: TokenIssuer };
