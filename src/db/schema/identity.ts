@@ -67,6 +67,11 @@ export const clients = sqliteTable(
     consentPolicy: text('consent_policy', { enum: ['EXPLICIT', 'PRE_AUTHORIZED'] }).notNull(),
     /** JSON arrays. */
     redirectUris: text('redirect_uris').notNull(),
+    /**
+     * JSON array of browser origins allowed to call the token, revocation and userinfo
+     * endpoints with CORS; null means the origins of the redirect URIs (docs/decisions.md).
+     */
+    webOrigins: text('web_origins'),
     scopes: text('scopes').notNull(),
     defaultResource: text('default_resource'),
     nativeAuthenticationEnabled: integer('native_authentication_enabled', { mode: 'boolean' }).notNull().default(false),

@@ -2,3 +2,4 @@ export * from './identity';
 export * from './sessions';
 export * from './engage';
 export * from './catalog';
+export * from './jobs';
