@@ -14,6 +14,7 @@ interface RawClient {
   token_endpoint_auth_method: ClientRow['tokenEndpointAuthMethod'];
   consent_policy: ClientRow['consentPolicy'];
   redirect_uris: string;
+  web_origins: string | null;
   scopes: string;
   default_resource: string | null;
   native_authentication_enabled: number;
@@ -33,6 +34,7 @@ function fromRaw(r: RawClient): ClientRow {
     tokenEndpointAuthMethod: r.token_endpoint_auth_method,
     consentPolicy: r.consent_policy,
     redirectUris: r.redirect_uris,
+    webOrigins: r.web_origins,
     scopes: r.scopes,
     defaultResource: r.default_resource,
     nativeAuthenticationEnabled: r.native_authentication_enabled === 1,
