@@ -13,7 +13,7 @@ export interface Migration {
 declare const __ENGAGE_MIGRATIONS__: Migration[] | undefined;
 
 function fromDisk(): Migration[] {
-  const dir = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '../../migrations');
+  const dir = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '../../../migrations');
   return readdirSync(dir)
     .filter((f) => f.endsWith('.sql'))
     .sort()
