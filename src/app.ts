@@ -1,15 +1,16 @@
-import { Hono } from 'hono';
+import { Hono, type Env } from 'hono';
 import type { Config } from './platform/config';
 import type { Clock } from './platform/clock';
-import { notFoundError, renderError, requestContext, type AppEnv } from './platform/http/request';
+import { notFoundError, renderError } from './platform/http/errors';
+import { requestContext, type AppEnv } from './platform/http/request';
 import type { Logger } from './platform/logger';
+import { ISSUER_PREFIX } from './platform/http/openapi';
 import { readiness } from './platform/store/sqlite';
-import { mountEngageRoutes } from './engage/routes';
+import { createEdgeApp } from './engage/routes';
 import type { Services } from './services';
-import { createIssuerApp, resolveTenant, type IssuerEnv } from './identity/issuer';
-import { METADATA_CACHE, discoveryDocument, mountDiscoveryRoutes } from './identity/oauth/discovery-routes';
-import { mountOAuthRoutes } from './identity/oauth/routes';
-import { mountBrowserRoutes } from './identity/oauth/authorize-routes';
+import { createIssuerApiApp } from './identity/issuer-api';
+import { createOAuthApp, createPathMetadataApp } from './identity/oauth/routes';
+import { createPlatformRoutes } from './platform/http/platform-routes';
 
 export interface AppDeps {
   config: Config;
@@ -18,51 +19,34 @@ export interface AppDeps {
   services: Services;
 }
 
-/** Which family answers an unmatched path (CONVENTIONS.md "Errors"). */
-function familyOf(path: string): 'problem' | 'oauth' | 'api' {
-  if (path.startsWith('/v1/') || path.startsWith('/api/')) return 'problem';
-  if (path.includes('/oauth2/native') || path.includes('/identity/')) return 'api';
-  if (path.includes('/oauth2/') || path.includes('/.well-known/')) return 'oauth';
-  return 'api';
-}
-
-/** The composition root of the HTTP surface: every context's routes, one error renderer. */
+/**
+ * The composition root of the HTTP surface: request context, then one sub-app per error family
+ * (CONVENTIONS.md "Errors"). Issuer-scoped apps are mounted under `/t/{segment}` and again at the
+ * root, where host-only custom issuers are served. Order matters where prefixes nest: the api
+ * family owns `{issuer}/oauth2/native/*` and is mounted before the oauth family's `/oauth2/*`.
+ */
 export function createApp(deps: AppDeps): Hono<AppEnv> {
-  const { services } = deps;
+  const { services, config } = deps;
   const app = new Hono<AppEnv>();
   app.use(requestContext(deps.logger));
   app.use(async (_c, next) => {
     services.store.shareReadsThisTurn();
     await next();
   });
-  app.onError((err, c) => renderError(err, c));
-  app.notFound((c) => {
-    const family = c.get('family') === 'oauth' ? 'oauth' : familyOf(c.req.path);
-    c.set('family', family);
-    return renderError(notFoundError(family), c);
+  // Paths outside every family (and the platform routes below) answer in the api family's form.
+  app.onError((err, c) => renderError(err, c, 'api'));
+  app.notFound(() => {
+    throw notFoundError('api');
   });
 
-  app.get('/healthz', (c) => c.json({ status: 'ok' }));
-  app.get('/readyz', (c) => {
-    const status = readiness(services.store.db);
-    return c.json({ status }, status === 'ready' ? 200 : 503);
-  });
-
-  mountEngageRoutes(app, services.engage);
-
-  // RFC 8414 §3.1: for an issuer with a path, the path goes after the well-known prefix.
-  app.get('/.well-known/oauth-authorization-server/t/:tenantSegment', resolveTenant(services.tenants) as never, (c) => {
-    c.header('Cache-Control', METADATA_CACHE);
-    return c.json(discoveryDocument((c as unknown as { get(k: 'tenant'): { issuer: string } }).get('tenant').issuer));
-  });
-
-  const issuer = createIssuerApp(services.tenants, (r: Hono<IssuerEnv>) => {
-    mountDiscoveryRoutes(r, services.keys);
-    mountOAuthRoutes(r, services);
-    mountBrowserRoutes(r, services, deps.config);
-  });
-  app.route('/t/:tenantSegment', issuer as unknown as Hono<AppEnv>);
-  // Host-only custom issuers are served at the root of their host.
-  app.route('/', issuer as unknown as Hono<AppEnv>);
+  const mount = <E extends Env>(sub: Hono<E>, issuerScoped: boolean) => {
+    if (issuerScoped) app.route(ISSUER_PREFIX, sub);
+    app.route('/', sub);
+  };
+  mount(createEdgeApp(services.engage), false);
+  mount(createPathMetadataApp(services.tenants), false);
+  mount(createIssuerApiApp(services.tenants), true);
+  mount(createOAuthApp(services, config), true);
+  mount(createPlatformRoutes({ readiness: () => readiness(services.store.db), document: () => app, publicUrl: config.publicUrl }), false);
   return app;
 }

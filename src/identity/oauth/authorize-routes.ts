@@ -11,6 +11,9 @@ import { browserOAuthAdapter } from '../sessions/oauth-adapter';
 import type { ResolvedTenant } from '../tenants/service';
 import type { Config } from '../../platform/config';
 import { clientAddress, headerOf } from '../../platform/http/request';
+import { described, type RouteDoc } from '../../platform/http/openapi';
+import type { TSchema } from '../../platform/http/schema';
+import { AuthorizeQuery, ConsentForm, LoginForm, SelectForm } from './schemas';
 
 /** One cookie name per issuer; its Path (and for custom issuers its host) keeps tenants apart. */
 export const SESSION_COOKIE = 'engage_session';
@@ -93,18 +96,37 @@ export function mountBrowserRoutes(app: Hono<IssuerEnv>, services: Services, con
       return fn(c, form);
     });
 
-  app.get('/oauth2/authorize', guarded((c) => flow.authorize(c.get('tenant'), new URL(c.req.url).searchParams, cookieOf(c))));
+  app.get(
+    '/oauth2/authorize',
+    described(
+      {
+        summary: 'Authorization endpoint (RFC 6749 §4.1.1): sign-in pages, then 302 to the callback',
+        tags: ['oauth'],
+        query: AuthorizeQuery,
+        responses: { 200: { description: 'a sign-in, consent or account page', type: 'html' }, 302: { description: 'to the callback with code or error, state and iss' } },
+        errors: { 400: 'unknown client or unregistered redirect_uri (a page)', 404: 'unknown issuer (empty body)' },
+      },
+      guarded((c) => flow.authorize(c.get('tenant'), new URL(c.req.url).searchParams, cookieOf(c))),
+    ),
+  );
   for (const p of Object.values(FORM_PATHS)) app.post(p, bodyLimit({ maxSize: MAX_FORM_BYTES, onError: (c) => render(c as Context<IssuerEnv>, errorOutcome(PageErrors.tooLarge), ttl) }));
+  const pageDoc = (summary: string, schema: TSchema): RouteDoc => ({
+    summary,
+    tags: ['oauth'],
+    body: { schema, type: 'form' },
+    responses: { 200: { description: 'the next page', type: 'html' }, 302: { description: 'to the callback' } },
+    errors: { 400: 'malformed form (a page)', 403: 'expired interaction or bad CSRF token (a page)', 413: 'form too large (a page)', 429: 'too many attempts (a page)' },
+  });
   app.post(
     FORM_PATHS.login,
-    withForm(async (c, form) => {
+    described(pageDoc('Sign-in form of the authorization pages', LoginForm), withForm(async (c, form) => {
       const outcome = await flow.login(c.get('tenant'), form, cookieOf(c), clientAddress(c, config.trustedProxies));
       // Operators see failures and locks per tenant; never the email or the password.
       if (outcome.kind === 'page' && outcome.model.view === 'login' && outcome.status >= 400)
         c.get('log')?.[outcome.status === 429 ? 'warn' : 'info']('browser sign-in refused', { tenantId: c.get('tenant').tenant.id, status: outcome.status });
       return outcome;
-    }),
+    })),
   );
-  app.post(FORM_PATHS.consent, withForm((c, form) => flow.consent(c.get('tenant'), form, cookieOf(c))));
-  app.post(FORM_PATHS.select, withForm((c, form) => flow.select(c.get('tenant'), form, cookieOf(c))));
+  app.post(FORM_PATHS.consent, described(pageDoc('Consent form', ConsentForm), withForm((c, form) => flow.consent(c.get('tenant'), form, cookieOf(c)))));
+  app.post(FORM_PATHS.select, described(pageDoc('Account selection form', SelectForm), withForm((c, form) => flow.select(c.get('tenant'), form, cookieOf(c)))));
 }

@@ -1,6 +1,8 @@
-import type { Hono } from 'hono';
+import type { Hono, MiddlewareHandler } from 'hono';
+import { described, type RouteDoc } from '../../platform/http/openapi';
 import type { KeyService } from '../keys/service';
 import type { IssuerEnv } from '../issuer';
+import { DiscoveryDocument, Jwks } from './schemas';
 
 /** OpenID Provider metadata, exactly the fields of spec 02's discovery table. */
 export function discoveryDocument(issuer: string) {
@@ -30,18 +32,41 @@ export function discoveryDocument(issuer: string) {
 export const METADATA_CACHE = 'public, max-age=300';
 export const JWKS_CACHE = 'public, max-age=300, must-revalidate';
 
+const metadataDoc = (summary: string): RouteDoc => ({
+  summary,
+  tags: ['discovery'],
+  responses: { 200: { description: 'the metadata', schema: DiscoveryDocument } },
+  errors: { 404: 'unknown issuer (empty body)' },
+});
+
+const metadata = described(metadataDoc('RFC 8414 authorization server metadata'), (c) => {
+  c.header('Cache-Control', METADATA_CACHE);
+  return c.json(discoveryDocument(c.get('tenant').issuer));
+}) as (c: Parameters<MiddlewareHandler<IssuerEnv>>[0]) => Response;
+
 export function mountDiscoveryRoutes(app: Hono<IssuerEnv>, keys: KeyService): void {
-  app.get('/.well-known/openid-configuration', (c) => {
-    c.header('Cache-Control', METADATA_CACHE);
-    return c.json(discoveryDocument(c.get('tenant').issuer));
-  });
-  // RFC 8414 §3 for a host-only issuer; path issuers are served by the root app.
-  app.get('/.well-known/oauth-authorization-server', (c) => {
-    c.header('Cache-Control', METADATA_CACHE);
-    return c.json(discoveryDocument(c.get('tenant').issuer));
-  });
-  app.get('/oauth2/jwks', (c) => {
-    c.header('Cache-Control', JWKS_CACHE);
-    return c.json(keys.jwks(c.get('tenant').tenant.id));
-  });
+  app.get(
+    '/.well-known/openid-configuration',
+    described(metadataDoc('OpenID Connect discovery document'), (c) => {
+      c.header('Cache-Control', METADATA_CACHE);
+      return c.json(discoveryDocument(c.get('tenant').issuer));
+    }),
+  );
+  // RFC 8414 §3 for a host-only issuer; path issuers use the route below.
+  app.get('/.well-known/oauth-authorization-server', metadata);
+  app.get(
+    '/oauth2/jwks',
+    described(
+      { summary: 'The tenant’s signing keys', tags: ['discovery'], responses: { 200: { description: 'JWKS', schema: Jwks } }, errors: { 404: 'unknown issuer (empty body)' } },
+      (c) => {
+        c.header('Cache-Control', JWKS_CACHE);
+        return c.json(keys.jwks(c.get('tenant').tenant.id));
+      },
+    ),
+  );
+}
+
+/** RFC 8414 §3.1: for an issuer with a path, the path goes after the well-known prefix. */
+export function mountPathMetadataRoute(app: Hono<IssuerEnv>, resolve: MiddlewareHandler<IssuerEnv>): void {
+  app.get('/.well-known/oauth-authorization-server/t/:tenantSegment', resolve, metadata);
 }

@@ -1,5 +1,6 @@
 import type { Context } from 'hono';
 import { headerOf, readBodyText } from '../../platform/http/request';
+import type { Checker, TSchema } from '../../platform/http/schema';
 import { invalidRequest } from './errors';
 
 /**
@@ -11,6 +12,8 @@ export interface Form {
   get(name: string): string | null;
   required(name: string): string;
   names(): string[];
+  /** Every parameter sent with a value, as an object (what the route's schema checks). */
+  values(): Record<string, string>;
 }
 
 const FORM_TYPE = /^application\/x-www-form-urlencoded\s*(;.*)?$/i;
@@ -32,6 +35,7 @@ export function parseForm(text: string): Form {
       return v;
     },
     names: () => [...values.keys()],
+    values: () => Object.fromEntries(values),
   };
 }
 
@@ -46,10 +50,21 @@ function plainPairs(text: string): [string, string][] {
   return out;
 }
 
-export async function readForm(c: Context): Promise<Form> {
+/**
+ * Reads the form and checks it against the route's schema (schemas.ts): a missing, empty or
+ * malformed field is invalid_request naming the field.
+ */
+export async function readForm(c: Context, check?: Checker<TSchema>): Promise<Form> {
   const type = headerOf(c, 'content-type') ?? '';
   if (!FORM_TYPE.test(type)) throw invalidRequest('Content-Type must be application/x-www-form-urlencoded');
   const text = await readBodyText(c, MAX_BODY);
   if (text === undefined) throw invalidRequest('request body too large');
-  return parseForm(text);
+  const form = parseForm(text);
+  if (check) checkForm(form, check);
+  return form;
+}
+
+export function checkForm(form: Form, check: Checker<TSchema>): void {
+  const bad = check(form.values());
+  if (bad) throw invalidRequest(bad.message);
 }

@@ -1,22 +1,36 @@
 import type { Hono } from 'hono';
+import { described } from '../../platform/http/openapi';
+import { headerOf } from '../../platform/http/request';
+import { checker } from '../../platform/http/schema';
 import type { Services } from '../../services';
 import type { IssuerEnv } from '../issuer';
 import { authenticateResourceServer } from './client-auth';
-import { REVOKE_GRANTS_REALM, invalidRequest } from './errors';
+import { REVOKE_GRANTS_REALM } from './errors';
 import { readForm } from './form';
-import { headerOf } from '../../platform/http/request';
+import { RevokeGrantsForm } from './schemas';
 
-const FIELDS = ['subject', 'client_id'];
+const form = checker(RevokeGrantsForm);
 
 /** POST {issuer}/oauth2/revoke-application-grants: form fields exactly subject and client_id; 204. */
 export function mountRevokeGrantsRoute(app: Hono<IssuerEnv>, services: Pick<Services, 'credentials' | 'oauth'>): void {
-  app.post('/oauth2/revoke-application-grants', async (c) => {
-    const tenant = c.get('tenant');
-    const rs = authenticateResourceServer(services.credentials, tenant.tenant.id, headerOf(c, 'authorization'), REVOKE_GRANTS_REALM);
-    const form = await readForm(c);
-    const extra = form.names().filter((n) => !FIELDS.includes(n));
-    if (extra.length) throw invalidRequest(`unexpected field ${extra[0]}`);
-    await services.oauth.revokeApplicationGrants(tenant, rs, form.required('subject'), form.required('client_id'));
-    return c.body(null, 204);
-  });
+  app.post(
+    '/oauth2/revoke-application-grants',
+    described(
+      {
+        summary: 'Revoke every grant of a subject to a client',
+        tags: ['oauth'],
+        security: ['resourceServerBasic'],
+        body: { schema: RevokeGrantsForm, type: 'form' },
+        responses: { 204: { description: 'revoked' } },
+        errors: { 400: 'invalid_request', 401: 'invalid_client', 404: 'unknown issuer (empty body)' },
+      },
+      async (c) => {
+        const tenant = c.get('tenant');
+        const rs = authenticateResourceServer(services.credentials, tenant.tenant.id, headerOf(c, 'authorization'), REVOKE_GRANTS_REALM);
+        const body = await readForm(c, form);
+        await services.oauth.revokeApplicationGrants(tenant, rs, body.required('subject'), body.required('client_id'));
+        return c.body(null, 204);
+      },
+    ),
+  );
 }

@@ -1,18 +1,37 @@
 import type { Hono } from 'hono';
+import { described } from '../../platform/http/openapi';
+import { headerOf } from '../../platform/http/request';
+import { checker } from '../../platform/http/schema';
 import type { Services } from '../../services';
 import type { IssuerEnv } from '../issuer';
 import { authenticateClient } from './client-auth';
 import { REVOKE_REALM } from './errors';
-import { readForm } from './form';
-import { headerOf } from '../../platform/http/request';
+import { checkForm, readForm } from './form';
+import { RevokeForm } from './schemas';
+
+const revokeForm = checker(RevokeForm);
 
 /** POST {issuer}/oauth2/revoke (RFC 7009): 200 with an empty body, also for unknown tokens. */
 export function mountRevokeRoute(app: Hono<IssuerEnv>, services: Pick<Services, 'clients' | 'oauth'>): void {
-  app.post('/oauth2/revoke', async (c) => {
-    const form = await readForm(c);
-    const tenant = c.get('tenant');
-    const client = authenticateClient(services.clients, tenant.tenant.id, form, headerOf(c, 'authorization'), REVOKE_REALM);
-    await services.oauth.revoke(tenant, client, form.required('token'));
-    return c.body(null, 200);
-  });
+  app.post(
+    '/oauth2/revoke',
+    described(
+      {
+        summary: 'Token revocation (RFC 7009)',
+        tags: ['oauth'],
+        security: ['clientBasic'],
+        body: { schema: RevokeForm, type: 'form' },
+        responses: { 200: { description: 'revoked, or already inactive (empty body)' } },
+        errors: { 400: 'invalid_request', 401: 'invalid_client', 404: 'unknown issuer (empty body)' },
+      },
+      async (c) => {
+        const form = await readForm(c);
+        const tenant = c.get('tenant');
+        const client = authenticateClient(services.clients, tenant.tenant.id, form, headerOf(c, 'authorization'), REVOKE_REALM);
+        checkForm(form, revokeForm);
+        await services.oauth.revoke(tenant, client, form.required('token'));
+        return c.body(null, 200);
+      },
+    ),
+  );
 }

@@ -1,7 +1,13 @@
 import type { Hono } from 'hono';
+import type { Config } from '../../platform/config';
+import { EmptyNotFound } from '../../platform/http/errors';
+import { createFamilyApp } from '../../platform/http/family';
 import { withHeaders } from '../../platform/http/request';
 import type { Services } from '../../services';
-import type { IssuerEnv } from '../issuer';
+import { resolveTenant, type IssuerEnv } from '../issuer';
+import type { TenantService } from '../tenants/service';
+import { mountBrowserRoutes } from './authorize-routes';
+import { mountDiscoveryRoutes, mountPathMetadataRoute } from './discovery-routes';
 import { mountIntrospectRoute } from './introspect-route';
 import { mountRevokeGrantsRoute } from './revoke-grants-route';
 import { mountRevokeRoute } from './revoke-route';
@@ -11,12 +17,32 @@ import { mountUserinfoRoute } from './userinfo-route';
 /** RFC 6749 §5.1: token responses (and, here, every answer of these endpoints) are never cached. */
 const noStore = withHeaders({ 'Cache-Control': 'no-store', Pragma: 'no-cache' });
 
-/** The protocol endpoints of spec 02 other than authorize, discovery and JWKS. */
-export function mountOAuthRoutes(app: Hono<IssuerEnv>, services: Services): void {
+const OAUTH_PREFIXES = ['/.well-known/*', '/oauth2/*'] as const;
+const unknownIssuer = () => new EmptyNotFound();
+
+/**
+ * The OAuth family under an issuer: discovery, JWKS, the authorization endpoint and its pages,
+ * token, userinfo, introspection and revocation (spec 02). An unknown issuer is an empty 404.
+ */
+export function createOAuthApp(services: Services, config: Pick<Config, 'trustedProxies'>): Hono<IssuerEnv> {
+  const oauth = createFamilyApp<IssuerEnv>('oauth');
+  const app = oauth.app;
+  const resolve = resolveTenant(services.tenants, unknownIssuer);
+  for (const p of OAUTH_PREFIXES) app.use(p, resolve);
   for (const p of ['/oauth2/token', '/oauth2/userinfo', '/oauth2/introspect', '/oauth2/revoke', '/oauth2/revoke-application-grants']) app.use(p, noStore);
+  mountDiscoveryRoutes(app, services.keys);
   mountTokenRoute(app, services);
   mountUserinfoRoute(app, services);
   mountIntrospectRoute(app, services);
   mountRevokeRoute(app, services);
   mountRevokeGrantsRoute(app, services);
+  mountBrowserRoutes(app, services, config);
+  return oauth.closePrefixes(...OAUTH_PREFIXES);
+}
+
+/** RFC 8414 §3.1: for an issuer with a path, the metadata path ends with the issuer's path. */
+export function createPathMetadataApp(tenants: TenantService): Hono<IssuerEnv> {
+  const meta = createFamilyApp<IssuerEnv>('oauth');
+  mountPathMetadataRoute(meta.app, resolveTenant(tenants, unknownIssuer));
+  return meta.closePrefixes();
 }

@@ -1,7 +1,10 @@
 /**
- * The three error families of the API (CONVENTIONS.md "Errors"). Each error knows its
- * wire form; `renderError` in http.ts is the one place that turns errors into responses.
+ * The three error families of the API (CONVENTIONS.md "Errors"). Each family has its own error
+ * class that knows its wire form, and maps the services' DomainErrors to it; `renderError` is
+ * the one place errors become responses, called by each family's sub-app (family.ts).
  */
+import type { Context } from 'hono';
+import { DomainError, type ErrorKind } from '../errors';
 
 export type ErrorFamily = 'problem' | 'oauth' | 'api';
 
@@ -33,16 +36,27 @@ export class ProblemError extends HttpError {
   }
 }
 
+/**
+ * RFC 6749 §5.2: `error_description` is limited to %x20-21 / %x23-5B / %x5D-7E; a description
+ * that echoes input has every other character replaced, so no client can smuggle quotes,
+ * backslashes, controls or non-ASCII into a protocol answer.
+ */
+export function safeDescription(text: string): string {
+  return text.replace(/[^\x20\x21\x23-\x5b\x5d-\x7e]/g, '?');
+}
+
 /** OAuth protocol routes: RFC 6749 §5.2 `{error, error_description?}`. */
 export class OAuthError extends HttpError {
   readonly family = 'oauth';
+  readonly description?: string;
   constructor(
     status: number,
     readonly error: string,
-    readonly description?: string,
+    description?: string,
     headers?: Record<string, string>,
   ) {
     super(status, description ?? error, headers);
+    this.description = description === undefined ? undefined : safeDescription(description);
   }
   body() {
     return this.description ? { error: this.error, error_description: this.description } : { error: this.error };
@@ -78,6 +92,67 @@ export class EmptyNotFound extends HttpError {
 }
 
 /** `assertThat(cond, err)` keeps checks one line each (logto's idiom). */
-export function assertThat(cond: unknown, err: HttpError | (() => HttpError)): asserts cond {
+export function assertThat(cond: unknown, err: Error | (() => Error)): asserts cond {
   if (!cond) throw typeof err === 'function' ? err() : err;
+}
+
+export const STATUS_OF: Record<ErrorKind, number> = {
+  invalid: 400,
+  unauthenticated: 401,
+  forbidden: 403,
+  not_found: 404,
+  conflict: 409,
+  too_large: 413,
+  rate_limited: 429,
+  unavailable: 503,
+};
+
+/** How one sub-app of the api family names a DomainError on the wire (spec 03 per surface). */
+export type ApiCodeOf = (e: DomainError) => string;
+
+/** A DomainError in the family's own error class. */
+export function fromDomain(family: ErrorFamily, e: DomainError, apiCode?: ApiCodeOf): HttpError {
+  const status = STATUS_OF[e.kind];
+  if (family === 'problem') return new ProblemError(status, e.code, e.message, e.headers);
+  if (family === 'oauth') return new OAuthError(status, e.code, e.message === e.code ? undefined : e.message, e.headers);
+  return new ApiError(status, apiCode ? apiCode(e) : e.code, e.headers, e.message);
+}
+
+function internal(family: ErrorFamily): HttpError {
+  if (family === 'problem') return new ProblemError(500, 'internal_error', 'An internal error occurred.');
+  if (family === 'oauth') return new OAuthError(500, 'server_error');
+  return new ApiError(500, 'server_error');
+}
+
+export function notFoundError(family: ErrorFamily): HttpError {
+  if (family === 'problem') return new ProblemError(404, 'not_found', 'No such route.');
+  if (family === 'oauth') return new OAuthError(404, 'not_found');
+  return new ApiError(404, 'not_found');
+}
+
+function respond(e: HttpError): Response {
+  const h = new Headers(e.headers);
+  const body = e.body();
+  if (body === null) return new Response(null, { status: e.status, headers: h });
+  h.set('Content-Type', e.family === 'problem' ? 'application/problem+json' : 'application/json');
+  if (e.family === 'oauth') h.set('Cache-Control', 'no-store');
+  return new Response(JSON.stringify(body), { status: e.status, headers: h });
+}
+
+/**
+ * The one place errors become responses. An HttpError answers in its own form; a DomainError in
+ * the family of the sub-app that caught it; anything else is a 500 with no detail, logged with
+ * the request id.
+ */
+export function renderError(err: unknown, c: Context, family: ErrorFamily, apiCode?: ApiCodeOf): Response {
+  const log = c.get('log') as { error(msg: string, f?: object): void } | undefined;
+  let e: HttpError;
+  if (err instanceof HttpError) e = err;
+  else if (err instanceof DomainError) e = fromDomain(family, err, apiCode);
+  else {
+    log?.error('unexpected error', { err: err as Error });
+    return respond(internal(family));
+  }
+  if (e.status >= 500) log?.error('request failed', { status: e.status, error: e.message });
+  return respond(e);
 }

@@ -1,19 +1,25 @@
 import { Hono } from 'hono';
 import { describe, expect, it } from 'vitest';
-import { ApiError, OAuthError, ProblemError } from './errors';
-import { clientAddress, renderError, requestContext, setFamily, type AppEnv } from './request';
+import { DomainError } from '../errors';
+import { ApiError, OAuthError, ProblemError, renderError } from './errors';
+import { createFamilyApp } from './family';
+import { clientAddress, requestContext, type AppEnv } from './request';
 import { createLogger } from '../logger';
 
 function appWith(lines: string[]) {
   const app = new Hono<AppEnv>();
   app.use(requestContext(createLogger({ level: 'debug', format: 'json', write: (l) => lines.push(l) })));
-  app.onError((err, c) => renderError(err, c));
   for (const family of ['problem', 'oauth', 'api'] as const) {
-    app.get(`/${family}/boom`, setFamily(family), () => {
+    const sub = createFamilyApp<AppEnv>(family, family === 'api' ? { apiCode: (e) => (e.kind === 'conflict' ? 'directory_operation_rejected' : e.code) } : {});
+    sub.app.get(`/${family}/boom`, () => {
       throw new Error('secret internal detail: password=hunter2');
     });
+    sub.app.get(`/${family}/domain`, () => {
+      throw new DomainError('conflict', 'client_conflict', 'slug acme is taken');
+    });
+    app.route('/', sub.closePrefixes(`/${family}/*`));
   }
-  app.get('/known/problem', setFamily('problem'), () => {
+  app.get('/known/problem', () => {
     throw new ProblemError(401, 'unauthorized', 'The credential is not valid.');
   });
   app.get('/known/oauth', () => {
@@ -22,8 +28,34 @@ function appWith(lines: string[]) {
   app.get('/known/api', () => {
     throw new ApiError(409, 'tenant_conflict', undefined, 'slug acme is taken');
   });
+  app.onError((err, c) => renderError(err, c, 'api'));
   return app;
 }
+
+describe('family sub-apps', () => {
+  it.each([
+    ['problem', 'application/problem+json', { code: 'client_conflict', message: 'slug acme is taken' }],
+    ['oauth', 'application/json', { error: 'client_conflict', error_description: 'slug acme is taken' }],
+    ['api', 'application/json', { error: 'directory_operation_rejected' }],
+  ])('map a service DomainError in the %s family', async (family, type, body) => {
+    const res = await appWith([]).request(`/${family}/domain`);
+    expect([res.status, res.headers.get('content-type'), await res.json()]).toEqual([409, type, body]);
+  });
+
+  it.each([
+    ['problem', 'application/problem+json', { code: 'not_found', message: 'No such route.' }],
+    ['oauth', 'application/json', { error: 'not_found' }],
+    ['api', 'application/json', { error: 'not_found' }],
+  ])('answer an unknown path under their prefix with the %s family 404', async (family, type, body) => {
+    const res = await appWith([]).request(`/${family}/nothing-here`);
+    expect([res.status, res.headers.get('content-type'), await res.json()]).toEqual([404, type, body]);
+  });
+
+  it('keeps error_description within RFC 6749 §5.2 characters', async () => {
+    const e = new OAuthError(400, 'invalid_request', 'bad "value" \\ é\n\u0007 ok');
+    expect(e.body()).toEqual({ error: 'invalid_request', error_description: 'bad ?value? ? ??? ok' });
+  });
+});
 
 describe('error rendering', () => {
   it.each([

@@ -1,14 +1,11 @@
 import type { Context, MiddlewareHandler } from 'hono';
 import { randomUUID } from 'node:crypto';
 import type { IncomingMessage, ServerResponse } from 'node:http';
-import { ApiError, HttpError, OAuthError, ProblemError, type ErrorFamily } from './errors';
 import type { Logger } from '../logger';
 
 export interface RequestVars {
   requestId: string;
   log: Logger;
-  /** Which error family renders failures for this route (set by each surface's router). */
-  family: ErrorFamily;
 }
 
 export type AppEnv = { Variables: RequestVars };
@@ -69,7 +66,6 @@ export function requestContext(logger: Logger): MiddlewareHandler<AppEnv> {
     const log = logger.child({ requestId });
     c.set('requestId', requestId);
     c.set('log', log);
-    c.set('family', 'api');
     const started = debug ? performance.now() : 0;
     await nextWithHeaders(c, next, [['X-Request-Id', requestId]]);
     if (debug) {
@@ -78,47 +74,6 @@ export function requestContext(logger: Logger): MiddlewareHandler<AppEnv> {
       log.debug('request', { method: c.req.method, path: c.req.path, status: c.res.status, ms });
     }
   };
-}
-
-export function setFamily(family: ErrorFamily): MiddlewareHandler<AppEnv> {
-  return async (c, next) => {
-    c.set('family', family);
-    await next();
-  };
-}
-
-function respond(status: number, family: ErrorFamily, body: unknown, headers: Record<string, string>): Response {
-  const h = new Headers(headers);
-  if (body === null) return new Response(null, { status, headers: h });
-  h.set('Content-Type', family === 'problem' ? 'application/problem+json' : 'application/json');
-  if (family === 'oauth') {
-    h.set('Cache-Control', 'no-store');
-  }
-  return new Response(JSON.stringify(body), { status, headers: h });
-}
-
-function internal(family: ErrorFamily): HttpError {
-  if (family === 'problem') return new ProblemError(500, 'internal_error', 'An internal error occurred.');
-  if (family === 'oauth') return new OAuthError(500, 'server_error');
-  return new ApiError(500, 'server_error');
-}
-
-export function notFoundError(family: ErrorFamily): HttpError {
-  if (family === 'problem') return new ProblemError(404, 'not_found', 'No such route.');
-  if (family === 'oauth') return new OAuthError(404, 'not_found');
-  return new ApiError(404, 'not_found');
-}
-
-/** The one place errors become responses; anything unexpected is a 500 with no detail. */
-export function renderError(err: unknown, c: Context<AppEnv>): Response {
-  const family = c.get('family') ?? 'api';
-  if (err instanceof HttpError) {
-    if (err.status >= 500) c.get('log')?.error('request failed', { status: err.status, error: err.message });
-    return respond(err.status, err.family, err.body(), err.headers);
-  }
-  c.get('log')?.error('unexpected error', { err: err as Error });
-  const e = internal(family);
-  return respond(e.status, e.family, e.body(), e.headers);
 }
 
 /** Largest request body any route reads (a 100-operation batch with large payloads fits). */
@@ -152,7 +107,7 @@ export async function readBodyText(c: Context, maxBytes = MAX_BODY_BYTES): Promi
 }
 
 /** Reads a JSON body; a malformed or oversized one is reported in the caller's family. */
-export async function readJson(c: Context, onError: (reason: string) => HttpError): Promise<unknown> {
+export async function readJson(c: Context, onError: (reason: string) => Error): Promise<unknown> {
   const type = headerOf(c, 'content-type') ?? '';
   if (!/^application\/(.+\+)?json\b/i.test(type)) throw onError('Content-Type must be application/json');
   const text = await readBodyText(c);

@@ -1,0 +1,124 @@
+/**
+ * Spec 02 wire shapes of the OAuth routes: forms in, JSON out. OAuth forms are open objects:
+ * RFC 6749 §3.1 and §3.2 tell the server to ignore parameters it does not know; the one closed
+ * form is revoke-application-grants ("form fields exactly subject and client_id").
+ */
+import { Nullable, Strict, T, type Static } from '../../platform/http/schema';
+
+const Text = (description: string) => T.String({ minLength: 1, description });
+
+export const AuthorizeQuery = {
+  client_id: { schema: Text('registered client identifier'), required: true },
+  redirect_uri: { schema: Text('exact registered redirect URI'), required: true },
+  response_type: { schema: T.Literal('code'), required: true },
+  scope: { schema: Text('registered scopes, normally including openid') },
+  state: { schema: Text('unpredictable value bound to the initiating session') },
+  code_challenge: { schema: T.String({ pattern: '^[A-Za-z0-9_-]{43}$', description: 'SHA-256 PKCE challenge' }), required: true },
+  code_challenge_method: { schema: T.Literal('S256'), required: true },
+  nonce: { schema: Text('binds an ID token to the initiating client session') },
+  resource: { schema: T.String({ format: 'uri', description: 'target resource URI (RFC 8707)' }) },
+  prompt: { schema: T.String({ description: 'space-delimited: none, login, consent, select_account' }) },
+  max_age: { schema: T.String({ pattern: '^[0-9]{1,10}$', description: 'seconds since the last authentication' }) },
+};
+
+/** OIDC Core 3.1.2.1: the authorization endpoint also takes its parameters as a form. */
+export const AuthorizeForm = T.Object(
+  Object.fromEntries(Object.entries(AuthorizeQuery).map(([k, v]) => [k, 'required' in v && v.required ? v.schema : T.Optional(v.schema)])),
+);
+
+export const AuthorizationCodeForm = T.Object({
+  grant_type: T.Literal('authorization_code'),
+  code: Text('the one-time code'),
+  redirect_uri: Text('the redirect URI the code was issued for'),
+  code_verifier: T.String({ minLength: 43, maxLength: 128, description: 'PKCE verifier (RFC 7636 §4.1)' }),
+  client_id: T.Optional(Text('public clients identify themselves here; confidential ones use HTTP Basic')),
+  resource: T.Optional(T.String({ description: 'must match the grant’s resource' })),
+});
+
+export const RefreshTokenForm = T.Object({
+  grant_type: T.Literal('refresh_token'),
+  refresh_token: Text('the current refresh token'),
+  scope: T.Optional(T.String({ description: 'may only reduce the original grant' })),
+  client_id: T.Optional(Text('public clients identify themselves here')),
+  resource: T.Optional(T.String()),
+});
+
+export const TokenForm = T.Union([AuthorizationCodeForm, RefreshTokenForm]);
+export const GrantType = T.Object({ grant_type: Text('authorization_code or refresh_token') });
+
+export const TokenResponse = T.Object({
+  access_token: T.String(),
+  token_type: T.Literal('Bearer'),
+  expires_in: T.Integer({ minimum: 1, description: 'access-token lifetime in seconds from response time' }),
+  refresh_token: T.Optional(T.String({ description: 'present when offline access was granted' })),
+  scope: T.String({ description: 'space-delimited scopes actually granted' }),
+  id_token: T.Optional(T.String({ description: 'present for an OpenID Connect authorization' })),
+});
+export type TokenResponse = Static<typeof TokenResponse>;
+
+export const IntrospectForm = T.Object({ token: Text('the token to introspect'), token_type_hint: T.Optional(T.String()) });
+
+export const IntrospectionResponse = T.Object({
+  active: T.Boolean(),
+  scope: T.Optional(T.String()),
+  client_id: T.Optional(T.String()),
+  token_type: T.Optional(T.String()),
+  sub: T.Optional(T.String()),
+  aud: T.Optional(T.Union([T.String(), T.Array(T.String())])),
+  iss: T.Optional(T.String()),
+  iat: T.Optional(T.Integer()),
+  exp: T.Optional(T.Integer()),
+  jti: T.Optional(T.String()),
+  email: T.Optional(T.String()),
+  email_verified: T.Optional(T.Boolean()),
+});
+
+export const RevokeForm = T.Object({
+  token: Text('an access or refresh token of the client'),
+  token_type_hint: T.Optional(T.String()),
+  client_id: T.Optional(Text('public clients identify themselves here')),
+});
+
+export const RevokeGrantsForm = Strict({ subject: Text('the tenant-local subject'), client_id: Text('the client whose grants go') });
+
+export const UserinfoForm = T.Object({ access_token: T.Optional(Text('RFC 6750 §2.2: the token in the form body')) });
+
+export const UserinfoResponse = T.Object({
+  sub: T.String(),
+  email: T.Optional(T.String()),
+  email_verified: T.Optional(T.Boolean()),
+});
+
+export const Jwks = T.Object({
+  keys: T.Array(
+    T.Object({ kty: T.Literal('RSA'), kid: T.String(), use: T.Literal('sig'), alg: T.Literal('RS256'), n: T.String(), e: T.String() }),
+  ),
+});
+
+const Strings = T.Array(T.String());
+export const DiscoveryDocument = T.Object({
+  issuer: T.String(),
+  authorization_endpoint: T.String(),
+  token_endpoint: T.String(),
+  jwks_uri: T.String(),
+  revocation_endpoint: T.String(),
+  introspection_endpoint: T.String(),
+  userinfo_endpoint: T.String(),
+  response_types_supported: Strings,
+  response_modes_supported: Strings,
+  grant_types_supported: Strings,
+  token_endpoint_auth_methods_supported: Strings,
+  revocation_endpoint_auth_methods_supported: Strings,
+  code_challenge_methods_supported: Strings,
+  scopes_supported: Strings,
+  subject_types_supported: Strings,
+  id_token_signing_alg_values_supported: Strings,
+  request_uri_parameter_supported: T.Boolean(),
+  prompt_values_supported: Strings,
+});
+
+/** The browser pages' forms (the values are checked by the sign-in flow; shapes here). */
+const PageFields = { interaction_id: T.Optional(T.String()), csrf_token: T.Optional(T.String()) };
+export const LoginForm = T.Object({ ...PageFields, email: T.Optional(T.String()), password: T.Optional(T.String()) });
+export const ConsentForm = T.Object({ ...PageFields, decision: T.Optional(Nullable(T.String())) });
+export const SelectForm = T.Object({ ...PageFields, account: T.Optional(T.String()) });
