@@ -3,6 +3,7 @@ import { systemClock } from '../src/platform/clock';
 import { ConfigError, loadConfig, type Config } from '../src/platform/config';
 import { openDatabase } from '../src/platform/store/sqlite';
 import { HttpError } from '../src/platform/http/errors';
+import { DomainError } from '../src/platform/errors';
 import { createLogger } from '../src/platform/logger';
 import { loadMasterKey } from '../src/platform/master-key';
 import { createServices, type Services } from '../src/services';
@@ -88,6 +89,7 @@ export function action<A extends unknown[]>(fn: (...args: A) => Promise<void>): 
 
 function describe(e: unknown): string {
   if (e instanceof ConfigError) return e.message;
+  if (e instanceof DomainError) return e.code !== e.message ? `${e.code}: ${e.message}` : e.message;
   if (e instanceof HttpError) {
     const body = e.body() as { error?: string; code?: string } | null;
     const code = body?.error ?? body?.code;

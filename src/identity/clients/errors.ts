@@ -1,9 +1,9 @@
-import { ApiError } from '../../platform/http/errors';
+import { DomainError } from '../../platform/errors';
 
 /** Management errors of spec 03 for clients (the CLI prints them; the management API renders them). */
 export const ClientErrors = {
-  invalid: (detail: string) => new ApiError(400, 'invalid_request', undefined, detail),
-  unknown: (clientId: string) => new ApiError(404, 'unknown_client', undefined, `no client ${clientId} in this tenant`),
-  conflict: (detail: string) => new ApiError(409, 'client_conflict', undefined, detail),
-  unknownResource: (uri: string) => new ApiError(409, 'unknown_client_resource', undefined, `resource ${uri} is not registered for the tenant`),
+  invalid: (detail: string) => new DomainError('invalid', 'invalid_request', detail),
+  unknown: (clientId: string) => new DomainError('not_found', 'unknown_client', `no client ${clientId} in this tenant`),
+  conflict: (detail: string) => new DomainError('conflict', 'client_conflict', detail),
+  unknownResource: (uri: string) => new DomainError('conflict', 'unknown_client_resource', `resource ${uri} is not registered for the tenant`),
 };

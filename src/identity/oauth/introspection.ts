@@ -45,6 +45,11 @@ export function createTokenIntrospection(ctx: OAuthContext) {
   }
 
   return {
+    /** The claims of a live access token of this tenant (bearer guards of the directory and management APIs). */
+    liveAccessToken(tenant: ResolvedTenant, token: string): AccessTokenClaims | undefined {
+      return live(tenant, token)?.claims;
+    },
+
     /**
      * Only access tokens are introspected, and only by the resource server they are for:
      * a token for another audience, a refresh token or anything unknown is `{active: false}`.

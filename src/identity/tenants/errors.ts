@@ -1,10 +1,10 @@
-import { ApiError } from '../../platform/http/errors';
+import { DomainError } from '../../platform/errors';
 
 export const TenantErrors = {
-  invalid: (detail: string) => new ApiError(400, 'invalid_request', undefined, detail),
-  unknown: (ref: string) => new ApiError(404, 'unknown_tenant', undefined, `no tenant ${ref}`),
-  conflict: (detail: string) => new ApiError(409, 'tenant_conflict', undefined, detail),
-  issuerLocked: (detail: string) => new ApiError(409, 'tenant_issuer_locked', undefined, detail),
-  slugLocked: (detail: string) => new ApiError(409, 'tenant_slug_locked', undefined, detail),
-  configurationManaged: () => new ApiError(409, 'configuration_managed', undefined, 'bootstrap configuration owns this tenant'),
+  invalid: (detail: string) => new DomainError('invalid', 'invalid_request', detail),
+  unknown: (ref: string) => new DomainError('not_found', 'unknown_tenant', `no tenant ${ref}`),
+  conflict: (detail: string) => new DomainError('conflict', 'tenant_conflict', detail),
+  issuerLocked: (detail: string) => new DomainError('conflict', 'tenant_issuer_locked', detail),
+  slugLocked: (detail: string) => new DomainError('conflict', 'tenant_slug_locked', detail),
+  configurationManaged: () => new DomainError('conflict', 'configuration_managed', 'bootstrap configuration owns this tenant'),
 };

@@ -48,12 +48,12 @@ describe('tenants', () => {
   ])('rejects slug %s with %s and changes nothing', async (slug, error) => {
     await h.services.tenants.create({ slug: 'acme' });
     const before = h.services.tenants.list(0, 10).total;
-    await expect(h.services.tenants.create({ slug })).rejects.toMatchObject({ error });
+    await expect(h.services.tenants.create({ slug })).rejects.toMatchObject({ code: error });
     expect(h.services.tenants.list(0, 10).total).toBe(before);
   });
 
   it('rejects an unknown registration mode', async () => {
-    await expect(h.services.tenants.create({ slug: 'x', registrationMode: 'OPEN' })).rejects.toMatchObject({ error: 'invalid_request' });
+    await expect(h.services.tenants.create({ slug: 'x', registrationMode: 'OPEN' })).rejects.toMatchObject({ code: 'invalid_request' });
   });
 });
 
@@ -136,8 +136,8 @@ describe('issuer routing', () => {
     const other = await h.app.request('https://other.example/.well-known/openid-configuration', { headers: { host: 'other.example' } });
     expect(other.status).toBe(404);
     await h.services.tenants.create({ slug: 'beta' });
-    await expect(h.services.tenants.setCustomIssuer('beta', 'https://id.acme.example')).rejects.toMatchObject({ error: 'tenant_issuer_locked' });
-    await expect(h.services.tenants.setCustomIssuer('beta', 'https://x.example/path')).rejects.toMatchObject({ error: 'invalid_request' });
+    await expect(h.services.tenants.setCustomIssuer('beta', 'https://id.acme.example')).rejects.toMatchObject({ code: 'tenant_issuer_locked' });
+    await expect(h.services.tenants.setCustomIssuer('beta', 'https://x.example/path')).rejects.toMatchObject({ code: 'invalid_request' });
   });
 
   it('answers unmatched routes in the family of their surface', async () => {
@@ -197,24 +197,24 @@ describe('signing keys', () => {
     expect(h.services.keys.signingKey(t.id)?.kid).toBe(staged.keyId);
     expect(await states(t.id)).toEqual(['RETIRING', 'ACTIVE']);
 
-    await expect(h.services.keys.activate(t.id, staged.keyId)).rejects.toMatchObject({ status: 409, error: 'operation_conflict' });
-    await expect(h.services.keys.retire(t.id, staged.keyId)).rejects.toMatchObject({ error: 'operation_conflict' });
-    await expect(h.services.keys.revoke(t.id, staged.keyId)).rejects.toMatchObject({ error: 'operation_conflict' });
-    await expect(h.services.keys.activate(t.id, 'nope')).rejects.toMatchObject({ error: 'operation_conflict' });
+    await expect(h.services.keys.activate(t.id, staged.keyId)).rejects.toMatchObject({ kind: 'conflict', code: 'operation_conflict' });
+    await expect(h.services.keys.retire(t.id, staged.keyId)).rejects.toMatchObject({ code: 'operation_conflict' });
+    await expect(h.services.keys.revoke(t.id, staged.keyId)).rejects.toMatchObject({ code: 'operation_conflict' });
+    await expect(h.services.keys.activate(t.id, 'nope')).rejects.toMatchObject({ code: 'operation_conflict' });
 
     await h.services.keys.retire(t.id, first.keyId);
     expect(await states(t.id)).toEqual(['RETIRED', 'ACTIVE']);
     expect(await jwksKids('acme')).toEqual([staged.keyId]);
     await h.services.keys.revoke(t.id, first.keyId);
     expect(await states(t.id)).toEqual(['REVOKED', 'ACTIVE']);
-    await expect(h.services.keys.revoke(t.id, first.keyId)).rejects.toMatchObject({ error: 'operation_conflict' });
+    await expect(h.services.keys.revoke(t.id, first.keyId)).rejects.toMatchObject({ code: 'operation_conflict' });
   });
 
   it('keeps keys of one tenant out of another', async () => {
     const a = await h.services.tenants.create({ slug: 'a' });
     const b = await h.services.tenants.create({ slug: 'b' });
     const [ka] = await h.services.keys.list(a.id);
-    await expect(h.services.keys.activate(b.id, ka.keyId)).rejects.toMatchObject({ error: 'operation_conflict' });
+    await expect(h.services.keys.activate(b.id, ka.keyId)).rejects.toMatchObject({ code: 'operation_conflict' });
     expect(h.services.keys.verificationKey(b.id, ka.keyId)).toBeUndefined();
     expect(await jwksKids('b')).not.toContain(ka.keyId);
   });

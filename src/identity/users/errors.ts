@@ -1,8 +1,8 @@
-import { ApiError } from '../../platform/http/errors';
+import { DomainError } from '../../platform/errors';
 
 export const UserErrors = {
-  invalid: (detail: string) => new ApiError(400, 'invalid_request', undefined, detail),
-  invalidPassword: (detail: string) => new ApiError(400, 'invalid_password', undefined, detail),
-  unknown: (ref: string) => new ApiError(404, 'unknown_user', undefined, `no user ${ref} in this tenant`),
-  conflict: (detail: string) => new ApiError(409, 'user_conflict', undefined, detail),
+  invalid: (detail: string) => new DomainError('invalid', 'invalid_request', detail),
+  invalidPassword: (detail: string) => new DomainError('invalid', 'invalid_password', detail),
+  unknown: (ref: string) => new DomainError('not_found', 'unknown_user', `no user ${ref} in this tenant`),
+  conflict: (detail: string) => new DomainError('conflict', 'user_conflict', detail),
 };
