@@ -44,9 +44,9 @@ export function createServices(deps: CoreDeps) {
   });
   const tenants = createTenantService({ store, catalog, clock, keys, publicUrl: config.publicUrl });
   const sessions = createSessionService({ store, clock, sessionTtl: config.sessionTtl });
-  const clients = createClientService({ store, catalog, clock });
   const resources = createResourceService({ store, clock });
-  const credentials = createCredentialService({ store, catalog, clock });
+  const clients = createClientService({ store, catalog, clock, resources });
+  const credentials = createCredentialService({ store, catalog, clock, resources });
   const users = createUserService({ store, clock });
   const oauth = createOAuthService({ store, clock, config, keys, clients, resources, users });
   const engage = createEngageServices({ store, clock, config, sealer });

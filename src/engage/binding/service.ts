@@ -4,7 +4,7 @@ import { digest, newId, newSecret, type Sealer } from '../../platform/crypto';
 import type { TxRunner } from '../../platform/store/store';
 import type { EnvironmentService } from '../environments/service';
 import { bearer } from '../installations/service';
-import type { InstallationPrincipal } from '../installations/store';
+import type { InstallationPrincipal } from '../installations/service';
 import { EdgeErrors } from '../shared/errors';
 import { BindingErrors } from './errors';
 import type { BindingStore } from './store';

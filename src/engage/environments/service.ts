@@ -5,6 +5,8 @@ import type { TxRunner } from '../../platform/store/store';
 import { EnvironmentErrors } from './errors';
 import type { AccessKeyRow, AppRow, EnvironmentRow, EnvironmentStore } from './store';
 
+export type { AppRow } from './store';
+
 export const APP_KEY_PREFIX = 'svc_app_';
 export const ACCESS_KEY_PREFIX = 'svc_key_';
 export const PLATFORMS = ['IOS', 'ANDROID'] as const;

@@ -1,5 +1,5 @@
 import type { Db } from '../../platform/store/sqlite';
-import type { NewInstallation } from '../installations/store';
+import type { NewInstallation } from '../installations/service';
 
 export interface EventRow {
   operationId: string;

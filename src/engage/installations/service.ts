@@ -2,12 +2,14 @@ import type { Clock } from '../../platform/clock';
 import { digest, newId, newSecret } from '../../platform/crypto';
 import type { TxRunner } from '../../platform/store/store';
 import type { EnvironmentService } from '../environments/service';
-import type { AppRow } from '../environments/store';
+import type { AppRow } from '../environments/service';
 import { EdgeErrors } from '../shared/errors';
 import type { InstallationPrincipal, InstallationRow, InstallationStore, NewInstallation } from './store';
 import { checkBootstrap, type BootstrapRequest } from './validate';
 
 /** Prefixes make the three opaque credentials recognisable (secret scanners, mis-scope). */
+export type { InstallationPrincipal, NewInstallation } from './store';
+
 export const CREDENTIAL_PREFIX = 'svc_inst_';
 export const REVOCATION_PREFIX = 'svc_rev_';
 export const RECOVERY_PREFIX = 'svc_rec_';

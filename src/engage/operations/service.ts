@@ -1,6 +1,6 @@
 import type { Clock } from '../../platform/clock';
 import type { TxRunner } from '../../platform/store/store';
-import type { InstallationPrincipal } from '../installations/store';
+import type { InstallationPrincipal } from '../installations/service';
 import { UUID, isObject, missing, noExtra, violation, ViolationCode, type Obj, type Violation } from '../shared/check';
 import { HttpError } from '../../platform/http/errors';
 import { EdgeErrors } from '../shared/errors';

@@ -4,7 +4,7 @@ import { digest, newSecret } from '../../platform/crypto';
 import { assertThat } from '../../platform/http/errors';
 import type { TxRunner } from '../../platform/store/store';
 import { SCOPE_TOKEN, parseJsonList } from '../oauth/scopes';
-import type { ResourceStore } from '../resources/store';
+import type { ResourceService, ResourceTx } from '../resources/service';
 import { ClientErrors } from './errors';
 import type { ClientRow, ClientStore } from './store';
 
@@ -39,7 +39,7 @@ export interface ClientIssuance {
   clientSecret: string | null;
 }
 
-type Stores = { clients: ClientStore; resources: ResourceStore };
+type Stores = { clients: ClientStore } & ResourceTx;
 
 const CLIENT_ID = /^[A-Za-z0-9._~-]{1,128}$/;
 
@@ -85,7 +85,7 @@ function validate(input: ClientInput): void {
   bad(Array.isArray(input.scopes) && input.scopes.every((s) => typeof s === 'string' && SCOPE_TOKEN.test(s)), 'scopes must be scope tokens');
 }
 
-export function createClientService(deps: { store: Stores & TxRunner<Stores>; catalog: () => number; clock: Clock }) {
+export function createClientService(deps: { store: Stores & TxRunner<Stores>; catalog: () => number; clock: Clock; resources: ResourceService }) {
   const { store, clock } = deps;
   const found = new CatalogCache<Client>(deps.catalog);
   return {
@@ -96,7 +96,7 @@ export function createClientService(deps: { store: Stores & TxRunner<Stores>; ca
       await store.tx((tx) => {
         assertThat(!tx.clients.find(tenantId, input.clientId), ClientErrors.conflict(`client ${input.clientId} exists`));
         if (input.defaultResource) {
-          const r = tx.resources.findByUri(tenantId, input.defaultResource);
+          const r = deps.resources.findByUriIn(tx, tenantId, input.defaultResource);
           assertThat(r && r.status === 'ACTIVE', ClientErrors.unknownResource(input.defaultResource));
         }
         const now = clock.now().toISOString();

@@ -4,7 +4,7 @@ import { digest, newId, newSecret, safeEqual } from '../../platform/crypto';
 import { assertThat } from '../../platform/http/errors';
 import type { TxRunner } from '../../platform/store/store';
 import { CredentialErrors } from '../resources/errors';
-import type { ResourceStore } from '../resources/store';
+import type { ResourceService, ResourceTx } from '../resources/service';
 import type { CredentialStore, CredentialWithResource } from './store';
 
 /** Credential list entry of spec 03 (never the secret). */
@@ -27,12 +27,12 @@ export interface ResourceServer {
   audience: string;
 }
 
-type Stores = { credentials: CredentialStore; resources: ResourceStore };
+type Stores = { credentials: CredentialStore } & ResourceTx;
 
 /** Compared against when the credential id is unknown, so both paths do the same work. */
 const NO_DIGEST = digest('no such credential');
 
-export function createCredentialService(deps: { store: Stores & TxRunner<Stores>; catalog: () => number; clock: Clock }) {
+export function createCredentialService(deps: { store: Stores & TxRunner<Stores>; catalog: () => number; clock: Clock; resources: ResourceService }) {
   const { store, clock } = deps;
   const found = new CatalogCache<CredentialWithResource>(deps.catalog);
   return {
@@ -41,7 +41,7 @@ export function createCredentialService(deps: { store: Stores & TxRunner<Stores>
       const id = newId();
       const secret = newSecret();
       await store.tx((tx) => {
-        const r = tx.resources.findByUri(tenantId, resourceUri);
+        const r = deps.resources.findByUriIn(tx, tenantId, resourceUri);
         assertThat(r, CredentialErrors.invalid(`resource ${resourceUri} is not registered`));
         tx.credentials.insert({ id, tenantId, resourceId: r.id, secretDigest: digest(secret), createdAt: clock.now().toISOString() });
       });

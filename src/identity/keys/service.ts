@@ -37,6 +37,8 @@ export interface SigningKey {
 }
 
 type Stores = { keys: KeyStore };
+/** The stores a transaction that adds keys must carry (tenant creation). */
+export type KeyTx = Stores;
 
 /** States published in JWKS (spec: STAGED, ACTIVE and RETIRING). */
 const PUBLISHED = ['STAGED', 'ACTIVE', 'RETIRING'] as const;

@@ -19,6 +19,8 @@ export interface Resource extends Omit<ResourceRow, 'scopes'> {
 }
 
 type Stores = { resources: ResourceStore };
+/** The stores a transaction that reads resources must carry. */
+export type ResourceTx = Stores;
 
 /** RFC 8707 §2: an absolute URI without a fragment. */
 export function isResourceUri(s: string): boolean {
@@ -61,6 +63,12 @@ export function createResourceService(deps: { store: Stores & TxRunner<Stores>; 
 
     findByUri(tenantId: string, uri: string): Resource | undefined {
       const r = store.resources.findByUri(tenantId, uri);
+      return r && toResource(r);
+    },
+
+    /** The same lookup inside another context's transaction (client and credential creation). */
+    findByUriIn(tx: ResourceTx, tenantId: string, uri: string): Resource | undefined {
+      const r = tx.resources.findByUri(tenantId, uri);
       return r && toResource(r);
     },
   };

@@ -3,8 +3,7 @@ import type { Clock } from '../../platform/clock';
 import { newId } from '../../platform/crypto';
 import { assertThat } from '../../platform/http/errors';
 import type { TxRunner } from '../../platform/store/store';
-import type { KeyService } from '../keys/service';
-import type { KeyStore } from '../keys/store';
+import type { KeyService, KeyTx } from '../keys/service';
 import { TenantErrors } from './errors';
 import type { TenantRow, TenantStore } from './store';
 
@@ -37,7 +36,7 @@ export const CONTROL_SLUG = 'control';
 const MANAGED_PREFIX = '/t/';
 const REGISTRATION_MODES: RegistrationMode[] = ['CONTROLLED', 'SELF_SERVICE'];
 
-type Stores = { tenants: TenantStore; keys: KeyStore };
+type Stores = { tenants: TenantStore } & KeyTx;
 
 export function createTenantService(deps: {
   store: Stores & TxRunner<Stores>;
