@@ -3,13 +3,15 @@ import { digest, newId, newSecret } from '../../platform/crypto';
 import { assertThat } from '../../platform/http/errors';
 import type { TxRunner } from '../../platform/store/store';
 import { EnvironmentErrors } from './errors';
+import { PLATFORMS, checkAccessKeyCreate, checkAppCreate, checkEnvironmentCreate } from './schemas';
+import { validInput } from '../../platform/http/schema';
 import type { AccessKeyRow, AppRow, EnvironmentRow, EnvironmentStore } from './store';
 
 export type { AppRow } from './store';
 
 export const APP_KEY_PREFIX = 'svc_app_';
 export const ACCESS_KEY_PREFIX = 'svc_key_';
-export const PLATFORMS = ['IOS', 'ANDROID'] as const;
+export { PLATFORMS };
 export type Platform = (typeof PLATFORMS)[number];
 
 export interface AppView {
@@ -43,10 +45,6 @@ export interface AccessKeyPrincipal {
 
 type Stores = { environments: EnvironmentStore };
 
-function checkName(name: unknown, what: string): string {
-  assertThat(typeof name === 'string' && name.trim().length >= 1 && name.length <= 100, EnvironmentErrors.invalid(`${what} name must be 1 to 100 characters`));
-  return (name as string).trim();
-}
 
 const appView = (a: AppRow): AppView => ({ ...a });
 const keyView = (k: AccessKeyRow): AccessKeyView => ({
@@ -79,7 +77,7 @@ export function createEnvironmentService(deps: { store: Stores & TxRunner<Stores
   }
 
   async function create(input: { name: string }): Promise<EnvironmentRow> {
-    const name = checkName(input.name, 'environment');
+    const name = validInput(checkEnvironmentCreate, input, EnvironmentErrors.invalid).name.trim();
     const row: EnvironmentRow = { id: newId(), name, createdAt: now() };
     await store.tx((tx) => {
       assertThat(!tx.environments.findEnvironmentByName(name), EnvironmentErrors.nameTaken('environment', name));
@@ -89,10 +87,10 @@ export function createEnvironmentService(deps: { store: Stores & TxRunner<Stores
   }
 
   async function createApp(input: { environment: string; platform: string; name: string }): Promise<AppView> {
-    const env = resolve(input.environment);
-    const platform = input.platform?.toUpperCase() as Platform;
-    assertThat(PLATFORMS.includes(platform), EnvironmentErrors.invalid('platform must be IOS or ANDROID'));
-    const name = checkName(input.name, 'app');
+    const valid = validInput(checkAppCreate, { ...input, platform: input.platform?.toUpperCase() }, EnvironmentErrors.invalid);
+    const env = resolve(valid.environment);
+    const platform = valid.platform;
+    const name = valid.name.trim();
     const row: AppRow = { id: newId(), environmentId: env.id, platform, name, appKey: newSecret(APP_KEY_PREFIX), status: 'ACTIVE', createdAt: now() };
     await store.tx((tx) => {
       assertThat(!tx.environments.findAppByName(env.id, name), EnvironmentErrors.nameTaken('app', name));
@@ -109,14 +107,14 @@ export function createEnvironmentService(deps: { store: Stores & TxRunner<Stores
   }
 
   async function createAccessKey(input: { environment: string; apps: string[]; name?: string }): Promise<AccessKeyView & { key: string }> {
+    validInput(checkAccessKeyCreate, input, EnvironmentErrors.invalid);
     const env = resolve(input.environment);
-    assertThat(input.apps.length > 0, EnvironmentErrors.invalid('an access key needs at least one app'));
     const appIds = [...new Set(input.apps.map((ref) => resolveApp(env.id, ref).id))];
     const key = newSecret(ACCESS_KEY_PREFIX);
     const row: AccessKeyRow = {
       id: newId(),
       environmentId: env.id,
-      name: input.name === undefined ? null : checkName(input.name, 'access key'),
+      name: input.name === undefined ? null : input.name.trim(),
       keyDigest: digest(key),
       appIds: JSON.stringify(appIds),
       status: 'ACTIVE',

@@ -3,6 +3,8 @@ import type { Clock } from '../../platform/clock';
 import { digest, newId, newSecret, safeEqual } from '../../platform/crypto';
 import { assertThat } from '../../platform/http/errors';
 import type { TxRunner } from '../../platform/store/store';
+import { checkCredentialIssue } from '../resources/schemas';
+import { validInput } from '../../platform/http/schema';
 import { CredentialErrors } from '../resources/errors';
 import type { ResourceService, ResourceTx } from '../resources/service';
 import type { CredentialStore, CredentialWithResource } from './store';
@@ -37,7 +39,7 @@ export function createCredentialService(deps: { store: Stores & TxRunner<Stores>
   const found = new CatalogCache<CredentialWithResource>(deps.catalog);
   return {
     async issue(tenantId: string, resourceUri: string): Promise<CredentialIssuance> {
-      assertThat(typeof resourceUri === 'string' && resourceUri.length > 0, CredentialErrors.invalid('resourceUri is required'));
+      validInput(checkCredentialIssue, { resourceUri }, CredentialErrors.invalid);
       const id = newId();
       const secret = newSecret();
       await store.tx((tx) => {

@@ -2,8 +2,10 @@ import type { Clock } from '../../platform/clock';
 import { newId } from '../../platform/crypto';
 import { assertThat } from '../../platform/http/errors';
 import type { TxRunner } from '../../platform/store/store';
-import { SCOPE_TOKEN, parseJsonList } from '../oauth/scopes';
+import { parseJsonList } from '../oauth/scopes';
 import { ResourceErrors } from './errors';
+import { checkResourceInput } from './schemas';
+import { validInput } from '../../platform/http/schema';
 import type { ResourceRow, ResourceStore } from './store';
 
 /** The Resource object of spec 03. */
@@ -44,9 +46,8 @@ export function createResourceService(deps: { store: Stores & TxRunner<Stores>; 
   const { store, clock } = deps;
   return {
     async create(tenantId: string, input: { uri: string; audience: string; scopes: string[] }): Promise<ResourceView> {
-      assertThat(typeof input.uri === 'string' && isResourceUri(input.uri), ResourceErrors.invalid('uri must be an absolute URI without a fragment'));
-      assertThat(typeof input.audience === 'string' && input.audience.length > 0 && input.audience.length <= 2048, ResourceErrors.invalid('audience must be a non-empty string'));
-      assertThat(Array.isArray(input.scopes) && input.scopes.every((s) => typeof s === 'string' && SCOPE_TOKEN.test(s)), ResourceErrors.invalid('scopes must be scope tokens'));
+      validInput(checkResourceInput, input, ResourceErrors.invalid);
+      assertThat(isResourceUri(input.uri), ResourceErrors.invalid('uri: must be an absolute URI without a fragment'));
       const scopes = [...new Set(input.scopes)];
       const id = newId();
       await store.tx((tx) => {

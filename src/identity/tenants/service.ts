@@ -5,6 +5,8 @@ import { assertThat } from '../../platform/http/errors';
 import type { TxRunner } from '../../platform/store/store';
 import type { KeyService, KeyTx } from '../keys/service';
 import { TenantErrors } from './errors';
+import { checkTenantCreate } from './schemas';
+import { validInput } from '../../platform/http/schema';
 import type { TenantRow, TenantStore } from './store';
 
 export type RegistrationMode = TenantRow['registrationMode'];
@@ -34,7 +36,6 @@ export interface ResolvedTenant {
 export const SLUG = /^[a-z0-9](?:[a-z0-9-]{0,61}[a-z0-9])?$/;
 export const CONTROL_SLUG = 'control';
 const MANAGED_PREFIX = '/t/';
-const REGISTRATION_MODES: RegistrationMode[] = ['CONTROLLED', 'SELF_SERVICE'];
 
 type Stores = { tenants: TenantStore } & KeyTx;
 
@@ -71,10 +72,9 @@ export function createTenantService(deps: {
   }
 
   async function create(input: { slug: string; registrationMode?: string; isControl?: boolean }): Promise<TenantView> {
-    const slug = input.slug;
-    assertThat(typeof slug === 'string' && SLUG.test(slug), TenantErrors.invalid('slug must be 1-63 lower-case letters, digits or inner hyphens'));
-    const mode = (input.registrationMode ?? 'CONTROLLED') as RegistrationMode;
-    assertThat(REGISTRATION_MODES.includes(mode), TenantErrors.invalid('registrationMode must be CONTROLLED or SELF_SERVICE'));
+    const valid = validInput(checkTenantCreate, { slug: input.slug, registrationMode: input.registrationMode }, TenantErrors.invalid);
+    const slug = valid.slug;
+    const mode: RegistrationMode = valid.registrationMode ?? 'CONTROLLED';
     const key = await keys.generate();
     const id = newId();
     await store.tx((tx) => {

@@ -4,6 +4,8 @@ import { assertThat } from '../../platform/http/errors';
 import { ARGON2ID, loadArgon2, type Argon2Options } from '../../platform/native';
 import type { TxRunner } from '../../platform/store/store';
 import { UserErrors } from './errors';
+import { checkUserCreate } from './schemas';
+import { validInput } from '../../platform/http/schema';
 import type { UserRow, UserStore } from './store';
 
 /** The User object of spec 03. */
@@ -19,7 +21,6 @@ export interface UserView {
 /** OWASP Password Storage Cheat Sheet: argon2id, m=19 MiB, t=2, p=1. */
 export const PASSWORD_HASH_OPTIONS: Argon2Options = { algorithm: ARGON2ID, memoryCost: 19456, timeCost: 2, parallelism: 1 };
 
-const EMAIL = /^[^\s@]{1,64}@[^\s@]{1,255}$/;
 
 type Stores = { users: UserStore };
 
@@ -48,7 +49,7 @@ export function createUserService(deps: { store: Stores & TxRunner<Stores>; cloc
 
     /** Creates a user; the password is hashed before the transaction, never inside. */
     async create(tenantId: string, input: { email: string; emailVerified?: boolean; password?: string }): Promise<UserView> {
-      assertThat(typeof input.email === 'string' && EMAIL.test(input.email.trim()), UserErrors.invalid('email must be an email address'));
+      validInput(checkUserCreate, input, UserErrors.invalid);
       const email = normalizeEmail(input.email);
       let passwordHash: string | null = null;
       if (input.password !== undefined) {

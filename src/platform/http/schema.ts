@@ -148,17 +148,17 @@ export function toViolation(e: ErrorObject, at = ''): Violation {
     case 'pattern':
       return violation(ViolationCode.format, field, `must match ${p.pattern}`);
     case 'minLength':
-      return violation(ViolationCode.range, field, `must be at least ${p.limit} characters`);
+      return violation(ViolationCode.range, field, `must be at least ${plural(p.limit, 'character')}`);
     case 'maxLength':
-      return violation(ViolationCode.range, field, `must be at most ${p.limit} characters`);
+      return violation(ViolationCode.range, field, `must be at most ${plural(p.limit, 'character')}`);
     case 'minItems':
-      return violation(ViolationCode.range, field, `must have at least ${p.limit} items`);
+      return violation(ViolationCode.range, field, `must have at least ${plural(p.limit, 'item')}`);
     case 'maxItems':
-      return violation(ViolationCode.range, field, `must have at most ${p.limit} items`);
+      return violation(ViolationCode.range, field, `must have at most ${plural(p.limit, 'item')}`);
     case 'minProperties':
-      return violation(ViolationCode.range, field, `must have at least ${p.limit} properties`);
+      return violation(ViolationCode.range, field, `must have at least ${plural(p.limit, 'property', 'properties')}`);
     case 'maxProperties':
-      return violation(ViolationCode.range, field, `must have at most ${p.limit} properties`);
+      return violation(ViolationCode.range, field, `must have at most ${plural(p.limit, 'property', 'properties')}`);
     case 'minimum':
     case 'maximum':
     case 'exclusiveMinimum':
@@ -170,6 +170,8 @@ export function toViolation(e: ErrorObject, at = ''): Violation {
       return violation(ViolationCode.value, field, e.message ?? 'is not valid');
   }
 }
+
+const plural = (n: unknown, one: string, many = `${one}s`) => `${n} ${n === 1 ? one : many}`;
 
 const FORMAT_NAMES: Record<string, string> = {
   uuid: 'a UUID',
@@ -195,3 +197,16 @@ export const Int64 = (min: number, opts: { description?: string } = {}) =>
   Type.Integer({ minimum: min, maximum: Number.MAX_SAFE_INTEGER, ...opts });
 export const Enum = <V extends string>(values: readonly V[], opts: { description?: string } = {}) =>
   Type.Unsafe<V>({ type: 'string', enum: [...values], ...opts });
+
+/**
+ * Checks a service's input against its schema: the HTTP API and the CLI call the same service,
+ * so both report the same message for the same bad value. Returns the value, now typed.
+ */
+export function validInput<S extends TSchema>(check: Checker<S>, value: unknown, error: (message: string) => Error): Static<S> {
+  const bad = check(value);
+  if (bad) throw error(bad.message);
+  return value as Static<S>;
+}
+
+/** RFC 6749 §3.3 scope-token: %x21 / %x23-5B / %x5D-7E, one or more. */
+export const ScopeToken = () => Type.String({ pattern: '^[\\x21\\x23-\\x5B\\x5D-\\x7E]+$', description: 'scope-token (RFC 6749 §3.3)' });

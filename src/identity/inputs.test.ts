@@ -1,0 +1,36 @@
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { createHarness, type Harness } from '../../test/helpers/harness';
+
+/**
+ * Services check their input against the context's schemas (schemas.ts), so the CLI and the
+ * HTTP APIs report the same message for the same bad value, naming the field.
+ */
+let h: Harness;
+let tenantId: string;
+beforeAll(async () => {
+  h = await createHarness();
+  tenantId = (await h.services.tenants.create({ slug: 'inputs' })).id;
+});
+afterAll(() => h.close());
+
+describe('service inputs are checked against their schemas', () => {
+  it.each([
+    ['tenant slug', () => h.services.tenants.create({ slug: 'Not A Slug' }), 'slug: must match'],
+    ['tenant registrationMode', () => h.services.tenants.create({ slug: 'ok', registrationMode: 'OPEN' }), 'registrationMode: must be one of CONTROLLED, SELF_SERVICE'],
+    ['resource uri', () => h.services.resources.create(tenantId, { uri: 'not a uri', audience: 'a', scopes: [] }), 'uri: must be an absolute URI'],
+    ['resource fragment', () => h.services.resources.create(tenantId, { uri: 'https://api.test/#x', audience: 'a', scopes: [] }), 'uri: must match ^[^#]*$'],
+    ['resource scope', () => h.services.resources.create(tenantId, { uri: 'https://api.test', audience: 'a', scopes: ['ok', 'bad"one'] }), 'scopes[1]: must match'],
+    ['user email', () => h.services.users.create(tenantId, { email: 'nobody' }), 'email: must match'],
+    ['credential resource', () => h.services.credentials.issue(tenantId, ''), 'resourceUri: must be at least 1 character'],
+    ['environment name', () => h.services.engage.environments.create({ name: ' ' }), 'name: must match \\S'],
+    ['app platform', () => h.services.engage.environments.createApp({ environment: 'x', platform: 'web', name: 'w' }), 'platform: must be one of IOS, ANDROID'],
+    ['access key apps', () => h.services.engage.environments.createAccessKey({ environment: 'x', apps: [] }), 'apps: must have at least 1 item'],
+  ])('%s', async (_what, call, message) => {
+    const err = (await call().then(
+      () => undefined,
+      (e: unknown) => e,
+    )) as { kind?: string; code?: string; message?: string } | undefined;
+    expect(err).toMatchObject({ kind: 'invalid', code: 'invalid_request' });
+    expect(err!.message.startsWith(message)).toBe(true);
+  });
+});
