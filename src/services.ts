@@ -32,7 +32,7 @@ export interface CoreDeps {
  */
 export function createServices(deps: CoreDeps) {
   const { config, clock } = deps;
-  const store = createStore(deps.db, bindStores);
+  const store = createStore(deps.db, bindStores, deps.logger);
   const sealer = new Sealer(deps.masterKey);
   const catalog = catalogVersion(store);
   const keys = createKeyService({
