@@ -15,6 +15,8 @@ import { createResourceService } from './identity/resources/service';
 import { createCredentialService } from './identity/credentials/service';
 import { createUserService } from './identity/users/service';
 import { createOAuthService } from './identity/oauth/service';
+import { createJobRunner } from './platform/jobs/runner';
+import { JOBS, backgroundJobs } from './jobs';
 
 export type AppStore = StoreOf<Stores>;
 
@@ -49,8 +51,11 @@ export function createServices(deps: CoreDeps) {
   const credentials = createCredentialService({ store, catalog, clock });
   const users = createUserService({ store, clock });
   const oauth = createOAuthService({ store, clock, config, keys, clients, resources, users });
-  const engage = createEngageServices({ store, clock, config, sealer });
-  return { store, sealer, keys, tenants, sessions, clients, resources, credentials, users, oauth, engage };
+  // Background jobs: built here, started only by `serve` (a CLI command runs none).
+  const jobs = createJobRunner({ store, clock, logger: deps.logger });
+  const engage = createEngageServices({ store, clock, config, sealer, scrubDeleted: () => jobs.wake(JOBS.scrubDeleted) });
+  for (const job of backgroundJobs({ store, keys, sessions, oauth })) jobs.register(job);
+  return { store, sealer, keys, tenants, sessions, clients, resources, credentials, users, oauth, engage, jobs };
 }
 
 export type Services = ReturnType<typeof createServices>;

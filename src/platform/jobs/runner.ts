@@ -140,11 +140,14 @@ export function createJobRunner(opts: JobRunnerOptions) {
       schedule(s, 0);
     },
 
-    /** Starts looking at every job (each at once, then when due or to renew its lease). */
-    start(): void {
+    /**
+     * Starts looking at every job: first after `delayMs` (so a starting server answers its
+     * first requests before housekeeping), then when due or to renew its lease.
+     */
+    start(delayMs = 0): void {
       if (started) return;
       started = true;
-      for (const s of jobs.values()) schedule(s, 0);
+      for (const s of jobs.values()) schedule(s, delayMs);
     },
 
     /**
