@@ -1,4 +1,5 @@
 import type { JobDefinition } from './platform/jobs/runner';
+import type { Checkpointer } from './platform/store/checkpointer';
 import type { Services } from './services';
 
 /** The background jobs of a serving process (platform/jobs): leased, so each runs once across processes. */
@@ -15,7 +16,10 @@ export const JOBS = {
 
 const MINUTE = 60_000;
 
-export function backgroundJobs(s: Pick<Services, 'store' | 'keys' | 'sessions' | 'oauth'>): JobDefinition[] {
+export function backgroundJobs(s: Pick<Services, 'store' | 'keys' | 'sessions' | 'oauth'>, checkpointer?: Checkpointer): JobDefinition[] {
+  // From the checkpointer's worker thread when the process has one (serve), so neither the
+  // copying nor the truncation runs on the event loop; otherwise on the write connection.
+  const scrub = () => (checkpointer ? checkpointer.scrubDeleted().catch(() => s.store.scrubDeleted()) : s.store.scrubDeleted());
   return [
     { name: JOBS.retireKeys, intervalMs: MINUTE, run: () => s.keys.sweep().then(() => undefined) },
     { name: JOBS.purgeSessions, intervalMs: MINUTE, run: () => s.sessions.sweep() },
@@ -23,6 +27,6 @@ export function backgroundJobs(s: Pick<Services, 'store' | 'keys' | 'sessions' |
     // Hourly as well, for an erasure whose wake-up was lost (the process died right after it,
     // or another process without jobs erased). Busy (a reader on an older snapshot, another
     // checkpoint under way): again in a second.
-    { name: JOBS.scrubDeleted, intervalMs: 60 * MINUTE, retryMs: 1_000, run: async () => ((await s.store.scrubDeleted()) === 'busy' ? 'retry' : undefined) },
+    { name: JOBS.scrubDeleted, intervalMs: 60 * MINUTE, retryMs: 1_000, run: async () => ((await scrub()) === 'busy' ? 'retry' : undefined) },
   ];
 }

@@ -2,6 +2,7 @@ import type { Config } from './platform/config';
 import type { Clock } from './platform/clock';
 import { Sealer } from './platform/crypto';
 import type { Database } from './platform/store/sqlite';
+import type { Checkpointer } from './platform/store/checkpointer';
 import type { Logger } from './platform/logger';
 import { catalogVersion } from './platform/catalog';
 import { createStore, type StoreOf } from './platform/store/store';
@@ -26,6 +27,8 @@ export interface CoreDeps {
   clock: Clock;
   logger: Logger;
   masterKey: Buffer;
+  /** The WAL checkpointer of a serving process, if it runs one (platform/store/checkpointer.ts). */
+  checkpointer?: Checkpointer;
 }
 
 /**
@@ -54,7 +57,7 @@ export function createServices(deps: CoreDeps) {
   // Background jobs: built here, started only by `serve` (a CLI command runs none).
   const jobs = createJobRunner({ store, clock, logger: deps.logger });
   const engage = createEngageServices({ store, clock, config, sealer, scrubDeleted: () => jobs.wake(JOBS.scrubDeleted) });
-  for (const job of backgroundJobs({ store, keys, sessions, oauth })) jobs.register(job);
+  for (const job of backgroundJobs({ store, keys, sessions, oauth }, deps.checkpointer)) jobs.register(job);
   return { store, sealer, keys, tenants, sessions, clients, resources, credentials, users, oauth, engage, jobs };
 }
 

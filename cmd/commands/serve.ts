@@ -35,7 +35,7 @@ export function registerServe(program: Command): void {
         const port = (server.address() as AddressInfo).port;
         // With --port 0 the public URL follows the port actually bound.
         if (port !== config.port) config = configFrom(opts, { ...serveFlags, port: String(port) });
-        const services = createServices({ config, db, clock: systemClock, logger, masterKey });
+        const services = createServices({ config, db, clock: systemClock, logger, masterKey, checkpointer });
         const control = await services.tenants.ensureControl();
         handler = getRequestListener(createApp({ config, clock: systemClock, logger, services }).fetch);
 
