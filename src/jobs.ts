@@ -1,4 +1,5 @@
 import type { JobDefinition } from './platform/jobs/runner';
+import type { Logger } from './platform/logger';
 import type { Checkpointer } from './platform/store/checkpointer';
 import type { Services } from './services';
 
@@ -16,10 +17,16 @@ export const JOBS = {
 
 const MINUTE = 60_000;
 
-export function backgroundJobs(s: Pick<Services, 'store' | 'keys' | 'sessions' | 'oauth'>, checkpointer?: Checkpointer): JobDefinition[] {
+export function backgroundJobs(s: Pick<Services, 'store' | 'keys' | 'sessions' | 'oauth'>, logger: Logger, checkpointer?: Checkpointer): JobDefinition[] {
   // From the checkpointer's worker thread when the process has one (serve), so neither the
   // copying nor the truncation runs on the event loop; otherwise on the write connection.
-  const scrub = () => (checkpointer ? checkpointer.scrubDeleted().catch(() => s.store.scrubDeleted()) : s.store.scrubDeleted());
+  const scrub = () =>
+    checkpointer
+      ? checkpointer.scrubDeleted().catch((e: unknown) => {
+          logger.warn('scrub from the checkpoint worker failed; scrubbing on the write connection', { err: e });
+          return s.store.scrubDeleted();
+        })
+      : s.store.scrubDeleted();
   return [
     { name: JOBS.retireKeys, intervalMs: MINUTE, run: () => s.keys.sweep().then(() => undefined) },
     { name: JOBS.purgeSessions, intervalMs: MINUTE, run: () => s.sessions.sweep() },

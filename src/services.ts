@@ -57,7 +57,7 @@ export function createServices(deps: CoreDeps) {
   // Background jobs: built here, started only by `serve` (a CLI command runs none).
   const jobs = createJobRunner({ store, clock, logger: deps.logger });
   const engage = createEngageServices({ store, clock, config, sealer, scrubDeleted: () => jobs.wake(JOBS.scrubDeleted) });
-  for (const job of backgroundJobs({ store, keys, sessions, oauth }, deps.checkpointer)) jobs.register(job);
+  for (const job of backgroundJobs({ store, keys, sessions, oauth }, deps.logger, deps.checkpointer)) jobs.register(job);
   return { store, sealer, keys, tenants, sessions, clients, resources, credentials, users, oauth, engage, jobs };
 }
 
