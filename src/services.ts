@@ -2,6 +2,7 @@ import type { Config } from './platform/config';
 import type { Clock } from './platform/clock';
 import { Sealer } from './platform/crypto';
 import type { Database } from './platform/store/sqlite';
+import type { Checkpointer } from './platform/store/checkpointer';
 import type { Logger } from './platform/logger';
 import { catalogVersion } from './platform/catalog';
 import { createStore, type StoreOf } from './platform/store/store';
@@ -15,6 +16,8 @@ import { createResourceService } from './identity/resources/service';
 import { createCredentialService } from './identity/credentials/service';
 import { createUserService } from './identity/users/service';
 import { createOAuthService } from './identity/oauth/service';
+import { createJobRunner } from './platform/jobs/runner';
+import { JOBS, backgroundJobs } from './jobs';
 
 export type AppStore = StoreOf<Stores>;
 
@@ -24,6 +27,8 @@ export interface CoreDeps {
   clock: Clock;
   logger: Logger;
   masterKey: Buffer;
+  /** The WAL checkpointer of a serving process, if it runs one (platform/store/checkpointer.ts). */
+  checkpointer?: Checkpointer;
 }
 
 /**
@@ -32,7 +37,7 @@ export interface CoreDeps {
  */
 export function createServices(deps: CoreDeps) {
   const { config, clock } = deps;
-  const store = createStore(deps.db, bindStores);
+  const store = createStore(deps.db, bindStores, deps.logger);
   const sealer = new Sealer(deps.masterKey);
   const catalog = catalogVersion(store);
   const keys = createKeyService({
@@ -49,8 +54,11 @@ export function createServices(deps: CoreDeps) {
   const credentials = createCredentialService({ store, catalog, clock, resources });
   const users = createUserService({ store, clock });
   const oauth = createOAuthService({ store, clock, config, keys, clients, resources, users });
-  const engage = createEngageServices({ store, clock, config, sealer });
-  return { store, sealer, keys, tenants, sessions, clients, resources, credentials, users, oauth, engage };
+  // Background jobs: built here, started only by `serve` (a CLI command runs none).
+  const jobs = createJobRunner({ store, clock, logger: deps.logger });
+  const engage = createEngageServices({ store, clock, config, sealer, scrubDeleted: () => jobs.wake(JOBS.scrubDeleted) });
+  for (const job of backgroundJobs({ store, keys, sessions, oauth }, deps.logger, deps.checkpointer)) jobs.register(job);
+  return { store, sealer, keys, tenants, sessions, clients, resources, credentials, users, oauth, engage, jobs };
 }
 
 export type Services = ReturnType<typeof createServices>;

@@ -9,6 +9,7 @@ import { createResourceStore } from './identity/resources/store';
 import { createCredentialStore } from './identity/credentials/store';
 import { createUserStore } from './identity/users/store';
 import { createOAuthStore } from './identity/oauth/store';
+import { createJobLeaseStore } from './platform/jobs/store';
 
 /**
  * Every context's stores bound to one connection. `createStore` (platform/store.ts) binds
@@ -26,6 +27,7 @@ export function bindStores(db: Db) {
     credentials: createCredentialStore(db),
     users: createUserStore(db),
     oauth: createOAuthStore(db),
+    jobs: createJobLeaseStore(db),
     ...bindEngageStores(db),
   };
 }

@@ -35,16 +35,13 @@ export function registerServe(program: Command): void {
         const port = (server.address() as AddressInfo).port;
         // With --port 0 the public URL follows the port actually bound.
         if (port !== config.port) config = configFrom(opts, { ...serveFlags, port: String(port) });
-        const services = createServices({ config, db, clock: systemClock, logger, masterKey });
+        const services = createServices({ config, db, clock: systemClock, logger, masterKey, checkpointer });
         const control = await services.tenants.ensureControl();
         handler = getRequestListener(createApp({ config, clock: systemClock, logger, services }).fetch);
 
-        // Housekeeping: RETIRING keys past their last token become RETIRED; expired sessions,
-        // codes and refresh tokens go.
-        const sweep = setInterval(() => {
-          void Promise.all([services.keys.sweep(), services.sessions.sweep(), services.oauth.purgeExpired()]).catch((e) => logger.warn('sweep failed', { err: e }));
-        }, 60_000);
-        sweep.unref();
+        // Housekeeping (src/jobs.ts): key retirement, purges of expired sessions, codes, tokens
+        // and grants, scrubbing of erased data; leased, so each runs once across processes.
+        services.jobs.start(1_000);
         logger.info(`engage listening on ${config.publicUrl}`, {
           url: config.publicUrl,
           address: `${config.host}:${port}`,
@@ -54,9 +51,8 @@ export function registerServe(program: Command): void {
 
         const stop = (signal: string) => {
           logger.info('shutting down', { signal });
-          clearInterval(sweep);
           server.close(() => {
-            void checkpointer.stop().finally(() => {
+            void Promise.allSettled([services.jobs.stop(), checkpointer.stop()]).finally(() => {
               db.close();
               process.exit(0);
             });

@@ -11,7 +11,14 @@ import { createPrivacyService } from './privacy/service';
 import type { EngageStores } from './stores';
 
 /** The engage services, built once for `serve` and the CLI alike. */
-export function createEngageServices(deps: { store: EngageStores & TxRunner<EngageStores>; clock: Clock; config: Config; sealer: Sealer }) {
+export function createEngageServices(deps: {
+  store: EngageStores & TxRunner<EngageStores>;
+  clock: Clock;
+  config: Config;
+  sealer: Sealer;
+  /** Asks for erased rows to be scrubbed from the database files soon (a background job). */
+  scrubDeleted: () => void;
+}) {
   const { store, clock } = deps;
   const environments = createEnvironmentService({ store, clock });
   return {
@@ -19,7 +26,7 @@ export function createEngageServices(deps: { store: EngageStores & TxRunner<Enga
     installations: createInstallationService({ store, clock, environments }),
     binding: createBindingService({ store, clock, sealer: deps.sealer, environments, codeTtl: deps.config.bindingCodeTtl }),
     operations: createOperationService({ store, clock }),
-    privacy: createPrivacyService({ store, clock }),
+    privacy: createPrivacyService({ store, clock, scrubDeleted: deps.scrubDeleted }),
     inspection: createInspectionService({ store, environments }),
   };
 }

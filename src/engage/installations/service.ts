@@ -1,5 +1,6 @@
 import type { Clock } from '../../platform/clock';
 import { digest, newId, newSecret } from '../../platform/crypto';
+import { createGroupCommit } from '../../platform/store/group-commit';
 import type { TxRunner } from '../../platform/store/store';
 import type { EnvironmentService } from '../environments/service';
 import type { AppRow } from '../environments/service';
@@ -55,28 +56,10 @@ export function createInstallationService(deps: { store: Stores & TxRunner<Store
   /**
    * Group commit for new installations: bootstraps that arrive in the same turn of the event
    * loop share one transaction, and each answers only after that commit (DESIGN.md
-   * "Durability promise"). The commit, not the inserts, dominates a lone bootstrap.
+   * "Durability promise"). The commit, not the inserts, dominates a lone bootstrap. One insert
+   * failing fails only its own bootstrap (platform/store/group-commit.ts).
    */
-  let queued: { row: NewInstallation; settle: (e?: unknown) => void }[] = [];
-  async function flush(): Promise<void> {
-    const items = queued;
-    queued = [];
-    try {
-      await store.tx((tx) => {
-        for (const it of items) tx.installations.insertAnonymous(it.row);
-      });
-    } catch (e) {
-      for (const it of items) it.settle(e);
-      return;
-    }
-    for (const it of items) it.settle();
-  }
-  function insertGrouped(row: NewInstallation): Promise<void> {
-    return new Promise((resolve, reject) => {
-      if (queued.length === 0) setImmediate(() => void flush());
-      queued.push({ row, settle: (e) => (e === undefined ? resolve() : reject(e)) });
-    });
-  }
+  const insertGrouped = createGroupCommit(store, (tx, row: NewInstallation) => tx.installations.insertAnonymous(row));
 
   /**
    * POST /v1/sdk/installations. A valid recoveryToken (of an installation of the same app)

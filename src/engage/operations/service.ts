@@ -1,8 +1,8 @@
 import type { Clock } from '../../platform/clock';
+import { createGroupCommit } from '../../platform/store/group-commit';
 import type { TxRunner } from '../../platform/store/store';
 import type { InstallationPrincipal } from '../installations/service';
 import { UUID, isObject, missing, noExtra, violation, ViolationCode, type Obj, type Violation } from '../shared/check';
-import { HttpError } from '../../platform/http/errors';
 import { EdgeErrors } from '../shared/errors';
 import { OperationErrorCode } from './errors';
 import type { IngestState, OperationStore } from './store';
@@ -70,44 +70,15 @@ export function createOperationService(deps: { store: Stores & TxRunner<Stores>;
     const nowMs = now.getTime();
     const serverTime = now.toISOString();
 
-    return new Promise<IngestOutcome>((resolve, reject) => {
-      if (queued.length === 0) setImmediate(() => void flush());
-      queued.push({ p, batch, violations, batchKey, nowMs, serverTime, resolve, reject });
-    });
+    return grouped({ p, batch, violations, batchKey, nowMs, serverTime });
   }
 
   /**
-   * Group commit: batches that arrive in the same turn of the event loop are processed one
-   * after the other in one transaction, and each answers only after that commit. Replays and
-   * duplicates across them behave as if they were sequential (they are, inside the transaction).
+   * Group commit (platform/store/group-commit.ts): batches that arrive in the same turn of the
+   * event loop share one transaction and each answers after that commit; a batch that throws
+   * has only its own writes undone and only its caller gets the error.
    */
-  let queued: Job[] = [];
-  async function flush(): Promise<void> {
-    const jobs = queued;
-    queued = [];
-    const outcomes: (IngestOutcome | HttpError)[] = new Array(jobs.length);
-    try {
-      await store.tx((tx) => {
-        for (let j = 0; j < jobs.length; j++) {
-          try {
-            outcomes[j] = processBatch(tx.operations, jobs[j]);
-          } catch (e) {
-            // Only checks made before any write throw HttpErrors; anything else aborts the group.
-            if (!(e instanceof HttpError)) throw e;
-            outcomes[j] = e;
-          }
-        }
-      });
-    } catch (e) {
-      for (const job of jobs) job.reject(e);
-      return;
-    }
-    for (let j = 0; j < jobs.length; j++) {
-      const o = outcomes[j];
-      if (o instanceof HttpError) jobs[j].reject(o);
-      else jobs[j].resolve(o);
-    }
-  }
+  const grouped = createGroupCommit(store, (tx, job: Job) => processBatch(tx.operations, job));
 
   return { ingest };
 }
@@ -119,8 +90,6 @@ interface Job {
   batchKey: string;
   nowMs: number;
   serverTime: string;
-  resolve: (o: IngestOutcome) => void;
-  reject: (e: unknown) => void;
 }
 
 /** One batch inside the (group) transaction: ledger, fencing, privacy, effects, stored answer. */

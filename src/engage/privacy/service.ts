@@ -8,7 +8,7 @@ import type { PrivacyStore } from './store';
 
 type Stores = { privacy: PrivacyStore };
 
-export function createPrivacyService(deps: { store: Stores & TxRunner<Stores>; clock: Clock }) {
+export function createPrivacyService(deps: { store: Stores & TxRunner<Stores>; clock: Clock; scrubDeleted: () => void }) {
   const { store, clock } = deps;
 
   /**
@@ -28,6 +28,9 @@ export function createPrivacyService(deps: { store: Stores & TxRunner<Stores>; c
       }
       if (!UUID.test(operationId)) throw EdgeErrors.invalid('operationId: must be a UUID');
       tx.privacy.erase(inst.environmentId, inst.id, d, operationId.toLowerCase(), at);
+      // secure_delete zeroed the erased rows in their pages; older images of those pages stay
+      // in the WAL until a checkpoint truncates it, done off this request (docs/decisions.md).
+      tx.afterCommit(deps.scrubDeleted);
     });
   }
 

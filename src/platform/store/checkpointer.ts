@@ -29,13 +29,36 @@ const run = () => {
   try { db.exec('PRAGMA wal_checkpoint(PASSIVE)'); }
   catch (e) { parentPort.postMessage({ error: String(e && e.message || e) }); }
 };
-const timer = setInterval(run, workerData.intervalMs);
+// Scrub (privacy erasure): PASSIVE first does the copying without locking anyone out, then
+// TRUNCATE, not waiting for anyone (busy_timeout 0), empties the WAL file. Reports 'busy'
+// when a reader on an older snapshot or another checkpoint is in the way.
+const scrub = () => {
+  db.exec('PRAGMA wal_checkpoint(PASSIVE)');
+  db.exec('PRAGMA busy_timeout = 0');
+  try {
+    // (sql, owner object, pragma mode): what better-sqlite3's own pragma() calls.
+    const row = db.prepare('PRAGMA wal_checkpoint(TRUNCATE)', db, true).get();
+    return row.busy === 0 ? 'done' : 'busy';
+  } finally {
+    db.exec('PRAGMA busy_timeout = 1000');
+  }
+};
+const timer = workerData.intervalMs > 0 ? setInterval(run, workerData.intervalMs) : undefined;
 parentPort.on('message', (m) => {
   if (m === 'stop') { clearInterval(timer); run(); db.close(); parentPort.close(); }
+  else if (m && m.scrub !== undefined) {
+    try { parentPort.postMessage({ scrub: m.scrub, result: scrub() }); }
+    catch (e) { parentPort.postMessage({ scrub: m.scrub, error: String(e && e.message || e) }); }
+  }
 });
 `;
 
 export interface Checkpointer {
+  /**
+   * The WAL checkpointed and truncated from the worker thread (see `scrubDeleted` in
+   * store.ts), so neither the copying nor the truncation runs on the event loop.
+   */
+  scrubDeleted(): Promise<'done' | 'busy'>;
   stop(): Promise<void>;
 }
 
@@ -44,6 +67,9 @@ const START_AT_WAL_BYTES = 1024 * 1024;
 
 export function startCheckpointer(db: Database, logger: Logger, intervalMs = 250): Checkpointer {
   let worker: Worker | undefined;
+  let broken = false;
+  let scrubs = 0;
+  const pending = new Map<number, { resolve: (r: 'done' | 'busy') => void; reject: (e: Error) => void }>();
   const spawn = () => {
     const w = new Worker(WORKER, {
       eval: true,
@@ -51,11 +77,24 @@ export function startCheckpointer(db: Database, logger: Logger, intervalMs = 250
       resourceLimits: { maxOldGenerationSizeMb: 8, maxYoungGenerationSizeMb: 2 },
     });
     w.unref();
-    w.on('message', (m: { error?: string }) => m.error && logger.warn('WAL checkpoint failed', { error: m.error }));
+    w.on('message', (m: { error?: string; scrub?: number; result?: 'done' | 'busy' }) => {
+      if (m.scrub !== undefined) {
+        const p = pending.get(m.scrub);
+        pending.delete(m.scrub);
+        if (m.result) p?.resolve(m.result);
+        else p?.reject(new Error(m.error));
+      } else if (m.error) logger.warn('WAL checkpoint failed', { error: m.error });
+    });
+    w.on('exit', () => {
+      for (const p of pending.values()) p.reject(new Error('checkpoint worker stopped'));
+      pending.clear();
+    });
     w.on('error', (e) => {
       // Without the worker, fall back to SQLite's own checkpoints on commit.
       logger.error('checkpoint worker stopped; automatic checkpoints back on', { err: e });
       db.write.$client.pragma(`wal_autocheckpoint = ${AUTO_CHECKPOINT_PAGES}`);
+      broken = true;
+      worker = undefined;
     });
     return w;
   };
@@ -74,6 +113,20 @@ export function startCheckpointer(db: Database, logger: Logger, intervalMs = 250
   }, Math.max(intervalMs, 100));
   watch.unref();
   return {
+    scrubDeleted() {
+      if (broken) return Promise.reject(new Error('checkpoint worker unavailable'));
+      // A scrub starts the worker if the WAL has not yet grown enough to need it.
+      if (!worker) {
+        clearInterval(watch);
+        worker = spawn();
+      }
+      const id = ++scrubs;
+      const w = worker;
+      return new Promise((resolve, reject) => {
+        pending.set(id, { resolve, reject });
+        w.postMessage({ scrub: id });
+      });
+    },
     stop: () =>
       new Promise<void>((resolve) => {
         clearInterval(watch);

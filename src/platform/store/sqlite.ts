@@ -8,6 +8,8 @@ import { loadSqliteNativeBinding } from '../native';
 
 /** SQLite's automatic checkpoint threshold (pages) when no checkpointer runs (CLI, tests). */
 export const AUTO_CHECKPOINT_PAGES = 4000;
+/** How long a connection waits for another process's lock before SQLITE_BUSY. */
+export const BUSY_TIMEOUT_MS = 5000;
 
 export type Db = BetterSQLite3Database<typeof schema> & { $client: BetterSqlite3.Database };
 export type RawDb = BetterSqlite3.Database;
@@ -25,13 +27,19 @@ export interface Database {
 function configure(conn: RawDb, role: 'write' | 'read'): void {
   conn.pragma('journal_mode = WAL');
   conn.pragma('foreign_keys = ON');
-  conn.pragma('busy_timeout = 5000');
+  conn.pragma(`busy_timeout = ${BUSY_TIMEOUT_MS}`);
   // NORMAL under WAL: a commit survives a killed process (kill -9); only an OS crash or
   // power loss can drop the last transactions. See docs/decisions.md.
   conn.pragma('synchronous = NORMAL');
   conn.pragma('cache_size = -32000');
   conn.pragma('temp_store = MEMORY');
-  if (role === 'write') conn.pragma(`wal_autocheckpoint = ${AUTO_CHECKPOINT_PAGES}`);
+  if (role === 'write') {
+    conn.pragma(`wal_autocheckpoint = ${AUTO_CHECKPOINT_PAGES}`);
+    // Deleted content is overwritten with zeros (b-tree cells, freed and overflow pages), so
+    // an erased installation cannot be read back from the file (privacy revocation). Older
+    // page images in the WAL are dealt with by `scrubDeleted` (store.ts). See docs/decisions.md.
+    conn.pragma('secure_delete = ON');
+  }
 }
 
 export function openDatabase(dataDir: string, opts: { migrate?: boolean } = {}): Database {

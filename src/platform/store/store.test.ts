@@ -1,5 +1,8 @@
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { createHarness, type Harness } from '../../../test/helpers/harness';
+import { bindStores } from '../../stores';
+import { silentLogger } from '../logger';
+import { createStore } from './store';
 
 let h: Harness;
 beforeEach(async () => {
@@ -77,5 +80,95 @@ describe('shared reads of one event-loop turn', () => {
     await new Promise((r) => setImmediate(r));
     expect(store.tenants.findBySlug('theirs')?.id).toBe('theirs');
     expect(h.db.read.$client.inTransaction).toBe(false);
+  });
+});
+
+describe('afterCommit', () => {
+  const tenant = (slug: string) => ({ id: slug, slug, managedPath: `/t/${slug}`, createdAt: 'x', updatedAt: 'x' });
+
+  it('runs the hooks once the transaction has committed, in order, with the commit visible', async () => {
+    const { store } = h.services;
+    const seen: string[] = [];
+    await store.tx(async (tx) => {
+      tx.tenants.insert(tenant('hooked'));
+      tx.afterCommit(() => seen.push(`first:${store.tenants.findBySlug('hooked')?.id ?? 'absent'}`));
+      await new Promise((r) => setTimeout(r, 2));
+      tx.afterCommit(() => seen.push('second'));
+      expect(seen).toEqual([]);
+    });
+    expect(seen).toEqual(['first:hooked', 'second']);
+  });
+
+  it('never runs the hooks of a rolled-back transaction', async () => {
+    let ran = false;
+    await expect(
+      h.services.store.tx((tx) => {
+        tx.afterCommit(() => (ran = true));
+        throw new Error('boom');
+      }),
+    ).rejects.toThrow('boom');
+    await new Promise((r) => setTimeout(r, 5));
+    expect(ran).toBe(false);
+  });
+
+  it('logs a failing hook instead of failing the committed caller; the other hooks still run', async () => {
+    const logged: string[] = [];
+    const logger = { ...silentLogger, error: (msg: string) => logged.push(msg) };
+    const store = createStore(h.db, bindStores, logger);
+    let later = 0;
+    const result = await store.tx((tx) => {
+      tx.tenants.insert(tenant('kept'));
+      tx.afterCommit(() => {
+        throw new Error('hook');
+      });
+      tx.afterCommit(() => Promise.reject(new Error('async hook')));
+      tx.afterCommit(() => later++);
+      return 'answer';
+    });
+    expect(result).toBe('answer');
+    expect(later).toBe(1);
+    await new Promise((r) => setTimeout(r, 1));
+    expect(logged).toEqual(['after-commit hook failed', 'after-commit hook failed']);
+    expect(store.tenants.findBySlug('kept')?.id).toBe('kept');
+  });
+
+  it('a hook may start a transaction of its own', async () => {
+    const { store } = h.services;
+    let inner: Promise<unknown> | undefined;
+    await store.tx((tx) => {
+      tx.afterCommit(() => (inner = store.tx((t) => t.tenants.insert(tenant('from-hook')))));
+    });
+    await inner;
+    expect(store.tenants.findBySlug('from-hook')?.id).toBe('from-hook');
+  });
+
+  it('drops the hooks of a savepoint that was rolled back, keeps the others', async () => {
+    const { store } = h.services;
+    const ran: string[] = [];
+    await store.tx(async (tx) => {
+      tx.afterCommit(() => ran.push('outer'));
+      await expect(
+        tx.savepoint(() => {
+          tx.tenants.insert(tenant('undone'));
+          tx.afterCommit(() => ran.push('undone'));
+          throw new Error('item');
+        }),
+      ).rejects.toThrow('item');
+      await tx.savepoint(() => {
+        tx.tenants.insert(tenant('kept-too'));
+        tx.afterCommit(() => ran.push('kept'));
+      });
+    });
+    expect(ran).toEqual(['outer', 'kept']);
+    expect(store.tenants.findBySlug('undone')).toBeUndefined();
+    expect(store.tenants.findBySlug('kept-too')?.id).toBe('kept-too');
+  });
+
+  it('is refused outside a transaction', async () => {
+    let leaked: { afterCommit(fn: () => unknown): void } | undefined;
+    await h.services.store.tx((tx) => {
+      leaked = tx;
+    });
+    expect(() => leaked!.afterCommit(() => 0)).toThrow('afterCommit outside a transaction');
   });
 });

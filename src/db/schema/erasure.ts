@@ -1,0 +1,61 @@
+import type { SQLiteColumn, SQLiteTable } from 'drizzle-orm/sqlite-core';
+import {
+  bindingCodes,
+  bindingTransitions,
+  installationAttributes,
+  installationGenerations,
+  installationSubscriptions,
+  installations,
+  operationBatches,
+  operations,
+  profileAttributes,
+  profileSubscriptions,
+  profileTags,
+  profiles,
+} from './engage';
+
+/**
+ * What privacy erasure (spec 01, privacy revocation) does to the rows of a table that belong
+ * to the erased owner: delete them, or keep them with the named columns cleared (NULL, or the
+ * empty value of a NOT NULL column) when the row must stay for others (counts, a ledger).
+ */
+export type Erasure = 'delete' | { clear: SQLiteColumn[] };
+
+export interface OwnedRows {
+  table: SQLiteTable;
+  /** The column naming the owner (an installation id, or a profile id). */
+  owner: SQLiteColumn;
+  erase: Erasure;
+}
+
+/**
+ * Every table that holds data of an installation, in the order erasure goes through them
+ * (rows that refer to the installation row before it). privacy/store.ts `erase` clears exactly
+ * this; engage/privacy/erasure.test.ts fails when a table with an installation (or profile)
+ * column is missing here, so a new table (inbox, deliveries, automation runs) is declared
+ * when it is created.
+ */
+export const installationOwned: OwnedRows[] = [
+  { table: operations, owner: operations.installationId, erase: 'delete' },
+  { table: operationBatches, owner: operationBatches.installationId, erase: 'delete' },
+  { table: installationAttributes, owner: installationAttributes.installationId, erase: 'delete' },
+  { table: installationSubscriptions, owner: installationSubscriptions.installationId, erase: 'delete' },
+  { table: bindingCodes, owner: bindingCodes.installationId, erase: 'delete' },
+  { table: bindingTransitions, owner: bindingTransitions.installationId, erase: 'delete' },
+  { table: installationGenerations, owner: installationGenerations.installationId, erase: 'delete' },
+  // The row itself: device metadata, push token, credentials.
+  { table: installations, owner: installations.id, erase: 'delete' },
+];
+
+/**
+ * Every table that holds data of a profile. Erasure applies it to the anonymous profiles only
+ * the erased installation used; a profile with an external id belongs to the person across
+ * devices and stays. Tables that name a profile and an installation (operations) are erased by
+ * installation above.
+ */
+export const profileOwned: OwnedRows[] = [
+  { table: profileAttributes, owner: profileAttributes.profileId, erase: 'delete' },
+  { table: profileTags, owner: profileTags.profileId, erase: 'delete' },
+  { table: profileSubscriptions, owner: profileSubscriptions.profileId, erase: 'delete' },
+  { table: profiles, owner: profiles.id, erase: 'delete' },
+];

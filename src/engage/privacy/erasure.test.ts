@@ -1,0 +1,125 @@
+import { randomUUID } from 'node:crypto';
+import { getTableConfig, integer, sqliteTable, text } from 'drizzle-orm/sqlite-core';
+import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { createHarness, type Harness } from '../../../test/helpers/harness';
+import { installationOwned, profileOwned, type OwnedRows } from '../../db/schema/erasure';
+import type { RawDb } from '../../platform/store/sqlite';
+import { bearer, bind, bootstrap, ingest, issueCode, op, setupEnvironment } from '../testing';
+import { eraseOwnedRows } from './store';
+
+let h: Harness;
+beforeEach(async () => {
+  h = await createHarness();
+});
+afterEach(() => h.close());
+
+const INSTALLATION_COLUMN = /(^|_)installation(_id)?$/;
+const PROFILE_COLUMN = /(^|_)profile(_id)?$/;
+const nameOf = (r: OwnedRows) => getTableConfig(r.table).name;
+
+/** Every table of the live database (migrations applied) with its columns. */
+function tables(raw: RawDb): Map<string, string[]> {
+  const names = raw
+    .prepare(`SELECT name FROM sqlite_master WHERE type = 'table' AND name NOT LIKE 'sqlite_%' AND name NOT LIKE '__drizzle%'`)
+    .pluck()
+    .all() as string[];
+  return new Map(names.map((t) => [t, (raw.prepare(`SELECT name FROM pragma_table_info(?)`).pluck().all(t) as string[])]));
+}
+
+/** Tables that name an installation (or a profile) but that erasure does not know about. */
+function undeclared(raw: RawDb): string[] {
+  const byInstallation = new Set(installationOwned.map(nameOf));
+  const byProfile = new Set(profileOwned.map(nameOf));
+  const out: string[] = [];
+  for (const [table, columns] of tables(raw)) {
+    const namesInstallation = table === 'installations' || columns.some((c) => INSTALLATION_COLUMN.test(c));
+    const namesProfile = table === 'profiles' || columns.some((c) => PROFILE_COLUMN.test(c));
+    if (namesInstallation && !byInstallation.has(table)) out.push(table);
+    else if (namesProfile && !byInstallation.has(table) && !byProfile.has(table)) out.push(table);
+  }
+  return out;
+}
+
+describe('erasure registry (db/schema/erasure.ts)', () => {
+  it('covers every table that holds installation or profile data', () => {
+    expect(undeclared(h.db.read.$client)).toEqual([]);
+  });
+
+  it('names owner columns that exist in the database', () => {
+    const live = tables(h.db.read.$client);
+    for (const r of [...installationOwned, ...profileOwned]) {
+      expect(live.get(nameOf(r)), nameOf(r)).toContain(r.owner.name);
+      if (r.erase !== 'delete') for (const c of r.erase.clear) expect(live.get(nameOf(r))).toContain(c.name);
+    }
+  });
+
+  it('fails for a new table with an installation or profile column that is not declared', () => {
+    const raw = h.db.write.$client;
+    raw.exec('CREATE TABLE inbox_messages (id TEXT PRIMARY KEY, installation_id TEXT NOT NULL, body TEXT)');
+    raw.exec('CREATE TABLE automation_runs (id TEXT PRIMARY KEY, target_profile_id TEXT)');
+    expect(undeclared(raw)).toEqual(['inbox_messages', 'automation_runs']);
+  });
+});
+
+describe('privacy erasure clears exactly what the registry declares', () => {
+  const countBy = (r: OwnedRows, owner: string) =>
+    (h.db.read.$client.prepare(`SELECT COUNT(*) AS n FROM "${nameOf(r)}" WHERE "${r.owner.name}" = ?`).get(owner) as { n: number }).n;
+  const counts = (rules: OwnedRows[], owner: string) => Object.fromEntries(rules.map((r) => [nameOf(r), countBy(r, owner)]));
+
+  it("leaves no declared row of the installation or its anonymous profile, and another installation's rows intact", async () => {
+    const env = await setupEnvironment(h);
+    const [erased, kept] = [await bootstrap(h, env.app.appKey), await bootstrap(h, env.app.appKey)];
+    for (const s of [erased, kept]) {
+      await bind(h, env.accessKey, s, null); // a second anonymous generation
+      await ingest(h, s, [
+        op('EVENT_TRACKED', { name: 'e', properties: {} }, { generation: 1 }),
+        op('INSTALLATION_ATTRIBUTES_EDITED', { set: { a: 1 } }, { generation: 1 }),
+        op('INSTALLATION_SUBSCRIPTIONS_EDITED', { changes: [{ list: 'n', subscribed: true }] }, { generation: 1 }),
+        op('PROFILE_ATTRIBUTES_EDITED', { set: { p: 1 } }, { generation: 1 }),
+        op('PROFILE_TAGS_EDITED', { add: ['t'] }, { generation: 1 }),
+        op('PROFILE_SUBSCRIPTIONS_EDITED', { changes: [{ list: 'n', channel: 'PUSH', subscribed: true }] }, { generation: 1 }),
+      ]);
+      await issueCode(h, s);
+    }
+    const profilesOf = (id: string) => h.services.engage.inspection.installation(id).generations.map((g: { profileId: string }) => g.profileId);
+    const [erasedProfiles, keptProfiles] = [profilesOf(erased.installationId), profilesOf(kept.installationId)];
+    const before = {
+      kept: counts(installationOwned, kept.installationId),
+      keptProfiles: keptProfiles.map((p) => counts(profileOwned, p)),
+    };
+    expect(Object.values(counts(installationOwned, erased.installationId)).every((n) => n > 0)).toBe(true);
+    expect(Object.values(counts(profileOwned, erasedProfiles[1])).every((n) => n > 0)).toBe(true);
+
+    const res = await h.request(`/v1/sdk/privacy/revocations/${randomUUID()}`, { method: 'PUT', headers: bearer(erased.revocationCredential) });
+    expect(res.status).toBe(204);
+
+    expect(Object.values(counts(installationOwned, erased.installationId)).every((n) => n === 0)).toBe(true);
+    for (const p of erasedProfiles) expect(Object.values(counts(profileOwned, p)).every((n) => n === 0)).toBe(true);
+    expect(counts(installationOwned, kept.installationId)).toEqual(before.kept);
+    expect(keptProfiles.map((p) => counts(profileOwned, p))).toEqual(before.keptProfiles);
+  });
+
+  it('a rule may keep the rows and clear named columns (NULL, or empty when NOT NULL)', () => {
+    const deliveries = sqliteTable('deliveries', {
+      id: text('id').primaryKey(),
+      environmentId: text('environment_id').notNull(),
+      installationId: text('installation_id'),
+      token: text('token').notNull(),
+      attempts: integer('attempts').notNull(),
+    });
+    const raw = h.db.write.$client;
+    raw.exec('CREATE TABLE deliveries (id TEXT PRIMARY KEY, environment_id TEXT NOT NULL, installation_id TEXT, token TEXT NOT NULL, attempts INTEGER NOT NULL)');
+    const insert = raw.prepare('INSERT INTO deliveries VALUES (?, ?, ?, ?, 3)');
+    insert.run('d1', 'env', 'inst', 'secret-token');
+    insert.run('d2', 'other-env', 'inst', 'other-token');
+    insert.run('d3', 'env', 'someone-else', 'their-token');
+
+    const erase = eraseOwnedRows(raw, [{ table: deliveries, owner: deliveries.installationId, erase: { clear: [deliveries.token, deliveries.installationId] } }]);
+    erase('inst', 'env');
+    expect(raw.prepare('SELECT id, installation_id AS installationId, token, attempts FROM deliveries ORDER BY id').all()).toEqual([
+      { id: 'd1', installationId: null, token: '', attempts: 3 },
+      { id: 'd2', installationId: 'inst', token: 'other-token', attempts: 3 }, // another environment's row
+      { id: 'd3', installationId: 'someone-else', token: 'their-token', attempts: 3 },
+    ]);
+  });
+});

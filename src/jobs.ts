@@ -1,0 +1,39 @@
+import type { JobDefinition } from './platform/jobs/runner';
+import type { Logger } from './platform/logger';
+import type { Checkpointer } from './platform/store/checkpointer';
+import type { Services } from './services';
+
+/** The background jobs of a serving process (platform/jobs): leased, so each runs once across processes. */
+export const JOBS = {
+  /** RETIRING keys past their last token become RETIRED (docs/decisions.md, retirement). */
+  retireKeys: 'keys.retire-expired',
+  /** Expired sessions, interactions and stale sign-in throttles. */
+  purgeSessions: 'sessions.purge-expired',
+  /** Authorization codes, refresh tokens and grants a day past their expiry. */
+  purgeGrants: 'oauth.purge-expired',
+  /** Old page images of erased rows left in the WAL (privacy revocation); woken after each erasure. */
+  scrubDeleted: 'store.scrub-deleted',
+} as const;
+
+const MINUTE = 60_000;
+
+export function backgroundJobs(s: Pick<Services, 'store' | 'keys' | 'sessions' | 'oauth'>, logger: Logger, checkpointer?: Checkpointer): JobDefinition[] {
+  // From the checkpointer's worker thread when the process has one (serve), so neither the
+  // copying nor the truncation runs on the event loop; otherwise on the write connection.
+  const scrub = () =>
+    checkpointer
+      ? checkpointer.scrubDeleted().catch((e: unknown) => {
+          logger.warn('scrub from the checkpoint worker failed; scrubbing on the write connection', { err: e });
+          return s.store.scrubDeleted();
+        })
+      : s.store.scrubDeleted();
+  return [
+    { name: JOBS.retireKeys, intervalMs: MINUTE, run: () => s.keys.sweep().then(() => undefined) },
+    { name: JOBS.purgeSessions, intervalMs: MINUTE, run: () => s.sessions.sweep() },
+    { name: JOBS.purgeGrants, intervalMs: MINUTE, run: () => s.oauth.purgeExpired().then(() => undefined) },
+    // Hourly as well, for an erasure whose wake-up was lost (the process died right after it,
+    // or another process without jobs erased). Busy (a reader on an older snapshot, another
+    // checkpoint under way): again in a second.
+    { name: JOBS.scrubDeleted, intervalMs: 60 * MINUTE, retryMs: 1_000, run: async () => ((await scrub()) === 'busy' ? 'retry' : undefined) },
+  ];
+}

@@ -1,0 +1,53 @@
+import { TransactionAborted, type TxRunner, type TxScope } from './store';
+
+/**
+ * Group commit: items that arrive in the same turn of the event loop are processed one after
+ * the other in one transaction, and each answers only after that shared commit (DESIGN.md
+ * "Durability promise"). On a busy server the commit, not the work, dominates a lone item, so
+ * sharing it multiplies throughput; items inside one group still behave as if sequential
+ * (replays and duplicates between them included), because they are.
+ *
+ * Failure isolation: each item runs inside its own SAVEPOINT. An item that throws (a checked
+ * error, or anything unexpected: a stack overflow while storing, a constraint) has only its
+ * own writes and after-commit hooks undone, and only its caller gets the error; the others
+ * commit and answer. Only a failure of the transaction itself (COMMIT, or an error after which
+ * SQLite rolled the whole transaction back) fails every item of the group.
+ */
+export function createGroupCommit<S, I, O>(store: TxRunner<S>, work: (tx: S & TxScope, item: I) => O | Promise<O>): (item: I) => Promise<O> {
+  type Pending = { item: I; resolve: (o: O) => void; reject: (e: unknown) => void };
+  type Outcome = { ok: true; value: O } | { ok: false; error: unknown };
+  let queued: Pending[] = [];
+
+  async function flush(): Promise<void> {
+    const group = queued;
+    queued = [];
+    const outcomes: Outcome[] = new Array(group.length);
+    try {
+      await store.tx(async (tx) => {
+        for (let i = 0; i < group.length; i++) {
+          try {
+            outcomes[i] = { ok: true, value: await tx.savepoint(() => work(tx, group[i].item)) };
+          } catch (e) {
+            if (e instanceof TransactionAborted) throw e;
+            outcomes[i] = { ok: false, error: e };
+          }
+        }
+      });
+    } catch (e) {
+      // Nothing of the group committed.
+      for (const p of group) p.reject(e instanceof TransactionAborted ? e.cause : e);
+      return;
+    }
+    for (let i = 0; i < group.length; i++) {
+      const o = outcomes[i];
+      if (o.ok) group[i].resolve(o.value);
+      else group[i].reject(o.error);
+    }
+  }
+
+  return (item: I) =>
+    new Promise<O>((resolve, reject) => {
+      if (queued.length === 0) setImmediate(() => void flush());
+      queued.push({ item, resolve, reject });
+    });
+}
