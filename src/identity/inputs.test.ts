@@ -31,6 +31,6 @@ describe('service inputs are checked against their schemas', () => {
       (e: unknown) => e,
     )) as { kind?: string; code?: string; message?: string } | undefined;
     expect(err).toMatchObject({ kind: 'invalid', code: 'invalid_request' });
-    expect(err!.message.startsWith(message)).toBe(true);
+    expect(err?.message?.startsWith(message)).toBe(true);
   });
 });
