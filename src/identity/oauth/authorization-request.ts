@@ -1,3 +1,4 @@
+import { safeErrorDescription } from '../../platform/http/error-description';
 import type { ResolvedTenant } from '../tenants/service';
 import type { Client } from '../clients/service';
 import type { Resource } from '../resources/service';
@@ -216,9 +217,14 @@ export function validateAuthorizationRequest(tenant: ResolvedTenant, params: Aut
   }
 }
 
-/** The callback URL with code or error, state and iss (RFC 9207), keeping the URI's own query. */
+/**
+ * The callback URL with code or error, state and iss (RFC 9207), keeping the URI's own query;
+ * error_description held to RFC 6749 §4.1.2.1's characters.
+ */
 export function authorizationRedirect(redirectUri: string, params: Record<string, string | null | undefined>): string {
   const url = new URL(redirectUri);
-  for (const [k, v] of Object.entries(params)) if (v !== null && v !== undefined) url.searchParams.append(k, v);
+  for (const [k, v] of Object.entries(params)) {
+    if (v !== null && v !== undefined) url.searchParams.append(k, k === 'error_description' ? safeErrorDescription(v) : v);
+  }
   return url.toString();
 }

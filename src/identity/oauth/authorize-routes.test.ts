@@ -86,6 +86,11 @@ describe('GET /oauth2/authorize: errors redirected with error, state and iss', (
     expect(loc.searchParams.get('code')).toBeNull();
   });
 
+  it('an echoed resource is held to the RFC 6749 error_description characters', async () => {
+    const p = redirectParams(await h.request(authorizeUrl('acme', { resource: 'https://x.example/a"b\\c\u00e9\u0001', scope: 'openid' })));
+    expect(p).toEqual({ error: 'invalid_target', error_description: "resource https://x.example/a'b/c?? is not available to the client", state: 'st-123', iss: seed.issuer });
+  });
+
   it('a duplicated state is not echoed', async () => {
     const p = redirectParams(await h.request(authorizeUrl('acme') + '&state=other'));
     expect(p.error).toBe('invalid_request');

@@ -166,12 +166,17 @@ describe('revocation (RFC 7009)', () => {
     expect((await revoke(t.refresh_token!)).status).toBe(200);
   });
 
-  it('client authentication as at the token endpoint; 400 for a bad form', async () => {
+  it('client authentication as at the token endpoint (none at all: 401); 400 for a bad form', async () => {
     const bad = await post(h, `${f.issuerPath}/oauth2/revoke`, form({ token: 'x' }), { authorization: basic(f.webClient, 'wrong') });
     expect(bad.status).toBe(401);
     expect(bad.headers.get('www-authenticate')).toBe('Basic realm="oauth2/revoke"');
     expect(await bad.json()).toMatchObject({ error: 'invalid_client' });
     expect((await post(h, `${f.issuerPath}/oauth2/revoke`, form({ token: 'x', client_id: 'ghost' }))).status).toBe(401);
+    // RFC 6749 §5.2: no client identification at all is 401 invalid_client with a challenge.
+    const anonymous = await post(h, `${f.issuerPath}/oauth2/revoke`, form({ token: 'x' }));
+    expect(anonymous.status).toBe(401);
+    expect(anonymous.headers.get('www-authenticate')).toBe('Basic realm="oauth2/revoke"');
+    expect(await anonymous.json()).toEqual({ error: 'invalid_client', error_description: 'client authentication required' });
     const missing = await post(h, `${f.issuerPath}/oauth2/revoke`, form({ client_id: f.publicClient }));
     expect(missing.status).toBe(400);
     expect(await missing.json()).toMatchObject({ error: 'invalid_request' });

@@ -39,7 +39,8 @@ const rows: Row[] = [
   { name: 'missing redirect_uri', request: () => codeRequest((x) => delete x.redirect_uri), status: 400, error: 'invalid_request' },
   { name: 'missing code_verifier', request: () => codeRequest((x) => delete x.code_verifier), status: 400, error: 'invalid_request' },
   { name: 'malformed code_verifier', request: () => codeRequest((x) => (x.code_verifier = 'short')), status: 400, error: 'invalid_request' },
-  { name: 'missing client_id without authentication', request: () => codeRequest((x) => delete x.client_id), status: 400, error: 'invalid_request' },
+  // RFC 6749 §5.2: no client identification at all is a failed client authentication.
+  { name: 'no client authentication at all', request: () => codeRequest((x) => delete x.client_id), status: 401, error: 'invalid_client', challenge: true },
   { name: 'unknown code', request: () => codeRequest((x) => (x.code = 'not-a-code')), status: 400, error: 'invalid_grant' },
   { name: 'redirect_uri mismatch', request: () => codeRequest((x) => (x.redirect_uri = 'https://app.example.com/other')), status: 400, error: 'invalid_grant' },
   { name: 'PKCE verifier mismatch', request: () => codeRequest((x) => (x.code_verifier = 'b'.repeat(43))), status: 400, error: 'invalid_grant' },
@@ -285,5 +286,19 @@ describe('refresh_token grant', () => {
     const t = await exchange(h, f);
     const res = await post(h, TOKEN(), form({ grant_type: 'refresh_token', client_id: f.publicClient, refresh_token: t.refresh_token! }), { 'content-type': `${FORM}; charset=UTF-8` });
     expect(res.status).toBe(200);
+  });
+});
+
+describe('error_description stays within RFC 6749 §5.2 characters', () => {
+  it('an echoed grant_type with quotes, backslashes, non-ASCII and controls is sanitized', async () => {
+    const res = await post(h, TOKEN(), form({ grant_type: 'x"y\\z\u00e9\u{1F600}\u0001\u007f' }));
+    expect(res.status).toBe(400);
+    expect(await res.json()).toEqual({ error: 'unsupported_grant_type', error_description: "grant_type x'y/z???? is not supported" });
+  });
+
+  it('an echoed parameter name is sanitized too', async () => {
+    const res = await post(h, TOKEN(), 'a%22%5C%0A=1&a%22%5C%0A=2');
+    expect(res.status).toBe(400);
+    expect(await res.json()).toEqual({ error: 'invalid_request', error_description: "a'/? is duplicated" });
   });
 });

@@ -1,3 +1,4 @@
+import { safeErrorDescription } from '../../platform/http/error-description';
 import { describeScopes } from '../pages/scopes';
 import type { PageModel } from '../pages/templates';
 import type { ResolvedTenant } from '../tenants/service';
@@ -17,10 +18,15 @@ export type Form = Record<string, string | undefined>;
 
 type AccountChoice = { kind: 'account'; userId: string; authTime: number } | { kind: 'login'; email?: string } | { kind: 'select' };
 
-/** Appends response parameters to a registered redirect URI, keeping its own query (RFC 6749 §3.1.2). */
+/**
+ * Appends response parameters to a registered redirect URI, keeping its own query (RFC 6749 §3.1.2).
+ * Every error redirect is built here, so error_description is held to RFC 6749 §4.1.2.1's characters here.
+ */
 export function clientRedirect(redirectUri: string, params: Record<string, string | undefined>, issuer: string): string {
   const url = new URL(redirectUri);
-  for (const [k, v] of Object.entries({ ...params, iss: issuer })) if (v !== undefined) url.searchParams.append(k, v);
+  for (const [k, v] of Object.entries({ ...params, iss: issuer })) {
+    if (v !== undefined) url.searchParams.append(k, k === 'error_description' ? safeErrorDescription(v) : v);
+  }
   return url.toString();
 }
 

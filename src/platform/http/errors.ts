@@ -1,3 +1,5 @@
+import { safeErrorDescription } from './error-description';
+
 /**
  * The three error families of the API (CONVENTIONS.md "Errors"). Each error knows its
  * wire form; `renderError` in http.ts is the one place that turns errors into responses.
@@ -36,13 +38,16 @@ export class ProblemError extends HttpError {
 /** OAuth protocol routes: RFC 6749 §5.2 `{error, error_description?}`. */
 export class OAuthError extends HttpError {
   readonly family = 'oauth';
+  /** Sanitized once here (RFC 6749 character set), whatever input it echoes. */
+  readonly description: string | undefined;
   constructor(
     status: number,
     readonly error: string,
-    readonly description?: string,
+    description?: string,
     headers?: Record<string, string>,
   ) {
     super(status, description ?? error, headers);
+    this.description = description === undefined ? undefined : safeErrorDescription(description);
   }
   body() {
     return this.description ? { error: this.error, error_description: this.description } : { error: this.error };
