@@ -177,14 +177,12 @@ export function createBrowserFlow(deps: { sessions: SessionService; oauth: Brows
       const again = (error: PageError) => page(tenant, 'login', { interactionId: r.id, token: r.token, req: r.it.request, client: r.client, email, error });
       if (!email || !password) return again(PageErrors.missingCredentials);
       const tenantId = tenant.tenant.id;
-      const wait = sessions.throttled(tenantId, email, ip);
-      if (wait > 0) return again(PageErrors.throttled(wait));
+      // Counted before the password is verified (see beginAttempt): parallel guesses can't race the lock.
+      const attempt = await sessions.beginAttempt(tenantId, email, ip);
+      if (!attempt.ticket) return again(PageErrors.throttled(attempt.wait));
       const user = await oauth.verifyPassword(tenantId, email, password);
-      if (!user || (user.status ?? 'ACTIVE') !== 'ACTIVE') {
-        await sessions.recordFailure(tenantId, email, ip);
-        return again(PageErrors.invalidCredentials);
-      }
-      await sessions.recordSuccess(tenantId, email);
+      if (!user || (user.status ?? 'ACTIVE') !== 'ACTIVE') return again(PageErrors.invalidCredentials);
+      await sessions.attemptSucceeded(attempt.ticket);
       const authTime = clock.nowSeconds();
       const token = await sessions.signIn(r.live.session.id, user.id, authTime, tenantId);
       return proceed(tenant, r.it, r.id, r.client, user.id, authTime, token, token);
