@@ -9,9 +9,13 @@ import { ClientErrors } from './errors';
 import type { ClientRow, ClientStore } from './store';
 
 /** A client with its lists parsed: what the protocol code works with. */
-export interface Client extends Omit<ClientRow, 'redirectUris' | 'scopes'> {
+export interface Client extends Omit<ClientRow, 'redirectUris' | 'scopes' | 'webOrigins'> {
   redirectUris: string[];
   scopes: string[];
+  /** Registered browser origins; null: the origins of its http(s) redirect URIs. */
+  webOrigins: string[] | null;
+  /** What webOrigins means: the origins whose pages may read this client's token, revocation and userinfo answers (CORS). */
+  allowedOrigins: ReadonlySet<string>;
 }
 
 /** Client (request) of spec 03. */
@@ -25,6 +29,13 @@ export interface ClientInput {
   scopes: string[];
   defaultResource?: string | null;
   nativeAuthenticationEnabled?: boolean;
+  /** Browser origins allowed by CORS; null or absent: the origins of the redirect URIs. */
+  webOrigins?: string[] | null;
+}
+
+/** What `clients update` may change. */
+export interface ClientPatch {
+  webOrigins?: string[] | null;
 }
 
 /** Client (list entry) of spec 03: never the secret. */
@@ -43,8 +54,20 @@ type Stores = { clients: ClientStore; resources: ResourceStore };
 
 const CLIENT_ID = /^[A-Za-z0-9._~-]{1,128}$/;
 
+/** The origin of each http(s) redirect URI (private-use schemes have none). */
+export function redirectOrigins(redirectUris: string[]): string[] {
+  const out = new Set<string>();
+  for (const u of redirectUris) {
+    const url = URL.parse(u);
+    if (url && (url.protocol === 'https:' || url.protocol === 'http:')) out.add(url.origin);
+  }
+  return [...out];
+}
+
 export function toClient(r: ClientRow): Client {
-  return { ...r, redirectUris: parseJsonList(r.redirectUris), scopes: parseJsonList(r.scopes) };
+  const redirectUris = parseJsonList(r.redirectUris);
+  const webOrigins = r.webOrigins === null ? null : parseJsonList(r.webOrigins);
+  return { ...r, redirectUris, scopes: parseJsonList(r.scopes), webOrigins, allowedOrigins: new Set(webOrigins ?? redirectOrigins(redirectUris)) };
 }
 
 export function toClientView(r: ClientRow): ClientView {
@@ -58,6 +81,7 @@ export function toClientView(r: ClientRow): ClientView {
     scopes: parseJsonList(r.scopes),
     defaultResource: r.defaultResource,
     nativeAuthenticationEnabled: r.nativeAuthenticationEnabled,
+    webOrigins: r.webOrigins === null ? null : parseJsonList(r.webOrigins),
     status: r.status,
     createdAt: r.createdAt,
     configurationManaged: r.configurationManaged,
@@ -74,6 +98,20 @@ function isRedirectUri(s: string): boolean {
   }
 }
 
+/** A serialized origin as browsers send it (RFC 6454 §6.2): http(s), lower-case host, no default port, no path. */
+function isWebOrigin(s: unknown): boolean {
+  if (typeof s !== 'string') return false;
+  const url = URL.parse(s);
+  return !!url && (url.protocol === 'https:' || url.protocol === 'http:') && url.origin === s;
+}
+
+function validateWebOrigins(webOrigins: unknown): void {
+  assertThat(
+    webOrigins === undefined || webOrigins === null || (Array.isArray(webOrigins) && webOrigins.every(isWebOrigin)),
+    ClientErrors.invalid('webOrigins must be origins such as https://app.example.com (scheme, host and non-default port only)'),
+  );
+}
+
 function validate(input: ClientInput): void {
   const bad = (cond: boolean, msg: string) => assertThat(cond, ClientErrors.invalid(msg));
   bad(typeof input.clientId === 'string' && CLIENT_ID.test(input.clientId), 'clientId must be 1-128 characters of letters, digits, ".", "_", "~" or "-"');
@@ -83,11 +121,25 @@ function validate(input: ClientInput): void {
   bad(['EXPLICIT', 'PRE_AUTHORIZED'].includes(input.consentPolicy), 'consentPolicy must be EXPLICIT or PRE_AUTHORIZED');
   bad(Array.isArray(input.redirectUris) && input.redirectUris.length > 0 && input.redirectUris.every((u) => typeof u === 'string' && isRedirectUri(u)), 'redirectUris must be absolute URIs without fragments');
   bad(Array.isArray(input.scopes) && input.scopes.every((s) => typeof s === 'string' && SCOPE_TOKEN.test(s)), 'scopes must be scope tokens');
+  validateWebOrigins(input.webOrigins);
 }
+
+const originList = (webOrigins: string[] | null | undefined) => (webOrigins === null || webOrigins === undefined ? null : JSON.stringify([...new Set(webOrigins)]));
 
 export function createClientService(deps: { store: Stores & TxRunner<Stores>; catalog: () => number; clock: Clock }) {
   const { store, clock } = deps;
   const found = new CatalogCache<Client>(deps.catalog);
+  const tenantOrigins = new CatalogCache<ReadonlySet<string>>(deps.catalog);
+
+  /** Changes one existing client; every change moves catalog_version, so every process sees it on its next request. */
+  async function change(tenantId: string, clientId: string, patch: Parameters<ClientStore['update']>[2]): Promise<ClientView> {
+    return store.tx((tx) => {
+      assertThat(tx.clients.find(tenantId, clientId), ClientErrors.unknown(clientId));
+      tx.clients.update(tenantId, clientId, { ...patch, updatedAt: clock.now().toISOString() });
+      return toClientView(tx.clients.find(tenantId, clientId)!);
+    });
+  }
+
   return {
     /** Registers a client; a confidential client's secret is returned here and never again. */
     async create(tenantId: string, input: ClientInput): Promise<ClientIssuance> {
@@ -111,6 +163,7 @@ export function createClientService(deps: { store: Stores & TxRunner<Stores>; ca
           scopes: JSON.stringify([...new Set(input.scopes)]),
           defaultResource: input.defaultResource ?? null,
           nativeAuthenticationEnabled: input.nativeAuthenticationEnabled ?? false,
+          webOrigins: originList(input.webOrigins),
           secretDigest: secret && digest(secret),
           createdAt: now,
           updatedAt: now,
@@ -121,6 +174,41 @@ export function createClientService(deps: { store: Stores & TxRunner<Stores>; ca
 
     list(tenantId: string): ClientView[] {
       return store.clients.list(tenantId).map(toClientView);
+    },
+
+    /** `clients update`: for now the browser origins (null: back to the redirect URIs' origins). */
+    async update(tenantId: string, clientId: string, patch: ClientPatch): Promise<ClientView> {
+      validateWebOrigins(patch.webOrigins);
+      return change(tenantId, clientId, patch.webOrigins === undefined ? {} : { webOrigins: originList(patch.webOrigins) });
+    },
+
+    /**
+     * A DISABLED client can't authenticate or start an authorization, and its live access tokens
+     * are inactive at introspection and userinfo from the next request (see introspection.ts).
+     */
+    async setStatus(tenantId: string, clientId: string, status: ClientRow['status']): Promise<ClientView> {
+      return change(tenantId, clientId, { status });
+    },
+
+    /**
+     * May a page of `origin` read an answer about `clientId` (CORS)? Only when that ACTIVE
+     * client allows it. With no such client (none named, unknown, disabled), any origin that an
+     * ACTIVE client of the tenant allows: what a preflight is answered for, before the client is
+     * known, and what lets such a page read the error (docs/decisions.md).
+     */
+    allowsOrigin(tenantId: string, clientId: string | null | undefined, origin: string): boolean {
+      const client = clientId ? this.find(tenantId, clientId) : undefined;
+      if (client && client.status === 'ACTIVE') return client.allowedOrigins.has(origin);
+      return this.originsOfTenant(tenantId).has(origin);
+    },
+
+    /** Every origin some ACTIVE client of the tenant allows; cached until the catalogue changes. */
+    originsOfTenant(tenantId: string): ReadonlySet<string> {
+      return tenantOrigins.get(tenantId, () => {
+        const all = new Set<string>();
+        for (const r of store.clients.list(tenantId)) if (r.status === 'ACTIVE') for (const o of toClient(r).allowedOrigins) all.add(o);
+        return all;
+      })!;
     },
 
     find(tenantId: string, clientId: string): Client | undefined {

@@ -129,6 +129,25 @@ describe('introspection', () => {
     expect(await json.json()).toMatchObject({ error: 'invalid_request' });
   });
 
+  it('a client disabled by another process: its live tokens are inactive from the next request; enabled again, they are back', async () => {
+    const t = await exchange(h, f);
+    expect(await (await introspect(t.access_token)).json()).toMatchObject({ active: true, client_id: f.publicClient });
+    expect((await userinfo(t.access_token)).status).toBe(200);
+    // What the CLI does in its own process: a write that moves catalog_version (its trigger).
+    h.db.write.$client.prepare(`UPDATE clients SET status = 'DISABLED' WHERE tenant_id = ? AND client_id = ?`).run(f.tenant.tenant.id, f.publicClient);
+    // Another process's commit is seen from the next event-loop turn (reads of one turn share a snapshot).
+    await new Promise((resolve) => setImmediate(resolve));
+    expect(await (await introspect(t.access_token)).json()).toEqual({ active: false });
+    await expectInvalidToken(await userinfo(t.access_token));
+    const refresh = await post(h, `${f.issuerPath}/oauth2/token`, form({ grant_type: 'refresh_token', client_id: f.publicClient, refresh_token: t.refresh_token! }));
+    expect(refresh.status).toBe(401);
+    expect(await refresh.json()).toEqual({ error: 'invalid_client', error_description: 'client authentication failed' });
+
+    // Disabling suspends; it revokes nothing (docs/decisions.md).
+    expect(await h.services.clients.setStatus(f.tenant.tenant.id, f.publicClient, 'ACTIVE')).toMatchObject({ status: 'ACTIVE' });
+    expect(await (await introspect(t.access_token)).json()).toMatchObject({ active: true });
+  });
+
   it('a disabled user makes tokens inactive', async () => {
     const t = await exchange(h, f);
     await h.services.store.tx((tx) => tx.users.update(f.tenant.tenant.id, f.userId, { status: 'DISABLED' }));
