@@ -3,6 +3,7 @@ import type { ResolvedTenant } from '../tenants/service';
 import type { Client } from '../clients/service';
 import type { Resource } from '../resources/service';
 import { E } from './errors';
+import { redirectUriRegistered } from './redirect-uri';
 import { OIDC_SCOPES, SCOPE_TOKEN, parseScope } from './scopes';
 
 /**
@@ -193,7 +194,7 @@ export function validateAuthorizationRequest(tenant: ResolvedTenant, params: Aut
   if (!redirectUris) return direct(E.invalidRequest, 'redirect_uri is required');
   if (redirectUris.length > 1) return direct(E.invalidRequest, 'redirect_uri is duplicated');
   const redirectUri = redirectUris[0];
-  if (!client.redirectUris.includes(redirectUri)) return direct(E.invalidRequest, 'redirect_uri is not registered for the client');
+  if (!redirectUriRegistered(client, redirectUri)) return direct(E.invalidRequest, 'redirect_uri is not registered for the client');
 
   // 2. Everything else is reported to the callback, with state when it is unambiguous.
   const states = m.get('state');
