@@ -4,6 +4,7 @@ import { getCookie, setCookie } from 'hono/cookie';
 import type { Services } from '../../services';
 import type { IssuerEnv } from '../issuer';
 import { pageHeaders } from '../pages/csp';
+import { authorizeByPost } from './authorize-post';
 import { FORM_PATHS, renderPage, type PageFrame } from '../pages/templates';
 import { createBrowserFlow, type Form, type Outcome } from '../sessions/browser-flow';
 import { PageErrors, type PageError } from '../sessions/errors';
@@ -94,6 +95,7 @@ export function mountBrowserRoutes(app: Hono<IssuerEnv>, services: Services, con
     });
 
   app.get('/oauth2/authorize', guarded((c) => flow.authorize(c.get('tenant'), new URL(c.req.url).searchParams, cookieOf(c))));
+  app.post('/oauth2/authorize', authorizeByPost((c, e) => render(c, errorOutcome(e), ttl)));
   for (const p of Object.values(FORM_PATHS)) app.post(p, bodyLimit({ maxSize: MAX_FORM_BYTES, onError: (c) => render(c as Context<IssuerEnv>, errorOutcome(PageErrors.tooLarge), ttl) }));
   app.post(
     FORM_PATHS.login,
