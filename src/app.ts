@@ -7,7 +7,8 @@ import { readiness } from './platform/store/sqlite';
 import { mountEngageRoutes } from './engage/routes';
 import type { Services } from './services';
 import { createIssuerApp, resolveTenant, type IssuerEnv } from './identity/issuer';
-import { METADATA_CACHE, discoveryDocument, mountDiscoveryRoutes } from './identity/oauth/discovery-routes';
+import { METADATA_CACHE, discoveryRepresentation, mountDiscoveryRoutes } from './identity/oauth/discovery-routes';
+import { sendRepresentation } from './identity/oauth/etag';
 import { mountOAuthRoutes } from './identity/oauth/routes';
 import { mountBrowserRoutes } from './identity/oauth/authorize-routes';
 
@@ -51,10 +52,9 @@ export function createApp(deps: AppDeps): Hono<AppEnv> {
   mountEngageRoutes(app, services.engage);
 
   // RFC 8414 §3.1: for an issuer with a path, the path goes after the well-known prefix.
-  app.get('/.well-known/oauth-authorization-server/t/:tenantSegment', resolveTenant(services.tenants) as never, (c) => {
-    c.header('Cache-Control', METADATA_CACHE);
-    return c.json(discoveryDocument((c as unknown as { get(k: 'tenant'): { issuer: string } }).get('tenant').issuer));
-  });
+  app.get('/.well-known/oauth-authorization-server/t/:tenantSegment', resolveTenant(services.tenants) as never, (c) =>
+    sendRepresentation(c, discoveryRepresentation((c as unknown as { get(k: 'tenant'): { issuer: string } }).get('tenant').issuer), METADATA_CACHE),
+  );
 
   const issuer = createIssuerApp(services.tenants, (r: Hono<IssuerEnv>) => {
     mountDiscoveryRoutes(r, services.keys);

@@ -1,6 +1,7 @@
 import type { Hono } from 'hono';
 import type { KeyService } from '../keys/service';
 import type { IssuerEnv } from '../issuer';
+import { keyedRepresentation, representationOf, sendRepresentation, type Representation } from './etag';
 
 /** OpenID Provider metadata, exactly the fields of spec 02's discovery table. */
 export function discoveryDocument(issuer: string) {
@@ -26,22 +27,17 @@ export function discoveryDocument(issuer: string) {
   };
 }
 
+/** The discovery document serialized once per issuer, with its ETag (etag.ts). */
+export const discoveryRepresentation = (issuer: string): Representation => keyedRepresentation(`discovery ${issuer}`, () => discoveryDocument(issuer));
+
 /** Metadata changes only with configuration; keys rotate with a staged key published first. */
 export const METADATA_CACHE = 'public, max-age=300';
 export const JWKS_CACHE = 'public, max-age=300, must-revalidate';
 
 export function mountDiscoveryRoutes(app: Hono<IssuerEnv>, keys: KeyService): void {
-  app.get('/.well-known/openid-configuration', (c) => {
-    c.header('Cache-Control', METADATA_CACHE);
-    return c.json(discoveryDocument(c.get('tenant').issuer));
-  });
+  // ETag and If-None-Match: see etag.ts.
+  app.get('/.well-known/openid-configuration', (c) => sendRepresentation(c, discoveryRepresentation(c.get('tenant').issuer), METADATA_CACHE));
   // RFC 8414 §3 for a host-only issuer; path issuers are served by the root app.
-  app.get('/.well-known/oauth-authorization-server', (c) => {
-    c.header('Cache-Control', METADATA_CACHE);
-    return c.json(discoveryDocument(c.get('tenant').issuer));
-  });
-  app.get('/oauth2/jwks', (c) => {
-    c.header('Cache-Control', JWKS_CACHE);
-    return c.json(keys.jwks(c.get('tenant').tenant.id));
-  });
+  app.get('/.well-known/oauth-authorization-server', (c) => sendRepresentation(c, discoveryRepresentation(c.get('tenant').issuer), METADATA_CACHE));
+  app.get('/oauth2/jwks', (c) => sendRepresentation(c, representationOf(keys.jwks(c.get('tenant').tenant.id)), JWKS_CACHE));
 }
