@@ -8,6 +8,7 @@ import { mountEngageRoutes } from './engage/routes';
 import type { Services } from './services';
 import { createIssuerApp, resolveTenant, type IssuerEnv } from './identity/issuer';
 import { METADATA_CACHE, discoveryRepresentation, mountDiscoveryRoutes } from './identity/oauth/discovery-routes';
+import { publicCors } from './identity/oauth/cors';
 import { sendRepresentation } from './identity/oauth/etag';
 import { mountOAuthRoutes } from './identity/oauth/routes';
 import { mountBrowserRoutes } from './identity/oauth/authorize-routes';
@@ -52,6 +53,7 @@ export function createApp(deps: AppDeps): Hono<AppEnv> {
   mountEngageRoutes(app, services.engage);
 
   // RFC 8414 §3.1: for an issuer with a path, the path goes after the well-known prefix.
+  app.use('/.well-known/oauth-authorization-server/t/:tenantSegment', publicCors());
   app.get('/.well-known/oauth-authorization-server/t/:tenantSegment', resolveTenant(services.tenants) as never, (c) =>
     sendRepresentation(c, discoveryRepresentation((c as unknown as { get(k: 'tenant'): { issuer: string } }).get('tenant').issuer), METADATA_CACHE),
   );

@@ -1,6 +1,7 @@
 import type { Hono } from 'hono';
 import type { KeyService } from '../keys/service';
 import type { IssuerEnv } from '../issuer';
+import { publicCors } from './cors';
 import { keyedRepresentation, representationOf, sendRepresentation, type Representation } from './etag';
 
 /** OpenID Provider metadata, exactly the fields of spec 02's discovery table. */
@@ -35,7 +36,8 @@ export const METADATA_CACHE = 'public, max-age=300';
 export const JWKS_CACHE = 'public, max-age=300, must-revalidate';
 
 export function mountDiscoveryRoutes(app: Hono<IssuerEnv>, keys: KeyService): void {
-  // ETag and If-None-Match: see etag.ts.
+  // Public documents: readable by any origin (cors.ts). ETag and If-None-Match: see etag.ts.
+  for (const p of ['/.well-known/openid-configuration', '/.well-known/oauth-authorization-server', '/oauth2/jwks']) app.use(p, publicCors());
   app.get('/.well-known/openid-configuration', (c) => sendRepresentation(c, discoveryRepresentation(c.get('tenant').issuer), METADATA_CACHE));
   // RFC 8414 §3 for a host-only issuer; path issuers are served by the root app.
   app.get('/.well-known/oauth-authorization-server', (c) => sendRepresentation(c, discoveryRepresentation(c.get('tenant').issuer), METADATA_CACHE));

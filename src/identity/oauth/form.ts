@@ -46,10 +46,20 @@ function plainPairs(text: string): [string, string][] {
   return out;
 }
 
+/** Forms read by readForm, per request (see formRead). */
+const read = new WeakMap<Context, Form>();
+
 export async function readForm(c: Context): Promise<Form> {
   const type = headerOf(c, 'content-type') ?? '';
   if (!FORM_TYPE.test(type)) throw invalidRequest('Content-Type must be application/x-www-form-urlencoded');
   const text = await readBodyText(c, MAX_BODY);
   if (text === undefined) throw invalidRequest('request body too large');
-  return parseForm(text);
+  const form = parseForm(text);
+  read.set(c, form);
+  return form;
+}
+
+/** The form readForm returned for this request, if it read one (the body can be read once). */
+export function formRead(c: Context): Form | undefined {
+  return read.get(c);
 }
