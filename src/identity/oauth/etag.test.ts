@@ -31,6 +31,7 @@ describe('ETag and If-None-Match on discovery and JWKS (RFC 9110 §13.1.2)', () 
       expect({ inm, status: res.status }).toEqual({ inm, status: 304 });
       expect(res.headers.get('etag')).toBe(etag);
       expect(res.headers.get('cache-control')).toBe(cacheControl);
+      expect(res.headers.get('content-type')).toBe('application/json');
       expect(await res.text()).toBe('');
     }
     const changed = await get(p, { 'if-none-match': '"other"' });

@@ -60,7 +60,9 @@ export function ifNoneMatchHits(header: string | undefined, etag: string): boole
 
 /** 200 with the JSON and its ETag, or 304 with the same validator and caching headers and no body. */
 export function sendRepresentation(c: Context, r: Representation, cacheControl: string): Response {
-  const headers = { 'Cache-Control': cacheControl, ETag: r.etag };
+  // Content-Type on the 304 too: the Node adapter would otherwise add text/plain to a bodiless
+  // answer, and a cache refreshing its stored headers from the 304 (RFC 9111 §4.3.4) would take it.
+  const headers = { 'Cache-Control': cacheControl, ETag: r.etag, 'Content-Type': 'application/json' };
   if (ifNoneMatchHits(headerOf(c, 'if-none-match'), r.etag)) return c.body(null, 304, headers);
-  return c.body(r.body, 200, { ...headers, 'Content-Type': 'application/json' });
+  return c.body(r.body, 200, headers);
 }
