@@ -116,6 +116,23 @@ describe('dist/engage administration commands', () => {
       expect(r.stdout).not.toContain(webSecret);
     });
 
+    it('clients create --web-origin (repeatable), clients update, disable and enable', async () => {
+      const S = ['--tenant', 'spa-tenant'];
+      await json(['tenants', 'create', '--slug', 'spa-tenant']);
+      await json(['clients', 'create', ...S, '--client-id', 'spa', '--name', 'SPA', '--type', 'WEB', '--auth', 'NONE', '--redirect-uri', 'https://spa.acme.test/cb', '--scope', 'openid', '--web-origin', 'https://spa.acme.test', '--web-origin', 'http://localhost:5173']);
+      const listed = async () => (await json<(ClientJson & { webOrigins: string[] | null })[]>(['clients', 'list', ...S]))[0];
+      expect(await listed()).toMatchObject({ clientId: 'spa', webOrigins: ['https://spa.acme.test', 'http://localhost:5173'], status: 'ACTIVE' });
+      await fails(['clients', 'create', ...S, '--client-id', 'spa2', '--name', 'SPA', '--type', 'WEB', '--auth', 'NONE', '--redirect-uri', 'https://spa.acme.test/cb', '--scope', 'openid', '--web-origin', 'https://spa.acme.test/'], /webOrigins/);
+      expect(await json(['clients', 'update', ...S, '--client-id', 'spa', '--web-origin', 'https://other.acme.test'])).toMatchObject({ webOrigins: ['https://other.acme.test'] });
+      expect(await json(['clients', 'update', ...S, '--client-id', 'spa', '--no-web-origins'])).toMatchObject({ webOrigins: [] });
+      expect(await json(['clients', 'update', ...S, '--client-id', 'spa', '--default-web-origins'])).toMatchObject({ webOrigins: null });
+      await fails(['clients', 'update', ...S, '--client-id', 'spa'], /exactly one/);
+      await fails(['clients', 'update', ...S, '--client-id', 'ghost', '--no-web-origins'], /ghost/);
+      expect(await json(['clients', 'disable', ...S, '--client-id', 'spa'])).toMatchObject({ status: 'DISABLED' });
+      expect(await listed()).toMatchObject({ status: 'DISABLED' });
+      expect(await json(['clients', 'enable', ...S, '--client-id', 'spa'])).toMatchObject({ status: 'ACTIVE' });
+    });
+
     it('credentials issue prints the secret once; list shows the credential ACTIVE without it', async () => {
       credential = await json<CredentialIssuedJson>(['credentials', 'issue', ...T, '--resource', API]);
       expect(Object.keys(credential).sort()).toEqual(['credentialId', 'credentialSecret']);

@@ -3,15 +3,21 @@ import type { Clock } from '../../platform/clock';
 import { digest, newSecret } from '../../platform/crypto';
 import { assertThat } from '../../platform/http/errors';
 import type { TxRunner } from '../../platform/store/store';
-import { SCOPE_TOKEN, parseJsonList } from '../oauth/scopes';
+import { parseJsonList } from '../oauth/scopes';
 import type { ResourceService, ResourceTx } from '../resources/service';
 import { ClientErrors } from './errors';
+import { checkClientInput, checkClientPatch } from './schemas';
+import { validInput } from '../../platform/http/schema';
 import type { ClientRow, ClientStore } from './store';
 
 /** A client with its lists parsed: what the protocol code works with. */
-export interface Client extends Omit<ClientRow, 'redirectUris' | 'scopes'> {
+export interface Client extends Omit<ClientRow, 'redirectUris' | 'scopes' | 'webOrigins'> {
   redirectUris: string[];
   scopes: string[];
+  /** Registered browser origins; null: the origins of its http(s) redirect URIs. */
+  webOrigins: string[] | null;
+  /** What webOrigins means: the origins whose pages may read this client's token, revocation and userinfo answers (CORS). */
+  allowedOrigins: ReadonlySet<string>;
 }
 
 /** Client (request) of spec 03. */
@@ -25,6 +31,13 @@ export interface ClientInput {
   scopes: string[];
   defaultResource?: string | null;
   nativeAuthenticationEnabled?: boolean;
+  /** Browser origins allowed by CORS; null or absent: the origins of the redirect URIs. */
+  webOrigins?: string[] | null;
+}
+
+/** What `clients update` may change. */
+export interface ClientPatch {
+  webOrigins?: string[] | null;
 }
 
 /** Client (list entry) of spec 03: never the secret. */
@@ -41,10 +54,21 @@ export interface ClientIssuance {
 
 type Stores = { clients: ClientStore } & ResourceTx;
 
-const CLIENT_ID = /^[A-Za-z0-9._~-]{1,128}$/;
+
+/** The origin of each http(s) redirect URI (private-use schemes have none). */
+export function redirectOrigins(redirectUris: string[]): string[] {
+  const out = new Set<string>();
+  for (const u of redirectUris) {
+    const url = URL.parse(u);
+    if (url && (url.protocol === 'https:' || url.protocol === 'http:')) out.add(url.origin);
+  }
+  return [...out];
+}
 
 export function toClient(r: ClientRow): Client {
-  return { ...r, redirectUris: parseJsonList(r.redirectUris), scopes: parseJsonList(r.scopes) };
+  const redirectUris = parseJsonList(r.redirectUris);
+  const webOrigins = r.webOrigins === null ? null : parseJsonList(r.webOrigins);
+  return { ...r, redirectUris, scopes: parseJsonList(r.scopes), webOrigins, allowedOrigins: new Set(webOrigins ?? redirectOrigins(redirectUris)) };
 }
 
 export function toClientView(r: ClientRow): ClientView {
@@ -58,40 +82,45 @@ export function toClientView(r: ClientRow): ClientView {
     scopes: parseJsonList(r.scopes),
     defaultResource: r.defaultResource,
     nativeAuthenticationEnabled: r.nativeAuthenticationEnabled,
+    webOrigins: r.webOrigins === null ? null : parseJsonList(r.webOrigins),
     status: r.status,
     createdAt: r.createdAt,
     configurationManaged: r.configurationManaged,
   };
 }
 
-/** Registered redirect URIs are compared exactly (spec 02): absolute, no fragment. */
-function isRedirectUri(s: string): boolean {
-  try {
-    const u = new URL(s);
-    return !s.includes('#') && u.protocol !== 'javascript:' && u.protocol !== 'data:';
-  } catch {
-    return false;
-  }
+/** A serialized origin as browsers send it (RFC 6454 §6.2): http(s), lower-case host, no default port, no path. */
+function isWebOrigin(s: string): boolean {
+  const url = URL.parse(s);
+  return !!url && (url.protocol === 'https:' || url.protocol === 'http:') && url.origin === s;
 }
 
-function validate(input: ClientInput): void {
-  const bad = (cond: boolean, msg: string) => assertThat(cond, ClientErrors.invalid(msg));
-  bad(typeof input.clientId === 'string' && CLIENT_ID.test(input.clientId), 'clientId must be 1-128 characters of letters, digits, ".", "_", "~" or "-"');
-  bad(typeof input.displayName === 'string' && input.displayName.trim().length > 0 && input.displayName.length <= 200, 'displayName must be a non-empty string');
-  bad(['WEB', 'NATIVE'].includes(input.applicationType), 'applicationType must be WEB or NATIVE');
-  bad(['CLIENT_SECRET_BASIC', 'NONE'].includes(input.tokenEndpointAuthMethod), 'tokenEndpointAuthMethod must be CLIENT_SECRET_BASIC or NONE');
-  bad(['EXPLICIT', 'PRE_AUTHORIZED'].includes(input.consentPolicy), 'consentPolicy must be EXPLICIT or PRE_AUTHORIZED');
-  bad(Array.isArray(input.redirectUris) && input.redirectUris.length > 0 && input.redirectUris.every((u) => typeof u === 'string' && isRedirectUri(u)), 'redirectUris must be absolute URIs without fragments');
-  bad(Array.isArray(input.scopes) && input.scopes.every((s) => typeof s === 'string' && SCOPE_TOKEN.test(s)), 'scopes must be scope tokens');
+function checkWebOrigins(webOrigins: string[] | null | undefined): void {
+  const bad = webOrigins?.findIndex((o) => !isWebOrigin(o)) ?? -1;
+  assertThat(bad < 0, () => ClientErrors.invalid(`webOrigins[${bad}]: must be an origin such as https://app.example.com (scheme, host and non-default port only)`));
 }
+
+const originList = (webOrigins: string[] | null | undefined) => (webOrigins === null || webOrigins === undefined ? null : JSON.stringify([...new Set(webOrigins)]));
 
 export function createClientService(deps: { store: Stores & TxRunner<Stores>; catalog: () => number; clock: Clock; resources: ResourceService }) {
   const { store, clock } = deps;
   const found = new CatalogCache<Client>(deps.catalog);
+  const tenantOrigins = new CatalogCache<ReadonlySet<string>>(deps.catalog);
+
+  /** Changes one existing client; every change moves catalog_version, so every process sees it on its next request. */
+  async function change(tenantId: string, clientId: string, patch: Parameters<ClientStore['update']>[2]): Promise<ClientView> {
+    return store.tx((tx) => {
+      assertThat(tx.clients.find(tenantId, clientId), ClientErrors.unknown(clientId));
+      tx.clients.update(tenantId, clientId, { ...patch, updatedAt: clock.now().toISOString() });
+      return toClientView(tx.clients.find(tenantId, clientId)!);
+    });
+  }
+
   return {
     /** Registers a client; a confidential client's secret is returned here and never again. */
     async create(tenantId: string, input: ClientInput): Promise<ClientIssuance> {
-      validate(input);
+      validInput(checkClientInput, input, ClientErrors.invalid);
+      checkWebOrigins(input.webOrigins);
       const secret = input.tokenEndpointAuthMethod === 'CLIENT_SECRET_BASIC' ? newSecret() : null;
       await store.tx((tx) => {
         assertThat(!tx.clients.find(tenantId, input.clientId), ClientErrors.conflict(`client ${input.clientId} exists`));
@@ -111,6 +140,7 @@ export function createClientService(deps: { store: Stores & TxRunner<Stores>; ca
           scopes: JSON.stringify([...new Set(input.scopes)]),
           defaultResource: input.defaultResource ?? null,
           nativeAuthenticationEnabled: input.nativeAuthenticationEnabled ?? false,
+          webOrigins: originList(input.webOrigins),
           secretDigest: secret && digest(secret),
           createdAt: now,
           updatedAt: now,
@@ -121,6 +151,42 @@ export function createClientService(deps: { store: Stores & TxRunner<Stores>; ca
 
     list(tenantId: string): ClientView[] {
       return store.clients.list(tenantId).map(toClientView);
+    },
+
+    /** `clients update`: for now the browser origins (null: back to the redirect URIs' origins). */
+    async update(tenantId: string, clientId: string, patch: ClientPatch): Promise<ClientView> {
+      validInput(checkClientPatch, patch, ClientErrors.invalid);
+      checkWebOrigins(patch.webOrigins);
+      return change(tenantId, clientId, patch.webOrigins === undefined ? {} : { webOrigins: originList(patch.webOrigins) });
+    },
+
+    /**
+     * A DISABLED client can't authenticate or start an authorization, and its live access tokens
+     * are inactive at introspection and userinfo from the next request (see introspection.ts).
+     */
+    async setStatus(tenantId: string, clientId: string, status: ClientRow['status']): Promise<ClientView> {
+      return change(tenantId, clientId, { status });
+    },
+
+    /**
+     * May a page of `origin` read an answer about `clientId` (CORS)? Only when that ACTIVE
+     * client allows it. With no such client (none named, unknown, disabled), any origin that an
+     * ACTIVE client of the tenant allows: what a preflight is answered for, before the client is
+     * known, and what lets such a page read the error (docs/decisions.md).
+     */
+    allowsOrigin(tenantId: string, clientId: string | null | undefined, origin: string): boolean {
+      const client = clientId ? this.find(tenantId, clientId) : undefined;
+      if (client && client.status === 'ACTIVE') return client.allowedOrigins.has(origin);
+      return this.originsOfTenant(tenantId).has(origin);
+    },
+
+    /** Every origin some ACTIVE client of the tenant allows; cached until the catalogue changes. */
+    originsOfTenant(tenantId: string): ReadonlySet<string> {
+      return tenantOrigins.get(tenantId, () => {
+        const all = new Set<string>();
+        for (const r of store.clients.list(tenantId)) if (r.status === 'ACTIVE') for (const o of toClient(r).allowedOrigins) all.add(o);
+        return all;
+      })!;
     },
 
     find(tenantId: string, clientId: string): Client | undefined {

@@ -61,6 +61,7 @@ export function createKeyService(deps: {
   const publicCache = new Map<string, KeyObject>();
   const rows = new CatalogCache<SigningKeyRow>(deps.catalog);
   const activeRows = new CatalogCache<SigningKeyRow>(deps.catalog);
+  const jwksCache = new Map<string, { version: number; validUntil: number; jwks: { keys: PublicJwk[] } }>();
 
   /** RSA generation is CPU work: done before any transaction. */
   async function generate(): Promise<GeneratedKey> {
@@ -164,13 +165,24 @@ export function createKeyService(deps: {
       return store.tx((tx) => tx.keys.retireExpired(clock.nowSeconds(), clock.now().toISOString()));
     },
 
+    /**
+     * The published keys. The same object is returned while the catalogue stands still and no
+     * RETIRING key has passed its retireAfter, so callers may cache what they derive from it
+     * (its serialization and ETag, see oauth/etag.ts) by identity.
+     */
     jwks(tenantId: string): { keys: PublicJwk[] } {
       const nowS = clock.nowSeconds();
-      const keys = store.keys
-        .inStates(tenantId, [...PUBLISHED])
-        .filter((k) => isPublished(k, nowS))
-        .map((k) => ({ ...(JSON.parse(k.publicJwk) as { kty: 'RSA'; n: string; e: string }), kid: k.kid, use: 'sig' as const, alg: 'RS256' as const }));
-      return { keys };
+      const version = deps.catalog();
+      const hit = jwksCache.get(tenantId);
+      if (hit && hit.version === version && nowS < hit.validUntil) return hit.jwks;
+      const rows = store.keys.inStates(tenantId, [...PUBLISHED]).filter((k) => isPublished(k, nowS));
+      const keys = rows.map((k) => ({ ...(JSON.parse(k.publicJwk) as { kty: 'RSA'; n: string; e: string }), kid: k.kid, use: 'sig' as const, alg: 'RS256' as const }));
+      // The set changes without a write when a RETIRING key's retireAfter passes.
+      const validUntil = Math.min(...rows.map((k) => (k.state === 'RETIRING' && k.retireAfter !== null ? k.retireAfter : Infinity)));
+      const jwks = { keys };
+      if (jwksCache.size >= 10_000 && !jwksCache.has(tenantId)) jwksCache.delete(jwksCache.keys().next().value!);
+      jwksCache.set(tenantId, { version, validUntil, jwks });
+      return jwks;
     },
 
     /** The ACTIVE key; a rotation by any process (the CLI too) is seen by the next request (platform/catalog.ts). */

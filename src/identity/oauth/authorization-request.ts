@@ -1,7 +1,9 @@
+import { safeErrorDescription } from '../../platform/http/error-description';
 import type { ResolvedTenant } from '../tenants/service';
 import type { Client } from '../clients/service';
 import type { Resource } from '../resources/service';
 import { E } from './errors';
+import { redirectUriRegistered } from './redirect-uri';
 import { OIDC_SCOPES, SCOPE_TOKEN, parseScope } from './scopes';
 
 /**
@@ -192,7 +194,7 @@ export function validateAuthorizationRequest(tenant: ResolvedTenant, params: Aut
   if (!redirectUris) return direct(E.invalidRequest, 'redirect_uri is required');
   if (redirectUris.length > 1) return direct(E.invalidRequest, 'redirect_uri is duplicated');
   const redirectUri = redirectUris[0];
-  if (!client.redirectUris.includes(redirectUri)) return direct(E.invalidRequest, 'redirect_uri is not registered for the client');
+  if (!redirectUriRegistered(client, redirectUri)) return direct(E.invalidRequest, 'redirect_uri is not registered for the client');
 
   // 2. Everything else is reported to the callback, with state when it is unambiguous.
   const states = m.get('state');
@@ -216,9 +218,14 @@ export function validateAuthorizationRequest(tenant: ResolvedTenant, params: Aut
   }
 }
 
-/** The callback URL with code or error, state and iss (RFC 9207), keeping the URI's own query. */
+/**
+ * The callback URL with code or error, state and iss (RFC 9207), keeping the URI's own query;
+ * error_description held to RFC 6749 §4.1.2.1's characters.
+ */
 export function authorizationRedirect(redirectUri: string, params: Record<string, string | null | undefined>): string {
   const url = new URL(redirectUri);
-  for (const [k, v] of Object.entries(params)) if (v !== null && v !== undefined) url.searchParams.append(k, v);
+  for (const [k, v] of Object.entries(params)) {
+    if (v !== null && v !== undefined) url.searchParams.append(k, k === 'error_description' ? safeErrorDescription(v) : v);
+  }
   return url.toString();
 }

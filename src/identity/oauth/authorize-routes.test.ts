@@ -86,6 +86,11 @@ describe('GET /oauth2/authorize: errors redirected with error, state and iss', (
     expect(loc.searchParams.get('code')).toBeNull();
   });
 
+  it('an echoed resource is held to the RFC 6749 error_description characters', async () => {
+    const p = redirectParams(await h.request(authorizeUrl('acme', { resource: 'https://x.example/a"b\\c\u00e9\u0001', scope: 'openid' })));
+    expect(p).toEqual({ error: 'invalid_target', error_description: "resource https://x.example/a'b/c?? is not available to the client", state: 'st-123', iss: seed.issuer });
+  });
+
   it('a duplicated state is not echoed', async () => {
     const p = redirectParams(await h.request(authorizeUrl('acme') + '&state=other'));
     expect(p.error).toBe('invalid_request');
@@ -189,5 +194,52 @@ describe('sign-in and consent', () => {
     // prompt=none with max_age 0 after a fresh sign-in still needs a new one.
     h.clock.advance(1);
     expect(redirectParams(await d.get(authorizeUrl('acme', { prompt: 'none', max_age: '0' }, 'app'))).error).toBe('login_required');
+  });
+});
+
+describe('POST /oauth2/authorize (OIDC Core 3.1.2.1)', () => {
+  const post = (d: FormDriver, body: string, type = 'application/x-www-form-urlencoded') =>
+    h.app.request('http://engage.test/t/acme/oauth2/authorize', { method: 'POST', redirect: 'manual', headers: { 'content-type': type, cookie: d.cookieHeader(new URL('http://engage.test/t/acme/oauth2/authorize')) ?? '' }, body });
+
+  it('is answered 303 to the same request as a GET, which then works as GET does (the session cookie included)', async () => {
+    const d = driver();
+    const first = await d.signIn(authorizeUrl('acme', {}, 'app'), 'alice@example.com', PASSWORD);
+    expect(first.status).toBe(302);
+
+    const get = authorizeUrl('acme', { state: 'st-post', nonce: 'n "quoted"' }, 'app') + '&ui_locales=en';
+    const query = get.slice(get.indexOf('?') + 1);
+    const res = await post(d, query);
+    expect(res.status).toBe(303);
+    expect(res.headers.get('cache-control')).toBe('no-store');
+    expect(res.headers.get('location')).toBe(`${seed.issuer}/oauth2/authorize?${query}`);
+    expect(await res.text()).toBe('');
+
+    const done = await d.get(res.headers.get('location')!);
+    expect(done.status).toBe(302);
+    const p = redirectParams(done);
+    expect(p).toMatchObject({ state: 'st-post', iss: seed.issuer });
+    expect(p.code).toMatch(/^[A-Za-z0-9_-]{43}$/);
+  });
+
+  it('keeps repetitions, so a duplicated parameter is reported exactly as on GET', async () => {
+    const get = authorizeUrl('acme') + '&scope=openid';
+    const res = await post(driver(), get.slice(get.indexOf('?') + 1));
+    expect(res.status).toBe(303);
+    const viaPost = await h.request(res.headers.get('location')!.slice('http://engage.test'.length));
+    const viaGet = await h.request(get);
+    expect(redirectParams(viaPost)).toEqual(redirectParams(viaGet));
+    expect(redirectParams(viaPost).error).toBe('invalid_request');
+  });
+
+  it('another content type is a 400 page, an oversized form 413; an unknown issuer 404 empty', async () => {
+    const json = await post(driver(), '{"client_id":"web"}', 'application/json');
+    expect(json.status).toBe(400);
+    expect(json.headers.get('location')).toBeNull();
+    expect(await json.text()).toContain('<h1>');
+    const big = await post(driver(), 'state=' + 'x'.repeat(17 * 1024));
+    expect(big.status).toBe(413);
+    const unknown = await h.request('/t/nope/oauth2/authorize', { method: 'POST', headers: { 'content-type': 'application/x-www-form-urlencoded' }, body: 'client_id=web' });
+    expect(unknown.status).toBe(404);
+    expect(await unknown.text()).toBe('');
   });
 });

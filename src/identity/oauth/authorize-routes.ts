@@ -4,6 +4,7 @@ import { getCookie, setCookie } from 'hono/cookie';
 import type { Services } from '../../services';
 import type { IssuerEnv } from '../issuer';
 import { pageHeaders } from '../pages/csp';
+import { authorizeByPost } from './authorize-post';
 import { FORM_PATHS, renderPage, type PageFrame } from '../pages/templates';
 import { createBrowserFlow, type Form, type Outcome } from '../sessions/browser-flow';
 import { PageErrors, type PageError } from '../sessions/errors';
@@ -13,7 +14,7 @@ import type { Config } from '../../platform/config';
 import { clientAddress, headerOf } from '../../platform/http/request';
 import { described, type RouteDoc } from '../../platform/http/openapi';
 import type { TSchema } from '../../platform/http/schema';
-import { AuthorizeQuery, ConsentForm, LoginForm, SelectForm } from './schemas';
+import { AuthorizeForm, AuthorizeQuery, ConsentForm, LoginForm, SelectForm } from './schemas';
 
 /** One cookie name per issuer; its Path (and for custom issuers its host) keeps tenants apart. */
 export const SESSION_COOKIE = 'engage_session';
@@ -107,6 +108,19 @@ export function mountBrowserRoutes(app: Hono<IssuerEnv>, services: Services, con
         errors: { 400: 'unknown client or unregistered redirect_uri (a page)', 404: 'unknown issuer (empty body)' },
       },
       guarded((c) => flow.authorize(c.get('tenant'), new URL(c.req.url).searchParams, cookieOf(c))),
+    ),
+  );
+  app.post(
+    '/oauth2/authorize',
+    described(
+      {
+        summary: 'Authorization endpoint by POST (OIDC Core 3.1.2.1): 303 to the same parameters as a GET',
+        tags: ['oauth'],
+        body: { schema: AuthorizeForm, type: 'form' },
+        responses: { 303: { description: 'to GET /oauth2/authorize with the same parameters' } },
+        errors: { 400: 'malformed form (a page)', 404: 'unknown issuer (empty body)' },
+      },
+      authorizeByPost((c, e) => render(c, errorOutcome(e), ttl)),
     ),
   );
   for (const p of Object.values(FORM_PATHS)) app.post(p, bodyLimit({ maxSize: MAX_FORM_BYTES, onError: (c) => render(c as Context<IssuerEnv>, errorOutcome(PageErrors.tooLarge), ttl) }));

@@ -26,7 +26,9 @@ export function authenticateClient(clients: ClientService, tenantId: string, for
     }
     return client;
   }
-  const clientId = form.required('client_id');
+  const clientId = form.get('client_id');
+  // RFC 6749 §5.2: no client authentication at all is invalid_client (401), with a challenge.
+  if (clientId === null) throw invalidClient('client authentication required', realm);
   const client = clients.find(tenantId, clientId);
   if (!client || client.status !== 'ACTIVE') throw invalidClient('client authentication failed');
   if (client.tokenEndpointAuthMethod !== 'NONE') throw invalidClient('this client must authenticate with HTTP Basic');

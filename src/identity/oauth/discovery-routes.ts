@@ -1,8 +1,10 @@
-import type { Hono, MiddlewareHandler } from 'hono';
+import type { Context, Hono, MiddlewareHandler } from 'hono';
 import { described, type RouteDoc } from '../../platform/http/openapi';
 import type { KeyService } from '../keys/service';
 import type { IssuerEnv } from '../issuer';
 import { DiscoveryDocument, Jwks } from './schemas';
+import { publicCors } from './cors';
+import { keyedRepresentation, representationOf, sendRepresentation, type Representation } from './etag';
 
 /** OpenID Provider metadata, exactly the fields of spec 02's discovery table. */
 export function discoveryDocument(issuer: string) {
@@ -28,6 +30,9 @@ export function discoveryDocument(issuer: string) {
   };
 }
 
+/** The discovery document serialized once per issuer, with its ETag (etag.ts). */
+export const discoveryRepresentation = (issuer: string): Representation => keyedRepresentation(`discovery ${issuer}`, () => discoveryDocument(issuer));
+
 /** Metadata changes only with configuration; keys rotate with a staged key published first. */
 export const METADATA_CACHE = 'public, max-age=300';
 export const JWKS_CACHE = 'public, max-age=300, must-revalidate';
@@ -39,18 +44,16 @@ const metadataDoc = (summary: string): RouteDoc => ({
   errors: { 404: 'unknown issuer (empty body)' },
 });
 
-const metadata = described(metadataDoc('RFC 8414 authorization server metadata'), (c) => {
-  c.header('Cache-Control', METADATA_CACHE);
-  return c.json(discoveryDocument(c.get('tenant').issuer));
-}) as (c: Parameters<MiddlewareHandler<IssuerEnv>>[0]) => Response;
+const metadata = described(metadataDoc('RFC 8414 authorization server metadata'), (c: Context<IssuerEnv>) =>
+  sendRepresentation(c, discoveryRepresentation(c.get('tenant').issuer), METADATA_CACHE),
+);
 
 export function mountDiscoveryRoutes(app: Hono<IssuerEnv>, keys: KeyService): void {
+  // Public documents: readable by any origin (cors.ts). ETag and If-None-Match: see etag.ts.
+  for (const p of ['/.well-known/openid-configuration', '/.well-known/oauth-authorization-server', '/oauth2/jwks']) app.use(p, publicCors());
   app.get(
     '/.well-known/openid-configuration',
-    described(metadataDoc('OpenID Connect discovery document'), (c) => {
-      c.header('Cache-Control', METADATA_CACHE);
-      return c.json(discoveryDocument(c.get('tenant').issuer));
-    }),
+    described(metadataDoc('OpenID Connect discovery document'), (c) => sendRepresentation(c, discoveryRepresentation(c.get('tenant').issuer), METADATA_CACHE)),
   );
   // RFC 8414 §3 for a host-only issuer; path issuers use the route below.
   app.get('/.well-known/oauth-authorization-server', metadata);
@@ -58,15 +61,14 @@ export function mountDiscoveryRoutes(app: Hono<IssuerEnv>, keys: KeyService): vo
     '/oauth2/jwks',
     described(
       { summary: 'The tenant’s signing keys', tags: ['discovery'], responses: { 200: { description: 'JWKS', schema: Jwks } }, errors: { 404: 'unknown issuer (empty body)' } },
-      (c) => {
-        c.header('Cache-Control', JWKS_CACHE);
-        return c.json(keys.jwks(c.get('tenant').tenant.id));
-      },
+      (c) => sendRepresentation(c, representationOf(keys.jwks(c.get('tenant').tenant.id)), JWKS_CACHE),
     ),
   );
 }
 
 /** RFC 8414 §3.1: for an issuer with a path, the path goes after the well-known prefix. */
 export function mountPathMetadataRoute(app: Hono<IssuerEnv>, resolve: MiddlewareHandler<IssuerEnv>): void {
-  app.get('/.well-known/oauth-authorization-server/t/:tenantSegment', resolve, metadata);
+  const path = '/.well-known/oauth-authorization-server/t/:tenantSegment';
+  app.use(path, publicCors());
+  app.get(path, resolve, metadata);
 }

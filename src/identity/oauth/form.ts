@@ -50,6 +50,9 @@ function plainPairs(text: string): [string, string][] {
   return out;
 }
 
+/** Forms read by readForm, per request (see formRead). */
+const read = new WeakMap<Context, Form>();
+
 /**
  * Reads the form and checks it against the route's schema (schemas.ts): a missing, empty or
  * malformed field is invalid_request naming the field.
@@ -60,6 +63,7 @@ export async function readForm(c: Context, check?: Checker<TSchema>): Promise<Fo
   const text = await readBodyText(c, MAX_BODY);
   if (text === undefined) throw invalidRequest('request body too large');
   const form = parseForm(text);
+  read.set(c, form);
   if (check) checkForm(form, check);
   return form;
 }
@@ -67,4 +71,9 @@ export async function readForm(c: Context, check?: Checker<TSchema>): Promise<Fo
 export function checkForm(form: Form, check: Checker<TSchema>): void {
   const bad = check(form.values());
   if (bad) throw invalidRequest(bad.message);
+}
+
+/** The form readForm returned for this request, if it read one (the body can be read once). */
+export function formRead(c: Context): Form | undefined {
+  return read.get(c);
 }

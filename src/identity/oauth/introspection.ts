@@ -33,12 +33,15 @@ export interface UserinfoResponse {
 const INACTIVE = { active: false } as const;
 
 export function createTokenIntrospection(ctx: OAuthContext) {
-  const { store, tokens } = ctx;
+  const { store, tokens, clients } = ctx;
 
-  /** A verified access token whose grant, jti and subject are all still live. */
+  /** A verified access token whose client, grant, jti and subject are all still live. */
   function live(tenant: ResolvedTenant, token: string): { claims: AccessTokenClaims; state: AccessTokenState } | undefined {
     const claims = tokens.verifyAccessToken(tenant, token);
     if (!claims) return undefined;
+    // A disabled client's tokens stop at once. A map lookup in the catalogue cache, which sees
+    // a change by any process (the CLI too) on the next request (platform/catalog.ts).
+    if (clients.find(tenant.tenant.id, claims.client_id)?.status !== 'ACTIVE') return undefined;
     const state = store.oauth.accessTokenState(tenant.tenant.id, claims.gid, claims.jti);
     if (!state || state.grantRevokedAt !== null || state.jtiRevoked || state.userStatus !== 'ACTIVE' || state.subject !== claims.sub) return undefined;
     return { claims, state };

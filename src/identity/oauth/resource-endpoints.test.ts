@@ -129,6 +129,25 @@ describe('introspection', () => {
     expect(await json.json()).toMatchObject({ error: 'invalid_request' });
   });
 
+  it('a client disabled by another process: its live tokens are inactive from the next request; enabled again, they are back', async () => {
+    const t = await exchange(h, f);
+    expect(await (await introspect(t.access_token)).json()).toMatchObject({ active: true, client_id: f.publicClient });
+    expect((await userinfo(t.access_token)).status).toBe(200);
+    // What the CLI does in its own process: a write that moves catalog_version (its trigger).
+    h.db.write.$client.prepare(`UPDATE clients SET status = 'DISABLED' WHERE tenant_id = ? AND client_id = ?`).run(f.tenant.tenant.id, f.publicClient);
+    // Another process's commit is seen from the next event-loop turn (reads of one turn share a snapshot).
+    await new Promise((resolve) => setImmediate(resolve));
+    expect(await (await introspect(t.access_token)).json()).toEqual({ active: false });
+    await expectInvalidToken(await userinfo(t.access_token));
+    const refresh = await post(h, `${f.issuerPath}/oauth2/token`, form({ grant_type: 'refresh_token', client_id: f.publicClient, refresh_token: t.refresh_token! }));
+    expect(refresh.status).toBe(401);
+    expect(await refresh.json()).toEqual({ error: 'invalid_client', error_description: 'client authentication failed' });
+
+    // Disabling suspends; it revokes nothing (docs/decisions.md).
+    expect(await h.services.clients.setStatus(f.tenant.tenant.id, f.publicClient, 'ACTIVE')).toMatchObject({ status: 'ACTIVE' });
+    expect(await (await introspect(t.access_token)).json()).toMatchObject({ active: true });
+  });
+
   it('a disabled user makes tokens inactive', async () => {
     const t = await exchange(h, f);
     await h.services.store.tx((tx) => tx.users.update(f.tenant.tenant.id, f.userId, { status: 'DISABLED' }));
@@ -166,12 +185,17 @@ describe('revocation (RFC 7009)', () => {
     expect((await revoke(t.refresh_token!)).status).toBe(200);
   });
 
-  it('client authentication as at the token endpoint; 400 for a bad form', async () => {
+  it('client authentication as at the token endpoint (none at all: 401); 400 for a bad form', async () => {
     const bad = await post(h, `${f.issuerPath}/oauth2/revoke`, form({ token: 'x' }), { authorization: basic(f.webClient, 'wrong') });
     expect(bad.status).toBe(401);
     expect(bad.headers.get('www-authenticate')).toBe('Basic realm="oauth2/revoke"');
     expect(await bad.json()).toMatchObject({ error: 'invalid_client' });
     expect((await post(h, `${f.issuerPath}/oauth2/revoke`, form({ token: 'x', client_id: 'ghost' }))).status).toBe(401);
+    // RFC 6749 §5.2: no client identification at all is 401 invalid_client with a challenge.
+    const anonymous = await post(h, `${f.issuerPath}/oauth2/revoke`, form({ token: 'x' }));
+    expect(anonymous.status).toBe(401);
+    expect(anonymous.headers.get('www-authenticate')).toBe('Basic realm="oauth2/revoke"');
+    expect(await anonymous.json()).toEqual({ error: 'invalid_client', error_description: 'client authentication required' });
     const missing = await post(h, `${f.issuerPath}/oauth2/revoke`, form({ client_id: f.publicClient }));
     expect(missing.status).toBe(400);
     expect(await missing.json()).toMatchObject({ error: 'invalid_request' });

@@ -7,6 +7,7 @@ import type { Services } from '../../services';
 import { resolveTenant, type IssuerEnv } from '../issuer';
 import type { TenantService } from '../tenants/service';
 import { mountBrowserRoutes } from './authorize-routes';
+import { clientCors, namedClient, tokenClient } from './cors';
 import { mountDiscoveryRoutes, mountPathMetadataRoute } from './discovery-routes';
 import { mountIntrospectRoute } from './introspect-route';
 import { mountRevokeGrantsRoute } from './revoke-grants-route';
@@ -30,6 +31,10 @@ export function createOAuthApp(services: Services, config: Pick<Config, 'trusted
   const resolve = resolveTenant(services.tenants, unknownIssuer);
   for (const p of OAUTH_PREFIXES) app.use(p, resolve);
   for (const p of ['/oauth2/token', '/oauth2/userinfo', '/oauth2/introspect', '/oauth2/revoke', '/oauth2/revoke-application-grants']) app.use(p, noStore);
+  // Browser clients (CORS, cors.ts): these three only.
+  app.use('/oauth2/token', clientCors(services.clients, namedClient, 'POST'));
+  app.use('/oauth2/revoke', clientCors(services.clients, namedClient, 'POST'));
+  app.use('/oauth2/userinfo', clientCors(services.clients, tokenClient(services.oauth.tokens), 'GET, POST'));
   mountDiscoveryRoutes(app, services.keys);
   mountTokenRoute(app, services);
   mountUserinfoRoute(app, services);

@@ -63,6 +63,15 @@ export interface RefreshTokenState extends RefreshTokenRow {
   userStatus: 'ACTIVE' | 'DISABLED';
 }
 
+/**
+ * A successor that a grace-window replacement retired before anyone used it (revoked, never
+ * rotated, and pointing at the token that replaced it). Presenting it later is reuse: the
+ * answer it came with reached someone other than whoever replayed its predecessor.
+ */
+export function retiredByReplacement(st: Pick<RefreshTokenState, 'revokedAt' | 'rotatedAt' | 'replacedBy'>): boolean {
+  return st.revokedAt !== null && st.rotatedAt === null && st.replacedBy !== null;
+}
+
 /** What introspection and userinfo need to know about a verified access token's grant. */
 export interface AccessTokenState {
   grantRevokedAt: number | null;
@@ -105,7 +114,9 @@ const SQL = {
   rotateRefresh: `UPDATE refresh_tokens SET rotated_at = ?, replaced_by = ?
     WHERE tenant_id = ? AND token_digest = ? AND rotated_at IS NULL AND revoked_at IS NULL`,
   replaceSuccessor: `UPDATE refresh_tokens SET replaced_by = ? WHERE tenant_id = ? AND token_digest = ? AND replaced_by = ?`,
-  retireUnusedRefresh: `UPDATE refresh_tokens SET revoked_at = ? WHERE tenant_id = ? AND token_digest = ? AND rotated_at IS NULL AND revoked_at IS NULL`,
+  // A retired token keeps rotated_at NULL and names its replacement: see retiredByReplacement.
+  retireUnusedRefresh: `UPDATE refresh_tokens SET revoked_at = ?, replaced_by = ?
+    WHERE tenant_id = ? AND token_digest = ? AND rotated_at IS NULL AND revoked_at IS NULL`,
   revokeRefresh: `UPDATE refresh_tokens SET revoked_at = ? WHERE tenant_id = ? AND token_digest = ? AND revoked_at IS NULL`,
   accessState: `SELECT g.revoked_at AS grantRevokedAt,
       EXISTS (SELECT 1 FROM revoked_access_tokens r WHERE r.jti = ? AND r.tenant_id = g.tenant_id) AS jtiRevoked,
@@ -184,11 +195,12 @@ export function createOAuthStore(db: Db) {
       return q('rotateRefresh').run(now, successor, tenantId, tokenDigest).changes === 1;
     },
     /**
-     * Inside the reuse grace window: the successor nobody used is revoked and replaced.
-     * False when the successor was already used (or revoked): then it is a real reuse.
+     * Inside the reuse grace window: the successor nobody used is retired (revoked, pointing at
+     * its replacement) and replaced. False when the successor was already used (or revoked):
+     * then it is a real reuse.
      */
     replaceUnusedSuccessor(tenantId: string, tokenDigest: string, oldSuccessor: string, newSuccessor: string, now: number): boolean {
-      if (q('retireUnusedRefresh').run(now, tenantId, oldSuccessor).changes !== 1) return false;
+      if (q('retireUnusedRefresh').run(now, newSuccessor, tenantId, oldSuccessor).changes !== 1) return false;
       return q('replaceSuccessor').run(newSuccessor, tenantId, tokenDigest, oldSuccessor).changes === 1;
     },
     revokeRefreshToken(tenantId: string, tokenDigest: string, now: number): void {

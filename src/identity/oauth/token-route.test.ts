@@ -1,6 +1,7 @@
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { createHarness, type Harness } from '../../../test/helpers/harness';
-import { API_AUDIENCE, CALLBACK, FORM, basic, createFixture, decodeJwt, exchange, form, issueCode, post, type OAuthFixture } from './testing';
+import { digest } from '../../platform/crypto';
+import { API_AUDIENCE, CALLBACK, FORM, basic, createFixture, decodeJwt, exchange, form, issueCode, post, type OAuthFixture, type Tokens } from './testing';
 
 let h: Harness;
 let f: OAuthFixture;
@@ -39,7 +40,8 @@ const rows: Row[] = [
   { name: 'missing redirect_uri', request: () => codeRequest((x) => delete x.redirect_uri), status: 400, error: 'invalid_request' },
   { name: 'missing code_verifier', request: () => codeRequest((x) => delete x.code_verifier), status: 400, error: 'invalid_request' },
   { name: 'malformed code_verifier', request: () => codeRequest((x) => (x.code_verifier = 'short')), status: 400, error: 'invalid_request' },
-  { name: 'missing client_id without authentication', request: () => codeRequest((x) => delete x.client_id), status: 400, error: 'invalid_request' },
+  // RFC 6749 §5.2: no client identification at all is a failed client authentication.
+  { name: 'no client authentication at all', request: () => codeRequest((x) => delete x.client_id), status: 401, error: 'invalid_client', challenge: true },
   { name: 'unknown code', request: () => codeRequest((x) => (x.code = 'not-a-code')), status: 400, error: 'invalid_grant' },
   { name: 'redirect_uri mismatch', request: () => codeRequest((x) => (x.redirect_uri = 'https://app.example.com/other')), status: 400, error: 'invalid_grant' },
   { name: 'PKCE verifier mismatch', request: () => codeRequest((x) => (x.code_verifier = 'b'.repeat(43))), status: 400, error: 'invalid_grant' },
@@ -249,15 +251,67 @@ describe('refresh_token grant', () => {
     expect(ui.status).toBe(401);
   });
 
-  it('inside the grace window a lost answer is replaced: the unused successor is revoked', async () => {
+  it('inside the grace window a lost answer is replaced: the unused successor is retired', async () => {
     const t = await exchange(h, f);
     const lost = (await (await refresh(t.refresh_token!)).json()) as { refresh_token: string };
     h.clock.advance(1);
     const retry = await refresh(t.refresh_token!);
     expect(retry.status).toBe(200);
     const again = (await retry.json()) as { refresh_token: string };
-    expect((await refresh(lost.refresh_token)).status).toBe(400);
-    expect((await refresh(again.refresh_token)).status).toBe(200);
+    // The lost answer never reached anyone, so nobody presents it: the chain goes on.
+    const next = await refresh(again.refresh_token);
+    expect(next.status).toBe(200);
+    const row = h.db.write.$client.prepare('SELECT revoked_at AS revokedAt, rotated_at AS rotatedAt FROM refresh_tokens WHERE token_digest = ?').get(digest(lost.refresh_token));
+    expect(row).toEqual({ revokedAt: h.clock.nowSeconds(), rotatedAt: null });
+  });
+
+  const introspect = async (token: string) =>
+    (await post(h, `${f.issuerPath}/oauth2/introspect`, form({ token }), { authorization: basic(f.credentialId, f.credentialSecret) })).json();
+  const grantRevokedAt = (accessToken: string) =>
+    (h.db.write.$client.prepare('SELECT revoked_at FROM grants WHERE id = ?').pluck().get(decodeJwt(accessToken).payload.gid) as number | null);
+
+  it('RFC 9700 §4.14.2: a thief replaying r0 inside the window is caught when the client presents the retired r1', async () => {
+    const t = await exchange(h, f);
+    const r1 = (await (await refresh(t.refresh_token!)).json()) as Tokens; // the client's answer
+    h.clock.advance(1);
+    const stolen = await refresh(t.refresh_token!); // the thief replays r0 inside the window
+    expect(stolen.status).toBe(200);
+    const r1Prime = (await stolen.json()) as Tokens;
+    expect((await introspect(r1Prime.access_token)) as { active: boolean }).toMatchObject({ active: true });
+
+    const caught = await refresh(r1.refresh_token!); // the client's r1 was retired by the replay
+    expect(caught.status).toBe(400);
+    expect(await caught.json()).toEqual({ error: 'invalid_grant', error_description: 'refresh token already used' });
+
+    // The whole grant is over: the thief's r1′ and every access token of the grant.
+    expect(grantRevokedAt(r1Prime.access_token)).toBe(h.clock.nowSeconds());
+    const thief = await refresh(r1Prime.refresh_token!);
+    expect(thief.status).toBe(400);
+    expect(await thief.json()).toEqual({ error: 'invalid_grant', error_description: 'refresh token revoked' });
+    for (const at of [t.access_token, r1.access_token, r1Prime.access_token]) expect(await introspect(at)).toEqual({ active: false });
+  });
+
+  it('mirror case: the thief refreshes r0 first, the client retries r0 in the window, the thief\'s retired r1 ends the grant', async () => {
+    const t = await exchange(h, f);
+    const thiefR1 = (await (await refresh(t.refresh_token!)).json()) as Tokens;
+    h.clock.advance(1);
+    const client = (await (await refresh(t.refresh_token!)).json()) as Tokens; // looks like a lost answer
+    const caught = await refresh(thiefR1.refresh_token!);
+    expect(caught.status).toBe(400);
+    expect(await caught.json()).toEqual({ error: 'invalid_grant', error_description: 'refresh token already used' });
+    expect((await refresh(client.refresh_token!)).status).toBe(400);
+    expect(await introspect(client.access_token)).toEqual({ active: false });
+    expect(grantRevokedAt(client.access_token)).not.toBeNull();
+  });
+
+  it('a replacement racing the rotation of the same successor ends the grant, whichever commits first', async () => {
+    const t = await exchange(h, f);
+    const r1 = (await (await refresh(t.refresh_token!)).json()) as Tokens;
+    h.clock.advance(1);
+    const [a, b] = await Promise.all([refresh(t.refresh_token!), refresh(r1.refresh_token!)]);
+    // One of the two may be answered before the other commits; at least one is refused and the grant ends.
+    expect([a.status, b.status]).toContain(400);
+    expect(grantRevokedAt(r1.access_token)).not.toBeNull();
   });
 
   it('inside the grace window, reuse after the successor was used still revokes the grant', async () => {
@@ -285,5 +339,19 @@ describe('refresh_token grant', () => {
     const t = await exchange(h, f);
     const res = await post(h, TOKEN(), form({ grant_type: 'refresh_token', client_id: f.publicClient, refresh_token: t.refresh_token! }), { 'content-type': `${FORM}; charset=UTF-8` });
     expect(res.status).toBe(200);
+  });
+});
+
+describe('error_description stays within RFC 6749 §5.2 characters', () => {
+  it('an echoed grant_type with quotes, backslashes, non-ASCII and controls is sanitized', async () => {
+    const res = await post(h, TOKEN(), form({ grant_type: 'x"y\\z\u00e9\u{1F600}\u0001\u007f' }));
+    expect(res.status).toBe(400);
+    expect(await res.json()).toEqual({ error: 'unsupported_grant_type', error_description: "grant_type x'y/z???? is not supported" });
+  });
+
+  it('an echoed parameter name is sanitized too', async () => {
+    const res = await post(h, TOKEN(), 'a%22%5C%0A=1&a%22%5C%0A=2');
+    expect(res.status).toBe(400);
+    expect(await res.json()).toEqual({ error: 'invalid_request', error_description: "a'/? is duplicated" });
   });
 });

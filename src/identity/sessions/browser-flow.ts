@@ -1,3 +1,4 @@
+import { safeErrorDescription } from '../../platform/http/error-description';
 import { describeScopes } from '../pages/scopes';
 import type { PageModel } from '../pages/templates';
 import type { ResolvedTenant } from '../tenants/service';
@@ -17,10 +18,15 @@ export type Form = Record<string, string | undefined>;
 
 type AccountChoice = { kind: 'account'; userId: string; authTime: number } | { kind: 'login'; email?: string } | { kind: 'select' };
 
-/** Appends response parameters to a registered redirect URI, keeping its own query (RFC 6749 §3.1.2). */
+/**
+ * Appends response parameters to a registered redirect URI, keeping its own query (RFC 6749 §3.1.2).
+ * Every error redirect is built here, so error_description is held to RFC 6749 §4.1.2.1's characters here.
+ */
 export function clientRedirect(redirectUri: string, params: Record<string, string | undefined>, issuer: string): string {
   const url = new URL(redirectUri);
-  for (const [k, v] of Object.entries({ ...params, iss: issuer })) if (v !== undefined) url.searchParams.append(k, v);
+  for (const [k, v] of Object.entries({ ...params, iss: issuer })) {
+    if (v !== undefined) url.searchParams.append(k, k === 'error_description' ? safeErrorDescription(v) : v);
+  }
   return url.toString();
 }
 
@@ -171,14 +177,12 @@ export function createBrowserFlow(deps: { sessions: SessionService; oauth: Brows
       const again = (error: PageError) => page(tenant, 'login', { interactionId: r.id, token: r.token, req: r.it.request, client: r.client, email, error });
       if (!email || !password) return again(PageErrors.missingCredentials);
       const tenantId = tenant.tenant.id;
-      const wait = sessions.throttled(tenantId, email, ip);
-      if (wait > 0) return again(PageErrors.throttled(wait));
+      // Counted before the password is verified (see beginAttempt): parallel guesses can't race the lock.
+      const attempt = await sessions.beginAttempt(tenantId, email, ip);
+      if (!attempt.ticket) return again(PageErrors.throttled(attempt.wait));
       const user = await oauth.verifyPassword(tenantId, email, password);
-      if (!user || (user.status ?? 'ACTIVE') !== 'ACTIVE') {
-        await sessions.recordFailure(tenantId, email, ip);
-        return again(PageErrors.invalidCredentials);
-      }
-      await sessions.recordSuccess(tenantId, email);
+      if (!user || (user.status ?? 'ACTIVE') !== 'ACTIVE') return again(PageErrors.invalidCredentials);
+      await sessions.attemptSucceeded(attempt.ticket);
       const authTime = clock.nowSeconds();
       const token = await sessions.signIn(r.live.session.id, user.id, authTime, tenantId);
       return proceed(tenant, r.it, r.id, r.client, user.id, authTime, token, token);

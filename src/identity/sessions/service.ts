@@ -19,6 +19,17 @@ export interface Interaction {
   request: PendingRequest;
 }
 
+/** What beginAttempt counted, to settle a successful attempt. */
+export interface AttemptTicket {
+  emailKey: string;
+  ipKey: string;
+  ipLockBefore: number;
+  ipLockCounted: number;
+}
+
+/** Refused (wait > 0, nothing counted) or admitted and already counted as a failure. */
+export type SignInAttempt = { wait: number; ticket?: undefined } | { wait: 0; ticket: AttemptTicket };
+
 /** Pending interactions expire after this many seconds (a user filling a form). */
 export const INTERACTION_TTL = 15 * 60;
 
@@ -134,28 +145,39 @@ export function createSessionService(deps: { store: Stores & TxRunner<Stores>; c
       return store.tx((tx) => tx.sessions.consumeInteraction(digest(id)));
     },
 
-    /** Seconds the attempt must wait (0: go ahead). Checked before the password is verified. */
-    throttled(tenantId: string, email: string, ip: string): number {
+    /**
+     * Admits one sign-in attempt or refuses it, before any password is verified. In one write
+     * transaction (serialized with every other attempt, in this process and any other) both
+     * counters are read and, unless one is locked, both count this attempt as a failure. So of
+     * any number of parallel attempts at most the free ones get to the (costly, guessable)
+     * verification; the rest wait. A correct password then settles the attempt (attemptSucceeded).
+     */
+    async beginAttempt(tenantId: string, email: string, ip: string): Promise<SignInAttempt> {
       const t = now();
-      return Math.max(
-        lockRemaining(store.sessions.findThrottle(throttleKey(tenantId, 'email', email)), t),
-        lockRemaining(store.sessions.findThrottle(throttleKey(tenantId, 'ip', ip)), t),
-      );
-    },
-
-    async recordFailure(tenantId: string, email: string, ip: string): Promise<void> {
-      const t = now();
-      await store.tx((tx) => {
-        for (const [kind, value] of [['email', email], ['ip', ip]] as const) {
-          const key = throttleKey(tenantId, kind, value);
-          tx.sessions.saveThrottle(afterFailure(tx.sessions.findThrottle(key), key, kind, t));
-        }
+      const emailKey = throttleKey(tenantId, 'email', email);
+      const ipKey = throttleKey(tenantId, 'ip', ip);
+      return store.tx((tx) => {
+        const emailRow = tx.sessions.findThrottle(emailKey);
+        const ipRow = tx.sessions.findThrottle(ipKey);
+        const wait = Math.max(lockRemaining(emailRow, t), lockRemaining(ipRow, t));
+        if (wait > 0) return { wait };
+        const ipCounted = afterFailure(ipRow, ipKey, 'ip', t);
+        tx.sessions.saveThrottle(afterFailure(emailRow, emailKey, 'email', t));
+        tx.sessions.saveThrottle(ipCounted);
+        return { wait: 0, ticket: { emailKey, ipKey, ipLockBefore: ipRow?.lockedUntil ?? 0, ipLockCounted: ipCounted.lockedUntil } };
       });
     },
 
-    /** A correct password clears the email counter; the address counter only decays. */
-    async recordSuccess(tenantId: string, email: string): Promise<void> {
-      await store.tx((tx) => tx.sessions.clearThrottle(throttleKey(tenantId, 'email', email)));
+    /**
+     * The attempt's password was right: the email counter is cleared and the address gets its
+     * attempt back (and its lock as it was, unless a later failure has set another), since the
+     * address counter only counts failures.
+     */
+    async attemptSucceeded(ticket: AttemptTicket): Promise<void> {
+      await store.tx((tx) => {
+        tx.sessions.clearThrottle(ticket.emailKey);
+        tx.sessions.refundThrottle(ticket.ipKey, ticket.ipLockCounted, ticket.ipLockBefore);
+      });
     },
   };
 }

@@ -1,9 +1,9 @@
 import { createHash } from 'node:crypto';
-import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
 import { createHarness, type Harness } from '../../../test/helpers/harness';
 import { FormDriver, parseForm, redirectParams } from '../../../test/conformance/form-driver';
 import { APP_CALLBACK, PASSWORD, authorizeUrl, pkce, seedTenant } from '../../../test/conformance/fixtures';
-import { THROTTLE } from './throttle';
+import { THROTTLE, throttleKey } from './throttle';
 
 let h: Harness;
 let seed: Awaited<ReturnType<typeof seedTenant>>;
@@ -216,6 +216,35 @@ describe('failed sign-in throttling', () => {
     const locked = await d.submit(await next.text(), { email: 'bob@example.com', password: 'still wrong' });
     expect(locked.status).toBe(429);
     expect(locked.headers.get('retry-after')).toBe(String(THROTTLE.baseLockSeconds * 2));
+  });
+
+  const throttleRow = (kind: 'email' | 'ip', value: string) =>
+    h.db.write.$client.prepare('SELECT failures, locked_until AS lockedUntil FROM login_throttle WHERE key = ?').get(throttleKey(seed.tenantId, kind, value));
+
+  it('20 parallel wrong passwords for one email: only the free attempts are verified, the others wait', async () => {
+    const verify = vi.spyOn(h.services.users, 'verifyPassword');
+    const d = driver();
+    const page = await loginPage(d);
+    const results = await Promise.all(Array.from({ length: 20 }, () => d.submit(page, { email: 'alice@example.com', password: 'wrong password' })));
+    expect(verify).toHaveBeenCalledTimes(THROTTLE.emailFreeFailures);
+    const statuses = results.map((r) => r.status).sort();
+    expect(statuses).toEqual([...Array(THROTTLE.emailFreeFailures).fill(400), ...Array(20 - THROTTLE.emailFreeFailures).fill(429)]);
+    for (const r of results.filter((x) => x.status === 429)) expect(r.headers.get('retry-after')).toBe(String(THROTTLE.baseLockSeconds));
+    expect(throttleRow('email', 'alice@example.com')).toEqual({ failures: THROTTLE.emailFreeFailures, lockedUntil: h.clock.nowSeconds() + THROTTLE.baseLockSeconds });
+  });
+
+  it('an attempt is counted before verification; a correct password gives the address its attempt back', async () => {
+    const s = h.services.sessions;
+    const ip = '203.0.113.9';
+    for (let i = 0; i < THROTTLE.ipFreeFailures - 1; i++) expect((await s.beginAttempt(seed.tenantId, `u${i}@example.com`, ip)).wait).toBe(0);
+    const last = await s.beginAttempt(seed.tenantId, 'alice@example.com', ip);
+    expect(last.ticket).toBeDefined();
+    expect(throttleRow('ip', ip)).toEqual({ failures: THROTTLE.ipFreeFailures, lockedUntil: h.clock.nowSeconds() + THROTTLE.baseLockSeconds });
+    expect(await s.beginAttempt(seed.tenantId, 'other@example.com', ip)).toEqual({ wait: THROTTLE.baseLockSeconds });
+    await s.attemptSucceeded(last.ticket!);
+    expect(throttleRow('ip', ip)).toEqual({ failures: THROTTLE.ipFreeFailures - 1, lockedUntil: 0 });
+    expect(throttleRow('email', 'alice@example.com')).toBeUndefined();
+    expect((await s.beginAttempt(seed.tenantId, 'other@example.com', ip)).wait).toBe(0);
   });
 
   it(`limits one client address to ${THROTTLE.ipFreeFailures} failures across accounts`, async () => {

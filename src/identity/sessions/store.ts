@@ -1,4 +1,4 @@
-import { and, desc, eq, lt } from 'drizzle-orm';
+import { and, desc, eq, gt, lt, sql } from 'drizzle-orm';
 import type { Db } from '../../platform/store/sqlite';
 import { browserInteractions, browserSessions, loginThrottle, sessionAccounts } from '../../db/schema';
 
@@ -86,6 +86,19 @@ export function createSessionStore(db: Db) {
           target: loginThrottle.key,
           set: { failures: row.failures, lastFailureAt: row.lastFailureAt, lockedUntil: row.lockedUntil },
         })
+        .run();
+    },
+    /**
+     * Gives back one counted failure; the lock goes back to `previousLock` only when it is still
+     * the one that count set (a later failure's lock stays). Conditional, so safe under races.
+     */
+    refundThrottle(key: string, countedLock: number, previousLock: number): void {
+      db.update(loginThrottle)
+        .set({
+          failures: sql`${loginThrottle.failures} - 1`,
+          lockedUntil: sql`CASE WHEN ${loginThrottle.lockedUntil} = ${countedLock} THEN ${previousLock} ELSE ${loginThrottle.lockedUntil} END`,
+        })
+        .where(and(eq(loginThrottle.key, key), gt(loginThrottle.failures, 0)))
         .run();
     },
     clearThrottle(key: string): void {

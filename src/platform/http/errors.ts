@@ -4,6 +4,7 @@
  * the one place errors become responses, called by each family's sub-app (family.ts).
  */
 import type { Context } from 'hono';
+import { safeErrorDescription } from './error-description';
 import { DomainError, type ErrorKind } from '../errors';
 
 export type ErrorFamily = 'problem' | 'oauth' | 'api';
@@ -36,19 +37,11 @@ export class ProblemError extends HttpError {
   }
 }
 
-/**
- * RFC 6749 §5.2: `error_description` is limited to %x20-21 / %x23-5B / %x5D-7E; a description
- * that echoes input has every other character replaced, so no client can smuggle quotes,
- * backslashes, controls or non-ASCII into a protocol answer.
- */
-export function safeDescription(text: string): string {
-  return text.replace(/[^\x20\x21\x23-\x5b\x5d-\x7e]/g, '?');
-}
-
 /** OAuth protocol routes: RFC 6749 §5.2 `{error, error_description?}`. */
 export class OAuthError extends HttpError {
   readonly family = 'oauth';
-  readonly description?: string;
+  /** Sanitized once here (RFC 6749 character set), whatever input it echoes. */
+  readonly description: string | undefined;
   constructor(
     status: number,
     readonly error: string,
@@ -56,7 +49,7 @@ export class OAuthError extends HttpError {
     headers?: Record<string, string>,
   ) {
     super(status, description ?? error, headers);
-    this.description = description === undefined ? undefined : safeDescription(description);
+    this.description = description === undefined ? undefined : safeErrorDescription(description);
   }
   body() {
     return this.description ? { error: this.error, error_description: this.description } : { error: this.error };

@@ -4,7 +4,7 @@ import type { ResolvedTenant } from '../../tenants/service';
 import { invalidGrant, invalidScope } from '../errors';
 import type { OAuthContext } from '../context';
 import { formatScope, isSubset, parseScope } from '../scopes';
-import type { OAuthStore, RefreshTokenState } from '../store';
+import { retiredByReplacement, type OAuthStore, type RefreshTokenState } from '../store';
 import { audienceFor, newRefreshToken, tokenResponse, type TokenResponse } from './common';
 
 /** Seconds a refresh extends its grant beyond its new tokens (see commit). */
@@ -15,8 +15,14 @@ const GRANT_EXTENSION_SLACK = 86400;
  *
  * Reuse of a rotated token revokes the whole grant, except inside the grace window
  * (config.refreshReuseGraceSeconds) after its rotation while its successor is still unused:
- * that is a client that lost our answer, so the unused successor is revoked and a fresh set is
- * issued in its place. "Latest answer wins": at most one unused refresh token per chain.
+ * that may be a client that lost our answer, so the unused successor is retired and a fresh set
+ * is issued in its place. "Latest answer wins": at most one live refresh token per chain.
+ *
+ * The window cannot tell the client from a thief replaying the same token, so it never settles
+ * who wins: whoever holds the retired successor and presents it proves that the answer it came
+ * with was delivered, so the replay was not a lost answer. That presentation is reuse and ends
+ * the grant (both sides lose, as RFC 9700 §4.14.2 wants). Both orders end the same way: client
+ * first and thief replaying, or thief first and client retrying.
  */
 
 export interface RefreshInput {
@@ -33,14 +39,18 @@ type Decision = 'rotate' | 'replace' | 'reuse';
 export function createRefreshTokenGrant(ctx: OAuthContext) {
   const { store, clock, config, tokens } = ctx;
 
+  /** Revoked for good: its grant ended (a retired successor is not this; see decide). */
+  const revoked = (st: RefreshTokenState) => st.grantRevokedAt !== null || (st.revokedAt !== null && !retiredByReplacement(st));
+
   function usable(st: RefreshTokenState | undefined, client: Client, now: number): asserts st is RefreshTokenState {
     if (!st || st.clientId !== client.clientId) throw invalidGrant('invalid refresh token');
-    if (st.revokedAt !== null || st.grantRevokedAt !== null) throw invalidGrant('refresh token revoked');
+    if (revoked(st)) throw invalidGrant('refresh token revoked');
     if (st.expiresAt <= now) throw invalidGrant('refresh token expired');
     if (st.userStatus !== 'ACTIVE') throw invalidGrant('the user is no longer active');
   }
 
   function decide(st: RefreshTokenState, now: number): Decision {
+    if (retiredByReplacement(st)) return 'reuse';
     if (st.rotatedAt === null) return 'rotate';
     return st.replacedBy !== null && now - st.rotatedAt <= config.refreshReuseGraceSeconds ? 'replace' : 'reuse';
   }
@@ -48,7 +58,8 @@ export function createRefreshTokenGrant(ctx: OAuthContext) {
   /** Inside the transaction: re-read, then rotate, replace the unused successor, or end the grant. */
   function commit(tx: { oauth: OAuthStore }, tenantId: string, tokenDigest: string, next: { digest: string }, client: Client, now: number): boolean {
     const st = tx.oauth.findRefreshToken(tenantId, tokenDigest);
-    if (!st || st.revokedAt !== null || st.grantRevokedAt !== null) return false;
+    if (!st || revoked(st)) return false;
+    // Retired by a replacement committed while we were signing: reuse, the grant ends below.
     const d = decide(st, now);
     const ok =
       d === 'rotate'

@@ -1,0 +1,92 @@
+import type { Context, MiddlewareHandler } from 'hono';
+import { headerOf, withHeaders } from '../../platform/http/request';
+import type { ClientService } from '../clients/service';
+import type { IssuerEnv } from '../issuer';
+import { formRead } from './form';
+import { parseBasic, parseBearer } from './http-auth';
+import type { TokenIssuer } from './tokens';
+
+/**
+ * CORS (Fetch standard) for browser applications: single-page apps are public clients that
+ * call the token, revocation and userinfo endpoints from their own origin. No credentials mode
+ * (no cookies are involved: clients send client_id or an Authorization header they set), so
+ * Access-Control-Allow-Credentials is never sent. Routes without a middleware of this file get
+ * no CORS headers at all (introspection, revoke-application-grants and the authorization pages
+ * are not for browsers' scripts).
+ */
+
+/** Seconds a browser may cache a preflight answer (Chromium caps it at 7200). */
+const PREFLIGHT_MAX_AGE = '600';
+const REQUEST_HEADERS = 'Authorization, Content-Type';
+
+/**
+ * Discovery and JWKS: public documents any page may read (`*`), their ETag exposed for
+ * conditional requests. A preflight (a script sending If-None-Match itself) is answered too.
+ */
+export function publicCors(): MiddlewareHandler {
+  const headers = withHeaders({ 'Access-Control-Allow-Origin': '*', 'Access-Control-Expose-Headers': 'ETag' });
+  return async (c, next) => {
+    if (c.req.method !== 'OPTIONS') return headers(c, next);
+    return c.body(null, 204, {
+      Allow: 'GET, OPTIONS',
+      'Access-Control-Allow-Origin': '*',
+      'Access-Control-Allow-Methods': 'GET',
+      'Access-Control-Allow-Headers': 'If-None-Match',
+      'Access-Control-Max-Age': PREFLIGHT_MAX_AGE,
+    });
+  };
+}
+
+/** Which client a request is about, for CORS only: nothing is authenticated here. */
+type Identify = (c: Context<IssuerEnv>) => string | undefined;
+
+/**
+ * Token and revocation endpoints: the client the request names, by HTTP Basic or by client_id
+ * in the form (as read by the handler; a form that failed to parse names none).
+ */
+export const namedClient: Identify = (c) => {
+  const basic = parseBasic(headerOf(c, 'authorization'));
+  if (basic && basic !== 'malformed') return basic.id;
+  return formRead(c)?.get('client_id') ?? undefined;
+};
+
+/** Userinfo: the client the (verified) access token was issued to, from the header or the form. */
+export function tokenClient(tokens: TokenIssuer): Identify {
+  return (c) => {
+    const token = parseBearer(headerOf(c, 'authorization')) ?? formRead(c)?.get('access_token') ?? undefined;
+    return token ? tokens.verifyAccessToken(c.get('tenant'), token)?.client_id : undefined;
+  };
+}
+
+/**
+ * CORS for an endpoint a browser client calls with its own origin:
+ * - the preflight (the client is not known yet) is allowed for any origin that an ACTIVE client
+ *   of the tenant allows (ClientService.originsOfTenant);
+ * - the answer itself, errors included so the page can read them, carries
+ *   Access-Control-Allow-Origin only when the origin is allowed for the client the request is
+ *   about (ClientService.allowsOrigin; with no such client, the preflight's rule);
+ * - every answer carries `Vary: Origin`.
+ */
+export function clientCors(clients: ClientService, identify: Identify, methods: 'POST' | 'GET, POST'): MiddlewareHandler<IssuerEnv> {
+  const vary = withHeaders({ Vary: 'Origin' });
+  return async (c, next) => {
+    const origin = headerOf(c, 'origin');
+    const tenantId = c.get('tenant').tenant.id;
+    if (c.req.method === 'OPTIONS') {
+      const headers: Record<string, string> = { Allow: `${methods}, OPTIONS`, Vary: 'Origin' };
+      if (origin !== undefined && clients.originsOfTenant(tenantId).has(origin)) {
+        headers['Access-Control-Allow-Origin'] = origin;
+        headers['Access-Control-Allow-Methods'] = methods;
+        headers['Access-Control-Allow-Headers'] = REQUEST_HEADERS;
+        headers['Access-Control-Max-Age'] = PREFLIGHT_MAX_AGE;
+      }
+      return c.body(null, 204, headers);
+    }
+    await vary(c, next);
+    // Server-to-server calls send no Origin and pay nothing more.
+    if (origin !== undefined && clients.allowsOrigin(tenantId, identify(c), origin)) {
+      c.res.headers.set('Access-Control-Allow-Origin', origin);
+      c.res.headers.set('Access-Control-Expose-Headers', 'WWW-Authenticate');
+    }
+  };
+}
