@@ -4,6 +4,40 @@ import type { CredentialService, ResourceServer } from '../credentials/service';
 import { invalidClient, invalidRequest } from './errors';
 import type { Form } from './form';
 import { parseBasic } from './http-auth';
+import type { MiddlewareHandler } from 'hono';
+import { authorizationOf } from '../../platform/http/guards';
+import type { IssuerEnv } from '../issuer';
+import { readForm } from './form';
+
+export type ClientEnv = { Variables: IssuerEnv['Variables'] & { client: Client; form: Form } };
+export type ResourceServerEnv = { Variables: IssuerEnv['Variables'] & { resourceServer: ResourceServer } };
+
+/** The Authorization header for HTTP Basic; repeated lines are malformed credentials. */
+const basicHeader = (c: Parameters<MiddlewareHandler>[0]): string | undefined => {
+  const h = authorizationOf(c);
+  return h === 'ambiguous' ? 'Basic !' : h;
+};
+
+/**
+ * Guard of the token and revocation endpoints: reads the form (the client may be named in it)
+ * and authenticates the client; the handler gets `client` and `form`.
+ */
+export function clientGuard(clients: ClientService, realm: string): MiddlewareHandler<ClientEnv> {
+  return async (c, next) => {
+    const form = await readForm(c);
+    c.set('form', form);
+    c.set('client', authenticateClient(clients, c.get('tenant').tenant.id, form, basicHeader(c), realm));
+    await next();
+  };
+}
+
+/** Guard of introspection and revoke-application-grants: the resource server's Basic credential. */
+export function resourceServerGuard(credentials: CredentialService, realm: string): MiddlewareHandler<ResourceServerEnv> {
+  return async (c, next) => {
+    c.set('resourceServer', authenticateResourceServer(credentials, c.get('tenant').tenant.id, basicHeader(c), realm));
+    await next();
+  };
+}
 
 /** Compared when the client is unknown or public, so every failure costs the same. */
 const NO_DIGEST = digest('no such client');

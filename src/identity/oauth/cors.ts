@@ -3,7 +3,8 @@ import { headerOf, withHeaders } from '../../platform/http/request';
 import type { ClientService } from '../clients/service';
 import type { IssuerEnv } from '../issuer';
 import { formRead } from './form';
-import { parseBasic, parseBearer } from './http-auth';
+import { parseBasic } from './http-auth';
+import { bearerOf } from '../../platform/http/guards';
 import type { TokenIssuer } from './tokens';
 
 /**
@@ -53,7 +54,7 @@ export const namedClient: Identify = (c) => {
 /** Userinfo: the client the (verified) access token was issued to, from the header or the form. */
 export function tokenClient(tokens: TokenIssuer): Identify {
   return (c) => {
-    const token = parseBearer(headerOf(c, 'authorization')) ?? formRead(c)?.get('access_token') ?? undefined;
+    const token = bearerOf(c) ?? formRead(c)?.get('access_token') ?? undefined;
     return token ? tokens.verifyAccessToken(c.get('tenant'), token)?.client_id : undefined;
   };
 }

@@ -23,10 +23,3 @@ export function parseBasic(header: string | undefined): BasicCredentials | null 
     return 'malformed';
   }
 }
-
-/** RFC 6750 §2.1 `Bearer <token68>`; undefined when absent or malformed. */
-export function parseBearer(header: string | undefined): string | undefined {
-  if (!header) return undefined;
-  const m = /^Bearer +([A-Za-z0-9\-._~+/]+=*) *$/i.exec(header);
-  return m ? m[1] : undefined;
-}

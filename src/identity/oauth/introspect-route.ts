@@ -1,10 +1,9 @@
 import type { Hono } from 'hono';
 import { described } from '../../platform/http/openapi';
-import { headerOf } from '../../platform/http/request';
 import { checker } from '../../platform/http/schema';
 import type { Services } from '../../services';
 import type { IssuerEnv } from '../issuer';
-import { authenticateResourceServer } from './client-auth';
+import { resourceServerGuard } from './client-auth';
 import { INTROSPECT_REALM } from './errors';
 import { readForm } from './form';
 import { IntrospectForm, IntrospectionResponse } from './schemas';
@@ -15,6 +14,7 @@ const form = checker(IntrospectForm);
 export function mountIntrospectRoute(app: Hono<IssuerEnv>, services: Pick<Services, 'credentials' | 'oauth'>): void {
   app.post(
     '/oauth2/introspect',
+    resourceServerGuard(services.credentials, INTROSPECT_REALM),
     described(
       {
         summary: 'Token introspection (RFC 7662)',
@@ -25,10 +25,8 @@ export function mountIntrospectRoute(app: Hono<IssuerEnv>, services: Pick<Servic
         errors: { 400: 'invalid_request', 401: 'invalid_client', 404: 'unknown issuer (empty body)' },
       },
       async (c) => {
-        const tenant = c.get('tenant');
-        const rs = authenticateResourceServer(services.credentials, tenant.tenant.id, headerOf(c, 'authorization'), INTROSPECT_REALM);
         const body = await readForm(c, form);
-        return c.json(services.oauth.introspect(tenant, rs, body.required('token')));
+        return c.json(services.oauth.introspect(c.get('tenant'), c.get('resourceServer'), body.required('token')));
       },
     ),
   );

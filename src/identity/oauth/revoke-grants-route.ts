@@ -1,10 +1,9 @@
 import type { Hono } from 'hono';
 import { described } from '../../platform/http/openapi';
-import { headerOf } from '../../platform/http/request';
 import { checker } from '../../platform/http/schema';
 import type { Services } from '../../services';
 import type { IssuerEnv } from '../issuer';
-import { authenticateResourceServer } from './client-auth';
+import { resourceServerGuard } from './client-auth';
 import { REVOKE_GRANTS_REALM } from './errors';
 import { readForm } from './form';
 import { RevokeGrantsForm } from './schemas';
@@ -15,6 +14,7 @@ const form = checker(RevokeGrantsForm);
 export function mountRevokeGrantsRoute(app: Hono<IssuerEnv>, services: Pick<Services, 'credentials' | 'oauth'>): void {
   app.post(
     '/oauth2/revoke-application-grants',
+    resourceServerGuard(services.credentials, REVOKE_GRANTS_REALM),
     described(
       {
         summary: 'Revoke every grant of a subject to a client',
@@ -25,10 +25,8 @@ export function mountRevokeGrantsRoute(app: Hono<IssuerEnv>, services: Pick<Serv
         errors: { 400: 'invalid_request', 401: 'invalid_client', 404: 'unknown issuer (empty body)' },
       },
       async (c) => {
-        const tenant = c.get('tenant');
-        const rs = authenticateResourceServer(services.credentials, tenant.tenant.id, headerOf(c, 'authorization'), REVOKE_GRANTS_REALM);
         const body = await readForm(c, form);
-        await services.oauth.revokeApplicationGrants(tenant, rs, body.required('subject'), body.required('client_id'));
+        await services.oauth.revokeApplicationGrants(c.get('tenant'), c.get('resourceServer'), body.required('subject'), body.required('client_id'));
         return c.body(null, 204);
       },
     ),

@@ -1,12 +1,11 @@
 import type { Hono } from 'hono';
 import { described } from '../../platform/http/openapi';
-import { headerOf } from '../../platform/http/request';
 import { checker } from '../../platform/http/schema';
 import type { Services } from '../../services';
 import type { IssuerEnv } from '../issuer';
-import { authenticateClient } from './client-auth';
+import { clientGuard } from './client-auth';
 import { REVOKE_REALM } from './errors';
-import { checkForm, readForm } from './form';
+import { checkForm } from './form';
 import { RevokeForm } from './schemas';
 
 const revokeForm = checker(RevokeForm);
@@ -15,6 +14,7 @@ const revokeForm = checker(RevokeForm);
 export function mountRevokeRoute(app: Hono<IssuerEnv>, services: Pick<Services, 'clients' | 'oauth'>): void {
   app.post(
     '/oauth2/revoke',
+    clientGuard(services.clients, REVOKE_REALM),
     described(
       {
         summary: 'Token revocation (RFC 7009)',
@@ -25,11 +25,9 @@ export function mountRevokeRoute(app: Hono<IssuerEnv>, services: Pick<Services, 
         errors: { 400: 'invalid_request', 401: 'invalid_client', 404: 'unknown issuer (empty body)' },
       },
       async (c) => {
-        const form = await readForm(c);
-        const tenant = c.get('tenant');
-        const client = authenticateClient(services.clients, tenant.tenant.id, form, headerOf(c, 'authorization'), REVOKE_REALM);
+        const form = c.get('form');
         checkForm(form, revokeForm);
-        await services.oauth.revoke(tenant, client, form.required('token'));
+        await services.oauth.revoke(c.get('tenant'), c.get('client'), form.required('token'));
         return c.body(null, 200);
       },
     ),

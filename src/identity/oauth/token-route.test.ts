@@ -344,7 +344,8 @@ describe('refresh_token grant', () => {
 
 describe('error_description stays within RFC 6749 §5.2 characters', () => {
   it('an echoed grant_type with quotes, backslashes, non-ASCII and controls is sanitized', async () => {
-    const res = await post(h, TOKEN(), form({ grant_type: 'x"y\\z\u00e9\u{1F600}\u0001\u007f' }));
+    // The client is authenticated first (the route's guard), then the grant type is looked at.
+    const res = await post(h, TOKEN(), form({ grant_type: 'x"y\\z\u00e9\u{1F600}\u0001\u007f', client_id: f.publicClient }));
     expect(res.status).toBe(400);
     expect(await res.json()).toEqual({ error: 'unsupported_grant_type', error_description: "grant_type x'y/z???? is not supported" });
   });

@@ -1,12 +1,11 @@
 import type { Hono } from 'hono';
 import { described } from '../../platform/http/openapi';
-import { headerOf } from '../../platform/http/request';
 import { checker } from '../../platform/http/schema';
 import type { Services } from '../../services';
 import type { IssuerEnv } from '../issuer';
-import { authenticateClient } from './client-auth';
+import { clientGuard } from './client-auth';
 import { TOKEN_REALM, unsupportedGrantType } from './errors';
-import { checkForm, readForm } from './form';
+import { checkForm } from './form';
 import { AuthorizationCodeForm, RefreshTokenForm, TokenForm, TokenResponse } from './schemas';
 
 const codeForm = checker(AuthorizationCodeForm);
@@ -16,6 +15,7 @@ const refreshForm = checker(RefreshTokenForm);
 export function mountTokenRoute(app: Hono<IssuerEnv>, services: Pick<Services, 'clients' | 'oauth'>): void {
   app.post(
     '/oauth2/token',
+    clientGuard(services.clients, TOKEN_REALM),
     described(
       {
         summary: 'Token endpoint: authorization code exchange and refresh',
@@ -26,11 +26,9 @@ export function mountTokenRoute(app: Hono<IssuerEnv>, services: Pick<Services, '
         errors: { 400: 'invalid_request, unsupported_grant_type, invalid_grant, invalid_scope', 401: 'invalid_client', 404: 'unknown issuer (empty body)' },
       },
       async (c) => {
-        const form = await readForm(c);
+        const [form, client, tenant] = [c.get('form'), c.get('client'), c.get('tenant')];
         const grantType = form.required('grant_type');
         if (grantType !== 'authorization_code' && grantType !== 'refresh_token') throw unsupportedGrantType(`grant_type ${grantType} is not supported`);
-        const tenant = c.get('tenant');
-        const client = authenticateClient(services.clients, tenant.tenant.id, form, headerOf(c, 'authorization'), TOKEN_REALM);
         checkForm(form, grantType === 'authorization_code' ? codeForm : refreshForm);
         const body =
           grantType === 'authorization_code'

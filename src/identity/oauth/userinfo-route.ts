@@ -6,15 +6,15 @@ import type { Services } from '../../services';
 import type { IssuerEnv } from '../issuer';
 import { invalidRequest } from './errors';
 import { readForm } from './form';
-import { parseBearer } from './http-auth';
+import { authorizationOf, bearerOf } from '../../platform/http/guards';
 import { UserinfoForm, UserinfoResponse } from './schemas';
 
 const form = checker(UserinfoForm);
 
 /** The bearer token: Authorization header (RFC 6750 §2.1) or, on POST, the form body (§2.2), never both. */
 async function bearerToken(c: Context<IssuerEnv>): Promise<string | undefined> {
-  const header = headerOf(c, 'authorization');
-  const fromHeader = parseBearer(header);
+  const header = authorizationOf(c);
+  const fromHeader = bearerOf(c);
   if (c.req.method === 'POST' && /^application\/x-www-form-urlencoded/i.test(headerOf(c, 'content-type') ?? '')) {
     const fromBody = (await readForm(c, form)).get('access_token');
     if (fromBody !== null) {
