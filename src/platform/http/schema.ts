@@ -128,6 +128,12 @@ function join(base: string, name: string): string {
 export function toViolation(e: ErrorObject, at = ''): Violation {
   const field = fieldPath(e.instancePath, at);
   const p = e.params as Record<string, unknown>;
+  // A `propertyNames` failure is reported first as the failing rule on the name itself
+  // (ajv sets `propertyName`): name the property, not its object.
+  if (e.propertyName !== undefined && e.keyword !== 'propertyNames') {
+    const reason = e.keyword === 'pattern' ? `property name must match ${p.pattern}` : 'is not an allowed property name';
+    return violation(ViolationCode.format, join(field, e.propertyName), reason);
+  }
   switch (e.keyword) {
     case 'required':
       return violation(ViolationCode.required, join(field, String(p.missingProperty)), 'is required');
@@ -148,24 +154,25 @@ export function toViolation(e: ErrorObject, at = ''): Violation {
     case 'pattern':
       return violation(ViolationCode.format, field, `must match ${p.pattern}`);
     case 'minLength':
-      return violation(ViolationCode.range, field, `must be at least ${p.limit} characters`);
+      return violation(ViolationCode.range, field, `must be at least ${plural(p.limit, 'character')}`);
     case 'maxLength':
-      return violation(ViolationCode.range, field, `must be at most ${p.limit} characters`);
+      return violation(ViolationCode.range, field, `must be at most ${plural(p.limit, 'character')}`);
     case 'minItems':
-      return violation(ViolationCode.range, field, `must have at least ${p.limit} items`);
+      return violation(ViolationCode.range, field, `must have at least ${plural(p.limit, 'item')}`);
     case 'maxItems':
-      return violation(ViolationCode.range, field, `must have at most ${p.limit} items`);
+      return violation(ViolationCode.range, field, `must have at most ${plural(p.limit, 'item')}`);
     case 'minProperties':
-      return violation(ViolationCode.range, field, `must have at least ${p.limit} properties`);
+      return violation(ViolationCode.range, field, `must have at least ${plural(p.limit, 'property', 'properties')}`);
     case 'maxProperties':
-      return violation(ViolationCode.range, field, `must have at most ${p.limit} properties`);
+      return violation(ViolationCode.range, field, `must have at most ${plural(p.limit, 'property', 'properties')}`);
     case 'minimum':
     case 'maximum':
     case 'exclusiveMinimum':
     case 'exclusiveMaximum':
       return violation(ViolationCode.range, field, `must be ${p.comparison} ${p.limit}`);
     case 'uniqueItems':
-      return violation(ViolationCode.unique, `${field}[${p.i}]`, 'duplicates an earlier item');
+      // ajv names the pair (i, j) in either order; the later one is the duplicate.
+      return violation(ViolationCode.unique, `${field}[${Math.max(Number(p.i), Number(p.j))}]`, 'duplicates an earlier item');
     default:
       return violation(ViolationCode.value, field, e.message ?? 'is not valid');
   }
@@ -176,6 +183,10 @@ const FORMAT_NAMES: Record<string, string> = {
   'date-time': 'an RFC 3339 date-time',
   uri: 'an absolute URI',
 };
+
+function plural(n: unknown, one: string, many = `${one}s`): string {
+  return `${n} ${n === 1 ? one : many}`;
+}
 
 function article(type: string): string {
   return type === 'integer' || type === 'object' || type === 'array' ? `an ${type}` : type === 'null' ? 'null' : `a ${type}`;
