@@ -21,6 +21,8 @@ export function createEngageServices(deps: { store: EngageStores & TxRunner<Enga
     operations: createOperationService({ store, clock }),
     privacy: createPrivacyService({ store, clock }),
     inspection: createInspectionService({ store, environments }),
+    /** What the edge routes read before any service runs. */
+    limits: { maxRequestBytes: deps.config.maxRequestBytes },
   };
 }
 
