@@ -1,10 +1,9 @@
 import type { Clock } from '../../platform/clock';
 import type { TxRunner } from '../../platform/store/store';
-import type { Violation } from '../../platform/http/schema';
 import type { InstallationPrincipal } from '../installations/store';
 import { HttpError } from '../../platform/http/errors';
 import { EdgeErrors } from '../shared/errors';
-import { parseDateTime } from '../../platform/http/schema';
+import { parseDateTime, type Violation } from '../../platform/http/schema';
 import { batchDigest, checkBatchEnvelope, checkOperations, KNOWN_TYPES } from './check';
 import { OperationErrorCode, OperationErrors } from './errors';
 import { TRACKED_TYPES, type OperationResult } from './schemas';
