@@ -16,9 +16,10 @@ export function registerServe(program: Command): void {
     .option('--host <host>', 'interface to listen on (default 127.0.0.1)')
     .option('--port <port>', 'port to listen on; 0 picks a free one (default 8080)')
     .option('--trusted-proxies <n>', 'reverse proxies in front that append to X-Forwarded-For (default 0)')
+    .option('--max-request-bytes <n>', 'largest mobile edge request body in bytes; larger is a 413 (default 8388608)')
     .action(
-      action(async (opts: CommonOptions & { host?: string; port?: string; trustedProxies?: string }) => {
-        const serveFlags = { host: opts.host, port: opts.port, trustedProxies: opts.trustedProxies };
+      action(async (opts: CommonOptions & { host?: string; port?: string; trustedProxies?: string; maxRequestBytes?: string }) => {
+        const serveFlags = { host: opts.host, port: opts.port, trustedProxies: opts.trustedProxies, maxRequestBytes: opts.maxRequestBytes };
         let config = configFrom(opts, serveFlags);
         const logger = createLogger({ level: config.logLevel, format: config.logFormat });
         const db = openDatabase(config.dataDir);

@@ -28,6 +28,8 @@ export function createEngageServices(deps: {
     operations: createOperationService({ store, clock }),
     privacy: createPrivacyService({ store, clock, scrubDeleted: deps.scrubDeleted }),
     inspection: createInspectionService({ store, environments }),
+    /** What the edge routes read before any service runs. */
+    limits: { maxRequestBytes: deps.config.maxRequestBytes },
   };
 }
 

@@ -52,6 +52,12 @@ describe('loadConfig', () => {
     expect(loadConfig({ env: { ENGAGE_TRUSTED_PROXIES: '2' } }).trustedProxies).toBe(2);
   });
 
+  it('caps mobile edge request bodies at 8 MiB by default; ENGAGE_MAX_REQUEST_BYTES or --max-request-bytes sets it', () => {
+    expect(loadConfig({}).maxRequestBytes).toBe(8 * 1024 * 1024);
+    expect(loadConfig({ env: { ENGAGE_MAX_REQUEST_BYTES: '20000000' } }).maxRequestBytes).toBe(20_000_000);
+    expect(() => loadConfig({ flags: { maxRequestBytes: '1000' } })).toThrow(/maxRequestBytes \(--max-request-bytes\)/);
+  });
+
   it('keeps an explicit public URL and strips a trailing slash', () => {
     expect(loadConfig({ flags: { publicUrl: 'https://id.example.com/' } }).publicUrl).toBe('https://id.example.com');
   });

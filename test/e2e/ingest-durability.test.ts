@@ -80,7 +80,7 @@ describe.skipIf(!existsSync(BIN))('ingest durability (dist/engage, kill -9)', ()
       sessions.push((await res.json()) as { installationId: string; credential: string });
     }
 
-    const acknowledged: { installationId: string; credential: string; batchId: string; body: string; ops: string[] }[] = [];
+    const acknowledged: { installationId: string; credential: string; batchId: string; operations: unknown[]; body: string; ops: string[] }[] = [];
     let stop = false;
     let failures = 0;
     const worker = async (w: number) => {
@@ -105,7 +105,7 @@ describe.skipIf(!existsSync(BIN))('ingest durability (dist/engage, kill -9)', ()
         expect(status).toBe(202);
         const accepted = (JSON.parse(body) as { results: { operationId: string; status: string }[] }).results.filter((r) => r.status === 'ACCEPTED');
         expect(accepted).toHaveLength(100);
-        acknowledged.push({ ...s, batchId, body, ops: accepted.map((r) => r.operationId) });
+        acknowledged.push({ ...s, batchId, operations, body, ops: accepted.map((r) => r.operationId) });
       }
     };
     const load = Promise.all(Array.from({ length: WORKERS }, (_, w) => worker(w)));
@@ -118,12 +118,12 @@ describe.skipIf(!existsSync(BIN))('ingest durability (dist/engage, kill -9)', ()
 
     ({ proc, url } = await start());
     server = proc;
-    // Every acknowledged batch answers 200 with its first result, byte for byte.
+    // Every acknowledged batch, sent again, answers 200 with its first result, byte for byte.
     for (const a of acknowledged.slice(-20)) {
       const res = await fetch(`${url}/v1/sdk/operations:batch`, {
         method: 'POST',
         headers: { 'content-type': 'application/json', authorization: `Bearer ${a.credential}` },
-        body: JSON.stringify({ batchId: a.batchId, operations: [event(1)] }),
+        body: JSON.stringify({ batchId: a.batchId, operations: a.operations }),
       });
       expect(res.status).toBe(200);
       expect(await res.text()).toBe(a.body);

@@ -175,7 +175,10 @@ export const operationBatches = sqliteTable(
   {
     installationId: text('installation_id').notNull(),
     batchId: text('batch_id').notNull(),
-    /** The OperationBatchResult as first answered (JSON). */
+    /**
+     * `sha256:<hex digest of the request>\n` then the OperationBatchResult as first answered
+     * (JSON); rows written before request digests hold the JSON alone (operations/store.ts).
+     */
     result: text('result').notNull(),
     createdAt: text('created_at').notNull(),
   },

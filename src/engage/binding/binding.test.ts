@@ -118,6 +118,27 @@ describe('POST /v1/installation-binding-transitions', () => {
     expect((await transition(h, accessKey, code, null)).status).toBe(401);
   });
 
+  it('a replay (same Idempotency-Key) by a key not allowed for the installation’s app is a 401, and changes nothing', async () => {
+    const env = h.services.engage.environments;
+    const other = await env.createApp({ environment: 'prod', platform: 'ANDROID', name: 'prod-android' });
+    const otherKey = (await env.createAccessKey({ environment: 'prod', apps: [other.id] })).key;
+    const key = randomUUID();
+    const code = await issueCode(h, s);
+    const first = await transition(h, accessKey, code, { externalId: 'alice' }, key);
+    expect(first.status).toBe(201);
+    const committed = await first.text();
+    for (const target of [{ externalId: 'alice' }, { externalId: 'mallory' }]) {
+      const res = await transition(h, otherKey, code, target, key);
+      expect(res.status).toBe(401);
+      expect(res.headers.get('www-authenticate')).toBe('Bearer');
+      expect((await problem(res)).code).toBe('unauthorized');
+    }
+    expect(await state()).toMatchObject({ generation: 1, bindingState: 'BOUND' });
+    // The allowed key still gets its replay.
+    const replay = await transition(h, accessKey, code, { externalId: 'alice' }, key);
+    expect([replay.status, await replay.text()]).toEqual([200, committed]);
+  });
+
   it('a rotated key works and the previous secret is dead', async () => {
     const keyId = h.services.engage.environments.listAccessKeys('prod')[0].id;
     const rotated = await h.services.engage.environments.rotateAccessKey(keyId);

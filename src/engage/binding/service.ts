@@ -8,22 +8,12 @@ import type { InstallationPrincipal } from '../installations/service';
 import { EdgeErrors } from '../shared/errors';
 import { BindingErrors } from './errors';
 import type { BindingStore } from './store';
-import { checkIdempotencyKey, checkTransition, type TransitionRequest } from './validate';
+import { checkIdempotencyKey, checkTransition, type BindingCode, type BindingTransition, type BindingTransitionRequest } from './schemas';
 
 export const BINDING_CODE_PREFIX = 'svc_bind_';
+const NOT_ALLOWED = 'The access key is not allowed for this installation’s app.';
 
-export interface BindingCode {
-  code: string;
-  expiresAt: string;
-}
-
-export interface BindingTransition {
-  transitionId: string;
-  installationId: string;
-  generation: number;
-  state: 'BOUND' | 'ANONYMOUS';
-  committedAt: string;
-}
+export type { BindingCode, BindingTransition };
 
 type Stores = { binding: BindingStore };
 
@@ -72,8 +62,8 @@ export function createBindingService(deps: {
 
   /**
    * POST /v1/installation-binding-transitions. Order: credential (401), request shape (400),
-   * then in one transaction: idempotency replay or reuse (200 / 409), code state (409),
-   * app scope of the key (401), commit.
+   * then in one transaction: for a known Idempotency-Key, app scope of the key (401) then
+   * replay or reuse (200 / 409); otherwise code state (409), app scope of the key (401), commit.
    */
   async function transition(
     authorization: string | undefined,
@@ -87,7 +77,7 @@ export function createBindingService(deps: {
     if (badKey) throw EdgeErrors.fromViolation(badKey);
     const bad = checkTransition(body);
     if (bad) throw EdgeErrors.fromViolation(bad);
-    const req = body as TransitionRequest;
+    const req = body as BindingTransitionRequest;
     const target = req.target === null ? null : { externalId: req.target.externalId };
     const requestHash = createHash('sha256').update(JSON.stringify({ bindingCode: req.bindingCode, target })).digest('hex');
     const codeDigest = digest(req.bindingCode);
@@ -97,6 +87,10 @@ export function createBindingService(deps: {
     return store.tx((tx) => {
       const previous = tx.binding.findTransition(env, idempotencyKey!);
       if (previous) {
+        // A replay answers only a key that could have made the transition: the key must be
+        // allowed for the installation's app, as for a new one (spec 01 "Authentication").
+        const owner = tx.binding.installation(env, previous.installationId);
+        if (!owner || !key.appIds.has(owner.appId)) throw EdgeErrors.unauthorized(NOT_ALLOWED);
         if (previous.requestHash !== requestHash) throw BindingErrors.idempotencyReused();
         return { created: false, transition: JSON.parse(previous.response) as BindingTransition };
       }
@@ -105,7 +99,7 @@ export function createBindingService(deps: {
       const inst = tx.binding.installation(env, code.installationId);
       if (!inst) throw BindingErrors.codeUnknown();
       // The key must be allowed for the installation's app (spec 01 "Authentication").
-      if (!key.appIds.has(inst.appId)) throw EdgeErrors.unauthorized('The access key is not allowed for this installation’s app.');
+      if (!key.appIds.has(inst.appId)) throw EdgeErrors.unauthorized(NOT_ALLOWED);
       if (code.status === 'CONSUMED') throw BindingErrors.codeConsumed();
       if (code.status === 'EXPIRED' || code.expiresMs <= now.getTime()) throw BindingErrors.codeExpired();
 

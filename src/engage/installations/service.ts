@@ -6,7 +6,7 @@ import type { EnvironmentService } from '../environments/service';
 import type { AppRow } from '../environments/service';
 import { EdgeErrors } from '../shared/errors';
 import type { InstallationPrincipal, InstallationRow, InstallationStore, NewInstallation } from './store';
-import { checkBootstrap, type BootstrapRequest } from './validate';
+import { checkBootstrap, type BootstrapInstallationRequest, type InstallationSession, type InstallationState } from './schemas';
 
 /** Prefixes make the three opaque credentials recognisable (secret scanners, mis-scope). */
 export type { InstallationPrincipal, NewInstallation } from './store';
@@ -15,28 +15,7 @@ export const CREDENTIAL_PREFIX = 'svc_inst_';
 export const REVOCATION_PREFIX = 'svc_rev_';
 export const RECOVERY_PREFIX = 'svc_rec_';
 
-export interface InstallationSession {
-  installationId: string;
-  credential: string;
-  revocationCredential: string;
-  recoveryToken: string;
-  generation: number;
-  privacy: InstallationRow['privacy'];
-  pushSubscription: InstallationRow['pushSubscription'];
-  pushPermission: InstallationRow['pushPermission'];
-  serverTime: string;
-}
-
-export interface InstallationState {
-  installationId: string;
-  generation: number;
-  bindingState: InstallationRow['bindingState'];
-  privacy: InstallationRow['privacy'];
-  pushSubscription: InstallationRow['pushSubscription'];
-  pushPermission: InstallationRow['pushPermission'];
-  bound: boolean;
-  updatedAt: string;
-}
+export type { InstallationSession, InstallationState };
 
 type Stores = { installations: InstallationStore };
 
@@ -76,7 +55,7 @@ export function createInstallationService(deps: { store: Stores & TxRunner<Store
   async function bootstrap(app: AppRow, body: unknown): Promise<{ created: boolean; session: InstallationSession }> {
     const bad = checkBootstrap(body);
     if (bad) throw EdgeErrors.fromViolation(bad);
-    const req = body as BootstrapRequest;
+    const req = body as BootstrapInstallationRequest;
     if (req.platform !== app.platform) throw EdgeErrors.invalid(`platform: must be ${app.platform}, the platform of this app`);
     const creds = freshCredentials();
     const recoveryDigest = req.recoveryToken === undefined ? undefined : digest(req.recoveryToken);

@@ -1,8 +1,21 @@
+import { ProblemError } from '../../platform/http/errors';
+
 /**
- * errorCode values of REJECTED operations that depend on state rather than shape. Shape
- * violations use the codes of shared/check.ts `ViolationCode`. All are permanent.
+ * errorCode values of REJECTED operations beyond the shape codes of `ViolationCode`
+ * (platform/http/schema.ts). All are permanent.
  */
 export const OperationErrorCode = {
   generationNotReached: 'GENERATION_NOT_REACHED',
   privacyOptedOut: 'PRIVACY_OPTED_OUT',
+  /** A free-form value (event property, attribute value) nests deeper than MAX_FREE_FORM_DEPTH. */
+  nestingTooDeep: 'NESTING_TOO_DEEP',
+  /** The payload's JSON is larger than MAX_PAYLOAD_BYTES. */
+  payloadTooLarge: 'PAYLOAD_TOO_LARGE',
 } as const;
+
+/** Problems of POST /v1/sdk/operations:batch. */
+export const OperationErrors = {
+  /** A batchId already answered, sent again with other operations: nothing of it is stored. */
+  batchConflict: () =>
+    new ProblemError(409, 'batch_conflict', 'batchId: was already used with different operations; send new operations under a new batchId.'),
+};

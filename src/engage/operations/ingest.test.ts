@@ -69,16 +69,48 @@ describe('ingest', () => {
     expect(countOps()).toBe(2);
   });
 
-  it('a repeated batchId returns 200 with the first result, even with other contents', async () => {
+  it('a repeated batchId with the same operations returns 200 and the first answer byte for byte', async () => {
+    const batchId = randomUUID();
+    const ops = [event('aa'), event('Bad')];
+    const first = await sendBatch(h, s, ops, batchId);
+    expect(first.status).toBe(202);
+    const text = await first.text();
+    h.clock.advance(60);
+    // Re-serialized differently (whitespace): the same request.
+    const again = await h.request('/v1/sdk/operations:batch', { ...json({}, bearer(s.credential)), body: JSON.stringify({ batchId, operations: ops }, null, 2) });
+    expect(again.status).toBe(200);
+    expect(again.headers.get('content-type')).toBe('application/json');
+    expect(await again.text()).toBe(text);
+    expect(countOps()).toBe(2);
+  });
+
+  it('a repeated batchId with other operations is a 409 batch_conflict and stores nothing', async () => {
     const batchId = randomUUID();
     const first = await sendBatch(h, s, [event('aa')], batchId);
     expect(first.status).toBe(202);
     const text = await first.text();
-    h.clock.advance(60);
-    const again = await sendBatch(h, s, [event('bb'), event('cc')], batchId);
-    expect(again.status).toBe(200);
-    expect(await again.text()).toBe(text);
+    for (const other of [[event('bb'), event('cc')], [{ ...event('aa'), operationId: randomUUID() }], [event('aa', { occurredAt: at(1) })]]) {
+      const res = await sendBatch(h, s, other, batchId);
+      expect(res.status).toBe(409);
+      expect(res.headers.get('content-type')).toBe('application/problem+json');
+      expect(await res.json()).toEqual({ code: 'batch_conflict', message: expect.stringMatching(/^batchId: /) });
+    }
     expect(countOps()).toBe(1);
+    // The first answer is still what a true retry gets.
+    const stored = h.db.read.$client.prepare('SELECT result FROM operation_batches WHERE batch_id = ?').get(batchId) as { result: string };
+    expect(stored.result.endsWith(text)).toBe(true);
+  });
+
+  it('a batch stored before request digests existed replays whatever the body (docs/decisions.md)', async () => {
+    const batchId = randomUUID();
+    const legacy = JSON.stringify({ batchId, results: [], serverTime: '2025-12-31T00:00:00.000Z' });
+    h.db.write.$client
+      .prepare('INSERT INTO operation_batches (installation_id, batch_id, result, created_at) VALUES (?, ?, ?, ?)')
+      .run(s.installationId, batchId, legacy, '2025-12-31T00:00:00.000Z');
+    const res = await sendBatch(h, s, [event('aa')], batchId);
+    expect(res.status).toBe(200);
+    expect(await res.text()).toBe(legacy);
+    expect(countOps()).toBe(0);
   });
 
   it('state is last-writer-wins by occurredAt: a late retry never overwrites newer state', async () => {

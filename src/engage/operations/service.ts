@@ -2,18 +2,17 @@ import type { Clock } from '../../platform/clock';
 import { createGroupCommit } from '../../platform/store/group-commit';
 import type { TxRunner } from '../../platform/store/store';
 import type { InstallationPrincipal } from '../installations/service';
-import { UUID, isObject, missing, noExtra, violation, ViolationCode, type Obj, type Violation } from '../shared/check';
 import { EdgeErrors } from '../shared/errors';
-import { OperationErrorCode } from './errors';
+import { parseDateTime, type Violation } from '../../platform/http/schema';
+import { batchDigest, checkBatchEnvelope, checkOperations, KNOWN_TYPES } from './check';
+import { OperationErrorCode, OperationErrors } from './errors';
+import { TRACKED_TYPES, type OperationResult } from './schemas';
 import type { IngestState, OperationStore } from './store';
-import { TRACKED_TYPES, checkOperation, parseDateTime } from './validate';
 
-export interface OperationResult {
-  operationId: string;
-  status: 'ACCEPTED' | 'DUPLICATE' | 'REJECTED';
-  errorCode: string | null;
-  message: string | null;
-}
+export type { OperationResult };
+export { MAX_BATCH } from './schemas';
+
+type Obj = Record<string, unknown>;
 
 /** The batch answer, already serialized: it is stored as-is for replays. */
 export interface IngestOutcome {
@@ -22,30 +21,6 @@ export interface IngestOutcome {
 }
 
 type Stores = { operations: OperationStore };
-const BATCH_KEYS = new Set(['batchId', 'operations']);
-export const MAX_BATCH = 100;
-
-/** OperationBatchRequest envelope: anything wrong here is a 400 for the whole batch. */
-function checkEnvelope(body: unknown): Violation | null {
-  if (!isObject(body)) return violation(ViolationCode.type, 'body', 'must be a JSON object');
-  const extra = noExtra(body, BATCH_KEYS, '');
-  if (extra) return extra;
-  if (body.batchId === undefined) return missing('batchId');
-  if (typeof body.batchId !== 'string' || !UUID.test(body.batchId)) return violation(ViolationCode.format, 'batchId', 'must be a UUID');
-  const ops = body.operations;
-  if (ops === undefined) return missing('operations');
-  if (!Array.isArray(ops)) return violation(ViolationCode.type, 'operations', 'must be an array');
-  if (ops.length < 1 || ops.length > MAX_BATCH) return violation(ViolationCode.range, 'operations', `must have 1 to ${MAX_BATCH} items`);
-  for (let i = 0; i < ops.length; i++) {
-    const op = ops[i] as unknown;
-    if (!isObject(op)) return violation(ViolationCode.type, `operations[${i}]`, 'must be an object');
-    // A result cannot be reported without a usable operationId (docs/decisions.md).
-    if (op.operationId === undefined) return missing(`operations[${i}].operationId`);
-    if (typeof op.operationId !== 'string' || !UUID.test(op.operationId))
-      return violation(ViolationCode.format, `operations[${i}].operationId`, 'must be a UUID');
-  }
-  return null;
-}
 
 const rejected = (operationId: string, errorCode: string, message: string): OperationResult => ({ operationId, status: 'REJECTED', errorCode, message });
 
@@ -58,19 +33,21 @@ export function createOperationService(deps: { store: Stores & TxRunner<Stores>;
    * means every accepted operation is committed (DESIGN.md "Durability promise").
    */
   async function ingest(p: InstallationPrincipal, body: unknown): Promise<IngestOutcome> {
-    const bad = checkEnvelope(body);
+    const bad = checkBatchEnvelope(body);
     if (bad) throw EdgeErrors.fromViolation(bad);
     const batch = body as { batchId: string; operations: Obj[] };
     const ops = batch.operations;
     const n = ops.length;
     const violations: (Violation | null)[] = new Array(n);
-    for (let i = 0; i < n; i++) violations[i] = checkOperation(ops[i]);
+    const payloads: (string | undefined)[] = new Array(n);
+    checkOperations(ops, violations, payloads);
+    const digest = batchDigest(ops, violations, payloads);
     const batchKey = batch.batchId.toLowerCase();
     const now = clock.now();
     const nowMs = now.getTime();
     const serverTime = now.toISOString();
 
-    return grouped({ p, batch, violations, batchKey, nowMs, serverTime });
+    return grouped({ p, batch, violations, payloads, digest, batchKey, nowMs, serverTime });
   }
 
   /**
@@ -87,6 +64,10 @@ interface Job {
   p: InstallationPrincipal;
   batch: { batchId: string; operations: Obj[] };
   violations: (Violation | null)[];
+  /** JSON of each valid operation's payload, as checked (stored as-is). */
+  payloads: (string | undefined)[];
+  /** SHA-256 of the request's operations (check.ts batchDigest). */
+  digest: string;
   batchKey: string;
   nowMs: number;
   serverTime: string;
@@ -94,11 +75,17 @@ interface Job {
 
 /** One batch inside the (group) transaction: ledger, fencing, privacy, effects, stored answer. */
 function processBatch(s: OperationStore, job: Job): IngestOutcome {
-  const { p, batch, violations, batchKey, nowMs, serverTime } = job;
+  const { p, batch, violations, payloads, digest, batchKey, nowMs, serverTime } = job;
   const ops = batch.operations;
   const n = ops.length;
   const previous = s.findBatchResult(p.id, batchKey);
-  if (previous !== undefined) return { replayed: true, body: previous };
+  if (previous !== undefined) {
+    // Same operations: the first answer again. Other operations under a used batchId would
+    // otherwise be answered with results that are not theirs and never stored (409, nothing
+    // written). A batch stored before digests existed replays whatever the body.
+    if (previous.digest !== null && previous.digest !== digest) throw OperationErrors.batchConflict();
+    return { replayed: true, body: previous.result };
+  }
   const state = s.ingestState(p.environmentId, p.id);
   if (!state) throw EdgeErrors.unauthorized();
   const profiles = new Map<number, string | undefined>();
@@ -109,7 +96,8 @@ function processBatch(s: OperationStore, job: Job): IngestOutcome {
     const opId = op.operationId as string;
     const key = opId.toLowerCase();
     const v = violations[i];
-    const type = typeof op.type === 'string' ? op.type : '';
+    // The ledger keeps a type only when it is one of ours: never the client's text.
+    const type = KNOWN_TYPES.has(op.type as string) ? (op.type as string) : 'UNKNOWN';
     const generation = typeof op.generation === 'number' ? op.generation : -1;
     let reject: OperationResult | undefined;
     if (v) reject = rejected(opId, v.code, v.message);
@@ -148,7 +136,7 @@ function processBatch(s: OperationStore, job: Job): IngestOutcome {
       status: 'ACCEPTED',
       occurredMs: ms,
       receivedMs: nowMs,
-      payload: JSON.stringify(op.payload),
+      payload: payloads[i]!,
     });
     if (!fresh) {
       results[i] = { operationId: opId, status: 'DUPLICATE', errorCode: null, message: null };
@@ -161,7 +149,7 @@ function processBatch(s: OperationStore, job: Job): IngestOutcome {
   }
   if (changed) s.touchInstallation(p.environmentId, p.id, serverTime);
   const out = JSON.stringify({ batchId: batch.batchId, results, serverTime });
-  s.insertBatchResult(p.id, batchKey, out, serverTime);
+  s.insertBatchResult(p.id, batchKey, digest, out, serverTime);
   return { replayed: false, body: out };
 }
 

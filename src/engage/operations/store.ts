@@ -23,6 +23,13 @@ export interface OperationRow {
   payload: string | null;
 }
 
+/** A batch answered before: the answer byte for byte, and the SHA-256 (hex) of its request. */
+export interface StoredBatch {
+  digest: string | null;
+  result: string;
+}
+const DIGEST_PREFIX = 'sha256:';
+
 /** Last-writer-wins guard: a write lands if it is newer, or as new with a greater-or-equal operation id. */
 const LWW = (t: string) => `WHERE excluded.ms > ${t}.ms OR (excluded.ms = ${t}.ms AND excluded.op >= ${t}.op)`;
 const upsert = (table: string, keyCols: string[], valueCols: string[]) =>
@@ -71,11 +78,21 @@ export function createOperationStore(db: Db) {
     ingestState(environmentId: string, installationId: string): IngestState | undefined {
       return st('state').get(environmentId, installationId) as IngestState | undefined;
     },
-    findBatchResult(installationId: string, batchId: string): string | undefined {
-      return (st('batch').get(installationId, batchId) as { result: string } | undefined)?.result;
+    /**
+     * The stored answer of a batch and the digest of the request it answered. The digest rides
+     * in the same column, ahead of the answer: `sha256:<64 hex>\n<answer>`. Rows stored before
+     * digests existed hold the answer alone (it starts with `{`): their digest is null.
+     */
+    findBatchResult(installationId: string, batchId: string): StoredBatch | undefined {
+      const row = st('batch').get(installationId, batchId) as { result: string } | undefined;
+      if (row === undefined) return undefined;
+      const r = row.result;
+      return r.startsWith(DIGEST_PREFIX)
+        ? { digest: r.slice(DIGEST_PREFIX.length, DIGEST_PREFIX.length + 64), result: r.slice(DIGEST_PREFIX.length + 65) }
+        : { digest: null, result: r };
     },
-    insertBatchResult(installationId: string, batchId: string, result: string, createdAt: string): void {
-      st('insertBatch').run(installationId, batchId, result, createdAt);
+    insertBatchResult(installationId: string, batchId: string, digest: string, result: string, createdAt: string): void {
+      st('insertBatch').run(installationId, batchId, `${DIGEST_PREFIX}${digest}\n${result}`, createdAt);
     },
     /** The profile bound in `generation` of the installation (the fence of spec 01). */
     profileOfGeneration(installationId: string, generation: number): string | undefined {

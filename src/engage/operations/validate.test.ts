@@ -2,7 +2,7 @@ import { randomUUID } from 'node:crypto';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createHarness, type Harness } from '../../../test/helpers/harness';
 import { bootstrap, op, sendBatch, setupEnvironment, type BatchResult, type Session } from '../testing';
-import { OPERATION_TYPES } from './validate';
+import { OPERATION_TYPES } from './schemas';
 
 /**
  * Spec 01 "SdkOperation" payload table, one row per rule: every type has a valid payload

@@ -81,4 +81,16 @@ describe('PUT /v1/sdk/privacy/revocations/{operationId}', () => {
     expect(((await res.json()) as { message: string }).message.startsWith('operationId: ')).toBe(true);
     expect(traces(s.installationId).installations).toBe(1);
   });
+
+  it('a repeat with a malformed operationId is a 400 like a first request, after the credential check', async () => {
+    expect((await revoke(s.revocationCredential)).status).toBe(204);
+    const res = await revoke(s.revocationCredential, 'not-a-uuid');
+    expect(res.status).toBe(400);
+    expect(await res.json()).toEqual({ code: 'invalid_request', message: 'operationId: must be a UUID' });
+    // A credential that never existed is still a 401 whatever the path.
+    expect((await revoke('svc_rev_unknown', 'not-a-uuid')).status).toBe(401);
+    expect((await revoke(s.revocationCredential)).status).toBe(204);
+    const kept = h.db.read.$client.prepare('SELECT COUNT(*) AS n FROM revoked_installations').get();
+    expect(kept).toEqual({ n: 1 });
+  });
 });

@@ -2,8 +2,8 @@ import type { Clock } from '../../platform/clock';
 import { digest } from '../../platform/crypto';
 import type { TxRunner } from '../../platform/store/store';
 import { REVOCATION_PREFIX, bearer } from '../installations/service';
-import { UUID } from '../shared/check';
 import { EdgeErrors } from '../shared/errors';
+import { checkOperationId } from './schemas';
 import type { PrivacyStore } from './store';
 
 type Stores = { privacy: PrivacyStore };
@@ -21,12 +21,13 @@ export function createPrivacyService(deps: { store: Stores & TxRunner<Stores>; c
     const d = digest(token);
     const at = clock.now().toISOString();
     await store.tx((tx) => {
+      // Order: the credential (401), then the path (400), then the work or the repeat (204):
+      // a repeat with a malformed operationId is as malformed as a first request.
       const inst = tx.privacy.findByRevocationDigest(d);
-      if (!inst) {
-        if (tx.privacy.wasRevoked(d)) return;
-        throw EdgeErrors.unauthorized();
-      }
-      if (!UUID.test(operationId)) throw EdgeErrors.invalid('operationId: must be a UUID');
+      if (!inst && !tx.privacy.wasRevoked(d)) throw EdgeErrors.unauthorized();
+      const bad = checkOperationId(operationId);
+      if (bad) throw EdgeErrors.fromViolation(bad);
+      if (!inst) return;
       tx.privacy.erase(inst.environmentId, inst.id, d, operationId.toLowerCase(), at);
       // secure_delete zeroed the erased rows in their pages; older images of those pages stay
       // in the WAL until a checkpoint truncates it, done off this request (docs/decisions.md).

@@ -1,5 +1,5 @@
 import { ProblemError } from '../../platform/http/errors';
-import type { Violation } from './check';
+import type { Violation } from '../../platform/http/schema';
 
 /**
  * Problem codes shared by every mobile edge route (spec 01 leaves their values open;
@@ -14,4 +14,10 @@ export const EdgeErrors = {
     new ProblemError(401, 'unauthorized', message, { 'WWW-Authenticate': 'Bearer' }),
   notFound: (what: string) => new ProblemError(404, 'not_found', `${what} not found`),
   conflict: (message: string) => new ProblemError(409, 'conflict', message),
+  /**
+   * RFC 9110 §15.5.14. Not a 400: the SDK must not read it as "never retry this batch"; an
+   * operator can raise `maxRequestBytes`. The connection is closed rather than drained.
+   */
+  payloadTooLarge: (limit: number) =>
+    new ProblemError(413, 'payload_too_large', `body: must be at most ${limit} bytes (maxRequestBytes)`, { Connection: 'close' }),
 };

@@ -89,6 +89,21 @@ export function assertThat(cond: unknown, err: Error | (() => Error)): asserts c
   if (!cond) throw typeof err === 'function' ? err() : err;
 }
 
+/**
+ * The client closed the connection before its request body arrived. Nobody is left to answer,
+ * and it is not a server fault: status 499 ("client closed request", nginx's convention), below
+ * 500 so that it is neither logged as an error nor counted as a 5xx.
+ */
+export class ClientClosedError extends HttpError {
+  readonly family = 'api';
+  constructor() {
+    super(499, 'client closed the connection before the request body was complete');
+  }
+  body() {
+    return null;
+  }
+}
+
 export const STATUS_OF: Record<ErrorKind, number> = {
   invalid: 400,
   unauthenticated: 401,

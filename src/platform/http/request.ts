@@ -23,6 +23,36 @@ export function headerOf(c: Context, name: string): string | undefined {
 }
 
 /**
+ * Every value of a request header, joined with ", " as a WHATWG Headers object would. Node's
+ * parsed `headers` keeps only the first line of a repeated Authorization (and of a few other
+ * singleton headers), so a request carrying two credentials would be served with the first;
+ * joined, they parse as no credential at all.
+ */
+export function joinedHeaderOf(c: Context, name: string): string | undefined {
+  const raw = (c.env as { incoming?: IncomingMessage } | undefined)?.incoming?.rawHeaders;
+  if (!raw) return c.req.header(name);
+  let out: string | undefined;
+  for (let i = 0; i < raw.length; i += 2) {
+    if (raw[i].length === name.length && raw[i].toLowerCase() === name) out = out === undefined ? raw[i + 1] : `${out}, ${raw[i + 1]}`;
+  }
+  return out;
+}
+
+/**
+ * 204 No Content with no Content-Type (RFC 9110 §15.3.5: there is no content to type). The
+ * Node adapter gives every answer that lacks one `text/plain`, so on the Node server the head is
+ * written here (headers already set on the ServerResponse, X-Request-Id among them, are kept)
+ * and the adapter is told the answer is sent.
+ */
+export function noContent(c: Context): Response {
+  const outgoing = (c.env as { outgoing?: ServerResponse } | undefined)?.outgoing;
+  if (!outgoing || typeof outgoing.writeHead !== 'function') return c.body(null, 204);
+  outgoing.writeHead(204);
+  outgoing.end();
+  return new Response(null, { status: 204, headers: { 'x-hono-already-sent': 'true' } });
+}
+
+/**
  * Sets headers on whatever answer this request gets, an error included, then runs `next`.
  * On the Node server they go straight onto the ServerResponse, where Node merges them into the
  * head: set on the hono response instead, they would build a WHATWG Headers object per answer.

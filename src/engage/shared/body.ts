@@ -1,0 +1,13 @@
+import type { Context } from 'hono';
+import { readJsonBody, type BodyFailure } from '../../platform/http/body';
+import { EdgeErrors } from './errors';
+
+const fail = (f: BodyFailure) => (f.kind === 'too_large' ? EdgeErrors.payloadTooLarge(f.limit) : EdgeErrors.invalid(`${f.field}: ${f.reason}`));
+
+/**
+ * A mobile edge request body: JSON in UTF-8 of at most `maxBytes` (config `maxRequestBytes`).
+ * Too large is a 413 `payload_too_large`; anything else unreadable a 400 naming the field.
+ */
+export function readEdgeJson(c: Context, maxBytes: number): Promise<unknown> {
+  return readJsonBody(c, { maxBytes, fail });
+}
