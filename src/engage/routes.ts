@@ -1,6 +1,6 @@
 import type { Hono } from 'hono';
 import { createFamilyApp } from '../platform/http/family';
-import type { AppEnv } from '../platform/http/request';
+import { createEdgeGuards, type EdgeEnv } from './guards';
 import { mountBindingRoutes } from './binding/routes';
 import { mountInstallationRoutes } from './installations/routes';
 import { mountOperationRoutes } from './operations/routes';
@@ -8,11 +8,12 @@ import { mountPrivacyRoutes } from './privacy/routes';
 import type { EngageServices } from './services';
 
 /** Every mobile edge and server messaging route of spec 01: the problem family's sub-app. */
-export function createEdgeApp(engage: EngageServices): Hono<AppEnv> {
-  const edge = createFamilyApp<AppEnv>('problem');
-  mountInstallationRoutes(edge.app, engage);
-  mountBindingRoutes(edge.app, engage);
-  mountOperationRoutes(edge.app, engage);
-  mountPrivacyRoutes(edge.app, engage);
+export function createEdgeApp(engage: EngageServices): Hono<EdgeEnv> {
+  const edge = createFamilyApp<EdgeEnv>('problem');
+  const guards = createEdgeGuards(engage);
+  mountInstallationRoutes(edge.app, engage, guards);
+  mountBindingRoutes(edge.app, engage, guards);
+  mountOperationRoutes(edge.app, engage, guards);
+  mountPrivacyRoutes(edge.app, engage, guards);
   return edge.closePrefixes('/v1/*', '/api/*');
 }

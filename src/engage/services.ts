@@ -24,7 +24,7 @@ export function createEngageServices(deps: {
   return {
     environments,
     installations: createInstallationService({ store, clock, environments }),
-    binding: createBindingService({ store, clock, sealer: deps.sealer, environments, codeTtl: deps.config.bindingCodeTtl }),
+    binding: createBindingService({ store, clock, sealer: deps.sealer, codeTtl: deps.config.bindingCodeTtl }),
     operations: createOperationService({ store, clock }),
     privacy: createPrivacyService({ store, clock, scrubDeleted: deps.scrubDeleted }),
     inspection: createInspectionService({ store, environments }),

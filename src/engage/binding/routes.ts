@@ -1,27 +1,55 @@
 import type { Hono } from 'hono';
-import { headerOf, joinedHeaderOf, type AppEnv } from '../../platform/http/request';
+import { described } from '../../platform/http/openapi';
+import { headerOf } from '../../platform/http/request';
+import type { EdgeEnv, EdgeGuards } from '../guards';
 import { readEdgeJson } from '../shared/body';
 import type { EngageServices } from '../services';
-import { EdgeErrors } from '../shared/errors';
+import { BindingCode, BindingTransition, BindingTransitionRequest, IdempotencyKey } from './schemas';
 
-export function mountBindingRoutes(app: Hono<AppEnv>, engage: EngageServices): void {
-  app.post('/v1/sdk/installation/binding-code', async (c) => {
-    const p = engage.installations.authenticate(joinedHeaderOf(c, 'authorization'));
-    const { created, code } = await engage.binding.issueCode(p);
-    c.header('Cache-Control', 'no-store');
-    return c.json(code, created ? 201 : 200);
-  });
+export function mountBindingRoutes(app: Hono<EdgeEnv>, engage: EngageServices, guards: EdgeGuards): void {
+  app.post(
+    '/v1/sdk/installation/binding-code',
+    guards.installation,
+    described(
+      {
+        summary: 'The pending binding code, or a new one reserving the next generation',
+        tags: ['mobile'],
+        security: ['installation'],
+        responses: { 201: { description: 'new code', schema: BindingCode }, 200: { description: 'the pending code', schema: BindingCode } },
+        errors: { 401: 'unauthorized' },
+      },
+      async (c) => {
+        const { created, code } = await engage.binding.issueCode(c.get('installation'));
+        c.header('Cache-Control', 'no-store');
+        return c.json(code, created ? 201 : 200);
+      },
+    ),
+  );
 
-  app.post('/v1/installation-binding-transitions', async (c) => {
-    const authorization = joinedHeaderOf(c, 'authorization');
+  app.post(
+    '/v1/installation-binding-transitions',
     // 401 before anything about the request is looked at.
-    if (!engage.environments.authenticateAccessKey(bearerOf(authorization))) throw EdgeErrors.unauthorized();
-    const body = await readEdgeJson(c, engage.limits.maxRequestBytes);
-    const { created, transition } = await engage.binding.transition(authorization, headerOf(c, 'idempotency-key'), body);
-    return c.json(transition, created ? 201 : 200);
-  });
-}
-
-function bearerOf(h: string | undefined): string {
-  return h?.replace(/^Bearer +/i, '').trim() ?? '';
+    guards.accessKey,
+    described(
+      {
+        summary: 'Commit a binding transition (server to server)',
+        tags: ['server'],
+        security: ['accessKey'],
+        headers: { 'Idempotency-Key': { schema: IdempotencyKey, required: true } },
+        body: { schema: BindingTransitionRequest },
+        responses: { 201: { description: 'committed', schema: BindingTransition }, 200: { description: 'idempotent replay', schema: BindingTransition } },
+        errors: {
+          400: 'invalid_request',
+          401: 'unauthorized',
+          409: 'binding_code_expired, binding_code_consumed, binding_code_invalid, idempotency_key_reused',
+          413: 'payload_too_large',
+        },
+      },
+      async (c) => {
+        const body = await readEdgeJson(c, engage.limits.maxRequestBytes);
+        const { created, transition } = await engage.binding.transition(c.get('accessKey'), headerOf(c, 'idempotency-key'), body);
+        return c.json(transition, created ? 201 : 200);
+      },
+    ),
+  );
 }

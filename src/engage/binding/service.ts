@@ -2,8 +2,7 @@ import { createHash } from 'node:crypto';
 import type { Clock } from '../../platform/clock';
 import { digest, newId, newSecret, type Sealer } from '../../platform/crypto';
 import type { TxRunner } from '../../platform/store/store';
-import type { EnvironmentService } from '../environments/service';
-import { bearer } from '../installations/service';
+import type { AccessKeyPrincipal } from '../environments/service';
 import type { InstallationPrincipal } from '../installations/service';
 import { EdgeErrors } from '../shared/errors';
 import { BindingErrors } from './errors';
@@ -21,11 +20,10 @@ export function createBindingService(deps: {
   store: Stores & TxRunner<Stores>;
   clock: Clock;
   sealer: Sealer;
-  environments: EnvironmentService;
   /** Seconds a binding code stays pending (config.bindingCodeTtl). */
   codeTtl: number;
 }) {
-  const { store, clock, sealer, environments } = deps;
+  const { store, clock, sealer } = deps;
   const aad = (installationId: string) => `binding-code:${installationId}`;
 
   /**
@@ -66,13 +64,10 @@ export function createBindingService(deps: {
    * replay or reuse (200 / 409); otherwise code state (409), app scope of the key (401), commit.
    */
   async function transition(
-    authorization: string | undefined,
+    key: AccessKeyPrincipal,
     idempotencyKey: string | undefined,
     body: unknown,
   ): Promise<{ created: boolean; transition: BindingTransition }> {
-    const token = bearer(authorization);
-    const key = token ? environments.authenticateAccessKey(token) : undefined;
-    if (!key) throw EdgeErrors.unauthorized();
     const badKey = checkIdempotencyKey(idempotencyKey);
     if (badKey) throw EdgeErrors.fromViolation(badKey);
     const bad = checkTransition(body);

@@ -1,6 +1,7 @@
 import { Enum, Strict, T, checker } from '../../platform/http/schema';
+import { PLATFORMS } from '../shared/schemas';
 
-export const PLATFORMS = ['IOS', 'ANDROID'] as const;
+export { PLATFORMS };
 const Name = () => T.String({ minLength: 1, maxLength: 100, pattern: '\\S', description: '1 to 100 characters, not only spaces' });
 
 export const EnvironmentCreate = Strict({ name: Name() });

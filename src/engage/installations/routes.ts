@@ -1,19 +1,44 @@
 import type { Hono } from 'hono';
-import { headerOf, joinedHeaderOf, type AppEnv } from '../../platform/http/request';
+import { described } from '../../platform/http/openapi';
+import type { EdgeEnv, EdgeGuards } from '../guards';
 import { readEdgeJson } from '../shared/body';
 import type { EngageServices } from '../services';
+import { BootstrapInstallationRequest, InstallationSession, InstallationState } from './schemas';
 
-export function mountInstallationRoutes(app: Hono<AppEnv>, engage: EngageServices): void {
-  app.post('/v1/sdk/installations', async (c) => {
+export function mountInstallationRoutes(app: Hono<EdgeEnv>, engage: EngageServices, guards: EdgeGuards): void {
+  app.post(
+    '/v1/sdk/installations',
     // The app key is checked first: an unauthenticated caller learns nothing about the body.
-    const app = engage.installations.appFor(headerOf(c, 'x-service-app-key'));
-    const { created, session } = await engage.installations.bootstrap(app, await readEdgeJson(c, engage.limits.maxRequestBytes));
-    c.header('Cache-Control', 'no-store');
-    return c.json(session, created ? 201 : 200);
-  });
+    guards.appKey,
+    described(
+      {
+        summary: 'Bootstrap (or recover) an installation',
+        tags: ['mobile'],
+        security: ['appKey'],
+        body: { schema: BootstrapInstallationRequest },
+        responses: { 201: { description: 'created', schema: InstallationSession }, 200: { description: 'recovered', schema: InstallationSession } },
+        errors: { 400: 'invalid_request', 401: 'unauthorized', 413: 'payload_too_large' },
+      },
+      async (c) => {
+        const { created, session } = await engage.installations.bootstrap(c.get('app'), await readEdgeJson(c, engage.limits.maxRequestBytes));
+        c.header('Cache-Control', 'no-store');
+        return c.json(session, created ? 201 : 200);
+      },
+    ),
+  );
 
-  app.get('/v1/sdk/installation', (c) => {
-    const p = engage.installations.authenticate(joinedHeaderOf(c, 'authorization'));
-    return c.json(engage.installations.state(p));
-  });
+  app.get(
+    '/v1/sdk/installation',
+    guards.installation,
+    described(
+      {
+        summary: 'The installation’s state',
+        tags: ['mobile'],
+        security: ['installation'],
+        responses: { 200: { description: 'state', schema: InstallationState } },
+        errors: { 401: 'unauthorized' },
+      },
+      (c) => c.json(engage.installations.state(c.get('installation'))),
+    ),
+  );
 }

@@ -1,4 +1,4 @@
-import { ProblemError } from '../../platform/http/errors';
+import { DomainError } from '../../platform/errors';
 
 /**
  * errorCode values of REJECTED operations beyond the shape codes of `ViolationCode`
@@ -17,5 +17,5 @@ export const OperationErrorCode = {
 export const OperationErrors = {
   /** A batchId already answered, sent again with other operations: nothing of it is stored. */
   batchConflict: () =>
-    new ProblemError(409, 'batch_conflict', 'batchId: was already used with different operations; send new operations under a new batchId.'),
+    new DomainError('conflict', 'batch_conflict', 'batchId: was already used with different operations; send new operations under a new batchId.'),
 };

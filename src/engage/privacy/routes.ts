@@ -1,11 +1,27 @@
 import type { Hono } from 'hono';
-import type { AppEnv } from '../../platform/http/request';
+import { described } from '../../platform/http/openapi';
+import { noContent } from '../../platform/http/request';
+import type { EdgeEnv, EdgeGuards } from '../guards';
 import type { EngageServices } from '../services';
-import { joinedHeaderOf, noContent } from '../../platform/http/request';
+import { RevocationParams } from './schemas';
 
-export function mountPrivacyRoutes(app: Hono<AppEnv>, engage: EngageServices): void {
-  app.put('/v1/sdk/privacy/revocations/:operationId', async (c) => {
-    await engage.privacy.revoke(joinedHeaderOf(c, 'authorization'), c.req.param('operationId'));
-    return noContent(c);
-  });
+export function mountPrivacyRoutes(app: Hono<EdgeEnv>, engage: EngageServices, guards: EdgeGuards): void {
+  app.put(
+    '/v1/sdk/privacy/revocations/:operationId',
+    guards.revocation,
+    described(
+      {
+        summary: 'Revoke and erase the installation (privacy)',
+        tags: ['mobile'],
+        security: ['revocation'],
+        params: RevocationParams.properties,
+        responses: { 204: { description: 'erased (also for a repeat)' } },
+        errors: { 400: 'invalid_request', 401: 'unauthorized' },
+      },
+      async (c) => {
+        await engage.privacy.revoke(c.get('revocation'), c.req.param('operationId') ?? '');
+        return noContent(c);
+      },
+    ),
+  );
 }

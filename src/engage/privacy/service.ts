@@ -1,12 +1,17 @@
 import type { Clock } from '../../platform/clock';
 import { digest } from '../../platform/crypto';
 import type { TxRunner } from '../../platform/store/store';
-import { REVOCATION_PREFIX, bearer } from '../installations/service';
+import { REVOCATION_PREFIX } from '../installations/service';
 import { EdgeErrors } from '../shared/errors';
 import { checkOperationId } from './schemas';
 import type { PrivacyStore } from './store';
 
 type Stores = { privacy: PrivacyStore };
+
+/** A revocation credential that is, or was, valid: its digest (a repeat after erasure is a 204). */
+export interface RevocationPrincipal {
+  digest: string;
+}
 
 export function createPrivacyService(deps: { store: Stores & TxRunner<Stores>; clock: Clock; scrubDeleted: () => void }) {
   const { store, clock } = deps;
@@ -15,18 +20,26 @@ export function createPrivacyService(deps: { store: Stores & TxRunner<Stores>; c
    * PUT /v1/sdk/privacy/revocations/{operationId}. Spec 01 rule 6: only the revocation
    * credential; the installation is erased; a repeat (same credential) is again a 204.
    */
-  async function revoke(authorization: string | undefined, operationId: string): Promise<void> {
-    const token = bearer(authorization);
-    if (!token || !token.startsWith(REVOCATION_PREFIX)) throw EdgeErrors.unauthorized();
+  /**
+   * Spec 01 rule 6: only the revocation credential, never the installation credential. A
+   * credential already used is still recognised, so the repeat answers 204 (its guard).
+   */
+  function authenticate(token: string | undefined): RevocationPrincipal | undefined {
+    if (!token || !token.startsWith(REVOCATION_PREFIX)) return undefined;
     const d = digest(token);
+    return store.privacy.findByRevocationDigest(d) || store.privacy.wasRevoked(d) ? { digest: d } : undefined;
+  }
+
+  async function revoke(r: RevocationPrincipal, operationId: string): Promise<void> {
+    // Order: the credential (401, the guard), then the path (400), then the work or the
+    // repeat (204): a repeat with a malformed operationId is as malformed as a first request.
+    const bad = checkOperationId(operationId);
+    if (bad) throw EdgeErrors.fromViolation(bad);
+    const d = r.digest;
     const at = clock.now().toISOString();
     await store.tx((tx) => {
-      // Order: the credential (401), then the path (400), then the work or the repeat (204):
-      // a repeat with a malformed operationId is as malformed as a first request.
+      // Read again inside the write: another request may have erased it since the guard looked.
       const inst = tx.privacy.findByRevocationDigest(d);
-      if (!inst && !tx.privacy.wasRevoked(d)) throw EdgeErrors.unauthorized();
-      const bad = checkOperationId(operationId);
-      if (bad) throw EdgeErrors.fromViolation(bad);
       if (!inst) return;
       tx.privacy.erase(inst.environmentId, inst.id, d, operationId.toLowerCase(), at);
       // secure_delete zeroed the erased rows in their pages; older images of those pages stay
@@ -35,7 +48,7 @@ export function createPrivacyService(deps: { store: Stores & TxRunner<Stores>; c
     });
   }
 
-  return { revoke };
+  return { authenticate, revoke };
 }
 
 export type PrivacyService = ReturnType<typeof createPrivacyService>;

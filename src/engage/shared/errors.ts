@@ -1,4 +1,4 @@
-import { ProblemError } from '../../platform/http/errors';
+import { DomainError } from '../../platform/errors';
 import type { Violation } from '../../platform/http/schema';
 
 /**
@@ -7,17 +7,17 @@ import type { Violation } from '../../platform/http/schema';
  */
 export const EdgeErrors = {
   /** Malformed body, header or path parameter; the message names the field. */
-  invalid: (message: string) => new ProblemError(400, 'invalid_request', message),
-  fromViolation: (v: Violation) => new ProblemError(400, 'invalid_request', v.message),
+  invalid: (message: string) => new DomainError('invalid', 'invalid_request', message),
+  fromViolation: (v: Violation) => new DomainError('invalid', 'invalid_request', v.message),
   /** Invalid, expired, revoked or incorrectly scoped credential (spec 01 "Authentication"). */
   unauthorized: (message = 'The credential is missing, invalid, revoked or not valid for this route.') =>
-    new ProblemError(401, 'unauthorized', message, { 'WWW-Authenticate': 'Bearer' }),
-  notFound: (what: string) => new ProblemError(404, 'not_found', `${what} not found`),
-  conflict: (message: string) => new ProblemError(409, 'conflict', message),
+    new DomainError('unauthenticated', 'unauthorized', message, { 'WWW-Authenticate': 'Bearer' }),
+  notFound: (what: string) => new DomainError('not_found', 'not_found', `${what} not found`),
+  conflict: (message: string) => new DomainError('conflict', 'conflict', message),
   /**
    * RFC 9110 §15.5.14. Not a 400: the SDK must not read it as "never retry this batch"; an
    * operator can raise `maxRequestBytes`. The connection is closed rather than drained.
    */
   payloadTooLarge: (limit: number) =>
-    new ProblemError(413, 'payload_too_large', `body: must be at most ${limit} bytes (maxRequestBytes)`, { Connection: 'close' }),
+    new DomainError('too_large', 'payload_too_large', `body: must be at most ${limit} bytes (maxRequestBytes)`, { Connection: 'close' }),
 };

@@ -70,5 +70,6 @@ export function mountDiscoveryRoutes(app: Hono<IssuerEnv>, keys: KeyService): vo
 export function mountPathMetadataRoute(app: Hono<IssuerEnv>, resolve: MiddlewareHandler<IssuerEnv>): void {
   const path = '/.well-known/oauth-authorization-server/t/:tenantSegment';
   app.use(path, publicCors());
-  app.get(path, resolve, metadata);
+  // Its own handler (and doc): the document tells it apart from the issuer-relative route.
+  app.get(path, resolve, described(metadataDoc('RFC 8414 §3.1 metadata of an issuer with a path'), (c: Context<IssuerEnv>) => metadata(c)));
 }

@@ -7,7 +7,7 @@
 import type { Context } from 'hono';
 import { isUtf8 } from 'node:buffer';
 import type { IncomingMessage } from 'node:http';
-import { ClientClosedError, type HttpError } from './errors';
+import { ClientClosedError } from './errors';
 import { headerOf } from './request';
 
 export type BodyFailure =
@@ -18,7 +18,7 @@ export type BodyFailure =
 
 export interface JsonBodyOptions {
   maxBytes: number;
-  fail: (f: BodyFailure) => HttpError;
+  fail: (f: BodyFailure) => Error;
 }
 
 const JSON_TYPE = /^application\/(?:[^;\s]+\+)?json\s*(?:;|$)/i;

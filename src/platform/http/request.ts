@@ -22,21 +22,6 @@ export function headerOf(c: Context, name: string): string | undefined {
   return Array.isArray(v) ? v.join(', ') : v;
 }
 
-/**
- * Every value of a request header, joined with ", " as a WHATWG Headers object would. Node's
- * parsed `headers` keeps only the first line of a repeated Authorization (and of a few other
- * singleton headers), so a request carrying two credentials would be served with the first;
- * joined, they parse as no credential at all.
- */
-export function joinedHeaderOf(c: Context, name: string): string | undefined {
-  const raw = (c.env as { incoming?: IncomingMessage } | undefined)?.incoming?.rawHeaders;
-  if (!raw) return c.req.header(name);
-  let out: string | undefined;
-  for (let i = 0; i < raw.length; i += 2) {
-    if (raw[i].length === name.length && raw[i].toLowerCase() === name) out = out === undefined ? raw[i + 1] : `${out}, ${raw[i + 1]}`;
-  }
-  return out;
-}
 
 /**
  * 204 No Content with no Content-Type (RFC 9110 §15.3.5: there is no content to type). The
