@@ -1,7 +1,17 @@
 import type { JobDefinition } from './platform/jobs/runner';
 import type { Logger } from './platform/logger';
 import type { Checkpointer } from './platform/store/checkpointer';
-import type { Services } from './services';
+import type { KeyService } from './identity/keys/service';
+import type { OAuthService } from './identity/oauth/service';
+import type { SessionService } from './identity/sessions/service';
+
+/** What the jobs need of the services (named here, so services.ts can import this file). */
+export interface JobServices {
+  store: { scrubDeleted(): Promise<'done' | 'busy'> };
+  keys: Pick<KeyService, 'sweep'>;
+  sessions: Pick<SessionService, 'sweep'>;
+  oauth: Pick<OAuthService, 'purgeExpired'>;
+}
 
 /** The background jobs of a serving process (platform/jobs): leased, so each runs once across processes. */
 export const JOBS = {
@@ -17,7 +27,7 @@ export const JOBS = {
 
 const MINUTE = 60_000;
 
-export function backgroundJobs(s: Pick<Services, 'store' | 'keys' | 'sessions' | 'oauth'>, logger: Logger, checkpointer?: Checkpointer): JobDefinition[] {
+export function backgroundJobs(s: JobServices, logger: Logger, checkpointer?: Checkpointer): JobDefinition[] {
   // From the checkpointer's worker thread when the process has one (serve), so neither the
   // copying nor the truncation runs on the event loop; otherwise on the write connection.
   const scrub = () =>

@@ -1,5 +1,6 @@
 import type { Hono } from 'hono';
 import { described } from '../../platform/http/openapi';
+import { noContent } from '../../platform/http/request';
 import { checker } from '../../platform/http/schema';
 import type { Services } from '../../services';
 import type { IssuerEnv } from '../issuer';
@@ -27,7 +28,7 @@ export function mountRevokeGrantsRoute(app: Hono<IssuerEnv>, services: Pick<Serv
       async (c) => {
         const body = await readForm(c, form);
         await services.oauth.revokeApplicationGrants(c.get('tenant'), c.get('resourceServer'), body.required('subject'), body.required('client_id'));
-        return c.body(null, 204);
+        return noContent(c);
       },
     ),
   );
