@@ -36,7 +36,7 @@ const FORM = { 'content-type': 'application/x-www-form-urlencoded' };
 const ENGAGE_PORT = 9731;
 const PEER_PORT = 9732;
 
-const { openDatabase } = await import('../src/platform/db.ts');
+const { openDatabase } = await import('../src/platform/store/sqlite.ts');
 const { loadConfig } = await import('../src/platform/config.ts');
 const { systemClock } = await import('../src/platform/clock.ts');
 const { silentLogger } = await import('../src/platform/logger.ts');

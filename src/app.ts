@@ -1,7 +1,8 @@
 import { Hono, type Env } from 'hono';
 import type { Config } from './platform/config';
 import type { Clock } from './platform/clock';
-import { notFoundError, renderError } from './platform/http/errors';
+import { notFoundError } from './platform/http/errors';
+import { familyOnError } from './platform/http/family';
 import { requestContext, type AppEnv } from './platform/http/request';
 import type { Logger } from './platform/logger';
 import { ISSUER_PREFIX } from './platform/http/openapi';
@@ -33,8 +34,8 @@ export function createApp(deps: AppDeps): Hono<AppEnv> {
     services.store.shareReadsThisTurn();
     await next();
   });
-  // Paths outside every family (and the platform routes below) answer in the api family's form.
-  app.onError((err, c) => renderError(err, c, 'api'));
+  // Each family names its renderer for the paths it owns; elsewhere the api family's form.
+  app.onError(familyOnError);
   app.notFound(() => {
     throw notFoundError('api');
   });

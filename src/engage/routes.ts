@@ -9,11 +9,11 @@ import type { EngageServices } from './services';
 
 /** Every mobile edge and server messaging route of spec 01: the problem family's sub-app. */
 export function createEdgeApp(engage: EngageServices): Hono<EdgeEnv> {
-  const edge = createFamilyApp<EdgeEnv>('problem');
+  const edge = createFamilyApp<EdgeEnv>('problem', { prefixes: ['/v1/*', '/api/*'] });
   const guards = createEdgeGuards(engage);
   mountInstallationRoutes(edge.app, engage, guards);
   mountBindingRoutes(edge.app, engage, guards);
   mountOperationRoutes(edge.app, engage, guards);
   mountPrivacyRoutes(edge.app, engage, guards);
-  return edge.closePrefixes('/v1/*', '/api/*');
+  return edge.close();
 }

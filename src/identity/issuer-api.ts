@@ -13,9 +13,9 @@ export const ISSUER_API_PREFIXES = ['/oauth2/native/*', '/identity/*'] as const;
  * mount their routes here. An unknown issuer is `{error: unknown_tenant}` (spec 02, spec 03).
  */
 export function createIssuerApiApp(tenants: TenantService, mount: (app: Hono<IssuerEnv>) => void = () => {}): Hono<IssuerEnv> {
-  const api = createFamilyApp<IssuerEnv>('api');
+  const api = createFamilyApp<IssuerEnv>('api', { prefixes: ISSUER_API_PREFIXES });
   const resolve = resolveTenant(tenants, () => new ApiError(404, 'unknown_tenant'));
   for (const p of ISSUER_API_PREFIXES) api.app.use(p, resolve);
   mount(api.app);
-  return api.closePrefixes(...ISSUER_API_PREFIXES);
+  return api.close();
 }

@@ -1,7 +1,7 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { Hono } from 'hono';
 import { createHarness, type Harness } from '../../test/helpers/harness';
-import { createFamilyApp } from '../platform/http/family';
+import { createFamilyApp, familyOnError } from '../platform/http/family';
 import { requestContext } from '../platform/http/request';
 import { silentLogger } from '../platform/logger';
 import { resolveTenant } from './issuer';
@@ -22,7 +22,7 @@ beforeAll(async () => {
     liveAccessToken: (tenant, token) => h.services.oauth.liveAccessToken(tenant, token),
     hasPermission: (p, key) => granted.has(`${p.subject}:${key}`),
   });
-  const api = createFamilyApp<TokenEnv>('api');
+  const api = createFamilyApp<TokenEnv>('api', { prefixes: ['/t/:tenantSegment/*'] });
   api.app.use('/t/:tenantSegment/*', resolveTenant(h.services.tenants, () => new ApiError(404, 'unknown_tenant')));
   api.app.get('/t/:tenantSegment/things', guards.bearerToken({ audience: () => API_AUDIENCE, scopes: ['api.read'] }), guards.permission('things.read'), (c) =>
     c.json(c.get('principal')),
@@ -30,7 +30,8 @@ beforeAll(async () => {
   api.app.get('/t/:tenantSegment/writes', guards.bearerToken({ audience: () => API_AUDIENCE, scopes: ['api.write'] }), (c) => c.json({}));
   app = new Hono();
   app.use(requestContext(silentLogger));
-  app.route('/', api.app);
+  app.onError(familyOnError);
+  app.route('/', api.close());
 });
 afterAll(() => h.close());
 

@@ -61,7 +61,7 @@ let seaModule: SeaModule | undefined;
 let sqliteBinding: unknown;
 let argon2Module: Argon2Module | undefined;
 
-function nodeRequire(): NodeJS.Require {
+export function nodeRequire(): NodeJS.Require {
   // In the CommonJS bundle (and under vitest, which provides one) `require` is a real function;
   // under tsx ESM it is not defined at all, hence the typeof guard.
   return typeof require === 'function' ? require : createRequire(import.meta.url);

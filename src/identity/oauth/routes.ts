@@ -26,7 +26,7 @@ const unknownIssuer = () => new EmptyNotFound();
  * token, userinfo, introspection and revocation (spec 02). An unknown issuer is an empty 404.
  */
 export function createOAuthApp(services: Services, config: Pick<Config, 'trustedProxies'>): Hono<IssuerEnv> {
-  const oauth = createFamilyApp<IssuerEnv>('oauth');
+  const oauth = createFamilyApp<IssuerEnv>('oauth', { prefixes: OAUTH_PREFIXES });
   const app = oauth.app;
   const resolve = resolveTenant(services.tenants, unknownIssuer);
   for (const p of OAUTH_PREFIXES) app.use(p, resolve);
@@ -42,12 +42,12 @@ export function createOAuthApp(services: Services, config: Pick<Config, 'trusted
   mountRevokeRoute(app, services);
   mountRevokeGrantsRoute(app, services);
   mountBrowserRoutes(app, services, config);
-  return oauth.closePrefixes(...OAUTH_PREFIXES);
+  return oauth.close();
 }
 
 /** RFC 8414 §3.1: for an issuer with a path, the metadata path ends with the issuer's path. */
 export function createPathMetadataApp(tenants: TenantService): Hono<IssuerEnv> {
-  const meta = createFamilyApp<IssuerEnv>('oauth');
+  const meta = createFamilyApp<IssuerEnv>('oauth', { prefixes: ['/.well-known/oauth-authorization-server/t/*'] });
   mountPathMetadataRoute(meta.app, resolveTenant(tenants, unknownIssuer));
-  return meta.closePrefixes();
+  return meta.close();
 }

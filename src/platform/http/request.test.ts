@@ -1,8 +1,8 @@
 import { Hono } from 'hono';
 import { describe, expect, it } from 'vitest';
 import { DomainError } from '../errors';
-import { ApiError, OAuthError, ProblemError, renderError } from './errors';
-import { createFamilyApp } from './family';
+import { ApiError, OAuthError, ProblemError } from './errors';
+import { createFamilyApp, familyOnError } from './family';
 import { clientAddress, requestContext, type AppEnv } from './request';
 import { createLogger } from '../logger';
 
@@ -10,14 +10,14 @@ function appWith(lines: string[]) {
   const app = new Hono<AppEnv>();
   app.use(requestContext(createLogger({ level: 'debug', format: 'json', write: (l) => lines.push(l) })));
   for (const family of ['problem', 'oauth', 'api'] as const) {
-    const sub = createFamilyApp<AppEnv>(family, family === 'api' ? { apiCode: (e) => (e.kind === 'conflict' ? 'directory_operation_rejected' : e.code) } : {});
+    const sub = createFamilyApp<AppEnv>(family, { prefixes: [`/${family}/*`], ...(family === 'api' ? { apiCode: (e: DomainError) => (e.kind === 'conflict' ? 'directory_operation_rejected' : e.code) } : {}) });
     sub.app.get(`/${family}/boom`, () => {
       throw new Error('secret internal detail: password=hunter2');
     });
     sub.app.get(`/${family}/domain`, () => {
       throw new DomainError('conflict', 'client_conflict', 'slug acme is taken');
     });
-    app.route('/', sub.closePrefixes(`/${family}/*`));
+    app.route('/', sub.close());
   }
   app.get('/known/problem', () => {
     throw new ProblemError(401, 'unauthorized', 'The credential is not valid.');
@@ -28,7 +28,7 @@ function appWith(lines: string[]) {
   app.get('/known/api', () => {
     throw new ApiError(409, 'tenant_conflict', undefined, 'slug acme is taken');
   });
-  app.onError((err, c) => renderError(err, c, 'api'));
+  app.onError(familyOnError);
   return app;
 }
 

@@ -6,6 +6,8 @@ import type { Logger } from '../logger';
 export interface RequestVars {
   requestId: string;
   log: Logger;
+  /** The renderer of the error family that owns the path (platform/http/family.ts). */
+  renderError?: (err: unknown, c: Context) => Response;
 }
 
 export type AppEnv = { Variables: RequestVars };

@@ -7,7 +7,9 @@
  * called (docs/decisions.md "Schemas").
  */
 import { Type, type Static, type TSchema } from '@sinclair/typebox';
-import Ajv2020, { type ErrorObject, type ValidateFunction } from 'ajv/dist/2020';
+import type Ajv2020 from 'ajv/dist/2020';
+import type { ErrorObject, ValidateFunction } from 'ajv/dist/2020';
+import { nodeRequire } from '../native';
 
 export { Type as T, type Static, type TSchema };
 
@@ -106,9 +108,20 @@ function daysIn(year: number, month: number): number {
   return month === 4 || month === 6 || month === 9 || month === 11 ? 30 : 31;
 }
 
+/**
+ * ajv is loaded at the first validation, not at start: evaluating its modules was a fifth of the
+ * executable's start-up (bench/startup.mjs). The literal `require` lets esbuild bundle it; under
+ * tsx's ESM loader, where `require` does not exist, the module's own require is used.
+ */
+function loadAjv(): typeof Ajv2020 {
+  // eslint-disable-next-line @typescript-eslint/no-require-imports -- deferred load, see above
+  const mod = (typeof require === 'function' ? require('ajv/dist/2020') : nodeRequire()('ajv/dist/2020')) as { default: typeof Ajv2020 };
+  return mod.default;
+}
+
 let ajv: Ajv2020 | undefined;
 function compiler(): Ajv2020 {
-  ajv ??= new Ajv2020({
+  ajv ??= new (loadAjv())({
     allErrors: false,
     strict: true,
     // TypeBox marks its schemas with symbol keys, which ajv does not see; `x-` keywords are ours.
