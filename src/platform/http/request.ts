@@ -122,16 +122,3 @@ export async function readBodyText(c: Context, maxBytes = MAX_BODY_BYTES): Promi
     incoming.once('error', reject);
   });
 }
-
-/** Reads a JSON body; a malformed or oversized one is reported in the caller's family. */
-export async function readJson(c: Context, onError: (reason: string) => Error): Promise<unknown> {
-  const type = headerOf(c, 'content-type') ?? '';
-  if (!/^application\/(.+\+)?json\b/i.test(type)) throw onError('Content-Type must be application/json');
-  const text = await readBodyText(c);
-  if (text === undefined) throw onError(`body is larger than ${MAX_BODY_BYTES} bytes`);
-  try {
-    return JSON.parse(text);
-  } catch {
-    throw onError('body is not valid JSON');
-  }
-}
