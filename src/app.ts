@@ -29,11 +29,7 @@ export interface AppDeps {
 export function createApp(deps: AppDeps): Hono<AppEnv> {
   const { services, config } = deps;
   const app = new Hono<AppEnv>();
-  app.use(requestContext(deps.logger));
-  app.use(async (_c, next) => {
-    services.store.shareReadsThisTurn();
-    await next();
-  });
+  app.use(requestContext(deps.logger, () => services.store.shareReadsThisTurn()));
   // Each family names its renderer for the paths it owns; elsewhere the api family's form.
   app.onError(familyOnError);
   app.notFound(() => {

@@ -16,7 +16,8 @@ import { mountTokenRoute } from './token-route';
 import { mountUserinfoRoute } from './userinfo-route';
 
 /** RFC 6749 §5.1: token responses (and, here, every answer of these endpoints) are never cached. */
-const noStore = withHeaders({ 'Cache-Control': 'no-store', Pragma: 'no-cache' });
+const NO_STORE = { 'Cache-Control': 'no-store', Pragma: 'no-cache' } as const;
+const noStore = withHeaders(NO_STORE);
 
 const OAUTH_PREFIXES = ['/.well-known/*', '/oauth2/*'] as const;
 const unknownIssuer = () => new EmptyNotFound();
@@ -30,11 +31,11 @@ export function createOAuthApp(services: Services, config: Pick<Config, 'trusted
   const app = oauth.app;
   const resolve = resolveTenant(services.tenants, unknownIssuer);
   for (const p of OAUTH_PREFIXES) app.use(p, resolve);
-  for (const p of ['/oauth2/token', '/oauth2/userinfo', '/oauth2/introspect', '/oauth2/revoke', '/oauth2/revoke-application-grants']) app.use(p, noStore);
-  // Browser clients (CORS, cors.ts): these three only.
-  app.use('/oauth2/token', clientCors(services.clients, namedClient, 'POST'));
-  app.use('/oauth2/revoke', clientCors(services.clients, namedClient, 'POST'));
-  app.use('/oauth2/userinfo', clientCors(services.clients, tokenClient(services.oauth.tokens), 'GET, POST'));
+  for (const p of ['/oauth2/introspect', '/oauth2/revoke-application-grants']) app.use(p, noStore);
+  // Browser clients (CORS, cors.ts): these three only; their CORS layer sets no-store too.
+  app.use('/oauth2/token', clientCors(services.clients, namedClient, 'POST', NO_STORE));
+  app.use('/oauth2/revoke', clientCors(services.clients, namedClient, 'POST', NO_STORE));
+  app.use('/oauth2/userinfo', clientCors(services.clients, tokenClient(services.oauth.tokens), 'GET, POST', NO_STORE));
   mountDiscoveryRoutes(app, services.keys);
   mountTokenRoute(app, services);
   mountUserinfoRoute(app, services);

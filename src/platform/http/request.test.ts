@@ -3,6 +3,7 @@ import { describe, expect, it } from 'vitest';
 import { DomainError } from '../errors';
 import { ApiError, OAuthError, ProblemError } from './errors';
 import { createFamilyApp, familyOnError } from './family';
+import { described } from './openapi';
 import { clientAddress, requestContext, type AppEnv } from './request';
 import { createLogger } from '../logger';
 
@@ -17,6 +18,11 @@ function appWith(lines: string[]) {
     sub.app.get(`/${family}/domain`, () => {
       throw new DomainError('conflict', 'client_conflict', 'slug acme is taken');
     });
+    // A guard (middleware) of the family that fails before its documented handler runs.
+    sub.app.use(`/${family}/guarded`, () => {
+      throw new DomainError('conflict', 'client_conflict', 'slug acme is taken');
+    });
+    sub.app.get(`/${family}/guarded`, described({ summary: 'guarded', tags: [], responses: {} }, (c) => c.text('unreachable')));
     app.route('/', sub.close());
   }
   app.get('/known/problem', () => {
@@ -37,9 +43,11 @@ describe('family sub-apps', () => {
     ['problem', 'application/problem+json', { code: 'client_conflict', message: 'slug acme is taken' }],
     ['oauth', 'application/json', { error: 'client_conflict', error_description: 'slug acme is taken' }],
     ['api', 'application/json', { error: 'directory_operation_rejected' }],
-  ])('map a service DomainError in the %s family', async (family, type, body) => {
-    const res = await appWith([]).request(`/${family}/domain`);
-    expect([res.status, res.headers.get('content-type'), await res.json()]).toEqual([409, type, body]);
+  ])('map a service DomainError in the %s family, from a handler or a guard', async (family, type, body) => {
+    for (const path of [`/${family}/domain`, `/${family}/guarded`]) {
+      const res = await appWith([]).request(path);
+      expect([res.status, res.headers.get('content-type'), await res.json()]).toEqual([409, type, body]);
+    }
   });
 
   it.each([

@@ -6,8 +6,6 @@ import type { Logger } from '../logger';
 export interface RequestVars {
   requestId: string;
   log: Logger;
-  /** The renderer of the error family that owns the path (platform/http/family.ts). */
-  renderError?: (err: unknown, c: Context) => Response;
 }
 
 export type AppEnv = { Variables: RequestVars };
@@ -74,10 +72,14 @@ export function clientAddress(c: Context, trustedProxies: number): string {
 
 const REQUEST_ID = /^[A-Za-z0-9._-]{1,128}$/;
 
-/** Assigns a request id (a sane inbound X-Request-Id is kept), echoes it, logs the outcome. */
-export function requestContext(logger: Logger): MiddlewareHandler<AppEnv> {
+/**
+ * Assigns a request id (a sane inbound X-Request-Id is kept), echoes it, logs the outcome.
+ * `onRequest` runs first on every request (the composition root's per-request hook).
+ */
+export function requestContext(logger: Logger, onRequest?: () => void): MiddlewareHandler<AppEnv> {
   const debug = logger.enabled('debug');
   return async (c, next) => {
+    onRequest?.();
     const inbound = headerOf(c, 'x-request-id');
     const requestId = inbound && REQUEST_ID.test(inbound) ? inbound : randomUUID();
     const log = logger.child({ requestId });
