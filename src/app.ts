@@ -6,7 +6,6 @@ import { familyOnError } from './platform/http/family';
 import { requestContext, type AppEnv } from './platform/http/request';
 import type { Logger } from './platform/logger';
 import { ISSUER_PREFIX } from './platform/http/openapi';
-import { readiness } from './platform/store/sqlite';
 import { createEdgeApp } from './engage/routes';
 import type { Services } from './services';
 import { createIssuerApiApp } from './identity/issuer-api';
@@ -44,6 +43,6 @@ export function createApp(deps: AppDeps): Hono<AppEnv> {
   mount(createPathMetadataApp(services.tenants), false);
   mount(createIssuerApiApp(services.tenants), true);
   mount(createOAuthApp(services, config), true);
-  mount(createPlatformRoutes({ readiness: () => readiness(services.store.db), document: () => app, publicUrl: config.publicUrl }), false);
+  mount(createPlatformRoutes({ readiness: () => services.store.readiness(), document: () => app, publicUrl: config.publicUrl }), false);
   return app;
 }

@@ -4,8 +4,8 @@ import { Sealer } from './platform/crypto';
 import type { Database } from './platform/store/sqlite';
 import type { Checkpointer } from './platform/store/checkpointer';
 import type { Logger } from './platform/logger';
-import { catalogVersion } from './platform/catalog';
-import { createStore, type StoreOf } from './platform/store/store';
+import type { StoreOf } from './platform/store/store';
+import { createSqliteStore } from './platform/store/sqlite-store';
 import { bindStores, type Stores } from './stores';
 import { createEngageServices } from './engage/services';
 import { createKeyService } from './identity/keys/service';
@@ -37,9 +37,9 @@ export interface CoreDeps {
  */
 export function createServices(deps: CoreDeps) {
   const { config, clock } = deps;
-  const store = createStore(deps.db, bindStores, deps.logger);
+  const store = createSqliteStore(deps.db, bindStores, deps.logger);
   const sealer = new Sealer(deps.masterKey);
-  const catalog = catalogVersion(store);
+  const catalog = () => store.catalogVersion();
   const keys = createKeyService({
     store,
     catalog,

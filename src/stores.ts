@@ -1,5 +1,4 @@
-import { createCatalogStore } from './platform/catalog';
-import type { Db } from './platform/store/sqlite';
+import type { Sql } from './platform/store/sql';
 import { bindEngageStores } from './engage/stores';
 import { createKeyStore } from './identity/keys/store';
 import { createTenantStore } from './identity/tenants/store';
@@ -12,13 +11,12 @@ import { createOAuthStore } from './identity/oauth/store';
 import { createJobLeaseStore } from './platform/jobs/store';
 
 /**
- * Every context's stores bound to one connection. `createStore` (platform/store.ts) binds
- * them twice: to the read connection for plain reads and to the write connection for `tx`.
+ * Every context's stores bound to one `Sql` (platform/store/sql.ts). Each engine binds them to
+ * its reads outside transactions and again to each transaction (platform/store/store.ts).
  * Add a context's store here with one line.
  */
-export function bindStores(db: Db) {
+export function bindStores(db: Sql) {
   return {
-    catalog: createCatalogStore(db),
     tenants: createTenantStore(db),
     keys: createKeyStore(db),
     sessions: createSessionStore(db),

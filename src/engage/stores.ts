@@ -1,4 +1,4 @@
-import type { Db } from '../platform/store/sqlite';
+import type { Sql } from '../platform/store/sql';
 import { createBindingStore } from './binding/store';
 import { createEnvironmentStore } from './environments/store';
 import { createInspectionStore } from './inspection/store';
@@ -7,7 +7,7 @@ import { createOperationStore } from './operations/store';
 import { createPrivacyStore } from './privacy/store';
 
 /** The engage contexts' stores on one connection (spread into src/stores.ts `bindStores`). */
-export function bindEngageStores(db: Db) {
+export function bindEngageStores(db: Sql) {
   return {
     environments: createEnvironmentStore(db),
     installations: createInstallationStore(db),

@@ -1,42 +1,10 @@
-import type BetterSqlite3 from 'better-sqlite3';
-import type { Db } from './store/sqlite';
-
 /**
  * The administrative catalogue (tenants, signing keys, clients, resources, resource
  * credentials) is read on every request and changes a few times a day. Its rows are kept in
- * memory, valid while `catalog_version` (src/db/schema/catalog.ts), which triggers move in the
- * same transaction as any change to those tables, stands still. Any writer is covered this
- * way, another process such as the CLI included: the next request after its commit sees it.
+ * memory, valid while the store's catalogue version (`StoreEngine.catalogVersion`: the
+ * `catalog_version` row, which triggers move in the same transaction as any change to those
+ * tables) stands still. Any writer is covered this way, another process such as the CLI included.
  */
-export function createCatalogStore(db: Db) {
-  let stmt: BetterSqlite3.Statement | undefined;
-  return {
-    version(): number {
-      stmt ??= db.$client.prepare('SELECT version FROM catalog_version WHERE id = 1').pluck();
-      return (stmt.get() as number | undefined) ?? 0;
-    },
-  };
-}
-
-export type CatalogStore = ReturnType<typeof createCatalogStore>;
-
-export interface CatalogSource {
-  catalog: CatalogStore;
-  readSnapshot(): number | undefined;
-}
-
-/** The catalogue's version, read once per shared read snapshot (platform/store.ts). */
-export function catalogVersion(source: CatalogSource): () => number {
-  let snapshot: number | undefined;
-  let version = 0;
-  return () => {
-    const s = source.readSnapshot();
-    if (s !== undefined && s === snapshot) return version;
-    version = source.catalog.version();
-    snapshot = s;
-    return version;
-  };
-}
 
 /**
  * Catalogue rows by key, dropped together whenever the version moves. Only found rows are
@@ -51,21 +19,26 @@ export class CatalogCache<V> {
     private readonly max = 10_000,
   ) {}
 
-  get(key: string, load: () => V | undefined): V | undefined {
-    // The version is read before the row: a row loaded after a change is at worst kept under
-    // the version before it, and dropped at the next look.
+  /** The kept row, if any (synchronous: the hot paths try this before awaiting `get`). */
+  peek(key: string): V | undefined {
     const v = this.currentVersion();
     if (v !== this.version) {
       this.rows.clear();
       this.version = v;
     }
-    let row = this.rows.get(key);
-    if (row === undefined) {
-      row = load();
-      if (row !== undefined) {
-        if (this.rows.size >= this.max) this.rows.delete(this.rows.keys().next().value!);
-        this.rows.set(key, row);
-      }
+    return this.rows.get(key);
+  }
+
+  async get(key: string, load: () => Promise<V | undefined>): Promise<V | undefined> {
+    // The version is read before the row: a row loaded after a change is at worst kept under
+    // the version before it, and dropped at the next look.
+    const hit = this.peek(key);
+    if (hit !== undefined) return hit;
+    const version = this.version;
+    const row = await load();
+    if (row !== undefined && this.version === version) {
+      if (this.rows.size >= this.max) this.rows.delete(this.rows.keys().next().value!);
+      this.rows.set(key, row);
     }
     return row;
   }

@@ -6,6 +6,7 @@ import { createApp } from '../../src/app';
 import { fixedClock } from '../../src/platform/clock';
 import { loadConfig, type Config } from '../../src/platform/config';
 import { openDatabase } from '../../src/platform/store/sqlite';
+import { createSqliteSql } from '../../src/platform/store/sql';
 import { silentLogger } from '../../src/platform/logger';
 import { createServices } from '../../src/services';
 
@@ -29,6 +30,11 @@ export async function createHarness(overrides: Partial<Config> = {}) {
     clock,
     services,
     app,
+    /**
+     * Raw SQL on the test's database outside the services (assertions on stored rows, and
+     * changes made "by another process"): portable SQL only (platform/store/sql.ts).
+     */
+    sql: createSqliteSql(db.write.$client),
     /** `app.request` with a path relative to the public URL. */
     request: (p: string, init?: RequestInit) => app.request(PUBLIC_URL + p, init),
     close() {

@@ -8,7 +8,7 @@ import type { ResourceService, ResourceTx } from '../resources/service';
 import { ClientErrors } from './errors';
 import { checkClientInput, checkClientPatch } from './schemas';
 import { validInput } from '../../platform/http/schema';
-import type { ClientRow, ClientStore } from './store';
+import type { ClientChange, ClientRow, ClientStore } from './store';
 
 /** A client with its lists parsed: what the protocol code works with. */
 export interface Client extends Omit<ClientRow, 'redirectUris' | 'scopes' | 'webOrigins'> {
@@ -108,11 +108,11 @@ export function createClientService(deps: { store: Stores & TxRunner<Stores>; ca
   const tenantOrigins = new CatalogCache<ReadonlySet<string>>(deps.catalog);
 
   /** Changes one existing client; every change moves catalog_version, so every process sees it on its next request. */
-  async function change(tenantId: string, clientId: string, patch: Parameters<ClientStore['update']>[2]): Promise<ClientView> {
-    return store.tx((tx) => {
-      assertThat(tx.clients.find(tenantId, clientId), ClientErrors.unknown(clientId));
-      tx.clients.update(tenantId, clientId, { ...patch, updatedAt: clock.now().toISOString() });
-      return toClientView(tx.clients.find(tenantId, clientId)!);
+  async function change(tenantId: string, clientId: string, patch: ClientChange): Promise<ClientView> {
+    return store.tx(async (tx) => {
+      assertThat(await tx.clients.find(tenantId, clientId), ClientErrors.unknown(clientId));
+      await tx.clients.update(tenantId, clientId, { ...patch, updatedAt: clock.now().toISOString() });
+      return toClientView((await tx.clients.find(tenantId, clientId))!);
     });
   }
 
@@ -122,14 +122,14 @@ export function createClientService(deps: { store: Stores & TxRunner<Stores>; ca
       validInput(checkClientInput, input, ClientErrors.invalid);
       checkWebOrigins(input.webOrigins);
       const secret = input.tokenEndpointAuthMethod === 'CLIENT_SECRET_BASIC' ? newSecret() : null;
-      await store.tx((tx) => {
-        assertThat(!tx.clients.find(tenantId, input.clientId), ClientErrors.conflict(`client ${input.clientId} exists`));
+      await store.tx(async (tx) => {
+        assertThat(!(await tx.clients.find(tenantId, input.clientId)), ClientErrors.conflict(`client ${input.clientId} exists`));
         if (input.defaultResource) {
-          const r = deps.resources.findByUriIn(tx, tenantId, input.defaultResource);
+          const r = await deps.resources.findByUriIn(tx, tenantId, input.defaultResource);
           assertThat(r && r.status === 'ACTIVE', ClientErrors.unknownResource(input.defaultResource));
         }
         const now = clock.now().toISOString();
-        tx.clients.insert({
+        await tx.clients.insert({
           tenantId,
           clientId: input.clientId,
           displayName: input.displayName,
@@ -149,8 +149,8 @@ export function createClientService(deps: { store: Stores & TxRunner<Stores>; ca
       return { clientId: input.clientId, clientSecret: secret };
     },
 
-    list(tenantId: string): ClientView[] {
-      return store.clients.list(tenantId).map(toClientView);
+    async list(tenantId: string): Promise<ClientView[]> {
+      return (await store.clients.list(tenantId)).map(toClientView);
     },
 
     /** `clients update`: for now the browser origins (null: back to the redirect URIs' origins). */
@@ -174,26 +174,32 @@ export function createClientService(deps: { store: Stores & TxRunner<Stores>; ca
      * ACTIVE client of the tenant allows: what a preflight is answered for, before the client is
      * known, and what lets such a page read the error (docs/decisions.md).
      */
-    allowsOrigin(tenantId: string, clientId: string | null | undefined, origin: string): boolean {
-      const client = clientId ? this.find(tenantId, clientId) : undefined;
+    async allowsOrigin(tenantId: string, clientId: string | null | undefined, origin: string): Promise<boolean> {
+      const client = clientId ? await this.find(tenantId, clientId) : undefined;
       if (client && client.status === 'ACTIVE') return client.allowedOrigins.has(origin);
-      return this.originsOfTenant(tenantId).has(origin);
+      return (await this.originsOfTenant(tenantId)).has(origin);
     },
 
     /** Every origin some ACTIVE client of the tenant allows; cached until the catalogue changes. */
-    originsOfTenant(tenantId: string): ReadonlySet<string> {
-      return tenantOrigins.get(tenantId, () => {
+    async originsOfTenant(tenantId: string): Promise<ReadonlySet<string>> {
+      return (await tenantOrigins.get(tenantId, async () => {
         const all = new Set<string>();
-        for (const r of store.clients.list(tenantId)) if (r.status === 'ACTIVE') for (const o of toClient(r).allowedOrigins) all.add(o);
+        for (const r of await store.clients.list(tenantId)) if (r.status === 'ACTIVE') for (const o of toClient(r).allowedOrigins) all.add(o);
         return all;
-      })!;
+      }))!;
     },
 
-    find(tenantId: string, clientId: string): Client | undefined {
-      return found.get(`${tenantId} ${clientId}`, () => {
-        const r = store.clients.find(tenantId, clientId);
+    /** The client, from the catalogue cache (synchronous on a hit: try `cached` first on hot paths). */
+    find(tenantId: string, clientId: string): Promise<Client | undefined> {
+      return found.get(`${tenantId} ${clientId}`, async () => {
+        const r = await store.clients.find(tenantId, clientId);
         return r && toClient(r);
       });
+    },
+
+    /** The client if the catalogue cache holds it (no database work); else use `find`. */
+    cached(tenantId: string, clientId: string): Client | undefined {
+      return found.peek(`${tenantId} ${clientId}`);
     },
   };
 }

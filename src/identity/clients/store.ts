@@ -1,68 +1,55 @@
-import type BetterSqlite3 from 'better-sqlite3';
-import { and, asc, eq } from 'drizzle-orm';
-import type { Db } from '../../platform/store/sqlite';
-import { clients } from '../../db/schema';
+import type { clients } from '../../db/schema';
+import type { Sql } from '../../platform/store/sql';
 
+/** A clients row (table clients, src/db/schema/identity.ts). */
 export type ClientRow = typeof clients.$inferSelect;
 
-/** Raw row of the hot-path lookup (every token, revocation and authorize request). */
-interface RawClient {
-  tenant_id: string;
-  client_id: string;
-  display_name: string;
-  application_type: ClientRow['applicationType'];
-  token_endpoint_auth_method: ClientRow['tokenEndpointAuthMethod'];
-  consent_policy: ClientRow['consentPolicy'];
-  redirect_uris: string;
-  web_origins: string | null;
-  scopes: string;
-  default_resource: string | null;
-  native_authentication_enabled: number;
-  secret_digest: string | null;
-  status: ClientRow['status'];
-  configuration_managed: number;
-  created_at: string;
-  updated_at: string;
-}
+export type NewClientRow = Omit<ClientRow, 'status' | 'configurationManaged'> & Partial<Pick<ClientRow, 'status' | 'configurationManaged'>>;
 
-function fromRaw(r: RawClient): ClientRow {
-  return {
-    tenantId: r.tenant_id,
-    clientId: r.client_id,
-    displayName: r.display_name,
-    applicationType: r.application_type,
-    tokenEndpointAuthMethod: r.token_endpoint_auth_method,
-    consentPolicy: r.consent_policy,
-    redirectUris: r.redirect_uris,
-    webOrigins: r.web_origins,
-    scopes: r.scopes,
-    defaultResource: r.default_resource,
-    nativeAuthenticationEnabled: r.native_authentication_enabled === 1,
-    secretDigest: r.secret_digest,
-    status: r.status,
-    configurationManaged: r.configuration_managed === 1,
-    createdAt: r.created_at,
-    updatedAt: r.updated_at,
-  };
-}
+/** What `update` may change. */
+export type ClientChange = Partial<Pick<ClientRow, 'webOrigins' | 'status' | 'updatedAt'>>;
 
-export function createClientStore(db: Db) {
-  // Prepared once, on first use (the store is bound before migrations may have run in tests).
-  let byId: BetterSqlite3.Statement | undefined;
+const COLUMNS = `tenant_id AS "tenantId", client_id AS "clientId", display_name AS "displayName", application_type AS "applicationType",
+  token_endpoint_auth_method AS "tokenEndpointAuthMethod", consent_policy AS "consentPolicy", redirect_uris AS "redirectUris",
+  web_origins AS "webOrigins", scopes, default_resource AS "defaultResource", native_authentication_enabled AS "nativeAuthenticationEnabled",
+  secret_digest AS "secretDigest", status, configuration_managed AS "configurationManaged", created_at AS "createdAt", updated_at AS "updatedAt"`;
+
+type Raw = Omit<ClientRow, 'nativeAuthenticationEnabled' | 'configurationManaged'> & { nativeAuthenticationEnabled: number; configurationManaged: number };
+
+const fromRaw = (r: Raw): ClientRow => ({ ...r, nativeAuthenticationEnabled: r.nativeAuthenticationEnabled === 1, configurationManaged: r.configurationManaged === 1 });
+
+const SQL = {
+  insert: `INSERT INTO clients (tenant_id, client_id, display_name, application_type, token_endpoint_auth_method, consent_policy, redirect_uris,
+      web_origins, scopes, default_resource, native_authentication_enabled, secret_digest, status, configuration_managed, created_at, updated_at)
+    VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`,
+  find: `SELECT ${COLUMNS} FROM clients WHERE tenant_id = ? AND client_id = ?`,
+  list: `SELECT ${COLUMNS} FROM clients WHERE tenant_id = ? ORDER BY created_at, client_id`,
+} as const;
+
+/** Which columns `update` writes, by field. */
+const CHANGE_COLUMNS: Record<keyof ClientChange, string> = { webOrigins: 'web_origins', status: 'status', updatedAt: 'updated_at' };
+
+export function createClientStore(db: Sql) {
   return {
-    insert(row: typeof clients.$inferInsert): void {
-      db.insert(clients).values(row).run();
+    async insert(r: NewClientRow): Promise<void> {
+      await db.run(SQL.insert, [
+        r.tenantId, r.clientId, r.displayName, r.applicationType, r.tokenEndpointAuthMethod, r.consentPolicy, r.redirectUris, r.webOrigins,
+        r.scopes, r.defaultResource, r.nativeAuthenticationEnabled ? 1 : 0, r.secretDigest, r.status ?? 'ACTIVE', r.configurationManaged ? 1 : 0,
+        r.createdAt, r.updatedAt,
+      ]);
     },
-    find(tenantId: string, clientId: string): ClientRow | undefined {
-      byId ??= db.$client.prepare('SELECT * FROM clients WHERE tenant_id = ? AND client_id = ?');
-      const r = byId.get(tenantId, clientId) as RawClient | undefined;
+    async find(tenantId: string, clientId: string): Promise<ClientRow | undefined> {
+      const r = await db.get<Raw>(SQL.find, [tenantId, clientId]);
       return r && fromRaw(r);
     },
-    list(tenantId: string): ClientRow[] {
-      return db.select().from(clients).where(eq(clients.tenantId, tenantId)).orderBy(asc(clients.createdAt), asc(clients.clientId)).all();
+    async list(tenantId: string): Promise<ClientRow[]> {
+      return (await db.all<Raw>(SQL.list, [tenantId])).map(fromRaw);
     },
-    update(tenantId: string, clientId: string, patch: Partial<typeof clients.$inferInsert>): void {
-      db.update(clients).set(patch).where(and(eq(clients.tenantId, tenantId), eq(clients.clientId, clientId))).run();
+    async update(tenantId: string, clientId: string, change: ClientChange): Promise<void> {
+      const fields = (Object.keys(change) as (keyof ClientChange)[]).filter((k) => change[k] !== undefined);
+      if (fields.length === 0) return;
+      const set = fields.map((k) => `${CHANGE_COLUMNS[k]} = ?`).join(', ');
+      await db.run(`UPDATE clients SET ${set} WHERE tenant_id = ? AND client_id = ?`, [...fields.map((k) => change[k]), tenantId, clientId]);
     },
   };
 }

@@ -7,7 +7,7 @@ const Status = T.Object({ status: T.String() });
 
 /** Health, readiness and the OpenAPI document: the process's own routes, in no issuer. */
 export function createPlatformRoutes(deps: {
-  readiness: () => string;
+  readiness: () => Promise<string>;
   /** The app whose routes the document describes (the whole composed app). */
   document: () => RouteSource;
   publicUrl: string;
@@ -28,8 +28,8 @@ export function createPlatformRoutes(deps: {
         tags: ['platform'],
         responses: { 200: { description: 'ready', schema: Status }, 503: { description: 'not ready', schema: Status } },
       },
-      (c) => {
-        const status = deps.readiness();
+      async (c) => {
+        const status = await deps.readiness();
         return c.json({ status }, status === 'ready' ? 200 : 503);
       },
     ),

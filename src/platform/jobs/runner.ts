@@ -75,8 +75,8 @@ export function createJobRunner(opts: JobRunnerOptions) {
     let delay = renewMs;
     try {
       const t = now();
-      const lease = await store.tx((tx) => {
-        if (!s.registered) tx.jobs.registerJob(name);
+      const lease = await store.tx(async (tx) => {
+        if (!s.registered) await tx.jobs.registerJob(name);
         return tx.jobs.takeLease(name, owner, t, t + leaseMs);
       });
       s.registered = true;
@@ -183,8 +183,8 @@ export function createJobRunner(opts: JobRunnerOptions) {
         await s.running;
       }
       try {
-        await store.tx((tx) => {
-          for (const s of jobs.values()) if (s.registered) tx.jobs.releaseLease(s.def.name, owner);
+        await store.tx(async (tx) => {
+          for (const s of jobs.values()) if (s.registered) await tx.jobs.releaseLease(s.def.name, owner);
         });
       } catch (e) {
         logger.error('job leases not released', { err: e });

@@ -1,4 +1,4 @@
-import type { Db } from '../store/sqlite';
+import type { Sql } from '../store/sql';
 
 export interface JobLease {
   name: string;
@@ -9,69 +9,61 @@ export interface JobLease {
   lastRunAt: number | null;
 }
 
+const SQL = {
+  register: 'INSERT INTO job_leases (name) VALUES (?) ON CONFLICT (name) DO NOTHING',
+  // Free (released), expired (its holder died or stalled), or already ours.
+  take: `UPDATE job_leases SET owner = @owner, lease_until = @until
+    WHERE name = @name AND (owner IS NULL OR owner = @owner OR lease_until <= @now)
+    RETURNING run_after AS "runAfter"`,
+  // A request made while the run was going on moved run_after below what the holder saw:
+  // keep it, so that run happens again rather than being overwritten by the schedule.
+  record: `UPDATE job_leases SET last_run_at = @at,
+      run_after = CASE WHEN run_after < @seen THEN run_after ELSE @next END
+    WHERE name = @name AND owner = @owner`,
+  request: 'UPDATE job_leases SET run_after = CASE WHEN run_after < @now THEN run_after ELSE @now END - 1 WHERE name = @name',
+  release: 'UPDATE job_leases SET owner = NULL, lease_until = 0 WHERE name = @name AND owner = @owner',
+  find: 'SELECT name, owner, lease_until AS "leaseUntil", run_after AS "runAfter", last_run_at AS "lastRunAt" FROM job_leases WHERE name = ?',
+} as const;
+
 /**
  * Leases of background jobs (table job_leases, migration 0004). Every write is a conditional
- * UPDATE that states who may make it, so the rules hold with several processes on one database
- * and carry over to PostgreSQL unchanged (DESIGN.md "Storage").
+ * UPDATE that states who may make it, so the rules hold with several processes on one database,
+ * on either engine (DESIGN.md "Storage").
  */
-export function createJobLeaseStore(db: Db) {
-  const raw = db.$client;
-  // Compiled on first use (a store may be bound before migrations ran).
-  let compiled: ReturnType<typeof compile> | undefined;
-  const sql = () => (compiled ??= compile());
-  const compile = () => ({
-    register: raw.prepare('INSERT OR IGNORE INTO job_leases (name) VALUES (?)'),
-    // Free (released), expired (its holder died or stalled), or already ours.
-    take: raw.prepare(
-      `UPDATE job_leases SET owner = @owner, lease_until = @until
-       WHERE name = @name AND (owner IS NULL OR owner = @owner OR lease_until <= @now)
-       RETURNING run_after AS runAfter`,
-    ),
-    // A request made while the run was going on moved run_after below what the holder saw:
-    // keep it, so that run happens again rather than being overwritten by the schedule.
-    record: raw.prepare(
-      `UPDATE job_leases SET last_run_at = @at,
-         run_after = CASE WHEN run_after < @seen THEN run_after ELSE @next END
-       WHERE name = @name AND owner = @owner`,
-    ),
-    request: raw.prepare('UPDATE job_leases SET run_after = MIN(run_after, @now) - 1 WHERE name = @name'),
-    release: raw.prepare('UPDATE job_leases SET owner = NULL, lease_until = 0 WHERE name = @name AND owner = @owner'),
-    find: raw.prepare('SELECT name, owner, lease_until AS leaseUntil, run_after AS runAfter, last_run_at AS lastRunAt FROM job_leases WHERE name = ?'),
-  });
-
+export function createJobLeaseStore(db: Sql) {
   return {
     /** Creates the job's row on first use; a no-op once it exists. */
-    registerJob(name: string): void {
-      sql().register.run(name);
+    async registerJob(name: string): Promise<void> {
+      await db.run(SQL.register, [name]);
     },
     /**
      * Takes the lease, or renews it, until `until` (epoch ms). Returns when the job is next
      * due, or undefined while another live holder has it.
      */
-    takeLease(name: string, owner: string, now: number, until: number): { runAfter: number } | undefined {
-      return sql().take.get({ name, owner, now, until }) as { runAfter: number } | undefined;
+    takeLease(name: string, owner: string, now: number, until: number): Promise<{ runAfter: number } | undefined> {
+      return db.get<{ runAfter: number }>(SQL.take, { name, owner, now, until });
     },
     /**
      * Records a run by the holder: when it ran and when the job is next due. `seenRunAfter` is
      * the due time the holder read when it took the lease. False when the lease was lost.
      */
-    recordRun(name: string, owner: string, at: number, seenRunAfter: number, nextRunAfter: number): boolean {
-      return sql().record.run({ name, owner, at, seen: seenRunAfter, next: nextRunAfter }).changes === 1;
+    async recordRun(name: string, owner: string, at: number, seenRunAfter: number, nextRunAfter: number): Promise<boolean> {
+      return (await db.run(SQL.record, { name, owner, at, seen: seenRunAfter, next: nextRunAfter })) === 1;
     },
     /**
      * Asks whoever holds the lease to run the job at its next look: run_after moves strictly
      * earlier (so `recordRun` can tell a request made during a run from the schedule it read).
      */
-    requestRun(name: string, now: number): void {
-      sql().request.run({ name, now });
+    async requestRun(name: string, now: number): Promise<void> {
+      await db.run(SQL.request, { name, now });
     },
     /** Gives the lease up at once (on stop), if it is still ours. */
-    releaseLease(name: string, owner: string): void {
-      sql().release.run({ name, owner });
+    async releaseLease(name: string, owner: string): Promise<void> {
+      await db.run(SQL.release, { name, owner });
     },
     /** The lease row, for tests and inspection. */
-    lease(name: string): JobLease | undefined {
-      return sql().find.get(name) as JobLease | undefined;
+    lease(name: string): Promise<JobLease | undefined> {
+      return db.get<JobLease>(SQL.find, [name]);
     },
   };
 }

@@ -3,7 +3,7 @@ import { drizzle, type BetterSQLite3Database } from 'drizzle-orm/better-sqlite3'
 import { mkdirSync } from 'node:fs';
 import path from 'node:path';
 import * as schema from '../../db/schema';
-import { applyMigrations, pendingMigrations } from './migrations';
+import { applyMigrations } from './migrations';
 import { loadSqliteNativeBinding } from '../native';
 
 /** SQLite's automatic checkpoint threshold (pages) when no checkpointer runs (CLI, tests). */
@@ -61,14 +61,4 @@ export function openDatabase(dataDir: string, opts: { migrate?: boolean } = {}):
       writeConn.close();
     },
   };
-}
-
-/** For /readyz: the database answers and every migration is applied. */
-export function readiness(db: Database): 'ready' | 'migrations pending' | 'database unavailable' {
-  try {
-    db.read.$client.prepare('SELECT 1').get();
-    return pendingMigrations(db.read.$client).length === 0 ? 'ready' : 'migrations pending';
-  } catch {
-    return 'database unavailable';
-  }
 }

@@ -1,0 +1,70 @@
+import type BetterSqlite3 from 'better-sqlite3';
+
+/**
+ * The store port's one way to the database (DESIGN.md "Storage"): each context writes its store
+ * once against `Sql`, and both engines run it. Stores share their SQL text between engines where
+ * it is portable, and pick by `dialect` where it is not. The rules that keep SQL portable:
+ * - parameters are positional `?` (an array) or named `@name` (an object), never mixed;
+ * - camelCase result names are quoted (`AS "grantId"`): PostgreSQL folds unquoted names to lower case;
+ * - integers are 64-bit columns read back as JS numbers; booleans are integers 0/1 on both engines;
+ * - no SQLite-only forms: `ON CONFLICT … DO NOTHING` rather than `INSERT OR IGNORE`, `CASE` or
+ *   `sql.greatest()` rather than the two-argument `max()`, no `rowid`; a `LIMIT`ed delete selects
+ *   primary keys.
+ */
+export type Dialect = 'sqlite' | 'postgres';
+
+export type Params = readonly unknown[] | Readonly<Record<string, unknown>>;
+
+export interface Sql {
+  readonly dialect: Dialect;
+  /** The first row, or undefined. */
+  get<T>(text: string, params?: Params): Promise<T | undefined>;
+  all<T>(text: string, params?: Params): Promise<T[]>;
+  /** Runs a statement; the number of rows it inserted, updated or deleted. */
+  run(text: string, params?: Params): Promise<number>;
+}
+
+/** `GREATEST(a, b)` in both dialects (SQLite's scalar `max`). */
+export function greatest(dialect: Dialect, a: string, b: string): string {
+  return dialect === 'postgres' ? `GREATEST(${a}, ${b})` : `max(${a}, ${b})`;
+}
+
+/** `LEAST(a, b)` in both dialects (SQLite's scalar `min`). */
+export function least(dialect: Dialect, a: string, b: string): string {
+  return dialect === 'postgres' ? `LEAST(${a}, ${b})` : `min(${a}, ${b})`;
+}
+
+/** Placeholders for `rows` rows of `columns` positional values: `(?, ?), (?, ?)`. */
+export function valuesList(rows: number, columns: number): string {
+  const one = `(${new Array<string>(columns).fill('?').join(', ')})`;
+  return new Array<string>(rows).fill(one).join(', ');
+}
+
+/**
+ * better-sqlite3 behind the port. Statements are prepared once per text and kept; each call runs
+ * synchronously and hands back a settled promise (a throw becomes a rejection).
+ */
+export function createSqliteSql(conn: BetterSqlite3.Database): Sql {
+  const statements = new Map<string, BetterSqlite3.Statement>();
+  const prepared = (text: string): BetterSqlite3.Statement => {
+    let s = statements.get(text);
+    if (s === undefined) {
+      s = conn.prepare(text);
+      statements.set(text, s);
+    }
+    return s;
+  };
+  const bind = (p: Params | undefined): unknown[] => (p === undefined ? [] : Array.isArray(p) ? p : [p]);
+  return {
+    dialect: 'sqlite',
+    async get<T>(text: string, params?: Params) {
+      return prepared(text).get(...bind(params)) as T | undefined;
+    },
+    async all<T>(text: string, params?: Params) {
+      return prepared(text).all(...bind(params)) as T[];
+    },
+    async run(text: string, params?: Params) {
+      return prepared(text).run(...bind(params)).changes;
+    },
+  };
+}
