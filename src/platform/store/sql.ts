@@ -9,7 +9,11 @@ import type BetterSqlite3 from 'better-sqlite3';
  * - integers are 64-bit columns read back as JS numbers; booleans are integers 0/1 on both engines;
  * - no SQLite-only forms: `ON CONFLICT … DO NOTHING` rather than `INSERT OR IGNORE`, `CASE` or
  *   `sql.greatest()` rather than the two-argument `max()`, no `rowid`; a `LIMIT`ed delete selects
- *   primary keys.
+ *   primary keys;
+ * - a read whose answer decides a write in the same transaction either becomes a conditional write
+ *   (`UPDATE … WHERE state = expected`, `INSERT … ON CONFLICT`, checking the row count) or locks
+ *   what it read (`forUpdate(dialect)`): on PostgreSQL several processes write at once, and the
+ *   single SQLite writer's guarantees must be stated, not assumed.
  */
 export type Dialect = 'sqlite' | 'postgres';
 
@@ -32,6 +36,11 @@ export function greatest(dialect: Dialect, a: string, b: string): string {
 /** `LEAST(a, b)` in both dialects (SQLite's scalar `min`). */
 export function least(dialect: Dialect, a: string, b: string): string {
   return dialect === 'postgres' ? `LEAST(${a}, ${b})` : `min(${a}, ${b})`;
+}
+
+/** ` FOR UPDATE` on PostgreSQL (row locks for a read that decides a write); nothing on SQLite, whose writer is alone. */
+export function forUpdate(dialect: Dialect): string {
+  return dialect === 'postgres' ? ' FOR UPDATE' : '';
 }
 
 /** Placeholders for `rows` rows of `columns` positional values: `(?, ?), (?, ?)`. */
