@@ -28,7 +28,7 @@ export interface AppDeps {
 export function createApp(deps: AppDeps): Hono<AppEnv> {
   const { services, config } = deps;
   const app = new Hono<AppEnv>();
-  app.use(requestContext(deps.logger, () => services.store.shareReadsThisTurn()));
+  app.use(requestContext(deps.logger, { onRequest: () => services.store.shareReadsThisTurn(), metrics: services.metrics }));
   // Each family names its renderer for the paths it owns; elsewhere the api family's form.
   app.onError(familyOnError);
   app.notFound(() => {
@@ -43,6 +43,6 @@ export function createApp(deps: AppDeps): Hono<AppEnv> {
   mount(createPathMetadataApp(services.tenants), false);
   mount(createIssuerApiApp(services.tenants), true);
   mount(createOAuthApp(services, config), true);
-  mount(createPlatformRoutes({ readiness: () => services.store.readiness(), document: () => app, publicUrl: config.publicUrl }), false);
+  mount(createPlatformRoutes({ readiness: () => services.readiness(), metrics: services.metrics.registry, document: () => app, publicUrl: config.publicUrl }), false);
   return app;
 }

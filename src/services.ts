@@ -4,6 +4,7 @@ import { Sealer } from './platform/crypto';
 import type { Database } from './platform/store/sqlite';
 import type { Checkpointer } from './platform/store/checkpointer';
 import type { Logger } from './platform/logger';
+import { createMetrics, type Metrics } from './platform/metrics';
 import type { StoreOf } from './platform/store/store';
 import { createSqliteStore } from './platform/store/sqlite-store';
 import { bindStores, type Stores } from './stores';
@@ -29,6 +30,8 @@ export interface CoreDeps {
   masterKey: Buffer;
   /** The WAL checkpointer of a serving process, if it runs one (platform/store/checkpointer.ts). */
   checkpointer?: Checkpointer;
+  /** The process's metrics (serve); a fresh set otherwise. */
+  metrics?: Metrics;
 }
 
 /**
@@ -37,7 +40,8 @@ export interface CoreDeps {
  */
 export function createServices(deps: CoreDeps) {
   const { config, clock } = deps;
-  const store = createSqliteStore(deps.db, bindStores, deps.logger);
+  const metrics = deps.metrics ?? createMetrics();
+  const store = createSqliteStore(deps.db, bindStores, deps.logger, metrics);
   const sealer = new Sealer(deps.masterKey);
   const catalog = () => store.catalogVersion();
   const keys = createKeyService({
@@ -55,10 +59,14 @@ export function createServices(deps: CoreDeps) {
   const users = createUserService({ store, clock });
   const oauth = createOAuthService({ store, clock, config, keys, clients, resources, users });
   // Background jobs: built here, started only by `serve` (a CLI command runs none).
-  const jobs = createJobRunner({ store, clock, logger: deps.logger });
+  const jobs = createJobRunner({ store, clock, logger: deps.logger, metrics });
   const engage = createEngageServices({ store, clock, config, sealer, scrubDeleted: () => jobs.wake(JOBS.scrubDeleted) });
   for (const job of backgroundJobs({ store, keys, sessions, oauth }, deps.logger, deps.checkpointer)) jobs.register(job);
-  return { store, sealer, keys, tenants, sessions, clients, resources, credentials, users, oauth, engage, jobs };
+  // /readyz: 503 from the moment a graceful shutdown begins, so load balancers stop sending.
+  let draining = false;
+  const readiness = async () => (draining ? 'shutting down' : store.readiness());
+  const drain = () => void (draining = true);
+  return { store, metrics, readiness, drain, sealer, keys, tenants, sessions, clients, resources, credentials, users, oauth, engage, jobs };
 }
 
 export type Services = ReturnType<typeof createServices>;

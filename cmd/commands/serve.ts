@@ -1,67 +1,164 @@
 import { getRequestListener } from '@hono/node-server';
 import type { Command } from 'commander';
-import { createServer, type IncomingMessage, type ServerResponse } from 'node:http';
+import cluster, { type Worker } from 'node:cluster';
+import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { createApp } from '../../src/app';
 import { systemClock } from '../../src/platform/clock';
+import type { Config } from '../../src/platform/config';
+import { createLogger, type Logger } from '../../src/platform/logger';
+import { loadMasterKey } from '../../src/platform/master-key';
 import { startCheckpointer } from '../../src/platform/store/checkpointer';
 import { openDatabase } from '../../src/platform/store/sqlite';
-import { createLogger } from '../../src/platform/logger';
-import { loadMasterKey } from '../../src/platform/master-key';
 import { createServices } from '../../src/services';
 import { action, configFrom, withCommon, type CommonOptions } from '../cli';
 
+type ServeOptions = CommonOptions & { host?: string; port?: string; trustedProxies?: string; maxRequestBytes?: string; workers?: string; shutdownTimeout?: string };
+
 export function registerServe(program: Command): void {
-  withCommon(program.command('serve').description('run the HTTP server (all APIs) on the embedded database'))
+  withCommon(program.command('serve').description('run the HTTP server (all APIs)'))
     .option('--host <host>', 'interface to listen on (default 127.0.0.1)')
     .option('--port <port>', 'port to listen on; 0 picks a free one (default 8080)')
     .option('--trusted-proxies <n>', 'reverse proxies in front that append to X-Forwarded-For (default 0)')
     .option('--max-request-bytes <n>', 'largest mobile edge request body in bytes; larger is a 413 (default 8388608)')
+    .option('--workers <n>', 'processes sharing the port (default 1); see README "Several processes"')
+    .option('--shutdown-timeout <seconds>', 'on SIGTERM, how long in-flight requests may take to finish (default 10)')
     .action(
-      action(async (opts: CommonOptions & { host?: string; port?: string; trustedProxies?: string; maxRequestBytes?: string }) => {
-        const serveFlags = { host: opts.host, port: opts.port, trustedProxies: opts.trustedProxies, maxRequestBytes: opts.maxRequestBytes };
-        let config = configFrom(opts, serveFlags);
-        const logger = createLogger({ level: config.logLevel, format: config.logFormat });
-        const db = openDatabase(config.dataDir);
-        const masterKey = loadMasterKey(config);
-        const checkpointer = startCheckpointer(db, logger);
-
-        let handler: ((req: IncomingMessage, res: ServerResponse) => void) | undefined;
-        const server = createServer((req, res) => handler!(req, res));
-        server.keepAliveTimeout = 65_000;
-        await new Promise<void>((resolve, reject) => {
-          server.once('error', reject);
-          server.listen(config.port, config.host, () => resolve());
-        });
-        const port = (server.address() as AddressInfo).port;
-        // With --port 0 the public URL follows the port actually bound.
-        if (port !== config.port) config = configFrom(opts, { ...serveFlags, port: String(port) });
-        const services = createServices({ config, db, clock: systemClock, logger, masterKey, checkpointer });
-        const control = await services.tenants.ensureControl();
-        handler = getRequestListener(createApp({ config, clock: systemClock, logger, services }).fetch);
-
-        // Housekeeping (src/jobs.ts): key retirement, purges of expired sessions, codes, tokens
-        // and grants, scrubbing of erased data; leased, so each runs once across processes.
-        services.jobs.start(1_000);
-        logger.info(`engage listening on ${config.publicUrl}`, {
-          url: config.publicUrl,
-          address: `${config.host}:${port}`,
-          dataDir: config.dataDir,
-          controlIssuer: control.issuer,
-        });
-
-        const stop = (signal: string) => {
-          logger.info('shutting down', { signal });
-          server.close(() => {
-            void Promise.allSettled([services.jobs.stop(), checkpointer.stop()]).finally(() => {
-              db.close();
-              process.exit(0);
-            });
-          });
-          server.closeAllConnections();
+      action(async (opts: ServeOptions) => {
+        const flags = {
+          host: opts.host,
+          port: opts.port,
+          trustedProxies: opts.trustedProxies,
+          maxRequestBytes: opts.maxRequestBytes,
+          workers: opts.workers,
+          shutdownTimeout: opts.shutdownTimeout,
         };
-        process.once('SIGTERM', () => stop('SIGTERM'));
-        process.once('SIGINT', () => stop('SIGINT'));
+        const config = configFrom(opts, flags);
+        const logger = createLogger({ level: config.logLevel, format: config.logFormat });
+        if (cluster.isPrimary && config.workers > 1) await runPrimary(config, logger);
+        else await serveHere(opts, flags, config, logger);
       }),
     );
+}
+
+/**
+ * One serving process: listens (in a worker of `--workers`, on the port the primary shares),
+ * runs the leased background jobs, and on SIGTERM/SIGINT shuts down gracefully: /readyz turns
+ * 503, no new connection is accepted, idle keep-alive connections close, in-flight requests get
+ * up to `shutdownTimeout` seconds to finish, then the job leases are released and the database
+ * closed. A second signal exits at once.
+ */
+async function serveHere(opts: ServeOptions, flags: Record<string, string | undefined>, initial: Config, logger: Logger): Promise<void> {
+  let config = initial;
+  const db = openDatabase(config.dataDir);
+  const masterKey = loadMasterKey(config);
+  const checkpointer = startCheckpointer(db, logger);
+
+  let handler: ((req: IncomingMessage, res: ServerResponse) => void) | undefined;
+  const server = createServer((req, res) => handler!(req, res));
+  server.keepAliveTimeout = 65_000;
+  await listen(server, config.port, config.host);
+  const port = (server.address() as AddressInfo).port;
+  // With --port 0 the public URL follows the port actually bound.
+  if (port !== config.port) config = configFrom(opts, { ...flags, port: String(port) });
+  const services = createServices({ config, db, clock: systemClock, logger, masterKey, checkpointer });
+  const control = await services.tenants.ensureControl();
+  handler = getRequestListener(createApp({ config, clock: systemClock, logger, services }).fetch);
+
+  // Housekeeping (src/jobs.ts): key retirement, purges of expired sessions, codes, tokens
+  // and grants, scrubbing of erased data; leased, so each runs once across processes.
+  services.jobs.start(1_000);
+  logger.info(`engage listening on ${config.publicUrl}`, {
+    url: config.publicUrl,
+    address: `${config.host}:${port}`,
+    dataDir: config.dataDir,
+    controlIssuer: control.issuer,
+    ...(cluster.isWorker ? { worker: cluster.worker!.id } : {}),
+  });
+
+  let stopping = false;
+  const stop = (signal: string) => {
+    if (stopping) {
+      logger.warn('second signal: exiting now', { signal });
+      process.exit(1);
+    }
+    stopping = true;
+    logger.info('shutting down', { signal, timeoutSeconds: config.shutdownTimeout });
+    services.drain();
+    const finish = () =>
+      void Promise.allSettled([services.jobs.stop(), checkpointer.stop()]).finally(() => {
+        db.close();
+        logger.info('stopped', { signal });
+        process.exit(0);
+      });
+    const deadline = setTimeout(() => {
+      logger.warn('shutdown timeout: closing connections with requests still in flight', { signal });
+      server.closeAllConnections();
+    }, config.shutdownTimeout * 1000);
+    deadline.unref();
+    // Stops accepting; Node closes each keep-alive connection once its request is answered.
+    server.close(() => {
+      clearTimeout(deadline);
+      finish();
+    });
+    server.closeIdleConnections();
+  };
+  process.once('SIGTERM', () => stop('SIGTERM'));
+  process.once('SIGINT', () => stop('SIGINT'));
+  // A worker of --workers is told to stop by its primary (which got the signal).
+  // (A terminal's Ctrl-C reaches the workers too: the message then finds them stopping already.)
+  if (cluster.isWorker) process.on('message', (m) => m === 'engage:shutdown' && !stopping && stop('primary'));
+}
+
+function listen(server: Server, port: number, host: string): Promise<void> {
+  return new Promise<void>((resolve, reject) => {
+    server.once('error', reject);
+    server.listen(port, host, () => resolve());
+  });
+}
+
+/**
+ * `--workers N`: this process only forks N serving processes that share the listening port
+ * (node:cluster; the primary accepts connections and hands them out round-robin), restarts one
+ * that dies unexpectedly (after a second, so a crash loop does not spin), and on SIGTERM/SIGINT
+ * tells every worker to shut down gracefully and exits when all have.
+ */
+async function runPrimary(config: Config, logger: Logger): Promise<void> {
+  // Port 0: pick the free port once, so every worker shares the same one.
+  let port = config.port;
+  if (port === 0) {
+    const probe = createServer();
+    await listen(probe, 0, config.host);
+    port = (probe.address() as AddressInfo).port;
+    await new Promise((r) => probe.close(r));
+  }
+  // Workers rerun this command with the port fixed and one worker each.
+  const args = process.argv.slice(2).filter((a, i, all) => !/^--(workers|port)(=|$)/.test(a) && !/^--(workers|port)$/.test(all[i - 1] ?? ''));
+  cluster.setupPrimary({ args: [...args, '--port', String(port), '--workers', '1'] });
+
+  let stopping = false;
+  const fork = (): Worker => cluster.fork();
+  for (let i = 0; i < config.workers; i++) fork();
+  cluster.on('exit', (worker, code, signal) => {
+    if (stopping) {
+      if (Object.keys(cluster.workers ?? {}).length === 0) {
+        logger.info('all workers stopped');
+        process.exit(0);
+      }
+      return;
+    }
+    logger.error('worker died; starting another', { worker: worker.id, code, signal });
+    setTimeout(() => !stopping && fork(), 1_000).unref();
+  });
+  logger.info(`engage primary: ${config.workers} workers on port ${port}`, { workers: config.workers, port });
+  const stop = (signal: string) => {
+    if (stopping) process.exit(1);
+    stopping = true;
+    logger.info('shutting down workers', { signal });
+    for (const w of Object.values(cluster.workers ?? {})) w?.send('engage:shutdown');
+    // Workers bound their own shutdown; this bounds the primary's wait if one hangs.
+    setTimeout(() => process.exit(1), (config.shutdownTimeout + 10) * 1000).unref();
+  };
+  process.once('SIGTERM', () => stop('SIGTERM'));
+  process.once('SIGINT', () => stop('SIGINT'));
 }

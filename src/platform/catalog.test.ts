@@ -2,7 +2,7 @@ import { randomBytes } from 'node:crypto';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { createHarness, type Harness } from '../../test/helpers/harness';
 import { createServices } from '../services';
-import { CatalogCache, catalogVersion } from './catalog';
+import { CatalogCache } from './catalog';
 import { openDatabase, type Database } from './store/sqlite';
 import { silentLogger } from './logger';
 
@@ -25,18 +25,18 @@ afterEach(() => {
 });
 
 describe('catalog_version', () => {
-  const version = () => h.services.store.catalog.version();
+  const version = () => h.services.store.catalogVersion();
   const raw = () => otherDb.write.$client;
 
   it('moves on every insert, update and delete of each catalogue table', async () => {
     const steps: [string, () => unknown][] = [
       ['tenant insert', () => h.services.tenants.create({ slug: 'acme' })],
-      ['resource insert', () => h.services.resources.create(h.services.tenants.get('acme').id, { uri: API, audience: 'urn:api', scopes: ['api.read'] })],
-      ['credential insert', () => h.services.credentials.issue(h.services.tenants.get('acme').id, API)],
+      ['resource insert', async () => h.services.resources.create((await h.services.tenants.get('acme')).id, { uri: API, audience: 'urn:api', scopes: ['api.read'] })],
+      ['credential insert', async () => h.services.credentials.issue((await h.services.tenants.get('acme')).id, API)],
       [
         'client insert',
-        () =>
-          h.services.clients.create(h.services.tenants.get('acme').id, {
+        async () =>
+          h.services.clients.create((await h.services.tenants.get('acme')).id, {
             clientId: 'app', displayName: 'App', applicationType: 'NATIVE', tokenEndpointAuthMethod: 'NONE', consentPolicy: 'PRE_AUTHORIZED',
             redirectUris: ['https://app.example.com/cb'], scopes: ['openid'],
           }),
@@ -65,56 +65,54 @@ describe('catalog_version', () => {
     await h.services.users.create(t.id, { email: 'ada@example.com', emailVerified: true, password: 'correct horse battery' });
     expect(version()).toBe(before);
   });
-
-  it('is read once per shared read snapshot, and again in the next turn', async () => {
-    let reads = 0;
-    let snapshot: number | undefined = 1;
-    const current = catalogVersion({ catalog: { version: () => ++reads }, readSnapshot: () => snapshot });
-    expect([current(), current(), current()]).toEqual([1, 1, 1]);
-    snapshot = 2;
-    expect([current(), current()]).toEqual([2, 2]);
-    snapshot = undefined; // not sharing: every look asks
-    expect([current(), current()]).toEqual([3, 4]);
-  });
 });
 
 describe('CatalogCache', () => {
-  it('keeps found rows while the version stands, drops them all when it moves, never keeps a miss', () => {
+  it('keeps found rows while the version stands, drops them all when it moves, never keeps a miss', async () => {
     let version = 1;
     let loads = 0;
     const cache = new CatalogCache<string>(() => version);
-    const load = (v: string | undefined) => () => (loads++, v);
-    expect(cache.get('a', load('A1'))).toBe('A1');
-    expect(cache.get('a', load('A2'))).toBe('A1');
-    expect(cache.get('missing', load(undefined))).toBeUndefined();
-    expect(cache.get('missing', load('M'))).toBe('M');
+    const load = (v: string | undefined) => async () => (loads++, v);
+    expect(await cache.get('a', load('A1'))).toBe('A1');
+    expect(await cache.get('a', load('A2'))).toBe('A1');
+    expect(cache.peek('a')).toBe('A1');
+    expect(await cache.get('missing', load(undefined))).toBeUndefined();
+    expect(await cache.get('missing', load('M'))).toBe('M');
     expect(loads).toBe(3);
     version = 2;
-    expect(cache.get('a', load('A3'))).toBe('A3');
+    expect(cache.peek('a')).toBeUndefined();
+    expect(await cache.get('a', load('A3'))).toBe('A3');
     expect(loads).toBe(4);
   });
 
-  it('holds at most max rows, dropping the oldest', () => {
+  it('does not keep a row loaded while the version moved', async () => {
+    let version = 1;
+    const cache = new CatalogCache<string>(() => version);
+    expect(await cache.get('a', async () => ((version = 2), 'loaded under version 1'))).toBe('loaded under version 1');
+    expect(await cache.get('a', async () => 'fresh')).toBe('fresh');
+  });
+
+  it('holds at most max rows, dropping the oldest', async () => {
     const cache = new CatalogCache<string>(() => 1, 2);
-    cache.get('a', () => 'A');
-    cache.get('b', () => 'B');
-    cache.get('c', () => 'C');
-    expect(cache.get('a', () => 'A again')).toBe('A again');
-    expect(cache.get('c', () => 'C again')).toBe('C');
+    await cache.get('a', async () => 'A');
+    await cache.get('b', async () => 'B');
+    await cache.get('c', async () => 'C');
+    expect(await cache.get('a', async () => 'A again')).toBe('A again');
+    expect(await cache.get('c', async () => 'C again')).toBe('C');
   });
 });
 
 describe('a change by another process is seen by the next request', () => {
   // Each case looks once inside a shared read turn (cached), changes the row from the other
   // process, looks again in the same turn (same snapshot, same answer), then in the next turn.
-  async function seenNextTurn<T>(look: () => T, change: () => Promise<unknown>): Promise<[T, T, T]> {
+  async function seenNextTurn<T>(look: () => T | Promise<T>, change: () => Promise<unknown>): Promise<[T, T, T]> {
     h.services.store.shareReadsThisTurn();
-    const first = look();
+    const first = await look();
     await change();
-    const sameTurn = look();
+    const sameTurn = await look();
     await nextTurn();
     h.services.store.shareReadsThisTurn();
-    const next = look();
+    const next = await look();
     await nextTurn();
     return [first, sameTurn, next];
   }
@@ -122,7 +120,7 @@ describe('a change by another process is seen by the next request', () => {
   it('a disabled tenant stops resolving', async () => {
     await h.services.tenants.create({ slug: 'acme' });
     const [first, sameTurn, next] = await seenNextTurn(
-      () => h.services.tenants.resolveByPath('acme')?.tenant.slug,
+      async () => (await h.services.tenants.resolveByPath('acme'))?.tenant.slug,
       () => other.tenants.setStatus('acme', 'DISABLED'),
     );
     expect([first, sameTurn, next]).toEqual(['acme', 'acme', undefined]);
@@ -133,22 +131,22 @@ describe('a change by another process is seen by the next request', () => {
     await h.services.resources.create(t.id, { uri: API, audience: 'urn:api', scopes: ['api.read'] });
     const cred = await h.services.credentials.issue(t.id, API);
     const [first, , next] = await seenNextTurn(
-      () => h.services.credentials.authenticate(t.id, cred.credentialId, cred.credentialSecret)?.audience,
+      async () => (await h.services.credentials.authenticate(t.id, cred.credentialId, cred.credentialSecret))?.audience,
       () => other.credentials.revoke(t.id, cred.credentialId),
     );
     expect(first).toBe('urn:api');
     expect(next).toBeUndefined();
-    expect(h.services.credentials.authenticate(t.id, cred.credentialId, 'wrong secret')).toBeUndefined();
+    expect(await h.services.credentials.authenticate(t.id, cred.credentialId, 'wrong secret')).toBeUndefined();
   });
 
   it('a revoked signing key stops verifying, and a rotation changes the signing key', async () => {
     const t = await h.services.tenants.create({ slug: 'acme' });
-    const kid = h.services.keys.signingKey(t.id)!.kid;
+    const kid = (await h.services.keys.signingKey(t.id))!.kid;
     await h.services.keys.rotate(t.id);
-    const rotated = h.services.keys.signingKey(t.id)!.kid;
+    const rotated = (await h.services.keys.signingKey(t.id))!.kid;
     expect(rotated).not.toBe(kid);
     const [first, , next] = await seenNextTurn(
-      () => h.services.keys.verificationKey(t.id, kid) !== undefined,
+      async () => (await h.services.keys.verificationKey(t.id, kid)) !== undefined,
       () => other.keys.revoke(t.id, kid),
     );
     expect([first, next]).toEqual([true, false]);
@@ -161,7 +159,7 @@ describe('a change by another process is seen by the next request', () => {
       redirectUris: ['https://app.example.com/cb'], scopes: ['openid'],
     });
     const [first, , next] = await seenNextTurn(
-      () => h.services.clients.find(t.id, 'app')?.status,
+      async () => (await h.services.clients.find(t.id, 'app'))?.status,
       async () => otherDb.write.$client.prepare(`UPDATE clients SET status = 'DISABLED' WHERE client_id = 'app'`).run(),
     );
     expect([first, next]).toEqual(['ACTIVE', 'DISABLED']);

@@ -36,6 +36,13 @@ export interface Config {
    * holds a batch at every bound of spec 01 with room for its free-form values.
    */
   maxRequestBytes: number;
+  /** `serve`: processes sharing the port (1: this process serves alone). */
+  workers: number;
+  /**
+   * `serve`: on SIGTERM or SIGINT, how long in-flight requests may take to finish (seconds)
+   * before their connections are closed and the process exits.
+   */
+  shutdownTimeout: number;
 }
 
 export class ConfigError extends Error {}
@@ -69,6 +76,8 @@ const SETTINGS: Setting[] = [
   { key: 'bindingCodeTtl', env: 'ENGAGE_BINDING_CODE_TTL', kind: 'int', min: 10, max: 86400 },
   { key: 'trustedProxies', env: 'ENGAGE_TRUSTED_PROXIES', kind: 'int', min: 0, max: 10 },
   { key: 'maxRequestBytes', env: 'ENGAGE_MAX_REQUEST_BYTES', kind: 'int', min: 64 * 1024, max: 1024 * 1024 * 1024 },
+  { key: 'workers', env: 'ENGAGE_WORKERS', kind: 'int', min: 1, max: 256 },
+  { key: 'shutdownTimeout', env: 'ENGAGE_SHUTDOWN_TIMEOUT', kind: 'int', min: 0, max: 600 },
 ];
 
 export const DEFAULTS = {
@@ -85,6 +94,8 @@ export const DEFAULTS = {
   bindingCodeTtl: 600,
   trustedProxies: 0,
   maxRequestBytes: 8 * 1024 * 1024,
+  workers: 1,
+  shutdownTimeout: 10,
 } satisfies Partial<Config>;
 
 function coerce(s: Setting, value: unknown, origin: string): unknown {

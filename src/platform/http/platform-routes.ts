@@ -1,4 +1,5 @@
 import { Hono } from 'hono';
+import type { Registry } from '../metrics';
 import { T } from './schema';
 import { described, openApiDocument, type RouteSource } from './openapi';
 import type { AppEnv } from './request';
@@ -8,6 +9,8 @@ const Status = T.Object({ status: T.String() });
 /** Health, readiness and the OpenAPI document: the process's own routes, in no issuer. */
 export function createPlatformRoutes(deps: {
   readiness: () => Promise<string>;
+  /** Rendered at GET /metrics. */
+  metrics: Pick<Registry, 'render'>;
   /** The app whose routes the document describes (the whole composed app). */
   document: () => RouteSource;
   publicUrl: string;
@@ -32,6 +35,17 @@ export function createPlatformRoutes(deps: {
         const status = await deps.readiness();
         return c.json({ status }, status === 'ready' ? 200 : 503);
       },
+    ),
+  );
+  app.get(
+    '/metrics',
+    described(
+      {
+        summary: 'Prometheus metrics of this process (text exposition format 0.0.4)',
+        tags: ['platform'],
+        responses: { 200: { description: 'requests by route and status, latency histograms, transaction timings, job runs, ingest counters' } },
+      },
+      (c) => c.body(deps.metrics.render(), 200, { 'Content-Type': 'text/plain; version=0.0.4; charset=utf-8', 'Cache-Control': 'no-store' }),
     ),
   );
   let doc: string | undefined;

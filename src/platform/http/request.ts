@@ -1,7 +1,9 @@
 import type { Context, MiddlewareHandler } from 'hono';
 import { randomUUID } from 'node:crypto';
 import type { IncomingMessage, ServerResponse } from 'node:http';
+import { routePath } from 'hono/route';
 import type { Logger } from '../logger';
+import type { Metrics } from '../metrics';
 
 export interface RequestVars {
   requestId: string;
@@ -73,11 +75,13 @@ export function clientAddress(c: Context, trustedProxies: number): string {
 const REQUEST_ID = /^[A-Za-z0-9._-]{1,128}$/;
 
 /**
- * Assigns a request id (a sane inbound X-Request-Id is kept), echoes it, logs the outcome.
- * `onRequest` runs first on every request (the composition root's per-request hook).
+ * Assigns a request id (a sane inbound X-Request-Id is kept), echoes it, logs the outcome and
+ * counts it in the metrics, by route pattern (never the path: it carries ids). `onRequest` runs
+ * first on every request (the composition root's per-request hook).
  */
-export function requestContext(logger: Logger, onRequest?: () => void): MiddlewareHandler<AppEnv> {
+export function requestContext(logger: Logger, opts: { onRequest?: () => void; metrics?: Pick<Metrics, 'httpRequests' | 'httpDuration'> } = {}): MiddlewareHandler<AppEnv> {
   const debug = logger.enabled('debug');
+  const { onRequest, metrics } = opts;
   return async (c, next) => {
     onRequest?.();
     const inbound = headerOf(c, 'x-request-id');
@@ -85,8 +89,15 @@ export function requestContext(logger: Logger, onRequest?: () => void): Middlewa
     const log = logger.child({ requestId });
     c.set('requestId', requestId);
     c.set('log', log);
-    const started = debug ? performance.now() : 0;
+    const started = debug || metrics ? performance.now() : 0;
     await nextWithHeaders(c, next, [['X-Request-Id', requestId]]);
+    if (metrics) {
+      // After the answer, routeIndex is the handler that gave it (hono's compose).
+      const route = routePath(c) || 'unmatched';
+      const method = c.req.method;
+      metrics.httpRequests.inc({ route, method, status: String(c.res.status) });
+      metrics.httpDuration.observe((performance.now() - started) / 1000, { route, method });
+    }
     if (debug) {
       const ms = Math.round((performance.now() - started) * 10) / 10;
       // Path only: queries can carry codes and tokens.

@@ -5,7 +5,7 @@ import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
 import { fixedClock } from '../clock';
 import { silentLogger } from '../logger';
 import { openDatabase, type Database } from '../store/sqlite';
-import { createStore } from '../store/store';
+import { createSqliteStore } from '../store/sqlite-store';
 import { createJobRunner, type JobRunner } from './runner';
 import { createJobLeaseStore } from './store';
 
@@ -20,7 +20,7 @@ const MINUTE = 60_000;
 function processOn(owner: string, leaseMs = 30_000) {
   const db = openDatabase(dir);
   dbs.push(db);
-  const store = createStore(db, (c) => ({ jobs: createJobLeaseStore(c) }), silentLogger);
+  const store = createSqliteStore(db, (c) => ({ jobs: createJobLeaseStore(c) }), silentLogger);
   const runner = createJobRunner({ store, clock, logger: silentLogger, owner, leaseMs });
   runners.push(runner);
   return { store, runner };
@@ -62,7 +62,7 @@ describe('jobs with leases', () => {
     }
     // 0 s, 60 s (both at 20 s steps: 0, 20, 40, 60, 80): two runs in 80 s, by the first to look.
     expect(runs).toEqual(['b@0', 'b@60000']);
-    const lease = a.store.jobs.lease('purge')!;
+    const lease = (await a.store.jobs.lease('purge'))!;
     expect(lease).toMatchObject({ owner: 'b', lastRunAt: T0 + MINUTE, runAfter: T0 + 2 * MINUTE });
   });
 
@@ -76,11 +76,11 @@ describe('jobs with leases', () => {
     await dead.runner.runDue(); // runs at T0, holds the lease until T0 + 30 s, then dies
     clock.advance(20);
     await alive.runner.runDue();
-    expect(alive.store.jobs.lease('retire')!.owner).toBe('dead'); // still live
+    expect((await alive.store.jobs.lease('retire'))!.owner).toBe('dead'); // still live
 
     clock.advance(20); // T0 + 40 s: the lease has expired, the job is not due before T0 + 60 s
     await alive.runner.runDue();
-    expect(alive.store.jobs.lease('retire')!.owner).toBe('alive');
+    expect((await alive.store.jobs.lease('retire'))!.owner).toBe('alive');
     expect(runs).toEqual(['dead']);
 
     clock.advance(20); // T0 + 60 s
@@ -106,13 +106,13 @@ describe('jobs with leases', () => {
     const stopping = a.runner.stop().then(() => (stopped = true));
     await new Promise((r) => setTimeout(r, 20));
     expect(stopped).toBe(false); // the run is still going on
-    expect(a.store.jobs.lease('slow')!.owner).toBe('a');
+    expect((await a.store.jobs.lease('slow'))!.owner).toBe('a');
     gate.resolve();
     await stopping;
-    expect(a.store.jobs.lease('slow')).toMatchObject({ owner: null, leaseUntil: 0, lastRunAt: T0 });
+    expect((await a.store.jobs.lease('slow'))).toMatchObject({ owner: null, leaseUntil: 0, lastRunAt: T0 });
 
     await b.runner.runDue(); // not due yet, but the lease is b's without waiting for expiry
-    expect(b.store.jobs.lease('slow')!.owner).toBe('b');
+    expect((await b.store.jobs.lease('slow'))!.owner).toBe('b');
     expect(bRuns).toBe(0);
     clock.advance(60);
     await b.runner.runDue();
@@ -139,7 +139,7 @@ describe('jobs with leases', () => {
     b.runner.start();
     b.runner.wake('scrub'); // b does not hold the lease: the row asks a to run it
     await vi.waitFor(() => expect(runs).toBe(3));
-    expect(a.store.jobs.lease('scrub')!.owner).toBe('a');
+    expect((await a.store.jobs.lease('scrub'))!.owner).toBe('a');
   });
 
   it('a request made while the job runs is not overwritten by the schedule', async () => {
@@ -169,7 +169,7 @@ describe('jobs with leases', () => {
     const errors: string[] = [];
     const db = openDatabase(dir);
     dbs.push(db);
-    const store = createStore(db, (c) => ({ jobs: createJobLeaseStore(c) }), silentLogger);
+    const store = createSqliteStore(db, (c) => ({ jobs: createJobLeaseStore(c) }), silentLogger);
     const runner = createJobRunner({ store, clock, logger: { ...silentLogger, error: (m: string) => errors.push(m) }, owner: 'a' });
     runners.push(runner);
     let runs = 0;
@@ -179,10 +179,10 @@ describe('jobs with leases', () => {
     } });
     await runner.runDue();
     expect(errors).toEqual(['job failed']);
-    expect(store.jobs.lease('flaky')!.runAfter).toBe(T0 + 5_000);
+    expect((await store.jobs.lease('flaky'))!.runAfter).toBe(T0 + 5_000);
     clock.advance(5);
     await runner.runDue();
     expect(runs).toBe(2);
-    expect(store.jobs.lease('flaky')!.runAfter).toBe(T0 + 5_000 + MINUTE);
+    expect((await store.jobs.lease('flaky'))!.runAfter).toBe(T0 + 5_000 + MINUTE);
   });
 });

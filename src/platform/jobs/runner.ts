@@ -3,6 +3,7 @@ import { hostname } from 'node:os';
 import type { Clock } from '../clock';
 import type { Logger } from '../logger';
 import type { TxRunner } from '../store/store';
+import type { Metrics } from '../metrics';
 import type { JobLeaseStore } from './store';
 
 /**
@@ -31,6 +32,8 @@ export interface JobRunnerOptions {
   owner?: string;
   /** How long a lease lasts without renewal: the longest a dead holder delays its jobs. */
   leaseMs?: number;
+  /** Counts runs by job and outcome (platform/metrics.ts). */
+  metrics?: Pick<Metrics, 'jobRuns'>;
 }
 
 interface JobState {
@@ -118,6 +121,7 @@ export function createJobRunner(opts: JobRunnerOptions) {
       outcome = 'failed';
       logger.error('job failed', { job: def.name, err: e });
     }
+    opts.metrics?.jobRuns.inc({ job: def.name, outcome });
     const at = now();
     const next = at + (outcome === 'done' ? def.intervalMs : (def.retryMs ?? def.intervalMs));
     try {

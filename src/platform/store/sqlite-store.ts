@@ -1,8 +1,14 @@
+import type { Statement } from 'better-sqlite3';
 import type { Logger } from '../logger';
 import { pendingMigrations } from './migrations';
 import { createSqliteSql, type Sql } from './sql';
 import { BUSY_TIMEOUT_MS, type Database } from './sqlite';
+import type { Metrics } from '../metrics';
 import { TransactionAborted, type StoreOf, type TxScope } from './store';
+
+/** The transaction timings a store records (platform/metrics.ts). */
+export type TxMetrics = Pick<Metrics, 'txWait' | 'txDuration' | 'txRetries'>;
+const ENGINE = { engine: 'sqlite' } as const;
 
 /**
  * A FIFO async mutex. SQLite has one writer; serializing `tx` callers in-process keeps
@@ -25,7 +31,7 @@ export class AsyncLock {
  * every context's stores on a `Sql`. Reads outside transactions go to the read connection; `tx`
  * runs on the one write connection, serialized in-process by a lock (BEGIN IMMEDIATE).
  */
-export function createSqliteStore<S extends object>(db: Database, bind: (sql: Sql) => S, logger: Logger): StoreOf<S> {
+export function createSqliteStore<S extends object>(db: Database, bind: (sql: Sql) => S, logger: Logger, metrics?: TxMetrics): StoreOf<S> {
   const lock = new AsyncLock();
   const raw = db.write.$client;
   const reader = db.read.$client;
@@ -98,9 +104,13 @@ export function createSqliteStore<S extends object>(db: Database, bind: (sql: Sq
   };
 
   const tx = async <T>(fn: (stores: S & TxScope) => Promise<T> | T): Promise<T> => {
+    const asked = metrics ? performance.now() : 0;
     const release = await lock.acquire();
+    const began = metrics ? performance.now() : 0;
+    metrics?.txWait.observe((began - asked) / 1000, ENGINE);
     const committed: (() => unknown)[] = [];
     let result: T;
+    let outcome = 'rollback';
     try {
       raw.exec('BEGIN IMMEDIATE');
       hooks = committed;
@@ -109,6 +119,7 @@ export function createSqliteStore<S extends object>(db: Database, bind: (sql: Sq
         result = await fn(writeStores);
         hooks = undefined;
         raw.exec('COMMIT');
+        outcome = 'commit';
       } catch (e) {
         hooks = undefined;
         committed.length = 0;
@@ -118,6 +129,7 @@ export function createSqliteStore<S extends object>(db: Database, bind: (sql: Sq
       endShared();
     } finally {
       release();
+      metrics?.txDuration.observe((performance.now() - began) / 1000, { engine: 'sqlite', outcome });
     }
     // Outside the lock, so a hook may start a transaction of its own.
     if (committed.length > 0) runHooks(committed);
@@ -144,7 +156,7 @@ export function createSqliteStore<S extends object>(db: Database, bind: (sql: Sq
     }
   };
   // The catalogue's version, read once per shared read snapshot (every read outside one).
-  let versionStmt: ReturnType<typeof reader.prepare> | undefined; // prepared on first use: after migrations
+  let versionStmt: Statement | undefined; // prepared on first use: after migrations
   let versionSnapshot: number | undefined;
   let version = 0;
   const catalogVersion = () => {
