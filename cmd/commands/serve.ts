@@ -73,7 +73,7 @@ async function serveHere(opts: ServeOptions, flags: Record<string, string | unde
     address: `${config.host}:${port}`,
     dataDir: config.dataDir,
     controlIssuer: control.issuer,
-    ...(cluster.isWorker ? { worker: cluster.worker!.id } : {}),
+    ...(cluster.isWorker ? { worker: cluster.worker!.id, pid: process.pid } : {}),
   });
 
   let stopping = false;

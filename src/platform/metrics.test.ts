@@ -1,0 +1,45 @@
+import { describe, expect, it } from 'vitest';
+import { Registry } from './metrics';
+
+describe('metrics registry (Prometheus text format)', () => {
+  it('renders counters by label set, escaping label values', () => {
+    const r = new Registry();
+    const c = r.counter('t_requests_total', 'Requests.', ['route', 'status']);
+    c.inc({ route: '/a', status: '200' });
+    c.inc({ route: '/a', status: '200' }, 2);
+    c.inc({ route: '/b "q"\\', status: '404' });
+    expect(r.render()).toBe(
+      [
+        '# HELP t_requests_total Requests.',
+        '# TYPE t_requests_total counter',
+        't_requests_total{route="/a",status="200"} 3',
+        't_requests_total{route="/b \\"q\\"\\\\",status="404"} 1',
+        '',
+      ].join('\n'),
+    );
+  });
+
+  it('renders histograms with cumulative buckets, +Inf, sum and count', () => {
+    const r = new Registry();
+    const h = r.histogram('t_seconds', 'Latency.', ['route'], [0.1, 1]);
+    for (const v of [0.05, 0.1, 0.5, 3]) h.observe(v, { route: '/x' });
+    expect(r.render().split('\n')).toEqual([
+      '# HELP t_seconds Latency.',
+      '# TYPE t_seconds histogram',
+      't_seconds_bucket{route="/x",le="0.1"} 2',
+      't_seconds_bucket{route="/x",le="1"} 3',
+      't_seconds_bucket{route="/x",le="+Inf"} 4',
+      't_seconds_sum{route="/x"} 3.65',
+      't_seconds_count{route="/x"} 4',
+      '',
+    ]);
+  });
+
+  it('reads gauges when rendered', () => {
+    const r = new Registry();
+    let depth = 1;
+    r.gauge('t_depth', 'Depth.', ['queue'], () => [[{ queue: 'q' }, depth]]);
+    depth = 7;
+    expect(r.render()).toContain('t_depth{queue="q"} 7');
+  });
+});

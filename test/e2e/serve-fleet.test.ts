@@ -1,0 +1,121 @@
+/**
+ * Operating `engage serve` in a fleet, on the built executable: /metrics, graceful shutdown with
+ * requests in flight, and `--workers N` sharing one port.
+ */
+import { connect } from 'node:net';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { createSandbox, type Sandbox } from '../helpers/binary';
+
+let sb: Sandbox;
+beforeAll(async () => {
+  sb = await createSandbox({ prefix: 'engage-fleet-' });
+  await sb.cli(['tenants', 'create', 'acme']);
+});
+afterAll(async () => sb?.cleanup());
+
+/** Sends raw bytes on a new connection; resolves with everything the server wrote until it closed. */
+function rawExchange(port: number, first: string, rest: { after: Promise<unknown>; bytes: string }): Promise<string> {
+  return new Promise((resolve, reject) => {
+    const socket = connect(port, '127.0.0.1');
+    let answer = '';
+    socket.setEncoding('utf8');
+    socket.on('data', (d: string) => (answer += d));
+    socket.on('error', reject);
+    socket.on('close', () => resolve(answer));
+    socket.on('connect', () => {
+      socket.write(first);
+      void rest.after.then(() => socket.write(rest.bytes));
+    });
+  });
+}
+
+describe('metrics', () => {
+  it('GET /metrics counts requests by route pattern and status, in Prometheus text format', async () => {
+    const server = await sb.serve();
+    try {
+      for (let i = 0; i < 3; i++) expect((await fetch(`${server.url}/t/acme/.well-known/openid-configuration`)).status).toBe(200);
+      expect((await fetch(`${server.url}/t/nobody/.well-known/openid-configuration`)).status).toBe(404);
+      const res = await fetch(`${server.url}/metrics`);
+      expect(res.status).toBe(200);
+      expect(res.headers.get('content-type')).toMatch(/^text\/plain; version=0\.0\.4/);
+      const text = await res.text();
+      expect(text).toContain('engage_http_requests_total{route="/t/:tenantSegment/.well-known/openid-configuration",method="GET",status="200"} 3');
+      expect(text).toContain('engage_http_requests_total{route="/t/:tenantSegment/.well-known/openid-configuration",method="GET",status="404"} 1');
+      expect(text).toMatch(/engage_http_request_duration_seconds_bucket\{route="\/t\/:tenantSegment\/\.well-known\/openid-configuration",method="GET",le="\+Inf"\} 4/);
+      expect(text).toMatch(/engage_db_transaction_duration_seconds_count\{engine="sqlite",outcome="commit"\} \d+/);
+      // Paths (which carry ids) never become label values.
+      expect(text).not.toContain('/t/acme/');
+    } finally {
+      await server.stop();
+    }
+  });
+});
+
+describe('graceful shutdown', () => {
+  it('on SIGTERM, answers the request in flight, refuses new connections, and exits 0', async () => {
+    const server = await sb.serve();
+    const port = Number(new URL(server.url).port);
+    const body = 'grant_type=refresh_token&refresh_token=nope&client_id=nobody';
+    let sendRest!: () => void;
+    const later = new Promise<void>((r) => (sendRest = r));
+    // Headers and half the body now; the rest after SIGTERM.
+    const exchange = rawExchange(
+      port,
+      `POST /t/acme/oauth2/token HTTP/1.1\r\nHost: 127.0.0.1:${port}\r\nContent-Type: application/x-www-form-urlencoded\r\nContent-Length: ${body.length}\r\n\r\n${body.slice(0, 10)}`,
+      { after: later, bytes: body.slice(10) },
+    );
+    await new Promise((r) => setTimeout(r, 200));
+    const stopped = server.stop(15_000);
+    await new Promise((r) => setTimeout(r, 300));
+    await expect(fetch(`${server.url}/healthz`)).rejects.toThrow();
+    sendRest();
+    const answer = await exchange;
+    expect(answer).toMatch(/^HTTP\/1\.1 401 /); // unknown client: a complete answer, not a reset
+    expect(answer).toContain('"error":"invalid_client"');
+    const result = await stopped;
+    expect(result).toMatchObject({ code: 0, forced: false });
+    expect(server.output()).toContain('"msg":"stopped"');
+  });
+
+  it('closes connections still busy after --shutdown-timeout and exits 0', async () => {
+    const server = await sb.serve({ args: ['--shutdown-timeout', '1'] });
+    const port = Number(new URL(server.url).port);
+    const never = new Promise<void>(() => {});
+    const exchange = rawExchange(port, `POST /t/acme/oauth2/token HTTP/1.1\r\nHost: x\r\nContent-Type: application/x-www-form-urlencoded\r\nContent-Length: 100\r\n\r\nabc`, { after: never, bytes: '' });
+    await new Promise((r) => setTimeout(r, 200));
+    const started = Date.now();
+    const result = await server.stop(10_000);
+    expect(result).toMatchObject({ code: 0, forced: false });
+    expect(Date.now() - started).toBeLessThan(5_000);
+    expect(await exchange).toBe(''); // closed without an answer: the client may retry elsewhere
+  });
+});
+
+describe('serve --workers', () => {
+  it('forks N processes on one port; all answer; a killed worker is replaced; SIGTERM stops them all', async () => {
+    const server = await sb.serve({ args: ['--workers', '2'] });
+    try {
+      const pids = () => [...server.output().matchAll(/"msg":"engage listening[^\n]*"pid":(\d+)/g)].map((m) => Number(m[1]));
+      const waitFor = async (n: number) => {
+        const deadline = Date.now() + 15_000;
+        while (pids().length < n && Date.now() < deadline) await new Promise((r) => setTimeout(r, 100));
+        expect(pids()).toHaveLength(n);
+      };
+      const allAnswer = async () => {
+        const answers = await Promise.all(Array.from({ length: 20 }, () => fetch(`${server.url}/t/acme/.well-known/openid-configuration`).then((r) => r.status)));
+        expect(answers.every((s) => s === 200)).toBe(true);
+      };
+      await waitFor(2);
+      expect(new Set(pids()).size).toBe(2);
+      await allAnswer();
+      process.kill(pids()[0], 'SIGKILL');
+      await waitFor(3);
+      expect(server.output()).toContain('worker died; starting another');
+      await allAnswer();
+    } finally {
+      const result = await server.stop(20_000);
+      expect(result).toMatchObject({ code: 0, forced: false });
+    }
+    expect(server.output()).toContain('"msg":"all workers stopped"');
+  });
+});
