@@ -1,5 +1,6 @@
 #!/usr/bin/env node
 import { Command } from 'commander';
+import cluster from 'node:cluster';
 import { registerKeys } from './commands/keys';
 import { registerEngageCommands } from './commands/environments';
 import { registerMigrate } from './commands/migrate';
@@ -27,7 +28,11 @@ registerCredentials(program);
 registerUsers(program);
 registerEngageCommands(program);
 
-program.parseAsync(process.argv).catch((e: unknown) => {
+// A worker of `serve --workers` forked by the single executable gets the executable's path once
+// more before its arguments (nodejs/node#62776): drop it.
+const argv = cluster.isWorker && process.argv[2] === process.argv[1] ? [...process.argv.slice(0, 2), ...process.argv.slice(3)] : process.argv;
+
+program.parseAsync(argv).catch((e: unknown) => {
   process.stderr.write(`engage: ${e instanceof Error ? e.message : String(e)}\n`);
   process.exitCode = 1;
 });
