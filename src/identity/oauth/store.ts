@@ -1,4 +1,4 @@
-import { greatest, type Sql } from '../../platform/store/sql';
+import { forUpdate, greatest, type Sql } from '../../platform/store/sql';
 
 /**
  * Grants, authorization codes, refresh tokens, revoked access tokens and consents.
@@ -37,7 +37,8 @@ export interface GrantRow {
   expiresAt: number;
 }
 
-export interface RefreshTokenRow {
+// A type, not an interface: it is bound as named parameters, which need an index signature.
+export type RefreshTokenRow = {
   tokenDigest: string;
   tenantId: string;
   grantId: string;
@@ -45,7 +46,7 @@ export interface RefreshTokenRow {
   scope: string;
   expiresAt: number;
   createdAt: number;
-}
+};
 
 /** A refresh token with its grant and subject: everything a refresh needs, in one read. */
 export interface RefreshTokenState extends RefreshTokenRow {
@@ -139,6 +140,7 @@ const SQL = {
 
 export function createOAuthStore(db: Sql) {
   const extendGrant = `UPDATE grants SET expires_at = ${greatest(db.dialect, 'expires_at', '?')} WHERE tenant_id = ? AND id = ?`;
+  const lockConsent = `${SQL.findConsent}${forUpdate(db.dialect)}`;
 
   return {
     async insertCode(row: Omit<CodeRow, 'consumedAt' | 'grantId'>): Promise<void> {
@@ -206,6 +208,10 @@ export function createOAuthStore(db: Sql) {
 
     findConsent(tenantId: string, userId: string, clientId: string): Promise<ConsentRow | undefined> {
       return db.get<ConsentRow>(SQL.findConsent, [tenantId, userId, clientId]);
+    },
+    /** The consent, locked until the transaction ends (a merge reads it, then writes it). */
+    lockConsent(tenantId: string, userId: string, clientId: string): Promise<ConsentRow | undefined> {
+      return db.get<ConsentRow>(lockConsent, [tenantId, userId, clientId]);
     },
     async upsertConsent(tenantId: string, userId: string, clientId: string, scope: string, resource: string | null, at: string): Promise<void> {
       await db.run(SQL.upsertConsent, [tenantId, userId, clientId, scope, resource, at]);

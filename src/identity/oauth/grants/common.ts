@@ -18,9 +18,9 @@ export interface TokenResponse {
  * `aud` of access tokens for a grant: the resource's audience; without a resource the token is
  * only good at this issuer's userinfo endpoint. A resource disabled since the grant ends it.
  */
-export function audienceFor(ctx: OAuthContext, tenant: ResolvedTenant, resourceUri: string | null): string {
+export async function audienceFor(ctx: OAuthContext, tenant: ResolvedTenant, resourceUri: string | null): Promise<string> {
   if (resourceUri === null) return userinfoAudience(tenant.issuer);
-  const r = ctx.resources.findByUri(tenant.tenant.id, resourceUri);
+  const r = await ctx.resources.findByUri(tenant.tenant.id, resourceUri);
   if (!r || r.status !== 'ACTIVE') throw invalidGrant('the grant\'s resource is no longer available');
   return r.audience;
 }
