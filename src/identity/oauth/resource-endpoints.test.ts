@@ -222,7 +222,7 @@ describe('revoke-application-grants', () => {
       const r = await post(h, `${f.issuerPath}/oauth2/token`, form({ grant_type: 'refresh_token', client_id: f.publicClient, refresh_token: t.refresh_token! }));
       expect(r.status).toBe(400);
     }
-    expect(h.services.store.oauth.findConsent(f.tenant.tenant.id, f.userId, f.publicClient)).toBeUndefined();
+    expect(await h.services.store.oauth.findConsent(f.tenant.tenant.id, f.userId, f.publicClient)).toBeUndefined();
     // Another client's grant and consent are untouched.
     expect((await userinfo(web.access_token)).status).toBe(200);
     expect(await h.services.oauth.hasConsent(f.tenant.tenant.id, f.userId, f.webClient, ['openid'], null)).toBe(true);
