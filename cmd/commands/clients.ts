@@ -50,7 +50,7 @@ export function registerClients(program: Command): void {
     .action(
       action(async (opts: CreateOpts) => {
         await withServices(opts, async ({ services, json }) => {
-          const tenantId = services.tenants.get(opts.tenant).id;
+          const tenantId = (await services.tenants.get(opts.tenant)).id;
           const issued = await services.clients.create(tenantId, {
             clientId: opts.clientId,
             displayName: opts.name,
@@ -83,7 +83,7 @@ export function registerClients(program: Command): void {
           throw new Error('give exactly one of --web-origin, --no-web-origins or --default-web-origins');
         }
         await withServices(opts, async ({ services, json }) => {
-          const tenantId = services.tenants.get(opts.tenant).id;
+          const tenantId = (await services.tenants.get(opts.tenant)).id;
           const webOrigins = opts.webOrigin ?? (none ? [] : null);
           output(json, await services.clients.update(tenantId, opts.clientId, { webOrigins }), COLUMNS);
         });
@@ -98,7 +98,7 @@ export function registerClients(program: Command): void {
       .action(
         action(async (opts: CommonOptions & { tenant: string; clientId: string }) => {
           await withServices(opts, async ({ services, json }) => {
-            output(json, await services.clients.setStatus(services.tenants.get(opts.tenant).id, opts.clientId, status), COLUMNS);
+            output(json, await services.clients.setStatus((await services.tenants.get(opts.tenant)).id, opts.clientId, status), COLUMNS);
           });
         }),
       );
@@ -109,7 +109,7 @@ export function registerClients(program: Command): void {
     .action(
       action(async (opts: CommonOptions & { tenant: string }) => {
         await withServices(opts, async ({ services, json }) => {
-          output(json, services.clients.list(services.tenants.get(opts.tenant).id), COLUMNS);
+          output(json, await services.clients.list((await services.tenants.get(opts.tenant)).id), COLUMNS);
         });
       }),
     );

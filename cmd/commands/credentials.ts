@@ -12,7 +12,7 @@ export function registerCredentials(program: Command): void {
     .action(
       action(async (opts: CommonOptions & { tenant: string; resource: string }) => {
         await withServices(opts, async ({ services, json }) => {
-          const issued = await services.credentials.issue(services.tenants.get(opts.tenant).id, opts.resource);
+          const issued = await services.credentials.issue((await services.tenants.get(opts.tenant)).id, opts.resource);
           output(json, issued, ['credentialId', 'credentialSecret']);
           if (!json) process.stderr.write('The credential secret is shown only now; store it safely.\n');
         });
@@ -23,7 +23,7 @@ export function registerCredentials(program: Command): void {
     .requiredOption('--tenant <tenant>', 'slug or id')
     .action(
       action(async (opts: CommonOptions & { tenant: string }) => {
-        await withServices(opts, async ({ services, json }) => output(json, services.credentials.list(services.tenants.get(opts.tenant).id), COLUMNS));
+        await withServices(opts, async ({ services, json }) => output(json, await services.credentials.list((await services.tenants.get(opts.tenant)).id), COLUMNS));
       }),
     );
 
@@ -33,9 +33,9 @@ export function registerCredentials(program: Command): void {
     .action(
       action(async (opts: CommonOptions & { tenant: string; credential: string }) => {
         await withServices(opts, async ({ services, json }) => {
-          const tenantId = services.tenants.get(opts.tenant).id;
+          const tenantId = (await services.tenants.get(opts.tenant)).id;
           await services.credentials.revoke(tenantId, opts.credential);
-          output(json, services.credentials.list(tenantId).filter((c) => c.credentialId === opts.credential), COLUMNS);
+          output(json, (await services.credentials.list(tenantId)).filter((c) => c.credentialId === opts.credential), COLUMNS);
         });
       }),
     );

@@ -14,21 +14,21 @@ export function registerKeys(program: Command): void {
   sub('list', 'list keys and their states', false).action(
     action(async (opts: KeyOpts) => {
       await withServices(opts, async ({ services, json }) => {
-        output(json, await services.keys.list(services.tenants.get(opts.tenant).id), COLUMNS);
+        output(json, await services.keys.list((await services.tenants.get(opts.tenant)).id), COLUMNS);
       });
     }),
   );
   sub('stage', 'create a STAGED key (published in JWKS, not yet signing)', false).action(
     action(async (opts: KeyOpts) => {
       await withServices(opts, async ({ services, json }) => {
-        output(json, await services.keys.stage(services.tenants.get(opts.tenant).id), COLUMNS);
+        output(json, await services.keys.stage((await services.tenants.get(opts.tenant)).id), COLUMNS);
       });
     }),
   );
   sub('rotate', 'stage a new key, activate it, move the previous ACTIVE key to RETIRING', false).action(
     action(async (opts: KeyOpts) => {
       await withServices(opts, async ({ services, json }) => {
-        output(json, await services.keys.rotate(services.tenants.get(opts.tenant).id), COLUMNS);
+        output(json, await services.keys.rotate((await services.tenants.get(opts.tenant)).id), COLUMNS);
       });
     }),
   );
@@ -40,7 +40,7 @@ export function registerKeys(program: Command): void {
     sub(name, description, true).action(
       action(async (opts: KeyOpts) => {
         await withServices(opts, async ({ services, json }) => {
-          const tenantId = services.tenants.get(opts.tenant).id;
+          const tenantId = (await services.tenants.get(opts.tenant)).id;
           await services.keys[name](tenantId, opts.key!);
           output(json, await services.keys.list(tenantId), COLUMNS);
         });

@@ -15,7 +15,7 @@ export function registerResources(program: Command): void {
     .action(
       action(async (opts: CommonOptions & { tenant: string; uri: string; audience: string; scope: string[] }) => {
         await withServices(opts, async ({ services, json }) => {
-          const tenantId = services.tenants.get(opts.tenant).id;
+          const tenantId = (await services.tenants.get(opts.tenant)).id;
           output(json, await services.resources.create(tenantId, { uri: opts.uri, audience: opts.audience, scopes: splitScopes(opts.scope) }), COLUMNS);
         });
       }),
@@ -25,7 +25,7 @@ export function registerResources(program: Command): void {
     .requiredOption('--tenant <tenant>', 'slug or id')
     .action(
       action(async (opts: CommonOptions & { tenant: string }) => {
-        await withServices(opts, async ({ services, json }) => output(json, services.resources.list(services.tenants.get(opts.tenant).id), COLUMNS));
+        await withServices(opts, async ({ services, json }) => output(json, await services.resources.list((await services.tenants.get(opts.tenant)).id), COLUMNS));
       }),
     );
 }

@@ -20,7 +20,7 @@ export function registerTenants(program: Command): void {
   withCommon(tenants.command('list').description('list tenants')).action(
     action(async (opts: CommonOptions) => {
       await withServices(opts, async ({ services, json }) => {
-        output(json, services.tenants.list(0, 1_000_000).items, COLUMNS);
+        output(json, (await services.tenants.list(0, 1_000_000)).items, COLUMNS);
       });
     }),
   );
@@ -28,7 +28,7 @@ export function registerTenants(program: Command): void {
   withCommon(tenants.command('show').description('show one tenant').argument('<tenant>', 'slug or id')).action(
     action(async (ref: string, opts: CommonOptions) => {
       await withServices(opts, async ({ services, json }) => {
-        const view = services.tenants.view(services.tenants.get(ref));
+        const view = await services.tenants.view(await services.tenants.get(ref));
         if (json) output(true, view);
         else output(false, Object.entries(view).map(([field, value]) => ({ field, value })), ['field', 'value']);
       });

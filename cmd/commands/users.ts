@@ -16,7 +16,7 @@ export function registerUsers(program: Command): void {
         // Read before opening the store: the password never appears in argv or the environment.
         const password = opts.passwordStdin ? (await readStdin()).replace(/\r?\n$/, '') : undefined;
         await withServices(opts, async ({ services, json }) => {
-          const tenantId = services.tenants.get(opts.tenant).id;
+          const tenantId = (await services.tenants.get(opts.tenant)).id;
           output(json, await services.users.create(tenantId, { email: opts.email, emailVerified: !!opts.verified, password }), COLUMNS);
         });
       }),
@@ -26,7 +26,7 @@ export function registerUsers(program: Command): void {
     .requiredOption('--tenant <tenant>', 'slug or id')
     .action(
       action(async (opts: CommonOptions & { tenant: string }) => {
-        await withServices(opts, async ({ services, json }) => output(json, services.users.list(services.tenants.get(opts.tenant).id), COLUMNS));
+        await withServices(opts, async ({ services, json }) => output(json, await services.users.list((await services.tenants.get(opts.tenant)).id), COLUMNS));
       }),
     );
 }

@@ -13,7 +13,13 @@ export type IssuerEnv = { Variables: RequestVars & { tenant: ResolvedTenant } };
 export function resolveTenant(tenants: TenantService, unknown: () => Error): MiddlewareHandler<IssuerEnv> {
   return async (c, next) => {
     const segment = c.req.param('tenantSegment' as never) as string | undefined;
-    const resolved = segment !== undefined ? tenants.resolveByPath(segment) : tenants.resolveByHost(headerOf(c, 'host') ?? '');
+    // Every request: the catalogue cache answers without an await unless the issuer is new to it.
+    let resolved: ResolvedTenant | undefined;
+    if (segment !== undefined) resolved = tenants.cachedByPath(segment) ?? (await tenants.resolveByPath(segment));
+    else {
+      const host = headerOf(c, 'host') ?? '';
+      resolved = tenants.cachedByHost(host) ?? (await tenants.resolveByHost(host));
+    }
     if (!resolved) throw unknown();
     c.set('tenant', resolved);
     await next();

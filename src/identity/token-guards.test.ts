@@ -77,7 +77,7 @@ describe('bearerToken + permission guards', () => {
     const t = await exchange(h, f);
     granted.add(`${f.subject}:things.read`);
     expect((await call('/t/acme/things', t.access_token)).status).toBe(200);
-    await h.services.oauth.revoke(f.tenant, h.services.clients.find(f.tenant.tenant.id, 'mobile')!, t.access_token);
+    await h.services.oauth.revoke(f.tenant, (await h.services.clients.find(f.tenant.tenant.id, 'mobile'))!, t.access_token);
     const res = await call('/t/acme/things', t.access_token);
     expect([res.status, await res.json()]).toEqual([401, { error: 'invalid_token' }]);
   });

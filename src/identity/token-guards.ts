@@ -32,7 +32,7 @@ const invalidToken = (why: string) => new DomainError('unauthenticated', 'invali
  * removing a permission takes effect while earlier tokens are still unexpired.
  */
 export function createTokenGuards(deps: {
-  liveAccessToken: (tenant: ResolvedTenant, token: string) => AccessTokenClaims | undefined;
+  liveAccessToken: (tenant: ResolvedTenant, token: string) => Promise<AccessTokenClaims | undefined>;
   hasPermission: PermissionCheck;
 }) {
   function bearerToken(opts: { audience: (tenant: ResolvedTenant) => string; scopes: readonly string[] }): MiddlewareHandler<TokenEnv> {
@@ -40,7 +40,7 @@ export function createTokenGuards(deps: {
       const tenant = c.get('tenant');
       const token = bearerOf(c);
       if (!token) throw invalidToken('no bearer token');
-      const claims = deps.liveAccessToken(tenant, token);
+      const claims = await deps.liveAccessToken(tenant, token);
       if (!claims) throw invalidToken('the token is not live or not from this issuer');
       if (claims.aud !== opts.audience(tenant)) throw invalidToken('the token is for another audience');
       const missing = opts.scopes.find((s) => !hasScope(claims.scope, s));

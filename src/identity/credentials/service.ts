@@ -42,35 +42,56 @@ export function createCredentialService(deps: { store: Stores & TxRunner<Stores>
       validInput(checkCredentialIssue, { resourceUri }, CredentialErrors.invalid);
       const id = newId();
       const secret = newSecret();
-      await store.tx((tx) => {
-        const r = deps.resources.findByUriIn(tx, tenantId, resourceUri);
+      const secretDigest = digest(secret);
+      await store.tx(async (tx) => {
+        const r = await deps.resources.findByUriIn(tx, tenantId, resourceUri);
         assertThat(r, CredentialErrors.invalid(`resource ${resourceUri} is not registered`));
-        tx.credentials.insert({ id, tenantId, resourceId: r.id, secretDigest: digest(secret), createdAt: clock.now().toISOString() });
+        await tx.credentials.insert({ id, tenantId, resourceId: r.id, secretDigest, createdAt: clock.now().toISOString() });
       });
       return { credentialId: id, credentialSecret: secret };
     },
 
-    list(tenantId: string): CredentialView[] {
-      return store.credentials.list(tenantId).map((c) => ({ credentialId: c.id, resourceUri: c.resourceUri, status: c.status, createdAt: c.createdAt }));
+    async list(tenantId: string): Promise<CredentialView[]> {
+      return (await store.credentials.list(tenantId)).map((c) => ({ credentialId: c.id, resourceUri: c.resourceUri, status: c.status, createdAt: c.createdAt }));
     },
 
     async revoke(tenantId: string, credentialId: string): Promise<void> {
-      await store.tx((tx) => {
-        const c = tx.credentials.find(tenantId, credentialId);
+      await store.tx(async (tx) => {
+        // The revoke is conditional (ACTIVE only): when it changes nothing, read why.
+        if ((await tx.credentials.revoke(tenantId, credentialId, clock.now().toISOString())) === 1) return;
+        const c = await tx.credentials.find(tenantId, credentialId);
         assertThat(c, CredentialErrors.transition(`no credential ${credentialId} in this tenant`));
-        assertThat(c.status === 'ACTIVE', CredentialErrors.transition(`credential ${credentialId} is already ${c.status}`));
-        tx.credentials.revoke(tenantId, credentialId, clock.now().toISOString());
+        throw CredentialErrors.transition(`credential ${credentialId} is already ${c.status}`);
       });
     },
 
     /** HTTP Basic of a resource server (introspection, revoke-application-grants). */
-    authenticate(tenantId: string, credentialId: string, secret: string): ResourceServer | undefined {
-      const row = found.get(`${tenantId} ${credentialId}`, () => store.credentials.findWithResource(tenantId, credentialId));
-      const matches = safeEqual(digest(secret), row?.secretDigest ?? NO_DIGEST);
-      if (!row || !matches || row.status !== 'ACTIVE' || row.resourceStatus !== 'ACTIVE') return undefined;
-      return { credentialId: row.id, resourceUri: row.resourceUri, audience: row.resourceAudience };
+    async authenticate(tenantId: string, credentialId: string, secret: string): Promise<ResourceServer | undefined> {
+      return verify(this.cached(tenantId, credentialId) ?? (await this.find(tenantId, credentialId)), secret);
     },
+
+    /** The credential and its resource, from the catalogue cache (try `cached` first on hot paths). */
+    find(tenantId: string, credentialId: string): Promise<CredentialWithResource | undefined> {
+      return found.get(`${tenantId} ${credentialId}`, () => store.credentials.findWithResource(tenantId, credentialId));
+    },
+
+    /** The credential if the catalogue cache holds it (no database work); else use `find`. */
+    cached(tenantId: string, credentialId: string): CredentialWithResource | undefined {
+      return found.peek(`${tenantId} ${credentialId}`);
+    },
+
+    verify,
   };
+}
+
+/**
+ * The resource server a presented secret authenticates, given its credential as found (or
+ * undefined): the same work whether or not the credential exists, so timing does not tell.
+ */
+function verify(row: CredentialWithResource | undefined, secret: string): ResourceServer | undefined {
+  const matches = safeEqual(digest(secret), row?.secretDigest ?? NO_DIGEST);
+  if (!row || !matches || row.status !== 'ACTIVE' || row.resourceStatus !== 'ACTIVE') return undefined;
+  return { credentialId: row.id, resourceUri: row.resourceUri, audience: row.resourceAudience };
 }
 
 export type CredentialService = ReturnType<typeof createCredentialService>;

@@ -1,9 +1,8 @@
-import type BetterSqlite3 from 'better-sqlite3';
-import { and, asc, eq } from 'drizzle-orm';
-import type { Db } from '../../platform/store/sqlite';
-import { resourceCredentials, resources } from '../../db/schema';
+import type { resourceCredentials } from '../../db/schema';
+import type { Sql } from '../../platform/store/sql';
 
 export type CredentialRow = typeof resourceCredentials.$inferSelect;
+export type NewCredentialRow = Omit<CredentialRow, 'status' | 'revokedAt'> & Partial<Pick<CredentialRow, 'status' | 'revokedAt'>>;
 
 /** A credential with what introspection needs of its resource, in one lookup. */
 export interface CredentialWithResource {
@@ -16,53 +15,39 @@ export interface CredentialWithResource {
   resourceStatus: 'ACTIVE' | 'DISABLED';
 }
 
-export function createCredentialStore(db: Db) {
-  let byId: BetterSqlite3.Statement | undefined;
+const COLUMNS = `c.id, c.tenant_id AS "tenantId", c.resource_id AS "resourceId", c.secret_digest AS "secretDigest", c.status,
+  c.created_at AS "createdAt", c.revoked_at AS "revokedAt"`;
+
+const SQL = {
+  insert: `INSERT INTO resource_credentials (id, tenant_id, resource_id, secret_digest, status, created_at, revoked_at) VALUES (?, ?, ?, ?, ?, ?, ?)`,
+  withResource: `SELECT c.id, c.tenant_id AS "tenantId", c.secret_digest AS "secretDigest", c.status,
+      r.uri AS "resourceUri", r.audience AS "resourceAudience", r.status AS "resourceStatus"
+    FROM resource_credentials c JOIN resources r ON r.id = c.resource_id
+    WHERE c.tenant_id = ? AND c.id = ?`,
+  list: `SELECT ${COLUMNS}, r.uri AS "resourceUri" FROM resource_credentials c JOIN resources r ON r.id = c.resource_id
+    WHERE c.tenant_id = ? ORDER BY c.created_at, c.id`,
+  find: `SELECT ${COLUMNS} FROM resource_credentials c WHERE c.tenant_id = ? AND c.id = ?`,
+  revoke: `UPDATE resource_credentials SET status = 'REVOKED', revoked_at = ? WHERE tenant_id = ? AND id = ? AND status = 'ACTIVE'`,
+} as const;
+
+export function createCredentialStore(db: Sql) {
   return {
-    insert(row: typeof resourceCredentials.$inferInsert): void {
-      db.insert(resourceCredentials).values(row).run();
+    async insert(r: NewCredentialRow): Promise<void> {
+      await db.run(SQL.insert, [r.id, r.tenantId, r.resourceId, r.secretDigest, r.status ?? 'ACTIVE', r.createdAt, r.revokedAt ?? null]);
     },
     /** Hot path (introspection): by primary key and tenant, joined to its resource. */
-    findWithResource(tenantId: string, id: string): CredentialWithResource | undefined {
-      byId ??= db.$client.prepare(
-        `SELECT c.id, c.tenant_id AS tenantId, c.secret_digest AS secretDigest, c.status,
-                r.uri AS resourceUri, r.audience AS resourceAudience, r.status AS resourceStatus
-           FROM resource_credentials c JOIN resources r ON r.id = c.resource_id
-          WHERE c.tenant_id = ? AND c.id = ?`,
-      );
-      return byId.get(tenantId, id) as CredentialWithResource | undefined;
+    findWithResource(tenantId: string, id: string): Promise<CredentialWithResource | undefined> {
+      return db.get<CredentialWithResource>(SQL.withResource, [tenantId, id]);
     },
-    list(tenantId: string): (CredentialRow & { resourceUri: string })[] {
-      return db
-        .select({
-          id: resourceCredentials.id,
-          tenantId: resourceCredentials.tenantId,
-          resourceId: resourceCredentials.resourceId,
-          secretDigest: resourceCredentials.secretDigest,
-          status: resourceCredentials.status,
-          createdAt: resourceCredentials.createdAt,
-          revokedAt: resourceCredentials.revokedAt,
-          resourceUri: resources.uri,
-        })
-        .from(resourceCredentials)
-        .innerJoin(resources, eq(resources.id, resourceCredentials.resourceId))
-        .where(eq(resourceCredentials.tenantId, tenantId))
-        .orderBy(asc(resourceCredentials.createdAt), asc(resourceCredentials.id))
-        .all();
+    list(tenantId: string): Promise<(CredentialRow & { resourceUri: string })[]> {
+      return db.all<CredentialRow & { resourceUri: string }>(SQL.list, [tenantId]);
     },
-    find(tenantId: string, id: string): CredentialRow | undefined {
-      return db
-        .select()
-        .from(resourceCredentials)
-        .where(and(eq(resourceCredentials.tenantId, tenantId), eq(resourceCredentials.id, id)))
-        .get();
+    find(tenantId: string, id: string): Promise<CredentialRow | undefined> {
+      return db.get<CredentialRow>(SQL.find, [tenantId, id]);
     },
-    revoke(tenantId: string, id: string, at: string): number {
-      return db
-        .update(resourceCredentials)
-        .set({ status: 'REVOKED', revokedAt: at })
-        .where(and(eq(resourceCredentials.tenantId, tenantId), eq(resourceCredentials.id, id), eq(resourceCredentials.status, 'ACTIVE')))
-        .run().changes;
+    /** ACTIVE to REVOKED; 0 when it was not ACTIVE (conditional, so safe under races). */
+    revoke(tenantId: string, id: string, at: string): Promise<number> {
+      return db.run(SQL.revoke, [at, tenantId, id]);
     },
   };
 }

@@ -31,6 +31,13 @@ export interface GeneratedKey {
   pkcs8: string;
 }
 
+/** A generated key with its private half sealed: ready to insert, no crypto left to do. */
+export interface SealedKey {
+  kid: string;
+  publicJwk: string;
+  privateSealed: string;
+}
+
 export interface SigningKey {
   kid: string;
   key: KeyObject;
@@ -71,27 +78,62 @@ export function createKeyService(deps: {
     return { kid, publicJwk: JSON.stringify({ kty: jwk.kty, n: jwk.n, e: jwk.e }), pkcs8: await exportPKCS8(privateKey) };
   }
 
-  function insert(tx: Stores, tenantId: string, g: GeneratedKey, state: 'STAGED' | 'ACTIVE'): void {
+  /** Sealing is crypto: done before the transaction that inserts the key. */
+  function seal(g: GeneratedKey): SealedKey {
+    return { kid: g.kid, publicJwk: g.publicJwk, privateSealed: sealer.seal(g.pkcs8, `signing-key:${g.kid}`) };
+  }
+
+  async function insert(tx: Stores, tenantId: string, k: SealedKey, state: 'STAGED' | 'ACTIVE'): Promise<void> {
     const now = clock.now().toISOString();
-    tx.keys.insert({
-      kid: g.kid,
+    await tx.keys.insert({
+      kid: k.kid,
       tenantId,
       state,
-      publicJwk: g.publicJwk,
-      privateSealed: sealer.seal(g.pkcs8, `signing-key:${g.kid}`),
+      publicJwk: k.publicJwk,
+      privateSealed: k.privateSealed,
       createdAt: now,
       activatedAt: state === 'ACTIVE' ? now : null,
     });
   }
 
-  /** Moves the current ACTIVE key (if any) to RETIRING and `kid` to ACTIVE. */
-  function promote(tx: Stores, tenantId: string, kid: string): void {
+  /**
+   * Moves the current ACTIVE key (if any) to RETIRING and `kid` to ACTIVE. The caller holds the
+   * tenant's key lock (`keys.lockTenant`), so the ACTIVE key read here is still the ACTIVE key.
+   */
+  async function promote(tx: Stores, tenantId: string, kid: string): Promise<void> {
     const now = clock.now();
-    const current = tx.keys.active(tenantId);
+    const current = await tx.keys.active(tenantId);
     if (current && current.kid !== kid) {
-      tx.keys.setState(current.kid, { state: 'RETIRING', retireAfter: clock.nowSeconds() + deps.maxSignedTokenTtl });
+      await tx.keys.setState(current.kid, { state: 'RETIRING', retireAfter: clock.nowSeconds() + deps.maxSignedTokenTtl });
     }
-    tx.keys.setState(kid, { state: 'ACTIVE', activatedAt: now.toISOString() });
+    await tx.keys.setState(kid, { state: 'ACTIVE', activatedAt: now.toISOString() });
+  }
+
+  /** The tenant's key `kid`, read under the tenant's key lock (a transition decides on its state). */
+  async function lockedKey(tx: Stores, tenantId: string, kid: string): Promise<SigningKeyRow> {
+    await tx.keys.lockTenant(tenantId);
+    const k = await tx.keys.find(tenantId, kid);
+    assertThat(k, keyTransitionInvalid(`no key ${kid} in this tenant`));
+    return k;
+  }
+
+  function toSigningKey(row: SigningKeyRow): SigningKey {
+    let key = privateCache.get(row.kid);
+    if (!key) {
+      key = createPrivateKey(sealer.open(row.privateSealed, `signing-key:${row.kid}`));
+      privateCache.set(row.kid, key);
+    }
+    return { kid: row.kid, key };
+  }
+
+  function toVerificationKey(row: SigningKeyRow | undefined): KeyObject | undefined {
+    if (!row || !(row.state === 'ACTIVE' || row.state === 'RETIRING') || !isPublished(row, clock.nowSeconds())) return undefined;
+    let key = publicCache.get(row.kid);
+    if (!key) {
+      key = createPublicKey({ key: { ...JSON.parse(row.publicJwk) }, format: 'jwk' });
+      publicCache.set(row.kid, key);
+    }
+    return key;
   }
 
   function isPublished(k: SigningKeyRow, nowS: number): boolean {
@@ -101,26 +143,26 @@ export function createKeyService(deps: {
 
   return {
     generate,
+    seal,
     /** Used by tenant creation: the first key is ACTIVE at once, inside the tenant's transaction. */
-    insertActive: (tx: Stores, tenantId: string, g: GeneratedKey) => insert(tx, tenantId, g, 'ACTIVE'),
+    insertActive: (tx: Stores, tenantId: string, k: SealedKey) => insert(tx, tenantId, k, 'ACTIVE'),
 
     async list(tenantId: string): Promise<KeyView[]> {
       await this.sweep();
-      return store.keys.listForTenant(tenantId).map(toKeyView);
+      return (await store.keys.listForTenant(tenantId)).map(toKeyView);
     },
 
     async stage(tenantId: string): Promise<KeyView> {
-      const g = await generate();
-      await store.tx((tx) => insert(tx, tenantId, g, 'STAGED'));
-      return toKeyView(store.keys.find(tenantId, g.kid)!);
+      const k = seal(await generate());
+      await store.tx((tx) => insert(tx, tenantId, k, 'STAGED'));
+      return toKeyView((await store.keys.find(tenantId, k.kid))!);
     },
 
     async activate(tenantId: string, kid: string): Promise<void> {
-      await store.tx((tx) => {
-        const k = tx.keys.find(tenantId, kid);
-        assertThat(k, keyTransitionInvalid(`no key ${kid} in this tenant`));
+      await store.tx(async (tx) => {
+        const k = await lockedKey(tx, tenantId, kid);
         assertThat(k.state === 'STAGED', keyTransitionInvalid(`key ${kid} is ${k.state}; only a STAGED key can be activated`));
-        promote(tx, tenantId, kid);
+        await promote(tx, tenantId, kid);
       });
     },
 
@@ -130,33 +172,32 @@ export function createKeyService(deps: {
      * RETIRING key is RETIRED at once, ending the validity of what it signed.
      */
     async retire(tenantId: string, kid: string): Promise<void> {
-      await store.tx((tx) => {
-        const k = tx.keys.find(tenantId, kid);
-        assertThat(k, keyTransitionInvalid(`no key ${kid} in this tenant`));
+      await store.tx(async (tx) => {
+        const k = await lockedKey(tx, tenantId, kid);
         assertThat(k.state === 'STAGED' || k.state === 'RETIRING', keyTransitionInvalid(
           k.state === 'ACTIVE' ? `key ${kid} is ACTIVE; activate or rotate to another key first` : `key ${kid} is already ${k.state}`,
         ));
-        tx.keys.setState(kid, { state: 'RETIRED', retiredAt: clock.now().toISOString() });
+        await tx.keys.setState(kid, { state: 'RETIRED', retiredAt: clock.now().toISOString() });
       });
     },
 
     /** Revocation (compromise): immediate and final; never the ACTIVE key (rotate first). */
     async revoke(tenantId: string, kid: string): Promise<void> {
-      await store.tx((tx) => {
-        const k = tx.keys.find(tenantId, kid);
-        assertThat(k, keyTransitionInvalid(`no key ${kid} in this tenant`));
+      await store.tx(async (tx) => {
+        const k = await lockedKey(tx, tenantId, kid);
         assertThat(k.state !== 'ACTIVE', keyTransitionInvalid(`key ${kid} is ACTIVE; rotate before revoking it`));
         assertThat(k.state !== 'REVOKED', keyTransitionInvalid(`key ${kid} is already REVOKED`));
-        tx.keys.setState(kid, { state: 'REVOKED', retiredAt: k.retiredAt ?? clock.now().toISOString() });
+        await tx.keys.setState(kid, { state: 'REVOKED', retiredAt: k.retiredAt ?? clock.now().toISOString() });
       });
     },
 
     /** Stages a new key, makes it ACTIVE and moves the previous ACTIVE key to RETIRING. */
     async rotate(tenantId: string): Promise<KeyView[]> {
-      const g = await generate();
-      await store.tx((tx) => {
-        insert(tx, tenantId, g, 'STAGED');
-        promote(tx, tenantId, g.kid);
+      const k = seal(await generate());
+      await store.tx(async (tx) => {
+        await tx.keys.lockTenant(tenantId);
+        await insert(tx, tenantId, k, 'STAGED');
+        await promote(tx, tenantId, k.kid);
       });
       return this.list(tenantId);
     },
@@ -168,14 +209,14 @@ export function createKeyService(deps: {
     /**
      * The published keys. The same object is returned while the catalogue stands still and no
      * RETIRING key has passed its retireAfter, so callers may cache what they derive from it
-     * (its serialization and ETag, see oauth/etag.ts) by identity.
+     * (its serialization and ETag, see oauth/etag.ts) by identity. `cachedJwks` first: no await on a hit.
      */
-    jwks(tenantId: string): { keys: PublicJwk[] } {
+    async jwks(tenantId: string): Promise<{ keys: PublicJwk[] }> {
+      const hit = this.cachedJwks(tenantId);
+      if (hit) return hit;
       const nowS = clock.nowSeconds();
       const version = deps.catalog();
-      const hit = jwksCache.get(tenantId);
-      if (hit && hit.version === version && nowS < hit.validUntil) return hit.jwks;
-      const rows = store.keys.inStates(tenantId, [...PUBLISHED]).filter((k) => isPublished(k, nowS));
+      const rows = (await store.keys.inStates(tenantId, [...PUBLISHED])).filter((k) => isPublished(k, nowS));
       const keys = rows.map((k) => ({ ...(JSON.parse(k.publicJwk) as { kty: 'RSA'; n: string; e: string }), kid: k.kid, use: 'sig' as const, alg: 'RS256' as const }));
       // The set changes without a write when a RETIRING key's retireAfter passes.
       const validUntil = Math.min(...rows.map((k) => (k.state === 'RETIRING' && k.retireAfter !== null ? k.retireAfter : Infinity)));
@@ -185,28 +226,42 @@ export function createKeyService(deps: {
       return jwks;
     },
 
-    /** The ACTIVE key; a rotation by any process (the CLI too) is seen by the next request (platform/catalog.ts). */
-    signingKey(tenantId: string): SigningKey | undefined {
-      const row = activeRows.get(tenantId, () => store.keys.active(tenantId));
-      if (!row) return undefined;
-      let key = privateCache.get(row.kid);
-      if (!key) {
-        key = createPrivateKey(sealer.open(row.privateSealed, `signing-key:${row.kid}`));
-        privateCache.set(row.kid, key);
-      }
-      return { kid: row.kid, key };
+    /** The published keys if still cached for this catalogue version (synchronous); else `jwks`. */
+    cachedJwks(tenantId: string): { keys: PublicJwk[] } | undefined {
+      const hit = jwksCache.get(tenantId);
+      return hit && hit.version === deps.catalog() && clock.nowSeconds() < hit.validUntil ? hit.jwks : undefined;
     },
 
-    /** A key that may verify tokens now: ACTIVE, or RETIRING before its last token expired. */
-    verificationKey(tenantId: string, kid: string): KeyObject | undefined {
-      const row = rows.get(`${tenantId} ${kid}`, () => store.keys.find(tenantId, kid));
-      if (!row || !(row.state === 'ACTIVE' || row.state === 'RETIRING') || !isPublished(row, clock.nowSeconds())) return undefined;
-      let key = publicCache.get(kid);
-      if (!key) {
-        key = createPublicKey({ key: { ...JSON.parse(row.publicJwk) }, format: 'jwk' });
-        publicCache.set(kid, key);
-      }
-      return key;
+    /**
+     * The ACTIVE key; a rotation by any process (the CLI too) is seen by the next request (platform/catalog.ts).
+     * Hot path: `cachedSigningKey(t) ?? await signingKey(t)`.
+     */
+    async signingKey(tenantId: string): Promise<SigningKey | undefined> {
+      const row = await activeRows.get(tenantId, () => store.keys.active(tenantId));
+      return row && toSigningKey(row);
+    },
+
+    /** The ACTIVE key if the catalogue cache holds its row (no database work); else `signingKey`. */
+    cachedSigningKey(tenantId: string): SigningKey | undefined {
+      const row = activeRows.peek(tenantId);
+      return row && toSigningKey(row);
+    },
+
+    /**
+     * A key that may verify tokens now: ACTIVE, or RETIRING before its last token expired.
+     * Hot path: `cachedVerificationKey` first.
+     */
+    async verificationKey(tenantId: string, kid: string): Promise<KeyObject | undefined> {
+      return toVerificationKey(await rows.get(`${tenantId} ${kid}`, () => store.keys.find(tenantId, kid)));
+    },
+
+    /**
+     * The verification key from the catalogue cache: a KeyObject, undefined when the cached row
+     * may not verify now, or 'miss' when the row is not cached (then await `verificationKey`).
+     */
+    cachedVerificationKey(tenantId: string, kid: string): KeyObject | undefined | 'miss' {
+      const row = rows.peek(`${tenantId} ${kid}`);
+      return row === undefined ? 'miss' : toVerificationKey(row);
     },
   };
 }

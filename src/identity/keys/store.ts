@@ -1,53 +1,70 @@
-import { and, asc, eq, inArray, lte, sql } from 'drizzle-orm';
-import type { Db } from '../../platform/store/sqlite';
-import { signingKeys } from '../../db/schema';
+import type { signingKeys } from '../../db/schema';
+import { forUpdate, type Sql } from '../../platform/store/sql';
 
 export type SigningKeyRow = typeof signingKeys.$inferSelect;
+export type NewSigningKeyRow = Omit<SigningKeyRow, 'alg' | 'activatedAt' | 'retiredAt' | 'retireAfter'> &
+  Partial<Pick<SigningKeyRow, 'alg' | 'activatedAt' | 'retiredAt' | 'retireAfter'>>;
 export type KeyState = SigningKeyRow['state'];
 
-export function createKeyStore(db: Db) {
-  // Signing and verification look keys up on every token: prepared once, bound per call.
-  const byKid = db
-    .select()
-    .from(signingKeys)
-    .where(and(eq(signingKeys.tenantId, sql.placeholder('tenantId')), eq(signingKeys.kid, sql.placeholder('kid'))))
-    .prepare();
-  const activeKey = db
-    .select()
-    .from(signingKeys)
-    .where(and(eq(signingKeys.tenantId, sql.placeholder('tenantId')), eq(signingKeys.state, 'ACTIVE')))
-    .prepare();
+const COLUMNS = `kid, tenant_id AS "tenantId", state, alg, public_jwk AS "publicJwk", private_sealed AS "privateSealed", created_at AS "createdAt",
+  activated_at AS "activatedAt", retired_at AS "retiredAt", retire_after AS "retireAfter"`;
+
+/**
+ * Oldest first. Keys made in the same millisecond (a tenant's first key and an immediate rotation,
+ * a fixed test clock) come in the order of their lifecycle, the older further along it: neither
+ * engine keeps an insertion order (no rowid on PostgreSQL).
+ */
+const ORDER = `ORDER BY created_at,
+  CASE state WHEN 'REVOKED' THEN 0 WHEN 'RETIRED' THEN 1 WHEN 'RETIRING' THEN 2 WHEN 'ACTIVE' THEN 3 ELSE 4 END, kid`;
+
+const SQL = {
+  insert: `INSERT INTO signing_keys (kid, tenant_id, state, alg, public_jwk, private_sealed, created_at, activated_at, retired_at, retire_after)
+    VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`,
+  // Signing and verification look keys up on every token (behind the catalogue cache).
+  byKid: `SELECT ${COLUMNS} FROM signing_keys WHERE tenant_id = ? AND kid = ?`,
+  active: `SELECT ${COLUMNS} FROM signing_keys WHERE tenant_id = ? AND state = 'ACTIVE'`,
+  listForTenant: `SELECT ${COLUMNS} FROM signing_keys WHERE tenant_id = ? ${ORDER}`,
+  retireExpired: `UPDATE signing_keys SET state = 'RETIRED', retired_at = ? WHERE state = 'RETIRING' AND retire_after <= ?`,
+} as const;
+
+const CHANGE_COLUMNS = { state: 'state', activatedAt: 'activated_at', retiredAt: 'retired_at', retireAfter: 'retire_after' } as const;
+
+export function createKeyStore(db: Sql) {
+  const lockTenant = `SELECT kid FROM signing_keys WHERE tenant_id = ?${forUpdate(db.dialect)}`;
   return {
-    insert(row: typeof signingKeys.$inferInsert): void {
-      db.insert(signingKeys).values(row).run();
+    async insert(r: NewSigningKeyRow): Promise<void> {
+      await db.run(SQL.insert, [
+        r.kid, r.tenantId, r.state, r.alg ?? 'RS256', r.publicJwk, r.privateSealed, r.createdAt, r.activatedAt ?? null, r.retiredAt ?? null, r.retireAfter ?? null,
+      ]);
     },
-    find(tenantId: string, kid: string): SigningKeyRow | undefined {
-      return byKid.get({ tenantId, kid });
+    find(tenantId: string, kid: string): Promise<SigningKeyRow | undefined> {
+      return db.get<SigningKeyRow>(SQL.byKid, [tenantId, kid]);
     },
-    listForTenant(tenantId: string): SigningKeyRow[] {
-      return db.select().from(signingKeys).where(eq(signingKeys.tenantId, tenantId)).orderBy(asc(signingKeys.createdAt), sql`rowid`).all();
+    /**
+     * Locks the tenant's keys until the transaction ends: a key transition reads states and then
+     * moves them (one ACTIVE key per tenant), which must not interleave with another (sql.ts).
+     */
+    async lockTenant(tenantId: string): Promise<void> {
+      await db.all(lockTenant, [tenantId]);
     },
-    inStates(tenantId: string, states: KeyState[]): SigningKeyRow[] {
-      return db
-        .select()
-        .from(signingKeys)
-        .where(and(eq(signingKeys.tenantId, tenantId), inArray(signingKeys.state, states)))
-        .orderBy(asc(signingKeys.createdAt), sql`rowid`)
-        .all();
+    listForTenant(tenantId: string): Promise<SigningKeyRow[]> {
+      return db.all<SigningKeyRow>(SQL.listForTenant, [tenantId]);
     },
-    active(tenantId: string): SigningKeyRow | undefined {
-      return activeKey.get({ tenantId });
+    inStates(tenantId: string, states: KeyState[]): Promise<SigningKeyRow[]> {
+      if (states.length === 0) return Promise.resolve([]);
+      return db.all<SigningKeyRow>(`SELECT ${COLUMNS} FROM signing_keys WHERE tenant_id = ? AND state IN (${states.map(() => '?').join(', ')}) ${ORDER}`, [tenantId, ...states]);
     },
-    setState(kid: string, patch: Partial<Pick<SigningKeyRow, 'state' | 'activatedAt' | 'retiredAt' | 'retireAfter'>>): void {
-      db.update(signingKeys).set(patch).where(eq(signingKeys.kid, kid)).run();
+    active(tenantId: string): Promise<SigningKeyRow | undefined> {
+      return db.get<SigningKeyRow>(SQL.active, [tenantId]);
+    },
+    async setState(kid: string, change: Partial<Pick<SigningKeyRow, 'state' | 'activatedAt' | 'retiredAt' | 'retireAfter'>>): Promise<void> {
+      const fields = (Object.keys(change) as (keyof typeof change)[]).filter((k) => change[k] !== undefined);
+      if (fields.length === 0) return;
+      await db.run(`UPDATE signing_keys SET ${fields.map((k) => `${CHANGE_COLUMNS[k]} = ?`).join(', ')} WHERE kid = ?`, [...fields.map((k) => change[k]), kid]);
     },
     /** RETIRING keys whose last token has expired become RETIRED. */
-    retireExpired(nowSeconds: number, nowIso: string): number {
-      return db
-        .update(signingKeys)
-        .set({ state: 'RETIRED', retiredAt: nowIso })
-        .where(and(eq(signingKeys.state, 'RETIRING'), lte(signingKeys.retireAfter, nowSeconds)))
-        .run().changes;
+    retireExpired(nowSeconds: number, nowIso: string): Promise<number> {
+      return db.run(SQL.retireExpired, [nowIso, nowSeconds]);
     },
   };
 }

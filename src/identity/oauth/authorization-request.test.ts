@@ -21,8 +21,8 @@ const base = () => ({
 const validate = (params: Record<string, string | string[] | undefined>) => h.services.oauth.validateAuthorizationRequest(f.tenant, params);
 
 describe('validateAuthorizationRequest', () => {
-  it('accepts a valid request; the default resource applies', () => {
-    const v = validate(base());
+  it('accepts a valid request; the default resource applies', async () => {
+    const v = await validate(base());
     expect(v.ok).toBe(true);
     if (v.ok) {
       expect(v.request).toMatchObject({ redirectUri: CALLBACK, scope: ['openid', 'email', 'api.read'], state: 'xyz', nonce: 'n1', codeChallenge: challenge, resource: API, prompt: [], maxAge: null });
@@ -30,8 +30,8 @@ describe('validateAuthorizationRequest', () => {
     }
   });
 
-  it('accepts URLSearchParams, prompt and max_age', () => {
-    const v = h.services.oauth.validateAuthorizationRequest(f.tenant, new URLSearchParams({ ...base(), prompt: 'login consent', max_age: '300', resource: API }));
+  it('accepts URLSearchParams, prompt and max_age', async () => {
+    const v = await h.services.oauth.validateAuthorizationRequest(f.tenant, new URLSearchParams({ ...base(), prompt: 'login consent', max_age: '300', resource: API }));
     expect(v).toMatchObject({ ok: true, request: { prompt: ['login', 'consent'], maxAge: 300, resource: API } });
   });
 
@@ -42,8 +42,8 @@ describe('validateAuthorizationRequest', () => {
     ['missing redirect_uri', { redirect_uri: undefined }, 'invalid_request'],
     ['unregistered redirect_uri', { redirect_uri: 'https://evil.example.com/cb' }, 'invalid_request'],
     ['redirect_uri differing by a trailing slash', { redirect_uri: CALLBACK + '/' }, 'invalid_request'],
-  ])('%s is never redirected', (_n, change, error) => {
-    expect(validate({ ...base(), ...change })).toEqual({ ok: false, redirect: false, status: 400, error, description: expect.any(String) });
+  ])('%s is never redirected', async (_n, change, error) => {
+    expect(await validate({ ...base(), ...change })).toEqual({ ok: false, redirect: false, status: 400, error, description: expect.any(String) });
   });
 
   it.each([
@@ -67,28 +67,28 @@ describe('validateAuthorizationRequest', () => {
     ['unknown prompt', { prompt: 'bogus' }, 'invalid_request'],
     ['prompt none with login', { prompt: 'none login' }, 'invalid_request'],
     ['bad max_age', { max_age: '-1' }, 'invalid_request'],
-  ])('%s is redirected with state', (_n, change, error) => {
-    expect(validate({ ...base(), ...change })).toEqual({ ok: false, redirect: true, error, description: expect.any(String), redirectUri: CALLBACK, state: 'xyz' });
+  ])('%s is redirected with state', async (_n, change, error) => {
+    expect(await validate({ ...base(), ...change })).toEqual({ ok: false, redirect: true, error, description: expect.any(String), redirectUri: CALLBACK, state: 'xyz' });
   });
 
-  it('a duplicated state is not echoed', () => {
-    expect(validate({ ...base(), state: ['a', 'b'] })).toMatchObject({ ok: false, redirect: true, error: 'invalid_request', state: null });
+  it('a duplicated state is not echoed', async () => {
+    expect(await validate({ ...base(), state: ['a', 'b'] })).toMatchObject({ ok: false, redirect: true, error: 'invalid_request', state: null });
   });
 
   it('a resource that is neither the default nor shares a scope is invalid_target', async () => {
     await h.services.resources.create(f.tenant.tenant.id, { uri: 'https://billing.example.com', audience: 'urn:billing', scopes: ['billing'] });
-    expect(validate({ ...base(), scope: 'openid', resource: 'https://billing.example.com' })).toMatchObject({ redirect: true, error: 'invalid_target' });
+    expect(await validate({ ...base(), scope: 'openid', resource: 'https://billing.example.com' })).toMatchObject({ redirect: true, error: 'invalid_target' });
   });
 
   it('API scopes with no resource at all are invalid_target; OpenID scopes need none', async () => {
     // The web client has no default resource.
-    expect(validate({ ...base(), client_id: 'web', scope: 'openid email' })).toMatchObject({ ok: true, request: { resource: null } });
+    expect(await validate({ ...base(), client_id: 'web', scope: 'openid email' })).toMatchObject({ ok: true, request: { resource: null } });
     await h.services.clients.create(f.tenant.tenant.id, {
       clientId: 'bare', displayName: 'Bare', applicationType: 'WEB', tokenEndpointAuthMethod: 'NONE', consentPolicy: 'PRE_AUTHORIZED',
       redirectUris: [CALLBACK], scopes: ['openid', 'api.read'],
     });
-    expect(validate({ ...base(), client_id: 'bare', scope: 'openid api.read' })).toMatchObject({ ok: false, redirect: true, error: 'invalid_target' });
-    expect(validate({ ...base(), client_id: 'bare', scope: 'openid api.read', resource: API })).toMatchObject({ ok: true, request: { resource: API } });
+    expect(await validate({ ...base(), client_id: 'bare', scope: 'openid api.read' })).toMatchObject({ ok: false, redirect: true, error: 'invalid_target' });
+    expect(await validate({ ...base(), client_id: 'bare', scope: 'openid api.read', resource: API })).toMatchObject({ ok: true, request: { resource: API } });
   });
 });
 
@@ -102,13 +102,13 @@ describe('authorizationRedirect', () => {
 describe('consent', () => {
   it('PRE_AUTHORIZED needs none; EXPLICIT remembers and accumulates scopes per resource', async () => {
     const t = f.tenant.tenant.id;
-    expect(h.services.oauth.hasConsent(t, f.userId, 'mobile', ['openid'], API)).toBe(true);
-    expect(h.services.oauth.hasConsent(t, f.userId, 'web', ['openid'], null)).toBe(false);
+    expect(await h.services.oauth.hasConsent(t, f.userId, 'mobile', ['openid'], API)).toBe(true);
+    expect(await h.services.oauth.hasConsent(t, f.userId, 'web', ['openid'], null)).toBe(false);
     await h.services.oauth.rememberConsent(t, f.userId, 'web', ['openid'], null);
     await h.services.oauth.rememberConsent(t, f.userId, 'web', ['email'], null);
-    expect(h.services.oauth.hasConsent(t, f.userId, 'web', ['openid', 'email'], null)).toBe(true);
-    expect(h.services.oauth.hasConsent(t, f.userId, 'web', ['openid', 'offline_access'], null)).toBe(false);
-    expect(h.services.oauth.hasConsent(t, f.userId, 'web', ['openid'], API)).toBe(false);
+    expect(await h.services.oauth.hasConsent(t, f.userId, 'web', ['openid', 'email'], null)).toBe(true);
+    expect(await h.services.oauth.hasConsent(t, f.userId, 'web', ['openid', 'offline_access'], null)).toBe(false);
+    expect(await h.services.oauth.hasConsent(t, f.userId, 'web', ['openid'], API)).toBe(false);
   });
 });
 

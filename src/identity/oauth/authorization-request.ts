@@ -49,8 +49,8 @@ export interface RedirectError {
 export type AuthorizationValidation = { ok: true; request: AuthorizationRequest } | DirectError | RedirectError;
 
 export interface AuthorizationLookups {
-  findClient(tenantId: string, clientId: string): Client | undefined;
-  findResource(tenantId: string, uri: string): Resource | undefined;
+  findClient(tenantId: string, clientId: string): Promise<Client | undefined>;
+  findResource(tenantId: string, uri: string): Promise<Resource | undefined>;
 }
 
 /** Parameters whose repetition is an error (RFC 6749 §3.1: "MUST NOT be included more than once"). */
@@ -143,13 +143,13 @@ export function resourceAvailable(client: Client, resource: Resource | undefined
   return resource.scopes.some((s) => clientScopes.has(s));
 }
 
-function checkResource(m: Map<string, string[]>, tenantId: string, client: Client, lookups: AuthorizationLookups): Resource | null {
+async function checkResource(m: Map<string, string[]>, tenantId: string, client: Client, lookups: AuthorizationLookups): Promise<Resource | null> {
   const requested = one(m, 'resource');
   const uri = requested ?? client.defaultResource;
   if (uri === null) return null;
   if (requested !== null && (requested.includes('#') || !URL.canParse(requested)))
     throw new Rejection(E.invalidTarget, 'resource must be an absolute URI without a fragment');
-  const resource = lookups.findResource(tenantId, uri);
+  const resource = await lookups.findResource(tenantId, uri);
   if (!resourceAvailable(client, resource)) throw new Rejection(E.invalidTarget, `resource ${uri} is not available to the client`);
   return resource;
 }
@@ -179,7 +179,7 @@ function checkMaxAge(m: Map<string, string[]>): number | null {
   return Number(v);
 }
 
-export function validateAuthorizationRequest(tenant: ResolvedTenant, params: AuthorizationParams, lookups: AuthorizationLookups): AuthorizationValidation {
+export async function validateAuthorizationRequest(tenant: ResolvedTenant, params: AuthorizationParams, lookups: AuthorizationLookups): Promise<AuthorizationValidation> {
   const m = toMap(params);
   const tenantId = tenant.tenant.id;
   const direct = (error: string, description: string): DirectError => ({ ok: false, redirect: false, status: 400, error, description });
@@ -188,7 +188,7 @@ export function validateAuthorizationRequest(tenant: ResolvedTenant, params: Aut
   const clientIds = m.get('client_id');
   if (!clientIds) return direct(E.invalidRequest, 'client_id is required');
   if (clientIds.length > 1) return direct(E.invalidRequest, 'client_id is duplicated');
-  const client = lookups.findClient(tenantId, clientIds[0]);
+  const client = await lookups.findClient(tenantId, clientIds[0]);
   if (!client || client.status !== 'ACTIVE') return direct(E.invalidClient, 'unknown client');
   const redirectUris = m.get('redirect_uri');
   if (!redirectUris) return direct(E.invalidRequest, 'redirect_uri is required');
@@ -204,7 +204,7 @@ export function validateAuthorizationRequest(tenant: ResolvedTenant, params: Aut
     checkResponseType(m);
     const codeChallenge = checkPkce(m);
     const scope = checkScope(m, client);
-    const resource = checkResource(m, tenantId, client, lookups);
+    const resource = await checkResource(m, tenantId, client, lookups);
     checkScopeForResource(scope, resource);
     const prompt = checkPrompt(m);
     const maxAge = checkMaxAge(m);

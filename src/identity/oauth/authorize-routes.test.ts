@@ -50,7 +50,7 @@ describe('GET /oauth2/authorize: errors redirected with error, state and iss', (
   beforeEach(async () => {
     await h.services.resources.create(seed.tenantId, { uri: 'https://billing.example', audience: 'billing', scopes: ['billing'] });
     await h.services.resources.create(seed.tenantId, { uri: 'https://retired.example', audience: 'retired', scopes: ['orders.read'] });
-    h.db.write.$client.prepare(`UPDATE resources SET status = 'DISABLED' WHERE uri = 'https://retired.example'`).run();
+    await h.sql.run(`UPDATE resources SET status = 'DISABLED' WHERE uri = 'https://retired.example'`);
   });
   const rows: [string, string, string][] = [
     ['response_type missing', authorizeUrl('acme', { response_type: null }), 'invalid_request'],

@@ -6,7 +6,7 @@ import type { IssuerEnv } from '../issuer';
 import { formRead } from './form';
 import { parseBasic } from './http-auth';
 import { bearerOf } from '../../platform/http/guards';
-import type { TokenIssuer } from './tokens';
+import { KEY_MISS, type TokenIssuer } from './tokens';
 
 /**
  * CORS (Fetch standard) for browser applications: single-page apps are public clients that
@@ -39,8 +39,11 @@ export function publicCors(): MiddlewareHandler {
   };
 }
 
-/** Which client a request is about, for CORS only: nothing is authenticated here. */
-type Identify = (c: Context<IssuerEnv>) => string | undefined;
+/**
+ * Which client a request is about, for CORS only: nothing is authenticated here. A Promise
+ * only when a key must come from the database.
+ */
+type Identify = (c: Context<IssuerEnv>) => string | undefined | Promise<string | undefined>;
 
 /**
  * Token and revocation endpoints: the client the request names, by HTTP Basic or by client_id
@@ -56,7 +59,10 @@ export const namedClient: Identify = (c) => {
 export function tokenClient(tokens: TokenIssuer): Identify {
   return (c) => {
     const token = bearerOf(c) ?? formRead(c)?.get('access_token') ?? undefined;
-    return token ? tokens.verifyAccessToken(c.get('tenant'), token)?.client_id : undefined;
+    if (!token) return undefined;
+    const claims = tokens.verifyAccessToken(c.get('tenant'), token);
+    if (claims !== KEY_MISS) return claims?.client_id;
+    return tokens.verifyAccessTokenLoadingKey(c.get('tenant'), token).then((cl) => cl?.client_id);
   };
 }
 
@@ -76,7 +82,7 @@ export function clientCors(clients: ClientService, identify: Identify, methods: 
     const tenantId = c.get('tenant').tenant.id;
     if (c.req.method === 'OPTIONS') {
       const preflight: Record<string, string> = { ...headers, Allow: `${methods}, OPTIONS`, Vary: 'Origin' };
-      if (origin !== undefined && clients.originsOfTenant(tenantId).has(origin)) {
+      if (origin !== undefined && (await clients.originsOfTenant(tenantId)).has(origin)) {
         preflight['Access-Control-Allow-Origin'] = origin;
         preflight['Access-Control-Allow-Methods'] = methods;
         preflight['Access-Control-Allow-Headers'] = REQUEST_HEADERS;
@@ -95,7 +101,7 @@ export function clientCors(clients: ClientService, identify: Identify, methods: 
       for (const [k, v] of always) c.res.headers.set(k, v);
     }
     // Server-to-server calls send no Origin and pay nothing more.
-    if (origin !== undefined && clients.allowsOrigin(tenantId, identify(c), origin)) {
+    if (origin !== undefined && (await clients.allowsOrigin(tenantId, await identify(c), origin))) {
       c.res.headers.set('Access-Control-Allow-Origin', origin);
       c.res.headers.set('Access-Control-Expose-Headers', 'WWW-Authenticate');
     }

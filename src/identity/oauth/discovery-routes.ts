@@ -61,7 +61,10 @@ export function mountDiscoveryRoutes(app: Hono<IssuerEnv>, keys: KeyService): vo
     '/oauth2/jwks',
     described(
       { summary: 'The tenant’s signing keys', tags: ['discovery'], responses: { 200: { description: 'JWKS', schema: Jwks } }, errors: { 404: 'unknown issuer (empty body)' } },
-      (c) => sendRepresentation(c, representationOf(keys.jwks(c.get('tenant').tenant.id)), JWKS_CACHE),
+      async (c) => {
+        const tenantId = c.get('tenant').tenant.id;
+        return sendRepresentation(c, representationOf(keys.cachedJwks(tenantId) ?? (await keys.jwks(tenantId))), JWKS_CACHE);
+      },
     ),
   );
 }

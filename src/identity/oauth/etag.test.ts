@@ -68,13 +68,13 @@ describe('ETag and If-None-Match on discovery and JWKS (RFC 9110 §13.1.2)', () 
   });
 
   it('the key set is built once per catalogue version, not per request', async () => {
-    const a = h.services.keys.jwks(tenantId);
-    expect(h.services.keys.jwks(tenantId)).toBe(a);
+    const a = await h.services.keys.jwks(tenantId);
+    expect(await h.services.keys.jwks(tenantId)).toBe(a);
     await h.services.keys.stage(tenantId);
-    const b = h.services.keys.jwks(tenantId);
+    const b = await h.services.keys.jwks(tenantId);
     expect(b).not.toBe(a);
     expect(b.keys).toHaveLength(2);
-    expect(h.services.keys.jwks(tenantId)).toBe(b);
+    expect(await h.services.keys.jwks(tenantId)).toBe(b);
   });
 });
 

@@ -26,7 +26,7 @@ export function mountIntrospectRoute(app: Hono<IssuerEnv>, services: Pick<Servic
       },
       async (c) => {
         const body = await readForm(c, form);
-        return c.json(services.oauth.introspect(c.get('tenant'), c.get('resourceServer'), body.required('token')));
+        return c.json(await services.oauth.introspect(c.get('tenant'), c.get('resourceServer'), body.required('token')));
       },
     ),
   );

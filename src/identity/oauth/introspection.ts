@@ -3,7 +3,7 @@ import type { ResolvedTenant } from '../tenants/service';
 import { insufficientScope, invalidToken } from './errors';
 import type { OAuthContext } from './context';
 import { hasScope } from './scopes';
-import type { AccessTokenClaims } from './tokens';
+import { KEY_MISS, type AccessTokenClaims } from './tokens';
 import type { AccessTokenState } from './store';
 
 /** RFC 7662 §2.2 response, exactly the fields of spec 02. */
@@ -36,29 +36,32 @@ export function createTokenIntrospection(ctx: OAuthContext) {
   const { store, tokens, clients } = ctx;
 
   /** A verified access token whose client, grant, jti and subject are all still live. */
-  function live(tenant: ResolvedTenant, token: string): { claims: AccessTokenClaims; state: AccessTokenState } | undefined {
-    const claims = tokens.verifyAccessToken(tenant, token);
+  async function live(tenant: ResolvedTenant, token: string): Promise<{ claims: AccessTokenClaims; state: AccessTokenState } | undefined> {
+    // Hot path: with the key and the client in the catalogue cache, the one await is the grant's row.
+    const verified = tokens.verifyAccessToken(tenant, token);
+    const claims = verified === KEY_MISS ? await tokens.verifyAccessTokenLoadingKey(tenant, token) : verified;
     if (!claims) return undefined;
     // A disabled client's tokens stop at once. A map lookup in the catalogue cache, which sees
     // a change by any process (the CLI too) on the next request (platform/catalog.ts).
-    if (clients.find(tenant.tenant.id, claims.client_id)?.status !== 'ACTIVE') return undefined;
-    const state = store.oauth.accessTokenState(tenant.tenant.id, claims.gid, claims.jti);
+    const client = clients.cached(tenant.tenant.id, claims.client_id) ?? (await clients.find(tenant.tenant.id, claims.client_id));
+    if (client?.status !== 'ACTIVE') return undefined;
+    const state = await store.oauth.accessTokenState(tenant.tenant.id, claims.gid, claims.jti);
     if (!state || state.grantRevokedAt !== null || state.jtiRevoked || state.userStatus !== 'ACTIVE' || state.subject !== claims.sub) return undefined;
     return { claims, state };
   }
 
   return {
     /** The claims of a live access token of this tenant (bearer guards of the directory and management APIs). */
-    liveAccessToken(tenant: ResolvedTenant, token: string): AccessTokenClaims | undefined {
-      return live(tenant, token)?.claims;
+    async liveAccessToken(tenant: ResolvedTenant, token: string): Promise<AccessTokenClaims | undefined> {
+      return (await live(tenant, token))?.claims;
     },
 
     /**
      * Only access tokens are introspected, and only by the resource server they are for:
      * a token for another audience, a refresh token or anything unknown is `{active: false}`.
      */
-    introspect(tenant: ResolvedTenant, rs: ResourceServer, token: string): IntrospectionResponse {
-      const t = live(tenant, token);
+    async introspect(tenant: ResolvedTenant, rs: ResourceServer, token: string): Promise<IntrospectionResponse> {
+      const t = await live(tenant, token);
       if (!t || t.claims.aud !== rs.audience) return INACTIVE;
       const { claims: c, state } = t;
       const body: IntrospectionResponse = {
@@ -72,8 +75,8 @@ export function createTokenIntrospection(ctx: OAuthContext) {
     },
 
     /** OIDC Core §5.3. Any live access token of this tenant with the openid scope. */
-    userinfo(tenant: ResolvedTenant, token: string | undefined): UserinfoResponse {
-      const t = token ? live(tenant, token) : undefined;
+    async userinfo(tenant: ResolvedTenant, token: string | undefined): Promise<UserinfoResponse> {
+      const t = token ? await live(tenant, token) : undefined;
       if (!t) throw invalidToken();
       if (!hasScope(t.claims.scope, 'openid')) throw insufficientScope('openid');
       const body: UserinfoResponse = { sub: t.state.subject };

@@ -34,8 +34,8 @@ describe('tenant isolation', () => {
     await h.services.clients.create(a.tenant.tenant.id, {
       clientId: 'only-a', displayName: 'A', applicationType: 'NATIVE', tokenEndpointAuthMethod: 'NONE', consentPolicy: 'EXPLICIT', redirectUris: [CALLBACK], scopes: ['openid'],
     });
-    expect(h.services.clients.find(b.tenant.tenant.id, 'only-a')).toBeUndefined();
-    const v = h.services.oauth.validateAuthorizationRequest(b.tenant, { client_id: 'only-a', redirect_uri: CALLBACK });
+    expect(await h.services.clients.find(b.tenant.tenant.id, 'only-a')).toBeUndefined();
+    const v = await h.services.oauth.validateAuthorizationRequest(b.tenant, { client_id: 'only-a', redirect_uri: CALLBACK });
     expect(v).toMatchObject({ ok: false, redirect: false, error: 'invalid_client' });
   });
 
@@ -85,6 +85,6 @@ describe('tenant isolation', () => {
     expect(await h.services.users.verifyPassword(a.tenant.tenant.id, 'ada@example.com', 'correct horse battery')).toBeDefined();
     await h.services.store.tx((tx) => tx.users.update(b.tenant.tenant.id, b.userId, { status: 'DISABLED' }));
     expect(await h.services.users.verifyPassword(b.tenant.tenant.id, 'ada@example.com', 'correct horse battery')).toBeUndefined();
-    expect(h.services.users.findById(b.tenant.tenant.id, a.userId)).toBeUndefined();
+    expect(await h.services.users.findById(b.tenant.tenant.id, a.userId)).toBeUndefined();
   });
 });

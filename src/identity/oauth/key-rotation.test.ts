@@ -17,7 +17,7 @@ describe('signing keys rotated mid-session', () => {
     const t = await exchange(h, f);
     const oldKid = decodeJwt(t.access_token).header.kid;
     await h.services.keys.rotate(f.tenant.tenant.id);
-    const newKid = h.services.keys.signingKey(f.tenant.tenant.id)!.kid;
+    const newKid = (await h.services.keys.signingKey(f.tenant.tenant.id))!.kid;
     expect(newKid).not.toBe(oldKid);
 
     expect(((await (await introspect(t.access_token)).json()) as { active: boolean }).active).toBe(true);

@@ -134,7 +134,7 @@ describe('introspection', () => {
     expect(await (await introspect(t.access_token)).json()).toMatchObject({ active: true, client_id: f.publicClient });
     expect((await userinfo(t.access_token)).status).toBe(200);
     // What the CLI does in its own process: a write that moves catalog_version (its trigger).
-    h.db.write.$client.prepare(`UPDATE clients SET status = 'DISABLED' WHERE tenant_id = ? AND client_id = ?`).run(f.tenant.tenant.id, f.publicClient);
+    await h.sql.run(`UPDATE clients SET status = 'DISABLED' WHERE tenant_id = ? AND client_id = ?`, [f.tenant.tenant.id, f.publicClient]);
     // Another process's commit is seen from the next event-loop turn (reads of one turn share a snapshot).
     await new Promise((resolve) => setImmediate(resolve));
     expect(await (await introspect(t.access_token)).json()).toEqual({ active: false });
@@ -222,10 +222,10 @@ describe('revoke-application-grants', () => {
       const r = await post(h, `${f.issuerPath}/oauth2/token`, form({ grant_type: 'refresh_token', client_id: f.publicClient, refresh_token: t.refresh_token! }));
       expect(r.status).toBe(400);
     }
-    expect(h.services.store.oauth.findConsent(f.tenant.tenant.id, f.userId, f.publicClient)).toBeUndefined();
+    expect(await h.services.store.oauth.findConsent(f.tenant.tenant.id, f.userId, f.publicClient)).toBeUndefined();
     // Another client's grant and consent are untouched.
     expect((await userinfo(web.access_token)).status).toBe(200);
-    expect(h.services.oauth.hasConsent(f.tenant.tenant.id, f.userId, f.webClient, ['openid'], null)).toBe(true);
+    expect(await h.services.oauth.hasConsent(f.tenant.tenant.id, f.userId, f.webClient, ['openid'], null)).toBe(true);
   });
 
   it('a code issued before the revocation and not yet exchanged is invalid_grant afterwards', async () => {

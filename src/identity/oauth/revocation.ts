@@ -17,12 +17,12 @@ export function createRevocation(ctx: OAuthContext) {
     async revoke(tenant: ResolvedTenant, client: Client, token: string): Promise<void> {
       const tenantId = tenant.tenant.id;
       const now = clock.nowSeconds();
-      const rt = store.oauth.findRefreshToken(tenantId, digest(token));
+      const rt = await store.oauth.findRefreshToken(tenantId, digest(token));
       if (rt) {
         if (rt.clientId === client.clientId) await store.tx((tx) => tx.oauth.revokeGrant(tenantId, rt.grantId, now));
         return;
       }
-      const at = tokens.verifyAccessTokenIgnoringExpiry(tenant, token);
+      const at = await tokens.verifyAccessTokenIgnoringExpiry(tenant, token);
       if (at && at.client_id === client.clientId && at.exp > now) {
         await store.tx((tx) => tx.oauth.revokeAccessToken(tenantId, at.jti, at.exp));
       }
@@ -34,11 +34,11 @@ export function createRevocation(ctx: OAuthContext) {
      */
     async revokeApplicationGrants(tenant: ResolvedTenant, _rs: ResourceServer, subject: string, clientId: string): Promise<void> {
       const tenantId = tenant.tenant.id;
-      const user = users.findBySubject(tenantId, subject);
+      const user = await users.findBySubject(tenantId, subject);
       if (!user) return;
-      await store.tx((tx) => {
-        tx.oauth.revokeGrantsOf(tenantId, user.id, clientId, clock.nowSeconds());
-        tx.oauth.deleteConsent(tenantId, user.id, clientId);
+      await store.tx(async (tx) => {
+        await tx.oauth.revokeGrantsOf(tenantId, user.id, clientId, clock.nowSeconds());
+        await tx.oauth.deleteConsent(tenantId, user.id, clientId);
       });
     },
   };

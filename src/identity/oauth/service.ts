@@ -34,7 +34,7 @@ export function createOAuthService(deps: OAuthDeps) {
   const { store, clock, config, clients, resources } = deps;
   const tokens = createTokenIssuer(deps);
   const lookups = {
-    findClient: (tenantId: string, clientId: string) => clients.find(tenantId, clientId),
+    findClient: async (tenantId: string, clientId: string) => clients.cached(tenantId, clientId) ?? (await clients.find(tenantId, clientId)),
     findResource: (tenantId: string, uri: string) => resources.findByUri(tenantId, uri),
   };
   const ctx = { ...deps, tokens };
@@ -43,7 +43,7 @@ export function createOAuthService(deps: OAuthDeps) {
     tokens,
 
     /** Spec 02 authorize table; see AuthorizationValidation for the three outcomes. */
-    validateAuthorizationRequest(tenant: ResolvedTenant, params: AuthorizationParams): AuthorizationValidation {
+    validateAuthorizationRequest(tenant: ResolvedTenant, params: AuthorizationParams): Promise<AuthorizationValidation> {
       return validateAuthorizationRequest(tenant, params, lookups);
     },
 
@@ -52,9 +52,10 @@ export function createOAuthService(deps: OAuthDeps) {
     /** A one-time code (256 random bits), stored as its digest for config.authorizationCodeTtl seconds. */
     async issueAuthorizationCode(input: IssueCodeInput): Promise<string> {
       const code = newSecret();
+      const codeDigest = digest(code);
       await store.tx((tx) =>
         tx.oauth.insertCode({
-          codeDigest: digest(code),
+          codeDigest,
           tenantId: input.tenantId,
           clientId: input.clientId,
           userId: input.userId,
@@ -74,20 +75,21 @@ export function createOAuthService(deps: OAuthDeps) {
      * True when the user need not be asked: the client is PRE_AUTHORIZED, or a remembered
      * consent for the same resource covers every requested scope.
      */
-    hasConsent(tenantId: string, userId: string, clientId: string, scope: string[], resource: string | null): boolean {
-      const client = clients.find(tenantId, clientId);
+    async hasConsent(tenantId: string, userId: string, clientId: string, scope: string[], resource: string | null): Promise<boolean> {
+      const client = clients.cached(tenantId, clientId) ?? (await clients.find(tenantId, clientId));
       if (!client) return false;
       if (client.consentPolicy === 'PRE_AUTHORIZED') return true;
-      const row = store.oauth.findConsent(tenantId, userId, clientId);
+      const row = await store.oauth.findConsent(tenantId, userId, clientId);
       return !!row && row.resource === resource && isSubset(scope, parseScope(row.scope));
     },
 
     /** Remembers a consent; scopes accumulate while the resource stays the same. */
     async rememberConsent(tenantId: string, userId: string, clientId: string, scope: string[], resource: string | null): Promise<void> {
-      await store.tx((tx) => {
-        const row = tx.oauth.findConsent(tenantId, userId, clientId);
+      await store.tx(async (tx) => {
+        // Locked: two consents of the same user and client merge rather than overwrite each other.
+        const row = await tx.oauth.lockConsent(tenantId, userId, clientId);
         const merged = row && row.resource === resource ? [...new Set([...parseScope(row.scope), ...scope])] : scope;
-        tx.oauth.upsertConsent(tenantId, userId, clientId, formatScope(merged), resource, clock.now().toISOString());
+        await tx.oauth.upsertConsent(tenantId, userId, clientId, formatScope(merged), resource, clock.now().toISOString());
       });
     },
 

@@ -39,7 +39,7 @@ export async function createFixture(h: Harness, slug = 'acme'): Promise<OAuthFix
   const cred = await services.credentials.issue(tenantId, API);
   return {
     slug,
-    tenant: services.tenants.resolveByPath(slug)!,
+    tenant: (await services.tenants.resolveByPath(slug))!,
     issuerPath: `/t/${slug}`,
     userId: user.id,
     subject: user.subject,

@@ -156,7 +156,7 @@ describe('authorization_code grant', () => {
     expect(body).toMatchObject({ token_type: 'Bearer', expires_in: h.config.accessTokenTtl, scope: 'openid email offline_access api.read' });
 
     const at = decodeJwt(body.access_token as string);
-    const kid = h.services.keys.signingKey(f.tenant.tenant.id)!.kid;
+    const kid = (await h.services.keys.signingKey(f.tenant.tenant.id))!.kid;
     expect(at.header).toEqual({ alg: 'RS256', typ: 'at+jwt', kid });
     expect(at.payload).toMatchObject({ iss: f.tenant.issuer, sub: f.subject, aud: API_AUDIENCE, client_id: f.publicClient, scope: 'openid email offline_access api.read' });
     expect((at.payload.exp as number) - (at.payload.iat as number)).toBe(h.config.accessTokenTtl);
@@ -261,14 +261,14 @@ describe('refresh_token grant', () => {
     // The lost answer never reached anyone, so nobody presents it: the chain goes on.
     const next = await refresh(again.refresh_token);
     expect(next.status).toBe(200);
-    const row = h.db.write.$client.prepare('SELECT revoked_at AS revokedAt, rotated_at AS rotatedAt FROM refresh_tokens WHERE token_digest = ?').get(digest(lost.refresh_token));
+    const row = await h.sql.get('SELECT revoked_at AS "revokedAt", rotated_at AS "rotatedAt" FROM refresh_tokens WHERE token_digest = ?', [digest(lost.refresh_token)]);
     expect(row).toEqual({ revokedAt: h.clock.nowSeconds(), rotatedAt: null });
   });
 
   const introspect = async (token: string) =>
     (await post(h, `${f.issuerPath}/oauth2/introspect`, form({ token }), { authorization: basic(f.credentialId, f.credentialSecret) })).json();
-  const grantRevokedAt = (accessToken: string) =>
-    (h.db.write.$client.prepare('SELECT revoked_at FROM grants WHERE id = ?').pluck().get(decodeJwt(accessToken).payload.gid) as number | null);
+  const grantRevokedAt = async (accessToken: string) =>
+    (await h.sql.get<{ revokedAt: number | null }>('SELECT revoked_at AS "revokedAt" FROM grants WHERE id = ?', [decodeJwt(accessToken).payload.gid]))?.revokedAt;
 
   it('RFC 9700 §4.14.2: a thief replaying r0 inside the window is caught when the client presents the retired r1', async () => {
     const t = await exchange(h, f);
@@ -284,7 +284,7 @@ describe('refresh_token grant', () => {
     expect(await caught.json()).toEqual({ error: 'invalid_grant', error_description: 'refresh token already used' });
 
     // The whole grant is over: the thief's r1′ and every access token of the grant.
-    expect(grantRevokedAt(r1Prime.access_token)).toBe(h.clock.nowSeconds());
+    expect(await grantRevokedAt(r1Prime.access_token)).toBe(h.clock.nowSeconds());
     const thief = await refresh(r1Prime.refresh_token!);
     expect(thief.status).toBe(400);
     expect(await thief.json()).toEqual({ error: 'invalid_grant', error_description: 'refresh token revoked' });
@@ -301,7 +301,7 @@ describe('refresh_token grant', () => {
     expect(await caught.json()).toEqual({ error: 'invalid_grant', error_description: 'refresh token already used' });
     expect((await refresh(client.refresh_token!)).status).toBe(400);
     expect(await introspect(client.access_token)).toEqual({ active: false });
-    expect(grantRevokedAt(client.access_token)).not.toBeNull();
+    expect(await grantRevokedAt(client.access_token)).not.toBeNull();
   });
 
   it('a replacement racing the rotation of the same successor ends the grant, whichever commits first', async () => {
@@ -311,7 +311,7 @@ describe('refresh_token grant', () => {
     const [a, b] = await Promise.all([refresh(t.refresh_token!), refresh(r1.refresh_token!)]);
     // One of the two may be answered before the other commits; at least one is refused and the grant ends.
     expect([a.status, b.status]).toContain(400);
-    expect(grantRevokedAt(r1.access_token)).not.toBeNull();
+    expect(await grantRevokedAt(r1.access_token)).not.toBeNull();
   });
 
   it('inside the grace window, reuse after the successor was used still revokes the grant', async () => {

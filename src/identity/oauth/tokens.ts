@@ -54,18 +54,23 @@ export interface AccessTokenClaims {
 /** Where a token without an API resource is usable: the userinfo endpoint (docs/decisions.md). */
 export const userinfoAudience = (issuer: string) => `${issuer}/oauth2/userinfo`;
 
+/**
+ * What verifyAccessToken answers when the token's key is not in the catalogue cache: await
+ * `verifyAccessTokenLoadingKey` then (the hot path never awaits while the cache holds the key).
+ */
+export const KEY_MISS = 'key-miss' as const;
+
 /** Verified access tokens remembered (see verifyAccessToken); oldest evicted first. */
 const VERIFIED_CACHE_SIZE = 10_000;
 
 export function createTokenIssuer(deps: { keys: KeyService; clock: Clock; config: Pick<Config, 'accessTokenTtl' | 'idTokenTtl'> }) {
   const { keys, clock, config } = deps;
   const verified = new Map<string, { key: KeyObject; claims: Record<string, unknown> }>();
-  const verificationKey = (tenantId: string, kid: string) => keys.verificationKey(tenantId, kid);
 
   return {
     /** Signs the access token and, for an OpenID Connect scope, the ID token. Outside any transaction. */
     async issue(input: IssueInput): Promise<IssuedTokens> {
-      const key = keys.signingKey(input.tenant.tenant.id);
+      const key = keys.cachedSigningKey(input.tenant.tenant.id) ?? (await keys.signingKey(input.tenant.tenant.id));
       if (!key) throw new OAuthError(500, 'server_error', 'tenant has no active signing key');
       const iat = clock.nowSeconds();
       const iss = input.tenant.issuer;
@@ -97,11 +102,13 @@ export function createTokenIssuer(deps: { keys: KeyService; clock: Clock; config
     /**
      * Verifies an access token of this tenant: RS256 with an ACTIVE or RETIRING key of the
      * tenant, `typ` at+jwt (RFC 9068 §4), this issuer, not expired. Revocation is the caller's.
+     * Synchronous (pure crypto on cached keys); KEY_MISS when the key must come from the database.
      */
-    verifyAccessToken(tenant: ResolvedTenant, token: string): AccessTokenClaims | undefined {
+    verifyAccessToken(tenant: ResolvedTenant, token: string): AccessTokenClaims | undefined | typeof KEY_MISS {
       const jws = decodeJws(token);
       if (!jws || jws.typ !== 'at+jwt') return undefined;
-      const key = verificationKey(tenant.tenant.id, jws.kid);
+      const key = keys.cachedVerificationKey(tenant.tenant.id, jws.kid);
+      if (key === 'miss') return KEY_MISS;
       if (!key) return undefined;
       // A resource server introspects the same token on every call it serves. The token is
       // immutable, so its RSA check is remembered against the exact key object that passed
@@ -121,11 +128,20 @@ export function createTokenIssuer(deps: { keys: KeyService; clock: Clock; config
       return c as unknown as AccessTokenClaims;
     },
 
-    /** Like verifyAccessToken but accepts an expired token (revocation of what is already dead is a no-op anyway). */
-    verifyAccessTokenIgnoringExpiry(tenant: ResolvedTenant, token: string): AccessTokenClaims | undefined {
+    /** verifyAccessToken after a KEY_MISS: loads the key (into the catalogue cache) and verifies. */
+    async verifyAccessTokenLoadingKey(tenant: ResolvedTenant, token: string): Promise<AccessTokenClaims | undefined> {
       const jws = decodeJws(token);
       if (!jws || jws.typ !== 'at+jwt') return undefined;
-      const key = verificationKey(tenant.tenant.id, jws.kid);
+      await keys.verificationKey(tenant.tenant.id, jws.kid);
+      const c = this.verifyAccessToken(tenant, token);
+      return c === KEY_MISS ? undefined : c; // still a miss: no such key
+    },
+
+    /** Like verifyAccessToken but accepts an expired token (revocation of what is already dead is a no-op anyway). */
+    async verifyAccessTokenIgnoringExpiry(tenant: ResolvedTenant, token: string): Promise<AccessTokenClaims | undefined> {
+      const jws = decodeJws(token);
+      if (!jws || jws.typ !== 'at+jwt') return undefined;
+      const key = await keys.verificationKey(tenant.tenant.id, jws.kid);
       const c = key && verifyJws(jws, key);
       if (!c || c.iss !== tenant.issuer || typeof c.jti !== 'string' || typeof c.client_id !== 'string' || typeof c.exp !== 'number') return undefined;
       return c as unknown as AccessTokenClaims;

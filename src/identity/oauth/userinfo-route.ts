@@ -36,7 +36,7 @@ const doc = (method: string): RouteDoc => ({
 
 /** GET and POST {issuer}/oauth2/userinfo (OIDC Core §5.3). */
 export function mountUserinfoRoute(app: Hono<IssuerEnv>, services: Pick<Services, 'oauth'>): void {
-  const handler = async (c: Context<IssuerEnv>) => c.json(services.oauth.userinfo(c.get('tenant'), await bearerToken(c)));
+  const handler = async (c: Context<IssuerEnv>) => c.json(await services.oauth.userinfo(c.get('tenant'), await bearerToken(c)));
   app.get('/oauth2/userinfo', described(doc('GET'), handler));
   app.post('/oauth2/userinfo', described(doc('POST'), async (c: Context<IssuerEnv>) => handler(c)));
 }

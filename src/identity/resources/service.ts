@@ -50,26 +50,27 @@ export function createResourceService(deps: { store: Stores & TxRunner<Stores>; 
       assertThat(isResourceUri(input.uri), ResourceErrors.invalid('uri: must be an absolute URI without a fragment'));
       const scopes = [...new Set(input.scopes)];
       const id = newId();
-      await store.tx((tx) => {
-        assertThat(!tx.resources.findByUri(tenantId, input.uri), ResourceErrors.conflict(`resource ${input.uri} exists`));
-        assertThat(!tx.resources.findByAudience(tenantId, input.audience), ResourceErrors.conflict(`audience ${input.audience} is in use`));
-        tx.resources.insert({ id, tenantId, uri: input.uri, audience: input.audience, scopes: JSON.stringify(scopes), createdAt: clock.now().toISOString() });
+      await store.tx(async (tx) => {
+        // (tenant, uri) and (tenant, audience) are unique: a concurrent twin fails its insert.
+        assertThat(!(await tx.resources.findByUri(tenantId, input.uri)), ResourceErrors.conflict(`resource ${input.uri} exists`));
+        assertThat(!(await tx.resources.findByAudience(tenantId, input.audience)), ResourceErrors.conflict(`audience ${input.audience} is in use`));
+        await tx.resources.insert({ id, tenantId, uri: input.uri, audience: input.audience, scopes: JSON.stringify(scopes), createdAt: clock.now().toISOString() });
       });
-      return toResourceView(store.resources.findByUri(tenantId, input.uri)!);
+      return toResourceView((await store.resources.findByUri(tenantId, input.uri))!);
     },
 
-    list(tenantId: string): ResourceView[] {
-      return store.resources.list(tenantId).map(toResourceView);
+    async list(tenantId: string): Promise<ResourceView[]> {
+      return (await store.resources.list(tenantId)).map(toResourceView);
     },
 
-    findByUri(tenantId: string, uri: string): Resource | undefined {
-      const r = store.resources.findByUri(tenantId, uri);
+    async findByUri(tenantId: string, uri: string): Promise<Resource | undefined> {
+      const r = await store.resources.findByUri(tenantId, uri);
       return r && toResource(r);
     },
 
     /** The same lookup inside another context's transaction (client and credential creation). */
-    findByUriIn(tx: ResourceTx, tenantId: string, uri: string): Resource | undefined {
-      const r = tx.resources.findByUri(tenantId, uri);
+    async findByUriIn(tx: ResourceTx, tenantId: string, uri: string): Promise<Resource | undefined> {
+      const r = await tx.resources.findByUri(tenantId, uri);
       return r && toResource(r);
     },
   };

@@ -1,30 +1,35 @@
-import type BetterSqlite3 from 'better-sqlite3';
-import { and, asc, eq } from 'drizzle-orm';
-import type { Db } from '../../platform/store/sqlite';
-import { resources } from '../../db/schema';
+import type { resources } from '../../db/schema';
+import type { Sql } from '../../platform/store/sql';
 
 export type ResourceRow = typeof resources.$inferSelect;
+export type NewResourceRow = Omit<ResourceRow, 'status'> & Partial<Pick<ResourceRow, 'status'>>;
 
-export function createResourceStore(db: Db) {
-  let byUri: BetterSqlite3.Statement | undefined;
+const COLUMNS = `id, tenant_id AS "tenantId", uri, audience, scopes, status, created_at AS "createdAt"`;
+
+const SQL = {
+  insert: `INSERT INTO resources (id, tenant_id, uri, audience, scopes, status, created_at) VALUES (?, ?, ?, ?, ?, ?, ?)`,
+  byUri: `SELECT ${COLUMNS} FROM resources WHERE tenant_id = ? AND uri = ?`,
+  byAudience: `SELECT ${COLUMNS} FROM resources WHERE tenant_id = ? AND audience = ?`,
+  byId: `SELECT ${COLUMNS} FROM resources WHERE tenant_id = ? AND id = ?`,
+  list: `SELECT ${COLUMNS} FROM resources WHERE tenant_id = ? ORDER BY created_at, uri`,
+} as const;
+
+export function createResourceStore(db: Sql) {
   return {
-    insert(row: typeof resources.$inferInsert): void {
-      db.insert(resources).values(row).run();
+    async insert(r: NewResourceRow): Promise<void> {
+      await db.run(SQL.insert, [r.id, r.tenantId, r.uri, r.audience, r.scopes, r.status ?? 'ACTIVE', r.createdAt]);
     },
-    findByUri(tenantId: string, uri: string): ResourceRow | undefined {
-      byUri ??= db.$client.prepare(
-        'SELECT id, tenant_id AS tenantId, uri, audience, scopes, status, created_at AS createdAt FROM resources WHERE tenant_id = ? AND uri = ?',
-      );
-      return byUri.get(tenantId, uri) as ResourceRow | undefined;
+    findByUri(tenantId: string, uri: string): Promise<ResourceRow | undefined> {
+      return db.get<ResourceRow>(SQL.byUri, [tenantId, uri]);
     },
-    findByAudience(tenantId: string, audience: string): ResourceRow | undefined {
-      return db.select().from(resources).where(and(eq(resources.tenantId, tenantId), eq(resources.audience, audience))).get();
+    findByAudience(tenantId: string, audience: string): Promise<ResourceRow | undefined> {
+      return db.get<ResourceRow>(SQL.byAudience, [tenantId, audience]);
     },
-    findById(tenantId: string, id: string): ResourceRow | undefined {
-      return db.select().from(resources).where(and(eq(resources.tenantId, tenantId), eq(resources.id, id))).get();
+    findById(tenantId: string, id: string): Promise<ResourceRow | undefined> {
+      return db.get<ResourceRow>(SQL.byId, [tenantId, id]);
     },
-    list(tenantId: string): ResourceRow[] {
-      return db.select().from(resources).where(eq(resources.tenantId, tenantId)).orderBy(asc(resources.createdAt), asc(resources.uri)).all();
+    list(tenantId: string): Promise<ResourceRow[]> {
+      return db.all<ResourceRow>(SQL.list, [tenantId]);
     },
   };
 }

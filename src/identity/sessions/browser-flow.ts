@@ -128,10 +128,10 @@ export function createBrowserFlow(deps: { sessions: SessionService; oauth: Brows
 
   /** Session, CSRF token and interaction of a form post, each checked before anything else. */
   async function resume(tenant: ResolvedTenant, form: Form, cookie: string | undefined) {
-    const live = sessions.lookup(tenant.tenant.id, cookie);
+    const live = await sessions.lookup(tenant.tenant.id, cookie);
     if (!live || !cookie) return { error: errorPage(PageErrors.sessionMissing) };
     if (!sessions.checkCsrf(cookie, form.csrf_token)) return { error: errorPage(PageErrors.csrf) };
-    const it = sessions.loadInteraction(tenant.tenant.id, form.interaction_id, live.session.id);
+    const it = await sessions.loadInteraction(tenant.tenant.id, form.interaction_id, live.session.id);
     if (!it) return { error: errorPage(PageErrors.interactionGone) };
     const client = await oauth.findClient(tenant.tenant.id, it.request.clientId);
     if (!client || (client.status ?? 'ACTIVE') !== 'ACTIVE') return { error: errorPage(PageErrors.clientGone) };
@@ -146,7 +146,7 @@ export function createBrowserFlow(deps: { sessions: SessionService; oauth: Brows
       if (!v.ok) return { kind: 'redirect', location: clientRedirect(v.redirectUri, { error: v.error, error_description: v.description, state: v.state }, tenant.issuer) };
       const req = pending(v.request);
       const client = v.request.client;
-      const live = sessions.lookup(tenant.tenant.id, cookie);
+      const live = await sessions.lookup(tenant.tenant.id, cookie);
       const choice = await chooseAccount(tenant, req, live);
       // OIDC Core 3.1.2.6: prompt=none never shows a page; it answers with the reason instead.
       const silent = req.prompt.includes('none');

@@ -7,7 +7,7 @@ export function browserOAuthAdapter(services: Services): BrowserOAuthPort {
   const orUndefined = <T>(v: T | null | undefined): T | undefined => (v === null ? undefined : v);
   return {
     async validate(tenant, params) {
-      const v = oauth.validateAuthorizationRequest(tenant, params);
+      const v = await oauth.validateAuthorizationRequest(tenant, params);
       if (v.ok) {
         const r = v.request;
         return {
@@ -38,7 +38,7 @@ export function browserOAuthAdapter(services: Services): BrowserOAuthPort {
       return users.findById(tenantId, userId);
     },
     async resourceName(tenantId, uri) {
-      return resources.findByUri(tenantId, uri)?.audience;
+      return (await resources.findByUri(tenantId, uri))?.audience;
     },
     async hasConsent(k) {
       return oauth.hasConsent(k.tenantId, k.userId, k.clientId, k.scope, k.resource ?? null);

@@ -44,10 +44,10 @@ export function createSessionService(deps: { store: Stores & TxRunner<Stores>; c
   const { store, clock } = deps;
   const now = () => clock.nowSeconds();
 
-  function lookup(tenantId: string, token: string | undefined): LiveSession | undefined {
+  async function lookup(tenantId: string, token: string | undefined): Promise<LiveSession | undefined> {
     if (!token) return undefined;
-    const session = store.sessions.findLiveSession(tenantId, digest(token), now());
-    return session && { session, accounts: store.sessions.listAccounts(session.id) };
+    const session = await store.sessions.findLiveSession(tenantId, digest(token), now());
+    return session && { session, accounts: await store.sessions.listAccounts(session.id) };
   }
 
   /** Per-session CSRF token: derived from the cookie secret, so nothing more is stored. */
@@ -60,10 +60,10 @@ export function createSessionService(deps: { store: Stores & TxRunner<Stores>; c
   async function sweep(): Promise<void> {
     const t = now();
     lastSweep = t;
-    await store.tx((tx) => {
-      tx.sessions.deleteExpiredInteractions(t);
-      tx.sessions.deleteExpiredSessions(t);
-      tx.sessions.deleteStaleThrottles(t - THROTTLE.windowSeconds);
+    await store.tx(async (tx) => {
+      await tx.sessions.deleteExpiredInteractions(t);
+      await tx.sessions.deleteExpiredSessions(t);
+      await tx.sessions.deleteStaleThrottles(t - THROTTLE.windowSeconds);
     });
   }
 
@@ -90,10 +90,11 @@ export function createSessionService(deps: { store: Stores & TxRunner<Stores>; c
      */
     async signIn(sessionId: string, userId: string, authTime: number, tenantId: string): Promise<string> {
       const token = newSecret();
-      await store.tx((tx) => {
-        tx.sessions.upsertAccount({ sessionId, tenantId, userId, authTime });
-        tx.sessions.setActiveAccount(sessionId, userId);
-        tx.sessions.renewSession(sessionId, digest(token), now() + deps.sessionTtl);
+      const tokenDigest = digest(token);
+      await store.tx(async (tx) => {
+        await tx.sessions.upsertAccount({ sessionId, tenantId, userId, authTime });
+        await tx.sessions.setActiveAccount(sessionId, userId);
+        await tx.sessions.renewSession(sessionId, tokenDigest, now() + deps.sessionTtl);
       });
       return token;
     },
@@ -129,26 +130,28 @@ export function createSessionService(deps: { store: Stores & TxRunner<Stores>; c
     },
 
     /** The interaction only for the browser session that opened it, and only while fresh. */
-    loadInteraction(tenantId: string, id: string | undefined, sessionId: string): Interaction | undefined {
+    async loadInteraction(tenantId: string, id: string | undefined, sessionId: string): Promise<Interaction | undefined> {
       if (!id) return undefined;
-      const row = store.sessions.findInteraction(tenantId, digest(id));
+      const row = await store.sessions.findInteraction(tenantId, digest(id));
       if (!row || row.expiresAt <= now() || !safeEqual(row.sessionId, sessionId)) return undefined;
       return { row, request: JSON.parse(row.request) as PendingRequest };
     },
 
     async authenticateInteraction(id: string, userId: string, authTime: number): Promise<void> {
-      await store.tx((tx) => tx.sessions.markInteractionAuthenticated(digest(id), userId, authTime));
+      const idDigest = digest(id);
+      await store.tx((tx) => tx.sessions.markInteractionAuthenticated(idDigest, userId, authTime));
     },
 
     /** One-use: false if a concurrent submit already finished it. */
     async finishInteraction(id: string): Promise<boolean> {
-      return store.tx((tx) => tx.sessions.consumeInteraction(digest(id)));
+      const idDigest = digest(id);
+      return store.tx((tx) => tx.sessions.consumeInteraction(idDigest));
     },
 
     /**
      * Admits one sign-in attempt or refuses it, before any password is verified. In one write
-     * transaction (serialized with every other attempt, in this process and any other) both
-     * counters are read and, unless one is locked, both count this attempt as a failure. So of
+     * transaction both counters are locked (serialized with every other attempt on them, in this
+     * process and any other) and read and, unless one is locked, both count this attempt as a failure. So of
      * any number of parallel attempts at most the free ones get to the (costly, guessable)
      * verification; the rest wait. A correct password then settles the attempt (attemptSucceeded).
      */
@@ -156,15 +159,16 @@ export function createSessionService(deps: { store: Stores & TxRunner<Stores>; c
       const t = now();
       const emailKey = throttleKey(tenantId, 'email', email);
       const ipKey = throttleKey(tenantId, 'ip', ip);
-      return store.tx((tx) => {
-        const emailRow = tx.sessions.findThrottle(emailKey);
-        const ipRow = tx.sessions.findThrottle(ipKey);
+      return store.tx(async (tx): Promise<SignInAttempt> => {
+        // Email first, then address: the one lock order of every attempt (lockThrottle).
+        const emailRow = await tx.sessions.lockThrottle(emailKey);
+        const ipRow = await tx.sessions.lockThrottle(ipKey);
         const wait = Math.max(lockRemaining(emailRow, t), lockRemaining(ipRow, t));
         if (wait > 0) return { wait };
         const ipCounted = afterFailure(ipRow, ipKey, 'ip', t);
-        tx.sessions.saveThrottle(afterFailure(emailRow, emailKey, 'email', t));
-        tx.sessions.saveThrottle(ipCounted);
-        return { wait: 0, ticket: { emailKey, ipKey, ipLockBefore: ipRow?.lockedUntil ?? 0, ipLockCounted: ipCounted.lockedUntil } };
+        await tx.sessions.saveThrottle(afterFailure(emailRow, emailKey, 'email', t));
+        await tx.sessions.saveThrottle(ipCounted);
+        return { wait: 0, ticket: { emailKey, ipKey, ipLockBefore: ipRow.lockedUntil, ipLockCounted: ipCounted.lockedUntil } };
       });
     },
 
@@ -174,9 +178,9 @@ export function createSessionService(deps: { store: Stores & TxRunner<Stores>; c
      * address counter only counts failures.
      */
     async attemptSucceeded(ticket: AttemptTicket): Promise<void> {
-      await store.tx((tx) => {
-        tx.sessions.clearThrottle(ticket.emailKey);
-        tx.sessions.refundThrottle(ticket.ipKey, ticket.ipLockCounted, ticket.ipLockBefore);
+      await store.tx(async (tx) => {
+        await tx.sessions.clearThrottle(ticket.emailKey);
+        await tx.sessions.refundThrottle(ticket.ipKey, ticket.ipLockCounted, ticket.ipLockBefore);
       });
     },
   };

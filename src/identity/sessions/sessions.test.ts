@@ -69,8 +69,8 @@ describe('pages and the session cookie', () => {
     const page = await loginPage(d);
     const first = d.jar[0];
     expect(first.attributes).toMatch(/^engage_session=[A-Za-z0-9_-]{43}; Max-Age=604800; Path=\/t\/acme; HttpOnly; SameSite=Lax$/);
-    const rows = h.db.read.$client.prepare('SELECT token_digest FROM browser_sessions').all() as { token_digest: string }[];
-    expect(rows.map((r) => r.token_digest)).toEqual([createHash('sha256').update(first.value).digest('hex')]);
+    const rows = await h.sql.all<{ tokenDigest: string }>('SELECT token_digest AS "tokenDigest" FROM browser_sessions');
+    expect(rows.map((r) => r.tokenDigest)).toEqual([createHash('sha256').update(first.value).digest('hex')]);
     expect(JSON.stringify(rows)).not.toContain(first.value);
     await d.submit(page, { email: 'alice@example.com', password: PASSWORD });
     expect(d.jar).toHaveLength(1);
@@ -141,7 +141,7 @@ describe('form protections', () => {
       expect(res.status).toBe(403);
       expect(await res.text()).toContain('This form could not be verified');
     }
-    expect(h.db.read.$client.prepare('SELECT count(*) AS n FROM session_accounts').get()).toEqual({ n: 0 });
+    expect(Number((await h.sql.get<{ n: number }>('SELECT count(*) AS n FROM session_accounts'))!.n)).toBe(0);
   });
 
   it('rejects a post without the session cookie, and an interaction opened by another browser', async () => {
@@ -219,7 +219,7 @@ describe('failed sign-in throttling', () => {
   });
 
   const throttleRow = (kind: 'email' | 'ip', value: string) =>
-    h.db.write.$client.prepare('SELECT failures, locked_until AS lockedUntil FROM login_throttle WHERE key = ?').get(throttleKey(seed.tenantId, kind, value));
+    h.sql.get('SELECT failures, locked_until AS "lockedUntil" FROM login_throttle WHERE key = ?', [throttleKey(seed.tenantId, kind, value)]);
 
   it('20 parallel wrong passwords for one email: only the free attempts are verified, the others wait', async () => {
     const verify = vi.spyOn(h.services.users, 'verifyPassword');
@@ -230,7 +230,7 @@ describe('failed sign-in throttling', () => {
     const statuses = results.map((r) => r.status).sort();
     expect(statuses).toEqual([...Array(THROTTLE.emailFreeFailures).fill(400), ...Array(20 - THROTTLE.emailFreeFailures).fill(429)]);
     for (const r of results.filter((x) => x.status === 429)) expect(r.headers.get('retry-after')).toBe(String(THROTTLE.baseLockSeconds));
-    expect(throttleRow('email', 'alice@example.com')).toEqual({ failures: THROTTLE.emailFreeFailures, lockedUntil: h.clock.nowSeconds() + THROTTLE.baseLockSeconds });
+    expect(await throttleRow('email', 'alice@example.com')).toEqual({ failures: THROTTLE.emailFreeFailures, lockedUntil: h.clock.nowSeconds() + THROTTLE.baseLockSeconds });
   });
 
   it('an attempt is counted before verification; a correct password gives the address its attempt back', async () => {
@@ -239,11 +239,11 @@ describe('failed sign-in throttling', () => {
     for (let i = 0; i < THROTTLE.ipFreeFailures - 1; i++) expect((await s.beginAttempt(seed.tenantId, `u${i}@example.com`, ip)).wait).toBe(0);
     const last = await s.beginAttempt(seed.tenantId, 'alice@example.com', ip);
     expect(last.ticket).toBeDefined();
-    expect(throttleRow('ip', ip)).toEqual({ failures: THROTTLE.ipFreeFailures, lockedUntil: h.clock.nowSeconds() + THROTTLE.baseLockSeconds });
+    expect(await throttleRow('ip', ip)).toEqual({ failures: THROTTLE.ipFreeFailures, lockedUntil: h.clock.nowSeconds() + THROTTLE.baseLockSeconds });
     expect(await s.beginAttempt(seed.tenantId, 'other@example.com', ip)).toEqual({ wait: THROTTLE.baseLockSeconds });
     await s.attemptSucceeded(last.ticket!);
-    expect(throttleRow('ip', ip)).toEqual({ failures: THROTTLE.ipFreeFailures - 1, lockedUntil: 0 });
-    expect(throttleRow('email', 'alice@example.com')).toBeUndefined();
+    expect(await throttleRow('ip', ip)).toEqual({ failures: THROTTLE.ipFreeFailures - 1, lockedUntil: 0 });
+    expect(await throttleRow('email', 'alice@example.com')).toBeUndefined();
     expect((await s.beginAttempt(seed.tenantId, 'other@example.com', ip)).wait).toBe(0);
   });
 

@@ -52,15 +52,17 @@ export function createTenantService(deps: {
   const managedIssuer = (t: TenantRow) => deps.publicUrl + t.managedPath;
   const exposedIssuer = (t: TenantRow) => t.customIssuer ?? managedIssuer(t);
 
-  function view(t: TenantRow): TenantView {
+  async function view(t: TenantRow): Promise<TenantView> {
+    const clientCount = await store.tenants.countClients(t.id);
+    const resourceCount = await store.tenants.countResources(t.id);
     return {
       id: t.id,
       slug: t.slug,
       issuer: exposedIssuer(t),
       status: t.status,
       registrationMode: t.registrationMode,
-      clientCount: store.tenants.countClients(t.id),
-      resourceCount: store.tenants.countResources(t.id),
+      clientCount,
+      resourceCount,
       createdAt: t.createdAt,
       managedIssuer: managedIssuer(t),
       configurationManaged: t.configurationManaged,
@@ -77,12 +79,14 @@ export function createTenantService(deps: {
     const mode: RegistrationMode = valid.registrationMode ?? 'CONTROLLED';
     const key = await keys.generate();
     const id = newId();
-    await store.tx((tx) => {
-      assertThat(!tx.tenants.findBySlug(slug), TenantErrors.conflict(`slug ${slug} is taken`));
-      assertThat(!tx.tenants.findByManagedPath(MANAGED_PREFIX + slug), TenantErrors.conflict(`issuer path for ${slug} is reserved`));
-      assertThat(!input.isControl || !tx.tenants.findControl(), TenantErrors.conflict('the control tenant exists'));
+    const sealed = keys.seal(key);
+    await store.tx(async (tx) => {
+      // The unique slug and managed path hold under a race too: a second insert fails.
+      assertThat(!(await tx.tenants.findBySlug(slug)), TenantErrors.conflict(`slug ${slug} is taken`));
+      assertThat(!(await tx.tenants.findByManagedPath(MANAGED_PREFIX + slug)), TenantErrors.conflict(`issuer path for ${slug} is reserved`));
+      assertThat(!input.isControl || !(await tx.tenants.findControl()), TenantErrors.conflict('the control tenant exists'));
       const now = clock.now().toISOString();
-      tx.tenants.insert({
+      await tx.tenants.insert({
         id,
         slug,
         managedPath: MANAGED_PREFIX + slug,
@@ -91,9 +95,9 @@ export function createTenantService(deps: {
         createdAt: now,
         updatedAt: now,
       });
-      keys.insertActive(tx, id, key);
+      await keys.insertActive(tx, id, sealed);
     });
-    return view(store.tenants.findById(id)!);
+    return view((await store.tenants.findById(id))!);
   }
 
   return {
@@ -104,52 +108,67 @@ export function createTenantService(deps: {
 
     /** Creates the control tenant on first start; idempotent. */
     async ensureControl(): Promise<TenantView> {
-      const existing = store.tenants.findControl();
+      const existing = await store.tenants.findControl();
       if (existing) return view(existing);
       try {
         return await create({ slug: CONTROL_SLUG, isControl: true });
       } catch (e) {
         // Another process initialised concurrently.
-        const now = store.tenants.findControl();
+        const now = await store.tenants.findControl();
         if (now) return view(now);
         throw e;
       }
     },
 
-    control(): TenantRow | undefined {
+    control(): Promise<TenantRow | undefined> {
       return store.tenants.findControl();
     },
 
     /** By slug or id (CLI and management API). */
-    get(ref: string): TenantRow {
-      const t = store.tenants.findBySlug(ref) ?? store.tenants.findById(ref);
+    async get(ref: string): Promise<TenantRow> {
+      const t = (await store.tenants.findBySlug(ref)) ?? (await store.tenants.findById(ref));
       assertThat(t, TenantErrors.unknown(ref));
       return t;
     },
 
-    list(page: number, size: number): { items: TenantView[]; total: number } {
-      return { items: store.tenants.list(page * size, size).map(view), total: store.tenants.total() };
+    async list(page: number, size: number): Promise<{ items: TenantView[]; total: number }> {
+      const items: TenantView[] = [];
+      for (const t of await store.tenants.list(page * size, size)) items.push(await view(t));
+      return { items, total: await store.tenants.total() };
     },
 
-    /** Issuer routing by path: `/t/<segment>` under the public URL. Only ACTIVE tenants. */
-    resolveByPath(segment: string): ResolvedTenant | undefined {
-      return routes.get(`p ${segment}`, () => {
-        const t = store.tenants.findByManagedPath(MANAGED_PREFIX + segment);
+    /**
+     * Issuer routing by path: `/t/<segment>` under the public URL. Only ACTIVE tenants.
+     * Every request resolves its tenant: try `cachedByPath` first, which does no database work.
+     */
+    resolveByPath(segment: string): Promise<ResolvedTenant | undefined> {
+      return routes.get(`p ${segment}`, async () => {
+        const t = await store.tenants.findByManagedPath(MANAGED_PREFIX + segment);
         return t && t.status === 'ACTIVE' ? { tenant: t, issuer: managedIssuer(t) } : undefined;
       });
     },
 
-    /** Issuer routing by Host for a host-only custom issuer. */
-    resolveByHost(host: string): ResolvedTenant | undefined {
-      return routes.get(`h ${host}`, () => {
-        const t = store.tenants.findByCustomHost(host.toLowerCase());
+    /** The tenant of `/t/<segment>` if the catalogue cache holds it (synchronous); else `resolveByPath`. */
+    cachedByPath(segment: string): ResolvedTenant | undefined {
+      return routes.peek(`p ${segment}`);
+    },
+
+    /** Issuer routing by Host for a host-only custom issuer (try `cachedByHost` first). */
+    resolveByHost(host: string): Promise<ResolvedTenant | undefined> {
+      return routes.get(`h ${host}`, async () => {
+        const t = await store.tenants.findByCustomHost(host.toLowerCase());
         return t && t.status === 'ACTIVE' && t.customIssuer ? { tenant: t, issuer: t.customIssuer } : undefined;
       });
     },
 
+    /** The tenant of a custom issuer's Host if the catalogue cache holds it (synchronous); else `resolveByHost`. */
+    cachedByHost(host: string): ResolvedTenant | undefined {
+      return routes.peek(`h ${host}`);
+    },
+
     /** Sets or clears a host-only custom issuer (`https://id.example.com`). */
     async setCustomIssuer(ref: string, issuer: string | null): Promise<TenantView> {
-      const t = this.get(ref);
+      const t = await this.get(ref);
       let host: string | null = null;
       if (issuer !== null) {
         let u: URL;
@@ -165,20 +184,21 @@ export function createTenantService(deps: {
         host = u.host.toLowerCase();
         issuer = `${u.protocol}//${host}`;
       }
-      await store.tx((tx) => {
+      await store.tx(async (tx) => {
         assertThat(!t.isControl, TenantErrors.issuerLocked('the control issuer cannot change'));
-        const other = host ? tx.tenants.findByCustomHost(host) : undefined;
+        // custom_host is unique: a concurrent claim of the same host fails its update.
+        const other = host ? await tx.tenants.findByCustomHost(host) : undefined;
         assertThat(!other || other.id === t.id, TenantErrors.issuerLocked(`issuer ${issuer} is in use`));
-        tx.tenants.update(t.id, { customIssuer: issuer, customHost: host, updatedAt: clock.now().toISOString() });
+        await tx.tenants.update(t.id, { customIssuer: issuer, customHost: host, updatedAt: clock.now().toISOString() });
       });
-      return view(store.tenants.findById(t.id)!);
+      return view((await store.tenants.findById(t.id))!);
     },
 
     async setStatus(ref: string, status: TenantRow['status']): Promise<TenantView> {
-      const t = this.get(ref);
+      const t = await this.get(ref);
       assertThat(!(t.isControl && status === 'DISABLED'), TenantErrors.invalid('the control tenant cannot be disabled'));
       await store.tx((tx) => tx.tenants.update(t.id, { status, updatedAt: clock.now().toISOString() }));
-      return view(store.tenants.findById(t.id)!);
+      return view((await store.tenants.findById(t.id))!);
     },
   };
 }

@@ -1,47 +1,95 @@
-import { asc, count, eq, sql } from 'drizzle-orm';
-import type { Db } from '../../platform/store/sqlite';
-import { clients, resources, tenants } from '../../db/schema';
+import type { tenants } from '../../db/schema';
+import type { Sql } from '../../platform/store/sql';
 
 export type TenantRow = typeof tenants.$inferSelect;
+export type NewTenantRow = typeof tenants.$inferInsert;
 
-export function createTenantStore(db: Db) {
-  // Issuer routing runs on every request: prepared once, bound per call.
-  const byId = db.select().from(tenants).where(eq(tenants.id, sql.placeholder('v'))).prepare();
-  const byManagedPath = db.select().from(tenants).where(eq(tenants.managedPath, sql.placeholder('v'))).prepare();
-  const byCustomHost = db.select().from(tenants).where(eq(tenants.customHost, sql.placeholder('v'))).prepare();
+const COLUMNS = `id, slug, managed_path AS "managedPath", custom_issuer AS "customIssuer", custom_host AS "customHost", status,
+  registration_mode AS "registrationMode", is_control AS "isControl", configuration_managed AS "configurationManaged",
+  created_at AS "createdAt", updated_at AS "updatedAt"`;
+
+type Raw = Omit<TenantRow, 'isControl' | 'configurationManaged'> & { isControl: number; configurationManaged: number };
+
+const fromRaw = (r: Raw): TenantRow => ({ ...r, isControl: r.isControl === 1, configurationManaged: r.configurationManaged === 1 });
+
+const SQL = {
+  insert: `INSERT INTO tenants (id, slug, managed_path, custom_issuer, custom_host, status, registration_mode, is_control,
+      configuration_managed, created_at, updated_at)
+    VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`,
+  // Issuer routing runs on every request (behind the catalogue cache): constant texts, prepared once.
+  byId: `SELECT ${COLUMNS} FROM tenants WHERE id = ?`,
+  bySlug: `SELECT ${COLUMNS} FROM tenants WHERE slug = ?`,
+  byManagedPath: `SELECT ${COLUMNS} FROM tenants WHERE managed_path = ?`,
+  byCustomHost: `SELECT ${COLUMNS} FROM tenants WHERE custom_host = ?`,
+  control: `SELECT ${COLUMNS} FROM tenants WHERE is_control = 1`,
+  list: `SELECT ${COLUMNS} FROM tenants ORDER BY created_at, id LIMIT ? OFFSET ?`,
+  total: `SELECT count(*) AS n FROM tenants`,
+  countClients: `SELECT count(*) AS n FROM clients WHERE tenant_id = ?`,
+  countResources: `SELECT count(*) AS n FROM resources WHERE tenant_id = ?`,
+} as const;
+
+/** What `update` may change, with its column. */
+const CHANGE_COLUMNS = {
+  slug: 'slug',
+  customIssuer: 'custom_issuer',
+  customHost: 'custom_host',
+  status: 'status',
+  registrationMode: 'registration_mode',
+  configurationManaged: 'configuration_managed',
+  updatedAt: 'updated_at',
+} as const;
+
+export type TenantChange = Partial<Pick<TenantRow, keyof typeof CHANGE_COLUMNS>>;
+
+const bool = (b: boolean | undefined) => (b ? 1 : 0);
+
+export function createTenantStore(db: Sql) {
+  const one = async (text: string, v: string): Promise<TenantRow | undefined> => {
+    const r = await db.get<Raw>(text, [v]);
+    return r && fromRaw(r);
+  };
+  const count = async (text: string, params: unknown[] = []): Promise<number> => Number((await db.get<{ n: number }>(text, params))!.n);
   return {
-    insert(row: typeof tenants.$inferInsert): void {
-      db.insert(tenants).values(row).run();
+    async insert(r: NewTenantRow): Promise<void> {
+      await db.run(SQL.insert, [
+        r.id, r.slug, r.managedPath, r.customIssuer ?? null, r.customHost ?? null, r.status ?? 'ACTIVE', r.registrationMode ?? 'CONTROLLED',
+        bool(r.isControl), bool(r.configurationManaged), r.createdAt, r.updatedAt,
+      ]);
     },
-    findById(id: string): TenantRow | undefined {
-      return byId.get({ v: id });
+    findById(id: string): Promise<TenantRow | undefined> {
+      return one(SQL.byId, id);
     },
-    findBySlug(slug: string): TenantRow | undefined {
-      return db.select().from(tenants).where(eq(tenants.slug, slug)).get();
+    findBySlug(slug: string): Promise<TenantRow | undefined> {
+      return one(SQL.bySlug, slug);
     },
-    findByManagedPath(managedPath: string): TenantRow | undefined {
-      return byManagedPath.get({ v: managedPath });
+    findByManagedPath(managedPath: string): Promise<TenantRow | undefined> {
+      return one(SQL.byManagedPath, managedPath);
     },
-    findByCustomHost(host: string): TenantRow | undefined {
-      return byCustomHost.get({ v: host });
+    findByCustomHost(host: string): Promise<TenantRow | undefined> {
+      return one(SQL.byCustomHost, host);
     },
-    findControl(): TenantRow | undefined {
-      return db.select().from(tenants).where(eq(tenants.isControl, true)).get();
+    async findControl(): Promise<TenantRow | undefined> {
+      const r = await db.get<Raw>(SQL.control);
+      return r && fromRaw(r);
     },
-    list(offset: number, limit: number): TenantRow[] {
-      return db.select().from(tenants).orderBy(asc(tenants.createdAt), asc(tenants.id)).limit(limit).offset(offset).all();
+    async list(offset: number, limit: number): Promise<TenantRow[]> {
+      return (await db.all<Raw>(SQL.list, [limit, offset])).map(fromRaw);
     },
-    total(): number {
-      return db.select({ n: count() }).from(tenants).get()!.n;
+    total(): Promise<number> {
+      return count(SQL.total);
     },
-    update(id: string, patch: Partial<typeof tenants.$inferInsert>): void {
-      db.update(tenants).set(patch).where(eq(tenants.id, id)).run();
+    async update(id: string, change: TenantChange): Promise<void> {
+      const fields = (Object.keys(change) as (keyof TenantChange)[]).filter((k) => change[k] !== undefined);
+      if (fields.length === 0) return;
+      const set = fields.map((k) => `${CHANGE_COLUMNS[k]} = ?`).join(', ');
+      const values = fields.map((k) => (typeof change[k] === 'boolean' ? bool(change[k]) : change[k]));
+      await db.run(`UPDATE tenants SET ${set} WHERE id = ?`, [...values, id]);
     },
-    countClients(tenantId: string): number {
-      return db.select({ n: count() }).from(clients).where(eq(clients.tenantId, tenantId)).get()!.n;
+    countClients(tenantId: string): Promise<number> {
+      return count(SQL.countClients, [tenantId]);
     },
-    countResources(tenantId: string): number {
-      return db.select({ n: count() }).from(resources).where(eq(resources.tenantId, tenantId)).get()!.n;
+    countResources(tenantId: string): Promise<number> {
+      return count(SQL.countResources, [tenantId]);
     },
   };
 }

@@ -34,7 +34,7 @@ describe('tenants', () => {
 
   it('creates the control tenant once, locked', async () => {
     const again = await h.services.tenants.ensureControl();
-    const all = h.services.tenants.list(0, 10).items;
+    const all = (await h.services.tenants.list(0, 10)).items;
     expect(all.filter((t) => t.slug === 'control')).toHaveLength(1);
     expect(again).toMatchObject({ slug: 'control', slugLocked: true, issuerLocked: true });
   });
@@ -47,9 +47,9 @@ describe('tenants', () => {
     ['control', 'tenant_conflict'],
   ])('rejects slug %s with %s and changes nothing', async (slug, error) => {
     await h.services.tenants.create({ slug: 'acme' });
-    const before = h.services.tenants.list(0, 10).total;
+    const before = (await h.services.tenants.list(0, 10)).total;
     await expect(h.services.tenants.create({ slug })).rejects.toMatchObject({ code: error });
-    expect(h.services.tenants.list(0, 10).total).toBe(before);
+    expect((await h.services.tenants.list(0, 10)).total).toBe(before);
   });
 
   it('rejects an unknown registration mode', async () => {
@@ -177,11 +177,11 @@ describe('signing keys', () => {
     expect(body.keys).toHaveLength(2);
     for (const k of body.keys) expect(Object.keys(k).sort()).toEqual(['alg', 'e', 'kid', 'kty', 'n', 'use']);
     expect(body.keys.every((k) => k.kty === 'RSA' && k.use === 'sig' && k.alg === 'RS256')).toBe(true);
-    expect(h.services.keys.verificationKey(t.id, first.keyId)).toBeDefined();
+    expect(await h.services.keys.verificationKey(t.id, first.keyId)).toBeDefined();
 
     h.clock.advance(Math.max(h.config.accessTokenTtl, h.config.idTokenTtl) + 1);
     expect(await jwksKids('acme')).toEqual([after[1].keyId]);
-    expect(h.services.keys.verificationKey(t.id, first.keyId)).toBeUndefined();
+    expect(await h.services.keys.verificationKey(t.id, first.keyId)).toBeUndefined();
     expect(await states(t.id)).toEqual(['RETIRED', 'ACTIVE']);
   });
 
@@ -191,10 +191,10 @@ describe('signing keys', () => {
     const staged = await h.services.keys.stage(t.id);
     expect(staged.state).toBe('STAGED');
     expect(await jwksKids('acme')).toContain(staged.keyId); // published before it signs
-    expect(h.services.keys.signingKey(t.id)?.kid).toBe(first.keyId);
+    expect((await h.services.keys.signingKey(t.id))?.kid).toBe(first.keyId);
 
     await h.services.keys.activate(t.id, staged.keyId);
-    expect(h.services.keys.signingKey(t.id)?.kid).toBe(staged.keyId);
+    expect((await h.services.keys.signingKey(t.id))?.kid).toBe(staged.keyId);
     expect(await states(t.id)).toEqual(['RETIRING', 'ACTIVE']);
 
     await expect(h.services.keys.activate(t.id, staged.keyId)).rejects.toMatchObject({ kind: 'conflict', code: 'operation_conflict' });
@@ -215,15 +215,15 @@ describe('signing keys', () => {
     const b = await h.services.tenants.create({ slug: 'b' });
     const [ka] = await h.services.keys.list(a.id);
     await expect(h.services.keys.activate(b.id, ka.keyId)).rejects.toMatchObject({ code: 'operation_conflict' });
-    expect(h.services.keys.verificationKey(b.id, ka.keyId)).toBeUndefined();
+    expect(await h.services.keys.verificationKey(b.id, ka.keyId)).toBeUndefined();
     expect(await jwksKids('b')).not.toContain(ka.keyId);
   });
 
   it('seals private keys at rest', async () => {
     const t = await h.services.tenants.create({ slug: 'acme' });
-    const row = h.db.read.$client.prepare('SELECT private_sealed FROM signing_keys WHERE tenant_id = ?').get(t.id) as { private_sealed: string };
-    expect(row.private_sealed.startsWith('v1.')).toBe(true);
-    expect(row.private_sealed).not.toContain('PRIVATE KEY');
+    const row = (await h.sql.get<{ privateSealed: string }>('SELECT private_sealed AS "privateSealed" FROM signing_keys WHERE tenant_id = ?', [t.id]))!;
+    expect(row.privateSealed.startsWith('v1.')).toBe(true);
+    expect(row.privateSealed).not.toContain('PRIVATE KEY');
   });
 
   it('a rotation by another process (the CLI) is served without a restart', async () => {

@@ -58,27 +58,28 @@ export function createUserService(deps: { store: Stores & TxRunner<Stores>; cloc
         passwordHash = await hashPassword(input.password);
       }
       const id = newId();
-      await store.tx((tx) => {
-        assertThat(!tx.users.findByEmail(tenantId, email), UserErrors.conflict(`a user with email ${email} exists`));
+      await store.tx(async (tx) => {
+        // (tenant, email) is unique: a concurrent twin fails its insert.
+        assertThat(!(await tx.users.findByEmail(tenantId, email)), UserErrors.conflict(`a user with email ${email} exists`));
         const now = clock.now().toISOString();
-        tx.users.insert({ id, tenantId, subject: newId(), email, emailVerified: input.emailVerified ?? false, passwordHash, createdAt: now, updatedAt: now });
+        await tx.users.insert({ id, tenantId, subject: newId(), email, emailVerified: input.emailVerified ?? false, passwordHash, createdAt: now, updatedAt: now });
       });
-      return toUserView(store.users.findById(tenantId, id)!);
+      return toUserView((await store.users.findById(tenantId, id))!);
     },
 
-    list(tenantId: string): UserView[] {
-      return store.users.list(tenantId).map(toUserView);
+    async list(tenantId: string): Promise<UserView[]> {
+      return (await store.users.list(tenantId)).map(toUserView);
     },
 
-    findById(tenantId: string, userId: string): UserRow | undefined {
+    findById(tenantId: string, userId: string): Promise<UserRow | undefined> {
       return store.users.findById(tenantId, userId);
     },
 
-    findBySubject(tenantId: string, subject: string): UserRow | undefined {
+    findBySubject(tenantId: string, subject: string): Promise<UserRow | undefined> {
       return store.users.findBySubject(tenantId, subject);
     },
 
-    findByEmail(tenantId: string, email: string): UserRow | undefined {
+    findByEmail(tenantId: string, email: string): Promise<UserRow | undefined> {
       return store.users.findByEmail(tenantId, normalizeEmail(email));
     },
 
@@ -87,7 +88,7 @@ export function createUserService(deps: { store: Stores & TxRunner<Stores>; cloc
      * (or no password), a dummy hash is verified so timing does not reveal existence.
      */
     async verifyPassword(tenantId: string, email: string, password: string): Promise<UserRow | undefined> {
-      const user = typeof email === 'string' ? store.users.findByEmail(tenantId, normalizeEmail(email)) : undefined;
+      const user = typeof email === 'string' ? await store.users.findByEmail(tenantId, normalizeEmail(email)) : undefined;
       const argon2 = loadArgon2();
       if (!user || !user.passwordHash || typeof password !== 'string') {
         dummyHash ??= hashPassword(newId());

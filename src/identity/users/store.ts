@@ -1,41 +1,66 @@
-import type BetterSqlite3 from 'better-sqlite3';
-import { and, asc, eq } from 'drizzle-orm';
-import type { Db } from '../../platform/store/sqlite';
-import { users } from '../../db/schema';
+import type { users } from '../../db/schema';
+import type { Sql } from '../../platform/store/sql';
 
 export type UserRow = typeof users.$inferSelect;
+export type NewUserRow = Omit<UserRow, 'status' | 'emailVerified' | 'passwordHash'> & Partial<Pick<UserRow, 'status' | 'emailVerified' | 'passwordHash'>>;
 
-const COLUMNS = `id, tenant_id AS tenantId, subject, email, email_verified AS emailVerified, password_hash AS passwordHash,
-  status, created_at AS createdAt, updated_at AS updatedAt`;
+const COLUMNS = `id, tenant_id AS "tenantId", subject, email, email_verified AS "emailVerified", password_hash AS "passwordHash",
+  status, created_at AS "createdAt", updated_at AS "updatedAt"`;
 
-function fix(r: (Omit<UserRow, 'emailVerified'> & { emailVerified: number }) | undefined): UserRow | undefined {
-  return r && { ...r, emailVerified: r.emailVerified === 1 };
-}
+type Raw = Omit<UserRow, 'emailVerified'> & { emailVerified: number };
 
-export function createUserStore(db: Db) {
-  let byEmail: BetterSqlite3.Statement | undefined;
-  let byId: BetterSqlite3.Statement | undefined;
+const fromRaw = (r: Raw): UserRow => ({ ...r, emailVerified: r.emailVerified === 1 });
+
+const SQL = {
+  insert: `INSERT INTO users (id, tenant_id, subject, email, email_verified, password_hash, status, created_at, updated_at)
+    VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)`,
+  byEmail: `SELECT ${COLUMNS} FROM users WHERE tenant_id = ? AND email = ?`,
+  byId: `SELECT ${COLUMNS} FROM users WHERE tenant_id = ? AND id = ?`,
+  bySubject: `SELECT ${COLUMNS} FROM users WHERE tenant_id = ? AND subject = ?`,
+  list: `SELECT ${COLUMNS} FROM users WHERE tenant_id = ? ORDER BY created_at, email`,
+} as const;
+
+/** What `update` may change, with its column. */
+const CHANGE_COLUMNS = {
+  email: 'email',
+  emailVerified: 'email_verified',
+  passwordHash: 'password_hash',
+  status: 'status',
+  updatedAt: 'updated_at',
+} as const;
+
+export type UserChange = Partial<Pick<UserRow, keyof typeof CHANGE_COLUMNS>>;
+
+export function createUserStore(db: Sql) {
+  const one = async (text: string, tenantId: string, v: string): Promise<UserRow | undefined> => {
+    const r = await db.get<Raw>(text, [tenantId, v]);
+    return r && fromRaw(r);
+  };
   return {
-    insert(row: typeof users.$inferInsert): void {
-      db.insert(users).values(row).run();
+    async insert(r: NewUserRow): Promise<void> {
+      await db.run(SQL.insert, [
+        r.id, r.tenantId, r.subject, r.email, r.emailVerified ? 1 : 0, r.passwordHash ?? null, r.status ?? 'ACTIVE', r.createdAt, r.updatedAt,
+      ]);
     },
     /** `email` is already lower-cased by the service. */
-    findByEmail(tenantId: string, email: string): UserRow | undefined {
-      byEmail ??= db.$client.prepare(`SELECT ${COLUMNS} FROM users WHERE tenant_id = ? AND email = ?`);
-      return fix(byEmail.get(tenantId, email) as never);
+    findByEmail(tenantId: string, email: string): Promise<UserRow | undefined> {
+      return one(SQL.byEmail, tenantId, email);
     },
-    findById(tenantId: string, id: string): UserRow | undefined {
-      byId ??= db.$client.prepare(`SELECT ${COLUMNS} FROM users WHERE tenant_id = ? AND id = ?`);
-      return fix(byId.get(tenantId, id) as never);
+    findById(tenantId: string, id: string): Promise<UserRow | undefined> {
+      return one(SQL.byId, tenantId, id);
     },
-    findBySubject(tenantId: string, subject: string): UserRow | undefined {
-      return db.select().from(users).where(and(eq(users.tenantId, tenantId), eq(users.subject, subject))).get();
+    findBySubject(tenantId: string, subject: string): Promise<UserRow | undefined> {
+      return one(SQL.bySubject, tenantId, subject);
     },
-    list(tenantId: string): UserRow[] {
-      return db.select().from(users).where(eq(users.tenantId, tenantId)).orderBy(asc(users.createdAt), asc(users.email)).all();
+    async list(tenantId: string): Promise<UserRow[]> {
+      return (await db.all<Raw>(SQL.list, [tenantId])).map(fromRaw);
     },
-    update(tenantId: string, id: string, patch: Partial<typeof users.$inferInsert>): void {
-      db.update(users).set(patch).where(and(eq(users.tenantId, tenantId), eq(users.id, id))).run();
+    async update(tenantId: string, id: string, change: UserChange): Promise<void> {
+      const fields = (Object.keys(change) as (keyof UserChange)[]).filter((k) => change[k] !== undefined);
+      if (fields.length === 0) return;
+      const set = fields.map((k) => `${CHANGE_COLUMNS[k]} = ?`).join(', ');
+      const values = fields.map((k) => (typeof change[k] === 'boolean' ? (change[k] ? 1 : 0) : change[k]));
+      await db.run(`UPDATE users SET ${set} WHERE tenant_id = ? AND id = ?`, [...values, tenantId, id]);
     },
   };
 }

@@ -26,9 +26,9 @@ export function createAuthorizationCodeGrant(ctx: OAuthContext) {
 
   /** RFC 6749 §4.1.2: a code used twice revokes what was issued from it. */
   async function revokeIssuedFrom(tenantId: string, codeDigest: string): Promise<void> {
-    await store.tx((tx) => {
-      const row = tx.oauth.findCode(tenantId, codeDigest);
-      if (row?.grantId) tx.oauth.revokeGrant(tenantId, row.grantId, clock.nowSeconds());
+    await store.tx(async (tx) => {
+      const row = await tx.oauth.findCode(tenantId, codeDigest);
+      if (row?.grantId) await tx.oauth.revokeGrant(tenantId, row.grantId, clock.nowSeconds());
     });
   }
 
@@ -47,13 +47,13 @@ export function createAuthorizationCodeGrant(ctx: OAuthContext) {
       if (!VERIFIER.test(input.codeVerifier)) throw invalidRequest('code_verifier is malformed');
       const tenantId = tenant.tenant.id;
       const codeDigest = digest(input.code);
-      const row = store.oauth.findCode(tenantId, codeDigest);
+      const row = await store.oauth.findCode(tenantId, codeDigest);
       if (row && row.clientId === client.clientId && row.consumedAt !== null) {
         await revokeIssuedFrom(tenantId, codeDigest);
         throw invalidGrant('authorization code already used');
       }
       checkCode(row, client, input);
-      const user = users.findById(tenantId, row.userId);
+      const user = await users.findById(tenantId, row.userId);
       if (!user || user.status !== 'ACTIVE') throw invalidGrant('the user is no longer active');
 
       const scope = parseScope(row.scope);
@@ -63,7 +63,7 @@ export function createAuthorizationCodeGrant(ctx: OAuthContext) {
         clientId: client.clientId,
         grantId,
         scope,
-        audience: audienceFor(ctx, tenant, row.resource),
+        audience: await audienceFor(ctx, tenant, row.resource),
         user,
         authTime: row.authTime,
         nonce: row.nonce,
@@ -71,12 +71,13 @@ export function createAuthorizationCodeGrant(ctx: OAuthContext) {
       const refresh = scope.includes('offline_access') ? newRefreshToken() : undefined;
 
       const now = clock.nowSeconds();
-      const consumed = await store.tx((tx) => {
-        if (!tx.oauth.consumeCode(tenantId, codeDigest, grantId, now)) return false;
+      // The conditional consume is what makes the code one-use on any engine (RFC 6749 §4.1.2).
+      const consumed = await store.tx(async (tx) => {
+        if (!(await tx.oauth.consumeCode(tenantId, codeDigest, grantId, now))) return false;
         const expiresAt = now + (refresh ? Math.max(config.refreshTokenTtl, config.accessTokenTtl) : config.accessTokenTtl);
-        tx.oauth.insertGrant({ id: grantId, tenantId, clientId: client.clientId, userId: row.userId, scope: row.scope, resource: row.resource, authTime: row.authTime, createdAt: now, expiresAt });
+        await tx.oauth.insertGrant({ id: grantId, tenantId, clientId: client.clientId, userId: row.userId, scope: row.scope, resource: row.resource, authTime: row.authTime, createdAt: now, expiresAt });
         if (refresh) {
-          tx.oauth.insertRefreshToken({
+          await tx.oauth.insertRefreshToken({
             tokenDigest: refresh.digest, tenantId, grantId, clientId: client.clientId, scope: row.scope, expiresAt: now + config.refreshTokenTtl, createdAt: now,
           });
         }

@@ -18,11 +18,13 @@ export interface TokenResponse {
  * `aud` of access tokens for a grant: the resource's audience; without a resource the token is
  * only good at this issuer's userinfo endpoint. A resource disabled since the grant ends it.
  */
-export function audienceFor(ctx: OAuthContext, tenant: ResolvedTenant, resourceUri: string | null): string {
+export function audienceFor(ctx: OAuthContext, tenant: ResolvedTenant, resourceUri: string | null): string | Promise<string> {
+  // Without a resource there is nothing to read: no async layer on that token path.
   if (resourceUri === null) return userinfoAudience(tenant.issuer);
-  const r = ctx.resources.findByUri(tenant.tenant.id, resourceUri);
-  if (!r || r.status !== 'ACTIVE') throw invalidGrant('the grant\'s resource is no longer available');
-  return r.audience;
+  return ctx.resources.findByUri(tenant.tenant.id, resourceUri).then((r) => {
+    if (!r || r.status !== 'ACTIVE') throw invalidGrant('the grant\'s resource is no longer available');
+    return r.audience;
+  });
 }
 
 export function newRefreshToken(): { token: string; digest: string } {

@@ -56,26 +56,27 @@ export function createRefreshTokenGrant(ctx: OAuthContext) {
   }
 
   /** Inside the transaction: re-read, then rotate, replace the unused successor, or end the grant. */
-  function commit(tx: { oauth: OAuthStore }, tenantId: string, tokenDigest: string, next: { digest: string }, client: Client, now: number): boolean {
-    const st = tx.oauth.findRefreshToken(tenantId, tokenDigest);
+  async function commit(tx: { oauth: OAuthStore }, tenantId: string, tokenDigest: string, next: { digest: string }, client: Client, now: number): Promise<boolean> {
+    // The re-read only chooses which conditional UPDATE to try; the UPDATE's row count decides.
+    const st = await tx.oauth.findRefreshToken(tenantId, tokenDigest);
     if (!st || revoked(st)) return false;
     // Retired by a replacement committed while we were signing: reuse, the grant ends below.
     const d = decide(st, now);
     const ok =
       d === 'rotate'
-        ? tx.oauth.rotateRefreshToken(tenantId, tokenDigest, next.digest, now)
-        : d === 'replace' && tx.oauth.replaceUnusedSuccessor(tenantId, tokenDigest, st.replacedBy!, next.digest, now);
+        ? await tx.oauth.rotateRefreshToken(tenantId, tokenDigest, next.digest, now)
+        : d === 'replace' && (await tx.oauth.replaceUnusedSuccessor(tenantId, tokenDigest, st.replacedBy!, next.digest, now));
     if (!ok) {
-      tx.oauth.revokeGrant(tenantId, st.grantId, now);
+      await tx.oauth.revokeGrant(tenantId, st.grantId, now);
       return false;
     }
-    tx.oauth.insertRefreshToken({
+    await tx.oauth.insertRefreshToken({
       tokenDigest: next.digest, tenantId, grantId: st.grantId, clientId: client.clientId, scope: st.scope, expiresAt: now + config.refreshTokenTtl, createdAt: now,
     });
     // The grant must outlive the tokens just issued. Extended a day beyond them, so a grant
     // refreshed often is written once a day rather than at every refresh.
     const lastExpiry = now + Math.max(config.refreshTokenTtl, config.accessTokenTtl);
-    if (st.grantExpiresAt < lastExpiry) tx.oauth.extendGrant(tenantId, st.grantId, lastExpiry + GRANT_EXTENSION_SLACK);
+    if (st.grantExpiresAt < lastExpiry) await tx.oauth.extendGrant(tenantId, st.grantId, lastExpiry + GRANT_EXTENSION_SLACK);
     return true;
   }
 
@@ -84,7 +85,7 @@ export function createRefreshTokenGrant(ctx: OAuthContext) {
       const tenantId = tenant.tenant.id;
       const tokenDigest = digest(input.refreshToken);
       const now = clock.nowSeconds();
-      const st = store.oauth.findRefreshToken(tenantId, tokenDigest);
+      const st = await store.oauth.findRefreshToken(tenantId, tokenDigest);
       usable(st, client, now);
       if (decide(st, now) === 'reuse') {
         await store.tx((tx) => tx.oauth.revokeGrant(tenantId, st.grantId, now));
@@ -101,7 +102,7 @@ export function createRefreshTokenGrant(ctx: OAuthContext) {
         clientId: client.clientId,
         grantId: st.grantId,
         scope,
-        audience: audienceFor(ctx, tenant, st.resource),
+        audience: await audienceFor(ctx, tenant, st.resource),
         user: st,
         authTime: st.authTime,
         // OIDC Core §12.2: a refreshed ID token carries no nonce.
