@@ -43,7 +43,7 @@ describe('checkpointer', () => {
     } finally {
       await cp.stop();
     }
-    expect(h.services.tenants.list(0, 100).total).toBe(41);
+    expect((await h.services.tenants.list(0, 100)).total).toBe(41);
   });
 
   it('scrubs from the worker thread: deleted rows are gone from the database file and the WAL is emptied', async () => {
