@@ -42,9 +42,9 @@ export function createBindingService(deps: {
       const shown = (c: BindingCodeRow) => ({ created: false, code: { code: sealer.open(c.codeSealed, aad(p.id)), expiresAt: new Date(c.expiresMs).toISOString() } });
       const pending = await tx.binding.findPendingCode(p.environmentId, p.id);
       if (pending && pending.expiresMs > nowMs) return shown(pending);
-      if (pending) await tx.binding.expireCode(p.environmentId, pending.codeDigest);
-      const inst = await tx.binding.installation(p.environmentId, p.id);
+      const inst = await tx.binding.lockInstallation(p.environmentId, p.id);
       if (!inst) throw EdgeErrors.unauthorized();
+      if (pending) await tx.binding.expireCode(p.environmentId, pending.codeDigest);
       const expiresMs = nowMs + deps.codeTtl * 1000;
       const inserted = await tx.binding.insertPendingCode({
         codeDigest: digest(fresh),
@@ -99,7 +99,7 @@ export function createBindingService(deps: {
         }
         const code = await tx.binding.findCode(env, codeDigest);
         if (!code) throw BindingErrors.codeUnknown();
-        const inst = await tx.binding.installation(env, code.installationId);
+        const inst = await tx.binding.lockInstallation(env, code.installationId);
         if (!inst) throw BindingErrors.codeUnknown();
         // The key must be allowed for the installation's app (spec 01 "Authentication").
         if (!key.appIds.has(inst.appId)) throw EdgeErrors.unauthorized(NOT_ALLOWED);

@@ -1,5 +1,5 @@
 import type { bindingCodes, bindingTransitions } from '../../db/schema';
-import type { Sql } from '../../platform/store/sql';
+import { forUpdate, type Sql } from '../../platform/store/sql';
 
 export type BindingCodeRow = typeof bindingCodes.$inferSelect;
 export type BindingTransitionRow = typeof bindingTransitions.$inferSelect;
@@ -34,6 +34,9 @@ const SQL = {
 
 /** Binding codes, committed transitions and the generation fence they advance. */
 export function createBindingStore(db: Sql) {
+  // The installation row locked until the transaction ends (PostgreSQL): binding, ingest and
+  // erasure of one installation run one after the other.
+  const lockInstallation = `${SQL.installation}${forUpdate(db.dialect)}`;
   const findProfileByExternalId = async (environmentId: string, externalId: string): Promise<string | undefined> =>
     (await db.get<{ id: string }>(SQL.profileByExternalId, [environmentId, externalId]))?.id;
   return {
@@ -64,6 +67,10 @@ export function createBindingStore(db: Sql) {
     },
     installation(environmentId: string, id: string): Promise<{ id: string; appId: string; generation: number } | undefined> {
       return db.get<{ id: string; appId: string; generation: number }>(SQL.installation, [environmentId, id]);
+    },
+    /** `installation`, locked until the transaction ends (a read that decides a write). */
+    lockInstallation(environmentId: string, id: string): Promise<{ id: string; appId: string; generation: number } | undefined> {
+      return db.get<{ id: string; appId: string; generation: number }>(lockInstallation, [environmentId, id]);
     },
     findProfileByExternalId,
     async insertAnonymousProfile(environmentId: string, id: string, createdAt: string): Promise<void> {
