@@ -146,6 +146,38 @@ describe('ingest', () => {
     expect((await inspect()).pushSubscription).toBe('OPTED_IN');
   });
 
+  it('one batch writing a key several times ends as if its operations were applied one after the other', async () => {
+    const lo = '00000000-0000-4000-8000-000000000002';
+    const hi = 'ffffffff-0000-4000-8000-000000000002';
+    await ingest(h, s, [op('INSTALLATION_ATTRIBUTES_EDITED', { set: { stored: 'old', kept: 'stored' } }, { occurredAt: at(10) })]);
+    const r = await ingest(h, s, [
+      // Newer first, then an older write of the same key: the newer stays.
+      op('INSTALLATION_ATTRIBUTES_EDITED', { set: { a: 'new' } }, { occurredAt: at(20) }),
+      op('INSTALLATION_ATTRIBUTES_EDITED', { set: { a: 'old', kept: 'older than stored' } }, { occurredAt: at(5) }),
+      // Equal occurredAt: the greater operationId wins, in either order.
+      op('INSTALLATION_ATTRIBUTES_EDITED', { set: { b: 'hi' } }, { operationId: hi, occurredAt: at(20) }),
+      op('INSTALLATION_ATTRIBUTES_EDITED', { set: { b: 'lo' } }, { operationId: lo, occurredAt: at(20) }),
+      // Set and removal of one key in one operation: removed; a newer set of a stored key lands.
+      op('INSTALLATION_ATTRIBUTES_EDITED', { set: { c: 1, stored: 'new' }, remove: ['c'] }, { occurredAt: at(20) }),
+      op('PROFILE_TAGS_EDITED', { add: ['t', 'u'] }, { occurredAt: at(20) }),
+      op('PROFILE_TAGS_EDITED', { remove: ['t'] }, { occurredAt: at(21) }),
+      op('PUSH_PERMISSION_SET', { state: 'AUTHORIZED' }, { occurredAt: at(30) }),
+      op('PUSH_PERMISSION_SET', { state: 'DENIED' }, { occurredAt: at(25) }),
+    ]);
+    expect(new Set(statuses(r))).toEqual(new Set(['ACCEPTED']));
+    const view = await inspect();
+    expect(view.attributes).toEqual({ a: 'new', b: 'hi', stored: 'new', kept: 'stored' });
+    expect(view.pushPermission).toBe('AUTHORIZED');
+    const tags = await h.sql.all<{ tag: string; present: number }>(
+      'SELECT t.tag, t.present FROM profile_tags t JOIN installations i ON i.profile_id = t.profile_id WHERE i.id = ? ORDER BY t.tag',
+      [s.installationId],
+    );
+    expect(tags).toEqual([
+      { tag: 't', present: 0 },
+      { tag: 'u', present: 1 },
+    ]);
+  });
+
   it('while privacy is OPTED_OUT tracking operations are rejected and nothing of them is stored', async () => {
     const r = await ingest(h, s, [
       event('before'),
