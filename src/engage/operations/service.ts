@@ -78,8 +78,8 @@ const accepted = (operationId: string): OperationResult => ({ operationId, statu
 
 /**
  * One batch inside the (group) transaction: ledger, fencing, privacy, effects, stored answer.
- * Set-oriented, so a batch costs the same few statements whatever its size: the stored answer
- * (replay), the installation's state (locked), the operation ids already in the ledger, the
+ * Set-oriented, so a batch costs the same few statements whatever its size: the installation's
+ * state (locked) with the stored answer (replay), the operation ids already in the ledger, the
  * profiles of older generations when the batch names any, then one insert into the ledger,
  * one upsert per kind of effect, one update of the installation and the answer stored. Each
  * operation is still decided as if the batch ran one operation after the other (duplicates
@@ -89,7 +89,12 @@ async function processBatch(s: OperationStore, job: Job): Promise<IngestOutcome>
   const { p, batch, violations, payloads, digest, batchKey, nowMs, serverTime } = job;
   const ops = batch.operations;
   const n = ops.length;
-  const previous = await s.findBatchResult(p.id, batchKey);
+  // The installation's row, locked (PostgreSQL), with the batch's stored answer: a copy of this
+  // batch, or another batch of this installation, sent to another process waits here until this
+  // one commits, and then finds its stored answer and its operations in the ledger.
+  const read = await s.ingestState(p.environmentId, p.id, batchKey);
+  if (!read) throw EdgeErrors.unauthorized();
+  const { state, previous } = read;
   if (previous !== undefined) {
     // Same operations: the first answer again. Other operations under a used batchId would
     // otherwise be answered with results that are not theirs and never stored (409, nothing
@@ -97,8 +102,6 @@ async function processBatch(s: OperationStore, job: Job): Promise<IngestOutcome>
     if (previous.digest !== null && previous.digest !== digest) throw OperationErrors.batchConflict();
     return { replayed: true, body: previous.result };
   }
-  const state = await s.ingestState(p.environmentId, p.id);
-  if (!state) throw EdgeErrors.unauthorized();
 
   const keys: string[] = new Array(n);
   for (let i = 0; i < n; i++) keys[i] = (ops[i].operationId as string).toLowerCase();

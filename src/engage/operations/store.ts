@@ -43,6 +43,17 @@ export interface StoredBatch {
 const DIGEST_PREFIX = 'sha256:';
 
 /**
+ * A stored answer and the digest of the request it answered. The digest rides in the same
+ * column, ahead of the answer: `sha256:<64 hex>\n<answer>`. Rows stored before digests existed
+ * hold the answer alone (it starts with `{`): their digest is null.
+ */
+function storedBatch(r: string): StoredBatch {
+  return r.startsWith(DIGEST_PREFIX)
+    ? { digest: r.slice(DIGEST_PREFIX.length, DIGEST_PREFIX.length + 64), result: r.slice(DIGEST_PREFIX.length + 65) }
+    : { digest: null, result: r };
+}
+
+/**
  * The effect tables an ingest writes, last-writer-wins per row on (ms, op): each with its key
  * columns and its value column. A row of `upsert` is the key values, the value, ms and op.
  */
@@ -87,8 +98,8 @@ function memo(make: (rows: number) => string): (rows: number) => string {
 }
 
 /**
- * The ingest hot path. A batch is a handful of statements whatever its size: the stored
- * answer, the locked installation state, the operation ids already seen, one multi-row insert
+ * The ingest hot path. A batch is a handful of statements whatever its size: the locked
+ * installation state, the batch's stored answer with the current profile, the operation ids already seen, one multi-row insert
  * into the ledger, one multi-row upsert per kind of effect, one update of the installation
  * row, and the answer stored (operations/service.ts).
  */
@@ -97,10 +108,12 @@ export function createOperationStore(db: Sql) {
     state: `SELECT i.generation, i.privacy, i.privacy_ms AS "privacyMs", i.privacy_op AS "privacyOp",
         i.push_subscription AS "pushSubscription", i.push_subscription_ms AS "pushSubscriptionMs", i.push_subscription_op AS "pushSubscriptionOp",
         i.push_permission AS "pushPermission", i.push_permission_ms AS "pushPermissionMs", i.push_permission_op AS "pushPermissionOp",
-        i.push_token AS "pushToken", i.push_token_ms AS "pushTokenMs", i.push_token_op AS "pushTokenOp",
-        (SELECT g.profile_id FROM installation_generations g WHERE g.installation_id = i.id AND g.generation = i.generation) AS "profileId"
+        i.push_token AS "pushToken", i.push_token_ms AS "pushTokenMs", i.push_token_op AS "pushTokenOp"
       FROM installations i WHERE i.environment_id = ? AND i.id = ?${forUpdate(db.dialect)}`,
-    batch: `SELECT result FROM operation_batches WHERE installation_id = ? AND batch_id = ?`,
+    // Read after the lock, in a statement of its own: on PostgreSQL a statement that waited for
+    // the lock sees the locked row as committed, but other tables as they were when it began.
+    batchAndProfile: `SELECT (SELECT result FROM operation_batches WHERE installation_id = ? AND batch_id = ?) AS "batchResult",
+        (SELECT profile_id FROM installation_generations WHERE installation_id = ? AND generation = ?) AS "profileId"`,
     insertBatch: `INSERT INTO operation_batches (installation_id, batch_id, result, created_at) VALUES (?, ?, ?, ?)`,
     writeState: `UPDATE installations SET privacy = ?, privacy_ms = ?, privacy_op = ?,
         push_subscription = ?, push_subscription_ms = ?, push_subscription_op = ?,
@@ -117,7 +130,6 @@ export function createOperationStore(db: Sql) {
 
   type RawState = {
     generation: number;
-    profileId: string | null;
     privacy: 'OPTED_IN' | 'OPTED_OUT';
     privacyMs: number;
     privacyOp: string;
@@ -133,31 +145,23 @@ export function createOperationStore(db: Sql) {
   };
 
   return {
-    /** The installation's state, its row locked until the transaction ends (PostgreSQL). */
-    async ingestState(environmentId: string, installationId: string): Promise<IngestState | undefined> {
+    /**
+     * The installation's state, its row locked until the transaction ends (PostgreSQL), and the
+     * stored answer of `batchId` if it was answered before. Undefined for no such installation.
+     */
+    async ingestState(environmentId: string, installationId: string, batchId: string): Promise<{ state: IngestState; previous: StoredBatch | undefined } | undefined> {
       const r = await db.get<RawState>(SQL.state, [environmentId, installationId]);
       if (r === undefined) return undefined;
-      return {
+      const more = (await db.get<{ batchResult: string | null; profileId: string | null }>(SQL.batchAndProfile, [installationId, batchId, installationId, r.generation]))!;
+      const state: IngestState = {
         generation: r.generation,
-        profileId: r.profileId,
+        profileId: more.profileId,
         privacy: { value: r.privacy, ms: r.privacyMs, op: r.privacyOp },
         pushSubscription: { value: r.pushSubscription, ms: r.pushSubscriptionMs, op: r.pushSubscriptionOp },
         pushPermission: { value: r.pushPermission, ms: r.pushPermissionMs, op: r.pushPermissionOp },
         pushToken: { value: r.pushToken, ms: r.pushTokenMs, op: r.pushTokenOp },
       };
-    },
-    /**
-     * The stored answer of a batch and the digest of the request it answered. The digest rides
-     * in the same column, ahead of the answer: `sha256:<64 hex>\n<answer>`. Rows stored before
-     * digests existed hold the answer alone (it starts with `{`): their digest is null.
-     */
-    async findBatchResult(installationId: string, batchId: string): Promise<StoredBatch | undefined> {
-      const row = await db.get<{ result: string }>(SQL.batch, [installationId, batchId]);
-      if (row === undefined) return undefined;
-      const r = row.result;
-      return r.startsWith(DIGEST_PREFIX)
-        ? { digest: r.slice(DIGEST_PREFIX.length, DIGEST_PREFIX.length + 64), result: r.slice(DIGEST_PREFIX.length + 65) }
-        : { digest: null, result: r };
+      return { state, previous: more.batchResult === null ? undefined : storedBatch(more.batchResult) };
     },
     async insertBatchResult(installationId: string, batchId: string, digest: string, result: string, createdAt: string): Promise<void> {
       await db.run(SQL.insertBatch, [installationId, batchId, `${DIGEST_PREFIX}${digest}\n${result}`, createdAt]);
