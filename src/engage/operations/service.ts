@@ -79,7 +79,7 @@ const accepted = (operationId: string): OperationResult => ({ operationId, statu
 /**
  * One batch inside the (group) transaction: ledger, fencing, privacy, effects, stored answer.
  * Set-oriented, so a batch costs the same few statements whatever its size: the installation's
- * state (locked) with the stored answer (replay), the operation ids already in the ledger, the
+ * state (locked), the stored answer (replay) with the current profile, the operation ids already in the ledger, the
  * profiles of older generations when the batch names any, then one insert into the ledger,
  * one upsert per kind of effect, one update of the installation and the answer stored. Each
  * operation is still decided as if the batch ran one operation after the other (duplicates
@@ -89,7 +89,7 @@ async function processBatch(s: OperationStore, job: Job): Promise<IngestOutcome>
   const { p, batch, violations, payloads, digest, batchKey, nowMs, serverTime } = job;
   const ops = batch.operations;
   const n = ops.length;
-  // The installation's row, locked (PostgreSQL), with the batch's stored answer: a copy of this
+  // The installation's row, locked (PostgreSQL), then the batch's stored answer: a copy of this
   // batch, or another batch of this installation, sent to another process waits here until this
   // one commits, and then finds its stored answer and its operations in the ledger.
   const read = await s.ingestState(p.environmentId, p.id, batchKey);
@@ -132,6 +132,11 @@ async function processBatch(s: OperationStore, job: Job): Promise<IngestOutcome>
     // The ledger keeps a type only when it is one of ours: never the client's text.
     const type = KNOWN_TYPES.has(op.type as string) ? (op.type as string) : 'UNKNOWN';
     const generation = typeof op.generation === 'number' ? op.generation : -1;
+    if (known.has(key)) {
+      results[i] = duplicate(opId);
+      continue;
+    }
+    known.add(key);
     let reject: OperationResult | undefined;
     if (v) reject = rejected(opId, v.code, v.message);
     else if (generation > state.generation)
@@ -139,11 +144,6 @@ async function processBatch(s: OperationStore, job: Job): Promise<IngestOutcome>
     else if (state.privacy.value === 'OPTED_OUT' && TRACKED_TYPES.has(type))
       reject = rejected(opId, OperationErrorCode.privacyOptedOut, `type: ${type} is not recorded while privacy is OPTED_OUT`);
 
-    if (known.has(key)) {
-      results[i] = duplicate(opId);
-      continue;
-    }
-    known.add(key);
     if (reject) {
       // Rejected operations keep only their ids, so a retry is answered DUPLICATE.
       ledger.push({ operationId: key, profileId: null, generation: generation < 0 ? 0 : generation, type, status: 'REJECTED', occurredMs: null, payload: null });
