@@ -29,7 +29,7 @@ export function registerAccessKeys(program: Command): void {
     .requiredOption('--environment <env>', 'environment id or name')
     .action(
       action(async (opts: CommonOptions & { environment: string }) => {
-        await withServices(opts, async ({ services, json }) => output(json, services.engage.environments.listAccessKeys(opts.environment), COLUMNS));
+        await withServices(opts, async ({ services, json }) => output(json, await services.engage.environments.listAccessKeys(opts.environment), COLUMNS));
       }),
     );
 

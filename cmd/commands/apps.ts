@@ -22,7 +22,7 @@ export function registerApps(program: Command): void {
     .requiredOption('--environment <env>', 'environment id or name')
     .action(
       action(async (opts: CommonOptions & { environment: string }) => {
-        await withServices(opts, async ({ services, json }) => output(json, services.engage.environments.listApps(opts.environment), COLUMNS));
+        await withServices(opts, async ({ services, json }) => output(json, await services.engage.environments.listApps(opts.environment), COLUMNS));
       }),
     );
 

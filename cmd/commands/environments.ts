@@ -20,7 +20,7 @@ export function registerEnvironments(program: Command): void {
 
   withCommon(envs.command('list').description('list environments')).action(
     action(async (opts: CommonOptions) => {
-      await withServices(opts, async ({ services, json }) => output(json, services.engage.environments.list(), COLUMNS));
+      await withServices(opts, async ({ services, json }) => output(json, await services.engage.environments.list(), COLUMNS));
     }),
   );
 }

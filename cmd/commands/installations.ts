@@ -15,7 +15,7 @@ export function registerInstallations(program: Command): void {
     .option('--environment <env>', 'environment id or name')
     .action(
       action(async (id: string, opts: CommonOptions & { environment?: string }) => {
-        await withServices(opts, async ({ services, json }) => showRecord(json, services.engage.inspection.installation(id, opts.environment)));
+        await withServices(opts, async ({ services, json }) => showRecord(json, await services.engage.inspection.installation(id, opts.environment)));
       }),
     );
 }

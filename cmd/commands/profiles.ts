@@ -13,7 +13,7 @@ export function registerProfiles(program: Command): void {
       action(async (opts: CommonOptions & { environment: string; externalId: string; events: string }) => {
         const n = Number(opts.events);
         if (!Number.isInteger(n) || n < 0 || n > 1000) throw new Error('--events must be an integer from 0 to 1000');
-        await withServices(opts, async ({ services, json }) => showRecord(json, services.engage.inspection.profile(opts.environment, opts.externalId, n)));
+        await withServices(opts, async ({ services, json }) => showRecord(json, await services.engage.inspection.profile(opts.environment, opts.externalId, n)));
       }),
     );
 }

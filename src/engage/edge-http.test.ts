@@ -77,7 +77,7 @@ function exchange(head: string, body: (string | Buffer)[] = [], opts: { closeAft
 const request = (method: string, path: string, headers: string[], contentLength?: number) =>
   `${method} ${path} HTTP/1.1\r\nHost: 127.0.0.1\r\n${headers.map((x) => x + '\r\n').join('')}${contentLength === undefined ? '' : `Content-Length: ${contentLength}\r\n`}\r\n`;
 
-const countOps = () => (h.db.read.$client.prepare('SELECT COUNT(*) AS n FROM operations').get() as { n: number }).n;
+const countOps = async () => (await h.sql.get<{ n: number }>('SELECT COUNT(*) AS n FROM operations'))!.n;
 const errorLines = () => lines.filter((l) => JSON.parse(l).level === 'error');
 
 describe('the mobile edge on a real socket', () => {
@@ -99,7 +99,7 @@ describe('the mobile edge on a real socket', () => {
       [body],
     );
     expect(batch?.status).toBe(401);
-    expect(countOps()).toBe(0);
+    expect(await countOps()).toBe(0);
   });
 
   it('204 answers carry no Content-Type (and keep X-Request-Id)', async () => {
@@ -108,7 +108,7 @@ describe('the mobile edge on a real socket', () => {
     expect(res?.headers['content-type']).toBeUndefined();
     expect(res?.headers['x-request-id']).toBeDefined();
     expect(res?.body).toBe('');
-    const installations = h.db.read.$client.prepare('SELECT COUNT(*) AS n FROM installations').get();
+    const installations = await h.sql.get('SELECT COUNT(*) AS n FROM installations');
     expect(installations).toEqual({ n: 0 });
   });
 
@@ -120,7 +120,7 @@ describe('the mobile edge on a real socket', () => {
     expect(errorLines()).toEqual([]);
     const logged = lines.map((l) => JSON.parse(l) as { msg?: string; message?: string; status?: number; path?: string }).filter((l) => l.path === '/v1/sdk/operations:batch');
     expect(logged.map((l) => l.status)).toEqual([499]);
-    expect(countOps()).toBe(0);
+    expect(await countOps()).toBe(0);
   });
 
   it('a declared Content-Length over the cap is answered 413 at once, before any body is sent', async () => {
@@ -141,6 +141,6 @@ describe('the mobile edge on a real socket', () => {
     const res = await exchange(head, [chunked(chunk), chunked(chunk), chunked(chunk)]);
     expect(res?.status).toBe(413);
     expect(JSON.parse(res!.body)).toMatchObject({ code: 'payload_too_large' });
-    expect(countOps()).toBe(0);
+    expect(await countOps()).toBe(0);
   });
 });

@@ -30,15 +30,15 @@ const orUnauthorized = <P>(p: P | undefined): P => {
 export function createEdgeGuards(engage: EngageServices) {
   return {
     appKey: guard<EdgeEnv, 'app', AppRow>('app', (c) => engage.installations.appFor(headerOf(c, 'x-service-app-key'))),
-    installation: guard<EdgeEnv, 'installation', InstallationPrincipal>('installation', (c: Context<EdgeEnv>) =>
-      orUnauthorized(engage.installations.authenticate(bearerOf(c))),
+    installation: guard<EdgeEnv, 'installation', InstallationPrincipal>('installation', async (c: Context<EdgeEnv>) =>
+      orUnauthorized(await engage.installations.authenticate(bearerOf(c))),
     ),
-    revocation: guard<EdgeEnv, 'revocation', RevocationPrincipal>('revocation', (c: Context<EdgeEnv>) =>
-      orUnauthorized(engage.privacy.authenticate(bearerOf(c))),
+    revocation: guard<EdgeEnv, 'revocation', RevocationPrincipal>('revocation', async (c: Context<EdgeEnv>) =>
+      orUnauthorized(await engage.privacy.authenticate(bearerOf(c))),
     ),
-    accessKey: guard<EdgeEnv, 'accessKey', AccessKeyPrincipal>('accessKey', (c: Context<EdgeEnv>) => {
+    accessKey: guard<EdgeEnv, 'accessKey', AccessKeyPrincipal>('accessKey', async (c: Context<EdgeEnv>) => {
       const token = bearerOf(c);
-      return orUnauthorized(token === undefined ? undefined : engage.environments.authenticateAccessKey(token));
+      return orUnauthorized(token === undefined ? undefined : await engage.environments.authenticateAccessKey(token));
     }),
   };
 }

@@ -75,14 +75,14 @@ describe('POST /v1/installation-binding-transitions', () => {
   });
 
   it('the same external id binds to the same profile; null gives a fresh anonymous profile', async () => {
-    const other = await bootstrap(h, h.services.engage.environments.listApps('prod')[0].appKey);
+    const other = await bootstrap(h, (await h.services.engage.environments.listApps('prod'))[0].appKey);
     await transition(h, accessKey, await issueCode(h, s), { externalId: 'u' });
     await transition(h, accessKey, await issueCode(h, other), { externalId: 'u' });
-    const profile = h.services.engage.inspection.profile('prod', 'u');
+    const profile = (await h.services.engage.inspection.profile('prod', 'u'));
     expect(profile.installations.map((i) => i.id).sort()).toEqual([s.installationId, other.installationId].sort());
-    const before = h.services.engage.inspection.installation(s.installationId).profileId;
+    const before = (await h.services.engage.inspection.installation(s.installationId)).profileId;
     await transition(h, accessKey, await issueCode(h, s), null);
-    const after = h.services.engage.inspection.installation(s.installationId);
+    const after = (await h.services.engage.inspection.installation(s.installationId));
     expect(after.profileId).not.toBe(before);
     expect(after.externalId).toBeNull();
   });
@@ -113,7 +113,7 @@ describe('POST /v1/installation-binding-transitions', () => {
       expect(res.status).toBe(401);
       expect((await problem(res)).code).toBe('unauthorized');
     }
-    const keyId = h.services.engage.environments.listAccessKeys('prod')[0].id;
+    const keyId = (await h.services.engage.environments.listAccessKeys('prod'))[0].id;
     await h.services.engage.environments.revokeAccessKey(keyId);
     expect((await transition(h, accessKey, code, null)).status).toBe(401);
   });
@@ -140,7 +140,7 @@ describe('POST /v1/installation-binding-transitions', () => {
   });
 
   it('a rotated key works and the previous secret is dead', async () => {
-    const keyId = h.services.engage.environments.listAccessKeys('prod')[0].id;
+    const keyId = (await h.services.engage.environments.listAccessKeys('prod'))[0].id;
     const rotated = await h.services.engage.environments.rotateAccessKey(keyId);
     expect((await transition(h, accessKey, await issueCode(h, s), null)).status).toBe(401);
     expect((await transition(h, rotated.key, await issueCode(h, s), null)).status).toBe(201);
@@ -174,7 +174,7 @@ describe('POST /v1/installation-binding-transitions', () => {
     const bodies = await Promise.all(answers.map((r) => r.text()));
     expect(new Set(bodies).size).toBe(1);
     expect(await state()).toMatchObject({ generation: 1, bindingState: 'BOUND' });
-    const generations = h.services.engage.inspection.installation(s.installationId).generations;
+    const generations = (await h.services.engage.inspection.installation(s.installationId)).generations;
     expect(generations.map((g) => g.generation)).toEqual([0, 1]);
   });
 });

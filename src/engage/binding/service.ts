@@ -6,7 +6,7 @@ import type { AccessKeyPrincipal } from '../environments/service';
 import type { InstallationPrincipal } from '../installations/service';
 import { EdgeErrors } from '../shared/errors';
 import { BindingErrors } from './errors';
-import type { BindingStore } from './store';
+import type { BindingCodeRow, BindingStore } from './store';
 import { checkIdempotencyKey, checkTransition, type BindingCode, type BindingTransition, type BindingTransitionRequest } from './schemas';
 
 export const BINDING_CODE_PREFIX = 'svc_bind_';
@@ -15,6 +15,9 @@ const NOT_ALLOWED = 'The access key is not allowed for this installation’s app
 export type { BindingCode, BindingTransition };
 
 type Stores = { binding: BindingStore };
+
+/** Another request committed a transition under the same Idempotency-Key while this one ran. */
+class IdempotencyRace extends Error {}
 
 export function createBindingService(deps: {
   store: Stores & TxRunner<Stores>;
@@ -35,25 +38,29 @@ export function createBindingService(deps: {
     const sealed = sealer.seal(fresh, aad(p.id));
     const now = clock.now();
     const nowMs = now.getTime();
-    return store.tx((tx) => {
-      const pending = tx.binding.findPendingCode(p.environmentId, p.id);
-      if (pending && pending.expiresMs > nowMs) {
-        return { created: false, code: { code: sealer.open(pending.codeSealed, aad(p.id)), expiresAt: new Date(pending.expiresMs).toISOString() } };
-      }
-      if (pending) tx.binding.setCodeStatus(p.environmentId, pending.codeDigest, 'EXPIRED');
-      const inst = tx.binding.installation(p.environmentId, p.id);
+    return store.tx(async (tx) => {
+      const shown = (c: BindingCodeRow) => ({ created: false, code: { code: sealer.open(c.codeSealed, aad(p.id)), expiresAt: new Date(c.expiresMs).toISOString() } });
+      const pending = await tx.binding.findPendingCode(p.environmentId, p.id);
+      if (pending && pending.expiresMs > nowMs) return shown(pending);
+      const inst = await tx.binding.lockInstallation(p.environmentId, p.id);
       if (!inst) throw EdgeErrors.unauthorized();
+      if (pending) await tx.binding.expireCode(p.environmentId, pending.codeDigest);
       const expiresMs = nowMs + deps.codeTtl * 1000;
-      tx.binding.insertCode({
+      const inserted = await tx.binding.insertPendingCode({
         codeDigest: digest(fresh),
         environmentId: p.environmentId,
         installationId: p.id,
         generation: inst.generation + 1,
         codeSealed: sealed,
-        status: 'PENDING',
         expiresMs,
         createdAt: now.toISOString(),
       });
+      if (!inserted) {
+        // A concurrent issue (another process) committed its pending code first: that one is the answer.
+        const theirs = await tx.binding.findPendingCode(p.environmentId, p.id);
+        if (!theirs) throw EdgeErrors.unauthorized();
+        return shown(theirs);
+      }
       return { created: true, code: { code: fresh, expiresAt: new Date(expiresMs).toISOString() } };
     });
   }
@@ -79,52 +86,64 @@ export function createBindingService(deps: {
     const now = clock.now();
     const env = key.environmentId;
 
-    return store.tx((tx) => {
-      const previous = tx.binding.findTransition(env, idempotencyKey!);
-      if (previous) {
-        // A replay answers only a key that could have made the transition: the key must be
-        // allowed for the installation's app, as for a new one (spec 01 "Authentication").
-        const owner = tx.binding.installation(env, previous.installationId);
-        if (!owner || !key.appIds.has(owner.appId)) throw EdgeErrors.unauthorized(NOT_ALLOWED);
-        if (previous.requestHash !== requestHash) throw BindingErrors.idempotencyReused();
-        return { created: false, transition: JSON.parse(previous.response) as BindingTransition };
-      }
-      const code = tx.binding.findCode(env, codeDigest);
-      if (!code) throw BindingErrors.codeUnknown();
-      const inst = tx.binding.installation(env, code.installationId);
-      if (!inst) throw BindingErrors.codeUnknown();
-      // The key must be allowed for the installation's app (spec 01 "Authentication").
-      if (!key.appIds.has(inst.appId)) throw EdgeErrors.unauthorized(NOT_ALLOWED);
-      if (code.status === 'CONSUMED') throw BindingErrors.codeConsumed();
-      if (code.status === 'EXPIRED' || code.expiresMs <= now.getTime()) throw BindingErrors.codeExpired();
+    const attempt = () =>
+      store.tx(async (tx) => {
+        const previous = await tx.binding.findTransition(env, idempotencyKey!);
+        if (previous) {
+          // A replay answers only a key that could have made the transition: the key must be
+          // allowed for the installation's app, as for a new one (spec 01 "Authentication").
+          const owner = await tx.binding.installation(env, previous.installationId);
+          if (!owner || !key.appIds.has(owner.appId)) throw EdgeErrors.unauthorized(NOT_ALLOWED);
+          if (previous.requestHash !== requestHash) throw BindingErrors.idempotencyReused();
+          return { created: false, transition: JSON.parse(previous.response) as BindingTransition };
+        }
+        const code = await tx.binding.findCode(env, codeDigest);
+        if (!code) throw BindingErrors.codeUnknown();
+        const inst = await tx.binding.lockInstallation(env, code.installationId);
+        if (!inst) throw BindingErrors.codeUnknown();
+        // The key must be allowed for the installation's app (spec 01 "Authentication").
+        if (!key.appIds.has(inst.appId)) throw EdgeErrors.unauthorized(NOT_ALLOWED);
+        if (code.status === 'CONSUMED') throw BindingErrors.codeConsumed();
+        if (code.status === 'EXPIRED' || code.expiresMs <= now.getTime()) throw BindingErrors.codeExpired();
+        // Consuming is a conditional write: of two transitions with one code, one consumes it
+        // and the other is told what the first made of it.
+        if (!(await tx.binding.consumeCode(env, codeDigest, now.getTime()))) {
+          const after = await tx.binding.findCode(env, codeDigest);
+          throw after?.status === 'CONSUMED' ? BindingErrors.codeConsumed() : BindingErrors.codeExpired();
+        }
 
-      let profileId: string;
-      if (target) {
-        const found = tx.binding.findProfileByExternalId(env, target.externalId);
-        profileId = found ?? newId();
-        if (!found) tx.binding.insertProfile(env, profileId, target.externalId, now.toISOString());
-      } else {
-        profileId = newId();
-        tx.binding.insertProfile(env, profileId, null, now.toISOString());
-      }
-      const state = target ? 'BOUND' : 'ANONYMOUS';
-      // The code reserved installation.generation + 1 when issued; only one code is ever
-      // pending, so it is still the next generation.
-      const generation = Math.max(code.generation, inst.generation + 1);
-      tx.binding.commitGeneration(env, inst.id, generation, profileId, state, now.toISOString());
-      tx.binding.setCodeStatus(env, codeDigest, 'CONSUMED');
-      const result: BindingTransition = { transitionId: newId(), installationId: inst.id, generation, state, committedAt: now.toISOString() };
-      tx.binding.insertTransition({
-        id: result.transitionId,
-        environmentId: env,
-        idempotencyKey: idempotencyKey!,
-        requestHash,
-        installationId: inst.id,
-        response: JSON.stringify(result),
-        committedAt: result.committedAt,
+        let profileId: string;
+        if (target) profileId = await tx.binding.ensureProfile(env, target.externalId, newId(), now.toISOString());
+        else {
+          profileId = newId();
+          await tx.binding.insertAnonymousProfile(env, profileId, now.toISOString());
+        }
+        const state = target ? 'BOUND' : 'ANONYMOUS';
+        // The code reserved installation.generation + 1 when issued; only one code is ever
+        // pending, so it is still the next generation.
+        const generation = Math.max(code.generation, inst.generation + 1);
+        if (!(await tx.binding.commitGeneration(env, inst.id, generation, profileId, state, now.toISOString()))) throw BindingErrors.codeConsumed();
+        const result: BindingTransition = { transitionId: newId(), installationId: inst.id, generation, state, committedAt: now.toISOString() };
+        const recorded = await tx.binding.insertTransition({
+          id: result.transitionId,
+          environmentId: env,
+          idempotencyKey: idempotencyKey!,
+          requestHash,
+          installationId: inst.id,
+          response: JSON.stringify(result),
+          committedAt: result.committedAt,
+        });
+        // The same Idempotency-Key committed by a concurrent request (another process): undo
+        // this one and answer as a replay of that one, from the top.
+        if (!recorded) throw new IdempotencyRace();
+        return { created: true, transition: result };
       });
-      return { created: true, transition: result };
-    });
+    try {
+      return await attempt();
+    } catch (e) {
+      if (e instanceof IdempotencyRace) return attempt();
+      throw e;
+    }
   }
 
   return { issueCode, transition };

@@ -1,77 +1,103 @@
-import { and, eq } from 'drizzle-orm';
-import type { Db } from '../../platform/store/sqlite';
-import { bindingCodes, bindingTransitions, installationGenerations, installations, profiles } from '../../db/schema';
+import type { bindingCodes, bindingTransitions } from '../../db/schema';
+import { forUpdate, type Sql } from '../../platform/store/sql';
 
 export type BindingCodeRow = typeof bindingCodes.$inferSelect;
 export type BindingTransitionRow = typeof bindingTransitions.$inferSelect;
 
+const CODE_COLUMNS = `code_digest AS "codeDigest", environment_id AS "environmentId", installation_id AS "installationId", generation,
+  code_sealed AS "codeSealed", status, expires_ms AS "expiresMs", created_at AS "createdAt"`;
+const TRANSITION_COLUMNS = `id, environment_id AS "environmentId", idempotency_key AS "idempotencyKey", request_hash AS "requestHash",
+  installation_id AS "installationId", response, committed_at AS "committedAt"`;
+
+const SQL = {
+  pendingCode: `SELECT ${CODE_COLUMNS} FROM binding_codes WHERE environment_id = ? AND installation_id = ? AND status = 'PENDING'`,
+  code: `SELECT ${CODE_COLUMNS} FROM binding_codes WHERE environment_id = ? AND code_digest = ?`,
+  // At most one pending code per installation (the partial unique index binding_codes_one_pending):
+  // of two concurrent issues, one inserts.
+  insertCode: `INSERT INTO binding_codes (code_digest, environment_id, installation_id, generation, code_sealed, status, expires_ms, created_at)
+    VALUES (?, ?, ?, ?, ?, 'PENDING', ?, ?) ON CONFLICT (installation_id) WHERE status = 'PENDING' DO NOTHING`,
+  expireCode: `UPDATE binding_codes SET status = 'EXPIRED' WHERE environment_id = ? AND code_digest = ? AND status = 'PENDING'`,
+  consumeCode: `UPDATE binding_codes SET status = 'CONSUMED' WHERE environment_id = ? AND code_digest = ? AND status = 'PENDING' AND expires_ms > ?`,
+  transition: `SELECT ${TRANSITION_COLUMNS} FROM binding_transitions WHERE environment_id = ? AND idempotency_key = ?`,
+  insertTransition: `INSERT INTO binding_transitions (id, environment_id, idempotency_key, request_hash, installation_id, response, committed_at)
+    VALUES (?, ?, ?, ?, ?, ?, ?) ON CONFLICT (environment_id, idempotency_key) DO NOTHING`,
+  installation: `SELECT id, app_id AS "appId", generation FROM installations WHERE environment_id = ? AND id = ?`,
+  profileByExternalId: 'SELECT id FROM profiles WHERE environment_id = ? AND external_id = ?',
+  insertProfile: 'INSERT INTO profiles (id, environment_id, external_id, created_at) VALUES (?, ?, ?, ?)',
+  insertNamedProfile: `INSERT INTO profiles (id, environment_id, external_id, created_at) VALUES (?, ?, ?, ?)
+    ON CONFLICT (environment_id, external_id) WHERE external_id IS NOT NULL DO NOTHING`,
+  // Generations only move forward: a conditional write, whoever else commits at the same time.
+  advance: `UPDATE installations SET generation = ?, profile_id = ?, binding_state = ?, updated_at = ?
+    WHERE environment_id = ? AND id = ? AND generation < ?`,
+  insertGeneration: 'INSERT INTO installation_generations (installation_id, generation, profile_id, binding_state, committed_at) VALUES (?, ?, ?, ?, ?)',
+} as const;
+
 /** Binding codes, committed transitions and the generation fence they advance. */
-export function createBindingStore(db: Db) {
+export function createBindingStore(db: Sql) {
+  // The installation row locked until the transaction ends (PostgreSQL): binding, ingest and
+  // erasure of one installation run one after the other.
+  const lockInstallation = `${SQL.installation}${forUpdate(db.dialect)}`;
+  const findProfileByExternalId = async (environmentId: string, externalId: string): Promise<string | undefined> =>
+    (await db.get<{ id: string }>(SQL.profileByExternalId, [environmentId, externalId]))?.id;
   return {
-    findPendingCode(environmentId: string, installationId: string): BindingCodeRow | undefined {
-      return db
-        .select()
-        .from(bindingCodes)
-        .where(and(eq(bindingCodes.environmentId, environmentId), eq(bindingCodes.installationId, installationId), eq(bindingCodes.status, 'PENDING')))
-        .get();
+    findPendingCode(environmentId: string, installationId: string): Promise<BindingCodeRow | undefined> {
+      return db.get<BindingCodeRow>(SQL.pendingCode, [environmentId, installationId]);
     },
-    findCode(environmentId: string, codeDigest: string): BindingCodeRow | undefined {
-      return db
-        .select()
-        .from(bindingCodes)
-        .where(and(eq(bindingCodes.environmentId, environmentId), eq(bindingCodes.codeDigest, codeDigest)))
-        .get();
+    findCode(environmentId: string, codeDigest: string): Promise<BindingCodeRow | undefined> {
+      return db.get<BindingCodeRow>(SQL.code, [environmentId, codeDigest]);
     },
-    insertCode(row: BindingCodeRow): void {
-      db.insert(bindingCodes).values(row).run();
+    /** Inserts a pending code; false when the installation already has one (another issue won). */
+    async insertPendingCode(r: Omit<BindingCodeRow, 'status'>): Promise<boolean> {
+      return (await db.run(SQL.insertCode, [r.codeDigest, r.environmentId, r.installationId, r.generation, r.codeSealed, r.expiresMs, r.createdAt])) === 1;
     },
-    setCodeStatus(environmentId: string, codeDigest: string, status: BindingCodeRow['status']): void {
-      db.update(bindingCodes)
-        .set({ status })
-        .where(and(eq(bindingCodes.environmentId, environmentId), eq(bindingCodes.codeDigest, codeDigest)))
-        .run();
+    /** Marks a pending code expired (a no-op once it is not pending). */
+    async expireCode(environmentId: string, codeDigest: string): Promise<void> {
+      await db.run(SQL.expireCode, [environmentId, codeDigest]);
     },
-    findTransition(environmentId: string, idempotencyKey: string): BindingTransitionRow | undefined {
-      return db
-        .select()
-        .from(bindingTransitions)
-        .where(and(eq(bindingTransitions.environmentId, environmentId), eq(bindingTransitions.idempotencyKey, idempotencyKey)))
-        .get();
+    /** Consumes a code still pending and unexpired at `nowMs`; false when it is not (any more). */
+    async consumeCode(environmentId: string, codeDigest: string, nowMs: number): Promise<boolean> {
+      return (await db.run(SQL.consumeCode, [environmentId, codeDigest, nowMs])) === 1;
     },
-    insertTransition(row: BindingTransitionRow): void {
-      db.insert(bindingTransitions).values(row).run();
+    findTransition(environmentId: string, idempotencyKey: string): Promise<BindingTransitionRow | undefined> {
+      return db.get<BindingTransitionRow>(SQL.transition, [environmentId, idempotencyKey]);
     },
-    installation(environmentId: string, id: string) {
-      return db
-        .select({ id: installations.id, appId: installations.appId, generation: installations.generation })
-        .from(installations)
-        .where(and(eq(installations.environmentId, environmentId), eq(installations.id, id)))
-        .get();
+    /** Records a committed transition; false when its Idempotency-Key was taken meanwhile. */
+    async insertTransition(r: BindingTransitionRow): Promise<boolean> {
+      return (await db.run(SQL.insertTransition, [r.id, r.environmentId, r.idempotencyKey, r.requestHash, r.installationId, r.response, r.committedAt])) === 1;
     },
-    findProfileByExternalId(environmentId: string, externalId: string): string | undefined {
-      return db
-        .select({ id: profiles.id })
-        .from(profiles)
-        .where(and(eq(profiles.environmentId, environmentId), eq(profiles.externalId, externalId)))
-        .get()?.id;
+    installation(environmentId: string, id: string): Promise<{ id: string; appId: string; generation: number } | undefined> {
+      return db.get<{ id: string; appId: string; generation: number }>(SQL.installation, [environmentId, id]);
     },
-    insertProfile(environmentId: string, id: string, externalId: string | null, createdAt: string): void {
-      db.insert(profiles).values({ id, environmentId, externalId, createdAt }).run();
+    /** `installation`, locked until the transaction ends (a read that decides a write). */
+    lockInstallation(environmentId: string, id: string): Promise<{ id: string; appId: string; generation: number } | undefined> {
+      return db.get<{ id: string; appId: string; generation: number }>(lockInstallation, [environmentId, id]);
     },
-    /** Moves the installation to `generation`, bound to `profileId`, and records the fence. */
-    commitGeneration(
+    findProfileByExternalId,
+    async insertAnonymousProfile(environmentId: string, id: string, createdAt: string): Promise<void> {
+      await db.run(SQL.insertProfile, [id, environmentId, null, createdAt]);
+    },
+    /** The profile with `externalId`, created as `newId` when there is none (once, whoever else creates it at the same time). */
+    async ensureProfile(environmentId: string, externalId: string, newId: string, createdAt: string): Promise<string> {
+      const found = await findProfileByExternalId(environmentId, externalId);
+      if (found !== undefined) return found;
+      if ((await db.run(SQL.insertNamedProfile, [newId, environmentId, externalId, createdAt])) === 1) return newId;
+      return (await findProfileByExternalId(environmentId, externalId))!;
+    },
+    /**
+     * Moves the installation to `generation`, bound to `profileId`, and records the fence;
+     * false (nothing written) when the installation is already at `generation` or beyond.
+     */
+    async commitGeneration(
       environmentId: string,
       installationId: string,
       generation: number,
       profileId: string,
       bindingState: 'BOUND' | 'ANONYMOUS',
       at: string,
-    ): void {
-      db.update(installations)
-        .set({ generation, profileId, bindingState, updatedAt: at })
-        .where(and(eq(installations.environmentId, environmentId), eq(installations.id, installationId)))
-        .run();
-      db.insert(installationGenerations).values({ installationId, generation, profileId, bindingState, committedAt: at }).run();
+    ): Promise<boolean> {
+      if ((await db.run(SQL.advance, [generation, profileId, bindingState, at, environmentId, installationId, generation])) !== 1) return false;
+      await db.run(SQL.insertGeneration, [installationId, generation, profileId, bindingState, at]);
+      return true;
     },
   };
 }

@@ -21,7 +21,7 @@ describe('isolation between environments and apps', () => {
     expect(await (await h.request('/v1/sdk/installation', { headers: bearer(sa.credential) })).json()).toMatchObject({ generation: 0, bound: false });
     // The right key still works, and the profile lives in alpha only.
     expect((await transition(h, a.accessKey, code, { externalId: 'u' })).status).toBe(201);
-    expect(() => h.services.engage.inspection.profile('beta', 'u')).toThrow(/not found/);
+    await expect(h.services.engage.inspection.profile('beta', 'u')).rejects.toThrow(/not found/);
   });
 
   it('an access key restricted to one app cannot bind another app’s installation (401)', async () => {
@@ -55,8 +55,8 @@ describe('isolation between environments and apps', () => {
     expect((await h.request('/v1/sdk/operations:batch', json(batch, bearer(s1.credential)))).status).toBe(202);
     // Same batchId from another installation is a different batch.
     expect((await h.request('/v1/sdk/operations:batch', json(batch, bearer(s2.credential)))).status).toBe(202);
-    expect(h.services.engage.inspection.installation(s1.installationId).attributes).toEqual({ who: 1 });
-    expect(h.services.engage.inspection.installation(s2.installationId).attributes).toEqual({ who: 1 });
-    expect(h.services.engage.inspection.installation(s2.installationId).operations).toEqual([{ type: 'INSTALLATION_ATTRIBUTES_EDITED', status: 'ACCEPTED', n: 1 }]);
+    expect((await h.services.engage.inspection.installation(s1.installationId)).attributes).toEqual({ who: 1 });
+    expect((await h.services.engage.inspection.installation(s2.installationId)).attributes).toEqual({ who: 1 });
+    expect((await h.services.engage.inspection.installation(s2.installationId)).operations).toEqual([{ type: 'INSTALLATION_ATTRIBUTES_EDITED', status: 'ACCEPTED', n: 1 }]);
   });
 });

@@ -64,14 +64,14 @@ export function createEnvironmentService(deps: { store: Stores & TxRunner<Stores
   const now = () => clock.now().toISOString();
 
   /** An environment by id or name. */
-  function resolve(ref: string): EnvironmentRow {
-    const env = store.environments.findEnvironmentById(ref) ?? store.environments.findEnvironmentByName(ref);
+  async function resolve(ref: string): Promise<EnvironmentRow> {
+    const env = (await store.environments.findEnvironmentById(ref)) ?? (await store.environments.findEnvironmentByName(ref));
     assertThat(env, EnvironmentErrors.unknownEnvironment(ref));
     return env;
   }
 
-  function resolveApp(environmentId: string, ref: string): AppRow {
-    const app = store.environments.findApp(environmentId, ref) ?? store.environments.findAppByName(environmentId, ref);
+  async function resolveApp(environmentId: string, ref: string): Promise<AppRow> {
+    const app = (await store.environments.findApp(environmentId, ref)) ?? (await store.environments.findAppByName(environmentId, ref));
     assertThat(app, EnvironmentErrors.unknownApp(ref));
     return app;
   }
@@ -79,28 +79,25 @@ export function createEnvironmentService(deps: { store: Stores & TxRunner<Stores
   async function create(input: { name: string }): Promise<EnvironmentRow> {
     const name = validInput(checkEnvironmentCreate, input, EnvironmentErrors.invalid).name.trim();
     const row: EnvironmentRow = { id: newId(), name, createdAt: now() };
-    await store.tx((tx) => {
-      assertThat(!tx.environments.findEnvironmentByName(name), EnvironmentErrors.nameTaken('environment', name));
-      tx.environments.insertEnvironment(row);
-    });
+    // A conditional write: the name is unique, so of two concurrent creations one inserts.
+    const inserted = await store.tx((tx) => tx.environments.insertEnvironment(row));
+    assertThat(inserted, EnvironmentErrors.nameTaken('environment', name));
     return row;
   }
 
   async function createApp(input: { environment: string; platform: string; name: string }): Promise<AppView> {
     const valid = validInput(checkAppCreate, { ...input, platform: input.platform?.toUpperCase() }, EnvironmentErrors.invalid);
-    const env = resolve(valid.environment);
+    const env = await resolve(valid.environment);
     const platform = valid.platform;
     const name = valid.name.trim();
     const row: AppRow = { id: newId(), environmentId: env.id, platform, name, appKey: newSecret(APP_KEY_PREFIX), status: 'ACTIVE', createdAt: now() };
-    await store.tx((tx) => {
-      assertThat(!tx.environments.findAppByName(env.id, name), EnvironmentErrors.nameTaken('app', name));
-      tx.environments.insertApp(row);
-    });
+    const inserted = await store.tx((tx) => tx.environments.insertApp(row));
+    assertThat(inserted, EnvironmentErrors.nameTaken('app', name));
     return appView(row);
   }
 
   async function setAppStatus(ref: string, status: AppRow['status'], environment?: string): Promise<AppView> {
-    const app = environment ? resolveApp(resolve(environment).id, ref) : store.environments.findAppAnywhere(ref);
+    const app = environment ? await resolveApp((await resolve(environment)).id, ref) : await store.environments.findAppAnywhere(ref);
     assertThat(app, EnvironmentErrors.unknownApp(ref));
     await store.tx((tx) => tx.environments.setAppStatus(app.environmentId, app.id, status));
     return appView({ ...app, status });
@@ -108,8 +105,12 @@ export function createEnvironmentService(deps: { store: Stores & TxRunner<Stores
 
   async function createAccessKey(input: { environment: string; apps: string[]; name?: string }): Promise<AccessKeyView & { key: string }> {
     validInput(checkAccessKeyCreate, input, EnvironmentErrors.invalid);
-    const env = resolve(input.environment);
-    const appIds = [...new Set(input.apps.map((ref) => resolveApp(env.id, ref).id))];
+    const env = await resolve(input.environment);
+    const appIds: string[] = [];
+    for (const ref of input.apps) {
+      const id = (await resolveApp(env.id, ref)).id;
+      if (!appIds.includes(id)) appIds.push(id);
+    }
     const key = newSecret(ACCESS_KEY_PREFIX);
     const row: AccessKeyRow = {
       id: newId(),
@@ -126,51 +127,54 @@ export function createEnvironmentService(deps: { store: Stores & TxRunner<Stores
     return { ...keyView(row), key };
   }
 
-  function getKey(id: string): AccessKeyRow {
-    const row = store.environments.findAccessKey(id);
+  async function getKey(id: string): Promise<AccessKeyRow> {
+    const row = await store.environments.findAccessKey(id);
     assertThat(row, EnvironmentErrors.unknownAccessKey(id));
     return row;
   }
 
   async function revokeAccessKey(id: string): Promise<AccessKeyView> {
-    const row = getKey(id);
-    const revokedAt = row.revokedAt ?? now();
-    await store.tx((tx) => tx.environments.updateAccessKey(row.environmentId, row.id, { status: 'REVOKED', revokedAt }));
-    return keyView({ ...row, status: 'REVOKED', revokedAt });
+    const row = await getKey(id);
+    // The first revocation's time stays, also when two revocations race.
+    const revokedAt = await store.tx((tx) => tx.environments.revokeAccessKey(row.environmentId, row.id, now()));
+    return keyView({ ...row, status: 'REVOKED', revokedAt: revokedAt ?? row.revokedAt ?? now() });
   }
 
   /** Replaces the secret of a key (same id and apps); the previous secret stops working at once. */
   async function rotateAccessKey(id: string): Promise<AccessKeyView & { key: string }> {
-    const row = getKey(id);
+    const row = await getKey(id);
     assertThat(row.status === 'ACTIVE', EnvironmentErrors.accessKeyRevoked(id));
     const key = newSecret(ACCESS_KEY_PREFIX);
     const rotatedAt = now();
-    await store.tx((tx) => tx.environments.updateAccessKey(row.environmentId, row.id, { keyDigest: digest(key), rotatedAt }));
+    // Only while still active: a revocation committed since the read above stays a revocation.
+    const changed = await store.tx((tx) => tx.environments.updateAccessKey(row.environmentId, row.id, { keyDigest: digest(key), rotatedAt }, 'ACTIVE'));
+    assertThat(changed === 1, EnvironmentErrors.accessKeyRevoked(id));
     return { ...keyView({ ...row, rotatedAt }), key };
   }
 
   return {
     create,
-    list: (): EnvironmentRow[] => store.environments.listEnvironments(),
+    list: (): Promise<EnvironmentRow[]> => store.environments.listEnvironments(),
     resolve,
     createApp,
-    listApps: (environment: string): AppView[] => store.environments.listApps(resolve(environment).id).map(appView),
+    listApps: async (environment: string): Promise<AppView[]> => (await store.environments.listApps((await resolve(environment)).id)).map(appView),
     disableApp: (ref: string, environment?: string) => setAppStatus(ref, 'DISABLED', environment),
     enableApp: (ref: string, environment?: string) => setAppStatus(ref, 'ACTIVE', environment),
     createAccessKey,
-    listAccessKeys: (environment: string): AccessKeyView[] => store.environments.listAccessKeys(resolve(environment).id).map(keyView),
+    listAccessKeys: async (environment: string): Promise<AccessKeyView[]> =>
+      (await store.environments.listAccessKeys((await resolve(environment)).id)).map(keyView),
     revokeAccessKey,
     rotateAccessKey,
 
     /** The enabled app a bootstrap names by its public key, or undefined. */
-    appForKey(appKey: string): AppRow | undefined {
-      const app = store.environments.findAppByKey(appKey);
+    async appForKey(appKey: string): Promise<AppRow | undefined> {
+      const app = await store.environments.findAppByKey(appKey);
       return app && app.status === 'ACTIVE' ? app : undefined;
     },
     /** An active access key by its bearer value, or undefined. */
-    authenticateAccessKey(bearer: string): AccessKeyPrincipal | undefined {
+    async authenticateAccessKey(bearer: string): Promise<AccessKeyPrincipal | undefined> {
       if (!bearer.startsWith(ACCESS_KEY_PREFIX)) return undefined;
-      const row = store.environments.findAccessKeyByDigest(digest(bearer));
+      const row = await store.environments.findAccessKeyByDigest(digest(bearer));
       if (!row || row.status !== 'ACTIVE') return undefined;
       return { id: row.id, environmentId: row.environmentId, appIds: new Set(JSON.parse(row.appIds) as string[]) };
     },

@@ -1,75 +1,116 @@
-import { and, asc, eq } from 'drizzle-orm';
-import type { Statement } from 'better-sqlite3';
-import type { Db } from '../../platform/store/sqlite';
-import { accessKeys, apps, environments } from '../../db/schema';
+import type { accessKeys, apps, environments } from '../../db/schema';
+import type { Sql } from '../../platform/store/sql';
 
 export type EnvironmentRow = typeof environments.$inferSelect;
 export type AppRow = typeof apps.$inferSelect;
 export type AccessKeyRow = typeof accessKeys.$inferSelect;
 
+/** What `updateAccessKey` may change. */
+export type AccessKeyChange = Partial<Pick<AccessKeyRow, 'keyDigest' | 'status' | 'rotatedAt' | 'revokedAt'>>;
+
+const ENV_COLUMNS = `id, name, created_at AS "createdAt"`;
+const APP_COLUMNS = `id, environment_id AS "environmentId", platform, name, app_key AS "appKey", status, created_at AS "createdAt"`;
+const KEY_COLUMNS = `id, environment_id AS "environmentId", name, key_digest AS "keyDigest", app_ids AS "appIds", status,
+  created_at AS "createdAt", rotated_at AS "rotatedAt", revoked_at AS "revokedAt"`;
+
+const SQL = {
+  insertEnvironment: 'INSERT INTO environments (id, name, created_at) VALUES (?, ?, ?) ON CONFLICT (name) DO NOTHING',
+  environmentById: `SELECT ${ENV_COLUMNS} FROM environments WHERE id = ?`,
+  environmentByName: `SELECT ${ENV_COLUMNS} FROM environments WHERE name = ?`,
+  environments: `SELECT ${ENV_COLUMNS} FROM environments ORDER BY created_at, id`,
+  insertApp: `INSERT INTO apps (id, environment_id, platform, name, app_key, status, created_at) VALUES (?, ?, ?, ?, ?, ?, ?)
+    ON CONFLICT (environment_id, name) DO NOTHING`,
+  app: `SELECT ${APP_COLUMNS} FROM apps WHERE environment_id = ? AND id = ?`,
+  appByName: `SELECT ${APP_COLUMNS} FROM apps WHERE environment_id = ? AND name = ?`,
+  appById: `SELECT ${APP_COLUMNS} FROM apps WHERE id = ?`,
+  appByKey: `SELECT ${APP_COLUMNS} FROM apps WHERE app_key = ?`,
+  apps: `SELECT ${APP_COLUMNS} FROM apps WHERE environment_id = ? ORDER BY created_at, id`,
+  setAppStatus: 'UPDATE apps SET status = ? WHERE environment_id = ? AND id = ?',
+  insertAccessKey: `INSERT INTO access_keys (id, environment_id, name, key_digest, app_ids, status, created_at, rotated_at, revoked_at)
+    VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)`,
+  accessKey: `SELECT ${KEY_COLUMNS} FROM access_keys WHERE id = ?`,
+  accessKeyByDigest: `SELECT ${KEY_COLUMNS} FROM access_keys WHERE key_digest = ?`,
+  revokeAccessKey: `UPDATE access_keys SET status = 'REVOKED', revoked_at = COALESCE(revoked_at, ?) WHERE environment_id = ? AND id = ?
+    RETURNING revoked_at AS "revokedAt"`,
+  accessKeys: `SELECT ${KEY_COLUMNS} FROM access_keys WHERE environment_id = ? ORDER BY created_at, id`,
+} as const;
+
+/** Which columns `updateAccessKey` writes, by field. */
+const KEY_CHANGE_COLUMNS: Record<keyof AccessKeyChange, string> = {
+  keyDigest: 'key_digest',
+  status: 'status',
+  rotatedAt: 'rotated_at',
+  revokedAt: 'revoked_at',
+};
+
 /** Environments, their platform apps and access keys. */
-export function createEnvironmentStore(db: Db) {
-  let byAppKey: Statement<[string], AppRow> | undefined;
+export function createEnvironmentStore(db: Sql) {
   return {
-    insertEnvironment(row: EnvironmentRow): void {
-      db.insert(environments).values(row).run();
+    /** Inserts an environment; false when its name is taken (a conditional write: the name is unique). */
+    async insertEnvironment(row: EnvironmentRow): Promise<boolean> {
+      return (await db.run(SQL.insertEnvironment, [row.id, row.name, row.createdAt])) === 1;
     },
-    findEnvironmentById(id: string): EnvironmentRow | undefined {
-      return db.select().from(environments).where(eq(environments.id, id)).get();
+    findEnvironmentById(id: string): Promise<EnvironmentRow | undefined> {
+      return db.get<EnvironmentRow>(SQL.environmentById, [id]);
     },
-    findEnvironmentByName(name: string): EnvironmentRow | undefined {
-      return db.select().from(environments).where(eq(environments.name, name)).get();
+    findEnvironmentByName(name: string): Promise<EnvironmentRow | undefined> {
+      return db.get<EnvironmentRow>(SQL.environmentByName, [name]);
     },
-    listEnvironments(): EnvironmentRow[] {
-      return db.select().from(environments).orderBy(asc(environments.createdAt), asc(environments.id)).all();
-    },
-
-    insertApp(row: AppRow): void {
-      db.insert(apps).values(row).run();
-    },
-    findApp(environmentId: string, id: string): AppRow | undefined {
-      return db.select().from(apps).where(and(eq(apps.environmentId, environmentId), eq(apps.id, id))).get();
-    },
-    findAppByName(environmentId: string, name: string): AppRow | undefined {
-      return db.select().from(apps).where(and(eq(apps.environmentId, environmentId), eq(apps.name, name))).get();
-    },
-    /** The app key is global (it is the only thing bootstrap presents). */
-    findAppByKey(appKey: string): AppRow | undefined {
-      // Bootstrap hot path: compiled once per connection.
-      byAppKey ??= db.$client.prepare(
-        `SELECT id, environment_id AS environmentId, platform, name, app_key AS appKey, status, created_at AS createdAt FROM apps WHERE app_key = ?`,
-      );
-      return byAppKey.get(appKey);
-    },
-    findAppAnywhere(ref: string): AppRow | undefined {
-      return db.select().from(apps).where(eq(apps.id, ref)).get() ?? db.select().from(apps).where(eq(apps.appKey, ref)).get();
-    },
-    listApps(environmentId: string): AppRow[] {
-      return db.select().from(apps).where(eq(apps.environmentId, environmentId)).orderBy(asc(apps.createdAt), asc(apps.id)).all();
-    },
-    setAppStatus(environmentId: string, id: string, status: AppRow['status']): void {
-      db.update(apps).set({ status }).where(and(eq(apps.environmentId, environmentId), eq(apps.id, id))).run();
+    listEnvironments(): Promise<EnvironmentRow[]> {
+      return db.all<EnvironmentRow>(SQL.environments);
     },
 
-    insertAccessKey(row: typeof accessKeys.$inferInsert): void {
-      db.insert(accessKeys).values(row).run();
+    /** Inserts an app; false when its name is taken in the environment. */
+    async insertApp(r: AppRow): Promise<boolean> {
+      return (await db.run(SQL.insertApp, [r.id, r.environmentId, r.platform, r.name, r.appKey, r.status, r.createdAt])) === 1;
     },
-    findAccessKey(id: string): AccessKeyRow | undefined {
-      return db.select().from(accessKeys).where(eq(accessKeys.id, id)).get();
+    findApp(environmentId: string, id: string): Promise<AppRow | undefined> {
+      return db.get<AppRow>(SQL.app, [environmentId, id]);
     },
-    findAccessKeyByDigest(keyDigest: string): AccessKeyRow | undefined {
-      return db.select().from(accessKeys).where(eq(accessKeys.keyDigest, keyDigest)).get();
+    findAppByName(environmentId: string, name: string): Promise<AppRow | undefined> {
+      return db.get<AppRow>(SQL.appByName, [environmentId, name]);
     },
-    listAccessKeys(environmentId: string): AccessKeyRow[] {
-      return db
-        .select()
-        .from(accessKeys)
-        .where(eq(accessKeys.environmentId, environmentId))
-        .orderBy(asc(accessKeys.createdAt), asc(accessKeys.id))
-        .all();
+    /** The app key is global (it is the only thing bootstrap presents). Bootstrap hot path. */
+    findAppByKey(appKey: string): Promise<AppRow | undefined> {
+      return db.get<AppRow>(SQL.appByKey, [appKey]);
     },
-    updateAccessKey(environmentId: string, id: string, patch: Partial<typeof accessKeys.$inferInsert>): void {
-      db.update(accessKeys).set(patch).where(and(eq(accessKeys.environmentId, environmentId), eq(accessKeys.id, id))).run();
+    async findAppAnywhere(ref: string): Promise<AppRow | undefined> {
+      return (await db.get<AppRow>(SQL.appById, [ref])) ?? (await db.get<AppRow>(SQL.appByKey, [ref]));
+    },
+    listApps(environmentId: string): Promise<AppRow[]> {
+      return db.all<AppRow>(SQL.apps, [environmentId]);
+    },
+    async setAppStatus(environmentId: string, id: string, status: AppRow['status']): Promise<void> {
+      await db.run(SQL.setAppStatus, [status, environmentId, id]);
+    },
+
+    async insertAccessKey(r: AccessKeyRow): Promise<void> {
+      await db.run(SQL.insertAccessKey, [r.id, r.environmentId, r.name, r.keyDigest, r.appIds, r.status, r.createdAt, r.rotatedAt, r.revokedAt]);
+    },
+    findAccessKey(id: string): Promise<AccessKeyRow | undefined> {
+      return db.get<AccessKeyRow>(SQL.accessKey, [id]);
+    },
+    findAccessKeyByDigest(keyDigest: string): Promise<AccessKeyRow | undefined> {
+      return db.get<AccessKeyRow>(SQL.accessKeyByDigest, [keyDigest]);
+    },
+    listAccessKeys(environmentId: string): Promise<AccessKeyRow[]> {
+      return db.all<AccessKeyRow>(SQL.accessKeys, [environmentId]);
+    },
+    /** Revokes a key (the first revocation's time stays); the revocation time, or undefined for no such key. */
+    async revokeAccessKey(environmentId: string, id: string, at: string): Promise<string | undefined> {
+      return (await db.get<{ revokedAt: string }>(SQL.revokeAccessKey, [at, environmentId, id]))?.revokedAt;
+    },
+    /**
+     * Changes an access key; with `onlyIfStatus`, only while it has that status (a conditional
+     * write: a rotation never revives a key revoked meanwhile). The number of rows changed.
+     */
+    updateAccessKey(environmentId: string, id: string, change: AccessKeyChange, onlyIfStatus?: AccessKeyRow['status']): Promise<number> {
+      const fields = (Object.keys(change) as (keyof AccessKeyChange)[]).filter((k) => change[k] !== undefined);
+      if (fields.length === 0) return Promise.resolve(0);
+      const set = fields.map((k) => `${KEY_CHANGE_COLUMNS[k]} = ?`).join(', ');
+      const params: unknown[] = [...fields.map((k) => change[k]), environmentId, id];
+      if (onlyIfStatus !== undefined) params.push(onlyIfStatus);
+      return db.run(`UPDATE access_keys SET ${set} WHERE environment_id = ? AND id = ?${onlyIfStatus === undefined ? '' : ' AND status = ?'}`, params);
     },
   };
 }

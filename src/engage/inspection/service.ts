@@ -22,35 +22,35 @@ const values = (rows: { key: string; value: string }[]) => Object.fromEntries(ro
 export function createInspectionService(deps: { store: Stores; environments: EnvironmentService }) {
   const { store, environments } = deps;
   return {
-    installation(id: string, environment?: string) {
-      const environmentId = environment ? environments.resolve(environment).id : store.inspection.environmentOfInstallation(id);
-      const row = environmentId ? store.inspection.installation(environmentId, id) : undefined;
+    async installation(id: string, environment?: string) {
+      const environmentId = environment ? (await environments.resolve(environment)).id : await store.inspection.environmentOfInstallation(id);
+      const row = environmentId ? await store.inspection.installation(environmentId, id) : undefined;
       if (!row || !environmentId) throw EdgeErrors.notFound(`installation ${id}`);
       return {
         ...row,
         pushToken: maskToken(row.pushToken),
-        attributes: values(store.inspection.installationAttributes(id)),
-        subscriptions: Object.fromEntries(store.inspection.installationSubscriptions(id).map((s) => [s.list, !!s.subscribed])),
-        generations: store.inspection.generations(id),
-        operations: store.inspection.operationCounts(environmentId, id),
+        attributes: values(await store.inspection.installationAttributes(id)),
+        subscriptions: Object.fromEntries((await store.inspection.installationSubscriptions(id)).map((s) => [s.list, !!s.subscribed])),
+        generations: await store.inspection.generations(id),
+        operations: await store.inspection.operationCounts(environmentId, id),
       };
     },
-    profile(environment: string, externalId: string, recent = 20) {
-      const env = environments.resolve(environment);
-      const p = store.inspection.profileByExternalId(env.id, externalId);
+    async profile(environment: string, externalId: string, recent = 20) {
+      const env = await environments.resolve(environment);
+      const p = await store.inspection.profileByExternalId(env.id, externalId);
       if (!p) throw EdgeErrors.notFound(`profile with external id ${externalId}`);
-      const installations = store.inspection.installationsOfProfile(env.id, p.id);
+      const installations = await store.inspection.installationsOfProfile(env.id, p.id);
       return {
         id: p.id,
         environmentId: env.id,
         externalId: p.externalId,
         state: installations.length > 0 ? 'BOUND' : 'UNBOUND',
         createdAt: p.createdAt,
-        attributes: values(store.inspection.profileAttributes(p.id)),
-        tags: store.inspection.profileTags(p.id).map((t) => t.tag),
-        subscriptions: store.inspection.profileSubscriptions(p.id).map((s) => ({ list: s.list, channel: s.channel, subscribed: !!s.subscribed })),
+        attributes: values(await store.inspection.profileAttributes(p.id)),
+        tags: (await store.inspection.profileTags(p.id)).map((t) => t.tag),
+        subscriptions: (await store.inspection.profileSubscriptions(p.id)).map((s) => ({ list: s.list, channel: s.channel, subscribed: !!s.subscribed })),
         installations,
-        recentEvents: store.inspection.recentEvents(env.id, p.id, recent).map(event),
+        recentEvents: (await store.inspection.recentEvents(env.id, p.id, recent)).map(event),
       };
     },
   };

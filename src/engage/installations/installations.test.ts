@@ -34,7 +34,7 @@ describe('POST /v1/sdk/installations', () => {
     expect(new Set([s.credential, s.revocationCredential, s.recoveryToken]).size).toBe(3);
     // 256-bit secrets, stored only as digests.
     for (const k of ['credential', 'revocationCredential', 'recoveryToken']) expect((s[k] as string).replace(/^svc_[a-z]+_/, '').length).toBe(43);
-    const raw = h.db.read.$client.prepare('SELECT * FROM installations').get() as Record<string, unknown>;
+    const raw = await h.sql.get<Record<string, unknown>>('SELECT * FROM installations');
     expect(JSON.stringify(raw)).not.toContain(s.credential as string);
     expect(JSON.stringify(raw)).not.toContain(s.recoveryToken as string);
   });
@@ -75,7 +75,7 @@ describe('POST /v1/sdk/installations', () => {
 
   it('401 for a disabled app, and its installations stop authenticating', async () => {
     const s = await bootstrap(h, appKey);
-    const app = h.services.engage.environments.appForKey(appKey)!;
+    const app = (await h.services.engage.environments.appForKey(appKey))!;
     await h.services.engage.environments.disableApp(app.id);
     await expectProblem(await post(bootstrapBody()), 401, 'unauthorized');
     expect((await h.request('/v1/sdk/installation', { headers: bearer(s.credential) })).status).toBe(401);

@@ -38,7 +38,7 @@ export function mountInstallationRoutes(app: Hono<EdgeEnv>, engage: EngageServic
         responses: { 200: { description: 'state', schema: InstallationState } },
         errors: { 401: 'unauthorized' },
       },
-      (c) => c.json(engage.installations.state(c.get('installation'))),
+      async (c) => c.json(await engage.installations.state(c.get('installation'))),
     ),
   );
 }

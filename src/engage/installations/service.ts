@@ -46,8 +46,8 @@ export function createInstallationService(deps: { store: Stores & TxRunner<Store
    * any other token is ignored and a new installation is created (spec 01 state table).
    */
   /** The enabled app named by an `X-Service-App-Key` header, or a 401 Problem. */
-  function appFor(appKey: string | undefined): AppRow {
-    const app = appKey && appKey.startsWith('svc_app_') ? environments.appForKey(appKey) : undefined;
+  async function appFor(appKey: string | undefined): Promise<AppRow> {
+    const app = appKey && appKey.startsWith('svc_app_') ? await environments.appForKey(appKey) : undefined;
     if (!app) throw EdgeErrors.unauthorized('X-Service-App-Key does not name an enabled app');
     return app;
   }
@@ -89,15 +89,16 @@ export function createInstallationService(deps: { store: Stores & TxRunner<Store
       await insertGrouped(row);
       result = created(row);
     } else {
-      result = await store.tx((tx) => {
-        const existing = tx.installations.findByRecoveryDigest(app.id, recoveryDigest);
-        if (!existing) {
-          const row = fresh();
-          tx.installations.insertAnonymous(row);
-          return created(row);
-        }
-        tx.installations.update(existing.environmentId, existing.id, { ...meta, ...creds.digests, updatedAt: now });
-        return { created: false, row: existing };
+      result = await store.tx(async (tx) => {
+        const existing = await tx.installations.findByRecoveryDigest(app.id, recoveryDigest);
+        // The recovery is a conditional write on the token presented: when another recovery
+        // with the same token won meanwhile, the token is spent and a new installation is made,
+        // as it would be had this request come second.
+        if (existing && (await tx.installations.recover(existing.environmentId, existing.id, recoveryDigest, { ...meta, ...creds.digests, updatedAt: now })))
+          return { created: false, row: existing };
+        const row = fresh();
+        await tx.installations.insertAnonymous(row);
+        return created(row);
       });
     }
     const r = result.row;
@@ -117,12 +118,12 @@ export function createInstallationService(deps: { store: Stores & TxRunner<Store
 
   /** `Authorization: Bearer <installation credential>`; anything else is a 401 Problem. */
   /** The installation a credential belongs to, or undefined (the route's guard answers 401). */
-  function authenticate(token: string | undefined): InstallationPrincipal | undefined {
+  async function authenticate(token: string | undefined): Promise<InstallationPrincipal | undefined> {
     return token && token.startsWith(CREDENTIAL_PREFIX) ? store.installations.findPrincipalByCredential(digest(token)) : undefined;
   }
 
-  function state(p: InstallationPrincipal): InstallationState {
-    const r = store.installations.find(p.environmentId, p.id);
+  async function state(p: InstallationPrincipal): Promise<InstallationState> {
+    const r = await store.installations.find(p.environmentId, p.id);
     if (!r) throw EdgeErrors.unauthorized();
     return {
       installationId: r.id,

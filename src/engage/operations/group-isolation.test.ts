@@ -9,8 +9,8 @@ beforeEach(async () => {
 afterEach(() => h.close());
 
 const overflow = (n: number): number => overflow(n + 1) + 1;
-const count = (table: string, installationId: string) =>
-  (h.db.read.$client.prepare(`SELECT COUNT(*) AS n FROM ${table} WHERE installation_id = ?`).get(installationId) as { n: number }).n;
+const count = async (table: string, installationId: string) =>
+  (await h.sql.get<{ n: number }>(`SELECT COUNT(*) AS n FROM ${table} WHERE installation_id = ?`, [installationId]))!.n;
 
 describe('ingest group commit', () => {
   it("one installation's batch throwing after it wrote rows fails only that batch, not the 29 committed with it", async () => {
@@ -37,14 +37,14 @@ describe('ingest group commit', () => {
       const id = sessions[i].installationId;
       if (id === victim) {
         expect(responses[i].status).toBe(500);
-        expect(count('operations', id)).toBe(0);
-        expect(count('installation_attributes', id)).toBe(0);
-        expect(count('operation_batches', id)).toBe(0);
+        expect(await count('operations', id)).toBe(0);
+        expect(await count('installation_attributes', id)).toBe(0);
+        expect(await count('operation_batches', id)).toBe(0);
       } else {
         expect(responses[i].status).toBe(202);
-        expect(count('operations', id)).toBe(2);
-        expect(count('installation_attributes', id)).toBe(1);
-        expect(count('operation_batches', id)).toBe(1);
+        expect(await count('operations', id)).toBe(2);
+        expect(await count('installation_attributes', id)).toBe(1);
+        expect(await count('operation_batches', id)).toBe(1);
       }
     }
   });

@@ -25,15 +25,12 @@ function batchText(ops: ReturnType<typeof op>[], payloads: (string | undefined)[
   const parts = ops.map((o, i) => (payloads[i] === undefined ? JSON.stringify(o) : JSON.stringify({ ...o, payload: '@@' }).replace('"@@"', payloads[i]!)));
   return `{"batchId":"${batchId}","operations":[${parts.join(',')}]}`;
 }
-const db = () => h.db.read.$client;
 const ledger = (installationId = s.installationId) =>
-  db().prepare('SELECT operation_id AS id, type, status, payload FROM operations WHERE installation_id = ? ORDER BY seq').all(installationId) as {
-    id: string;
-    type: string;
-    status: string;
-    payload: string | null;
-  }[];
-const attributes = () => db().prepare('SELECT key, value FROM installation_attributes WHERE installation_id = ?').all(s.installationId);
+  h.sql.all<{ id: string; type: string; status: string; payload: string | null }>(
+    'SELECT operation_id AS id, type, status, payload FROM operations WHERE installation_id = ? ORDER BY seq',
+    [installationId],
+  );
+const attributes = () => h.sql.all('SELECT key, value FROM installation_attributes WHERE installation_id = ? ORDER BY key', [s.installationId]);
 const nested = (levels: number, leaf = '1') => '['.repeat(levels) + leaf + ']'.repeat(levels);
 const event = () => op('EVENT_TRACKED', { name: 'ok', properties: {} });
 
@@ -60,12 +57,12 @@ describe('free-form values are bounded (depth, finite numbers, size)', () => {
       message: 'payload.properties.x: must not nest arrays and objects more than 32 levels deep',
     });
     expect((await results(theirs)).map((x) => x.status)).toEqual(['ACCEPTED']);
-    expect(ledger().map((x) => [x.status, x.payload === null])).toEqual([
+    expect((await ledger()).map((x) => [x.status, x.payload === null])).toEqual([
       ['ACCEPTED', false],
       ['REJECTED', true],
       ['ACCEPTED', false],
     ]);
-    expect(ledger(other.installationId)).toHaveLength(1);
+    expect(await ledger(other.installationId)).toHaveLength(1);
   });
 
   it('attribute values: 32 levels are stored, 33 are REJECTED; a deep value elsewhere in a rejected operation is no 500', async () => {
@@ -80,7 +77,7 @@ describe('free-form values are bounded (depth, finite numbers, size)', () => {
       ['REJECTED', 'INVALID_TYPE'],
     ]);
     expect(r[1].message).toMatch(/^payload\.set\.no: /);
-    expect(attributes()).toEqual([{ key: 'ok', value: nested(32) }]);
+    expect(await attributes()).toEqual([{ key: 'ok', value: nested(32) }]);
     // The same body again is a replay, though it cannot be re-serialized by JSON.stringify.
     const again = await post(text);
     expect(again.status).toBe(200);
@@ -104,8 +101,8 @@ describe('free-form values are bounded (depth, finite numbers, size)', () => {
       ['INVALID_VALUE', 'payload.set.n'],
       ['INVALID_TYPE', 'payload.visible_duration_millis'],
     ]);
-    expect(ledger().every((x) => x.status === 'REJECTED' && x.payload === null)).toBe(true);
-    expect(attributes()).toEqual([]);
+    expect((await ledger()).every((x) => x.status === 'REJECTED' && x.payload === null)).toBe(true);
+    expect(await attributes()).toEqual([]);
   });
 
   it('a payload over 64 KiB of JSON is REJECTED PAYLOAD_TOO_LARGE', async () => {
@@ -125,7 +122,7 @@ describe('dates and types', () => {
     async (occurredAt) => {
       const r = await results(await post(batchText([op('EVENT_TRACKED', { name: 'ab', properties: {} }, { occurredAt })])));
       expect(r[0]).toMatchObject({ status: 'REJECTED', errorCode: 'INVALID_FORMAT', message: 'occurredAt: must be an RFC 3339 date-time' });
-      expect(ledger()[0].payload).toBeNull();
+      expect((await ledger())[0].payload).toBeNull();
     },
   );
 
@@ -136,8 +133,8 @@ describe('dates and types', () => {
     expect(r[0]).toMatchObject({ status: 'REJECTED', errorCode: 'INVALID_VALUE' });
     expect(r[0].message).toMatch(/^type: must be one of EVENT_TRACKED, /);
     expect(JSON.stringify(r)).not.toContain(secret);
-    expect(ledger()).toEqual([{ id: o.operationId, type: 'UNKNOWN', status: 'REJECTED', payload: null }]);
-    const stored = db().prepare('SELECT result FROM operation_batches').all() as { result: string }[];
+    expect(await ledger()).toEqual([{ id: o.operationId, type: 'UNKNOWN', status: 'REJECTED', payload: null }]);
+    const stored = await h.sql.all<{ result: string }>('SELECT result FROM operation_batches');
     expect(JSON.stringify(stored)).not.toContain(secret);
   });
 });
@@ -151,7 +148,7 @@ describe('request bodies: size and text', () => {
     expect(text.length).toBeGreaterThan(2_700_000);
     const r = await results(await post(text));
     expect(r.every((x) => x.status === 'ACCEPTED')).toBe(true);
-    expect(attributes()).toHaveLength(200);
+    expect(await attributes()).toHaveLength(200);
   });
 
   it('over maxRequestBytes: 413 payload_too_large (not a 400 the SDK would drop), nothing stored', async () => {
@@ -168,7 +165,7 @@ describe('request bodies: size and text', () => {
       expect(res.status).toBe(413);
       expect(res.headers.get('content-type')).toBe('application/problem+json');
       expect(await res.json()).toEqual({ code: 'payload_too_large', message: 'body: must be at most 65536 bytes (maxRequestBytes)' });
-      expect(small.db.read.$client.prepare('SELECT COUNT(*) AS n FROM operations').get()).toEqual({ n: 0 });
+      expect(await small.sql.get('SELECT COUNT(*) AS n FROM operations')).toEqual({ n: 0 });
     } finally {
       small.close();
     }
@@ -187,7 +184,7 @@ describe('request bodies: size and text', () => {
     const [before, after] = text.split('@@');
     const body = Buffer.concat([Buffer.from(before), Buffer.from([0xe3, 0x28]), Buffer.from(after)]);
     expect(await problem(await post(body))).toBe('operations[1].payload.properties.city: is not valid UTF-8');
-    expect(ledger()).toEqual([]);
+    expect(await ledger()).toEqual([]);
     // Outside any string, the body as a whole is named.
     expect(await problem(await post(Buffer.concat([Buffer.from(text), Buffer.from([0xff])])))).toBe('body: is not valid UTF-8');
   });
@@ -197,16 +194,16 @@ describe('request bodies: size and text', () => {
     expect(await problem(await post(bad))).toMatch(/^operations\[0\]\.payload\.properties\.emoji: holds a lone surrogate/);
     const badKey = batchText([op('INSTALLATION_ATTRIBUTES_EDITED', {})], ['{"set":{"\\udc00":1}}']);
     expect(await problem(await post(badKey))).toMatch(/^operations\[0\]\.payload\.set\.\udc00: holds a lone surrogate/);
-    expect(ledger()).toEqual([]);
+    expect(await ledger()).toEqual([]);
     const pair = batchText([op('EVENT_TRACKED', {})], ['{"name":"buy","properties":{"emoji":"\\ud83d\\ude00"}}']);
     expect((await results(await post(pair)))[0].status).toBe('ACCEPTED');
-    expect(JSON.parse(ledger()[0].payload!).properties.emoji).toBe('😀');
+    expect(JSON.parse((await ledger())[0].payload!).properties.emoji).toBe('😀');
   });
 
   it('a charset other than UTF-8: 400 naming Content-Type; utf-8 in any spelling is fine', async () => {
     const text = batchText([event()]);
     expect(await problem(await post(text, s, 'application/json; charset=iso-8859-1'))).toBe('Content-Type: charset must be utf-8');
-    expect(ledger()).toEqual([]);
+    expect(await ledger()).toEqual([]);
     expect((await post(batchText([event()]), s, 'application/json; charset="UTF-8"')).status).toBe(202);
   });
 
@@ -215,7 +212,7 @@ describe('request bodies: size and text', () => {
       h.request('/v1/sdk/installations', { method: 'POST', headers: { 'content-type': 'application/json', 'X-Service-App-Key': appKey }, body });
     const text = '{"platform":"IOS","locale":"en-US","timezone":"Europe/Paris","sdkVersion":"1.0.0","appVersion":"2\\udfff"}';
     expect(await problem(await post(text))).toMatch(/^appVersion: holds a lone surrogate/);
-    const count = () => (db().prepare('SELECT COUNT(*) AS n FROM installations').get() as { n: number }).n;
-    expect(count()).toBe(1);
+    const count = async () => (await h.sql.get<{ n: number }>('SELECT COUNT(*) AS n FROM installations'))!.n;
+    expect(await count()).toBe(1);
   });
 });

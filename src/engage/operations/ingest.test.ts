@@ -18,7 +18,7 @@ const at = (sec: number) => new Date(Date.UTC(2026, 0, 1, 0, 0, sec)).toISOStrin
 const event = (name: string, over = {}) => op('EVENT_TRACKED', { name, properties: {} }, over);
 const statuses = (r: BatchResult) => r.results.map((x) => x.status);
 const inspect = () => h.services.engage.inspection.installation(s.installationId);
-const countOps = () => (h.db.read.$client.prepare('SELECT COUNT(*) AS n FROM operations WHERE installation_id = ?').get(s.installationId) as { n: number }).n;
+const countOps = async () => (await h.sql.get<{ n: number }>('SELECT COUNT(*) AS n FROM operations WHERE installation_id = ?', [s.installationId]))!.n;
 
 describe('POST /v1/sdk/operations:batch envelope', () => {
   it.each([
@@ -38,7 +38,7 @@ describe('POST /v1/sdk/operations:batch envelope', () => {
     const p = (await res.json()) as { code: string; message: string };
     expect(p.code).toBe('invalid_request');
     expect(p.message.startsWith(`${field}: `)).toBe(true);
-    expect(countOps()).toBe(0);
+    expect(await countOps()).toBe(0);
   });
 
   it('401 with the revocation credential or none', async () => {
@@ -66,7 +66,7 @@ describe('ingest', () => {
     const bad = event('Bad');
     expect(statuses(await ingest(h, s, [e, bad, e]))).toEqual(['ACCEPTED', 'REJECTED', 'DUPLICATE']);
     expect(statuses(await ingest(h, s, [e, bad]))).toEqual(['DUPLICATE', 'DUPLICATE']);
-    expect(countOps()).toBe(2);
+    expect(await countOps()).toBe(2);
   });
 
   it('a repeated batchId with the same operations returns 200 and the first answer byte for byte', async () => {
@@ -81,7 +81,7 @@ describe('ingest', () => {
     expect(again.status).toBe(200);
     expect(again.headers.get('content-type')).toBe('application/json');
     expect(await again.text()).toBe(text);
-    expect(countOps()).toBe(2);
+    expect(await countOps()).toBe(2);
   });
 
   it('a repeated batchId with other operations is a 409 batch_conflict and stores nothing', async () => {
@@ -95,22 +95,25 @@ describe('ingest', () => {
       expect(res.headers.get('content-type')).toBe('application/problem+json');
       expect(await res.json()).toEqual({ code: 'batch_conflict', message: expect.stringMatching(/^batchId: /) });
     }
-    expect(countOps()).toBe(1);
+    expect(await countOps()).toBe(1);
     // The first answer is still what a true retry gets.
-    const stored = h.db.read.$client.prepare('SELECT result FROM operation_batches WHERE batch_id = ?').get(batchId) as { result: string };
+    const stored = (await h.sql.get<{ result: string }>('SELECT result FROM operation_batches WHERE batch_id = ?', [batchId]))!;
     expect(stored.result.endsWith(text)).toBe(true);
   });
 
   it('a batch stored before request digests existed replays whatever the body (docs/decisions.md)', async () => {
     const batchId = randomUUID();
     const legacy = JSON.stringify({ batchId, results: [], serverTime: '2025-12-31T00:00:00.000Z' });
-    h.db.write.$client
-      .prepare('INSERT INTO operation_batches (installation_id, batch_id, result, created_at) VALUES (?, ?, ?, ?)')
-      .run(s.installationId, batchId, legacy, '2025-12-31T00:00:00.000Z');
+    await h.sql.run('INSERT INTO operation_batches (installation_id, batch_id, result, created_at) VALUES (?, ?, ?, ?)', [
+      s.installationId,
+      batchId,
+      legacy,
+      '2025-12-31T00:00:00.000Z',
+    ]);
     const res = await sendBatch(h, s, [event('aa')], batchId);
     expect(res.status).toBe(200);
     expect(await res.text()).toBe(legacy);
-    expect(countOps()).toBe(0);
+    expect(await countOps()).toBe(0);
   });
 
   it('state is last-writer-wins by occurredAt: a late retry never overwrites newer state', async () => {
@@ -126,12 +129,12 @@ describe('ingest', () => {
       op('INSTALLATION_SUBSCRIPTIONS_EDITED', { changes: [{ list: 'news', subscribed: false }] }, { occurredAt: at(10) }),
       op('PUSH_TOKEN_SET', { token: null }, { occurredAt: at(10) }),
     ]);
-    let view = inspect();
+    let view = await inspect();
     expect(view).toMatchObject({ pushPermission: 'AUTHORIZED', pushToken: '…89abcdef', attributes: { plan: 'gold', color: 'red' }, subscriptions: { news: true } });
     // A newer removal wins, and a later-arriving older set cannot resurrect it.
     await ingest(h, s, [op('INSTALLATION_ATTRIBUTES_EDITED', { remove: ['color'] }, { occurredAt: at(30) })]);
     await ingest(h, s, [op('INSTALLATION_ATTRIBUTES_EDITED', { set: { color: 'blue' } }, { occurredAt: at(25) })]);
-    view = inspect();
+    view = await inspect();
     expect(view.attributes).toEqual({ plan: 'gold' });
   });
 
@@ -140,7 +143,39 @@ describe('ingest', () => {
     const hi = op('PUSH_SUBSCRIPTION_SET', { state: 'OPTED_IN' }, { operationId: 'ffffffff-0000-4000-8000-000000000001', occurredAt: at(5) });
     await ingest(h, s, [hi]);
     await ingest(h, s, [lo]);
-    expect(inspect().pushSubscription).toBe('OPTED_IN');
+    expect((await inspect()).pushSubscription).toBe('OPTED_IN');
+  });
+
+  it('one batch writing a key several times ends as if its operations were applied one after the other', async () => {
+    const lo = '00000000-0000-4000-8000-000000000002';
+    const hi = 'ffffffff-0000-4000-8000-000000000002';
+    await ingest(h, s, [op('INSTALLATION_ATTRIBUTES_EDITED', { set: { stored: 'old', kept: 'stored' } }, { occurredAt: at(10) })]);
+    const r = await ingest(h, s, [
+      // Newer first, then an older write of the same key: the newer stays.
+      op('INSTALLATION_ATTRIBUTES_EDITED', { set: { a: 'new' } }, { occurredAt: at(20) }),
+      op('INSTALLATION_ATTRIBUTES_EDITED', { set: { a: 'old', kept: 'older than stored' } }, { occurredAt: at(5) }),
+      // Equal occurredAt: the greater operationId wins, in either order.
+      op('INSTALLATION_ATTRIBUTES_EDITED', { set: { b: 'hi' } }, { operationId: hi, occurredAt: at(20) }),
+      op('INSTALLATION_ATTRIBUTES_EDITED', { set: { b: 'lo' } }, { operationId: lo, occurredAt: at(20) }),
+      // Set and removal of one key in one operation: removed; a newer set of a stored key lands.
+      op('INSTALLATION_ATTRIBUTES_EDITED', { set: { c: 1, stored: 'new' }, remove: ['c'] }, { occurredAt: at(20) }),
+      op('PROFILE_TAGS_EDITED', { add: ['t', 'u'] }, { occurredAt: at(20) }),
+      op('PROFILE_TAGS_EDITED', { remove: ['t'] }, { occurredAt: at(21) }),
+      op('PUSH_PERMISSION_SET', { state: 'AUTHORIZED' }, { occurredAt: at(30) }),
+      op('PUSH_PERMISSION_SET', { state: 'DENIED' }, { occurredAt: at(25) }),
+    ]);
+    expect(new Set(statuses(r))).toEqual(new Set(['ACCEPTED']));
+    const view = await inspect();
+    expect(view.attributes).toEqual({ a: 'new', b: 'hi', stored: 'new', kept: 'stored' });
+    expect(view.pushPermission).toBe('AUTHORIZED');
+    const tags = await h.sql.all<{ tag: string; present: number }>(
+      'SELECT t.tag, t.present FROM profile_tags t JOIN installations i ON i.profile_id = t.profile_id WHERE i.id = ? ORDER BY t.tag',
+      [s.installationId],
+    );
+    expect(tags).toEqual([
+      { tag: 't', present: 0 },
+      { tag: 'u', present: 1 },
+    ]);
   });
 
   it('while privacy is OPTED_OUT tracking operations are rejected and nothing of them is stored', async () => {
@@ -153,7 +188,7 @@ describe('ingest', () => {
     ]);
     expect(statuses(r)).toEqual(['ACCEPTED', 'ACCEPTED', 'REJECTED', 'REJECTED', 'ACCEPTED']);
     expect(r.results[2]).toMatchObject({ errorCode: 'PRIVACY_OPTED_OUT', message: expect.stringMatching(/^type: /) });
-    const stored = h.db.read.$client.prepare("SELECT type, status, payload, occurred_ms FROM operations WHERE status = 'REJECTED'").all() as Record<string, unknown>[];
+    const stored = await h.sql.all<Record<string, unknown>>("SELECT type, status, payload, occurred_ms FROM operations WHERE status = 'REJECTED' ORDER BY seq");
     expect(stored).toEqual([
       { type: 'EVENT_TRACKED', status: 'REJECTED', payload: null, occurred_ms: null },
       { type: 'SCREEN_VIEWED', status: 'REJECTED', payload: null, occurred_ms: null },
@@ -178,7 +213,7 @@ describe('ingest', () => {
     const bodies = await Promise.all(answers.map((r) => r.text()));
     expect(new Set(bodies).size).toBe(1);
     expect(statuses(JSON.parse(bodies[0]) as BatchResult)).toEqual(['ACCEPTED', 'ACCEPTED', 'ACCEPTED']);
-    expect(countOps()).toBe(3);
+    expect(await countOps()).toBe(3);
   });
 
   it('50 concurrent batches carrying the same operations (different batchIds): each operation is accepted once', async () => {
@@ -186,7 +221,7 @@ describe('ingest', () => {
     const answers = await Promise.all(Array.from({ length: 50 }, () => ingest(h, s, ops)));
     const accepted = answers.flatMap((a) => a.results).filter((r) => r.status === 'ACCEPTED');
     expect(accepted).toHaveLength(2);
-    expect(countOps()).toBe(2);
+    expect(await countOps()).toBe(2);
   });
 });
 
@@ -204,13 +239,13 @@ describe('generation fencing', () => {
     await ingest(h, s, [event('bob_event', { generation: genB })]);
     expect(statuses(await ingest(h, s, queued))).toEqual(['ACCEPTED', 'ACCEPTED', 'ACCEPTED', 'ACCEPTED']);
 
-    const bob = h.services.engage.inspection.profile('prod', 'bob');
+    const bob = (await h.services.engage.inspection.profile('prod', 'bob'));
     expect(bob.attributes).toEqual({});
     expect(bob.tags).toEqual([]);
     expect(bob.subscriptions).toEqual([]);
     expect(bob.recentEvents.map((e) => (e.payload as { name: string }).name)).toEqual(['bob_event']);
 
-    const alice = h.services.engage.inspection.profile('prod', 'alice');
+    const alice = (await h.services.engage.inspection.profile('prod', 'alice'));
     expect(alice.attributes).toEqual({ name: 'Alice' });
     expect(alice.tags).toEqual(['a-tag']);
     expect(alice.subscriptions).toEqual([{ list: 'news', channel: 'EMAIL', subscribed: true }]);

@@ -7,7 +7,7 @@ import { parseDateTime, type Violation } from '../../platform/http/schema';
 import { batchDigest, checkBatchEnvelope, checkOperations, KNOWN_TYPES } from './check';
 import { OperationErrorCode, OperationErrors } from './errors';
 import { TRACKED_TYPES, type OperationResult } from './schemas';
-import type { IngestState, OperationStore } from './store';
+import { EFFECT_KEY_COLUMNS, EFFECT_KINDS, type EffectKind, type IngestState, type LwwValue, type OperationRow, type OperationStore } from './store';
 
 export type { OperationResult };
 export { MAX_BATCH } from './schemas';
@@ -73,12 +73,28 @@ interface Job {
   serverTime: string;
 }
 
-/** One batch inside the (group) transaction: ledger, fencing, privacy, effects, stored answer. */
-function processBatch(s: OperationStore, job: Job): IngestOutcome {
+const duplicate = (operationId: string): OperationResult => ({ operationId, status: 'DUPLICATE', errorCode: null, message: null });
+const accepted = (operationId: string): OperationResult => ({ operationId, status: 'ACCEPTED', errorCode: null, message: null });
+
+/**
+ * One batch inside the (group) transaction: ledger, fencing, privacy, effects, stored answer.
+ * Set-oriented, so a batch costs the same few statements whatever its size: the installation's
+ * state (locked), the stored answer (replay) with the current profile, the operation ids already in the ledger, the
+ * profiles of older generations when the batch names any, then one insert into the ledger,
+ * one upsert per kind of effect, one update of the installation and the answer stored. Each
+ * operation is still decided as if the batch ran one operation after the other (duplicates
+ * inside the batch, privacy changed by an earlier operation, last-writer-wins ties).
+ */
+async function processBatch(s: OperationStore, job: Job): Promise<IngestOutcome> {
   const { p, batch, violations, payloads, digest, batchKey, nowMs, serverTime } = job;
   const ops = batch.operations;
   const n = ops.length;
-  const previous = s.findBatchResult(p.id, batchKey);
+  // The installation's row, locked (PostgreSQL), then the batch's stored answer: a copy of this
+  // batch, or another batch of this installation, sent to another process waits here until this
+  // one commits, and then finds its stored answer and its operations in the ledger.
+  const read = await s.ingestState(p.environmentId, p.id, batchKey);
+  if (!read) throw EdgeErrors.unauthorized();
+  const { state, previous } = read;
   if (previous !== undefined) {
     // Same operations: the first answer again. Other operations under a used batchId would
     // otherwise be answered with results that are not theirs and never stored (409, nothing
@@ -86,79 +102,118 @@ function processBatch(s: OperationStore, job: Job): IngestOutcome {
     if (previous.digest !== null && previous.digest !== digest) throw OperationErrors.batchConflict();
     return { replayed: true, body: previous.result };
   }
-  const state = s.ingestState(p.environmentId, p.id);
-  if (!state) throw EdgeErrors.unauthorized();
-  const profiles = new Map<number, string | undefined>();
+
+  const keys: string[] = new Array(n);
+  for (let i = 0; i < n; i++) keys[i] = (ops[i].operationId as string).toLowerCase();
+  const distinct = [...new Set(keys)];
+  // Operation ids already in the ledger, and those this batch records: anything in it is a duplicate.
+  const known = await s.seenOperations(p.id, distinct);
+  // Profiles of the generations the batch names below the current one (the current one came with the state).
+  const profiles = new Map<number, string | null>([[state.generation, state.profileId]]);
+  const older: number[] = [];
+  for (let i = 0; i < n; i++) {
+    const g = ops[i].generation;
+    if (violations[i] === null && typeof g === 'number' && g < state.generation && !profiles.has(g) && !older.includes(g)) older.push(g);
+  }
+  if (older.length > 0) {
+    const found = await s.profilesOfGenerations(p.id, older);
+    for (const g of older) profiles.set(g, found.get(g) ?? null);
+  }
+
   const results: OperationResult[] = new Array(n);
+  const ledger: OperationRow[] = [];
+  const effects = new Effects();
   let changed = false;
   for (let i = 0; i < n; i++) {
     const op = ops[i];
     const opId = op.operationId as string;
-    const key = opId.toLowerCase();
+    const key = keys[i];
     const v = violations[i];
     // The ledger keeps a type only when it is one of ours: never the client's text.
     const type = KNOWN_TYPES.has(op.type as string) ? (op.type as string) : 'UNKNOWN';
     const generation = typeof op.generation === 'number' ? op.generation : -1;
+    if (known.has(key)) {
+      results[i] = duplicate(opId);
+      continue;
+    }
+    known.add(key);
     let reject: OperationResult | undefined;
     if (v) reject = rejected(opId, v.code, v.message);
     else if (generation > state.generation)
       reject = rejected(opId, OperationErrorCode.generationNotReached, `generation: ${generation} has not been reached (current ${state.generation})`);
-    else if (state.privacy === 'OPTED_OUT' && TRACKED_TYPES.has(type))
+    else if (state.privacy.value === 'OPTED_OUT' && TRACKED_TYPES.has(type))
       reject = rejected(opId, OperationErrorCode.privacyOptedOut, `type: ${type} is not recorded while privacy is OPTED_OUT`);
 
     if (reject) {
       // Rejected operations keep only their ids, so a retry is answered DUPLICATE.
-      const fresh = s.recordOperation({
-        installationId: p.id,
-        operationId: key,
-        environmentId: p.environmentId,
-        profileId: null,
-        generation: generation < 0 ? 0 : generation,
-        type,
-        status: 'REJECTED',
-        occurredMs: null,
-        receivedMs: nowMs,
-        payload: null,
-      });
-      results[i] = fresh ? reject : { operationId: opId, status: 'DUPLICATE', errorCode: null, message: null };
+      ledger.push({ operationId: key, profileId: null, generation: generation < 0 ? 0 : generation, type, status: 'REJECTED', occurredMs: null, payload: null });
+      results[i] = reject;
       continue;
     }
-    let profileId = profiles.get(generation);
-    if (!profiles.has(generation)) profiles.set(generation, (profileId = s.profileOfGeneration(p.id, generation)));
+    const profileId = profiles.get(generation) ?? null;
     const ms = parseDateTime(op.occurredAt as string);
-    const fresh = s.recordOperation({
-      installationId: p.id,
-      operationId: key,
-      environmentId: p.environmentId,
-      profileId: profileId ?? null,
-      generation,
-      type,
-      status: 'ACCEPTED',
-      occurredMs: ms,
-      receivedMs: nowMs,
-      payload: payloads[i]!,
-    });
-    if (!fresh) {
-      results[i] = { operationId: opId, status: 'DUPLICATE', errorCode: null, message: null };
-      continue;
-    }
-    if (!TRACKED_TYPES.has(type)) {
-      changed = applyState(s, p, state, profileId, type, op.payload as Obj, ms, key) || changed;
-    }
-    results[i] = { operationId: opId, status: 'ACCEPTED', errorCode: null, message: null };
+    ledger.push({ operationId: key, profileId, generation, type, status: 'ACCEPTED', occurredMs: ms, payload: payloads[i]! });
+    if (!TRACKED_TYPES.has(type)) changed = applyState(effects, p, state, profileId, type, op.payload as Obj, ms, key) || changed;
+    results[i] = accepted(opId);
   }
-  if (changed) s.touchInstallation(p.environmentId, p.id, serverTime);
+  await s.insertOperations(p.environmentId, p.id, nowMs, ledger);
+  for (const kind of EFFECT_KINDS) {
+    const rows = effects.rows(kind);
+    if (rows.length > 0) await s.upsert(kind, rows);
+  }
+  if (changed) await s.writeInstallationState(p.environmentId, p.id, state, serverTime);
   const out = JSON.stringify({ batchId: batch.batchId, results, serverTime });
-  s.insertBatchResult(p.id, batchKey, digest, out, serverTime);
+  await s.insertBatchResult(p.id, batchKey, digest, out, serverTime);
   return { replayed: false, body: out };
+}
+
+/** Last-writer-wins on (ms, op): the later write wins a tie, as it would written one after the other. */
+const wins = (ms: number, op: string, over: { ms: number; op: string }) => ms > over.ms || (ms === over.ms && op >= over.op);
+
+/**
+ * The effect rows of one batch, one per key and kind: the row that would stand had the batch's
+ * writes been made one after the other (each key's last-writer-wins winner). The database then
+ * applies the same rule between that row and the stored one, which gives the same result.
+ */
+class Effects {
+  private readonly byKind = new Map<EffectKind, Map<string, unknown[]>>();
+
+  /** `row` is the key values, then value, ms and op. */
+  put(kind: EffectKind, row: unknown[]): void {
+    let rows = this.byKind.get(kind);
+    if (rows === undefined) this.byKind.set(kind, (rows = new Map()));
+    const k = EFFECT_KEY_COLUMNS[kind];
+    // Owner ids never hold a NUL, and the last key column is the only free-form one but for lists,
+    // which are followed only by a channel (never holding a NUL): the joined key is unambiguous.
+    let id = row[0] as string;
+    for (let c = 1; c < k; c++) id += `\u0000${row[c] as string}`;
+    const held = rows.get(id);
+    const ms = row[k + 1] as number;
+    const op = row[k + 2] as string;
+    if (held === undefined || wins(ms, op, { ms: held[k + 1] as number, op: held[k + 2] as string })) rows.set(id, row);
+  }
+
+  rows(kind: EffectKind): unknown[][] {
+    const rows = this.byKind.get(kind);
+    return rows === undefined ? [] : [...rows.values()];
+  }
+}
+
+/** Last-writer-wins update of one installation-level state in `state` (written once, at the end of the batch); true when it landed. */
+function setState<V>(column: LwwValue<V>, value: V, ms: number, op: string): boolean {
+  if (column.op !== '' && !wins(ms, op, column)) return false;
+  column.value = value;
+  column.ms = ms;
+  column.op = op;
+  return true;
 }
 
 /** Applies one accepted state operation; returns whether installation-level state may have changed. */
 function applyState(
-  s: OperationStore,
+  e: Effects,
   p: InstallationPrincipal,
   state: IngestState,
-  profileId: string | undefined,
+  profileId: string | null,
   type: string,
   payload: Obj,
   ms: number,
@@ -170,44 +225,37 @@ function applyState(
       const onProfile = type === 'PROFILE_ATTRIBUTES_EDITED';
       if (onProfile && !profileId) return false;
       const owner = onProfile ? profileId! : p.id;
-      const write = onProfile ? s.setProfileAttribute : s.setInstallationAttribute;
+      const kind: EffectKind = onProfile ? 'profileAttributes' : 'installationAttributes';
       const set = payload.set as Obj | undefined;
       // Removal after set: a key named in both ends removed (docs/decisions.md).
-      if (set) for (const k in set) write(owner, k, JSON.stringify(set[k]), ms, op);
+      if (set) for (const k in set) e.put(kind, [owner, k, JSON.stringify(set[k]), ms, op]);
       const remove = payload.remove as string[] | undefined;
-      if (remove) for (const k of remove) write(owner, k, null, ms, op);
+      if (remove) for (const k of remove) e.put(kind, [owner, k, null, ms, op]);
       return !onProfile;
     }
     case 'PROFILE_TAGS_EDITED': {
       if (!profileId) return false;
-      for (const t of (payload.add as string[] | undefined) ?? []) s.setProfileTag(profileId, t, true, ms, op);
-      for (const t of (payload.remove as string[] | undefined) ?? []) s.setProfileTag(profileId, t, false, ms, op);
+      for (const t of (payload.add as string[] | undefined) ?? []) e.put('profileTags', [profileId, t, 1, ms, op]);
+      for (const t of (payload.remove as string[] | undefined) ?? []) e.put('profileTags', [profileId, t, 0, ms, op]);
       return false;
     }
     case 'INSTALLATION_SUBSCRIPTIONS_EDITED':
-      for (const c of payload.changes as { list: string; subscribed: boolean }[]) s.setInstallationSubscription(p.id, c.list, c.subscribed, ms, op);
+      for (const c of payload.changes as { list: string; subscribed: boolean }[]) e.put('installationSubscriptions', [p.id, c.list, c.subscribed ? 1 : 0, ms, op]);
       return true;
     case 'PROFILE_SUBSCRIPTIONS_EDITED':
       if (!profileId) return false;
       for (const c of payload.changes as { list: string; channel: string; subscribed: boolean }[])
-        s.setProfileSubscription(profileId, c.list, c.channel, c.subscribed, ms, op);
+        e.put('profileSubscriptions', [profileId, c.list, c.channel, c.subscribed ? 1 : 0, ms, op]);
       return false;
     case 'PUSH_TOKEN_SET':
-      return s.setInstallationState(p.environmentId, p.id, 'pushToken', payload.token as string | null, ms, op);
+      return setState(state.pushToken, payload.token as string | null, ms, op);
     case 'PUSH_SUBSCRIPTION_SET':
-      return s.setInstallationState(p.environmentId, p.id, 'pushSubscription', payload.state as string, ms, op);
+      return setState(state.pushSubscription, payload.state as string, ms, op);
     case 'PUSH_PERMISSION_SET':
-      return s.setInstallationState(p.environmentId, p.id, 'pushPermission', payload.state as string, ms, op);
-    case 'PRIVACY_STATE_SET': {
-      const landed = s.setInstallationState(p.environmentId, p.id, 'privacy', payload.state as string, ms, op);
+      return setState(state.pushPermission, payload.state as string, ms, op);
+    case 'PRIVACY_STATE_SET':
       // Later operations of this batch see the privacy state as it now stands.
-      if (landed) {
-        state.privacy = payload.state as IngestState['privacy'];
-        state.privacyMs = ms;
-        state.privacyOp = op;
-      }
-      return landed;
-    }
+      return setState(state.privacy, payload.state as IngestState['privacy']['value'], ms, op);
     default:
       return false;
   }

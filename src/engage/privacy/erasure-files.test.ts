@@ -5,6 +5,8 @@ import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
 import { createHarness, type Harness } from '../../../test/helpers/harness';
 import { bearer, bootstrap, ingest, op, setupEnvironment } from '../testing';
 
+// SQLite-only: scans the SQLite database file, its WAL and shared-memory index (`h.db`), and
+// opens a second SQLite connection; PostgreSQL keeps its files to itself.
 let h: Harness;
 beforeEach(async () => {
   h = await createHarness();

@@ -17,7 +17,10 @@ const INSTALLATION_COLUMN = /(^|_)installation(_id)?$/;
 const PROFILE_COLUMN = /(^|_)profile(_id)?$/;
 const nameOf = (r: OwnedRows) => getTableConfig(r.table).name;
 
-/** Every table of the live database (migrations applied) with its columns. */
+/**
+ * Every table of the live database (migrations applied) with its columns. SQLite-only: it reads
+ * sqlite_master and pragma_table_info through the SQLite connections of the harness (`h.db`).
+ */
 function tables(raw: RawDb): Map<string, string[]> {
   const names = raw
     .prepare(`SELECT name FROM sqlite_master WHERE type = 'table' AND name NOT LIKE 'sqlite_%' AND name NOT LIKE '__drizzle%'`)
@@ -40,6 +43,7 @@ function undeclared(raw: RawDb): string[] {
   return out;
 }
 
+// SQLite-only: the registry is checked against the SQLite catalogue (sqlite_master).
 describe('erasure registry (db/schema/erasure.ts)', () => {
   it('covers every table that holds installation or profile data', () => {
     expect(undeclared(h.db.read.$client)).toEqual([]);
@@ -62,9 +66,18 @@ describe('erasure registry (db/schema/erasure.ts)', () => {
 });
 
 describe('privacy erasure clears exactly what the registry declares', () => {
-  const countBy = (r: OwnedRows, owner: string) =>
-    (h.db.read.$client.prepare(`SELECT COUNT(*) AS n FROM "${nameOf(r)}" WHERE "${r.owner.name}" = ?`).get(owner) as { n: number }).n;
-  const counts = (rules: OwnedRows[], owner: string) => Object.fromEntries(rules.map((r) => [nameOf(r), countBy(r, owner)]));
+  const countBy = async (r: OwnedRows, owner: string) =>
+    (await h.sql.get<{ n: number }>(`SELECT COUNT(*) AS n FROM "${nameOf(r)}" WHERE "${r.owner.name}" = ?`, [owner]))!.n;
+  const counts = async (rules: OwnedRows[], owner: string) => {
+    const out: Record<string, number> = {};
+    for (const r of rules) out[nameOf(r)] = await countBy(r, owner);
+    return out;
+  };
+  const countsOfAll = async (rules: OwnedRows[], owners: string[]) => {
+    const out: Record<string, number>[] = [];
+    for (const o of owners) out.push(await counts(rules, o));
+    return out;
+  };
 
   it("leaves no declared row of the installation or its anonymous profile, and another installation's rows intact", async () => {
     const env = await setupEnvironment(h);
@@ -81,25 +94,25 @@ describe('privacy erasure clears exactly what the registry declares', () => {
       ]);
       await issueCode(h, s);
     }
-    const profilesOf = (id: string) => h.services.engage.inspection.installation(id).generations.map((g: { profileId: string }) => g.profileId);
-    const [erasedProfiles, keptProfiles] = [profilesOf(erased.installationId), profilesOf(kept.installationId)];
+    const profilesOf = async (id: string) => (await h.services.engage.inspection.installation(id)).generations.map((g: { profileId: string }) => g.profileId);
+    const [erasedProfiles, keptProfiles] = [await profilesOf(erased.installationId), await profilesOf(kept.installationId)];
     const before = {
-      kept: counts(installationOwned, kept.installationId),
-      keptProfiles: keptProfiles.map((p) => counts(profileOwned, p)),
+      kept: await counts(installationOwned, kept.installationId),
+      keptProfiles: await countsOfAll(profileOwned, keptProfiles),
     };
-    expect(Object.values(counts(installationOwned, erased.installationId)).every((n) => n > 0)).toBe(true);
-    expect(Object.values(counts(profileOwned, erasedProfiles[1])).every((n) => n > 0)).toBe(true);
+    expect(Object.values(await counts(installationOwned, erased.installationId)).every((n) => n > 0)).toBe(true);
+    expect(Object.values(await counts(profileOwned, erasedProfiles[1])).every((n) => n > 0)).toBe(true);
 
     const res = await h.request(`/v1/sdk/privacy/revocations/${randomUUID()}`, { method: 'PUT', headers: bearer(erased.revocationCredential) });
     expect(res.status).toBe(204);
 
-    expect(Object.values(counts(installationOwned, erased.installationId)).every((n) => n === 0)).toBe(true);
-    for (const p of erasedProfiles) expect(Object.values(counts(profileOwned, p)).every((n) => n === 0)).toBe(true);
-    expect(counts(installationOwned, kept.installationId)).toEqual(before.kept);
-    expect(keptProfiles.map((p) => counts(profileOwned, p))).toEqual(before.keptProfiles);
+    expect(Object.values(await counts(installationOwned, erased.installationId)).every((n) => n === 0)).toBe(true);
+    for (const p of erasedProfiles) expect(Object.values(await counts(profileOwned, p)).every((n) => n === 0)).toBe(true);
+    expect(await counts(installationOwned, kept.installationId)).toEqual(before.kept);
+    expect(await countsOfAll(profileOwned, keptProfiles)).toEqual(before.keptProfiles);
   });
 
-  it('a rule may keep the rows and clear named columns (NULL, or empty when NOT NULL)', () => {
+  it('a rule may keep the rows and clear named columns (NULL, or empty when NOT NULL)', async () => {
     const deliveries = sqliteTable('deliveries', {
       id: text('id').primaryKey(),
       environmentId: text('environment_id').notNull(),
@@ -107,16 +120,15 @@ describe('privacy erasure clears exactly what the registry declares', () => {
       token: text('token').notNull(),
       attempts: integer('attempts').notNull(),
     });
-    const raw = h.db.write.$client;
-    raw.exec('CREATE TABLE deliveries (id TEXT PRIMARY KEY, environment_id TEXT NOT NULL, installation_id TEXT, token TEXT NOT NULL, attempts INTEGER NOT NULL)');
-    const insert = raw.prepare('INSERT INTO deliveries VALUES (?, ?, ?, ?, 3)');
-    insert.run('d1', 'env', 'inst', 'secret-token');
-    insert.run('d2', 'other-env', 'inst', 'other-token');
-    insert.run('d3', 'env', 'someone-else', 'their-token');
+    await h.sql.run('CREATE TABLE deliveries (id TEXT PRIMARY KEY, environment_id TEXT NOT NULL, installation_id TEXT, token TEXT NOT NULL, attempts INTEGER NOT NULL)');
+    const insert = 'INSERT INTO deliveries VALUES (?, ?, ?, ?, 3)';
+    await h.sql.run(insert, ['d1', 'env', 'inst', 'secret-token']);
+    await h.sql.run(insert, ['d2', 'other-env', 'inst', 'other-token']);
+    await h.sql.run(insert, ['d3', 'env', 'someone-else', 'their-token']);
 
-    const erase = eraseOwnedRows(raw, [{ table: deliveries, owner: deliveries.installationId, erase: { clear: [deliveries.token, deliveries.installationId] } }]);
-    erase('inst', 'env');
-    expect(raw.prepare('SELECT id, installation_id AS installationId, token, attempts FROM deliveries ORDER BY id').all()).toEqual([
+    const erase = eraseOwnedRows(h.sql, [{ table: deliveries, owner: deliveries.installationId, erase: { clear: [deliveries.token, deliveries.installationId] } }]);
+    await erase('inst', 'env');
+    expect(await h.sql.all('SELECT id, installation_id AS "installationId", token, attempts FROM deliveries ORDER BY id')).toEqual([
       { id: 'd1', installationId: null, token: '', attempts: 3 },
       { id: 'd2', installationId: 'inst', token: 'other-token', attempts: 3 }, // another environment's row
       { id: 'd3', installationId: 'someone-else', token: 'their-token', attempts: 3 },

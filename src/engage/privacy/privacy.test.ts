@@ -18,8 +18,7 @@ const revoke = (token: string, operationId: string = randomUUID()) =>
   h.request(`/v1/sdk/privacy/revocations/${operationId}`, { method: 'PUT', headers: bearer(token) });
 
 /** Rows anywhere that still mention the installation. */
-function traces(id: string): Record<string, number> {
-  const raw = h.db.read.$client;
+async function traces(id: string): Promise<Record<string, number>> {
   const out: Record<string, number> = {};
   for (const [table, col] of [
     ['installations', 'id'],
@@ -31,7 +30,7 @@ function traces(id: string): Record<string, number> {
     ['binding_codes', 'installation_id'],
     ['binding_transitions', 'installation_id'],
   ]) {
-    out[table] = (raw.prepare(`SELECT COUNT(*) AS n FROM ${table} WHERE ${col} = ?`).get(id) as { n: number }).n;
+    out[table] = (await h.sql.get<{ n: number }>(`SELECT COUNT(*) AS n FROM ${table} WHERE ${col} = ?`, [id]))!.n;
   }
   return out;
 }
@@ -47,19 +46,18 @@ describe('PUT /v1/sdk/privacy/revocations/{operationId}', () => {
       op('PROFILE_ATTRIBUTES_EDITED', { set: { anon: true } }, { generation: 0 }),
     ]);
     await issueCode(h, s);
-    const anonymousProfile = h.services.engage.inspection.installation(s.installationId).generations[0].profileId;
-    expect(Object.values(traces(s.installationId)).every((n) => n > 0)).toBe(true);
+    const anonymousProfile = (await h.services.engage.inspection.installation(s.installationId)).generations[0].profileId;
+    expect(Object.values((await traces(s.installationId))).every((n) => n > 0)).toBe(true);
 
     const opId = randomUUID();
     const res = await revoke(s.revocationCredential, opId);
     expect(res.status).toBe(204);
     expect(await res.text()).toBe('');
-    expect(Object.values(traces(s.installationId)).every((n) => n === 0)).toBe(true);
+    expect(Object.values((await traces(s.installationId))).every((n) => n === 0)).toBe(true);
     // The anonymous profile only this installation used is gone; the known person stays, without its events.
-    const raw = h.db.read.$client;
-    expect(raw.prepare('SELECT COUNT(*) AS n FROM profiles WHERE id = ?').get(anonymousProfile)).toEqual({ n: 0 });
-    expect(raw.prepare('SELECT COUNT(*) AS n FROM profile_attributes WHERE profile_id = ?').get(anonymousProfile)).toEqual({ n: 0 });
-    expect(h.services.engage.inspection.profile('prod', 'carol').recentEvents).toEqual([]);
+    expect(await h.sql.get('SELECT COUNT(*) AS n FROM profiles WHERE id = ?', [anonymousProfile])).toEqual({ n: 0 });
+    expect(await h.sql.get('SELECT COUNT(*) AS n FROM profile_attributes WHERE profile_id = ?', [anonymousProfile])).toEqual({ n: 0 });
+    expect((await h.services.engage.inspection.profile('prod', 'carol')).recentEvents).toEqual([]);
 
     expect((await revoke(s.revocationCredential, opId)).status).toBe(204);
     expect((await revoke(s.revocationCredential)).status).toBe(204);
@@ -72,14 +70,14 @@ describe('PUT /v1/sdk/privacy/revocations/{operationId}', () => {
       expect(res.status).toBe(401);
       expect(res.headers.get('content-type')).toBe('application/problem+json');
     }
-    expect(traces(s.installationId).installations).toBe(1);
+    expect((await traces(s.installationId)).installations).toBe(1);
   });
 
   it('400 naming operationId when the path is not a UUID', async () => {
     const res = await revoke(s.revocationCredential, 'not-a-uuid');
     expect(res.status).toBe(400);
     expect(((await res.json()) as { message: string }).message.startsWith('operationId: ')).toBe(true);
-    expect(traces(s.installationId).installations).toBe(1);
+    expect((await traces(s.installationId)).installations).toBe(1);
   });
 
   it('a repeat with a malformed operationId is a 400 like a first request, after the credential check', async () => {
@@ -90,7 +88,7 @@ describe('PUT /v1/sdk/privacy/revocations/{operationId}', () => {
     // A credential that never existed is still a 401 whatever the path.
     expect((await revoke('svc_rev_unknown', 'not-a-uuid')).status).toBe(401);
     expect((await revoke(s.revocationCredential)).status).toBe(204);
-    const kept = h.db.read.$client.prepare('SELECT COUNT(*) AS n FROM revoked_installations').get();
+    const kept = await h.sql.get('SELECT COUNT(*) AS n FROM revoked_installations');
     expect(kept).toEqual({ n: 1 });
   });
 });

@@ -24,10 +24,10 @@ export function createPrivacyService(deps: { store: Stores & TxRunner<Stores>; c
    * Spec 01 rule 6: only the revocation credential, never the installation credential. A
    * credential already used is still recognised, so the repeat answers 204 (its guard).
    */
-  function authenticate(token: string | undefined): RevocationPrincipal | undefined {
+  async function authenticate(token: string | undefined): Promise<RevocationPrincipal | undefined> {
     if (!token || !token.startsWith(REVOCATION_PREFIX)) return undefined;
     const d = digest(token);
-    return store.privacy.findByRevocationDigest(d) || store.privacy.wasRevoked(d) ? { digest: d } : undefined;
+    return (await store.privacy.findByRevocationDigest(d)) || (await store.privacy.wasRevoked(d)) ? { digest: d } : undefined;
   }
 
   async function revoke(r: RevocationPrincipal, operationId: string): Promise<void> {
@@ -37,11 +37,12 @@ export function createPrivacyService(deps: { store: Stores & TxRunner<Stores>; c
     if (bad) throw EdgeErrors.fromViolation(bad);
     const d = r.digest;
     const at = clock.now().toISOString();
-    await store.tx((tx) => {
-      // Read again inside the write: another request may have erased it since the guard looked.
-      const inst = tx.privacy.findByRevocationDigest(d);
+    await store.tx(async (tx) => {
+      // Read again inside the write, and lock it: another request may have erased it since the
+      // guard looked, and nothing of this installation may be written while it is erased.
+      const inst = await tx.privacy.lockByRevocationDigest(d);
       if (!inst) return;
-      tx.privacy.erase(inst.environmentId, inst.id, d, operationId.toLowerCase(), at);
+      await tx.privacy.erase(inst.environmentId, inst.id, d, operationId.toLowerCase(), at);
       // secure_delete zeroed the erased rows in their pages; older images of those pages stay
       // in the WAL until a checkpoint truncates it, done off this request (docs/decisions.md).
       tx.afterCommit(deps.scrubDeleted);

@@ -1,8 +1,8 @@
 import { getTableConfig, type SQLiteColumn } from 'drizzle-orm/sqlite-core';
 import { installationOwned, profileOwned, type OwnedRows } from '../../db/schema/erasure';
-import type { Db, RawDb } from '../../platform/store/sqlite';
+import { forUpdate, type Sql } from '../../platform/store/sql';
 
-const ANONYMOUS_PROFILES = `SELECT g.profile_id FROM installation_generations g JOIN profiles p ON p.id = g.profile_id
+const ANONYMOUS_PROFILES = `SELECT g.profile_id AS "profileId" FROM installation_generations g JOIN profiles p ON p.id = g.profile_id
                             WHERE g.installation_id = ? AND p.external_id IS NULL AND p.environment_id = ?`;
 
 /** The value a cleared column takes: NULL, or the empty value of its type when NOT NULL. */
@@ -12,58 +12,62 @@ function clearedValue(c: SQLiteColumn): string {
 }
 
 /**
- * The statements that erase what `rules` declare (db/schema/erasure.ts) for one owner. A
- * table that carries an environment id is also scoped by it (every query of environment-owned
- * data takes its owner id, CONVENTIONS.md).
+ * The statements that erase what `rules` declare (db/schema/erasure.ts) for one owner, in
+ * order. A table that carries an environment id is also scoped by it (every query of
+ * environment-owned data takes its owner id, CONVENTIONS.md).
  */
-export function eraseOwnedRows(raw: RawDb, rules: readonly OwnedRows[]): (ownerId: string, environmentId: string) => void {
+export function eraseOwnedRows(db: Sql, rules: readonly OwnedRows[]): (ownerId: string, environmentId: string) => Promise<void> {
   const steps = rules.map(({ table, owner, erase }) => {
     const config = getTableConfig(table);
     const scoped = config.columns.some((c) => c.name === 'environment_id');
     const where = `WHERE "${owner.name}" = @owner${scoped ? ' AND environment_id = @env' : ''}`;
-    const sql =
+    const text =
       erase === 'delete'
         ? `DELETE FROM "${config.name}" ${where}`
         : `UPDATE "${config.name}" SET ${erase.clear.map((c) => `"${c.name}" = ${clearedValue(c)}`).join(', ')} ${where}`;
-    const stmt = raw.prepare(sql);
-    return scoped ? (ownerId: string, env: string) => stmt.run({ owner: ownerId, env }) : (ownerId: string) => stmt.run({ owner: ownerId });
+    return scoped ? (ownerId: string, env: string) => db.run(text, { owner: ownerId, env }) : (ownerId: string) => db.run(text, { owner: ownerId });
   });
-  return (ownerId, environmentId) => {
-    for (const step of steps) step(ownerId, environmentId);
+  return async (ownerId, environmentId) => {
+    for (const step of steps) await step(ownerId, environmentId);
   };
 }
 
 /** Erasure of an installation (spec 01: privacy revocation) and the record that it happened. */
-export function createPrivacyStore(db: Db) {
-  const raw = db.$client;
-  // Compiled at the first erasure (a store may be bound before migrations ran).
-  let eraseInstallationRows: ReturnType<typeof eraseOwnedRows> | undefined;
-  let eraseProfileRows: ReturnType<typeof eraseOwnedRows> | undefined;
+export function createPrivacyStore(db: Sql) {
+  const SQL = {
+    installation: 'SELECT id, environment_id AS "environmentId" FROM installations WHERE revocation_digest = ?',
+    // Inside the erasure: the row stays locked until the erasure commits, so an ingest or a
+    // binding transition of this installation (which lock it too) runs wholly before or after.
+    lockInstallation: `SELECT id, environment_id AS "environmentId" FROM installations WHERE revocation_digest = ?${forUpdate(db.dialect)}`,
+    revoked: 'SELECT 1 AS one FROM revoked_installations WHERE revocation_digest = ?',
+    recordRevoked: `INSERT INTO revoked_installations (revocation_digest, environment_id, operation_id, revoked_at) VALUES (?, ?, ?, ?)
+      ON CONFLICT (revocation_digest) DO NOTHING`,
+  } as const;
+  const eraseInstallationRows = eraseOwnedRows(db, installationOwned);
+  const eraseProfileRows = eraseOwnedRows(db, profileOwned);
   return {
-    findByRevocationDigest(revocationDigest: string): { id: string; environmentId: string } | undefined {
-      return raw
-        .prepare('SELECT id, environment_id AS environmentId FROM installations WHERE revocation_digest = ?')
-        .get(revocationDigest) as { id: string; environmentId: string } | undefined;
+    findByRevocationDigest(revocationDigest: string): Promise<{ id: string; environmentId: string } | undefined> {
+      return db.get<{ id: string; environmentId: string }>(SQL.installation, [revocationDigest]);
     },
-    wasRevoked(revocationDigest: string): boolean {
-      return raw.prepare('SELECT 1 FROM revoked_installations WHERE revocation_digest = ?').get(revocationDigest) !== undefined;
+    /** The installation a revocation credential names, locked until the transaction ends (PostgreSQL). */
+    lockByRevocationDigest(revocationDigest: string): Promise<{ id: string; environmentId: string } | undefined> {
+      return db.get<{ id: string; environmentId: string }>(SQL.lockInstallation, [revocationDigest]);
+    },
+    async wasRevoked(revocationDigest: string): Promise<boolean> {
+      return (await db.get(SQL.revoked, [revocationDigest])) !== undefined;
     },
     /**
      * Erases everything declared as the installation's (db/schema/erasure.ts): operations
      * (events and state history), batches, attributes, subscriptions, binding codes and
      * transitions, generations, the row (device metadata, push token, credentials), then the
      * anonymous profiles only it used. Profiles with an external id belong to the person
-     * across devices and stay.
+     * across devices and stay. Call with the installation locked (`lockByRevocationDigest`).
      */
-    erase(environmentId: string, installationId: string, revocationDigest: string, operationId: string, at: string): void {
-      const anonymous = (raw.prepare(ANONYMOUS_PROFILES).all(installationId, environmentId) as { profile_id: string }[]).map((r) => r.profile_id);
-      eraseInstallationRows ??= eraseOwnedRows(raw, installationOwned);
-      eraseProfileRows ??= eraseOwnedRows(raw, profileOwned);
-      eraseInstallationRows(installationId, environmentId);
-      for (const profileId of anonymous) eraseProfileRows(profileId, environmentId);
-      raw
-        .prepare('INSERT OR IGNORE INTO revoked_installations (revocation_digest, environment_id, operation_id, revoked_at) VALUES (?, ?, ?, ?)')
-        .run(revocationDigest, environmentId, operationId, at);
+    async erase(environmentId: string, installationId: string, revocationDigest: string, operationId: string, at: string): Promise<void> {
+      const anonymous = (await db.all<{ profileId: string }>(ANONYMOUS_PROFILES, [installationId, environmentId])).map((r) => r.profileId);
+      await eraseInstallationRows(installationId, environmentId);
+      for (const profileId of anonymous) await eraseProfileRows(profileId, environmentId);
+      await db.run(SQL.recordRevoked, [revocationDigest, environmentId, operationId, at]);
     },
   };
 }
