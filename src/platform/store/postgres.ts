@@ -70,17 +70,33 @@ export function openPostgres(url: string, opts: PostgresOptions = {}): Pg {
   const u = parseDatabaseUrl(url);
   const password = decodeURIComponent(u.password);
   u.password = '';
-  const onNotice = opts.onNotice;
-  return postgres(u.toString(), {
+  const listeners = new Set<(message: string) => void>();
+  if (opts.onNotice) listeners.add(opts.onNotice);
+  const pg = postgres(u.toString(), {
     max: opts.max ?? 10,
     idle_timeout: opts.idleTimeout ?? 60,
     connect_timeout: opts.connectTimeout ?? 10,
     ...(password ? { pass: () => password } : {}),
     prepare: true,
     types: TYPES,
-    onnotice: (n) => onNotice?.(String(n.message)),
+    // Not printed by the driver: handed to whoever listens (the catalogue triggers raise one).
+    onnotice: (n) => {
+      for (const fn of listeners) fn(String(n.message));
+    },
     connection: { application_name: opts.applicationName ?? 'engage' },
   }) as unknown as Pg;
+  noticeListeners.set(pg, listeners);
+  return pg;
+}
+
+const noticeListeners = new WeakMap<Pg, Set<(message: string) => void>>();
+
+/** Calls `fn` with every server notice the pool receives; returns the way to stop. */
+export function onPgNotice(pg: Pg, fn: (message: string) => void): () => void {
+  const set = noticeListeners.get(pg);
+  if (!set) throw new Error('onPgNotice needs a pool opened by openPostgres');
+  set.add(fn);
+  return () => set.delete(fn);
 }
 
 /** Scrubs a password out of an error's message and stack (defence in depth: see the test). */
