@@ -91,7 +91,12 @@ export async function createPostgresStore<S extends object>(
   };
 
   const attempt = async <T>(fn: (stores: S & TxScope) => Promise<T> | T, isolation: string, hooks: (() => unknown)[]): Promise<T> => {
-    const result = await pg.begin(`isolation level ${isolation}`, async (t) => {
+    // Settles (rejects) when the transaction ends in failure, the loss of its connection
+    // included: a savepoint waiting on a dead connection gives up then.
+    let abort!: (e: unknown) => void;
+    const aborted = new Promise<never>((_, reject) => (abort = reject));
+    aborted.catch(() => {});
+    const begun = pg.begin(`isolation level ${isolation}`, async (t) => {
       // The innermost open savepoint (or the transaction): where the stores' statements go.
       const scopes: PgRunner[] = [t];
       let open = true;
@@ -104,19 +109,23 @@ export async function createPostgresStore<S extends object>(
         const parent = scopes[scopes.length - 1] as postgres.TransactionSql;
         const hooksBefore = hooks.length;
         try {
-          return (await parent.savepoint(async (sp) => {
+          const done = parent.savepoint(async (sp) => {
             scopes.push(sp);
             try {
               return await f();
             } finally {
               scopes.pop();
             }
-          })) as R;
+          });
+          return (await Promise.race([done, aborted])) as R;
         } catch (e) {
           hooks.length = hooksBefore;
+          if (!open) throw new TransactionAborted(e);
           // postgres.js has rolled back to the savepoint, or failed to: then the transaction
           // is gone (connection lost, or aborted outside the savepoint), and says so here.
-          const alive = await parent.unsafe('SELECT 1').then(
+          // A SAVEPOINT is refused outside a transaction block (25P01), in an aborted one
+          // (25P02), and on a lost connection.
+          const alive = await parent.unsafe('SAVEPOINT engage_alive; RELEASE SAVEPOINT engage_alive').then(
             () => true,
             () => false,
           );
@@ -135,7 +144,12 @@ export async function createPostgresStore<S extends object>(
         open = false;
       }
     });
-    return result as T;
+    try {
+      return (await begun) as T;
+    } catch (e) {
+      abort(e);
+      throw e;
+    }
   };
 
   const tx = async <T>(fn: (stores: S & TxScope) => Promise<T> | T, txOptions: TxOptions = {}): Promise<T> => {
