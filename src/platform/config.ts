@@ -1,5 +1,6 @@
 import { readFileSync } from 'node:fs';
 import path from 'node:path';
+import { parseDatabaseUrl, redactUrl } from './store/database-url';
 
 /**
  * One schema for configuration: defaults < optional JSON file < ENGAGE_* environment < flags.
@@ -36,6 +37,12 @@ export interface Config {
    * holds a batch at every bound of spec 01 with room for its free-form values.
    */
   maxRequestBytes: number;
+  /**
+   * `postgres://` or `postgresql://` URL selecting the PostgreSQL engine (issue 9); unset, the
+   * embedded SQLite file in the data directory. Holds a password: never print it, use
+   * `redactedConfig` (or redactUrl, platform/store/postgres.ts) to show it.
+   */
+  databaseUrl?: string;
 }
 
 export class ConfigError extends Error {}
@@ -45,7 +52,7 @@ type Raw = Record<string, unknown>;
 interface Setting {
   key: keyof Config;
   env: string;
-  kind: 'string' | 'int' | 'url' | 'enum';
+  kind: 'string' | 'int' | 'url' | 'enum' | 'database-url';
   values?: readonly string[];
   min?: number;
   max?: number;
@@ -69,6 +76,7 @@ const SETTINGS: Setting[] = [
   { key: 'bindingCodeTtl', env: 'ENGAGE_BINDING_CODE_TTL', kind: 'int', min: 10, max: 86400 },
   { key: 'trustedProxies', env: 'ENGAGE_TRUSTED_PROXIES', kind: 'int', min: 0, max: 10 },
   { key: 'maxRequestBytes', env: 'ENGAGE_MAX_REQUEST_BYTES', kind: 'int', min: 64 * 1024, max: 1024 * 1024 * 1024 },
+  { key: 'databaseUrl', env: 'ENGAGE_DATABASE_URL', kind: 'database-url' },
 ];
 
 export const DEFAULTS = {
@@ -111,6 +119,15 @@ function coerce(s: Setting, value: unknown, origin: string): unknown {
       if (u.search || u.hash || (u.pathname !== '/' && u.pathname !== '')) throw new ConfigError(`invalid setting ${name}: must be scheme, host and port only (no path, query or fragment)`);
       return value.replace(/\/+$/, '');
     }
+    case 'database-url':
+      if (typeof value !== 'string' || value === '') throw new ConfigError(`invalid setting ${name}: expected a postgres:// URL`);
+      try {
+        parseDatabaseUrl(value);
+      } catch (e) {
+        // The message names the URL with its password redacted, never the value itself.
+        throw new ConfigError(`invalid setting ${name}: ${(e as Error).message}`);
+      }
+      return value;
     case 'enum':
       if (typeof value !== 'string' || !s.values!.includes(value))
         throw new ConfigError(`invalid setting ${name}: expected one of ${s.values!.join(', ')}`);
@@ -173,4 +190,12 @@ export function loadConfig(sources: ConfigSources = {}): Config {
     cfg.publicUrl = `http://${h.includes(':') ? `[${h}]` : h}:${cfg.port}`;
   }
   return cfg;
+}
+
+/** The configuration as it may be shown (logs, `--json` output, errors): secrets redacted. */
+export function redactedConfig(cfg: Config): Record<string, unknown> {
+  const out: Record<string, unknown> = { ...cfg };
+  if (cfg.databaseUrl) out.databaseUrl = redactUrl(cfg.databaseUrl);
+  if (cfg.masterKey) out.masterKey = '[redacted]';
+  return out;
 }

@@ -1,5 +1,8 @@
 import postgres from 'postgres';
+import { parseDatabaseUrl } from './database-url';
 import type { Params, Sql } from './sql';
+
+export { DatabaseUrlError, parseDatabaseUrl, redactUrl } from './database-url';
 
 /**
  * PostgreSQL through postgres.js (notes/dependencies.md): one pool per process, prepared
@@ -18,38 +21,6 @@ export interface PostgresOptions {
   applicationName?: string;
   /** Server notices (they are dropped by default rather than printed by the driver). */
   onNotice?: (message: string) => void;
-}
-
-/** The URL with its password replaced, for logs and error messages. Never throws. */
-export function redactUrl(url: string): string {
-  try {
-    const u = new URL(url);
-    if (u.password) u.password = '***';
-    for (const k of [...u.searchParams.keys()]) if (/pass/i.test(k)) u.searchParams.set(k, '***');
-    return u.toString();
-  } catch {
-    // Not parseable: cut whatever sits between "://user:" and "@".
-    return url.replace(/(:\/\/[^:/@]*:)[^@]*@/, '$1***@');
-  }
-}
-
-/** A database URL that is not usable; its message never carries the password. */
-export class DatabaseUrlError extends Error {}
-
-/** Checks a database URL (postgres:// or postgresql://); the error names the redacted URL. */
-export function parseDatabaseUrl(url: string): URL {
-  let u: URL;
-  try {
-    u = new URL(url);
-  } catch {
-    // Node's TypeError carries the whole input (`input`), and an unparseable text may hold the
-    // password anywhere: name neither.
-    throw new DatabaseUrlError('invalid database URL: not a URL (postgres://user:password@host:port/database)');
-  }
-  if (u.protocol !== 'postgres:' && u.protocol !== 'postgresql:')
-    throw new DatabaseUrlError(`invalid database URL ${redactUrl(url)}: expected postgres:// or postgresql://`);
-  if (!u.hostname && !u.searchParams.get('host')) throw new DatabaseUrlError(`invalid database URL ${redactUrl(url)}: no host`);
-  return u;
 }
 
 /**
