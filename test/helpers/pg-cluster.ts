@@ -99,40 +99,39 @@ export async function startPgCluster(): Promise<PgCluster> {
     const port = await freePort();
     const fd = openSync(log, 'a');
     if (as) chownSync(log, as.uid, as.gid);
+    const args = [
+      '-D', data, '-p', String(port), '-k', dir,
+      '-c', 'listen_addresses=127.0.0.1',
+      // Test speed: nothing here needs to survive a crash.
+      '-c', 'fsync=off', '-c', 'synchronous_commit=off', '-c', 'full_page_writes=off',
+      '-c', 'max_connections=300', '-c', 'shared_buffers=64MB',
+      '-c', 'max_wal_size=1GB', '-c', 'checkpoint_timeout=30min',
+      '-c', 'autovacuum=off', '-c', 'log_min_messages=warning', '-c', 'logging_collector=off',
+    ];
+    // A watchdog shell between us and postgres: it stops postgres when its stdin closes, i.e.
+    // on stop() or when this process dies in any way (vitest kills its workers without 'exit'),
+    // and removes the cluster's directory.
     const child = spawn(
-      path.join(bin, 'postgres'),
-      [
-        '-D', data, '-p', String(port), '-k', dir,
-        '-c', 'listen_addresses=127.0.0.1',
-        // Test speed: nothing here needs to survive a crash.
-        '-c', 'fsync=off', '-c', 'synchronous_commit=off', '-c', 'full_page_writes=off',
-        '-c', 'max_connections=300', '-c', 'shared_buffers=64MB',
-        '-c', 'max_wal_size=1GB', '-c', 'checkpoint_timeout=30min',
-        '-c', 'autovacuum=off', '-c', 'log_min_messages=warning', '-c', 'logging_collector=off',
-      ],
-      { ...spawnOpts, stdio: ['ignore', fd, fd], detached: false },
+      '/bin/sh',
+      ['-c', '"$0" "$@" & pid=$!; read _ || true; kill -QUIT $pid 2>/dev/null; wait $pid; rm -rf "$ENGAGE_PG_DIR"', path.join(bin, 'postgres'), ...args],
+      { ...spawnOpts, env: { ...spawnOpts.env, ENGAGE_PG_DIR: dir }, stdio: ['pipe', fd, fd] },
     );
     const url = `postgres://postgres:${password}@127.0.0.1:${port}/postgres`;
     try {
       await waitReady(url, child, log, Date.now() + 30_000);
     } catch (e) {
       lastError = e;
-      child.kill('SIGKILL');
+      child.stdin?.end();
       continue;
     }
-    const killNow = () => {
-      if (child.exitCode === null) child.kill('SIGQUIT');
-    };
-    process.once('exit', killNow);
     return {
       url,
       port,
       dir,
       async stop() {
-        process.off('exit', killNow);
         if (child.exitCode === null) {
           const exited = new Promise((r) => child.once('exit', r));
-          child.kill('SIGQUIT'); // immediate shutdown: the data is thrown away anyway
+          child.stdin?.end(); // immediate shutdown (SIGQUIT): the data is thrown away anyway
           await Promise.race([exited, new Promise((r) => setTimeout(r, 5000))]);
         }
         rmSync(dir, { recursive: true, force: true });
@@ -144,6 +143,7 @@ export async function startPgCluster(): Promise<PgCluster> {
 }
 
 let local: Promise<PgCluster> | undefined;
+let localUsers = 0;
 
 /**
  * The cluster's superuser URL: the one started by the vitest globalSetup (pg-global-setup.ts,
@@ -152,10 +152,7 @@ let local: Promise<PgCluster> | undefined;
 export async function testClusterUrl(): Promise<string> {
   const fromEnv = process.env.ENGAGE_TEST_DATABASE_URL;
   if (fromEnv) return fromEnv;
-  local ??= startPgCluster().then((c) => {
-    process.once('beforeExit', () => void c.stop());
-    return c;
-  });
+  local ??= startPgCluster();
   return (await local).url;
 }
 
@@ -167,6 +164,8 @@ export interface TestDatabase {
 
 /** A fresh database (random name) on the test cluster, for one test file or harness. */
 export async function createTestDatabase(): Promise<TestDatabase> {
+  const shared = process.env.ENGAGE_TEST_DATABASE_URL !== undefined;
+  if (!shared) localUsers++;
   const admin = await testClusterUrl();
   const name = `engage_test_${randomBytes(6).toString('hex')}`;
   const sql = postgres(admin, { max: 1, onnotice: () => {} });
@@ -185,6 +184,12 @@ export async function createTestDatabase(): Promise<TestDatabase> {
         await s.unsafe(`DROP DATABASE IF EXISTS ${name} WITH (FORCE)`);
       } finally {
         await s.end({ timeout: 5 });
+      }
+      // A cluster of this process's own goes with its last database.
+      if (!shared && --localUsers === 0 && local) {
+        const c = local;
+        local = undefined;
+        await (await c).stop();
       }
     },
   };
