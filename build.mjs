@@ -2,7 +2,7 @@
 // Builds dist/engage, a Node Single Executable Application, offline
 // (DESIGN.md "Single executable (built offline)"):
 //   1. esbuild bundles cmd/engage.ts into one CommonJS file that requires only node:* built-ins,
-//      with the SQL migrations, the version and the native asset hashes compiled in;
+//      with the SQL migrations (SQLite and PostgreSQL), the version and the native asset hashes compiled in;
 //   2. `node --experimental-sea-config` turns it into a blob, the two native addons as assets;
 //   3. a stripped copy of this very `node` gets the blob injected with postject.
 //
@@ -107,6 +107,7 @@ function prepareAsset(key, source) {
 // Step 1: bundle.
 const pkg = JSON.parse(fs.readFileSync(path.join(root, 'package.json'), 'utf8'));
 const migrations = readMigrations(path.join(root, 'migrations'));
+const pgMigrations = readMigrations(path.join(root, 'migrations', 'pg'));
 const bundleFile = path.join(work, 'engage.cjs');
 
 function readMigrations(dir) {
@@ -176,6 +177,7 @@ const result = await stepAsync('esbuild', () =>
       'import.meta.url': '__engage_import_meta_url',
       __ENGAGE_VERSION__: JSON.stringify(pkg.version),
       __ENGAGE_MIGRATIONS__: JSON.stringify(migrations),
+      __ENGAGE_PG_MIGRATIONS__: JSON.stringify(pgMigrations),
       __ENGAGE_NATIVE_ASSETS__: JSON.stringify({
         sqlite: { key: nativeAssets.sqlite.key, sha256: nativeAssets.sqlite.sha256 },
         argon2: { key: nativeAssets.argon2.key, sha256: nativeAssets.argon2.sha256 },
@@ -315,7 +317,7 @@ function report(file) {
   const total = Math.round(performance.now() - started);
   console.log(
     `build: ${path.relative(process.cwd(), file) || file} ${(size / 1024 / 1024).toFixed(1)} MiB (${size} bytes) ` +
-      `v${pkg.version}, ${migrations.length} migration(s), in ${total} ms [${timings.join(', ')}]`,
+      `v${pkg.version}, ${migrations.length} + ${pgMigrations.length} (PostgreSQL) migration(s), in ${total} ms [${timings.join(', ')}]`,
   );
 }
 

@@ -16,6 +16,7 @@ export interface CommonOptions {
   logLevel?: string;
   publicUrl?: string;
   masterKeyFile?: string;
+  databaseUrl?: string;
 }
 
 export function withCommon(cmd: Command): Command {
@@ -24,6 +25,7 @@ export function withCommon(cmd: Command): Command {
     .option('--config <file>', 'JSON configuration file (or ENGAGE_CONFIG)')
     .option('--public-url <url>', 'public base URL; issuers live under it')
     .option('--master-key-file <file>', 'master key file (default <data-dir>/master.key; or ENGAGE_MASTER_KEY)')
+    .option('--database-url <url>', 'PostgreSQL URL (postgres://...) instead of the embedded SQLite file (or ENGAGE_DATABASE_URL)')
     .option('--json', 'print machine-readable JSON')
     .addOption(new Option('--log-level <level>', 'log level').choices(['debug', 'info', 'warn', 'error', 'silent']));
 }
@@ -33,7 +35,7 @@ export function configFrom(opts: CommonOptions & Partial<Record<keyof Config, un
     env: process.env,
     file: opts.config,
     isTty: process.stderr.isTTY,
-    flags: { dataDir: opts.dataDir, logLevel: opts.logLevel, publicUrl: opts.publicUrl, masterKeyFile: opts.masterKeyFile, ...extra },
+    flags: { dataDir: opts.dataDir, logLevel: opts.logLevel, publicUrl: opts.publicUrl, masterKeyFile: opts.masterKeyFile, databaseUrl: opts.databaseUrl, ...extra },
   });
 }
 

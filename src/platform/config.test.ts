@@ -1,8 +1,9 @@
 import { mkdtempSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
+import { inspect } from 'node:util';
 import { describe, expect, it } from 'vitest';
-import { ConfigError, loadConfig } from './config';
+import { ConfigError, loadConfig, redactedConfig } from './config';
 
 describe('loadConfig', () => {
   it('applies defaults < file < environment < flags', () => {
@@ -60,5 +61,30 @@ describe('loadConfig', () => {
 
   it('keeps an explicit public URL and strips a trailing slash', () => {
     expect(loadConfig({ flags: { publicUrl: 'https://id.example.com/' } }).publicUrl).toBe('https://id.example.com');
+  });
+});
+
+describe('databaseUrl', () => {
+  it('comes from the flag, ENGAGE_DATABASE_URL or the file, and is checked without echoing the password', () => {
+    expect(loadConfig({}).databaseUrl).toBeUndefined();
+    expect(loadConfig({ env: { ENGAGE_DATABASE_URL: 'postgres://u:pw@db:5432/engage' } }).databaseUrl).toBe('postgres://u:pw@db:5432/engage');
+    expect(loadConfig({ env: { ENGAGE_DATABASE_URL: 'postgres://a@x/y' }, flags: { databaseUrl: 'postgresql://b@z/w' } }).databaseUrl).toBe('postgresql://b@z/w');
+    for (const bad of ['mysql://u:Sup3rSecret@db/engage', 'postgres://u:Sup3rSecret@[db/engage', 'Sup3rSecret']) {
+      let err: unknown;
+      try {
+        loadConfig({ env: { ENGAGE_DATABASE_URL: bad } });
+      } catch (e) {
+        err = e;
+      }
+      expect(err).toBeInstanceOf(ConfigError);
+      expect(String((err as Error).message)).toMatch(/databaseUrl \(ENGAGE_DATABASE_URL\)/);
+      expect(inspect(err)).not.toContain('Sup3rSecret');
+    }
+  });
+
+  it('is shown redacted', () => {
+    const cfg = loadConfig({ env: { ENGAGE_DATABASE_URL: 'postgres://u:Sup3rSecret@db/engage' } });
+    expect(JSON.stringify(redactedConfig(cfg))).not.toContain('Sup3rSecret');
+    expect(redactedConfig(cfg).databaseUrl).toBe('postgres://u:***@db/engage');
   });
 });

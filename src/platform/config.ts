@@ -1,5 +1,6 @@
 import { readFileSync } from 'node:fs';
 import path from 'node:path';
+import { parseDatabaseUrl, redactUrl } from './store/database-url';
 
 /**
  * One schema for configuration: defaults < optional JSON file < ENGAGE_* environment < flags.
@@ -43,6 +44,12 @@ export interface Config {
    * before their connections are closed and the process exits.
    */
   shutdownTimeout: number;
+  /**
+   * `postgres://` or `postgresql://` URL selecting the PostgreSQL engine (issue 9); unset, the
+   * embedded SQLite file in the data directory. Holds a password: never print it, use
+   * `redactedConfig` (or redactUrl, platform/store/postgres.ts) to show it.
+   */
+  databaseUrl?: string;
 }
 
 export class ConfigError extends Error {}
@@ -52,7 +59,7 @@ type Raw = Record<string, unknown>;
 interface Setting {
   key: keyof Config;
   env: string;
-  kind: 'string' | 'int' | 'url' | 'enum';
+  kind: 'string' | 'int' | 'url' | 'enum' | 'database-url';
   values?: readonly string[];
   min?: number;
   max?: number;
@@ -78,6 +85,7 @@ const SETTINGS: Setting[] = [
   { key: 'maxRequestBytes', env: 'ENGAGE_MAX_REQUEST_BYTES', kind: 'int', min: 64 * 1024, max: 1024 * 1024 * 1024 },
   { key: 'workers', env: 'ENGAGE_WORKERS', kind: 'int', min: 1, max: 256 },
   { key: 'shutdownTimeout', env: 'ENGAGE_SHUTDOWN_TIMEOUT', kind: 'int', min: 0, max: 600 },
+  { key: 'databaseUrl', env: 'ENGAGE_DATABASE_URL', kind: 'database-url' },
 ];
 
 export const DEFAULTS = {
@@ -122,6 +130,15 @@ function coerce(s: Setting, value: unknown, origin: string): unknown {
       if (u.search || u.hash || (u.pathname !== '/' && u.pathname !== '')) throw new ConfigError(`invalid setting ${name}: must be scheme, host and port only (no path, query or fragment)`);
       return value.replace(/\/+$/, '');
     }
+    case 'database-url':
+      if (typeof value !== 'string' || value === '') throw new ConfigError(`invalid setting ${name}: expected a postgres:// URL`);
+      try {
+        parseDatabaseUrl(value);
+      } catch (e) {
+        // The message names the URL with its password redacted, never the value itself.
+        throw new ConfigError(`invalid setting ${name}: ${(e as Error).message}`);
+      }
+      return value;
     case 'enum':
       if (typeof value !== 'string' || !s.values!.includes(value))
         throw new ConfigError(`invalid setting ${name}: expected one of ${s.values!.join(', ')}`);
@@ -184,4 +201,12 @@ export function loadConfig(sources: ConfigSources = {}): Config {
     cfg.publicUrl = `http://${h.includes(':') ? `[${h}]` : h}:${cfg.port}`;
   }
   return cfg;
+}
+
+/** The configuration as it may be shown (logs, `--json` output, errors): secrets redacted. */
+export function redactedConfig(cfg: Config): Record<string, unknown> {
+  const out: Record<string, unknown> = { ...cfg };
+  if (cfg.databaseUrl) out.databaseUrl = redactUrl(cfg.databaseUrl);
+  if (cfg.masterKey) out.masterKey = '[redacted]';
+  return out;
 }

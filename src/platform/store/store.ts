@@ -23,13 +23,26 @@ export interface TxScope {
   savepoint<T>(fn: () => Promise<T> | T): Promise<T>;
 }
 
+/** How a transaction runs; every field optional, the defaults suit nearly every caller. */
+export interface TxOptions {
+  /**
+   * PostgreSQL's isolation level, READ COMMITTED by default: conditional writes and row locks
+   * (sql.ts) are how stores state their guarantees. SERIALIZABLE for a transaction whose
+   * reads decide its writes in ways a row lock cannot cover. SQLite ignores it: its single
+   * writer is serializable already.
+   */
+  isolation?: 'read committed' | 'repeatable read' | 'serializable';
+}
+
 export interface TxRunner<S> {
   /**
    * Runs `fn` in one transaction on the write connection and hands it the stores bound to
    * that connection. A throw rolls back every write. Database work only inside: hash,
    * sign and send before or after (DESIGN.md "Storage"), or in an `afterCommit` hook.
+   * On PostgreSQL `fn` runs again (a bounded number of times) when the database aborts the
+   * transaction for a serialization failure or a deadlock, so it must not act outside it.
    */
-  tx<T>(fn: (stores: S & TxScope) => Promise<T> | T): Promise<T>;
+  tx<T>(fn: (stores: S & TxScope) => Promise<T> | T, options?: TxOptions): Promise<T>;
 }
 
 /**

@@ -1,0 +1,256 @@
+import { sql } from 'drizzle-orm';
+import { bigint, bigserial, index, integer, pgTable, primaryKey, text, uniqueIndex } from 'drizzle-orm/pg-core';
+
+/**
+ * Mobile edge tables (spec 01). Timestamps shown to people are ISO strings (`*_at` text);
+ * instants compared on the hot path (last-writer-wins, expiry) are epoch milliseconds
+ * (`*_ms` integers). Every row of environment-owned data carries its environment id.
+ */
+
+export const environments = pgTable('environments', {
+  id: text('id').primaryKey(),
+  name: text('name').notNull().unique(),
+  createdAt: text('created_at').notNull(),
+});
+
+export const apps = pgTable(
+  'apps',
+  {
+    id: text('id').primaryKey(),
+    environmentId: text('environment_id').notNull().references(() => environments.id, { onDelete: 'cascade' }),
+    platform: text('platform', { enum: ['IOS', 'ANDROID'] }).notNull(),
+    name: text('name').notNull(),
+    /** Public bootstrap identifier `svc_app_...` (not a secret). */
+    appKey: text('app_key').notNull().unique(),
+    status: text('status', { enum: ['ACTIVE', 'DISABLED'] }).notNull().default('ACTIVE'),
+    createdAt: text('created_at').notNull(),
+  },
+  (t) => [uniqueIndex('apps_environment_name').on(t.environmentId, t.name)],
+);
+
+export const accessKeys = pgTable(
+  'access_keys',
+  {
+    id: text('id').primaryKey(),
+    environmentId: text('environment_id').notNull().references(() => environments.id, { onDelete: 'cascade' }),
+    name: text('name'),
+    /** SHA-256 (hex) of the key; the key itself is shown once. */
+    keyDigest: text('key_digest').notNull().unique(),
+    /** JSON array of the app ids the key may act for. */
+    appIds: text('app_ids').notNull(),
+    status: text('status', { enum: ['ACTIVE', 'REVOKED'] }).notNull().default('ACTIVE'),
+    createdAt: text('created_at').notNull(),
+    rotatedAt: text('rotated_at'),
+    revokedAt: text('revoked_at'),
+  },
+  (t) => [index('access_keys_environment').on(t.environmentId)],
+);
+
+export const profiles = pgTable(
+  'profiles',
+  {
+    id: text('id').primaryKey(),
+    environmentId: text('environment_id').notNull().references(() => environments.id, { onDelete: 'cascade' }),
+    /** Null for an anonymous profile. */
+    externalId: text('external_id'),
+    createdAt: text('created_at').notNull(),
+  },
+  (t) => [uniqueIndex('profiles_environment_external').on(t.environmentId, t.externalId).where(sql`external_id IS NOT NULL`)],
+);
+
+export const installations = pgTable(
+  'installations',
+  {
+    id: text('id').primaryKey(),
+    environmentId: text('environment_id').notNull().references(() => environments.id, { onDelete: 'cascade' }),
+    appId: text('app_id').notNull().references(() => apps.id, { onDelete: 'cascade' }),
+    platform: text('platform', { enum: ['IOS', 'ANDROID'] }).notNull(),
+    locale: text('locale').notNull(),
+    timezone: text('timezone').notNull(),
+    sdkVersion: text('sdk_version').notNull(),
+    appVersion: text('app_version').notNull(),
+    appBuild: text('app_build'),
+    deviceModel: text('device_model'),
+    osVersion: text('os_version'),
+    credentialDigest: text('credential_digest').notNull().unique(),
+    revocationDigest: text('revocation_digest').notNull().unique(),
+    recoveryDigest: text('recovery_digest').notNull().unique(),
+    /** Current (committed) generation and the profile bound in it. */
+    generation: bigint('generation', { mode: 'number' }).notNull().default(0),
+    profileId: text('profile_id').notNull(),
+    bindingState: text('binding_state', { enum: ['ANONYMOUS', 'BOUND'] }).notNull().default('ANONYMOUS'),
+    // Installation-level state, each last-writer-wins on (occurredAt ms, operationId).
+    privacy: text('privacy', { enum: ['OPTED_IN', 'OPTED_OUT'] }).notNull().default('OPTED_IN'),
+    privacyMs: bigint('privacy_ms', { mode: 'number' }).notNull().default(0),
+    privacyOp: text('privacy_op').notNull().default(''),
+    pushSubscription: text('push_subscription', { enum: ['OPTED_IN', 'OPTED_OUT'] }).notNull().default('OPTED_IN'),
+    pushSubscriptionMs: bigint('push_subscription_ms', { mode: 'number' }).notNull().default(0),
+    pushSubscriptionOp: text('push_subscription_op').notNull().default(''),
+    pushPermission: text('push_permission', { enum: ['NOT_DETERMINED', 'DENIED', 'AUTHORIZED', 'PROVISIONAL', 'EPHEMERAL'] })
+      .notNull()
+      .default('NOT_DETERMINED'),
+    pushPermissionMs: bigint('push_permission_ms', { mode: 'number' }).notNull().default(0),
+    pushPermissionOp: text('push_permission_op').notNull().default(''),
+    pushToken: text('push_token'),
+    pushTokenMs: bigint('push_token_ms', { mode: 'number' }).notNull().default(0),
+    pushTokenOp: text('push_token_op').notNull().default(''),
+    createdAt: text('created_at').notNull(),
+    updatedAt: text('updated_at').notNull(),
+  },
+  (t) => [index('installations_environment').on(t.environmentId), index('installations_profile').on(t.profileId)],
+);
+
+/** Which profile each generation of an installation was bound to: the fence of spec 01. */
+export const installationGenerations = pgTable(
+  'installation_generations',
+  {
+    installationId: text('installation_id').notNull().references(() => installations.id, { onDelete: 'cascade' }),
+    generation: bigint('generation', { mode: 'number' }).notNull(),
+    profileId: text('profile_id').notNull(),
+    bindingState: text('binding_state', { enum: ['ANONYMOUS', 'BOUND'] }).notNull(),
+    committedAt: text('committed_at').notNull(),
+  },
+  (t) => [primaryKey({ columns: [t.installationId, t.generation] })],
+);
+
+export const bindingCodes = pgTable(
+  'binding_codes',
+  {
+    codeDigest: text('code_digest').primaryKey(),
+    environmentId: text('environment_id').notNull(),
+    installationId: text('installation_id').notNull().references(() => installations.id, { onDelete: 'cascade' }),
+    /** The generation this code reserves; a transition commits exactly this one. */
+    generation: bigint('generation', { mode: 'number' }).notNull(),
+    /** The code sealed with the master key, so a repeated issue can show the same code. */
+    codeSealed: text('code_sealed').notNull(),
+    status: text('status', { enum: ['PENDING', 'CONSUMED', 'EXPIRED'] }).notNull(),
+    expiresMs: bigint('expires_ms', { mode: 'number' }).notNull(),
+    createdAt: text('created_at').notNull(),
+  },
+  (t) => [uniqueIndex('binding_codes_one_pending').on(t.installationId).where(sql`status = 'PENDING'`)],
+);
+
+export const bindingTransitions = pgTable(
+  'binding_transitions',
+  {
+    id: text('id').primaryKey(),
+    environmentId: text('environment_id').notNull(),
+    idempotencyKey: text('idempotency_key').notNull(),
+    /** SHA-256 of the canonical request, to tell a replay from a reuse. */
+    requestHash: text('request_hash').notNull(),
+    installationId: text('installation_id').notNull(),
+    /** The response body as first committed (JSON). */
+    response: text('response').notNull(),
+    committedAt: text('committed_at').notNull(),
+  },
+  (t) => [uniqueIndex('binding_transitions_idempotency').on(t.environmentId, t.idempotencyKey), index('binding_transitions_installation').on(t.installationId)],
+);
+
+/**
+ * Every operation an installation submitted, keyed by (installation, operationId): the
+ * idempotency ledger and, for accepted ones, the stored event/state history.
+ * Rejected operations keep only their ids and status (no payload).
+ */
+export const operations = pgTable(
+  'operations',
+  {
+    seq: bigserial('seq', { mode: 'number' }).primaryKey(),
+    installationId: text('installation_id').notNull(),
+    operationId: text('operation_id').notNull(),
+    environmentId: text('environment_id').notNull(),
+    profileId: text('profile_id'),
+    generation: bigint('generation', { mode: 'number' }).notNull(),
+    type: text('type').notNull(),
+    status: text('status', { enum: ['ACCEPTED', 'REJECTED'] }).notNull(),
+    occurredMs: bigint('occurred_ms', { mode: 'number' }),
+    receivedMs: bigint('received_ms', { mode: 'number' }).notNull(),
+    /** JSON payload of an accepted operation; null when rejected. */
+    payload: text('payload'),
+  },
+  (t) => [uniqueIndex('operations_installation_op').on(t.installationId, t.operationId), index('operations_profile').on(t.profileId, t.seq)],
+);
+
+export const operationBatches = pgTable(
+  'operation_batches',
+  {
+    installationId: text('installation_id').notNull(),
+    batchId: text('batch_id').notNull(),
+    /**
+     * `sha256:<hex digest of the request>\n` then the OperationBatchResult as first answered
+     * (JSON); rows written before request digests hold the JSON alone (operations/store.ts).
+     */
+    result: text('result').notNull(),
+    createdAt: text('created_at').notNull(),
+  },
+  (t) => [primaryKey({ columns: [t.installationId, t.batchId] })],
+);
+
+/** Attribute rows; a removal is a tombstone (value null) so a late set cannot resurrect it. */
+export const installationAttributes = pgTable(
+  'installation_attributes',
+  {
+    installationId: text('installation_id').notNull(),
+    key: text('key').notNull(),
+    value: text('value'),
+    ms: bigint('ms', { mode: 'number' }).notNull(),
+    op: text('op').notNull(),
+  },
+  (t) => [primaryKey({ columns: [t.installationId, t.key] })],
+);
+
+export const profileAttributes = pgTable(
+  'profile_attributes',
+  {
+    profileId: text('profile_id').notNull(),
+    key: text('key').notNull(),
+    value: text('value'),
+    ms: bigint('ms', { mode: 'number' }).notNull(),
+    op: text('op').notNull(),
+  },
+  (t) => [primaryKey({ columns: [t.profileId, t.key] })],
+);
+
+export const profileTags = pgTable(
+  'profile_tags',
+  {
+    profileId: text('profile_id').notNull(),
+    tag: text('tag').notNull(),
+    present: integer('present').notNull(),
+    ms: bigint('ms', { mode: 'number' }).notNull(),
+    op: text('op').notNull(),
+  },
+  (t) => [primaryKey({ columns: [t.profileId, t.tag] })],
+);
+
+export const installationSubscriptions = pgTable(
+  'installation_subscriptions',
+  {
+    installationId: text('installation_id').notNull(),
+    list: text('list').notNull(),
+    subscribed: integer('subscribed').notNull(),
+    ms: bigint('ms', { mode: 'number' }).notNull(),
+    op: text('op').notNull(),
+  },
+  (t) => [primaryKey({ columns: [t.installationId, t.list] })],
+);
+
+export const profileSubscriptions = pgTable(
+  'profile_subscriptions',
+  {
+    profileId: text('profile_id').notNull(),
+    list: text('list').notNull(),
+    channel: text('channel', { enum: ['PUSH', 'EMAIL', 'SMS', 'WHATSAPP'] }).notNull(),
+    subscribed: integer('subscribed').notNull(),
+    ms: bigint('ms', { mode: 'number' }).notNull(),
+    op: text('op').notNull(),
+  },
+  (t) => [primaryKey({ columns: [t.profileId, t.list, t.channel] })],
+);
+
+/** Revocation credentials already used, so a repeated revocation answers 204 (spec 01). */
+export const revokedInstallations = pgTable('revoked_installations', {
+  revocationDigest: text('revocation_digest').primaryKey(),
+  environmentId: text('environment_id').notNull(),
+  operationId: text('operation_id').notNull(),
+  revokedAt: text('revoked_at').notNull(),
+});

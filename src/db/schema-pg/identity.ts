@@ -1,0 +1,213 @@
+import { bigint, index, integer, pgTable, primaryKey, text, uniqueIndex } from 'drizzle-orm/pg-core';
+
+/**
+ * Identity tables. Timestamps shown to users are ISO strings (`*_at` text); instants compared
+ * on hot paths (expiry) are epoch seconds (`*_at_s` / `expires_at` integer).
+ */
+
+export const tenants = pgTable('tenants', {
+  id: text('id').primaryKey(),
+  slug: text('slug').notNull().unique(),
+  /** Path of the managed issuer under the public URL (`/t/<slug at creation>`); never changes. */
+  managedPath: text('managed_path').notNull().unique(),
+  /** Host-only custom issuer (`https://id.example.com`), or null. */
+  customIssuer: text('custom_issuer').unique(),
+  customHost: text('custom_host').unique(),
+  status: text('status', { enum: ['ACTIVE', 'DISABLED'] }).notNull().default('ACTIVE'),
+  registrationMode: text('registration_mode', { enum: ['CONTROLLED', 'SELF_SERVICE'] }).notNull().default('CONTROLLED'),
+  isControl: integer('is_control').notNull().default(0),
+  configurationManaged: integer('configuration_managed').notNull().default(0),
+  createdAt: text('created_at').notNull(),
+  updatedAt: text('updated_at').notNull(),
+});
+
+export const signingKeys = pgTable(
+  'signing_keys',
+  {
+    kid: text('kid').primaryKey(),
+    tenantId: text('tenant_id').notNull().references(() => tenants.id, { onDelete: 'cascade' }),
+    state: text('state', { enum: ['STAGED', 'ACTIVE', 'RETIRING', 'RETIRED', 'REVOKED'] }).notNull(),
+    alg: text('alg').notNull().default('RS256'),
+    /** Public JWK as JSON (kty, n, e). */
+    publicJwk: text('public_jwk').notNull(),
+    /** PKCS#8 PEM sealed with the master key (see platform/crypto Sealer). */
+    privateSealed: text('private_sealed').notNull(),
+    createdAt: text('created_at').notNull(),
+    activatedAt: text('activated_at'),
+    retiredAt: text('retired_at'),
+    /** Epoch seconds after which a RETIRING key can no longer have valid tokens and becomes RETIRED. */
+    retireAfter: bigint('retire_after', { mode: 'number' }),
+  },
+  (t) => [index('signing_keys_tenant_state').on(t.tenantId, t.state)],
+);
+
+export const resources = pgTable(
+  'resources',
+  {
+    id: text('id').primaryKey(),
+    tenantId: text('tenant_id').notNull().references(() => tenants.id, { onDelete: 'cascade' }),
+    uri: text('uri').notNull(),
+    audience: text('audience').notNull(),
+    /** JSON array of scope strings. */
+    scopes: text('scopes').notNull(),
+    status: text('status', { enum: ['ACTIVE', 'DISABLED'] }).notNull().default('ACTIVE'),
+    createdAt: text('created_at').notNull(),
+  },
+  (t) => [uniqueIndex('resources_tenant_uri').on(t.tenantId, t.uri), uniqueIndex('resources_tenant_audience').on(t.tenantId, t.audience)],
+);
+
+export const clients = pgTable(
+  'clients',
+  {
+    tenantId: text('tenant_id').notNull().references(() => tenants.id, { onDelete: 'cascade' }),
+    clientId: text('client_id').notNull(),
+    displayName: text('display_name').notNull(),
+    applicationType: text('application_type', { enum: ['WEB', 'NATIVE'] }).notNull(),
+    tokenEndpointAuthMethod: text('token_endpoint_auth_method', { enum: ['CLIENT_SECRET_BASIC', 'NONE'] }).notNull(),
+    consentPolicy: text('consent_policy', { enum: ['EXPLICIT', 'PRE_AUTHORIZED'] }).notNull(),
+    /** JSON arrays. */
+    redirectUris: text('redirect_uris').notNull(),
+    /**
+     * JSON array of browser origins allowed to call the token, revocation and userinfo
+     * endpoints with CORS; null means the origins of the redirect URIs (docs/decisions.md).
+     */
+    webOrigins: text('web_origins'),
+    scopes: text('scopes').notNull(),
+    defaultResource: text('default_resource'),
+    nativeAuthenticationEnabled: integer('native_authentication_enabled').notNull().default(0),
+    /** SHA-256 digest of the client secret; null for public clients. */
+    secretDigest: text('secret_digest'),
+    status: text('status', { enum: ['ACTIVE', 'DISABLED'] }).notNull().default('ACTIVE'),
+    configurationManaged: integer('configuration_managed').notNull().default(0),
+    createdAt: text('created_at').notNull(),
+    updatedAt: text('updated_at').notNull(),
+  },
+  (t) => [primaryKey({ columns: [t.tenantId, t.clientId] })],
+);
+
+/** Resource-server credentials (HTTP Basic at introspection and revoke-application-grants). */
+export const resourceCredentials = pgTable(
+  'resource_credentials',
+  {
+    id: text('id').primaryKey(),
+    tenantId: text('tenant_id').notNull().references(() => tenants.id, { onDelete: 'cascade' }),
+    resourceId: text('resource_id').notNull().references(() => resources.id, { onDelete: 'cascade' }),
+    secretDigest: text('secret_digest').notNull(),
+    status: text('status', { enum: ['ACTIVE', 'REVOKED'] }).notNull().default('ACTIVE'),
+    createdAt: text('created_at').notNull(),
+    revokedAt: text('revoked_at'),
+  },
+  (t) => [index('resource_credentials_tenant').on(t.tenantId)],
+);
+
+export const users = pgTable(
+  'users',
+  {
+    id: text('id').primaryKey(),
+    tenantId: text('tenant_id').notNull().references(() => tenants.id, { onDelete: 'cascade' }),
+    /** Tenant-local subject; stable, never reused. */
+    subject: text('subject').notNull(),
+    /** Lower-cased for lookups; unique per tenant. */
+    email: text('email').notNull(),
+    emailVerified: integer('email_verified').notNull().default(0),
+    /** argon2id PHC string, or null for an account without a password. */
+    passwordHash: text('password_hash'),
+    status: text('status', { enum: ['ACTIVE', 'DISABLED'] }).notNull().default('ACTIVE'),
+    createdAt: text('created_at').notNull(),
+    updatedAt: text('updated_at').notNull(),
+  },
+  (t) => [uniqueIndex('users_tenant_subject').on(t.tenantId, t.subject), uniqueIndex('users_tenant_email').on(t.tenantId, t.email)],
+);
+
+/**
+ * A grant is one authorization of a client by a subject: the root of everything issued
+ * from one authorization code (access tokens carry its id, refresh tokens hang off it).
+ * Revoking the grant ends all of them at once.
+ */
+export const grants = pgTable(
+  'grants',
+  {
+    id: text('id').primaryKey(),
+    tenantId: text('tenant_id').notNull().references(() => tenants.id, { onDelete: 'cascade' }),
+    clientId: text('client_id').notNull(),
+    userId: text('user_id').notNull().references(() => users.id, { onDelete: 'cascade' }),
+    /** Space-delimited scopes granted. */
+    scope: text('scope').notNull(),
+    /** Resource URI the grant's access tokens are for (or null: no API audience). */
+    resource: text('resource'),
+    authTime: bigint('auth_time', { mode: 'number' }).notNull(),
+    createdAt: bigint('created_at', { mode: 'number' }).notNull(),
+    revokedAt: bigint('revoked_at', { mode: 'number' }),
+    /** When the last token of the grant (access or refresh) expires; moved on by each refresh. */
+    expiresAt: bigint('expires_at', { mode: 'number' }).notNull().default(0),
+  },
+  (t) => [index('grants_subject_client').on(t.tenantId, t.userId, t.clientId), index('grants_expiry').on(t.expiresAt)],
+);
+
+export const authorizationCodes = pgTable(
+  'authorization_codes',
+  {
+    /** SHA-256 digest of the code. */
+    codeDigest: text('code_digest').primaryKey(),
+    tenantId: text('tenant_id').notNull().references(() => tenants.id, { onDelete: 'cascade' }),
+    clientId: text('client_id').notNull(),
+    userId: text('user_id').notNull().references(() => users.id, { onDelete: 'cascade' }),
+    redirectUri: text('redirect_uri').notNull(),
+    codeChallenge: text('code_challenge').notNull(),
+    scope: text('scope').notNull(),
+    resource: text('resource'),
+    nonce: text('nonce'),
+    authTime: bigint('auth_time', { mode: 'number' }).notNull(),
+    expiresAt: bigint('expires_at', { mode: 'number' }).notNull(),
+    /** Set when exchanged; a second exchange revokes this grant (RFC 6749 §4.1.2). */
+    consumedAt: bigint('consumed_at', { mode: 'number' }),
+    grantId: text('grant_id'),
+  },
+  // The minute sweep finds expired rows by index, a batch at a time (oauth/grants-service.ts).
+  (t) => [index('authorization_codes_expiry').on(t.expiresAt)],
+);
+
+export const refreshTokens = pgTable(
+  'refresh_tokens',
+  {
+    tokenDigest: text('token_digest').primaryKey(),
+    tenantId: text('tenant_id').notNull().references(() => tenants.id, { onDelete: 'cascade' }),
+    grantId: text('grant_id').notNull().references(() => grants.id, { onDelete: 'cascade' }),
+    clientId: text('client_id').notNull(),
+    scope: text('scope').notNull(),
+    expiresAt: bigint('expires_at', { mode: 'number' }).notNull(),
+    createdAt: bigint('created_at', { mode: 'number' }).notNull(),
+    /** Set when rotated; a later use past the grace window revokes the whole grant. */
+    rotatedAt: bigint('rotated_at', { mode: 'number' }),
+    /** Digest of the token that replaced this one (reuse inside the grace window retires it). */
+    replacedBy: text('replaced_by'),
+    revokedAt: bigint('revoked_at', { mode: 'number' }),
+  },
+  (t) => [index('refresh_tokens_grant').on(t.grantId), index('refresh_tokens_expiry').on(t.expiresAt)],
+);
+
+/** Individually revoked access tokens (by jti) until they would have expired anyway. */
+export const revokedAccessTokens = pgTable(
+  'revoked_access_tokens',
+  {
+    jti: text('jti').primaryKey(),
+    tenantId: text('tenant_id').notNull().references(() => tenants.id, { onDelete: 'cascade' }),
+    expiresAt: bigint('expires_at', { mode: 'number' }).notNull(),
+  },
+  (t) => [index('revoked_access_tokens_expiry').on(t.expiresAt)],
+);
+
+/** Remembered consent per subject and client (EXPLICIT clients). */
+export const consents = pgTable(
+  'consents',
+  {
+    tenantId: text('tenant_id').notNull().references(() => tenants.id, { onDelete: 'cascade' }),
+    userId: text('user_id').notNull().references(() => users.id, { onDelete: 'cascade' }),
+    clientId: text('client_id').notNull(),
+    scope: text('scope').notNull(),
+    resource: text('resource'),
+    createdAt: text('created_at').notNull(),
+  },
+  (t) => [primaryKey({ columns: [t.tenantId, t.userId, t.clientId] })],
+);
+

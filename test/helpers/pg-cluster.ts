@@ -1,0 +1,196 @@
+import { execFileSync, spawn, type ChildProcess } from 'node:child_process';
+import { randomBytes } from 'node:crypto';
+import { chownSync, existsSync, mkdtempSync, openSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { createServer } from 'node:net';
+import { tmpdir } from 'node:os';
+import path from 'node:path';
+import postgres from 'postgres';
+
+/**
+ * A throwaway PostgreSQL cluster for tests (issue 9: CI must not depend on a server already
+ * running): initdb into a temporary directory, postgres on a free loopback port with every
+ * durability setting off, gone with `stop()`. Root may not run initdb or postgres: as root the
+ * cluster belongs to the `postgres` OS user (spawned with its uid), otherwise to the caller.
+ */
+
+export interface PgCluster {
+  /** Superuser URL of the `postgres` database (password included). */
+  url: string;
+  port: number;
+  dir: string;
+  stop(): Promise<void>;
+}
+
+/** The bin directory of an installed PostgreSQL (ENGAGE_PG_BIN, else the newest Debian one), or undefined. */
+export function pgBinDir(): string | undefined {
+  const fromEnv = process.env.ENGAGE_PG_BIN;
+  if (fromEnv) return existsSync(path.join(fromEnv, 'initdb')) ? fromEnv : undefined;
+  const root = '/usr/lib/postgresql';
+  if (!existsSync(root)) return undefined;
+  const versions = readdirSync(root)
+    .filter((v) => existsSync(path.join(root, v, 'bin', 'initdb')))
+    .sort((a, b) => Number(b) - Number(a));
+  return versions.length > 0 ? path.join(root, versions[0], 'bin') : undefined;
+}
+
+/** Why PostgreSQL tests cannot run here, or undefined when they can. */
+export function pgUnavailableReason(): string | undefined {
+  if (process.env.ENGAGE_TEST_DATABASE_URL) return undefined;
+  return pgBinDir() ? undefined : 'no PostgreSQL binaries (/usr/lib/postgresql/*/bin/initdb, or ENGAGE_PG_BIN): PostgreSQL tests skipped';
+}
+
+function freePort(): Promise<number> {
+  return new Promise((resolve, reject) => {
+    const srv = createServer();
+    srv.once('error', reject);
+    srv.listen(0, '127.0.0.1', () => {
+      const { port } = srv.address() as { port: number };
+      srv.close(() => resolve(port));
+    });
+  });
+}
+
+function owner(): { uid: number; gid: number } | undefined {
+  if (process.getuid?.() !== 0) return undefined;
+  const uid = Number(execFileSync('id', ['-u', 'postgres'], { encoding: 'utf8' }).trim());
+  const gid = Number(execFileSync('id', ['-g', 'postgres'], { encoding: 'utf8' }).trim());
+  return { uid, gid };
+}
+
+async function waitReady(url: string, child: ChildProcess, log: string, deadline: number): Promise<void> {
+  for (;;) {
+    if (child.exitCode !== null) throw new Error(`postgres exited (${child.exitCode}): ${readFileSync(log, 'utf8').slice(-2000)}`);
+    const sql = postgres(url, { max: 1, connect_timeout: 2, onnotice: () => {} });
+    try {
+      await sql`SELECT 1`;
+      return;
+    } catch (e) {
+      if (Date.now() > deadline) throw new Error(`postgres did not start: ${(e as Error).message}; ${readFileSync(log, 'utf8').slice(-2000)}`);
+    } finally {
+      await sql.end({ timeout: 1 });
+    }
+    await new Promise((r) => setTimeout(r, 100));
+  }
+}
+
+/** initdb + postgres on a free loopback port. */
+export async function startPgCluster(): Promise<PgCluster> {
+  const bin = pgBinDir();
+  if (!bin) throw new Error(pgUnavailableReason());
+  const dir = mkdtempSync(path.join(tmpdir(), 'engage-pg-'));
+  const data = path.join(dir, 'data');
+  const as = owner();
+  if (as) chownSync(dir, as.uid, as.gid);
+  const password = randomBytes(12).toString('hex');
+  const pwfile = path.join(dir, 'pw');
+  writeFileSync(pwfile, password + '\n', { mode: 0o600 });
+  if (as) chownSync(pwfile, as.uid, as.gid);
+  const spawnOpts = { cwd: dir, ...(as ?? {}), env: { ...process.env, LC_ALL: 'C', LANG: 'C' } };
+  // Password authentication on TCP (what production URLs carry), trust on the socket.
+  execFileSync(
+    path.join(bin, 'initdb'),
+    ['-D', data, '-U', 'postgres', `--pwfile=${pwfile}`, '--auth-local=trust', '--auth-host=scram-sha-256', '-E', 'UTF8', '--locale=C', '--no-sync', '--no-instructions'],
+    { ...spawnOpts, stdio: ['ignore', 'ignore', 'pipe'] },
+  );
+  rmSync(pwfile);
+  const log = path.join(dir, 'postgres.log');
+  let lastError: unknown;
+  for (let attempt = 0; attempt < 3; attempt++) {
+    const port = await freePort();
+    const fd = openSync(log, 'a');
+    if (as) chownSync(log, as.uid, as.gid);
+    const args = [
+      '-D', data, '-p', String(port), '-k', dir,
+      '-c', 'listen_addresses=127.0.0.1',
+      // Test speed: nothing here needs to survive a crash.
+      '-c', 'fsync=off', '-c', 'synchronous_commit=off', '-c', 'full_page_writes=off',
+      '-c', 'max_connections=300', '-c', 'shared_buffers=64MB',
+      '-c', 'max_wal_size=1GB', '-c', 'checkpoint_timeout=30min',
+      '-c', 'autovacuum=off', '-c', 'log_min_messages=warning', '-c', 'logging_collector=off',
+    ];
+    // A watchdog shell between us and postgres: it stops postgres when its stdin closes, i.e.
+    // on stop() or when this process dies in any way (vitest kills its workers without 'exit'),
+    // and removes the cluster's directory.
+    const child = spawn(
+      '/bin/sh',
+      ['-c', '"$0" "$@" & pid=$!; read _ || true; kill -QUIT $pid 2>/dev/null; wait $pid; rm -rf "$ENGAGE_PG_DIR"', path.join(bin, 'postgres'), ...args],
+      { ...spawnOpts, env: { ...spawnOpts.env, ENGAGE_PG_DIR: dir }, stdio: ['pipe', fd, fd] },
+    );
+    const url = `postgres://postgres:${password}@127.0.0.1:${port}/postgres`;
+    try {
+      await waitReady(url, child, log, Date.now() + 30_000);
+    } catch (e) {
+      lastError = e;
+      child.stdin?.end();
+      continue;
+    }
+    return {
+      url,
+      port,
+      dir,
+      async stop() {
+        if (child.exitCode === null) {
+          const exited = new Promise((r) => child.once('exit', r));
+          child.stdin?.end(); // immediate shutdown (SIGQUIT): the data is thrown away anyway
+          await Promise.race([exited, new Promise((r) => setTimeout(r, 5000))]);
+        }
+        rmSync(dir, { recursive: true, force: true });
+      },
+    };
+  }
+  rmSync(dir, { recursive: true, force: true });
+  throw lastError;
+}
+
+let local: Promise<PgCluster> | undefined;
+let localUsers = 0;
+
+/**
+ * The cluster's superuser URL: the one started by the vitest globalSetup (pg-global-setup.ts,
+ * ENGAGE_TEST_DATABASE_URL), else one started for this test process and stopped at its exit.
+ */
+export async function testClusterUrl(): Promise<string> {
+  const fromEnv = process.env.ENGAGE_TEST_DATABASE_URL;
+  if (fromEnv) return fromEnv;
+  local ??= startPgCluster();
+  return (await local).url;
+}
+
+export interface TestDatabase {
+  /** URL of a new, empty database of its own. */
+  url: string;
+  drop(): Promise<void>;
+}
+
+/** A fresh database (random name) on the test cluster, for one test file or harness. */
+export async function createTestDatabase(): Promise<TestDatabase> {
+  const shared = process.env.ENGAGE_TEST_DATABASE_URL !== undefined;
+  if (!shared) localUsers++;
+  const admin = await testClusterUrl();
+  const name = `engage_test_${randomBytes(6).toString('hex')}`;
+  const sql = postgres(admin, { max: 1, onnotice: () => {} });
+  try {
+    await sql.unsafe(`CREATE DATABASE ${name}`);
+  } finally {
+    await sql.end({ timeout: 5 });
+  }
+  const u = new URL(admin);
+  u.pathname = `/${name}`;
+  return {
+    url: u.toString(),
+    async drop() {
+      const s = postgres(admin, { max: 1, onnotice: () => {} });
+      try {
+        await s.unsafe(`DROP DATABASE IF EXISTS ${name} WITH (FORCE)`);
+      } finally {
+        await s.end({ timeout: 5 });
+      }
+      // A cluster of this process's own goes with its last database.
+      if (!shared && --localUsers === 0 && local) {
+        const c = local;
+        local = undefined;
+        await (await c).stop();
+      }
+    },
+  };
+}
