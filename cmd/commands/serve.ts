@@ -103,9 +103,12 @@ async function serveHere(opts: ServeOptions, flags: Record<string, string | unde
       server.closeAllConnections();
     }, config.shutdownTimeout * 1000);
     deadline.unref();
-    // Stops accepting; Node closes each keep-alive connection once its request is answered.
+    // Stops accepting; keep-alive connections are closed as soon as they are idle (their
+    // request answered), looked at every 100 ms.
+    const idle = setInterval(() => server.closeIdleConnections(), 100);
     server.close(() => {
       clearTimeout(deadline);
+      clearInterval(idle);
       finish();
     });
     server.closeIdleConnections();
