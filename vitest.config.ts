@@ -15,6 +15,8 @@ export default defineConfig({
     minWorkers: 1,
     // Fail fast on a hung test rather than eating the CI budget (whole suite: well under 15 min).
     teardownTimeout: 10_000,
+    // ENGAGE_TEST_ENGINE=postgres: one throwaway PostgreSQL cluster for the run (test/helpers/pg-cluster.ts).
+    globalSetup: ['./test/helpers/pg-global-setup.ts'],
     projects: [
       {
         extends: true,

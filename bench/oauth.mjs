@@ -36,7 +36,7 @@ const FORM = { 'content-type': 'application/x-www-form-urlencoded' };
 const ENGAGE_PORT = 9731;
 const PEER_PORT = 9732;
 
-const { openDatabase } = await import('../src/platform/store/sqlite.ts');
+const { openAppStore } = await import('../src/open-store.ts');
 const { loadConfig } = await import('../src/platform/config.ts');
 const { systemClock } = await import('../src/platform/clock.ts');
 const { silentLogger } = await import('../src/platform/logger.ts');
@@ -51,13 +51,16 @@ const form = (o) => new URLSearchParams(o).toString();
 const dataDir = mkdtempSync(path.join(tmpdir(), 'engage-bench-'));
 const masterKey = randomBytes(32).toString('base64');
 const engageUrl = `http://127.0.0.1:${ENGAGE_PORT}`;
+// --database-url postgres://… (or BENCH_DATABASE_URL): engage on PostgreSQL (an empty database).
+const argUrl = process.argv.indexOf('--database-url');
+const DATABASE_URL = argUrl > 0 ? process.argv[argUrl + 1] : process.env.BENCH_DATABASE_URL;
 const env = {
   ...process.env, ENGAGE_DATA_DIR: dataDir, ENGAGE_MASTER_KEY: masterKey, ENGAGE_PUBLIC_URL: engageUrl,
-  ENGAGE_LOG_LEVEL: 'warn', ENGAGE_AUTHORIZATION_CODE_TTL: '600',
+  ENGAGE_LOG_LEVEL: 'warn', ENGAGE_AUTHORIZATION_CODE_TTL: '600', ...(DATABASE_URL ? { ENGAGE_DATABASE_URL: DATABASE_URL } : {}),
 };
 const config = loadConfig({ env });
-const db = openDatabase(dataDir);
-const services = createServices({ config, db, clock: systemClock, logger: silentLogger, masterKey: Buffer.from(masterKey, 'base64') });
+const { store } = await openAppStore(config, { logger: silentLogger });
+const services = createServices({ config, store, clock: systemClock, logger: silentLogger, masterKey: Buffer.from(masterKey, 'base64') });
 await services.tenants.ensureControl();
 const tenant = await services.tenants.create({ slug: 'bench' });
 await services.resources.create(tenant.id, { uri: API, audience: 'urn:example:api', scopes: ['api.read'] });
@@ -293,7 +296,7 @@ try {
 } finally {
   engage.kill('SIGTERM');
   peer.send({ cmd: 'stop' });
-  db.close();
+  await store.close();
   await sleep(300);
   rmSync(dataDir, { recursive: true, force: true });
 }

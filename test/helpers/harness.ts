@@ -2,7 +2,7 @@ import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { randomBytes } from 'node:crypto';
-import { describe } from 'vitest';
+import { describe, it } from 'vitest';
 import { createApp } from '../../src/app';
 import { openAppStore } from '../../src/open-store';
 import { fixedClock } from '../../src/platform/clock';
@@ -18,6 +18,8 @@ export const TEST_ENGINE: 'sqlite' | 'postgres' = process.env.ENGAGE_TEST_ENGINE
 
 /** `describe` for what only the SQLite engine has (its file, WAL and pragmas); skipped on PostgreSQL. */
 export const describeSqlite = TEST_ENGINE === 'sqlite' ? describe : describe.skip;
+/** `it` for what only the SQLite engine does; skipped on PostgreSQL. */
+export const itSqlite = TEST_ENGINE === 'sqlite' ? it : it.skip;
 
 /**
  * A whole engage instance with a fixed, advanceable clock, on the test engine: a temporary
@@ -54,6 +56,25 @@ export async function createHarness(overrides: Partial<Config> = {}) {
       const other = await openAppStore(config, { logger: silentLogger, poolSize: 2 });
       others.push(other.store);
       return createServices({ config, store: other.store, clock, logger: silentLogger, masterKey });
+    },
+    /**
+     * Runs a catalogue change made outside this process's store (another process, the CLI, raw
+     * SQL) and resolves once this process sees it: from the next event-loop turn on SQLite; on
+     * PostgreSQL when its notification has arrived, which must be within a second (issue 9).
+     */
+    async changedElsewhere<T>(change: () => Promise<T>): Promise<T> {
+      const before = opened.store.catalogVersion();
+      const result = await change();
+      if (TEST_ENGINE === 'sqlite') {
+        await new Promise((r) => setImmediate(r));
+        return result;
+      }
+      const deadline = Date.now() + 1_000;
+      while (opened.store.catalogVersion() === before) {
+        if (Date.now() > deadline) throw new Error('a catalogue change made elsewhere was not seen within one second');
+        await new Promise((r) => setTimeout(r, 5));
+      }
+      return result;
     },
     /** `app.request` with a path relative to the public URL. */
     request: (p: string, init?: RequestInit) => app.request(PUBLIC_URL + p, init),

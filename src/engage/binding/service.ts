@@ -88,19 +88,26 @@ export function createBindingService(deps: {
 
     const attempt = () =>
       store.tx(async (tx) => {
-        const previous = await tx.binding.findTransition(env, idempotencyKey!);
-        if (previous) {
+        const replay = async () => {
+          const previous = await tx.binding.findTransition(env, idempotencyKey!);
+          if (!previous) return undefined;
           // A replay answers only a key that could have made the transition: the key must be
           // allowed for the installation's app, as for a new one (spec 01 "Authentication").
           const owner = await tx.binding.installation(env, previous.installationId);
           if (!owner || !key.appIds.has(owner.appId)) throw EdgeErrors.unauthorized(NOT_ALLOWED);
           if (previous.requestHash !== requestHash) throw BindingErrors.idempotencyReused();
           return { created: false, transition: JSON.parse(previous.response) as BindingTransition };
-        }
+        };
+        const before = await replay();
+        if (before) return before;
         const code = await tx.binding.findCode(env, codeDigest);
         if (!code) throw BindingErrors.codeUnknown();
         const inst = await tx.binding.lockInstallation(env, code.installationId);
         if (!inst) throw BindingErrors.codeUnknown();
+        // With several processes, a copy of this request may have committed while this one waited
+        // for the installation's lock: look again now that nothing can commit beside us.
+        const whileWaiting = await replay();
+        if (whileWaiting) return whileWaiting;
         // The key must be allowed for the installation's app (spec 01 "Authentication").
         if (!key.appIds.has(inst.appId)) throw EdgeErrors.unauthorized(NOT_ALLOWED);
         if (code.status === 'CONSUMED') throw BindingErrors.codeConsumed();

@@ -1,5 +1,5 @@
 import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
-import { createHarness, type Harness } from '../../../test/helpers/harness';
+import { createHarness, TEST_ENGINE, type Harness } from '../../../test/helpers/harness';
 import { bootstrap, op, sendBatch, setupEnvironment, type Session } from '../testing';
 
 let h: Harness;
@@ -19,13 +19,21 @@ describe('ingest group commit', () => {
     for (let i = 0; i < 30; i++) sessions.push(await bootstrap(h, env.app.appKey));
     const victim = sessions[11].installationId;
 
-    // The stores bound to the write connection are the same object in every transaction.
-    const tx = await h.services.store.tx((t) => t);
-    const storeAnswer = tx.operations.insertBatchResult;
-    vi.spyOn(tx.operations, 'insertBatchResult').mockImplementation((installationId, ...rest) => {
-      if (installationId === victim) overflow(0); // a stack overflow once its operations are written
-      return storeAnswer(installationId, ...rest);
-    });
+    if (TEST_ENGINE === 'sqlite') {
+      // The stores bound to the write connection are the same object in every transaction.
+      const tx = await h.services.store.tx((t) => t);
+      const storeAnswer = tx.operations.insertBatchResult;
+      vi.spyOn(tx.operations, 'insertBatchResult').mockImplementation((installationId, ...rest) => {
+        if (installationId === victim) overflow(0); // a stack overflow once its operations are written
+        return storeAnswer(installationId, ...rest);
+      });
+    } else {
+      // PostgreSQL binds stores per transaction: the failure comes from the database instead,
+      // once the victim's operations are written (a statement failing inside its savepoint).
+      await h.sql.run(`CREATE FUNCTION fail_victim() RETURNS trigger LANGUAGE plpgsql AS $$
+        BEGIN IF NEW.installation_id = '${victim}' THEN RAISE EXCEPTION 'injected failure'; END IF; RETURN NEW; END $$`);
+      await h.sql.run('CREATE TRIGGER fail_victim BEFORE INSERT ON operation_batches FOR EACH ROW EXECUTE FUNCTION fail_victim()');
+    }
 
     const responses = await Promise.all(
       sessions.map((s) =>

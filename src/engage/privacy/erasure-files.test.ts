@@ -1,8 +1,8 @@
 import { existsSync, readFileSync } from 'node:fs';
 import { randomUUID } from 'node:crypto';
 import BetterSqlite3 from 'better-sqlite3';
-import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
-import { createHarness, type Harness } from '../../../test/helpers/harness';
+import { afterEach, beforeEach, expect, it, vi } from 'vitest';
+import { createHarness, describeSqlite, type Harness } from '../../../test/helpers/harness';
 import { bearer, bootstrap, ingest, op, setupEnvironment } from '../testing';
 
 // SQLite-only: scans the SQLite database file, its WAL and shared-memory index (`h.db`), and
@@ -25,7 +25,8 @@ function readable(): string[] {
   return SECRETS.filter((s) => bytes.includes(Buffer.from(s, 'utf8')));
 }
 
-describe('privacy revocation leaves nothing recoverable in the database files', () => {
+// SQLite engine only: its database file and WAL.
+describeSqlite('privacy revocation leaves nothing recoverable in the database files', () => {
   it('neither in the database nor in its WAL', async () => {
     const env = await setupEnvironment(h);
     const s = await bootstrap(h, env.app.appKey, { deviceModel: SECRETS[0] });

@@ -3,7 +3,6 @@ import { getTableConfig, integer, sqliteTable, text } from 'drizzle-orm/sqlite-c
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { createHarness, type Harness } from '../../../test/helpers/harness';
 import { installationOwned, profileOwned, type OwnedRows } from '../../db/schema/erasure';
-import type { RawDb } from '../../platform/store/sqlite';
 import { bearer, bind, bootstrap, ingest, issueCode, op, setupEnvironment } from '../testing';
 import { eraseOwnedRows } from './store';
 
@@ -17,51 +16,55 @@ const INSTALLATION_COLUMN = /(^|_)installation(_id)?$/;
 const PROFILE_COLUMN = /(^|_)profile(_id)?$/;
 const nameOf = (r: OwnedRows) => getTableConfig(r.table).name;
 
-/**
- * Every table of the live database (migrations applied) with its columns. SQLite-only: it reads
- * sqlite_master and pragma_table_info through the SQLite connections of the harness (`h.db`).
- */
-function tables(raw: RawDb): Map<string, string[]> {
-  const names = raw
-    .prepare(`SELECT name FROM sqlite_master WHERE type = 'table' AND name NOT LIKE 'sqlite_%' AND name NOT LIKE '__drizzle%'`)
-    .pluck()
-    .all() as string[];
-  return new Map(names.map((t) => [t, (raw.prepare(`SELECT name FROM pragma_table_info(?)`).pluck().all(t) as string[])]));
+/** Every table of the live database (migrations applied) with its columns, on either engine. */
+async function tables(): Promise<Map<string, string[]>> {
+  const rows =
+    h.sql.dialect === 'sqlite'
+      ? await h.sql.all<{ t: string; c: string }>(
+          `SELECT m.name AS t, p.name AS c FROM sqlite_master m, pragma_table_info(m.name) p
+           WHERE m.type = 'table' AND m.name NOT LIKE 'sqlite_%' AND m.name NOT LIKE '__drizzle%' ORDER BY m.name, p.cid`,
+        )
+      : await h.sql.all<{ t: string; c: string }>(
+          `SELECT table_name AS t, column_name AS c FROM information_schema.columns
+           WHERE table_schema = current_schema() AND table_name NOT LIKE '__drizzle%' ORDER BY table_name, ordinal_position`,
+        );
+  const out = new Map<string, string[]>();
+  for (const r of rows) out.set(r.t, [...(out.get(r.t) ?? []), r.c]);
+  return out;
 }
 
 /** Tables that name an installation (or a profile) but that erasure does not know about. */
-function undeclared(raw: RawDb): string[] {
+async function undeclared(): Promise<string[]> {
   const byInstallation = new Set(installationOwned.map(nameOf));
   const byProfile = new Set(profileOwned.map(nameOf));
   const out: string[] = [];
-  for (const [table, columns] of tables(raw)) {
+  for (const [table, columns] of await tables()) {
     const namesInstallation = table === 'installations' || columns.some((c) => INSTALLATION_COLUMN.test(c));
     const namesProfile = table === 'profiles' || columns.some((c) => PROFILE_COLUMN.test(c));
     if (namesInstallation && !byInstallation.has(table)) out.push(table);
     else if (namesProfile && !byInstallation.has(table) && !byProfile.has(table)) out.push(table);
   }
-  return out;
+  return out.sort();
 }
 
-// SQLite-only: the registry is checked against the SQLite catalogue (sqlite_master).
+// Checked against the live database's own catalogue (sqlite_master, or information_schema).
 describe('erasure registry (db/schema/erasure.ts)', () => {
-  it('covers every table that holds installation or profile data', () => {
-    expect(undeclared(h.db.read.$client)).toEqual([]);
+  it('covers every table that holds installation or profile data', async () => {
+    expect(await undeclared()).toEqual([]);
   });
 
-  it('names owner columns that exist in the database', () => {
-    const live = tables(h.db.read.$client);
+  it('names owner columns that exist in the database', async () => {
+    const live = await tables();
     for (const r of [...installationOwned, ...profileOwned]) {
       expect(live.get(nameOf(r)), nameOf(r)).toContain(r.owner.name);
       if (r.erase !== 'delete') for (const c of r.erase.clear) expect(live.get(nameOf(r))).toContain(c.name);
     }
   });
 
-  it('fails for a new table with an installation or profile column that is not declared', () => {
-    const raw = h.db.write.$client;
-    raw.exec('CREATE TABLE inbox_messages (id TEXT PRIMARY KEY, installation_id TEXT NOT NULL, body TEXT)');
-    raw.exec('CREATE TABLE automation_runs (id TEXT PRIMARY KEY, target_profile_id TEXT)');
-    expect(undeclared(raw)).toEqual(['inbox_messages', 'automation_runs']);
+  it('fails for a new table with an installation or profile column that is not declared', async () => {
+    await h.sql.run('CREATE TABLE inbox_messages (id TEXT PRIMARY KEY, installation_id TEXT NOT NULL, body TEXT)');
+    await h.sql.run('CREATE TABLE automation_runs (id TEXT PRIMARY KEY, target_profile_id TEXT)');
+    expect(await undeclared()).toEqual(['automation_runs', 'inbox_messages']);
   });
 });
 

@@ -134,9 +134,8 @@ describe('introspection', () => {
     expect(await (await introspect(t.access_token)).json()).toMatchObject({ active: true, client_id: f.publicClient });
     expect((await userinfo(t.access_token)).status).toBe(200);
     // What the CLI does in its own process: a write that moves catalog_version (its trigger).
-    await h.sql.run(`UPDATE clients SET status = 'DISABLED' WHERE tenant_id = ? AND client_id = ?`, [f.tenant.tenant.id, f.publicClient]);
-    // Another process's commit is seen from the next event-loop turn (reads of one turn share a snapshot).
-    await new Promise((resolve) => setImmediate(resolve));
+    // Seen from the next event-loop turn on SQLite, on PostgreSQL once notified (within a second).
+    await h.changedElsewhere(() => h.sql.run(`UPDATE clients SET status = 'DISABLED' WHERE tenant_id = ? AND client_id = ?`, [f.tenant.tenant.id, f.publicClient]));
     expect(await (await introspect(t.access_token)).json()).toEqual({ active: false });
     await expectInvalidToken(await userinfo(t.access_token));
     const refresh = await post(h, `${f.issuerPath}/oauth2/token`, form({ grant_type: 'refresh_token', client_id: f.publicClient, refresh_token: t.refresh_token! }));

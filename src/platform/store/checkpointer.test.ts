@@ -1,7 +1,7 @@
 import { readFileSync, statSync } from 'node:fs';
 import BetterSqlite3 from 'better-sqlite3';
-import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import { createHarness, type Harness } from '../../../test/helpers/harness';
+import { afterEach, beforeEach, expect, it } from 'vitest';
+import { createHarness, describeSqlite, type Harness } from '../../../test/helpers/harness';
 import { startCheckpointer } from './checkpointer';
 import { silentLogger } from '../logger';
 
@@ -23,7 +23,8 @@ const writeSome = async () => {
 };
 const settle = () => new Promise((r) => setTimeout(r, 600));
 
-describe('checkpointer', () => {
+// SQLite engine only: its database file and WAL.
+describeSqlite('checkpointer', () => {
   it('without it, and with checkpoints on commit off, nothing reaches the database file', async () => {
     h.db.write.$client.pragma('wal_autocheckpoint = 0');
     const before = dbFileSize();

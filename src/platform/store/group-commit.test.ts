@@ -1,5 +1,5 @@
 import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
-import { createHarness, type Harness } from '../../../test/helpers/harness';
+import { createHarness, itSqlite, type Harness } from '../../../test/helpers/harness';
 import { createGroupCommit } from './group-commit';
 
 let h: Harness;
@@ -76,7 +76,7 @@ describe('group commit', () => {
     expect(await Promise.all(['g1', 'g2', 'g3'].map(exists))).toEqual([true, true, true]);
   });
 
-  it('when the database rolls the whole transaction back, every item of the group fails', async () => {
+  itSqlite('when the database rolls the whole transaction back, every item of the group fails', async () => {
     const { store } = h.services;
     // SQLite engine only: PostgreSQL's own rollbacks come with a lost connection (postgres-store tests).
     const grouped = createGroupCommit(store, async (tx, slug: string) => {

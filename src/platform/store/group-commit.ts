@@ -45,9 +45,26 @@ export function createGroupCommit<S, I, O>(store: TxRunner<S>, work: (tx: S & Tx
     }
   }
 
+  // One group at a time: while a group commits, the next one gathers (on PostgreSQL, where
+  // transactions are not serialized in-process, this keeps groups in order as on SQLite).
+  let scheduled = false;
+  let flushing = false;
+  const kick = () => {
+    if (scheduled || flushing || queued.length === 0) return;
+    scheduled = true;
+    setImmediate(() => {
+      scheduled = false;
+      flushing = true;
+      void flush().finally(() => {
+        flushing = false;
+        kick();
+      });
+    });
+  };
+
   return (item: I) =>
     new Promise<O>((resolve, reject) => {
-      if (queued.length === 0) setImmediate(() => void flush());
       queued.push({ item, resolve, reject });
+      kick();
     });
 }

@@ -1,5 +1,5 @@
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import { createHarness, type Harness } from '../../../test/helpers/harness';
+import { createHarness, describeSqlite, itSqlite, type Harness } from '../../../test/helpers/harness';
 import { bindStores } from '../../stores';
 import { silentLogger } from '../logger';
 import { createSqliteStore } from './sqlite-store';
@@ -28,7 +28,7 @@ describe('store.tx', () => {
   });
 
   // SQLite engine: one writer, transactions serialized in-process.
-  it('never interleaves two concurrent transactions', async () => {
+  itSqlite('never interleaves two concurrent transactions', async () => {
     const events: string[] = [];
     const run = (name: string) =>
       h.services.store.tx(async () => {
@@ -60,7 +60,7 @@ describe('store.tx', () => {
 });
 
 // SQLite engine only: PostgreSQL reads do not share a snapshot per turn.
-describe('shared reads of one event-loop turn', () => {
+describeSqlite('shared reads of one event-loop turn', () => {
   const insert = (tx: Parameters<Parameters<Harness['services']['store']['tx']>[0]>[0], slug: string) =>
     tx.tenants.insert({ id: slug, slug, managedPath: `/t/${slug}`, createdAt: 'x', updatedAt: 'x' });
 
@@ -118,7 +118,8 @@ describe('afterCommit', () => {
     expect(ran).toBe(false);
   });
 
-  it('logs a failing hook instead of failing the committed caller; the other hooks still run', async () => {
+  // Built on the SQLite engine's factory (postgres-store.test.ts covers the other engine's hooks).
+  itSqlite('logs a failing hook instead of failing the committed caller; the other hooks still run', async () => {
     const logged: string[] = [];
     const logger = { ...silentLogger, error: (msg: string) => logged.push(msg) };
     const store = createSqliteStore(h.db, bindStores, logger);
