@@ -319,6 +319,13 @@ describe.skipIf(skip !== undefined)('PostgreSQL store engine: lost connections',
     await new Promise((r) => setTimeout(r, 200));
     await expect(ok()).resolves.toEqual({ one: 1 });
     await expect(Promise.all([1, 2, 3, 4].map(() => store.raw.get<{ one: number }>('SELECT 1 AS one')))).resolves.toHaveLength(4);
+    // Transactions starting at once, before the pool may have heard of the loss: a BEGIN on a
+    // lost connection runs the transaction again on another.
+    for (let round = 0; round < 5; round++) {
+      await Promise.all([1, 2, 3, 4].map(() => store.raw.get('SELECT pg_sleep(0.01)')));
+      await terminate(`state = 'idle' AND query NOT ILIKE 'listen%'`);
+      await expect(Promise.all([1, 2, 3, 4].map(() => ok()))).resolves.toHaveLength(4);
+    }
     expect(uncaught).toEqual([]);
   });
 

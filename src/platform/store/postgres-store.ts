@@ -44,7 +44,8 @@ const RELISTEN_MAX_MS = 3000;
  *   whole of `fn` runs again on a serialization failure or a deadlock, a few times, after a
  *   random pause. On a failure the transaction is rolled back, unless its connection is lost:
  *   then the client is destroyed (`release(err)`) and the error goes to the caller (nothing
- *   runs again: a COMMIT whose answer was lost may have committed);
+ *   runs again, as a COMMIT whose answer was lost may have committed; except when the loss is
+ *   found by BEGIN, before anything ran: then `fn` runs on another connection);
  * - `savepoint` is a SAVEPOINT on that client, rolled back to (and released) when `fn` throws;
  *   a failure that took the transaction with it (connection lost, transaction ended) is a
  *   `TransactionAborted`;
@@ -194,11 +195,19 @@ export async function createPostgresStore<S extends object>(
     }
   };
 
+  /** Errors of a BEGIN on a lost connection: the transaction may simply run on another one. */
+  const lostAtBegin = new WeakSet<Error>();
   let savepoints = 0; // names: unique within this process, so nested ones never collide
 
   const attempt = <T>(fn: (stores: S & TxScope) => Promise<T> | T, begin: string, hooks: (() => unknown)[]): Promise<{ result: T; catalog: boolean }> =>
     withClient(async (client, state) => {
-      await client.query(begin);
+      try {
+        await client.query(begin);
+      } catch (e) {
+        // An idle connection of the pool that died unnoticed (a failover): nothing ran yet.
+        if (isConnectionLost(e, client) && e instanceof Error) lostAtBegin.add(e);
+        throw e;
+      }
       let open = true;
       const afterCommit = (f: () => unknown) => {
         if (!open) throw new Error('afterCommit outside a transaction');
@@ -272,7 +281,7 @@ export async function createPostgresStore<S extends object>(
       try {
         done = await attempt(fn, begin, hooks);
       } catch (e) {
-        if (n < maxAttempts && isRetryable(e)) {
+        if (n < maxAttempts && (isRetryable(e) || lostAtBegin.has(e as Error))) {
           // Jitter, so the transactions that collided do not collide again.
           await new Promise((r) => setTimeout(r, Math.random() * Math.min(200, 5 * 2 ** n)));
           continue;
