@@ -1,7 +1,7 @@
 import { Command, Option } from 'commander';
 import { systemClock } from '../src/platform/clock';
 import { ConfigError, loadConfig, type Config } from '../src/platform/config';
-import { openDatabase } from '../src/platform/store/sqlite';
+import { openAppStore } from '../src/open-store';
 import { HttpError } from '../src/platform/http/errors';
 import { DomainError } from '../src/platform/errors';
 import { createLogger } from '../src/platform/logger';
@@ -48,14 +48,14 @@ export interface CommandContext {
 /** Opens the store, builds the services (the same ones `serve` uses), runs, closes. */
 export async function withServices<T>(opts: CommonOptions, fn: (ctx: CommandContext) => Promise<T>): Promise<T> {
   const config = configFrom(opts);
-  const db = openDatabase(config.dataDir);
+  const logger = createLogger({ level: config.logLevel === 'info' ? 'warn' : config.logLevel, format: config.logFormat });
+  const { store } = await openAppStore(config, { logger, poolSize: 2 });
   try {
-    const logger = createLogger({ level: config.logLevel === 'info' ? 'warn' : config.logLevel, format: config.logFormat });
-    const services = createServices({ config, db, clock: systemClock, logger, masterKey: loadMasterKey(config) });
+    const services = createServices({ config, store, clock: systemClock, logger, masterKey: loadMasterKey(config) });
     await services.tenants.ensureControl();
     return await fn({ config, services, json: !!opts.json });
   } finally {
-    db.close();
+    await store.close();
   }
 }
 

@@ -96,3 +96,19 @@ describe('GET /openapi.json', () => {
     expect([batch.properties.operations.minItems, batch.properties.operations.maxItems]).toEqual([1, 100]);
   });
 });
+
+describe('GET /readyz', () => {
+  it('is 200 while serving and 503 "shutting down" once a graceful shutdown has begun', async () => {
+    const own = await createHarness();
+    try {
+      const before = await own.request('/readyz');
+      expect([before.status, await before.json()]).toEqual([200, { status: 'ready' }]);
+      own.services.drain();
+      const after = await own.request('/readyz');
+      expect([after.status, await after.json()]).toEqual([503, { status: 'shutting down' }]);
+      expect((await own.request('/healthz')).status).toBe(200); // alive, just not taking new work
+    } finally {
+      await own.close();
+    }
+  });
+});

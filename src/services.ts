@@ -1,13 +1,10 @@
 import type { Config } from './platform/config';
 import type { Clock } from './platform/clock';
 import { Sealer } from './platform/crypto';
-import type { Database } from './platform/store/sqlite';
 import type { Checkpointer } from './platform/store/checkpointer';
 import type { Logger } from './platform/logger';
 import { createMetrics, type Metrics } from './platform/metrics';
-import type { StoreOf } from './platform/store/store';
-import { createSqliteStore } from './platform/store/sqlite-store';
-import { bindStores, type Stores } from './stores';
+import type { AppStore } from './open-store';
 import { createEngageServices } from './engage/services';
 import { createKeyService } from './identity/keys/service';
 import { createTenantService } from './identity/tenants/service';
@@ -20,11 +17,11 @@ import { createOAuthService } from './identity/oauth/service';
 import { createJobRunner } from './platform/jobs/runner';
 import { JOBS, backgroundJobs } from './jobs';
 
-export type AppStore = StoreOf<Stores>;
 
 export interface CoreDeps {
   config: Config;
-  db: Database;
+  /** The store of the configured engine (open-store.ts). */
+  store: AppStore;
   clock: Clock;
   logger: Logger;
   masterKey: Buffer;
@@ -41,7 +38,7 @@ export interface CoreDeps {
 export function createServices(deps: CoreDeps) {
   const { config, clock } = deps;
   const metrics = deps.metrics ?? createMetrics();
-  const store = createSqliteStore(deps.db, bindStores, deps.logger, metrics);
+  const { store } = deps;
   const sealer = new Sealer(deps.masterKey);
   const catalog = () => store.catalogVersion();
   const keys = createKeyService({

@@ -9,7 +9,10 @@ import type { Config } from '../../src/platform/config';
 import { createLogger, type Logger } from '../../src/platform/logger';
 import { loadMasterKey } from '../../src/platform/master-key';
 import { startCheckpointer } from '../../src/platform/store/checkpointer';
-import { openDatabase } from '../../src/platform/store/sqlite';
+import { openAppStore } from '../../src/open-store';
+import { createMetrics } from '../../src/platform/metrics';
+import { redactUrl } from '../../src/platform/store/database-url';
+import path from 'node:path';
 import { createServices } from '../../src/services';
 import { action, configFrom, withCommon, type CommonOptions } from '../cli';
 
@@ -50,9 +53,11 @@ export function registerServe(program: Command): void {
  */
 async function serveHere(opts: ServeOptions, flags: Record<string, string | undefined>, initial: Config, logger: Logger): Promise<void> {
   let config = initial;
-  const db = openDatabase(config.dataDir);
+  const metrics = createMetrics();
+  const { store, sqlite } = await openAppStore(config, { logger, metrics });
   const masterKey = loadMasterKey(config);
-  const checkpointer = startCheckpointer(db, logger);
+  // SQLite: WAL checkpoints on a worker thread rather than inside commits.
+  const checkpointer = sqlite && startCheckpointer(sqlite, logger);
 
   let handler: ((req: IncomingMessage, res: ServerResponse) => void) | undefined;
   const server = createServer((req, res) => handler!(req, res));
@@ -61,7 +66,7 @@ async function serveHere(opts: ServeOptions, flags: Record<string, string | unde
   const port = (server.address() as AddressInfo).port;
   // With --port 0 the public URL follows the port actually bound.
   if (port !== config.port) config = configFrom(opts, { ...flags, port: String(port) });
-  const services = createServices({ config, db, clock: systemClock, logger, masterKey, checkpointer });
+  const services = createServices({ config, store, clock: systemClock, logger, masterKey, checkpointer, metrics });
   const control = await services.tenants.ensureControl();
   handler = getRequestListener(createApp({ config, clock: systemClock, logger, services }).fetch);
 
@@ -71,7 +76,7 @@ async function serveHere(opts: ServeOptions, flags: Record<string, string | unde
   logger.info(`engage listening on ${config.publicUrl}`, {
     url: config.publicUrl,
     address: `${config.host}:${port}`,
-    dataDir: config.dataDir,
+    database: config.databaseUrl ? redactUrl(config.databaseUrl) : path.join(config.dataDir, 'engage.db'),
     controlIssuer: control.issuer,
     ...(cluster.isWorker ? { worker: cluster.worker!.id, pid: process.pid } : {}),
   });
@@ -86,19 +91,24 @@ async function serveHere(opts: ServeOptions, flags: Record<string, string | unde
     logger.info('shutting down', { signal, timeoutSeconds: config.shutdownTimeout });
     services.drain();
     const finish = () =>
-      void Promise.allSettled([services.jobs.stop(), checkpointer.stop()]).finally(() => {
-        db.close();
-        logger.info('stopped', { signal });
-        process.exit(0);
-      });
+      void Promise.allSettled([services.jobs.stop(), checkpointer?.stop()])
+        .then(() => store.close())
+        .catch((e: unknown) => logger.error('closing the store failed', { err: e }))
+        .finally(() => {
+          logger.info('stopped', { signal });
+          process.exit(0);
+        });
     const deadline = setTimeout(() => {
       logger.warn('shutdown timeout: closing connections with requests still in flight', { signal });
       server.closeAllConnections();
     }, config.shutdownTimeout * 1000);
     deadline.unref();
-    // Stops accepting; Node closes each keep-alive connection once its request is answered.
+    // Stops accepting; keep-alive connections are closed as soon as they are idle (their
+    // request answered), looked at every 100 ms.
+    const idle = setInterval(() => server.closeIdleConnections(), 100);
     server.close(() => {
       clearTimeout(deadline);
+      clearInterval(idle);
       finish();
     });
     server.closeIdleConnections();

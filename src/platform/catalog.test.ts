@@ -1,32 +1,22 @@
-import { randomBytes } from 'node:crypto';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { createHarness, type Harness } from '../../test/helpers/harness';
-import { createServices } from '../services';
 import { CatalogCache } from './catalog';
-import { openDatabase, type Database } from './store/sqlite';
-import { silentLogger } from './logger';
 
 const API = 'https://api.example.com';
 const nextTurn = () => new Promise((r) => setImmediate(r));
 
 let h: Harness;
-/** Another process on the same data directory, as the CLI is. */
-let otherDb: Database;
-let other: ReturnType<typeof createServices>;
+/** Another process on the same database, as the CLI is. */
+let other: Awaited<ReturnType<Harness['otherProcess']>>;
 
 beforeEach(async () => {
   h = await createHarness();
-  otherDb = openDatabase(h.config.dataDir);
-  other = createServices({ config: h.config, db: otherDb, clock: h.clock, logger: silentLogger, masterKey: randomBytes(32) });
+  other = await h.otherProcess();
 });
-afterEach(() => {
-  otherDb.close();
-  h.close();
-});
+afterEach(() => h.close());
 
 describe('catalog_version', () => {
   const version = () => h.services.store.catalogVersion();
-  const raw = () => otherDb.write.$client;
 
   it('moves on every insert, update and delete of each catalogue table', async () => {
     const steps: [string, () => unknown][] = [
@@ -41,16 +31,16 @@ describe('catalog_version', () => {
             redirectUris: ['https://app.example.com/cb'], scopes: ['openid'],
           }),
       ],
-      ['tenant update', () => raw().prepare(`UPDATE tenants SET updated_at = 'later' WHERE slug = 'acme'`).run()],
-      ['key update', () => raw().prepare(`UPDATE signing_keys SET created_at = created_at || ' ' WHERE tenant_id = (SELECT id FROM tenants WHERE slug = 'acme')`).run()],
-      ['client update', () => raw().prepare(`UPDATE clients SET status = 'DISABLED'`).run()],
-      ['resource update', () => raw().prepare(`UPDATE resources SET status = 'DISABLED'`).run()],
-      ['credential update', () => raw().prepare(`UPDATE resource_credentials SET status = 'REVOKED'`).run()],
-      ['credential delete', () => raw().prepare(`DELETE FROM resource_credentials`).run()],
-      ['client delete', () => raw().prepare(`DELETE FROM clients`).run()],
-      ['resource delete', () => raw().prepare(`DELETE FROM resources`).run()],
-      ['key delete', () => raw().prepare(`DELETE FROM signing_keys WHERE tenant_id = (SELECT id FROM tenants WHERE slug = 'acme')`).run()],
-      ['tenant delete', () => raw().prepare(`DELETE FROM tenants WHERE slug = 'acme'`).run()],
+      ['tenant update', () => h.sql.run(`UPDATE tenants SET updated_at = 'later' WHERE slug = 'acme'`)],
+      ['key update', () => h.sql.run(`UPDATE signing_keys SET created_at = created_at || ' ' WHERE tenant_id = (SELECT id FROM tenants WHERE slug = 'acme')`)],
+      ['client update', () => h.sql.run(`UPDATE clients SET status = 'DISABLED'`)],
+      ['resource update', () => h.sql.run(`UPDATE resources SET status = 'DISABLED'`)],
+      ['credential update', () => h.sql.run(`UPDATE resource_credentials SET status = 'REVOKED'`)],
+      ['credential delete', () => h.sql.run(`DELETE FROM resource_credentials`)],
+      ['client delete', () => h.sql.run(`DELETE FROM clients`)],
+      ['resource delete', () => h.sql.run(`DELETE FROM resources`)],
+      ['key delete', () => h.sql.run(`DELETE FROM signing_keys WHERE tenant_id = (SELECT id FROM tenants WHERE slug = 'acme')`)],
+      ['tenant delete', () => h.sql.run(`DELETE FROM tenants WHERE slug = 'acme'`)],
     ];
     for (const [what, step] of steps) {
       const before = version();
@@ -160,7 +150,7 @@ describe('a change by another process is seen by the next request', () => {
     });
     const [first, , next] = await seenNextTurn(
       async () => (await h.services.clients.find(t.id, 'app'))?.status,
-      async () => otherDb.write.$client.prepare(`UPDATE clients SET status = 'DISABLED' WHERE client_id = 'app'`).run(),
+      () => h.sql.run(`UPDATE clients SET status = 'DISABLED' WHERE client_id = 'app'`),
     );
     expect([first, next]).toEqual(['ACTIVE', 'DISABLED']);
   });

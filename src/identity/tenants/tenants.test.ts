@@ -1,9 +1,6 @@
 import { randomBytes } from 'node:crypto';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { createHarness, PUBLIC_URL, type Harness } from '../../../test/helpers/harness';
-import { openDatabase } from '../../platform/store/sqlite';
-import { silentLogger } from '../../platform/logger';
-import { createServices } from '../../services';
 
 let h: Harness;
 beforeEach(async () => {
@@ -231,13 +228,8 @@ describe('signing keys', () => {
     const before = await jwksKids('acme');
     // A second set of connections on the same file stands in for `engage keys rotate`.
     const masterKey = randomBytes(32); // the CLI never needs the server's master key to rotate
-    const db2 = openDatabase(h.config.dataDir);
-    try {
-      const cli = createServices({ config: h.config, db: db2, clock: h.clock, logger: silentLogger, masterKey });
-      await cli.keys.rotate(t.id);
-    } finally {
-      db2.close();
-    }
+    const cli = await h.otherProcess(masterKey);
+    await cli.keys.rotate(t.id);
     const after = await jwksKids('acme');
     expect(after).toHaveLength(2);
     expect(after).toContain(before[0]);

@@ -1,0 +1,45 @@
+import type { Config } from './platform/config';
+import type { Logger } from './platform/logger';
+import type { Metrics } from './platform/metrics';
+import { applyPgMigrations } from './platform/store/pg-migrations';
+import { createPostgresSql, openPostgres, redactUrl } from './platform/store/postgres';
+import { createSqliteSql, type Sql } from './platform/store/sql';
+import { createPostgresStore } from './platform/store/postgres-store';
+import { openDatabase, type Database } from './platform/store/sqlite';
+import { createSqliteStore } from './platform/store/sqlite-store';
+import type { StoreOf } from './platform/store/store';
+import { bindStores, type Stores } from './stores';
+
+export type AppStore = StoreOf<Stores>;
+
+export interface OpenedStore {
+  store: AppStore;
+  /** Statements outside the store's transactions, each committed on its own (tests, tooling). */
+  sql: Sql;
+  /** SQLite only: the database file's connections (the WAL checkpointer of `serve`, tests). */
+  sqlite?: Database;
+}
+
+/**
+ * Opens the configured engine (DESIGN.md "Storage"): PostgreSQL when `databaseUrl` is set,
+ * otherwise the SQLite file in the data directory; applies pending migrations unless told not to
+ * (`engage migrate` applies them itself), then binds every context's stores. Errors never carry
+ * the URL's password.
+ */
+export async function openAppStore(
+  config: Pick<Config, 'dataDir' | 'databaseUrl'>,
+  deps: { logger: Logger; metrics?: Metrics; migrate?: boolean; poolSize?: number },
+): Promise<OpenedStore> {
+  if (config.databaseUrl) {
+    const pg = openPostgres(config.databaseUrl, { max: deps.poolSize });
+    try {
+      if (deps.migrate !== false) await applyPgMigrations(pg);
+      return { store: await createPostgresStore(pg, bindStores, deps.logger, {}), sql: createPostgresSql(pg) };
+    } catch (e) {
+      await pg.end({ timeout: 1 }).catch(() => {});
+      throw new Error(`PostgreSQL at ${redactUrl(config.databaseUrl)}: ${e instanceof Error ? e.message : String(e)}`, { cause: e });
+    }
+  }
+  const sqlite = openDatabase(config.dataDir, { migrate: deps.migrate });
+  return { store: createSqliteStore(sqlite, bindStores, deps.logger, deps.metrics), sql: createSqliteSql(sqlite.write.$client), sqlite };
+}
