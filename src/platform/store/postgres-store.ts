@@ -125,8 +125,10 @@ export async function createPostgresStore<S extends object>(
 
   /** Opens the LISTEN connection; rejects if it cannot. */
   const listen = async (): Promise<void> => {
+    let warned = false; // a loss comes as the server's FATAL message, then the closed socket: said once
     const client = newPgClient(pool, (e) => {
-      if (listener === client) logger.warn('catalogue notifications lost', { err: e });
+      if (listener === client && !warned) logger.warn('catalogue notifications lost', { err: e });
+      warned = true;
     });
     client.on('notification', (msg) => {
       if (msg.channel === CATALOG_CHANNEL) version++;
