@@ -131,11 +131,21 @@ const onlyBuiltins = {
     // better-sqlite3 calls require('bindings')('better_sqlite3.node') only when no
     // `nativeBinding` option is given; in the executable db.ts always passes one.
     build.onResolve({ filter: /^bindings$/ }, () => ({ path: 'bindings', namespace: 'engage-stub' }));
-    build.onLoad({ filter: /.*/, namespace: 'engage-stub' }, () => ({
+    // pg requires pg-native only when `pg.native` is read, which engage never does: a stub that
+    // fails the way a missing module does, so the bundle requires nothing outside node.
+    build.onResolve({ filter: /^pg-native$/ }, () => ({ path: 'pg-native', namespace: 'engage-stub' }));
+    build.onLoad({ filter: /^bindings$/, namespace: 'engage-stub' }, () => ({
       contents:
         'module.exports = function bindings() { throw new Error(' +
         JSON.stringify('better-sqlite3 in the engage bundle needs the nativeBinding option (src/platform/native.ts)') +
         '); };',
+      loader: 'js',
+    }));
+    build.onLoad({ filter: /^pg-native$/, namespace: 'engage-stub' }, () => ({
+      contents:
+        'throw Object.assign(new Error(' +
+        JSON.stringify('pg-native is not part of the engage bundle') +
+        '), { code: "MODULE_NOT_FOUND" });',
       loader: 'js',
     }));
     // @node-rs/argon2 is loaded by native.ts (SEA asset, or createRequire outside the executable),

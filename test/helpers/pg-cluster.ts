@@ -4,7 +4,7 @@ import { chownSync, existsSync, mkdtempSync, openSync, readdirSync, readFileSync
 import { createServer } from 'node:net';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
-import postgres from 'postgres';
+import pg from 'pg';
 
 /**
  * A throwaway PostgreSQL cluster for tests (issue 9: CI must not depend on a server already
@@ -57,17 +57,26 @@ function owner(): { uid: number; gid: number } | undefined {
   return { uid, gid };
 }
 
+/** One connection for `fn`, closed afterwards. */
+async function withClient<T>(url: string, fn: (c: pg.Client) => Promise<T>, connectMs = 10_000): Promise<T> {
+  const client = new pg.Client({ connectionString: url, connectionTimeoutMillis: connectMs });
+  client.on('error', () => {}); // a lost connection fails the query; it must not end the process
+  try {
+    await client.connect();
+    return await fn(client);
+  } finally {
+    await client.end().catch(() => {});
+  }
+}
+
 async function waitReady(url: string, child: ChildProcess, log: string, deadline: number): Promise<void> {
   for (;;) {
     if (child.exitCode !== null) throw new Error(`postgres exited (${child.exitCode}): ${readFileSync(log, 'utf8').slice(-2000)}`);
-    const sql = postgres(url, { max: 1, connect_timeout: 2, onnotice: () => {} });
     try {
-      await sql`SELECT 1`;
+      await withClient(url, (c) => c.query('SELECT 1'), 2000);
       return;
     } catch (e) {
       if (Date.now() > deadline) throw new Error(`postgres did not start: ${(e as Error).message}; ${readFileSync(log, 'utf8').slice(-2000)}`);
-    } finally {
-      await sql.end({ timeout: 1 });
     }
     await new Promise((r) => setTimeout(r, 100));
   }
@@ -168,23 +177,13 @@ export async function createTestDatabase(): Promise<TestDatabase> {
   if (!shared) localUsers++;
   const admin = await testClusterUrl();
   const name = `engage_test_${randomBytes(6).toString('hex')}`;
-  const sql = postgres(admin, { max: 1, onnotice: () => {} });
-  try {
-    await sql.unsafe(`CREATE DATABASE ${name}`);
-  } finally {
-    await sql.end({ timeout: 5 });
-  }
+  await withClient(admin, (c) => c.query(`CREATE DATABASE ${name}`));
   const u = new URL(admin);
   u.pathname = `/${name}`;
   return {
     url: u.toString(),
     async drop() {
-      const s = postgres(admin, { max: 1, onnotice: () => {} });
-      try {
-        await s.unsafe(`DROP DATABASE IF EXISTS ${name} WITH (FORCE)`);
-      } finally {
-        await s.end({ timeout: 5 });
-      }
+      await withClient(admin, (c) => c.query(`DROP DATABASE IF EXISTS ${name} WITH (FORCE)`));
       // A cluster of this process's own goes with its last database.
       if (!shared && --localUsers === 0 && local) {
         const c = local;

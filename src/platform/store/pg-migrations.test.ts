@@ -26,9 +26,9 @@ describe.skipIf(skip !== undefined)('PostgreSQL migrations', () => {
     const results = await Promise.all(pools.map((p) => applyPgMigrations(p)));
     expect(results.flat().sort()).toEqual(all.map((m) => m.tag).sort());
     expect(await pendingPgMigrations(pools[0])).toEqual([]);
-    const ledger = await pools[0].unsafe('SELECT tag FROM engage_migrations ORDER BY tag');
+    const { rows: ledger } = await pools[0].query('SELECT tag FROM engage_migrations ORDER BY tag');
     expect(ledger.map((r) => r.tag)).toEqual(all.map((m) => m.tag));
-    const [v] = await pools[0].unsafe('SELECT version FROM catalog_version');
+    const { rows: [v] } = await pools[0].query('SELECT version FROM catalog_version');
     expect(v.version).toBe(1);
     // Again: nothing to do.
     expect(await applyPgMigrations(pools[1])).toEqual([]);
@@ -40,7 +40,7 @@ describe.skipIf(skip !== undefined)('PostgreSQL migrations', () => {
       { tag: '9999_bad', sql: 'CREATE TABLE half_done (id int);\n--> statement-breakpoint\nSELECT no_such_function()' },
     ];
     await expect(applyPgMigrations(pools[0], bad)).rejects.toThrow(/9999_bad/);
-    const [t] = await pools[0].unsafe(`SELECT to_regclass('half_done')::text AS t`);
+    const { rows: [t] } = await pools[0].query(`SELECT to_regclass('half_done')::text AS t`);
     expect(t.t).toBeNull();
     expect((await pendingPgMigrations(pools[0], bad)).map((m) => m.tag)).toEqual(['9999_bad']);
     // The lock was released: another applier gets through.

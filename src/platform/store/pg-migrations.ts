@@ -3,7 +3,8 @@ import { existsSync, readdirSync, readFileSync } from 'node:fs';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import type { Migration } from './migrations';
-import type { Pg } from './postgres';
+import type { PoolClient } from 'pg';
+import { isConnectionLost, scrubFor, type Pg, type PgRunner } from './postgres';
 
 /** Filled in by build.mjs (esbuild define) so the executable carries migrations/pg. */
 declare const __ENGAGE_PG_MIGRATIONS__: Migration[] | undefined;
@@ -24,7 +25,7 @@ export function loadPgMigrations(): Migration[] {
 
 /**
  * The session advisory lock every applier takes (two int4 keys: 'enga' and 1). Held on one
- * reserved connection for the whole run, so it goes away with the connection if the process dies.
+ * client (checked out of the pool) for the whole run, so it goes away with the connection if the process dies.
  */
 const LOCK = 'pg_advisory_lock(1701733991, 1)';
 const UNLOCK = 'pg_advisory_unlock(1701733991, 1)';
@@ -33,15 +34,15 @@ const UNLOCK = 'pg_advisory_unlock(1701733991, 1)';
 const LEDGER = `CREATE TABLE IF NOT EXISTS engage_migrations (
   tag TEXT PRIMARY KEY, hash TEXT NOT NULL, applied_at TEXT NOT NULL)`;
 
-async function appliedTags(pg: Pick<Pg, 'unsafe'>): Promise<Set<string>> {
-  const [has] = await pg.unsafe<{ t: string | null }[]>(`SELECT to_regclass('engage_migrations')::text AS t`);
+async function appliedTags(pg: PgRunner): Promise<Set<string>> {
+  const { rows: [has] } = await pg.query<{ t: string | null }>({ text: `SELECT to_regclass('engage_migrations')::text AS t` });
   if (!has?.t) return new Set();
-  const rows = await pg.unsafe<{ tag: string }[]>('SELECT tag FROM engage_migrations');
+  const { rows } = await pg.query<{ tag: string }>({ text: 'SELECT tag FROM engage_migrations' });
   return new Set(rows.map((r) => r.tag));
 }
 
 /** The migrations not yet applied (readiness, `engage migrate --status`). */
-export async function pendingPgMigrations(pg: Pick<Pg, 'unsafe'>, migrations = loadPgMigrations()): Promise<Migration[]> {
+export async function pendingPgMigrations(pg: PgRunner, migrations = loadPgMigrations()): Promise<Migration[]> {
   const done = await appliedTags(pg);
   return migrations.filter((m) => !done.has(m.tag));
 }
@@ -52,38 +53,49 @@ export async function pendingPgMigrations(pg: Pick<Pg, 'unsafe'>, migrations = l
  * and each migration is applied once. Returns the tags this call applied.
  */
 export async function applyPgMigrations(pg: Pg, migrations = loadPgMigrations()): Promise<string[]> {
-  const conn = await pg.reserve();
-  const applied: string[] = [];
+  let conn: PoolClient;
   try {
-    await conn.unsafe(`SELECT ${LOCK}`);
+    conn = await pg.connect();
+  } catch (e) {
+    throw scrubFor(pg, e);
+  }
+  const applied: string[] = [];
+  // Destroyed rather than returned to the pool when its connection is lost, its lock is not
+  // known to be released, or a transaction is not known to be closed.
+  let destroy: Error | undefined;
+  try {
+    await conn.query(`SELECT ${LOCK}`);
     try {
-      await conn.unsafe(LEDGER);
+      await conn.query(LEDGER);
       const done = await appliedTags(conn);
       for (const m of migrations) {
         if (done.has(m.tag)) continue;
-        await conn.unsafe('BEGIN');
+        await conn.query('BEGIN');
         try {
           for (const stmt of m.sql.split('--> statement-breakpoint')) {
             // Simple protocol, no parameters: a statement may hold several (function bodies).
-            if (stmt.trim()) await conn.unsafe(stmt);
+            if (stmt.trim()) await conn.query(stmt);
           }
-          await conn.unsafe('INSERT INTO engage_migrations (tag, hash, applied_at) VALUES ($1, $2, $3)', [
+          await conn.query('INSERT INTO engage_migrations (tag, hash, applied_at) VALUES ($1, $2, $3)', [
             m.tag,
             createHash('sha256').update(m.sql).digest('hex'),
             new Date().toISOString(),
           ]);
-          await conn.unsafe('COMMIT');
+          await conn.query('COMMIT');
         } catch (e) {
-          await conn.unsafe('ROLLBACK').catch(() => {});
-          throw new Error(`migration ${m.tag} failed: ${(e as Error).message}`, { cause: e });
+          await conn.query('ROLLBACK').catch((re: unknown) => (destroy = new Error('ROLLBACK failed', { cause: re })));
+          throw new Error(`migration ${m.tag} failed: ${(e as Error).message}`, { cause: scrubFor(pg, e) });
         }
         applied.push(m.tag);
       }
     } finally {
-      await conn.unsafe(`SELECT ${UNLOCK}`).catch(() => {});
+      await conn.query(`SELECT ${UNLOCK}`).catch((e: unknown) => (destroy = new Error('advisory unlock failed', { cause: e })));
     }
+  } catch (e) {
+    if (isConnectionLost(e, conn)) destroy ??= e as Error;
+    throw e;
   } finally {
-    conn.release();
+    conn.release(destroy);
   }
   return applied;
 }

@@ -1,9 +1,9 @@
 import { getTableName } from 'drizzle-orm';
-import type postgres from 'postgres';
+import type pg from 'pg';
 import { installationOwned, profileOwned } from '../../db/schema/erasure';
 import type { Logger } from '../logger';
 import { pendingPgMigrations } from './pg-migrations';
-import { createPostgresSql, onPgNotice, type Pg, type PgRunner } from './postgres';
+import { createPostgresSql, isConnectionLost, newPgClient, scrubFor, type Pg, type PgRunner } from './postgres';
 import type { Sql } from './sql';
 import { TransactionAborted, type StoreOf, type TxOptions, type TxScope } from './store';
 
@@ -25,57 +25,164 @@ export function isRetryable(e: unknown): boolean {
 const CATALOG_CHANNEL = 'engage_catalog';
 const CATALOG_NOTICE = 'engage_catalog_changed';
 
+const BEGIN = {
+  'read committed': 'BEGIN ISOLATION LEVEL READ COMMITTED',
+  'repeatable read': 'BEGIN ISOLATION LEVEL REPEATABLE READ',
+  serializable: 'BEGIN ISOLATION LEVEL SERIALIZABLE',
+} as const;
+
+/** Pauses between attempts to listen again: from a tenth of a second, doubling up to 3 s. */
+const RELISTEN_MIN_MS = 100;
+const RELISTEN_MAX_MS = 3000;
+
 /**
  * The PostgreSQL engine of the store port (DESIGN.md "Storage"), with the contract of the
  * SQLite one (sqlite-store.ts):
- * - reads outside a transaction run on the pool, each on whichever connection is free;
- * - `tx` runs `fn` in a transaction on one connection (`sql.begin`), READ COMMITTED unless
- *   asked, with every context's stores bound to it; the whole of `fn` runs again on a
- *   serialization failure or a deadlock, a few times, after a random pause;
- * - `savepoint` is a SAVEPOINT on that connection: statements inside go to it (postgres.js
- *   rolls back to it when one of them fails), and a failure that took the transaction with
- *   it is a `TransactionAborted`;
+ * - statements outside a transaction run on the pool, each on whichever connection is free;
+ * - `tx` runs `fn` in a transaction on one client checked out of the pool (BEGIN ISOLATION
+ *   LEVEL …, READ COMMITTED unless asked, COMMIT), with every context's stores bound to it; the
+ *   whole of `fn` runs again on a serialization failure or a deadlock, a few times, after a
+ *   random pause. On a failure the transaction is rolled back, unless its connection is lost:
+ *   then the client is destroyed (`release(err)`) and the error goes to the caller (nothing
+ *   runs again, as a COMMIT whose answer was lost may have committed; except when the loss is
+ *   found by BEGIN, before anything ran: then `fn` runs on another connection);
+ * - `savepoint` is a SAVEPOINT on that client, rolled back to (and released) when `fn` throws;
+ *   a failure that took the transaction with it (connection lost, transaction ended) is a
+ *   `TransactionAborted`;
  * - the catalogue version is a counter in memory, moved by NOTIFY (the catalogue triggers,
- *   migrations/pg/0001), by every reconnection of the listening connection (nothing is known
- *   about the time it was away), and at once after a commit of this process that changed the
- *   catalogue (the triggers also raise a notice to the writer), so neither this process nor
- *   any other serves a stale catalogue row after the change is acknowledged (within the
- *   notification's latency for other processes).
+ *   migrations/pg/0001) received on a dedicated LISTEN connection outside the pool, by every
+ *   reconnection of that connection (nothing is known about the time it was away), and at once
+ *   after a commit of this process that changed the catalogue (the triggers also raise a notice
+ *   to the writing session: a transaction or statement that received one moves the version when
+ *   it has committed), so neither this process nor any other serves a stale catalogue row after
+ *   the change is acknowledged (within the notification's latency for other processes).
+ *
+ * No connection loss ends the process: every pool, client and the listening connection has an
+ * 'error' listener (postgres.ts), and the requests in flight on a lost connection fail.
  *
  * Async, unlike the SQLite engine's factory: it starts listening and reads the version first.
  */
 export async function createPostgresStore<S extends object>(
-  pg: Pg,
+  pool: Pg,
   bind: (sql: Sql) => S,
   logger: Logger,
   options: PostgresStoreOptions = {},
 ): Promise<StoreOf<S>> {
   const maxAttempts = options.maxAttempts ?? 5;
   const statements = new Map(); // placeholder translations, shared by every binding
-  const readStores = bind(createPostgresSql(pg, statements));
+  let version = 0;
+
+  /**
+   * Runs `fn` on a client of the pool and hands the client back afterwards, destroyed (so the
+   * pool opens another) when its connection is lost or `fn` set `state.destroy`.
+   * `state.catalog` tells whether the catalogue triggers fired on it meanwhile.
+   */
+  interface ClientState {
+    catalog: boolean;
+    destroy?: Error;
+  }
+  const withClient = async <T>(fn: (client: pg.PoolClient, state: ClientState) => Promise<T>): Promise<T> => {
+    let client: pg.PoolClient;
+    try {
+      client = await pool.connect();
+    } catch (e) {
+      throw scrubFor(pool, e);
+    }
+    const state: ClientState = { catalog: false };
+    const onNotice = (n: { message?: string }) => {
+      if (n.message === CATALOG_NOTICE) state.catalog = true;
+    };
+    client.on('notice', onNotice);
+    try {
+      return await fn(client, state);
+    } catch (e) {
+      if (isConnectionLost(e, client)) state.destroy ??= e instanceof Error ? e : new Error(String(e));
+      throw e;
+    } finally {
+      client.off('notice', onNotice);
+      if (!state.destroy && isConnectionLost(undefined, client)) state.destroy = new Error('connection lost');
+      client.release(state.destroy);
+    }
+  };
+
+  // Statements outside a transaction: one client per statement, like pool.query, except that a
+  // failed statement does not cost the connection, and a catalogue change moves the version.
+  const poolRunner: PgRunner = {
+    query: (config) =>
+      withClient(async (client, state) => {
+        const result = await client.query(config);
+        if (state.catalog) version++; // committed with the statement
+        return result;
+      }),
+  };
+  const readStores = bind(createPostgresSql(poolRunner, statements));
 
   // --- catalogue version ---------------------------------------------------------------------
-  let version = 0;
-  let notices = 0;
-  const stopNotices = onPgNotice(pg, (message) => {
-    if (message === CATALOG_NOTICE) notices++;
-  });
-  let listening = false;
-  const listen = await pg.listen(
-    CATALOG_CHANNEL,
-    () => version++,
-    () => {
-      // Called at the first LISTEN and after every reconnection of the listening connection.
-      if (listening) {
-        version++;
-        logger.info('catalogue notifications resumed');
-      }
-      listening = true;
-    },
-  );
+  let listener: pg.Client | undefined;
+  let closed = false;
+  let relistenTimer: NodeJS.Timeout | undefined;
+  let failures = 0;
+
+  /** Opens the LISTEN connection; rejects if it cannot. */
+  const listen = async (): Promise<void> => {
+    let warned = false; // a loss comes as the server's FATAL message, then the closed socket: said once
+    const client = newPgClient(pool, (e) => {
+      if (listener === client && !warned) logger.warn('catalogue notifications lost', { err: e });
+      warned = true;
+    });
+    client.on('notification', (msg) => {
+      if (msg.channel === CATALOG_CHANNEL) version++;
+    });
+    client.on('end', () => {
+      if (listener !== client) return;
+      listener = undefined;
+      if (!closed) relisten();
+    });
+    try {
+      await client.connect();
+      await client.query(`LISTEN ${CATALOG_CHANNEL}`);
+    } catch (e) {
+      client.end().catch(() => {});
+      throw scrubFor(pool, e);
+    }
+    if (closed) {
+      await client.end().catch(() => {});
+      return;
+    }
+    listener = client;
+  };
+  const relisten = () => {
+    const delay = Math.min(RELISTEN_MAX_MS, RELISTEN_MIN_MS * 2 ** failures);
+    relistenTimer = setTimeout(() => {
+      relistenTimer = undefined;
+      listen().then(
+        () => {
+          if (closed) return;
+          failures = 0;
+          // Whatever changed while nobody listened is unknown: everything is to be read again.
+          version++;
+          logger.info('catalogue notifications resumed');
+        },
+        (e: unknown) => {
+          if (closed) return;
+          if (failures++ === 0) logger.warn('catalogue notifications: cannot listen again yet, retrying', { err: e });
+          relisten();
+        },
+      );
+    }, delay * (0.5 + Math.random() / 2));
+    relistenTimer.unref();
+  };
+
+  await listen();
   // Listening first, then reading: a change in between moves the counter twice, never zero times.
-  const [row] = await pg.unsafe<{ version: number }[]>('SELECT version FROM catalog_version WHERE id = 1');
-  version += row?.version ?? 0;
+  try {
+    const { rows } = await pool.query<{ version: number }>('SELECT version FROM catalog_version WHERE id = 1');
+    version += rows[0]?.version ?? 0;
+  } catch (e) {
+    closed = true;
+    await listener?.end().catch(() => {});
+    throw scrubFor(pool, e);
+  }
   const catalogVersion = () => version;
 
   // --- transactions --------------------------------------------------------------------------
@@ -90,15 +197,19 @@ export async function createPostgresStore<S extends object>(
     }
   };
 
-  const attempt = async <T>(fn: (stores: S & TxScope) => Promise<T> | T, isolation: string, hooks: (() => unknown)[]): Promise<T> => {
-    // Settles (rejects) when the transaction ends in failure, the loss of its connection
-    // included: a savepoint waiting on a dead connection gives up then.
-    let abort!: (e: unknown) => void;
-    const aborted = new Promise<never>((_, reject) => (abort = reject));
-    aborted.catch(() => {});
-    const begun = pg.begin(`isolation level ${isolation}`, async (t) => {
-      // The innermost open savepoint (or the transaction): where the stores' statements go.
-      const scopes: PgRunner[] = [t];
+  /** Errors of a BEGIN on a lost connection: the transaction may simply run on another one. */
+  const lostAtBegin = new WeakSet<Error>();
+  let savepoints = 0; // names: unique within this process, so nested ones never collide
+
+  const attempt = <T>(fn: (stores: S & TxScope) => Promise<T> | T, begin: string, hooks: (() => unknown)[]): Promise<{ result: T; catalog: boolean }> =>
+    withClient(async (client, state) => {
+      try {
+        await client.query(begin);
+      } catch (e) {
+        // An idle connection of the pool that died unnoticed (a failover): nothing ran yet.
+        if (isConnectionLost(e, client) && e instanceof Error) lostAtBegin.add(e);
+        throw e;
+      }
       let open = true;
       const afterCommit = (f: () => unknown) => {
         if (!open) throw new Error('afterCommit outside a transaction');
@@ -106,73 +217,84 @@ export async function createPostgresStore<S extends object>(
       };
       const savepoint = async <R>(f: () => Promise<R> | R): Promise<R> => {
         if (!open) throw new Error('savepoint outside a transaction');
-        const parent = scopes[scopes.length - 1] as postgres.TransactionSql;
+        const name = `engage_sp${++savepoints}`;
         const hooksBefore = hooks.length;
         try {
-          const done = parent.savepoint(async (sp) => {
-            scopes.push(sp);
-            try {
-              return await f();
-            } finally {
-              scopes.pop();
-            }
-          });
-          return (await Promise.race([done, aborted])) as R;
+          await client.query(`SAVEPOINT ${name}`);
+        } catch (e) {
+          // Refused outside a transaction block (25P01), in an aborted one (25P02), and on a
+          // lost connection: the transaction is gone either way.
+          throw new TransactionAborted(e);
+        }
+        let result: R;
+        try {
+          result = await f();
         } catch (e) {
           hooks.length = hooksBefore;
-          if (!open) throw new TransactionAborted(e);
-          // postgres.js has rolled back to the savepoint, or failed to: then the transaction
-          // is gone (connection lost, or aborted outside the savepoint), and says so here.
-          // A SAVEPOINT is refused outside a transaction block (25P01), in an aborted one
-          // (25P02), and on a lost connection.
-          const alive = await parent.unsafe('SAVEPOINT engage_alive; RELEASE SAVEPOINT engage_alive').then(
-            () => true,
-            () => false,
-          );
-          if (!alive) throw new TransactionAborted(e);
+          if (!open || isConnectionLost(e, client)) throw new TransactionAborted(e);
+          try {
+            await client.query(`ROLLBACK TO SAVEPOINT ${name}`);
+            await client.query(`RELEASE SAVEPOINT ${name}`);
+          } catch {
+            // The transaction ended under the savepoint (a ROLLBACK, a lost connection).
+            throw new TransactionAborted(e);
+          }
           throw e;
         }
+        try {
+          await client.query(`RELEASE SAVEPOINT ${name}`);
+        } catch (e) {
+          hooks.length = hooksBefore;
+          throw new TransactionAborted(e);
+        }
+        return result;
       };
       const scope = Object.assign(
         Object.create(null) as object,
-        bind(createPostgresSql(() => scopes[scopes.length - 1], statements)),
+        bind(createPostgresSql(client, statements)),
         { afterCommit, savepoint },
       ) as S & TxScope;
-      try {
-        return await fn(scope);
-      } finally {
-        open = false;
-      }
-    });
-    try {
-      return (await begun) as T;
-    } catch (e) {
-      abort(e);
-      throw e;
-    }
-  };
-
-  const tx = async <T>(fn: (stores: S & TxScope) => Promise<T> | T, txOptions: TxOptions = {}): Promise<T> => {
-    const isolation = txOptions.isolation ?? 'read committed';
-    for (let n = 1; ; n++) {
-      const hooks: (() => unknown)[] = [];
-      const noticesBefore = notices;
       let result: T;
       try {
-        result = await attempt(fn, isolation, hooks);
+        try {
+          result = await fn(scope);
+        } finally {
+          open = false;
+        }
+        // COMMIT of a transaction that had failed (an error caught inside `fn`) answers ROLLBACK.
+        const commit = await client.query('COMMIT');
+        if (commit.command !== 'COMMIT') throw new TransactionAborted(new Error(`COMMIT answered ${commit.command}`));
       } catch (e) {
-        if (n < maxAttempts && isRetryable(e)) {
+        if (!isConnectionLost(e, client)) {
+          // A client whose ROLLBACK failed is in no known state: destroyed, not reused.
+          await client.query('ROLLBACK').catch((re: unknown) => (state.destroy = new Error('ROLLBACK failed', { cause: re })));
+        }
+        throw e;
+      }
+      return { result, catalog: state.catalog };
+    });
+
+  const tx = async <T>(fn: (stores: S & TxScope) => Promise<T> | T, txOptions: TxOptions = {}): Promise<T> => {
+    const begin = BEGIN[txOptions.isolation ?? 'read committed'];
+    if (!begin) throw new Error(`unknown isolation level ${String(txOptions.isolation)}`);
+    for (let n = 1; ; n++) {
+      const hooks: (() => unknown)[] = [];
+      let done: { result: T; catalog: boolean };
+      try {
+        done = await attempt(fn, begin, hooks);
+      } catch (e) {
+        if (n < maxAttempts && (isRetryable(e) || lostAtBegin.has(e as Error))) {
           // Jitter, so the transactions that collided do not collide again.
           await new Promise((r) => setTimeout(r, Math.random() * Math.min(200, 5 * 2 ** n)));
           continue;
         }
         throw e;
       }
-      // A catalogue change committed here (or by a neighbour meanwhile: harmless) moves the
-      // version now rather than when the notification comes back.
-      if (notices !== noticesBefore) version++;
+      // A catalogue change committed here moves the version now rather than when the
+      // notification comes back.
+      if (done.catalog) version++;
       if (hooks.length > 0) runHooks(hooks);
-      return result;
+      return done.result;
     }
   };
 
@@ -184,21 +306,24 @@ export async function createPostgresStore<S extends object>(
   // effort, always 'done'; several processes may run it at once.
   const erasedTables = [...new Set([...installationOwned, ...profileOwned].map((o) => getTableName(o.table)))];
   const scrubDeleted = async (): Promise<'done' | 'busy'> => {
-    await pg.unsafe(`VACUUM ${erasedTables.map((t) => `"${t}"`).join(', ')}`);
+    await poolRunner.query({ text: `VACUUM ${erasedTables.map((t) => `"${t}"`).join(', ')}` });
     return 'done';
   };
 
   const readiness = async () => {
     try {
-      return (await pendingPgMigrations(pg)).length === 0 ? ('ready' as const) : ('migrations pending' as const);
+      return (await pendingPgMigrations(poolRunner)).length === 0 ? ('ready' as const) : ('migrations pending' as const);
     } catch {
       return 'database unavailable' as const;
     }
   };
   const close = async () => {
-    stopNotices();
-    await listen.unlisten().catch(() => {});
-    await pg.end({ timeout: 5 });
+    closed = true;
+    clearTimeout(relistenTimer);
+    const l = listener;
+    listener = undefined;
+    await l?.end().catch(() => {});
+    await pool.end({ timeout: 5 });
   };
 
   const engine = {

@@ -1,7 +1,7 @@
 import { inspect } from 'node:util';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createTestDatabase, pgUnavailableReason, type TestDatabase } from '../../../test/helpers/pg-cluster';
-import { createPostgresSql, openPostgres, parseDatabaseUrl, redactUrl, translatePlaceholders, type Pg } from './postgres';
+import { createPostgresSql, isConnectionLost, openPostgres, parseDatabaseUrl, redactUrl, scrubError, translatePlaceholders, type Pg } from './postgres';
 
 describe('placeholders', () => {
   it('numbers ? in order and each distinct @name once', () => {
@@ -19,6 +19,33 @@ describe('placeholders', () => {
 
   it('refuses mixed forms', () => {
     expect(() => translatePlaceholders('SELECT ? , @a')).toThrow(/mixes/);
+  });
+
+  it('names each statement after its text: the same name for the same text only', () => {
+    const a = translatePlaceholders('SELECT * FROM t WHERE a = ?');
+    expect(a.name).toMatch(/^engage_[A-Za-z0-9_-]{20}$/);
+    expect(translatePlaceholders('SELECT * FROM t WHERE a = ?').name).toBe(a.name);
+    expect(translatePlaceholders('SELECT * FROM t WHERE b = ?').name).not.toBe(a.name);
+  });
+});
+
+describe('errors', () => {
+  it('scrubs a password, plain or URL-encoded, out of message and stack', () => {
+    const e = new Error('failed for postgres://u:p@ss w0rd@h and p%40ss%20w0rd');
+    scrubError(e, 'p@ss w0rd');
+    expect(e.message).toBe('failed for postgres://u:***@h and ***');
+    expect(e.stack).not.toContain('w0rd');
+    expect(scrubError('text', 'x')).toBe('text');
+  });
+
+  it('tells a lost connection from a failed statement', () => {
+    expect(isConnectionLost(Object.assign(new Error('terminating connection due to administrator command'), { code: '57P01' }))).toBe(true);
+    expect(isConnectionLost(new Error('Connection terminated unexpectedly'))).toBe(true);
+    expect(isConnectionLost(Object.assign(new Error('read ECONNRESET'), { code: 'ECONNRESET' }))).toBe(true);
+    expect(isConnectionLost(new Error('x', { cause: Object.assign(new Error('y'), { code: '08006' }) }))).toBe(true);
+    expect(isConnectionLost(Object.assign(new Error('duplicate key'), { code: '23505' }))).toBe(false);
+    expect(isConnectionLost(new Error('boom'))).toBe(false);
+    expect(isConnectionLost(undefined, { _queryable: false })).toBe(true);
   });
 });
 
@@ -51,7 +78,7 @@ describe.skipIf(skip !== undefined)('createPostgresSql', () => {
   beforeAll(async () => {
     db = await createTestDatabase();
     pg = openPostgres(db.url, { max: 4 });
-    await pg.unsafe('CREATE TABLE t (id bigint PRIMARY KEY, name text, n bigint, x numeric)');
+    await pg.query('CREATE TABLE t (id bigint PRIMARY KEY, name text, n bigint, x numeric)');
   }, 60_000);
   afterAll(async () => {
     await pg?.end({ timeout: 5 });
@@ -78,23 +105,40 @@ describe.skipIf(skip !== undefined)('createPostgresSql', () => {
     await expect(sql.get('SELECT ?::int AS a', [])).rejects.toThrow(/1 parameter/);
   });
 
-  it('never shows the password: not in the pool, not in a connection error', async () => {
+  it('never shows the password: not in the pool, its clients, nor a connection error', async () => {
     const password = new URL(db.url).password;
     expect(password.length).toBeGreaterThan(8);
-    expect(inspect(pg, { depth: 6 })).not.toContain(password);
-    expect(inspect(pg.options, { depth: 6 })).not.toContain(password);
+    // With connections open and idle in the pool, and one checked out.
+    await Promise.all([1, 2, 3].map(() => pg.query('SELECT pg_sleep(0.01)')));
+    const client = await pg.connect();
+    try {
+      for (const o of [pg, pg.options, client]) {
+        expect(inspect(o, { depth: 8 })).not.toContain(password);
+        expect(inspect(o, { depth: 8, showHidden: false })).not.toContain(encodeURIComponent(password));
+      }
+    } finally {
+      client.release();
+    }
+    // A password given as a `password` parameter is taken out of the URL as well.
+    const asParam = new URL(db.url);
+    asParam.password = '';
+    asParam.searchParams.set('password', password);
+    const p2 = openPostgres(asParam.toString(), { max: 1 });
+    expect((await p2.query('SELECT 1 AS one')).rows).toEqual([{ one: 1 }]);
+    expect(inspect(p2, { depth: 8 })).not.toContain(password);
+    await p2.end();
     // The wrong password for a real user, and a port with nobody listening.
     const wrong = new URL(db.url);
     wrong.password = 'Wr0ngPa55word';
     const bad = openPostgres(wrong.toString(), { max: 1, connectTimeout: 3 });
-    const e1 = await bad`SELECT 1`.catch((e: unknown) => e);
+    const e1 = await bad.query('SELECT 1').catch((e: unknown) => e);
     await bad.end({ timeout: 1 });
     expect(String((e1 as Error).message)).toMatch(/password authentication failed/);
     expect(inspect(e1, { depth: 6 }) + JSON.stringify(e1)).not.toContain('Wr0ngPa55word');
     const closed = new URL(db.url);
     closed.port = '1';
     const none = openPostgres(closed.toString(), { max: 1, connectTimeout: 3 });
-    const e2 = await none`SELECT 1`.catch((e: unknown) => e);
+    const e2 = await none.query('SELECT 1').catch((e: unknown) => e);
     await none.end({ timeout: 1 });
     expect(e2).toBeInstanceOf(Error);
     expect(inspect(e2, { depth: 6 }) + JSON.stringify(e2)).not.toContain(password);
