@@ -34,7 +34,7 @@ export async function openAppStore(
     const pg = openPostgres(config.databaseUrl, { max: deps.poolSize });
     try {
       if (deps.migrate !== false) await applyPgMigrations(pg);
-      return { store: await createPostgresStore(pg, bindStores, deps.logger, {}), sql: createPostgresSql(pg) };
+      return { store: await createPostgresStore(pg, bindStores, deps.logger, { metrics: deps.metrics }), sql: createPostgresSql(pg) };
     } catch (e) {
       await pg.end({ timeout: 1 }).catch(() => {});
       throw new Error(`PostgreSQL at ${redactUrl(config.databaseUrl)}: ${e instanceof Error ? e.message : String(e)}`, { cause: e });

@@ -5,12 +5,16 @@ import type { Logger } from '../logger';
 import { pendingPgMigrations } from './pg-migrations';
 import { createPostgresSql, isConnectionLost, newPgClient, scrubFor, type Pg, type PgRunner } from './postgres';
 import type { Sql } from './sql';
-import { TransactionAborted, type StoreOf, type TxOptions, type TxScope } from './store';
+import { TransactionAborted, type StoreOf, type TxMetrics, type TxOptions, type TxScope } from './store';
 
 export interface PostgresStoreOptions {
   /** Attempts of a transaction aborted by a serialization failure or a deadlock; default 5. */
   maxAttempts?: number;
+  /** Transaction timings (platform/metrics.ts). */
+  metrics?: TxMetrics;
 }
+
+const ENGINE = { engine: 'postgres' } as const;
 
 /** serialization_failure and deadlock_detected: the transaction may simply run again. */
 const RETRYABLE = new Set(['40001', '40P01']);
@@ -83,11 +87,13 @@ export async function createPostgresStore<S extends object>(
   }
   const withClient = async <T>(fn: (client: pg.PoolClient, state: ClientState) => Promise<T>): Promise<T> => {
     let client: pg.PoolClient;
+    const asked = options.metrics ? performance.now() : 0;
     try {
       client = await pool.connect();
     } catch (e) {
       throw scrubFor(pool, e);
     }
+    options.metrics?.txWait.observe((performance.now() - asked) / 1000, ENGINE);
     const state: ClientState = { catalog: false };
     const onNotice = (n: { message?: string }) => {
       if (n.message === CATALOG_NOTICE) state.catalog = true;
@@ -280,10 +286,14 @@ export async function createPostgresStore<S extends object>(
     for (let n = 1; ; n++) {
       const hooks: (() => unknown)[] = [];
       let done: { result: T; catalog: boolean };
+      const began = options.metrics ? performance.now() : 0;
       try {
         done = await attempt(fn, begin, hooks);
+        options.metrics?.txDuration.observe((performance.now() - began) / 1000, { engine: 'postgres', outcome: 'commit' });
       } catch (e) {
+        options.metrics?.txDuration.observe((performance.now() - began) / 1000, { engine: 'postgres', outcome: 'rollback' });
         if (n < maxAttempts && (isRetryable(e) || lostAtBegin.has(e as Error))) {
+          options.metrics?.txRetries.inc(ENGINE);
           // Jitter, so the transactions that collided do not collide again.
           await new Promise((r) => setTimeout(r, Math.random() * Math.min(200, 5 * 2 ** n)));
           continue;

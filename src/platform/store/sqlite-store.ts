@@ -3,11 +3,7 @@ import type { Logger } from '../logger';
 import { pendingMigrations } from './migrations';
 import { createSqliteSql, type Sql } from './sql';
 import { BUSY_TIMEOUT_MS, type Database } from './sqlite';
-import type { Metrics } from '../metrics';
-import { TransactionAborted, type StoreOf, type TxScope } from './store';
-
-/** The transaction timings a store records (platform/metrics.ts). */
-export type TxMetrics = Pick<Metrics, 'txWait' | 'txDuration' | 'txRetries'>;
+import { TransactionAborted, type StoreOf, type TxMetrics, type TxScope } from './store';
 const ENGINE = { engine: 'sqlite' } as const;
 
 /**

@@ -1,4 +1,8 @@
+import type { Metrics } from '../metrics';
 import type { Dialect } from './sql';
+
+/** The transaction timings an engine records (platform/metrics.ts). */
+export type TxMetrics = Pick<Metrics, 'txWait' | 'txDuration' | 'txRetries'>;
 
 /**
  * The store port (DESIGN.md "Storage"): every context's stores (each written once against
