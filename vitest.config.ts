@@ -6,8 +6,13 @@ import { defineConfig } from 'vitest/config';
 // the binary before vitest runs.
 const cores = os.availableParallelism();
 
+// ENGAGE_TEST_REPORT_DIR (.ci/run): also a JSON report per engine, summed into the CI total.
+const reportDir = process.env.ENGAGE_TEST_REPORT_DIR;
+const engine = process.env.ENGAGE_TEST_ENGINE === 'postgres' ? 'postgres' : 'sqlite';
+
 export default defineConfig({
   test: {
+    ...(reportDir ? { reporters: ['default', 'json'], outputFile: { json: `${reportDir}/${engine}.json` } } : {}),
     pool: 'forks',
     // Vitest's default is cores - 1, i.e. one worker on a 2-core CI machine. Most test files wait on
     // SQLite or on a spawned server more than they compute, so use every core (and no more than 4).

@@ -52,7 +52,8 @@ export async function withServices<T>(opts: CommonOptions, fn: (ctx: CommandCont
   const { store } = await openAppStore(config, { logger, poolSize: 2 });
   try {
     const services = createServices({ config, store, clock: systemClock, logger, masterKey: loadMasterKey(config) });
-    await services.tenants.ensureControl();
+    const control = await services.tenants.ensureControl();
+    await services.keys.verifyMasterKey(control.id);
     return await fn({ config, services, json: !!opts.json });
   } finally {
     await store.close();

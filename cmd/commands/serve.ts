@@ -68,6 +68,7 @@ async function serveHere(opts: ServeOptions, flags: Record<string, string | unde
   if (port !== config.port) config = configFrom(opts, { ...flags, port: String(port) });
   const services = createServices({ config, store, clock: systemClock, logger, masterKey, checkpointer, metrics });
   const control = await services.tenants.ensureControl();
+  await services.keys.verifyMasterKey(control.id);
   handler = getRequestListener(createApp({ config, clock: systemClock, logger, services }).fetch);
 
   // Housekeeping (src/jobs.ts): key retirement, purges of expired sessions, codes, tokens

@@ -1,5 +1,6 @@
 import { randomBytes } from 'node:crypto';
-import { readFileSync, writeFileSync } from 'node:fs';
+import { mkdirSync, readFileSync, writeFileSync } from 'node:fs';
+import path from 'node:path';
 import { ConfigError } from './config';
 
 /**
@@ -13,6 +14,8 @@ export function loadMasterKey(opts: { masterKey?: string; masterKeyFile: string 
     if (key.length !== 32) throw new ConfigError('invalid setting masterKey (ENGAGE_MASTER_KEY): expected base64 of 32 bytes');
     return key;
   }
+  // The data directory may not exist yet (PostgreSQL: nothing else is stored in it).
+  mkdirSync(path.dirname(opts.masterKeyFile), { recursive: true, mode: 0o700 });
   try {
     writeFileSync(opts.masterKeyFile, randomBytes(32).toString('base64') + '\n', { mode: 0o600, flag: 'wx' });
   } catch (e) {

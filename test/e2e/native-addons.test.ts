@@ -11,7 +11,8 @@ import { createSandbox, listDir, type Sandbox } from '../helpers/binary';
 const SQLITE_FILE = /^better_sqlite3-[0-9a-f]{16}\.node$/;
 const ARGON2_FILE = /^argon2-[0-9a-f]{16}\.node$/;
 
-describe('native addons of the single executable', () => {
+// The embedded SQLite addon is loaded only on the SQLite engine: these run there.
+describe.skipIf(process.env.ENGAGE_TEST_ENGINE === 'postgres')('native addons of the single executable', () => {
   let sb: Sandbox;
   let cacheHome: string;
   let tmp: string;

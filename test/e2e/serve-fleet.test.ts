@@ -44,13 +44,15 @@ describe('metrics', () => {
       expect(text).toContain('engage_http_requests_total{route="/t/:tenantSegment/.well-known/*",method="GET",status="404"} 1');
       expect(text).toMatch(/engage_http_request_duration_seconds_bucket\{route="\/t\/:tenantSegment\/\.well-known\/openid-configuration",method="GET",le="\+Inf"\} 3/);
       // The background jobs take their leases in transactions within a second or so of start.
+      const engine = process.env.ENGAGE_TEST_ENGINE === 'postgres' ? 'postgres' : 'sqlite';
+      const committed = new RegExp(`engage_db_transaction_duration_seconds_count\\{engine="${engine}",outcome="commit"\\} [1-9]`);
       let later = text;
-      for (let i = 0; i < 30 && !/engage_db_transaction_duration_seconds_count\{engine="sqlite",outcome="commit"\} [1-9]/.test(later); i++) {
+      for (let i = 0; i < 30 && !committed.test(later); i++) {
         await new Promise((r) => setTimeout(r, 100));
         later = await (await fetch(`${server.url}/metrics`)).text();
       }
-      expect(later).toMatch(/engage_db_transaction_duration_seconds_count\{engine="sqlite",outcome="commit"\} [1-9]/);
-      expect(later).toMatch(/engage_db_transaction_wait_seconds_count\{engine="sqlite"\} [1-9]/);
+      expect(later).toMatch(committed);
+      expect(later).toMatch(new RegExp(`engage_db_transaction_wait_seconds_count\\{engine="${engine}"\\} [1-9]`));
       // Paths (which carry ids) never become label values.
       expect(text).not.toContain('/t/acme/');
     } finally {

@@ -14,6 +14,7 @@ import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { createInterface } from 'node:readline';
 import { fileURLToPath } from 'node:url';
+import { createTestDatabase } from './pg-cluster';
 
 export const repoRoot = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '../..');
 
@@ -73,7 +74,9 @@ export interface Sandbox {
   /** `cli([...args, '--json'])` parsed; stdout must be exactly one JSON document. */
   cliJson<T = unknown>(args: string[], opts?: RunOptions): Promise<T>;
   serve(opts?: ServeOptions): Promise<RunningServer>;
-  /** Stops servers still running and removes the directory. */
+  /** The sandbox's PostgreSQL database URL when the suite runs on that engine. */
+  database?: string;
+  /** Stops servers still running and removes the directory (and its database). */
   cleanup(): Promise<void>;
 }
 
@@ -106,7 +109,9 @@ export async function createSandbox(opts: { prefix?: string } = {}): Promise<San
   const dataDir = path.join(dir, 'data');
   const port = await freePort();
   const publicUrl = `http://127.0.0.1:${port}`;
-  const env = cleanEnv({ ENGAGE_PUBLIC_URL: publicUrl });
+  // ENGAGE_TEST_ENGINE=postgres: every command of the sandbox on a fresh database of its own.
+  const database = process.env.ENGAGE_TEST_ENGINE === 'postgres' ? await createTestDatabase() : undefined;
+  const env = cleanEnv({ ENGAGE_PUBLIC_URL: publicUrl, ...(database ? { ENGAGE_DATABASE_URL: database.url } : {}) });
   const servers = new Set<RunningServer>();
 
   const run = (args: string[], o: RunOptions = {}): Promise<RunResult> =>
@@ -174,8 +179,10 @@ export async function createSandbox(opts: { prefix?: string } = {}): Promise<San
     cli,
     cliJson,
     serve,
+    database: database?.url,
     async cleanup() {
       await Promise.all([...servers].map((s) => s.stop()));
+      await database?.drop();
       await rm(dir, { recursive: true, force: true });
     },
   };

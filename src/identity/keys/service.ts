@@ -1,3 +1,4 @@
+import { ConfigError } from '../../platform/config';
 import { CatalogCache } from '../../platform/catalog';
 import { createPrivateKey, createPublicKey, type KeyObject } from 'node:crypto';
 import { exportJWK, exportPKCS8, generateKeyPair } from 'jose';
@@ -236,6 +237,23 @@ export function createKeyService(deps: {
      * The ACTIVE key; a rotation by any process (the CLI too) is seen by the next request (platform/catalog.ts).
      * Hot path: `cachedSigningKey(t) ?? await signingKey(t)`.
      */
+    /**
+     * Fails, with what to do, when this process's master key cannot open the tenant's signing
+     * key: every process on one database must share the master key (ENGAGE_MASTER_KEY or the
+     * same key file), or the first token it signs would fail instead of its start.
+     */
+    async verifyMasterKey(tenantId: string): Promise<void> {
+      const row = await store.keys.active(tenantId);
+      if (!row) return;
+      try {
+        sealer.open(row.privateSealed, `signing-key:${row.kid}`);
+      } catch {
+        throw new ConfigError(
+          'the master key does not open the signing keys in this database: every process on one database must use the same master key (ENGAGE_MASTER_KEY, or the same --master-key-file)',
+        );
+      }
+    },
+
     async signingKey(tenantId: string): Promise<SigningKey | undefined> {
       const row = await activeRows.get(tenantId, () => store.keys.active(tenantId));
       return row && toSigningKey(row);

@@ -223,6 +223,13 @@ describe('signing keys', () => {
     expect(row.privateSealed).not.toContain('PRIVATE KEY');
   });
 
+  it('a process whose master key cannot open the signing keys is refused at start, with what to do', async () => {
+    const control = await h.services.tenants.ensureControl();
+    await expect(h.services.keys.verifyMasterKey(control.id)).resolves.toBeUndefined();
+    const stranger = await h.otherProcess(randomBytes(32));
+    await expect(stranger.keys.verifyMasterKey(control.id)).rejects.toThrow(/every process on one database must use the same master key/);
+  });
+
   it('a rotation by another process (the CLI) is served without a restart', async () => {
     const t = await h.services.tenants.create({ slug: 'acme' });
     const before = await jwksKids('acme');
