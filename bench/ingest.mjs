@@ -5,6 +5,7 @@
 // same run. Also measures bootstrap (POST /v1/sdk/installations) rate.
 //
 // Usage: node build.mjs && node bench/ingest.mjs [--duration 10] [--connections 16] [--installations 500]
+//          [--database-url postgres://…  (an empty database: engage on PostgreSQL)] [--workers N]
 import autocannon from 'autocannon';
 import { execFileSync, spawn } from 'node:child_process';
 import { existsSync, mkdtempSync, rmSync } from 'node:fs';
@@ -23,6 +24,9 @@ const { values: args } = parseArgs({
     connections: { type: 'string', default: '16' },
     installations: { type: 'string', default: '500' },
     'raw-batches': { type: 'string', default: '3000' },
+    'database-url': { type: 'string' },
+    workers: { type: 'string', default: '1' },
+    'skip-raw': { type: 'boolean', default: false },
   },
 });
 const BIN = args.bin;
@@ -33,10 +37,11 @@ if (!existsSync(BIN)) {
 const duration = Number(args.duration);
 const connections = Number(args.connections);
 const dataDir = mkdtempSync(path.join(tmpdir(), 'engage-bench-'));
-const cli = (...a) => JSON.parse(execFileSync(BIN, [...a, '--data-dir', dataDir, '--json', '--log-level', 'error'], { encoding: 'utf8' }));
+const engineEnv = { ...process.env, ...(args['database-url'] ? { ENGAGE_DATABASE_URL: args['database-url'] } : {}) };
+const cli = (...a) => JSON.parse(execFileSync(BIN, [...a, '--data-dir', dataDir, '--json', '--log-level', 'error'], { encoding: 'utf8', env: engineEnv }));
 
 function start() {
-  const proc = spawn(BIN, ['serve', '--data-dir', dataDir, '--port', '0', '--log-level', 'info'], { stdio: ['ignore', 'pipe', 'pipe'] });
+  const proc = spawn(BIN, ['serve', '--data-dir', dataDir, '--port', '0', '--log-level', 'info', '--workers', args.workers], { stdio: ['ignore', 'pipe', 'pipe'], env: engineEnv });
   return new Promise((resolve, reject) => {
     proc.once('exit', (c) => reject(new Error(`server exited ${c}`)));
     for (const s of [proc.stdout, proc.stderr])
@@ -110,10 +115,12 @@ try {
   await new Promise((r) => proc.once('exit', r));
 
   // 3. Raw ceiling on the same machine, same run (server stopped so it does not compete).
-  const raw = runRaw({ batches: Number(args['raw-batches']), installations: Math.min(credentials.length, 500) || 200 });
+  const raw = args['skip-raw'] ? undefined : runRaw({ batches: Number(args['raw-batches']), installations: Math.min(credentials.length, 500) || 200 });
 
   const summary = {
     machine: { cpus: (await import('node:os')).availableParallelism(), node: process.version },
+    engine: args['database-url'] ? 'postgres' : 'sqlite',
+    workers: Number(args.workers),
     bootstrap: { installationsPerSecond: Math.round(bootstrapRate), p50ms: boot.latency.p50, p99ms: boot.latency.p99, non2xx: boot.non2xx },
     ingest: {
       connections,
@@ -125,8 +132,12 @@ try {
       non2xx: ingest.non2xx,
       errors: ingest.errors,
     },
-    rawCeiling: { operationsPerSecond: Math.round(raw.opsPerSecond), seconds: Number(raw.seconds.toFixed(2)), operations: raw.operations },
-    ratioOfCeiling: Number((opsPerSecond / raw.opsPerSecond).toFixed(3)),
+    ...(raw
+      ? {
+          rawCeiling: { operationsPerSecond: Math.round(raw.opsPerSecond), seconds: Number(raw.seconds.toFixed(2)), operations: raw.operations },
+          ratioOfCeiling: Number((opsPerSecond / raw.opsPerSecond).toFixed(3)),
+        }
+      : {}),
   };
   console.log(JSON.stringify(summary, null, 2));
 } finally {

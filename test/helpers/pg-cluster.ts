@@ -83,7 +83,11 @@ async function waitReady(url: string, child: ChildProcess, log: string, deadline
 }
 
 /** initdb + postgres on a free loopback port. */
-export async function startPgCluster(): Promise<PgCluster> {
+/**
+ * `durable`: PostgreSQL's own defaults for durability (fsync, synchronous commit, full page
+ * writes), as a production server runs; for benchmarks. Tests go without them.
+ */
+export async function startPgCluster(opts: { durable?: boolean } = {}): Promise<PgCluster> {
   const bin = pgBinDir();
   if (!bin) throw new Error(pgUnavailableReason());
   const dir = mkdtempSync(path.join(tmpdir(), 'engage-pg-'));
@@ -111,11 +115,11 @@ export async function startPgCluster(): Promise<PgCluster> {
     const args = [
       '-D', data, '-p', String(port), '-k', dir,
       '-c', 'listen_addresses=127.0.0.1',
-      // Test speed: nothing here needs to survive a crash.
-      '-c', 'fsync=off', '-c', 'synchronous_commit=off', '-c', 'full_page_writes=off',
-      '-c', 'max_connections=300', '-c', 'shared_buffers=64MB',
-      '-c', 'max_wal_size=1GB', '-c', 'checkpoint_timeout=30min',
-      '-c', 'autovacuum=off', '-c', 'log_min_messages=warning', '-c', 'logging_collector=off',
+      '-c', 'max_connections=300', '-c', 'max_wal_size=1GB', '-c', 'log_min_messages=warning', '-c', 'logging_collector=off',
+      ...(opts.durable
+        ? ['-c', 'shared_buffers=256MB', '-c', 'checkpoint_timeout=15min']
+        : // Test speed: nothing here needs to survive a crash.
+          ['-c', 'fsync=off', '-c', 'synchronous_commit=off', '-c', 'full_page_writes=off', '-c', 'shared_buffers=64MB', '-c', 'checkpoint_timeout=30min', '-c', 'autovacuum=off']),
     ];
     // A watchdog shell between us and postgres: it stops postgres when its stdin closes, i.e.
     // on stop() or when this process dies in any way (vitest kills its workers without 'exit'),
