@@ -1,4 +1,4 @@
-import type { MiddlewareHandler } from 'hono';
+import type { Context, MiddlewareHandler, Next } from 'hono';
 import { headerOf, type RequestVars } from '../platform/http/request';
 import type { ResolvedTenant, TenantService } from './tenants/service';
 
@@ -11,17 +11,18 @@ export type IssuerEnv = { Variables: RequestVars & { tenant: ResolvedTenant } };
  * `unknown_tenant` on native and directory routes).
  */
 export function resolveTenant(tenants: TenantService, unknown: () => Error): MiddlewareHandler<IssuerEnv> {
-  return async (c, next) => {
-    const segment = c.req.param('tenantSegment' as never) as string | undefined;
-    // Every request: the catalogue cache answers without an await unless the issuer is new to it.
-    let resolved: ResolvedTenant | undefined;
-    if (segment !== undefined) resolved = tenants.cachedByPath(segment) ?? (await tenants.resolveByPath(segment));
-    else {
-      const host = headerOf(c, 'host') ?? '';
-      resolved = tenants.cachedByHost(host) ?? (await tenants.resolveByHost(host));
-    }
+  const settle = (c: Context<IssuerEnv>, next: Next, resolved: ResolvedTenant | undefined) => {
     if (!resolved) throw unknown();
     c.set('tenant', resolved);
-    await next();
+    return next();
+  };
+  // Not an async function: on a catalogue cache hit (every request but an issuer's first) this
+  // layer hands back next()'s promise without a frame and a microtask turn of its own.
+  return (c, next) => {
+    const segment = c.req.param('tenantSegment' as never) as string | undefined;
+    const host = segment === undefined ? (headerOf(c, 'host') ?? '') : undefined;
+    const cached = segment !== undefined ? tenants.cachedByPath(segment) : tenants.cachedByHost(host!);
+    if (cached) return settle(c, next, cached);
+    return (segment !== undefined ? tenants.resolveByPath(segment) : tenants.resolveByHost(host!)).then((r) => settle(c, next, r));
   };
 }

@@ -32,7 +32,8 @@ export async function createHarness(overrides: Partial<Config> = {}) {
   const config = { ...loadConfig({ flags: { dataDir, publicUrl: PUBLIC_URL, databaseUrl: pg?.url } }), ...overrides };
   const opened = await openAppStore(config, { logger: silentLogger, poolSize: 4 });
   const clock = fixedClock(new Date('2026-01-01T00:00:00Z'));
-  const services = createServices({ config, store: opened.store, clock, logger: silentLogger, masterKey: randomBytes(32) });
+  const masterKey = randomBytes(32);
+  const services = createServices({ config, store: opened.store, clock, logger: silentLogger, masterKey });
   await services.tenants.ensureControl();
   const app = createApp({ config, clock, logger: silentLogger, services });
   const others: { close(): Promise<void> }[] = [];
@@ -51,11 +52,17 @@ export async function createHarness(overrides: Partial<Config> = {}) {
      * changes made "by another process"): portable SQL only (platform/store/sql.ts).
      */
     sql: opened.sql,
-    /** Another process on the same database, as the CLI is: its own store and services. */
-    async otherProcess(masterKey = randomBytes(32)) {
-      const other = await openAppStore(config, { logger: silentLogger, poolSize: 2 });
+    /**
+     * Another process on the same database (the CLI, or a second `engage serve`): its own store,
+     * connections and services; `request` reaches its HTTP app. With the same master key by
+     * default (a fleet shares it), or the one given.
+     */
+    async otherProcess(key = masterKey) {
+      const other = await openAppStore(config, { logger: silentLogger, poolSize: 4 });
       others.push(other.store);
-      return createServices({ config, store: other.store, clock, logger: silentLogger, masterKey });
+      const otherServices = createServices({ config, store: other.store, clock, logger: silentLogger, masterKey: key });
+      const otherApp = createApp({ config, clock, logger: silentLogger, services: otherServices });
+      return Object.assign(otherServices, { request: (p: string, init?: RequestInit) => otherApp.request(PUBLIC_URL + p, init) });
     },
     /**
      * Runs a catalogue change made outside this process's store (another process, the CLI, raw

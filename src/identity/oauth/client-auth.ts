@@ -4,8 +4,8 @@ import type { CredentialService, ResourceServer } from '../credentials/service';
 import { invalidClient, invalidRequest } from './errors';
 import type { Form } from './form';
 import { parseBasic } from './http-auth';
-import type { MiddlewareHandler } from 'hono';
-import { authorizationOf } from '../../platform/http/guards';
+import type { Context, MiddlewareHandler } from 'hono';
+import { authorizationOf, guard, principalCheck } from '../../platform/http/guards';
 import type { IssuerEnv } from '../issuer';
 import { readForm } from './form';
 
@@ -33,13 +33,18 @@ export function clientGuard(clients: ClientService, realm: string): MiddlewareHa
   };
 }
 
-/** Guard of introspection and revoke-application-grants: the resource server's Basic credential. */
+/** The check of introspection and revoke-application-grants: the resource server's Basic credential. */
+export function resourceServerCheck(credentials: CredentialService, realm: string): (c: Context<ResourceServerEnv>) => void | Promise<void> {
+  return principalCheck<ResourceServerEnv, 'resourceServer', ResourceServer>('resourceServer', (c) =>
+    authenticateResourceServer(credentials, c.get('tenant').tenant.id, basicHeader(c), realm),
+  );
+}
+
+/** The same check as a guard (middleware). */
 export function resourceServerGuard(credentials: CredentialService, realm: string): MiddlewareHandler<ResourceServerEnv> {
-  return async (c, next) => {
-    const rs = authenticateResourceServer(credentials, c.get('tenant').tenant.id, basicHeader(c), realm);
-    c.set('resourceServer', rs instanceof Promise ? await rs : rs);
-    await next();
-  };
+  return guard<ResourceServerEnv, 'resourceServer', ResourceServer>('resourceServer', (c) =>
+    authenticateResourceServer(credentials, c.get('tenant').tenant.id, basicHeader(c), realm),
+  );
 }
 
 /** Compared when the client is unknown or public, so every failure costs the same. */

@@ -20,22 +20,22 @@ const FORM_TYPE = /^application\/x-www-form-urlencoded\s*(;.*)?$/i;
 const MAX_BODY = 64 * 1024;
 
 export function parseForm(text: string): Form {
-  const values = new Map<string, string>();
+  // One null-prototype object (no Map to convert): it is also what the route's schema checks.
+  const values = Object.create(null) as Record<string, string>;
   const seen = new Set<string>();
   for (const [k, v] of /[%+]/.test(text) ? new URLSearchParams(text) : plainPairs(text)) {
     if (seen.has(k)) throw invalidRequest(`${k} is duplicated`);
     seen.add(k);
-    if (v !== '') values.set(k, v);
+    if (v !== '') values[k] = v;
   }
   return {
-    get: (name) => values.get(name) ?? null,
+    get: (name) => (Object.hasOwn(values, name) ? values[name] : null),
     required(name) {
-      const v = values.get(name);
-      if (v === undefined) throw invalidRequest(`${name} is required`);
-      return v;
+      if (!Object.hasOwn(values, name)) throw invalidRequest(`${name} is required`);
+      return values[name];
     },
-    names: () => [...values.keys()],
-    values: () => Object.fromEntries(values),
+    names: () => Object.keys(values),
+    values: () => values,
   };
 }
 
@@ -50,8 +50,11 @@ function plainPairs(text: string): [string, string][] {
   return out;
 }
 
-/** Forms read by readForm, per request (see formRead). */
-const read = new WeakMap<Context, Form>();
+/**
+ * Where readForm leaves the form on the request (see formRead): a context variable, not a
+ * WeakMap keyed by the context, whose ephemeron entries cost the garbage collector on every request.
+ */
+const FORM_VAR = 'oauthForm';
 
 /**
  * Reads the form and checks it against the route's schema (schemas.ts): a missing, empty or
@@ -63,7 +66,7 @@ export async function readForm(c: Context, check?: Checker<TSchema>): Promise<Fo
   const text = await readBodyText(c, MAX_BODY);
   if (text === undefined) throw invalidRequest('request body too large');
   const form = parseForm(text);
-  read.set(c, form);
+  c.set(FORM_VAR as never, form as never);
   if (check) checkForm(form, check);
   return form;
 }
@@ -75,5 +78,5 @@ export function checkForm(form: Form, check: Checker<TSchema>): void {
 
 /** The form readForm returned for this request, if it read one (the body can be read once). */
 export function formRead(c: Context): Form | undefined {
-  return read.get(c);
+  return c.get(FORM_VAR as never) as Form | undefined;
 }

@@ -139,6 +139,8 @@ const SQL = {
 } as const;
 
 export function createOAuthStore(db: Sql) {
+  // Only the token's row: not its grant's or its user's, which other refreshes share.
+  const findRefreshLocked = SQL.findRefresh + (db.dialect === 'postgres' ? ' FOR UPDATE OF t' : '');
   const extendGrant = `UPDATE grants SET expires_at = ${greatest(db.dialect, 'expires_at', '?')} WHERE tenant_id = ? AND id = ?`;
   const lockConsent = `${SQL.findConsent}${forUpdate(db.dialect)}`;
 
@@ -181,6 +183,14 @@ export function createOAuthStore(db: Sql) {
     },
     findRefreshToken(tenantId: string, tokenDigest: string): Promise<RefreshTokenState | undefined> {
       return db.get<RefreshTokenState>(SQL.findRefresh, [tenantId, tokenDigest]);
+    },
+    /**
+     * The same, with the token's row locked until the transaction ends: concurrent refreshes of
+     * one token (a client retrying, inside the grace window) decide one after the other, each
+     * on what the previous one committed, as under SQLite's single writer.
+     */
+    findRefreshTokenLocked(tenantId: string, tokenDigest: string): Promise<RefreshTokenState | undefined> {
+      return db.get<RefreshTokenState>(findRefreshLocked, [tenantId, tokenDigest]);
     },
     /** Marks a token rotated; false when another request rotated or revoked it first. */
     async rotateRefreshToken(tenantId: string, tokenDigest: string, successor: string, now: number): Promise<boolean> {

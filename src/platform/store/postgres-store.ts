@@ -27,7 +27,13 @@ export function isRetryable(e: unknown): boolean {
 }
 
 const CATALOG_CHANNEL = 'engage_catalog';
-const CATALOG_NOTICE = 'engage_catalog_changed';
+const CATALOG_NOTICE = /^engage_catalog_changed(?: (\d+))?$/;
+
+/** The version a catalogue trigger's notice reports (migrations/pg/0002); -1 when it names none. */
+function catalogNotice(message: string | undefined): number | undefined {
+  const m = message === undefined ? null : CATALOG_NOTICE.exec(message);
+  return m ? (m[1] ? Number(m[1]) : -1) : undefined;
+}
 
 const BEGIN = {
   'read committed': 'BEGIN ISOLATION LEVEL READ COMMITTED',
@@ -75,6 +81,20 @@ export async function createPostgresStore<S extends object>(
   const maxAttempts = options.maxAttempts ?? 5;
   const statements = new Map(); // placeholder translations, shared by every binding
   let version = 0;
+  /**
+   * The highest catalog_version value this process has heard of (its own commits' notices and
+   * every notification carry it): the cache drops once per change, not again when the
+   * notification of a change this process already counted comes back. -1: a report without a
+   * version (moves the version anyway).
+   */
+  let dbVersion = 0;
+  const changed = (v: number) => {
+    if (v < 0) version++;
+    else if (v > dbVersion) {
+      dbVersion = v;
+      version++;
+    }
+  };
 
   /**
    * Runs `fn` on a client of the pool and hands the client back afterwards, destroyed (so the
@@ -82,7 +102,8 @@ export async function createPostgresStore<S extends object>(
    * `state.catalog` tells whether the catalogue triggers fired on it meanwhile.
    */
   interface ClientState {
-    catalog: boolean;
+    /** The highest catalogue version the triggers reported on this client (0: none). */
+    catalog: number;
     destroy?: Error;
   }
   const withClient = async <T>(fn: (client: pg.PoolClient, state: ClientState) => Promise<T>): Promise<T> => {
@@ -94,9 +115,10 @@ export async function createPostgresStore<S extends object>(
       throw scrubFor(pool, e);
     }
     options.metrics?.txWait.observe((performance.now() - asked) / 1000, ENGINE);
-    const state: ClientState = { catalog: false };
+    const state: ClientState = { catalog: 0 };
     const onNotice = (n: { message?: string }) => {
-      if (n.message === CATALOG_NOTICE) state.catalog = true;
+      const v = catalogNotice(n.message);
+      if (v !== undefined) state.catalog = Math.max(state.catalog, v);
     };
     client.on('notice', onNotice);
     try {
@@ -117,7 +139,7 @@ export async function createPostgresStore<S extends object>(
     query: (config) =>
       withClient(async (client, state) => {
         const result = await client.query(config);
-        if (state.catalog) version++; // committed with the statement
+        if (state.catalog) changed(state.catalog); // committed with the statement
         return result;
       }),
   };
@@ -137,7 +159,7 @@ export async function createPostgresStore<S extends object>(
       warned = true;
     });
     client.on('notification', (msg) => {
-      if (msg.channel === CATALOG_CHANNEL) version++;
+      if (msg.channel === CATALOG_CHANNEL) changed(Number(msg.payload) || -1);
     });
     client.on('end', () => {
       if (listener !== client) return;
@@ -183,7 +205,8 @@ export async function createPostgresStore<S extends object>(
   // Listening first, then reading: a change in between moves the counter twice, never zero times.
   try {
     const { rows } = await pool.query<{ version: number }>('SELECT version FROM catalog_version WHERE id = 1');
-    version += rows[0]?.version ?? 0;
+    dbVersion = rows[0]?.version ?? 0;
+    version += dbVersion;
   } catch (e) {
     closed = true;
     await listener?.end().catch(() => {});
@@ -207,7 +230,7 @@ export async function createPostgresStore<S extends object>(
   const lostAtBegin = new WeakSet<Error>();
   let savepoints = 0; // names: unique within this process, so nested ones never collide
 
-  const attempt = <T>(fn: (stores: S & TxScope) => Promise<T> | T, begin: string, hooks: (() => unknown)[]): Promise<{ result: T; catalog: boolean }> =>
+  const attempt = <T>(fn: (stores: S & TxScope) => Promise<T> | T, begin: string, hooks: (() => unknown)[]): Promise<{ result: T; catalog: number }> =>
     withClient(async (client, state) => {
       try {
         await client.query(begin);
@@ -285,7 +308,7 @@ export async function createPostgresStore<S extends object>(
     if (!begin) throw new Error(`unknown isolation level ${String(txOptions.isolation)}`);
     for (let n = 1; ; n++) {
       const hooks: (() => unknown)[] = [];
-      let done: { result: T; catalog: boolean };
+      let done: { result: T; catalog: number };
       const began = options.metrics ? performance.now() : 0;
       try {
         done = await attempt(fn, begin, hooks);
@@ -302,7 +325,7 @@ export async function createPostgresStore<S extends object>(
       }
       // A catalogue change committed here moves the version now rather than when the
       // notification comes back.
-      if (done.catalog) version++;
+      if (done.catalog) changed(done.catalog);
       if (hooks.length > 0) runHooks(hooks);
       return done.result;
     }

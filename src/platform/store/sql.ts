@@ -64,16 +64,31 @@ export function createSqliteSql(conn: BetterSqlite3.Database): Sql {
     return s;
   };
   const bind = (p: Params | undefined): unknown[] => (p === undefined ? [] : Array.isArray(p) ? p : [p]);
+  // Plain functions returning settled promises rather than async ones: an async function whose
+  // caller awaits it costs extra microtask turns, on every statement of every request.
   return {
     dialect: 'sqlite',
-    async get<T>(text: string, params?: Params) {
-      return prepared(text).get(...bind(params)) as T | undefined;
+    get<T>(text: string, params?: Params) {
+      try {
+        return Promise.resolve(prepared(text).get(...bind(params)) as T | undefined);
+      } catch (e) {
+        return Promise.reject(e);
+      }
     },
-    async all<T>(text: string, params?: Params) {
-      return prepared(text).all(...bind(params)) as T[];
+    all<T>(text: string, params?: Params) {
+      try {
+        return Promise.resolve(prepared(text).all(...bind(params)) as T[]);
+      } catch (e) {
+        return Promise.reject(e);
+      }
     },
-    async run(text: string, params?: Params) {
-      return prepared(text).run(...bind(params)).changes;
+    run(text: string, params?: Params) {
+      try {
+        return Promise.resolve(prepared(text).run(...bind(params)).changes);
+      } catch (e) {
+        return Promise.reject(e);
+      }
     },
   };
 }
+

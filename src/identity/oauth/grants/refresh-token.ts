@@ -52,13 +52,14 @@ export function createRefreshTokenGrant(ctx: OAuthContext) {
   function decide(st: RefreshTokenState, now: number): Decision {
     if (retiredByReplacement(st)) return 'reuse';
     if (st.rotatedAt === null) return 'rotate';
-    return st.replacedBy !== null && now - st.rotatedAt <= config.refreshReuseGraceSeconds ? 'replace' : 'reuse';
+    return st.replacedBy !== null && config.refreshReuseGraceSeconds > 0 && now - st.rotatedAt <= config.refreshReuseGraceSeconds ? 'replace' : 'reuse';
   }
 
   /** Inside the transaction: re-read, then rotate, replace the unused successor, or end the grant. */
   async function commit(tx: { oauth: OAuthStore }, tenantId: string, tokenDigest: string, next: { digest: string }, client: Client, now: number): Promise<boolean> {
-    // The re-read only chooses which conditional UPDATE to try; the UPDATE's row count decides.
-    const st = await tx.oauth.findRefreshToken(tenantId, tokenDigest);
+    // The re-read (under the token's row lock) chooses which conditional UPDATE to try; the
+    // UPDATE's row count decides.
+    const st = await tx.oauth.findRefreshTokenLocked(tenantId, tokenDigest);
     if (!st || revoked(st)) return false;
     // Retired by a replacement committed while we were signing: reuse, the grant ends below.
     const d = decide(st, now);
