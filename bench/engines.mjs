@@ -36,6 +36,10 @@ function run(label, cmd, argv, env = {}) {
 }
 
 const lines = [];
+const report = (line) => {
+  lines.push(line);
+  console.log(line); // as it comes: a later failure keeps what was measured
+};
 try {
   if (!args.only || args.only === 'oauth') {
     for (const [engine, url] of [['sqlite', undefined], ['postgres', await database()]]) {
@@ -43,7 +47,7 @@ try {
         BENCH_ENGAGE: args.bin,
         BENCH_DURATION: args.duration,
       });
-      for (const l of out.split('\n')) if (/^\| (refresh|code|introspect|userinfo) \| engage /.test(l)) lines.push(`${engine.padEnd(8)} ${l}`);
+      for (const l of out.split('\n')) if (/^\| (refresh|code|introspect|userinfo) \| engage /.test(l)) report(`${engine.padEnd(8)} ${l}`);
     }
   }
   if (!args.only || args.only === 'ingest') {
@@ -53,11 +57,11 @@ try {
           'bench/ingest.mjs', '--bin', args.bin, '--duration', args.duration, '--workers', workers, '--skip-raw', ...(url ? ['--database-url', url] : []),
         ]);
         const r = JSON.parse(out.slice(out.indexOf('{')));
-        lines.push(`${engine.padEnd(8)} ingest workers=${workers}: ${r.ingest.operationsPerSecond} ops/s (p50 ${r.ingest.p50ms} ms, p99 ${r.ingest.p99ms} ms, non-2xx ${r.ingest.non2xx}); bootstrap ${r.bootstrap.installationsPerSecond}/s`);
+        report(`${engine.padEnd(8)} ingest workers=${workers}: ${r.ingest.operationsPerSecond} ops/s (p50 ${r.ingest.p50ms} ms, p99 ${r.ingest.p99ms} ms, non-2xx ${r.ingest.non2xx}); bootstrap ${r.bootstrap.installationsPerSecond}/s`);
       }
     }
   }
 } finally {
   await cluster.stop();
 }
-console.log(lines.join('\n'));
+console.log(`\n${lines.join('\n')}`);

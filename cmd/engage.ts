@@ -28,9 +28,9 @@ registerCredentials(program);
 registerUsers(program);
 registerEngageCommands(program);
 
-// A worker of `serve --workers` forked by the single executable gets the executable's path once
-// more before its arguments (nodejs/node#62776): drop it.
-const argv = cluster.isWorker && process.argv[2] === process.argv[1] ? [...process.argv.slice(0, 2), ...process.argv.slice(3)] : process.argv;
+// A worker of `serve --workers` forked by the single executable gets the path it was forked with
+// (the executable's, serve.ts) once more before its arguments (nodejs/node#62776): drop it.
+const argv = cluster.isWorker && process.argv[2] === process.execPath ? [...process.argv.slice(0, 2), ...process.argv.slice(3)] : process.argv;
 
 program.parseAsync(argv).catch((e: unknown) => {
   process.stderr.write(`engage: ${e instanceof Error ? e.message : String(e)}\n`);

@@ -8,6 +8,7 @@ import { systemClock } from '../../src/platform/clock';
 import type { Config } from '../../src/platform/config';
 import { createLogger, type Logger } from '../../src/platform/logger';
 import { loadMasterKey } from '../../src/platform/master-key';
+import { isSingleExecutable } from '../../src/platform/native';
 import { startCheckpointer } from '../../src/platform/store/checkpointer';
 import { openAppStore } from '../../src/open-store';
 import { createMetrics } from '../../src/platform/metrics';
@@ -145,7 +146,8 @@ async function runPrimary(config: Config, logger: Logger): Promise<void> {
   }
   // Workers rerun this command with the port fixed and one worker each.
   const args = process.argv.slice(2).filter((a, i, all) => !/^--(workers|port)(=|$)/.test(a) && !/^--(workers|port)$/.test(all[i - 1] ?? ''));
-  cluster.setupPrimary({ args: [...args, '--port', String(port), '--workers', '1'] });
+  // The executable forks itself by its absolute path (however it was started); under node, the script.
+  cluster.setupPrimary({ ...(isSingleExecutable() ? { exec: process.execPath } : {}), args: [...args, '--port', String(port), '--workers', '1'] });
 
   let stopping = false;
   const fork = (): Worker => cluster.fork();

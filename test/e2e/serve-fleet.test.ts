@@ -2,6 +2,7 @@
  * Operating `engage serve` in a fleet, on the built executable: /metrics, graceful shutdown with
  * requests in flight, and `--workers N` sharing one port.
  */
+import { spawn } from 'node:child_process';
 import { connect } from 'node:net';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createSandbox, type Sandbox } from '../helpers/binary';
@@ -127,5 +128,22 @@ describe('serve --workers', () => {
       expect(result).toMatchObject({ code: 0, forced: false });
     }
     expect(server.output()).toContain('"msg":"all workers stopped"');
+  });
+
+  it('works when the executable is started by a relative path', async () => {
+    const child = spawn('./engage', ['serve', '--port', '0', '--workers', '2', '--data-dir', sb.dataDir], { cwd: sb.dir, env: { ...sb.env, ENGAGE_PUBLIC_URL: '' } });
+    let out = '';
+    child.stdout.on('data', (d: Buffer) => (out += d));
+    child.stderr.on('data', (d: Buffer) => (out += d));
+    const exited = new Promise((r) => child.once('exit', r));
+    try {
+      const deadline = Date.now() + 15_000;
+      while ((out.match(/engage listening/g) ?? []).length < 2 && Date.now() < deadline) await new Promise((r) => setTimeout(r, 100));
+      expect(out.match(/engage listening/g)).toHaveLength(2);
+      expect(out).not.toContain('worker died');
+    } finally {
+      child.kill('SIGTERM');
+      await exited;
+    }
   });
 });
