@@ -57,8 +57,13 @@ export function createServices(deps: CoreDeps) {
   const oauth = createOAuthService({ store, clock, config, keys, clients, resources, users });
   // Background jobs: built here, started only by `serve` (a CLI command runs none).
   const jobs = createJobRunner({ store, clock, logger: deps.logger, metrics });
-  const engage = createEngageServices({ store, clock, config, sealer, scrubDeleted: () => jobs.wake(JOBS.scrubDeleted) });
+  const engage = createEngageServices({ store, clock, config, sealer, scrubDeleted: () => jobs.wake(JOBS.scrubDeleted), metrics });
   for (const job of backgroundJobs({ store, keys, sessions, oauth }, deps.logger, deps.checkpointer)) jobs.register(job);
+  // The leased jobs' queue, across every process on the database: 1 while a job is due and not yet run.
+  metrics.registry.gauge('engage_job_due', 'Leased background jobs due and not yet run, across all processes (1) or not (0), by job.', ['job'], async () => {
+    const now = clock.now().getTime();
+    return (await store.jobs.leases()).map((l): [{ job: string }, number] => [{ job: l.name }, l.runAfter <= now ? 1 : 0]);
+  });
   // /readyz: 503 from the moment a graceful shutdown begins, so load balancers stop sending.
   let draining = false;
   const readiness = async () => (draining ? 'shutting down' : store.readiness());

@@ -6,7 +6,7 @@ import { createBindingService } from './binding/service';
 import { createEnvironmentService } from './environments/service';
 import { createInspectionService } from './inspection/service';
 import { createInstallationService } from './installations/service';
-import { createOperationService } from './operations/service';
+import { createOperationService, type IngestMetrics } from './operations/service';
 import { createPrivacyService } from './privacy/service';
 import type { EngageStores } from './stores';
 
@@ -18,6 +18,7 @@ export function createEngageServices(deps: {
   sealer: Sealer;
   /** Asks for erased rows to be scrubbed from the database files soon (a background job). */
   scrubDeleted: () => void;
+  metrics?: IngestMetrics;
 }) {
   const { store, clock } = deps;
   const environments = createEnvironmentService({ store, clock });
@@ -25,7 +26,7 @@ export function createEngageServices(deps: {
     environments,
     installations: createInstallationService({ store, clock, environments }),
     binding: createBindingService({ store, clock, sealer: deps.sealer, codeTtl: deps.config.bindingCodeTtl }),
-    operations: createOperationService({ store, clock }),
+    operations: createOperationService({ store, clock, metrics: deps.metrics }),
     privacy: createPrivacyService({ store, clock, scrubDeleted: deps.scrubDeleted }),
     inspection: createInspectionService({ store, environments }),
     /** What the edge routes read before any service runs. */

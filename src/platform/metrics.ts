@@ -19,7 +19,7 @@ const labelText = (names: readonly string[], values: readonly string[]) =>
   names.length === 0 ? '' : `{${names.map((n, i) => `${n}="${escape(values[i])}"`).join(',')}}`;
 
 interface Metric {
-  render(out: string[]): void;
+  render(out: string[]): void | Promise<void>;
 }
 
 export class Counter implements Metric {
@@ -49,13 +49,14 @@ export class Gauge implements Metric {
     readonly name: string,
     private readonly help: string,
     private readonly labelNames: readonly string[],
-    /** Read on scrape: one value per label set. */
-    private readonly collect: () => Iterable<[Labels, number]>,
+    /** Read on scrape: one value per label set (a database count may take a promise). */
+    private readonly collect: () => Iterable<[Labels, number]> | Promise<Iterable<[Labels, number]>>,
   ) {}
 
-  render(out: string[]): void {
+  async render(out: string[]): Promise<void> {
+    const values = await this.collect();
     out.push(`# HELP ${this.name} ${this.help}`, `# TYPE ${this.name} gauge`);
-    for (const [labels, v] of this.collect()) out.push(`${this.name}${labelText(this.labelNames, this.labelNames.map((n) => labels[n] ?? ''))} ${v}`);
+    for (const [labels, v] of values) out.push(`${this.name}${labelText(this.labelNames, this.labelNames.map((n) => labels[n] ?? ''))} ${v}`);
   }
 }
 
@@ -112,13 +113,13 @@ export class Registry {
     return this.add(new Histogram(name, help, labelNames, buckets));
   }
 
-  gauge(name: string, help: string, labelNames: readonly string[], collect: () => Iterable<[Labels, number]>): Gauge {
+  gauge(name: string, help: string, labelNames: readonly string[], collect: () => Iterable<[Labels, number]> | Promise<Iterable<[Labels, number]>>): Gauge {
     return this.add(new Gauge(name, help, labelNames, collect));
   }
 
-  render(): string {
+  async render(): Promise<string> {
     const out: string[] = [];
-    for (const m of this.metrics) m.render(out);
+    for (const m of this.metrics) await m.render(out);
     return out.join('\n') + '\n';
   }
 

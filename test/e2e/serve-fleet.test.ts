@@ -53,6 +53,8 @@ describe('metrics', () => {
         later = await (await fetch(`${server.url}/metrics`)).text();
       }
       expect(later).toMatch(committed);
+      // The leased jobs' queue (registered by then, since they took their leases).
+      expect(later).toMatch(/engage_job_due\{job="keys\.retire-expired"\} [01]/);
       expect(later).toMatch(new RegExp(`engage_db_transaction_wait_seconds_count\\{engine="${engine}"\\} [1-9]`));
       // Paths (which carry ids) never become label values.
       expect(text).not.toContain('/t/acme/');

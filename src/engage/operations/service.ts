@@ -1,3 +1,4 @@
+import { DomainError } from '../../platform/errors';
 import type { Clock } from '../../platform/clock';
 import { createGroupCommit } from '../../platform/store/group-commit';
 import type { TxRunner } from '../../platform/store/store';
@@ -18,13 +19,21 @@ type Obj = Record<string, unknown>;
 export interface IngestOutcome {
   replayed: boolean;
   body: string;
+  /** Operations of a stored (not replayed) batch, by result status. */
+  statuses?: Record<string, number>;
+}
+
+/** Counts what ingest does (platform/metrics.ts). */
+export interface IngestMetrics {
+  ingestOperations: { inc(labels: { status: string }, by?: number): void };
+  ingestBatches: { inc(labels: { outcome: string }): void };
 }
 
 type Stores = { operations: OperationStore };
 
 const rejected = (operationId: string, errorCode: string, message: string): OperationResult => ({ operationId, status: 'REJECTED', errorCode, message });
 
-export function createOperationService(deps: { store: Stores & TxRunner<Stores>; clock: Clock }) {
+export function createOperationService(deps: { store: Stores & TxRunner<Stores>; clock: Clock; metrics?: IngestMetrics }) {
   const { store, clock } = deps;
 
   /**
@@ -47,7 +56,17 @@ export function createOperationService(deps: { store: Stores & TxRunner<Stores>;
     const nowMs = now.getTime();
     const serverTime = now.toISOString();
 
-    return grouped({ p, batch, violations, payloads, digest, batchKey, nowMs, serverTime });
+    const m = deps.metrics;
+    if (!m) return grouped({ p, batch, violations, payloads, digest, batchKey, nowMs, serverTime });
+    try {
+      const outcome = await grouped({ p, batch, violations, payloads, digest, batchKey, nowMs, serverTime });
+      m.ingestBatches.inc({ outcome: outcome.replayed ? 'replayed' : 'stored' });
+      for (const [status, n] of Object.entries(outcome.statuses ?? {})) m.ingestOperations.inc({ status }, n);
+      return outcome;
+    } catch (e) {
+      if (e instanceof DomainError && e.kind === 'conflict') m.ingestBatches.inc({ outcome: 'conflict' });
+      throw e;
+    }
   }
 
   /**
@@ -164,7 +183,9 @@ async function processBatch(s: OperationStore, job: Job): Promise<IngestOutcome>
   if (changed) await s.writeInstallationState(p.environmentId, p.id, state, serverTime);
   const out = JSON.stringify({ batchId: batch.batchId, results, serverTime });
   await s.insertBatchResult(p.id, batchKey, digest, out, serverTime);
-  return { replayed: false, body: out };
+  const statuses: Record<string, number> = {};
+  for (const r of results) statuses[r.status] = (statuses[r.status] ?? 0) + 1;
+  return { replayed: false, body: out, statuses };
 }
 
 /** Last-writer-wins on (ms, op): the later write wins a tie, as it would written one after the other. */

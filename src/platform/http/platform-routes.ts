@@ -45,7 +45,7 @@ export function createPlatformRoutes(deps: {
         tags: ['platform'],
         responses: { 200: { description: 'requests by route and status, latency histograms, transaction timings, job runs, ingest counters' } },
       },
-      (c) => c.body(deps.metrics.render(), 200, { 'Content-Type': 'text/plain; version=0.0.4; charset=utf-8', 'Cache-Control': 'no-store' }),
+      async (c) => c.body(await deps.metrics.render(), 200, { 'Content-Type': 'text/plain; version=0.0.4; charset=utf-8', 'Cache-Control': 'no-store' }),
     ),
   );
   let doc: string | undefined;

@@ -23,6 +23,7 @@ const SQL = {
   request: 'UPDATE job_leases SET run_after = CASE WHEN run_after < @now THEN run_after ELSE @now END - 1 WHERE name = @name',
   release: 'UPDATE job_leases SET owner = NULL, lease_until = 0 WHERE name = @name AND owner = @owner',
   find: 'SELECT name, owner, lease_until AS "leaseUntil", run_after AS "runAfter", last_run_at AS "lastRunAt" FROM job_leases WHERE name = ?',
+  list: 'SELECT name, owner, lease_until AS "leaseUntil", run_after AS "runAfter", last_run_at AS "lastRunAt" FROM job_leases ORDER BY name',
 } as const;
 
 /**
@@ -64,6 +65,10 @@ export function createJobLeaseStore(db: Sql) {
     /** The lease row, for tests and inspection. */
     lease(name: string): Promise<JobLease | undefined> {
       return db.get<JobLease>(SQL.find, [name]);
+    },
+    /** Every job's row, across processes (metrics). */
+    leases(): Promise<JobLease[]> {
+      return db.all<JobLease>(SQL.list);
     },
   };
 }
