@@ -1,5 +1,5 @@
 import { createHash } from 'node:crypto';
-import { readdirSync, readFileSync } from 'node:fs';
+import { existsSync, readdirSync, readFileSync } from 'node:fs';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import type BetterSqlite3 from 'better-sqlite3';
@@ -12,8 +12,10 @@ export interface Migration {
 /** Filled in by build.mjs (esbuild define) so the executable carries its migrations. */
 declare const __ENGAGE_MIGRATIONS__: Migration[] | undefined;
 
-function fromDisk(): Migration[] {
-  const dir = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '../../../migrations');
+/** The .sql files of `migrations/<sub>` in order (development and tests; the executable embeds them). */
+export function migrationsFromDisk(sub = ''): Migration[] {
+  const dir = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '../../../migrations', sub);
+  if (!existsSync(dir)) return [];
   return readdirSync(dir)
     .filter((f) => f.endsWith('.sql'))
     .sort()
@@ -21,7 +23,7 @@ function fromDisk(): Migration[] {
 }
 
 export function loadMigrations(): Migration[] {
-  return typeof __ENGAGE_MIGRATIONS__ !== 'undefined' ? __ENGAGE_MIGRATIONS__ : fromDisk();
+  return typeof __ENGAGE_MIGRATIONS__ !== 'undefined' ? __ENGAGE_MIGRATIONS__ : migrationsFromDisk();
 }
 
 const LEDGER = `CREATE TABLE IF NOT EXISTS engage_migrations (

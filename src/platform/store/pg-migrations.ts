@@ -1,26 +1,15 @@
 import { createHash } from 'node:crypto';
-import { existsSync, readdirSync, readFileSync } from 'node:fs';
-import path from 'node:path';
-import { fileURLToPath } from 'node:url';
-import type { Migration } from './migrations';
+import { migrationsFromDisk, type Migration } from './migrations';
 import type { PoolClient } from 'pg';
 import { isConnectionLost, scrubFor, type Pg, type PgRunner } from './postgres';
 
 /** Filled in by build.mjs (esbuild define) so the executable carries migrations/pg. */
 declare const __ENGAGE_PG_MIGRATIONS__: Migration[] | undefined;
 
-function fromDisk(): Migration[] {
-  const dir = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '../../../migrations/pg');
-  if (!existsSync(dir)) return [];
-  return readdirSync(dir)
-    .filter((f) => f.endsWith('.sql'))
-    .sort()
-    .map((f) => ({ tag: f.slice(0, -4), sql: readFileSync(path.join(dir, f), 'utf8') }));
-}
 
 /** The PostgreSQL migrations (drizzle-kit, drizzle.pg.config.ts), in order. */
 export function loadPgMigrations(): Migration[] {
-  return typeof __ENGAGE_PG_MIGRATIONS__ !== 'undefined' ? __ENGAGE_PG_MIGRATIONS__ : fromDisk();
+  return typeof __ENGAGE_PG_MIGRATIONS__ !== 'undefined' ? __ENGAGE_PG_MIGRATIONS__ : migrationsFromDisk('pg');
 }
 
 /**

@@ -5,7 +5,7 @@ import type { Logger } from '../logger';
 import { pendingPgMigrations } from './pg-migrations';
 import { createPostgresSql, isConnectionLost, newPgClient, scrubFor, type Pg, type PgRunner } from './postgres';
 import type { Sql } from './sql';
-import { TransactionAborted, type StoreOf, type TxMetrics, type TxOptions, type TxScope } from './store';
+import { TransactionAborted, runAfterCommitHooks, type StoreOf, type TxMetrics, type TxOptions, type TxScope } from './store';
 
 export interface PostgresStoreOptions {
   /** Attempts of a transaction aborted by a serialization failure or a deadlock; default 5. */
@@ -215,16 +215,7 @@ export async function createPostgresStore<S extends object>(
   const catalogVersion = () => version;
 
   // --- transactions --------------------------------------------------------------------------
-  const runHooks = (fns: (() => unknown)[]) => {
-    for (const fn of fns) {
-      try {
-        const r = fn();
-        if (r instanceof Promise) r.catch((e: unknown) => logger.error('after-commit hook failed', { err: e }));
-      } catch (e) {
-        logger.error('after-commit hook failed', { err: e });
-      }
-    }
-  };
+  const runHooks = (fns: (() => unknown)[]) => runAfterCommitHooks(fns, logger);
 
   /** Errors of a BEGIN on a lost connection: the transaction may simply run on another one. */
   const lostAtBegin = new WeakSet<Error>();

@@ -3,7 +3,7 @@ import type { Logger } from '../logger';
 import { pendingMigrations } from './migrations';
 import { createSqliteSql, type Sql } from './sql';
 import { BUSY_TIMEOUT_MS, type Database } from './sqlite';
-import { TransactionAborted, type StoreOf, type TxMetrics, type TxScope } from './store';
+import { TransactionAborted, runAfterCommitHooks, type StoreOf, type TxMetrics, type TxScope } from './store';
 const ENGINE = { engine: 'sqlite' } as const;
 
 /**
@@ -61,16 +61,7 @@ export function createSqliteStore<S extends object>(db: Database, bind: (sql: Sq
       depth--;
     }
   };
-  const runHooks = (fns: (() => unknown)[]) => {
-    for (const fn of fns) {
-      try {
-        const r = fn();
-        if (r instanceof Promise) r.catch((e: unknown) => logger.error('after-commit hook failed', { err: e }));
-      } catch (e) {
-        logger.error('after-commit hook failed', { err: e });
-      }
-    }
-  };
+  const runHooks = (fns: (() => unknown)[]) => runAfterCommitHooks(fns, logger);
   const writeStores: S & TxScope = Object.assign(Object.create(null) as object, bind(createSqliteSql(raw)), { afterCommit, savepoint }) as S & TxScope;
 
   // Under WAL every read statement outside a transaction takes and drops a shared lock on

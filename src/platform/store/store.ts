@@ -1,3 +1,4 @@
+import type { Logger } from '../logger';
 import type { Metrics } from '../metrics';
 import type { Dialect } from './sql';
 
@@ -97,3 +98,18 @@ export interface StoreEngine {
   close(): Promise<void>;
 }
 
+
+/**
+ * Runs a committed transaction's after-commit hooks, in order, on either engine: a throw or a
+ * rejection is logged, never handed to the caller, whose transaction has committed.
+ */
+export function runAfterCommitHooks(fns: readonly (() => unknown)[], logger: Logger): void {
+  for (const fn of fns) {
+    try {
+      const r = fn();
+      if (r instanceof Promise) r.catch((e: unknown) => logger.error('after-commit hook failed', { err: e }));
+    } catch (e) {
+      logger.error('after-commit hook failed', { err: e });
+    }
+  }
+}
