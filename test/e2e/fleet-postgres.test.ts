@@ -1,18 +1,23 @@
 /**
  * Three `dist/engage serve` processes on one PostgreSQL database, as behind a load balancer
- * (issue 9): a sign-in through one, its code exchanged at another, refreshes at the third;
+ * (issue 9): a browser (Chromium) sign-in through one, its code exchanged at another, refreshes at the third;
  * refresh-token reuse replayed at a process other than the one that rotated; `keys rotate` seen
  * by all three within a second; a SIGKILL of one under ingest load loses nothing acknowledged
  * and stores nothing twice. Runs with ENGAGE_TEST_ENGINE=postgres (npm test's second run).
  */
 import { createHash, randomBytes, randomUUID } from 'node:crypto';
+import { existsSync } from 'node:fs';
+import { createServer, type Server } from 'node:http';
+import type { AddressInfo } from 'node:net';
 import pg from 'pg';
+import { chromium } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { FormDriver, redirectParams } from '../conformance/form-driver';
 import { createSandbox, freePort, type RunningServer, type Sandbox } from '../helpers/binary';
 
 const ON_POSTGRES = process.env.ENGAGE_TEST_ENGINE === 'postgres';
-const CALLBACK = 'com.example.app:/cb';
+/** A native app's loopback redirect (RFC 8252 §7.3: any port); the test listens on one. */
+const CALLBACK = 'http://127.0.0.1/cb';
+const CHROMIUM = process.env.CHROMIUM_PATH ?? '/usr/bin/chromium';
 const PASSWORD = 'correct horse battery';
 
 let sb: Sandbox;
@@ -52,18 +57,34 @@ describe.skipIf(!ON_POSTGRES)('three processes on one PostgreSQL database', () =
   const token = (url: string, form: Record<string, string>) =>
     fetch(`${url}/t/acme/oauth2/token`, { method: 'POST', headers: { 'content-type': 'application/x-www-form-urlencoded' }, body: new URLSearchParams(form) });
 
-  it('a sign-in through one process, its code exchanged at a second, refreshes at the third; reuse is detected across processes', async () => {
+  it.skipIf(!existsSync(CHROMIUM))('a browser sign-in through one process, its code exchanged at a second, refreshes at the third; reuse is detected across processes', async () => {
+    // The app's loopback listener: where the browser lands with the code.
+    const app: Server = createServer((_req, res) => res.end('signed in'));
+    await new Promise<void>((r) => app.listen(0, '127.0.0.1', r));
+    const redirectUri = `http://127.0.0.1:${(app.address() as AddressInfo).port}/cb`;
+    const browser = await chromium.launch({ executablePath: CHROMIUM, args: ['--headless', '--no-sandbox', '--disable-gpu', '--no-first-run'] });
     const verifier = randomBytes(32).toString('base64url');
     const challenge = createHash('sha256').update(verifier).digest('base64url');
-    const authorize = `/t/acme/oauth2/authorize?${new URLSearchParams({
-      client_id: 'app', redirect_uri: CALLBACK, response_type: 'code', scope: 'openid email offline_access', state: 's1', nonce: 'n1',
-      code_challenge: challenge, code_challenge_method: 'S256',
-    })}`;
-    const signedIn = await new FormDriver(fetch, urls[0]).signIn(authorize, 'alice@example.com', PASSWORD);
-    const { code, state, iss } = redirectParams(signedIn);
-    expect([state, iss]).toEqual(['s1', tenantIssuer]);
+    let landed: URL;
+    try {
+      const page = await browser.newPage();
+      await page.goto(`${urls[0]}/t/acme/oauth2/authorize?${new URLSearchParams({
+        client_id: 'app', redirect_uri: redirectUri, response_type: 'code', scope: 'openid email offline_access', state: 's1', nonce: 'n1',
+        code_challenge: challenge, code_challenge_method: 'S256',
+      })}`);
+      await page.getByLabel('Email').fill('alice@example.com');
+      await page.getByLabel('Password').fill(PASSWORD);
+      await page.getByRole('button', { name: 'Sign in' }).click();
+      await page.waitForURL(`${redirectUri}?**`);
+      landed = new URL(page.url());
+    } finally {
+      await browser.close();
+      app.close();
+    }
+    const code = landed.searchParams.get('code')!;
+    expect([landed.searchParams.get('state'), landed.searchParams.get('iss')]).toEqual(['s1', tenantIssuer]);
 
-    const exchanged = await token(urls[1], { grant_type: 'authorization_code', code, redirect_uri: CALLBACK, client_id: 'app', code_verifier: verifier });
+    const exchanged = await token(urls[1], { grant_type: 'authorization_code', code, redirect_uri: redirectUri, client_id: 'app', code_verifier: verifier });
     expect(exchanged.status).toBe(200);
     const t0 = (await exchanged.json()) as { access_token: string; refresh_token: string; id_token: string };
     const refreshed = await token(urls[2], { grant_type: 'refresh_token', refresh_token: t0.refresh_token, client_id: 'app' });
@@ -81,7 +102,7 @@ describe.skipIf(!ON_POSTGRES)('three processes on one PostgreSQL database', () =
     const revoked = await fetch(`${urls[2]}/t/acme/oauth2/userinfo`, { headers: { authorization: `Bearer ${t1.access_token}` } });
     expect(revoked.status).toBe(401);
     // The code is spent for every process.
-    const again = await token(urls[2], { grant_type: 'authorization_code', code, redirect_uri: CALLBACK, client_id: 'app', code_verifier: verifier });
+    const again = await token(urls[2], { grant_type: 'authorization_code', code, redirect_uri: redirectUri, client_id: 'app', code_verifier: verifier });
     expect([again.status, ((await again.json()) as { error: string }).error]).toEqual([400, 'invalid_grant']);
   });
 
