@@ -27,7 +27,7 @@ export interface CoreDeps {
   masterKey: Buffer;
   /** The WAL checkpointer of a serving process, if it runs one (platform/store/checkpointer.ts). */
   checkpointer?: Checkpointer;
-  /** The process's metrics (serve); a fresh set otherwise. */
+  /** The process's metrics, the same set its store records transactions in (serve); otherwise a fresh set. */
   metrics?: Metrics;
 }
 

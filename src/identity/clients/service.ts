@@ -9,6 +9,7 @@ import { ClientErrors } from './errors';
 import { checkClientInput, checkClientPatch } from './schemas';
 import { validInput } from '../../platform/http/schema';
 import type { ClientChange, ClientRow, ClientStore } from './store';
+import { onUnique } from '../../platform/store/sql';
 
 /** A client with its lists parsed: what the protocol code works with. */
 export interface Client extends Omit<ClientRow, 'redirectUris' | 'scopes' | 'webOrigins'> {
@@ -144,7 +145,7 @@ export function createClientService(deps: { store: Stores & TxRunner<Stores>; ca
           secretDigest: secret && digest(secret),
           createdAt: now,
           updatedAt: now,
-        });
+        }).catch(onUnique(() => ClientErrors.conflict(`client ${input.clientId} exists`)));
       });
       return { clientId: input.clientId, clientSecret: secret };
     },

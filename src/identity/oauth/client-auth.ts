@@ -5,7 +5,7 @@ import { invalidClient, invalidRequest } from './errors';
 import type { Form } from './form';
 import { parseBasic } from './http-auth';
 import type { Context, MiddlewareHandler } from 'hono';
-import { authorizationOf, guard, principalCheck } from '../../platform/http/guards';
+import { authorizationOf, principalCheck } from '../../platform/http/guards';
 import type { IssuerEnv } from '../issuer';
 import { readForm } from './form';
 
@@ -33,16 +33,12 @@ export function clientGuard(clients: ClientService, realm: string): MiddlewareHa
   };
 }
 
-/** The check of introspection and revoke-application-grants: the resource server's Basic credential. */
+/**
+ * The guard of introspection and revoke-application-grants, the resource server's Basic
+ * credential: run inside the handler (`behind`, platform/http/guards.ts), no layer of its own.
+ */
 export function resourceServerCheck(credentials: CredentialService, realm: string): (c: Context<ResourceServerEnv>) => void | Promise<void> {
   return principalCheck<ResourceServerEnv, 'resourceServer', ResourceServer>('resourceServer', (c) =>
-    authenticateResourceServer(credentials, c.get('tenant').tenant.id, basicHeader(c), realm),
-  );
-}
-
-/** The same check as a guard (middleware). */
-export function resourceServerGuard(credentials: CredentialService, realm: string): MiddlewareHandler<ResourceServerEnv> {
-  return guard<ResourceServerEnv, 'resourceServer', ResourceServer>('resourceServer', (c) =>
     authenticateResourceServer(credentials, c.get('tenant').tenant.id, basicHeader(c), realm),
   );
 }

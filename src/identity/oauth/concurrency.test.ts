@@ -1,5 +1,5 @@
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import { createHarness, type Harness } from '../../../test/helpers/harness';
+import { createHarness, TEST_ENGINE, type Harness } from '../../../test/helpers/harness';
 import { digest } from '../../platform/crypto';
 import { CALLBACK, createFixture, decodeJwt, exchange, form, FORM, issueCode, type OAuthFixture, type Tokens } from './testing';
 
@@ -77,5 +77,22 @@ describe('across two processes, at once', () => {
     const states = await h.sql.all<{ state: string; n: number }>('SELECT state, COUNT(*) AS n FROM signing_keys WHERE tenant_id = ? GROUP BY state ORDER BY state', [tenantId]);
     expect(states.find((s) => s.state === 'ACTIVE')?.n).toBe(1);
     expect(states.reduce((a, s) => a + s.n, 0)).toBe(11);
+  });
+
+  it('creating one tenant slug, one client id or one user email from both processes at once: one is created, the others are conflicts', async () => {
+    const tenantId = f.tenant.tenant.id;
+    const races: [string, (svc: typeof h.services) => Promise<unknown>][] = [
+      ['tenant', (svc) => svc.tenants.create({ slug: 'race' })],
+      ['client', (svc) => svc.clients.create(tenantId, { clientId: 'race', displayName: 'Race', applicationType: 'NATIVE', tokenEndpointAuthMethod: 'NONE', consentPolicy: 'PRE_AUTHORIZED', redirectUris: [CALLBACK], scopes: ['openid'] })],
+      ['user', (svc) => svc.users.create(tenantId, { email: 'race@example.com', emailVerified: true, password: 'correct horse battery' })],
+    ];
+    for (const [what, make] of races) {
+      // On SQLite both "processes" share this test's one thread, where a synchronous BEGIN waiting
+      // for the other's write lock would hold the very thread that lock's owner needs: the racers
+      // stay in one process there (SQLite's single writer serializes real processes anyway).
+      const outcomes = await Promise.allSettled(Array.from({ length: 6 }, (_, i) => make(i % 2 === 0 || TEST_ENGINE === 'sqlite' ? h.services : other)));
+      expect(outcomes.filter((o) => o.status === 'fulfilled'), what).toHaveLength(1);
+      for (const o of outcomes) if (o.status === 'rejected') expect(o.reason, what).toMatchObject({ kind: 'conflict' });
+    }
   });
 });

@@ -7,6 +7,7 @@ import { ResourceErrors } from './errors';
 import { checkResourceInput } from './schemas';
 import { validInput } from '../../platform/http/schema';
 import type { ResourceRow, ResourceStore } from './store';
+import { onUnique } from '../../platform/store/sql';
 
 /** The Resource object of spec 03. */
 export interface ResourceView {
@@ -54,7 +55,9 @@ export function createResourceService(deps: { store: Stores & TxRunner<Stores>; 
         // (tenant, uri) and (tenant, audience) are unique: a concurrent twin fails its insert.
         assertThat(!(await tx.resources.findByUri(tenantId, input.uri)), ResourceErrors.conflict(`resource ${input.uri} exists`));
         assertThat(!(await tx.resources.findByAudience(tenantId, input.audience)), ResourceErrors.conflict(`audience ${input.audience} is in use`));
-        await tx.resources.insert({ id, tenantId, uri: input.uri, audience: input.audience, scopes: JSON.stringify(scopes), createdAt: clock.now().toISOString() });
+        await tx.resources
+          .insert({ id, tenantId, uri: input.uri, audience: input.audience, scopes: JSON.stringify(scopes), createdAt: clock.now().toISOString() })
+          .catch(onUnique(() => ResourceErrors.conflict(`resource ${input.uri} or audience ${input.audience} exists`)));
       });
       return toResourceView((await store.resources.findByUri(tenantId, input.uri))!);
     },

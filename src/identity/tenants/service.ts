@@ -8,6 +8,7 @@ import { TenantErrors } from './errors';
 import { checkTenantCreate } from './schemas';
 import { validInput } from '../../platform/http/schema';
 import type { TenantRow, TenantStore } from './store';
+import { onUnique } from '../../platform/store/sql';
 
 export type RegistrationMode = TenantRow['registrationMode'];
 
@@ -94,7 +95,7 @@ export function createTenantService(deps: {
         isControl: input.isControl ?? false,
         createdAt: now,
         updatedAt: now,
-      });
+      }).catch(onUnique(() => TenantErrors.conflict(input.isControl ? 'the control tenant exists' : `slug ${slug} is taken`)));
       await keys.insertActive(tx, id, sealed);
     });
     return view((await store.tenants.findById(id))!);

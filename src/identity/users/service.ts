@@ -7,6 +7,7 @@ import { UserErrors } from './errors';
 import { checkUserCreate } from './schemas';
 import { validInput } from '../../platform/http/schema';
 import type { UserRow, UserStore } from './store';
+import { onUnique } from '../../platform/store/sql';
 
 /** The User object of spec 03. */
 export interface UserView {
@@ -62,7 +63,9 @@ export function createUserService(deps: { store: Stores & TxRunner<Stores>; cloc
         // (tenant, email) is unique: a concurrent twin fails its insert.
         assertThat(!(await tx.users.findByEmail(tenantId, email)), UserErrors.conflict(`a user with email ${email} exists`));
         const now = clock.now().toISOString();
-        await tx.users.insert({ id, tenantId, subject: newId(), email, emailVerified: input.emailVerified ?? false, passwordHash, createdAt: now, updatedAt: now });
+        await tx.users
+          .insert({ id, tenantId, subject: newId(), email, emailVerified: input.emailVerified ?? false, passwordHash, createdAt: now, updatedAt: now })
+          .catch(onUnique(() => UserErrors.conflict(`a user with email ${email} exists`)));
       });
       return toUserView((await store.users.findById(tenantId, id))!);
     },

@@ -2,7 +2,7 @@ import { createHash } from 'node:crypto';
 import pg from 'pg';
 import { parseIntoClientConfig } from 'pg-connection-string';
 import { parseDatabaseUrl } from './database-url';
-import type { Params, Sql } from './sql';
+import { UniqueViolation, type Params, type Sql } from './sql';
 
 export { DatabaseUrlError, parseDatabaseUrl, redactUrl } from './database-url';
 
@@ -293,7 +293,8 @@ export function createPostgresSql(runner: PgRunner | (() => PgRunner), cache = n
     try {
       return await r.query<Row>({ name: t.name, text: t.text, values: args(t, params) });
     } catch (e) {
-      throw scrubFor(r, e);
+      // unique_violation: a concurrent insert of the same key (sql.ts).
+      throw (e as { code?: string }).code === '23505' ? new UniqueViolation(scrubFor(r, e)) : scrubFor(r, e);
     }
   };
   return {

@@ -28,6 +28,25 @@ export interface Sql {
   run(text: string, params?: Params): Promise<number>;
 }
 
+/**
+ * A write refused by a unique constraint (primary key or unique index), on either engine: what
+ * a check-then-insert meets when another process inserted the same key in between. Services
+ * turn it into their own conflict (`onUnique`); anything else goes through unchanged.
+ */
+export class UniqueViolation extends Error {
+  constructor(cause: unknown) {
+    super('unique constraint violated', { cause });
+    this.name = 'UniqueViolation';
+  }
+}
+
+/** `promise.catch(onUnique(() => conflict))`: a unique violation becomes `conflict()`. */
+export function onUnique(conflict: () => Error): (e: unknown) => never {
+  return (e) => {
+    throw e instanceof UniqueViolation ? conflict() : e;
+  };
+}
+
 /** `GREATEST(a, b)` in both dialects (SQLite's scalar `max`). */
 export function greatest(dialect: Dialect, a: string, b: string): string {
   return dialect === 'postgres' ? `GREATEST(${a}, ${b})` : `max(${a}, ${b})`;
@@ -64,6 +83,10 @@ export function createSqliteSql(conn: BetterSqlite3.Database): Sql {
     return s;
   };
   const bind = (p: Params | undefined): unknown[] => (p === undefined ? [] : Array.isArray(p) ? p : [p]);
+  const failed = (e: unknown): Promise<never> => {
+    const code = (e as { code?: string }).code;
+    return Promise.reject(code === 'SQLITE_CONSTRAINT_UNIQUE' || code === 'SQLITE_CONSTRAINT_PRIMARYKEY' ? new UniqueViolation(e) : e);
+  };
   // Plain functions returning settled promises rather than async ones: an async function whose
   // caller awaits it costs extra microtask turns, on every statement of every request.
   return {
@@ -72,21 +95,21 @@ export function createSqliteSql(conn: BetterSqlite3.Database): Sql {
       try {
         return Promise.resolve(prepared(text).get(...bind(params)) as T | undefined);
       } catch (e) {
-        return Promise.reject(e);
+        return failed(e);
       }
     },
     all<T>(text: string, params?: Params) {
       try {
         return Promise.resolve(prepared(text).all(...bind(params)) as T[]);
       } catch (e) {
-        return Promise.reject(e);
+        return failed(e);
       }
     },
     run(text: string, params?: Params) {
       try {
         return Promise.resolve(prepared(text).run(...bind(params)).changes);
       } catch (e) {
-        return Promise.reject(e);
+        return failed(e);
       }
     },
   };

@@ -68,8 +68,8 @@ export type StoreOf<S> = S & TxRunner<S> & StoreEngine;
 export interface StoreEngine {
   readonly dialect: Dialect;
   /**
-   * Lets the reads of the current event-loop turn share one read transaction (see
-   * `createStore`). Called once per HTTP request; harmless anywhere else.
+   * Lets the reads of the current event-loop turn share one read transaction (SQLite,
+   * sqlite-store.ts; nothing on PostgreSQL). Called once per HTTP request; harmless anywhere else.
    */
   shareReadsThisTurn(): void;
   /**
@@ -97,7 +97,6 @@ export interface StoreEngine {
   /** Closes every connection; the store is unusable afterwards. */
   close(): Promise<void>;
 }
-
 
 /**
  * Runs a committed transaction's after-commit hooks, in order, on either engine: a throw or a
