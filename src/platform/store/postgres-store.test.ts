@@ -5,7 +5,7 @@ import { silentLogger } from '../logger';
 import { applyPgMigrations } from './pg-migrations';
 import { openPostgres, type Pg } from './postgres';
 import { createPostgresStore } from './postgres-store';
-import type { Sql } from './sql';
+import { UniqueViolation, type Sql } from './sql';
 import { TransactionAborted, type StoreOf } from './store';
 
 const skip = pgUnavailableReason();
@@ -85,7 +85,7 @@ describe.skipIf(skip !== undefined)('PostgreSQL store engine', () => {
         }),
       ).rejects.toThrow('inner');
       // A failed statement inside a savepoint undoes only the savepoint.
-      await expect(tx.savepoint(() => tx.raw.run('INSERT INTO items (id) VALUES (?)', ['c']))).rejects.toThrow(/duplicate key/);
+      await expect(tx.savepoint(() => tx.raw.run('INSERT INTO items (id) VALUES (?)', ['c']))).rejects.toBeInstanceOf(UniqueViolation);
       await tx.savepoint(async () => {
         tx.afterCommit(() => ran.push('kept'));
         await tx.raw.run('INSERT INTO items (id) VALUES (?)', ['e']);
