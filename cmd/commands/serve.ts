@@ -61,7 +61,12 @@ async function serveHere(opts: ServeOptions, flags: Record<string, string | unde
   const checkpointer = sqlite && startCheckpointer(sqlite, logger);
 
   let handler: ((req: IncomingMessage, res: ServerResponse) => void) | undefined;
-  const server = createServer((req, res) => handler!(req, res));
+  // Listening comes first (with --port 0 the public URL needs the port), services next: a
+  // request in between (a worker of --workers gets connections at once) is told to retry.
+  const server = createServer((req, res) => {
+    if (handler) return handler(req, res);
+    res.writeHead(503, { 'Retry-After': '1', 'Content-Length': '0' }).end();
+  });
   server.keepAliveTimeout = 65_000;
   await listen(server, config.port, config.host);
   const port = (server.address() as AddressInfo).port;

@@ -31,7 +31,7 @@ beforeEach(async () => {
 });
 afterEach(async () => {
   await new Promise((r) => server.close(r));
-  h.close();
+  await h.close();
 });
 
 interface RawAnswer {

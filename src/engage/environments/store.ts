@@ -1,5 +1,5 @@
 import type { accessKeys, apps, environments } from '../../db/schema';
-import type { Sql } from '../../platform/store/sql';
+import { updateStatement, type Sql } from '../../platform/store/sql';
 
 export type EnvironmentRow = typeof environments.$inferSelect;
 export type AppRow = typeof apps.$inferSelect;
@@ -35,13 +35,15 @@ const SQL = {
   accessKeys: `SELECT ${KEY_COLUMNS} FROM access_keys WHERE environment_id = ? ORDER BY created_at, id`,
 } as const;
 
-/** Which columns `updateAccessKey` writes, by field. */
+/** Which columns `updateAccessKey` writes, by field; with or without the status condition. */
 const KEY_CHANGE_COLUMNS: Record<keyof AccessKeyChange, string> = {
   keyDigest: 'key_digest',
   status: 'status',
   rotatedAt: 'rotated_at',
   revokedAt: 'revoked_at',
 };
+const updateKey = updateStatement('access_keys', KEY_CHANGE_COLUMNS, 'environment_id = ? AND id = ?');
+const updateKeyWithStatus = updateStatement('access_keys', KEY_CHANGE_COLUMNS, 'environment_id = ? AND id = ? AND status = ?');
 
 /** Environments, their platform apps and access keys. */
 export function createEnvironmentStore(db: Sql) {
@@ -105,12 +107,9 @@ export function createEnvironmentStore(db: Sql) {
      * write: a rotation never revives a key revoked meanwhile). The number of rows changed.
      */
     updateAccessKey(environmentId: string, id: string, change: AccessKeyChange, onlyIfStatus?: AccessKeyRow['status']): Promise<number> {
-      const fields = (Object.keys(change) as (keyof AccessKeyChange)[]).filter((k) => change[k] !== undefined);
-      if (fields.length === 0) return Promise.resolve(0);
-      const set = fields.map((k) => `${KEY_CHANGE_COLUMNS[k]} = ?`).join(', ');
-      const params: unknown[] = [...fields.map((k) => change[k]), environmentId, id];
-      if (onlyIfStatus !== undefined) params.push(onlyIfStatus);
-      return db.run(`UPDATE access_keys SET ${set} WHERE environment_id = ? AND id = ?${onlyIfStatus === undefined ? '' : ' AND status = ?'}`, params);
+      const u = onlyIfStatus === undefined ? updateKey(change) : updateKeyWithStatus(change);
+      if (!u) return Promise.resolve(0);
+      return db.run(u.text, onlyIfStatus === undefined ? [...u.values, environmentId, id] : [...u.values, environmentId, id, onlyIfStatus]);
     },
   };
 }

@@ -167,7 +167,7 @@ describe('request bodies: size and text', () => {
       expect(await res.json()).toEqual({ code: 'payload_too_large', message: 'body: must be at most 65536 bytes (maxRequestBytes)' });
       expect(await small.sql.get('SELECT COUNT(*) AS n FROM operations')).toEqual({ n: 0 });
     } finally {
-      small.close();
+      await small.close();
     }
   });
 

@@ -74,7 +74,12 @@ export function createOperationService(deps: { store: Stores & TxRunner<Stores>;
    * event loop share one transaction and each answers after that commit; a batch that throws
    * has only its own writes undone and only its caller gets the error.
    */
-  const grouped = createGroupCommit(store, (tx, job: Job) => processBatch(tx.operations, job));
+  const grouped = createGroupCommit(
+    store,
+    (tx, job: Job) => processBatch(tx.operations, job),
+    // Each batch locks its installation's row: in id order, across processes.
+    (job) => job.p.id,
+  );
 
   return { ingest };
 }

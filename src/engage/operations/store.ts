@@ -97,6 +97,14 @@ function memo(make: (rows: number) => string): (rows: number) => string {
   };
 }
 
+// The multi-row statements by row count, built once per process (both engines: same text).
+const seenText = memo((n) => `SELECT operation_id AS "operationId" FROM operations WHERE installation_id = ? AND operation_id IN (${valuesList(1, n).slice(1, -1)})`);
+const profilesText = memo(
+    (n) => `SELECT generation, profile_id AS "profileId" FROM installation_generations WHERE installation_id = ? AND generation IN (${valuesList(1, n).slice(1, -1)})`,
+  );
+const ledgerText = memo((n) => `INSERT INTO operations (${LEDGER_COLUMNS}) VALUES ${valuesList(n, 10)}`);
+const upsertTexts = Object.fromEntries(EFFECT_KINDS.map((k) => [k, memo((n) => upsertText(k, n))])) as Record<EffectKind, (rows: number) => string>;
+
 /**
  * The ingest hot path. A batch is a handful of statements whatever its size: the locked
  * installation state, the batch's stored answer with the current profile, the operation ids already seen, one multi-row insert
@@ -121,12 +129,6 @@ export function createOperationStore(db: Sql) {
         push_token = ?, push_token_ms = ?, push_token_op = ?, updated_at = ?
       WHERE environment_id = ? AND id = ?`,
   } as const;
-  const seenText = memo((n) => `SELECT operation_id AS "operationId" FROM operations WHERE installation_id = ? AND operation_id IN (${valuesList(1, n).slice(1, -1)})`);
-  const profilesText = memo(
-    (n) => `SELECT generation, profile_id AS "profileId" FROM installation_generations WHERE installation_id = ? AND generation IN (${valuesList(1, n).slice(1, -1)})`,
-  );
-  const ledgerText = memo((n) => `INSERT INTO operations (${LEDGER_COLUMNS}) VALUES ${valuesList(n, 10)}`);
-  const upsertTexts = Object.fromEntries(EFFECT_KINDS.map((k) => [k, memo((n) => upsertText(k, n))])) as Record<EffectKind, (rows: number) => string>;
 
   type RawState = {
     generation: number;

@@ -13,7 +13,7 @@ beforeEach(async () => {
 });
 afterEach(async () => {
   await h.services.jobs.stop();
-  h.close();
+  await h.close();
 });
 
 const SECRETS = ['ZZDEVICEMODEL123', 'ZZPUSHTOKEN456', 'ZZEVENTPROPERTY789', 'ZZATTRIBUTEVALUE012', 'ZZPROFILEATTR345'];

@@ -16,19 +16,29 @@ function clearedValue(c: SQLiteColumn): string {
  * order. A table that carries an environment id is also scoped by it (every query of
  * environment-owned data takes its owner id, CONVENTIONS.md).
  */
+/** The statements that erase what `rules` declare, built once per rule set (not per transaction). */
+const plans = new WeakMap<readonly OwnedRows[], { text: string; scoped: boolean }[]>();
+function planOf(rules: readonly OwnedRows[]): { text: string; scoped: boolean }[] {
+  let plan = plans.get(rules);
+  if (!plan) {
+    plan = rules.map(({ table, owner, erase }) => {
+      const config = getTableConfig(table);
+      const scoped = config.columns.some((c) => c.name === 'environment_id');
+      const where = `WHERE "${owner.name}" = @owner${scoped ? ' AND environment_id = @env' : ''}`;
+      const text =
+        erase === 'delete'
+          ? `DELETE FROM "${config.name}" ${where}`
+          : `UPDATE "${config.name}" SET ${erase.clear.map((c) => `"${c.name}" = ${clearedValue(c)}`).join(', ')} ${where}`;
+      return { text, scoped };
+    });
+    plans.set(rules, plan);
+  }
+  return plan;
+}
+
 export function eraseOwnedRows(db: Sql, rules: readonly OwnedRows[]): (ownerId: string, environmentId: string) => Promise<void> {
-  const steps = rules.map(({ table, owner, erase }) => {
-    const config = getTableConfig(table);
-    const scoped = config.columns.some((c) => c.name === 'environment_id');
-    const where = `WHERE "${owner.name}" = @owner${scoped ? ' AND environment_id = @env' : ''}`;
-    const text =
-      erase === 'delete'
-        ? `DELETE FROM "${config.name}" ${where}`
-        : `UPDATE "${config.name}" SET ${erase.clear.map((c) => `"${c.name}" = ${clearedValue(c)}`).join(', ')} ${where}`;
-    return scoped ? (ownerId: string, env: string) => db.run(text, { owner: ownerId, env }) : (ownerId: string) => db.run(text, { owner: ownerId });
-  });
   return async (ownerId, environmentId) => {
-    for (const step of steps) await step(ownerId, environmentId);
+    for (const { text, scoped } of planOf(rules)) await db.run(text, scoped ? { owner: ownerId, env: environmentId } : { owner: ownerId });
   };
 }
 

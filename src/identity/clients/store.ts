@@ -1,5 +1,5 @@
 import type { clients } from '../../db/schema';
-import type { Sql } from '../../platform/store/sql';
+import { updateStatement, type Sql } from '../../platform/store/sql';
 
 /** A clients row (table clients, src/db/schema/identity.ts). */
 export type ClientRow = typeof clients.$inferSelect;
@@ -27,7 +27,7 @@ const SQL = {
 } as const;
 
 /** Which columns `update` writes, by field. */
-const CHANGE_COLUMNS: Record<keyof ClientChange, string> = { webOrigins: 'web_origins', status: 'status', updatedAt: 'updated_at' };
+const update = updateStatement<keyof ClientChange>('clients', { webOrigins: 'web_origins', status: 'status', updatedAt: 'updated_at' }, 'tenant_id = ? AND client_id = ?');
 
 export function createClientStore(db: Sql) {
   return {
@@ -46,10 +46,8 @@ export function createClientStore(db: Sql) {
       return (await db.all<Raw>(SQL.list, [tenantId])).map(fromRaw);
     },
     async update(tenantId: string, clientId: string, change: ClientChange): Promise<void> {
-      const fields = (Object.keys(change) as (keyof ClientChange)[]).filter((k) => change[k] !== undefined);
-      if (fields.length === 0) return;
-      const set = fields.map((k) => `${CHANGE_COLUMNS[k]} = ?`).join(', ');
-      await db.run(`UPDATE clients SET ${set} WHERE tenant_id = ? AND client_id = ?`, [...fields.map((k) => change[k]), tenantId, clientId]);
+      const u = update(change);
+      if (u) await db.run(u.text, [...u.values, tenantId, clientId]);
     },
   };
 }

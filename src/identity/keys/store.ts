@@ -1,5 +1,5 @@
 import type { signingKeys } from '../../db/schema';
-import { forUpdate, type Sql } from '../../platform/store/sql';
+import { forUpdate, updateStatement, type Sql } from '../../platform/store/sql';
 
 export type SigningKeyRow = typeof signingKeys.$inferSelect;
 export type NewSigningKeyRow = Omit<SigningKeyRow, 'alg' | 'activatedAt' | 'retiredAt' | 'retireAfter'> &
@@ -27,7 +27,7 @@ const SQL = {
   retireExpired: `UPDATE signing_keys SET state = 'RETIRED', retired_at = ? WHERE state = 'RETIRING' AND retire_after <= ?`,
 } as const;
 
-const CHANGE_COLUMNS = { state: 'state', activatedAt: 'activated_at', retiredAt: 'retired_at', retireAfter: 'retire_after' } as const;
+const update = updateStatement('signing_keys', { state: 'state', activatedAt: 'activated_at', retiredAt: 'retired_at', retireAfter: 'retire_after' }, 'kid = ?');
 
 export function createKeyStore(db: Sql) {
   const lockTenant = `SELECT kid FROM signing_keys WHERE tenant_id = ?${forUpdate(db.dialect)}`;
@@ -58,9 +58,8 @@ export function createKeyStore(db: Sql) {
       return db.get<SigningKeyRow>(SQL.active, [tenantId]);
     },
     async setState(kid: string, change: Partial<Pick<SigningKeyRow, 'state' | 'activatedAt' | 'retiredAt' | 'retireAfter'>>): Promise<void> {
-      const fields = (Object.keys(change) as (keyof typeof change)[]).filter((k) => change[k] !== undefined);
-      if (fields.length === 0) return;
-      await db.run(`UPDATE signing_keys SET ${fields.map((k) => `${CHANGE_COLUMNS[k]} = ?`).join(', ')} WHERE kid = ?`, [...fields.map((k) => change[k]), kid]);
+      const u = update(change);
+      if (u) await db.run(u.text, [...u.values, kid]);
     },
     /** RETIRING keys whose last token has expired become RETIRED. */
     retireExpired(nowSeconds: number, nowIso: string): Promise<number> {

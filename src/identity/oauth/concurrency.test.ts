@@ -95,4 +95,16 @@ describe('across two processes, at once', () => {
       for (const o of outcomes) if (o.status === 'rejected') expect(o.reason, what).toMatchObject({ kind: 'conflict' });
     }
   });
+
+  it('two first consents of one user and client at once: the scopes merge, neither is lost', async () => {
+    const tenantId = f.tenant.tenant.id;
+    // One thread on SQLite (see above): its writer serializes the two anyway.
+    const second = TEST_ENGINE === 'sqlite' ? h.services : other;
+    await Promise.all([
+      h.services.oauth.rememberConsent(tenantId, f.userId, f.webClient, ['openid', 'email'], null),
+      second.oauth.rememberConsent(tenantId, f.userId, f.webClient, ['openid', 'offline_access'], null),
+    ]);
+    const row = await h.sql.get<{ scope: string }>('SELECT scope FROM consents WHERE tenant_id = ? AND user_id = ? AND client_id = ?', [tenantId, f.userId, f.webClient]);
+    expect(row!.scope.split(' ').sort()).toEqual(['email', 'offline_access', 'openid']);
+  });
 });

@@ -87,9 +87,10 @@ export function createOAuthService(deps: OAuthDeps) {
     async rememberConsent(tenantId: string, userId: string, clientId: string, scope: string[], resource: string | null): Promise<void> {
       await store.tx(async (tx) => {
         // Locked: two consents of the same user and client merge rather than overwrite each other.
-        const row = await tx.oauth.lockConsent(tenantId, userId, clientId);
+        const now = clock.now().toISOString();
+        const row = await tx.oauth.lockConsent(tenantId, userId, clientId, now);
         const merged = row && row.resource === resource ? [...new Set([...parseScope(row.scope), ...scope])] : scope;
-        await tx.oauth.upsertConsent(tenantId, userId, clientId, formatScope(merged), resource, clock.now().toISOString());
+        await tx.oauth.upsertConsent(tenantId, userId, clientId, formatScope(merged), resource, now);
       });
     },
 

@@ -88,7 +88,7 @@ export interface ConsentRow {
   resource: string | null;
 }
 
-/** Every statement but extendGrant (which depends on the dialect). */
+/** Every statement whose text is the same on both engines (the others are built in createOAuthStore). */
 const SQL = {
   insertCode: `INSERT INTO authorization_codes (code_digest, tenant_id, client_id, user_id, redirect_uri, code_challenge, scope, resource, nonce, auth_time, expires_at)
     VALUES (@codeDigest, @tenantId, @clientId, @userId, @redirectUri, @codeChallenge, @scope, @resource, @nonce, @authTime, @expiresAt)`,
@@ -131,6 +131,9 @@ const SQL = {
   upsertConsent: `INSERT INTO consents (tenant_id, user_id, client_id, scope, resource, created_at) VALUES (?, ?, ?, ?, ?, ?)
     ON CONFLICT (tenant_id, user_id, client_id) DO UPDATE SET scope = excluded.scope, resource = excluded.resource, created_at = excluded.created_at`,
   deleteConsent: `DELETE FROM consents WHERE tenant_id = ? AND user_id = ? AND client_id = ?`,
+  // A row to lock even for a first consent (empty scope, no resource: merges as nothing).
+  ensureConsent: `INSERT INTO consents (tenant_id, user_id, client_id, scope, resource, created_at) VALUES (?, ?, ?, '', NULL, ?)
+    ON CONFLICT (tenant_id, user_id, client_id) DO NOTHING`,
   // A LIMITed delete selects primary keys (no rowid on PostgreSQL), found by the expiry indexes.
   purgeCodes: `DELETE FROM authorization_codes WHERE code_digest IN (SELECT code_digest FROM authorization_codes WHERE expires_at < ? LIMIT ?)`,
   purgeJtis: `DELETE FROM revoked_access_tokens WHERE jti IN (SELECT jti FROM revoked_access_tokens WHERE expires_at < ? LIMIT ?)`,
@@ -220,7 +223,13 @@ export function createOAuthStore(db: Sql) {
       return db.get<ConsentRow>(SQL.findConsent, [tenantId, userId, clientId]);
     },
     /** The consent, locked until the transaction ends (a merge reads it, then writes it). */
-    lockConsent(tenantId: string, userId: string, clientId: string): Promise<ConsentRow | undefined> {
+    /**
+     * The consent, locked until the transaction ends; a first consent is created empty and
+     * locked too, so two first consents of one user and client merge instead of one overwriting
+     * the other (nothing to lock otherwise on PostgreSQL).
+     */
+    async lockConsent(tenantId: string, userId: string, clientId: string, at: string): Promise<ConsentRow | undefined> {
+      await db.run(SQL.ensureConsent, [tenantId, userId, clientId, at]);
       return db.get<ConsentRow>(lockConsent, [tenantId, userId, clientId]);
     },
     async upsertConsent(tenantId: string, userId: string, clientId: string, scope: string, resource: string | null, at: string): Promise<void> {

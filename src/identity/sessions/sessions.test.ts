@@ -78,7 +78,7 @@ describe('pages and the session cookie', () => {
   });
 
   it('marks the cookie Secure under an https issuer', async () => {
-    h.close();
+    await h.close();
     h = await createHarness({ publicUrl: 'https://engage.test' });
     seed = await seedTenant(h);
     const d = driver();

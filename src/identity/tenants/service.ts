@@ -190,7 +190,9 @@ export function createTenantService(deps: {
         // custom_host is unique: a concurrent claim of the same host fails its update.
         const other = host ? await tx.tenants.findByCustomHost(host) : undefined;
         assertThat(!other || other.id === t.id, TenantErrors.issuerLocked(`issuer ${issuer} is in use`));
-        await tx.tenants.update(t.id, { customIssuer: issuer, customHost: host, updatedAt: clock.now().toISOString() });
+        await tx.tenants
+          .update(t.id, { customIssuer: issuer, customHost: host, updatedAt: clock.now().toISOString() })
+          .catch(onUnique(() => TenantErrors.issuerLocked(`issuer ${issuer} is in use`)));
       });
       return view((await store.tenants.findById(t.id))!);
     },

@@ -1,5 +1,5 @@
 import type { tenants } from '../../db/schema';
-import type { Sql } from '../../platform/store/sql';
+import { updateStatement, type Sql } from '../../platform/store/sql';
 
 export type TenantRow = typeof tenants.$inferSelect;
 export type NewTenantRow = typeof tenants.$inferInsert;
@@ -38,6 +38,7 @@ const CHANGE_COLUMNS = {
   configurationManaged: 'configuration_managed',
   updatedAt: 'updated_at',
 } as const;
+const update = updateStatement('tenants', CHANGE_COLUMNS, 'id = ?');
 
 export type TenantChange = Partial<Pick<TenantRow, keyof typeof CHANGE_COLUMNS>>;
 
@@ -79,11 +80,8 @@ export function createTenantStore(db: Sql) {
       return count(SQL.total);
     },
     async update(id: string, change: TenantChange): Promise<void> {
-      const fields = (Object.keys(change) as (keyof TenantChange)[]).filter((k) => change[k] !== undefined);
-      if (fields.length === 0) return;
-      const set = fields.map((k) => `${CHANGE_COLUMNS[k]} = ?`).join(', ');
-      const values = fields.map((k) => (typeof change[k] === 'boolean' ? bool(change[k]) : change[k]));
-      await db.run(`UPDATE tenants SET ${set} WHERE id = ?`, [...values, id]);
+      const u = update(change);
+      if (u) await db.run(u.text, [...u.values, id]);
     },
     countClients(tenantId: string): Promise<number> {
       return count(SQL.countClients, [tenantId]);

@@ -1,5 +1,5 @@
 import type { users } from '../../db/schema';
-import type { Sql } from '../../platform/store/sql';
+import { updateStatement, type Sql } from '../../platform/store/sql';
 
 export type UserRow = typeof users.$inferSelect;
 export type NewUserRow = Omit<UserRow, 'status' | 'emailVerified' | 'passwordHash'> & Partial<Pick<UserRow, 'status' | 'emailVerified' | 'passwordHash'>>;
@@ -21,13 +21,8 @@ const SQL = {
 } as const;
 
 /** What `update` may change, with its column. */
-const CHANGE_COLUMNS = {
-  email: 'email',
-  emailVerified: 'email_verified',
-  passwordHash: 'password_hash',
-  status: 'status',
-  updatedAt: 'updated_at',
-} as const;
+const CHANGE_COLUMNS = { email: 'email', emailVerified: 'email_verified', passwordHash: 'password_hash', status: 'status', updatedAt: 'updated_at' } as const;
+const update = updateStatement('users', CHANGE_COLUMNS, 'tenant_id = ? AND id = ?');
 
 export type UserChange = Partial<Pick<UserRow, keyof typeof CHANGE_COLUMNS>>;
 
@@ -56,11 +51,8 @@ export function createUserStore(db: Sql) {
       return (await db.all<Raw>(SQL.list, [tenantId])).map(fromRaw);
     },
     async update(tenantId: string, id: string, change: UserChange): Promise<void> {
-      const fields = (Object.keys(change) as (keyof UserChange)[]).filter((k) => change[k] !== undefined);
-      if (fields.length === 0) return;
-      const set = fields.map((k) => `${CHANGE_COLUMNS[k]} = ?`).join(', ');
-      const values = fields.map((k) => (typeof change[k] === 'boolean' ? (change[k] ? 1 : 0) : change[k]));
-      await db.run(`UPDATE users SET ${set} WHERE tenant_id = ? AND id = ?`, [...values, tenantId, id]);
+      const u = update(change);
+      if (u) await db.run(u.text, [...u.values, tenantId, id]);
     },
   };
 }

@@ -94,4 +94,24 @@ describe('group commit', () => {
     await grouped('after');
     expect(await exists('after')).toBe(true);
   });
+
+  it('runs a group in lock order when given one (stable: one key keeps its arrival order); answers go to their callers', async () => {
+    const ran: string[] = [];
+    const grouped = createGroupCommit(
+      h.services.store,
+      async (_tx, item: { key: string; name: string }) => {
+        ran.push(item.name);
+        return item.name;
+      },
+      (item) => item.key,
+    );
+    const items = [
+      { key: 'b', name: 'b1' },
+      { key: 'a', name: 'a1' },
+      { key: 'b', name: 'b2' },
+      { key: 'a', name: 'a2' },
+    ];
+    expect(await Promise.all(items.map(grouped))).toEqual(['b1', 'a1', 'b2', 'a2']);
+    expect(ran).toEqual(['a1', 'a2', 'b1', 'b2']);
+  });
 });

@@ -13,7 +13,16 @@ import { TransactionAborted, type TxRunner, type TxScope } from './store';
  * commit and answer. Only a failure of the transaction itself (COMMIT, or an error after which
  * SQLite rolled the whole transaction back) fails every item of the group.
  */
-export function createGroupCommit<S, I, O>(store: TxRunner<S>, work: (tx: S & TxScope, item: I) => O | Promise<O>): (item: I) => Promise<O> {
+export function createGroupCommit<S, I, O>(
+  store: TxRunner<S>,
+  work: (tx: S & TxScope, item: I) => O | Promise<O>,
+  /**
+   * The order items of a group run in, by a key (a stable sort: items of one key keep their
+   * arrival order). Items that lock rows run in key order, so two processes' groups take
+   * those locks in one order and cannot deadlock each other (PostgreSQL).
+   */
+  lockOrder?: (item: I) => string,
+): (item: I) => Promise<O> {
   type Pending = { item: I; resolve: (o: O) => void; reject: (e: unknown) => void };
   type Outcome = { ok: true; value: O } | { ok: false; error: unknown };
   let queued: Pending[] = [];
@@ -21,6 +30,7 @@ export function createGroupCommit<S, I, O>(store: TxRunner<S>, work: (tx: S & Tx
   async function flush(): Promise<void> {
     const group = queued;
     queued = [];
+    if (lockOrder) group.sort((a, b) => (lockOrder(a.item) < lockOrder(b.item) ? -1 : lockOrder(a.item) > lockOrder(b.item) ? 1 : 0));
     const outcomes: Outcome[] = new Array(group.length);
     try {
       await store.tx(async (tx) => {

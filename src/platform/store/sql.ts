@@ -47,6 +47,28 @@ export function onUnique(conflict: () => Error): (e: unknown) => never {
   };
 }
 
+/**
+ * `UPDATE <table> SET … WHERE <where>` for a partial change: the fields given (undefined ones
+ * left out, booleans as 0/1) in the order of `columns`, so each set of fields has one text,
+ * built once. The change's values come first in `values`, then the caller's WHERE parameters.
+ * Undefined when the change sets nothing.
+ */
+export function updateStatement<F extends string>(table: string, columns: Readonly<Record<F, string>>, where: string) {
+  const fieldOrder = Object.keys(columns) as F[];
+  const texts = new Map<string, string>();
+  return (change: Partial<Record<F, unknown>>): { text: string; values: unknown[] } | undefined => {
+    const fields = fieldOrder.filter((f) => change[f] !== undefined);
+    if (fields.length === 0) return undefined;
+    const key = fields.join(' ');
+    let text = texts.get(key);
+    if (text === undefined) {
+      text = `UPDATE ${table} SET ${fields.map((f) => `${columns[f]} = ?`).join(', ')} WHERE ${where}`;
+      texts.set(key, text);
+    }
+    return { text, values: fields.map((f) => (typeof change[f] === 'boolean' ? (change[f] ? 1 : 0) : change[f])) };
+  };
+}
+
 /** `GREATEST(a, b)` in both dialects (SQLite's scalar `max`). */
 export function greatest(dialect: Dialect, a: string, b: string): string {
   return dialect === 'postgres' ? `GREATEST(${a}, ${b})` : `max(${a}, ${b})`;
