@@ -65,20 +65,21 @@ export async function createHarness(overrides: Partial<Config> = {}) {
       return Object.assign(otherServices, { request: (p: string, init?: RequestInit) => otherApp.request(PUBLIC_URL + p, init) });
     },
     /**
-     * Runs a catalogue change made outside this process's store (another process, the CLI, raw
-     * SQL) and resolves once this process sees it: from the next event-loop turn on SQLite; on
+     * Runs a catalogue (or token state) change made outside this process's store (another
+     * process, the CLI, raw SQL) and resolves once this process sees it: from the next event-loop turn on SQLite; on
      * PostgreSQL when its notification has arrived, which must be within a second (issue 9).
      */
-    async changedElsewhere<T>(change: () => Promise<T>): Promise<T> {
-      const before = opened.store.catalogVersion();
+    async changedElsewhere<T>(change: () => Promise<T>, watch: 'catalog' | 'tokenState' = 'catalog'): Promise<T> {
+      const version = () => (watch === 'catalog' ? opened.store.catalogVersion() : opened.store.tokenStateVersion());
+      const before = version();
       const result = await change();
       if (TEST_ENGINE === 'sqlite') {
         await new Promise((r) => setImmediate(r));
         return result;
       }
       const deadline = Date.now() + 1_000;
-      while (opened.store.catalogVersion() === before) {
-        if (Date.now() > deadline) throw new Error('a catalogue change made elsewhere was not seen within one second');
+      while (version() === before) {
+        if (Date.now() > deadline) throw new Error(`a ${watch} change made elsewhere was not seen within one second`);
         await new Promise((r) => setTimeout(r, 5));
       }
       return result;

@@ -1,6 +1,6 @@
 import type { Clock } from '../../platform/clock';
 import type { Config } from '../../platform/config';
-import type { TxRunner } from '../../platform/store/store';
+import type { StoreEngine, TxRunner } from '../../platform/store/store';
 import type { ClientService } from '../clients/service';
 import type { KeyService } from '../keys/service';
 import type { ResourceService } from '../resources/service';
@@ -12,7 +12,7 @@ import type { TokenIssuer } from './tokens';
 type Stores = { oauth: OAuthStore };
 
 export interface OAuthDeps {
-  store: Stores & TxRunner<Stores>;
+  store: Stores & TxRunner<Stores> & Pick<StoreEngine, 'tokenStateVersion'>;
   clock: Clock;
   config: Pick<Config, 'accessTokenTtl' | 'idTokenTtl' | 'refreshTokenTtl' | 'authorizationCodeTtl' | 'refreshReuseGraceSeconds'>;
   keys: KeyService;

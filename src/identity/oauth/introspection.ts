@@ -1,3 +1,4 @@
+import { CatalogCache } from '../../platform/catalog';
 import type { ResourceServer } from '../credentials/service';
 import type { ResolvedTenant } from '../tenants/service';
 import { insufficientScope, invalidToken } from './errors';
@@ -32,12 +33,22 @@ export interface UserinfoResponse {
 
 const INACTIVE = { active: false } as const;
 
+/** Token states remembered per process (see `live`); a few hundred bytes each. */
+const TOKEN_STATE_CACHE_SIZE = 50_000;
+
 export function createTokenIntrospection(ctx: OAuthContext) {
   const { store, tokens, clients } = ctx;
+  // What the database says about a token (its grant, its jti, its user), kept while the token
+  // state version stands still: every revocation of a grant or an access token and every change
+  // of a user's status or claims moves it, by any process (StoreEngine.tokenStateVersion), so a
+  // resource server introspecting the same token on every call it serves costs no read. A token
+  // whose grant is unknown is not kept (asked again).
+  const states = new CatalogCache<AccessTokenState>(() => store.tokenStateVersion(), TOKEN_STATE_CACHE_SIZE);
 
   /** A verified access token whose client, grant, jti and subject are all still live. */
   async function live(tenant: ResolvedTenant, token: string): Promise<{ claims: AccessTokenClaims; state: AccessTokenState } | undefined> {
-    // Hot path: with the key and the client in the catalogue cache, the one await is the grant's row.
+    // Hot path: with the key and the client in the catalogue cache and the token's state in
+    // `states`, nothing is awaited.
     const verified = tokens.verifyAccessToken(tenant, token);
     const claims = verified === KEY_MISS ? await tokens.verifyAccessTokenLoadingKey(tenant, token) : verified;
     if (!claims) return undefined;
@@ -45,7 +56,9 @@ export function createTokenIntrospection(ctx: OAuthContext) {
     // a change by any process (the CLI too) on the next request (platform/catalog.ts).
     const client = clients.cached(tenant.tenant.id, claims.client_id) ?? (await clients.find(tenant.tenant.id, claims.client_id));
     if (client?.status !== 'ACTIVE') return undefined;
-    const state = await store.oauth.accessTokenState(tenant.tenant.id, claims.gid, claims.jti);
+    const tenantId = tenant.tenant.id;
+    const key = `${tenantId} ${claims.gid} ${claims.jti}`;
+    const state = states.peek(key) ?? (await states.get(key, () => store.oauth.accessTokenState(tenantId, claims.gid, claims.jti)));
     if (!state || state.grantRevokedAt !== null || state.jtiRevoked || state.userStatus !== 'ACTIVE' || state.subject !== claims.sub) return undefined;
     return { claims, state };
   }

@@ -189,6 +189,22 @@ describe.skipIf(skip !== undefined)('PostgreSQL store engine', () => {
     expect(store.catalogVersion()).not.toBe(before);
   });
 
+  it('moves the token state version on a revocation by another connection or by this process; not the catalogue version', async () => {
+    const before = store.tokenStateVersion();
+    const catalogue = store.catalogVersion();
+    await admin.query(`INSERT INTO revoked_access_tokens (jti, tenant_id, expires_at) VALUES ('j1', 't1', 1)`);
+    expect(await until(() => store.tokenStateVersion() !== before, 1000)).toBe(true);
+    expect(store.catalogVersion()).toBe(catalogue);
+    const mine = store.tokenStateVersion();
+    await store.tx((tx) => tx.raw.run(`INSERT INTO revoked_access_tokens (jti, tenant_id, expires_at) VALUES ('j2', 't1', 1)`));
+    expect(store.tokenStateVersion()).not.toBe(mine);
+    // A statement that deletes nothing moves nothing (the triggers look at the rows touched).
+    const still = store.tokenStateVersion();
+    await admin.query(`DELETE FROM grants WHERE id = 'none'`);
+    await new Promise((r) => setTimeout(r, 100));
+    expect(store.tokenStateVersion()).toBe(still);
+  });
+
   it('moves the version when the listening connection comes back, and keeps listening', async () => {
     const before = store.catalogVersion();
     const { rows: killed } = await admin.query(
@@ -348,7 +364,10 @@ describe.skipIf(skip !== undefined)('PostgreSQL store engine: lost connections',
   it('the LISTEN connection terminated: the version moves, and moves again on a later change', async () => {
     const before = store.catalogVersion();
     expect(await terminate(`query ILIKE 'listen%'`)).toBe(1);
+    // While nothing listens, no token state is trusted: the version moves on every look.
+    expect(await until(() => store.tokenStateVersion() !== store.tokenStateVersion(), 5000)).toBe(true);
     expect(await until(() => store.catalogVersion() !== before, 5000)).toBe(true);
+    expect(store.tokenStateVersion()).toBe(store.tokenStateVersion());
     const after = store.catalogVersion();
     await admin.query(`INSERT INTO tenants (id, slug, managed_path, created_at, updated_at) VALUES ('lt', 'lt', '/t/lt', 'x', 'x')`);
     expect(await until(() => store.catalogVersion() !== after, 2000)).toBe(true);

@@ -27,12 +27,48 @@ export function isRetryable(e: unknown): boolean {
 }
 
 const CATALOG_CHANNEL = 'engage_catalog';
-const CATALOG_NOTICE = /^engage_catalog_changed(?: (\d+))?$/;
+const CATALOG_NOTICE = 'engage_catalog_changed';
+/** Rows of catalog_version: the catalogue's (migrations/pg/0001) and the token state's (0005). */
+const CATALOG = 1;
+const TOKEN_STATE = 2;
+const REPORT = /^(?:(\d+):)?(\d+)$/;
 
-/** The version a catalogue trigger's notice reports (migrations/pg/0002); -1 when it names none. */
-function catalogNotice(message: string | undefined): number | undefined {
-  const m = message === undefined ? null : CATALOG_NOTICE.exec(message);
-  return m ? (m[1] ? Number(m[1]) : -1) : undefined;
+/**
+ * Which version a trigger reports, and its new value, from a notification's payload or what
+ * follows the notice's name: `<v>` for the catalogue (migrations/pg/0002), `<row>:<v>` for
+ * another row of catalog_version (0005); -1 when it names no value (a notice of 0001).
+ */
+function versionReport(text: string): [row: number, v: number] {
+  const m = REPORT.exec(text);
+  return m ? [m[1] ? Number(m[1]) : CATALOG, Number(m[2])] : [CATALOG, -1];
+}
+
+/** The report of a version trigger's notice to the writing session (undefined: another notice). */
+function noticeReport(message: string | undefined): [row: number, v: number] | undefined {
+  if (message === CATALOG_NOTICE) return [CATALOG, -1];
+  return message?.startsWith(`${CATALOG_NOTICE} `) ? versionReport(message.slice(CATALOG_NOTICE.length + 1)) : undefined;
+}
+
+/**
+ * A version kept in memory (`StoreEngine.catalogVersion`, `tokenStateVersion`): moves once per
+ * change heard of. `heard` is the highest database value reported (own commits' notices and
+ * every notification carry it), so the notification of a change this process already counted
+ * at commit does not move it a second time; a report without a value (-1) moves it anyway.
+ */
+class HeardVersion {
+  version = 0;
+  private heard = 0;
+  report(v: number): void {
+    if (v < 0) this.version++;
+    else if (v > this.heard) {
+      this.heard = v;
+      this.version++;
+    }
+  }
+  start(v: number): void {
+    this.heard = v;
+    this.version += v;
+  }
 }
 
 const BEGIN = {
@@ -65,7 +101,10 @@ const RELISTEN_MAX_MS = 3000;
  *   after a commit of this process that changed the catalogue (the triggers also raise a notice
  *   to the writing session: a transaction or statement that received one moves the version when
  *   it has committed), so neither this process nor any other serves a stale catalogue row after
- *   the change is acknowledged (within the notification's latency for other processes).
+ *   the change is acknowledged (within the notification's latency for other processes);
+ * - the token state version (grant and access token revocations, user status and claims:
+ *   migrations/pg/0005) moves the same way, on the same channel; while the LISTEN connection is
+ *   down it moves on every read, so nothing cached under it is trusted meanwhile.
  *
  * No connection loss ends the process: every pool, client and the listening connection has an
  * 'error' listener (postgres.ts), and the requests in flight on a lost connection fail.
@@ -80,30 +119,24 @@ export async function createPostgresStore<S extends object>(
 ): Promise<StoreOf<S>> {
   const maxAttempts = options.maxAttempts ?? 5;
   const statements = new Map(); // placeholder translations, shared by every binding
-  let version = 0;
-  /**
-   * The highest catalog_version value this process has heard of (its own commits' notices and
-   * every notification carry it): the cache drops once per change, not again when the
-   * notification of a change this process already counted comes back. -1: a report without a
-   * version (moves the version anyway).
-   */
-  let dbVersion = 0;
-  const changed = (v: number) => {
-    if (v < 0) version++;
-    else if (v > dbVersion) {
-      dbVersion = v;
-      version++;
-    }
+  const versions = new Map([
+    [CATALOG, new HeardVersion()],
+    [TOKEN_STATE, new HeardVersion()],
+  ]);
+  const catalog = versions.get(CATALOG)!;
+  const tokenState = versions.get(TOKEN_STATE)!;
+  const changed = (reported: Map<number, number>) => {
+    for (const [row, v] of reported) versions.get(row)?.report(v);
   };
 
   /**
    * Runs `fn` on a client of the pool and hands the client back afterwards, destroyed (so the
    * pool opens another) when its connection is lost or `fn` set `state.destroy`.
-   * `state.catalog` tells whether the catalogue triggers fired on it meanwhile.
+   * `state.reported` holds what the version triggers reported on it meanwhile.
    */
   interface ClientState {
-    /** The highest catalogue version the triggers reported on this client (0: none). */
-    catalog: number;
+    /** The highest value the version triggers reported on this client, by catalog_version row. */
+    reported: Map<number, number>;
     destroy?: Error;
   }
   const withClient = async <T>(fn: (client: pg.PoolClient, state: ClientState) => Promise<T>): Promise<T> => {
@@ -115,10 +148,10 @@ export async function createPostgresStore<S extends object>(
       throw scrubFor(pool, e);
     }
     options.metrics?.txWait.observe((performance.now() - asked) / 1000, ENGINE);
-    const state: ClientState = { catalog: 0 };
+    const state: ClientState = { reported: new Map() };
     const onNotice = (n: { message?: string }) => {
-      const v = catalogNotice(n.message);
-      if (v !== undefined) state.catalog = Math.max(state.catalog, v);
+      const r = noticeReport(n.message);
+      if (r) state.reported.set(r[0], Math.max(state.reported.get(r[0]) ?? -1, r[1]));
     };
     client.on('notice', onNotice);
     try {
@@ -139,7 +172,7 @@ export async function createPostgresStore<S extends object>(
     query: (config) =>
       withClient(async (client, state) => {
         const result = await client.query(config);
-        if (state.catalog) changed(state.catalog); // committed with the statement
+        if (state.reported.size > 0) changed(state.reported); // committed with the statement
         return result;
       }),
   };
@@ -159,7 +192,9 @@ export async function createPostgresStore<S extends object>(
       warned = true;
     });
     client.on('notification', (msg) => {
-      if (msg.channel === CATALOG_CHANNEL) changed(Number(msg.payload) || -1);
+      if (msg.channel !== CATALOG_CHANNEL) return;
+      const [row, v] = versionReport(msg.payload ?? '');
+      versions.get(row)?.report(v);
     });
     client.on('end', () => {
       if (listener !== client) return;
@@ -188,7 +223,7 @@ export async function createPostgresStore<S extends object>(
           if (closed) return;
           failures = 0;
           // Whatever changed while nobody listened is unknown: everything is to be read again.
-          version++;
+          for (const v of versions.values()) v.report(-1);
           logger.info('catalogue notifications resumed');
         },
         (e: unknown) => {
@@ -204,15 +239,17 @@ export async function createPostgresStore<S extends object>(
   await listen();
   // Listening first, then reading: a change in between moves the counter twice, never zero times.
   try {
-    const { rows } = await pool.query<{ version: number }>('SELECT version FROM catalog_version WHERE id = 1');
-    dbVersion = rows[0]?.version ?? 0;
-    version += dbVersion;
+    const { rows } = await pool.query<{ id: number; version: string | number }>('SELECT id, version FROM catalog_version');
+    for (const r of rows) versions.get(Number(r.id))?.start(Number(r.version));
   } catch (e) {
     closed = true;
     await listener?.end().catch(() => {});
     throw scrubFor(pool, e);
   }
-  const catalogVersion = () => version;
+  const catalogVersion = () => catalog.version;
+  // A revocation by another process reaches this one by notification; while nothing listens,
+  // no cached token state is trusted (every call is a new version: the caches read through).
+  const tokenStateVersion = () => (listener ? tokenState.version : ++tokenState.version);
 
   // --- transactions --------------------------------------------------------------------------
   const runHooks = (fns: (() => unknown)[]) => runAfterCommitHooks(fns, logger);
@@ -221,7 +258,7 @@ export async function createPostgresStore<S extends object>(
   const lostAtBegin = new WeakSet<Error>();
   let savepoints = 0; // names: unique within this process, so nested ones never collide
 
-  const attempt = <T>(fn: (stores: S & TxScope) => Promise<T> | T, begin: string, hooks: (() => unknown)[]): Promise<{ result: T; catalog: number }> =>
+  const attempt = <T>(fn: (stores: S & TxScope) => Promise<T> | T, begin: string, hooks: (() => unknown)[]): Promise<{ result: T; reported: Map<number, number> }> =>
     withClient(async (client, state) => {
       try {
         await client.query(begin);
@@ -291,7 +328,7 @@ export async function createPostgresStore<S extends object>(
         }
         throw e;
       }
-      return { result, catalog: state.catalog };
+      return { result, reported: state.reported };
     });
 
   const tx = async <T>(fn: (stores: S & TxScope) => Promise<T> | T, txOptions: TxOptions = {}): Promise<T> => {
@@ -299,7 +336,7 @@ export async function createPostgresStore<S extends object>(
     if (!begin) throw new Error(`unknown isolation level ${String(txOptions.isolation)}`);
     for (let n = 1; ; n++) {
       const hooks: (() => unknown)[] = [];
-      let done: { result: T; catalog: number };
+      let done: { result: T; reported: Map<number, number> };
       const began = options.metrics ? performance.now() : 0;
       try {
         done = await attempt(fn, begin, hooks);
@@ -314,9 +351,9 @@ export async function createPostgresStore<S extends object>(
         }
         throw e;
       }
-      // A catalogue change committed here moves the version now rather than when the
-      // notification comes back.
-      if (done.catalog) changed(done.catalog);
+      // A catalogue or token state change committed here moves the version now rather than
+      // when the notification comes back.
+      if (done.reported.size > 0) changed(done.reported);
       if (hooks.length > 0) runHooks(hooks);
       return done.result;
     }
@@ -357,6 +394,7 @@ export async function createPostgresStore<S extends object>(
     readSnapshot: () => undefined,
     scrubDeleted,
     catalogVersion,
+    tokenStateVersion,
     readiness,
     close,
   };

@@ -142,18 +142,22 @@ export function createSqliteStore<S extends object>(db: Database, bind: (sql: Sq
       release();
     }
   };
-  // The catalogue's version, read once per shared read snapshot (every read outside one).
+  // The catalogue's and the token state's versions (rows 1 and 2 of catalog_version), read in
+  // one statement once per shared read snapshot (every read outside one).
   let versionStmt: Statement | undefined; // prepared on first use: after migrations
   let versionSnapshot: number | undefined;
-  let version = 0;
-  const catalogVersion = () => {
+  const versions = [0, 0, 0];
+  const readVersions = () => {
     const s = readSnapshot();
-    if (s !== undefined && s === versionSnapshot) return version;
-    versionStmt ??= reader.prepare('SELECT version FROM catalog_version WHERE id = 1').pluck();
-    version = (versionStmt.get() as number | undefined) ?? 0;
+    if (s !== undefined && s === versionSnapshot) return versions;
+    versionStmt ??= reader.prepare('SELECT id, version FROM catalog_version WHERE id IN (1, 2)').raw();
+    versions[1] = versions[2] = 0;
+    for (const [id, v] of versionStmt.all() as [number, number][]) versions[id] = v;
     versionSnapshot = s;
-    return version;
+    return versions;
   };
+  const catalogVersion = () => readVersions()[1];
+  const tokenStateVersion = () => readVersions()[2];
 
   const readiness = async () => {
     try {
@@ -165,6 +169,6 @@ export function createSqliteStore<S extends object>(db: Database, bind: (sql: Sq
   };
   const close = async () => db.close();
 
-  const engine = { dialect: 'sqlite' as const, tx, shareReadsThisTurn, readSnapshot, scrubDeleted, catalogVersion, readiness, close };
+  const engine = { dialect: 'sqlite' as const, tx, shareReadsThisTurn, readSnapshot, scrubDeleted, catalogVersion, tokenStateVersion, readiness, close };
   return Object.assign(Object.create(null) as object, readStores, engine) as StoreOf<S>;
 }

@@ -92,6 +92,13 @@ export interface StoreEngine {
    * snapshot; PostgreSQL keeps a counter moved by notifications.
    */
   catalogVersion(): number;
+  /**
+   * The version of what decides whether an access token is live besides its signature
+   * (identity/oauth/introspection.ts): it moves with every committed grant revocation or
+   * deletion, access token revocation, and change to a user's status or token claims, by this
+   * process or any other. Synchronous and cheap, like `catalogVersion`.
+   */
+  tokenStateVersion(): number;
   /** For /readyz: the database answers and every migration is applied. */
   readiness(): Promise<'ready' | 'migrations pending' | 'database unavailable'>;
   /** Closes every connection; the store is unusable afterwards. */
