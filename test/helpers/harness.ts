@@ -69,7 +69,7 @@ export async function createHarness(overrides: Partial<Config> = {}) {
      * process, the CLI, raw SQL) and resolves once this process sees it: from the next event-loop turn on SQLite; on
      * PostgreSQL when its notification has arrived, which must be within a second (issue 9).
      */
-    async changedElsewhere<T>(change: () => Promise<T>, watch: 'catalog' | 'tokenState' = 'catalog'): Promise<T> {
+    async changedElsewhere<T>(change: () => T | Promise<T>, watch: 'catalog' | 'tokenState' = 'catalog'): Promise<T> {
       const version = () => (watch === 'catalog' ? opened.store.catalogVersion() : opened.store.tokenStateVersion());
       const before = version();
       const result = await change();

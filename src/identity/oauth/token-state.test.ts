@@ -26,7 +26,7 @@ const introspect = async (token: string) =>
 const userinfo = (token: string) => h.request(`${f.issuerPath}/oauth2/userinfo`, { headers: { authorization: `Bearer ${token}` } });
 
 /** Introspects twice (the second answer from the cache), runs `change` elsewhere, introspects again. */
-async function afterChangeElsewhere(change: () => Promise<unknown>): Promise<Record<string, unknown>> {
+async function afterChangeElsewhere(change: () => unknown): Promise<Record<string, unknown>> {
   expect(await introspect(t.access_token)).toMatchObject({ active: true });
   expect(await introspect(t.access_token)).toMatchObject({ active: true });
   await h.changedElsewhere(change, 'tokenState');
