@@ -2,6 +2,9 @@
  * OAuth throughput and latency: engage against node-oidc-provider (bench/oidc-provider-peer.mjs),
  * same machine, same run, same flows. Run:  node --import tsx bench/oauth.mjs
  *
+ * Each peak run also reports the server's CPU time per request (/proc), steadier than req/s on
+ * a machine shared with the load generator.
+ *
  * Flows (public client, PKCE, resource indicator → RS256 JWT access tokens):
  *   refresh     grant_type=refresh_token; every answer = RS256 ID token + JWT access token +
  *               rotated refresh token (engage: rotation committed to SQLite before the 200)
@@ -18,7 +21,7 @@
 import autocannon from 'autocannon';
 import { fork, spawn } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
-import { mkdtempSync, rmSync } from 'node:fs';
+import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { cpus, tmpdir } from 'node:os';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
@@ -181,6 +184,28 @@ function cannon(opts) {
   });
 }
 
+/** CPU time (user + system, ms) a process has used so far, from /proc (Linux). */
+function cpuMs(pid) {
+  try {
+    const fields = readFileSync(`/proc/${pid}/stat`, 'utf8').split(') ')[1].split(' ');
+    return ((Number(fields[11]) + Number(fields[12])) * 1000) / CLOCK_TICKS;
+  } catch {
+    return NaN;
+  }
+}
+const CLOCK_TICKS = 100; // USER_HZ on Linux
+
+/**
+ * The closed-loop peak run, with the server's CPU time per request: unlike req/s, it does not
+ * depend on how much of the machine the load generator and the other programs left to the server.
+ */
+async function peakRun(opts) {
+  const before = cpuMs(serverPid);
+  const peak = summarize(await cannon(opts));
+  peak.cpuUs = Math.round(((cpuMs(serverPid) - before) * 1000) / peak.total);
+  return peak;
+}
+
 function summarize(r) {
   const secs = (new Date(r.finish) - new Date(r.start)) / 1000;
   return { rps: Math.round(r.requests.total / secs), p50: r.latency.p50, p99: r.latency.p99, non2xx: r.non2xx, errors: r.errors + r.timeouts, total: r.requests.total };
@@ -211,7 +236,7 @@ function codeRequests(t, codes) {
 /** Warm-up, closed-loop peak, then half the peak with autocannon's rate and paced, for one fixed request. */
 async function staticLoad(req) {
   await cannon({ ...req, duration: 2 });
-  const peak = summarize(await cannon(req));
+  const peak = await peakRun(req);
   const rate = Math.max(1, Math.floor(peak.rps / 2));
   const half = summarize(await cannon({ ...req, overallRate: rate }));
   const u = new URL(req.url);
@@ -224,7 +249,7 @@ const FLOWS = {
     const seed = await exchangeAll(t, await t.codes(CONNECTIONS * 3));
     const pool = seed.map((x) => x.refresh_token);
     await cannon({ url: t.token, requests: refreshRequests(t, pool), duration: 2 });
-    const peak = summarize(await cannon({ url: t.token, requests: refreshRequests(t, pool) }));
+    const peak = await peakRun({ url: t.token, requests: refreshRequests(t, pool) });
     const half = summarize(await cannon({ url: t.token, requests: refreshRequests(t, pool), overallRate: Math.max(1, Math.floor(peak.rps / 2)) }));
     // autocannon builds requests ahead and drops them at the end: a fresh pool for the paced run.
     const pool2 = (await exchangeAll(t, await t.codes(CONNECTIONS * 3))).map((x) => x.refresh_token);
@@ -238,7 +263,7 @@ const FLOWS = {
     // Enough codes for the whole run at a generous upper bound, consumed once each (`amount`).
     const n = Math.ceil((peakHint ?? 3000) * DURATION * 1.3);
     const codes = await t.codes(n);
-    const peak = summarize(await cannon({ url: t.token, requests: codeRequests(t, codes), amount: codes.length, duration: undefined }));
+    const peak = await peakRun({ url: t.token, requests: codeRequests(t, codes), amount: codes.length, duration: undefined });
     const codes2 = await t.codes(Math.ceil((peak.rps / 2) * DURATION * 1.2) + CONNECTIONS); // autocannon overshoots its rate a little
     const half = summarize(await cannon({ url: t.token, requests: codeRequests(t, codes2), overallRate: Math.max(1, Math.floor(peak.rps / 2)) }));
     const codes3 = await t.codes(Math.ceil(peak.rps / 2) * DURATION + CONNECTIONS);
@@ -272,6 +297,8 @@ const FLOWS = {
 // ---------------------------------------------------------------- run
 const results = [];
 let engage = startEngage();
+/** The process whose CPU time peakRun measures: the server under test. */
+let serverPid;
 try {
   await waitFor(`${engageUrl}/healthz`);
   await new Promise((r) => peer.once('message', r));
@@ -279,15 +306,17 @@ try {
     if (ONLY && !ONLY.includes(flow)) continue;
     for (const name of ['engage', 'oidc-provider']) {
       await quiesce();
+      serverPid = name === 'engage' ? engage.pid : peer.pid;
       const r = await FLOWS[flow](name, targets[name], results.find((x) => x.flow === 'refresh' && x.name === name)?.peak.rps);
       results.push({ flow, name, ...r });
-      console.error(`${flow.padEnd(10)} ${name.padEnd(14)} peak ${r.peak.rps}/s p50 ${r.peak.p50} ms p99 ${r.peak.p99} ms | at ${Math.floor(r.peak.rps / 2)}/s: autocannon p50 ${r.half.p50} ms p99 ${r.half.p99} ms, paced p50 ${r.even.p50} ms p99 ${r.even.p99} ms (non-2xx ${r.peak.non2xx + r.half.non2xx + r.even.non2xx}, errors ${r.peak.errors + r.half.errors + r.even.errors}, skipped ${r.even.skipped})`);
+      console.error(`${flow.padEnd(10)} ${name.padEnd(14)} peak ${r.peak.rps}/s (${r.peak.cpuUs} µs CPU/req) p50 ${r.peak.p50} ms p99 ${r.peak.p99} ms | at ${Math.floor(r.peak.rps / 2)}/s: autocannon p50 ${r.half.p50} ms p99 ${r.half.p99} ms, paced p50 ${r.even.p50} ms p99 ${r.even.p99} ms (non-2xx ${r.peak.non2xx + r.half.non2xx + r.even.non2xx}, errors ${r.peak.errors + r.half.errors + r.even.errors}, skipped ${r.even.skipped})`);
     }
   }
   if (process.env.BENCH_SIGN_INLINE === '1' && (!ONLY || ONLY.includes('refresh'))) {
     engage.kill('SIGTERM');
     await sleep(500);
     engage = startEngage({ ENGAGE_SIGN_INLINE: '1' });
+    serverPid = engage.pid;
     await waitFor(`${engageUrl}/healthz`);
     const r = await FLOWS.refresh('engage', targets.engage);
     results.push({ flow: 'refresh (signing on the event loop)', name: 'engage', ...r });
@@ -302,11 +331,11 @@ try {
 }
 
 console.log(`\n${cpus().length} × ${cpus()[0].model}, Node ${process.version}, ${CONNECTIONS} connections, ${DURATION} s per run\n`);
-console.log('| flow | server | peak req/s | p50 ms | p99 ms | half-peak rate | autocannon rate p50 / p99 ms | paced p50 / p99 ms | non-2xx |');
-console.log('|---|---|---|---|---|---|---|---|---|');
+console.log('| flow | server | peak req/s | server CPU µs/req | p50 ms | p99 ms | half-peak rate | autocannon rate p50 / p99 ms | paced p50 / p99 ms | non-2xx |');
+console.log('|---|---|---|---|---|---|---|---|---|---|');
 for (const r of results) {
   const even = r.even ? `${r.even.p50} / ${r.even.p99}` : '-';
-  console.log(`| ${r.flow} | ${r.name} | ${r.peak.rps} | ${r.peak.p50} | ${r.peak.p99} | ${Math.floor(r.peak.rps / 2)}/s | ${r.half.p50} / ${r.half.p99} | ${even} | ${r.peak.non2xx + r.half.non2xx + (r.even?.non2xx ?? 0)} |`);
+  console.log(`| ${r.flow} | ${r.name} | ${r.peak.rps} | ${r.peak.cpuUs} | ${r.peak.p50} | ${r.peak.p99} | ${Math.floor(r.peak.rps / 2)}/s | ${r.half.p50} / ${r.half.p99} | ${even} | ${r.peak.non2xx + r.half.non2xx + (r.even?.non2xx ?? 0)} |`);
 }
 for (const flow of [...new Set(results.map((r) => r.flow))]) {
   const e = results.find((r) => r.flow === flow && r.name === 'engage');

@@ -55,21 +55,30 @@ export function createRefreshTokenGrant(ctx: OAuthContext) {
     return st.replacedBy !== null && config.refreshReuseGraceSeconds > 0 && now - st.rotatedAt <= config.refreshReuseGraceSeconds ? 'replace' : 'reuse';
   }
 
-  /** Inside the transaction: re-read, then rotate, replace the unused successor, or end the grant. */
-  async function commit(tx: { oauth: OAuthStore }, tenantId: string, tokenDigest: string, next: { digest: string }, client: Client, now: number): Promise<boolean> {
-    // The re-read (under the token's row lock) chooses which conditional UPDATE to try; the
-    // UPDATE's row count decides.
-    const st = await tx.oauth.findRefreshTokenLocked(tenantId, tokenDigest);
-    if (!st || revoked(st)) return false;
-    // Retired by a replacement committed while we were signing: reuse, the grant ends below.
-    const d = decide(st, now);
-    const ok =
-      d === 'rotate'
-        ? await tx.oauth.rotateRefreshToken(tenantId, tokenDigest, next.digest, now)
-        : d === 'replace' && (await tx.oauth.replaceUnusedSuccessor(tenantId, tokenDigest, st.replacedBy!, next.digest, now));
-    if (!ok) {
-      await tx.oauth.revokeGrant(tenantId, st.grantId, now);
-      return false;
+  /**
+   * Inside the transaction. The common case first: the token was unused when read, and the
+   * conditional UPDATE that rotates it (it takes the row's lock) succeeds, so nothing is read
+   * again. Otherwise re-read under the lock, then replace the unused successor or end the grant.
+   * A grant revoked meanwhile has its refresh tokens revoked too (revokeGrant), which the
+   * conditional UPDATE sees.
+   */
+  async function commit(tx: { oauth: OAuthStore }, tenantId: string, tokenDigest: string, next: { digest: string }, client: Client, now: number, read: RefreshTokenState): Promise<boolean> {
+    let st = read;
+    if (!(decide(read, now) === 'rotate' && (await tx.oauth.rotateRefreshToken(tenantId, tokenDigest, next.digest, now)))) {
+      // The re-read chooses which conditional UPDATE to try; the UPDATE's row count decides.
+      const locked = await tx.oauth.findRefreshTokenLocked(tenantId, tokenDigest);
+      if (!locked || revoked(locked)) return false;
+      st = locked;
+      // Rotated by a request committed while we were signing: replace (grace) or reuse.
+      const d = decide(st, now);
+      const ok =
+        d === 'rotate'
+          ? await tx.oauth.rotateRefreshToken(tenantId, tokenDigest, next.digest, now)
+          : d === 'replace' && (await tx.oauth.replaceUnusedSuccessor(tenantId, tokenDigest, st.replacedBy!, next.digest, now));
+      if (!ok) {
+        await tx.oauth.revokeGrant(tenantId, st.grantId, now);
+        return false;
+      }
     }
     await tx.oauth.insertRefreshToken({
       tokenDigest: next.digest, tenantId, grantId: st.grantId, clientId: client.clientId, scope: st.scope, expiresAt: now + config.refreshTokenTtl, createdAt: now,
@@ -110,7 +119,7 @@ export function createRefreshTokenGrant(ctx: OAuthContext) {
         nonce: null,
       });
       const next = newRefreshToken();
-      const ok = await store.tx((tx) => commit(tx, tenantId, tokenDigest, next, client, now));
+      const ok = await store.tx((tx) => commit(tx, tenantId, tokenDigest, next, client, now, st));
       if (!ok) throw invalidGrant('refresh token already used');
       return tokenResponse(issued, formatScope(scope), next.token);
     },
