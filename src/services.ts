@@ -57,7 +57,18 @@ export function createServices(deps: CoreDeps) {
   const oauth = createOAuthService({ store, clock, config, keys, clients, resources, users });
   // Background jobs: built here, started only by `serve` (a CLI command runs none).
   const jobs = createJobRunner({ store, clock, logger: deps.logger, metrics });
-  const engage = createEngageServices({ store, clock, config, sealer, scrubDeleted: () => jobs.wake(JOBS.scrubDeleted), metrics });
+  const engage = createEngageServices({
+    store,
+    clock,
+    config,
+    sealer,
+    scrubDeleted: () => jobs.wake(JOBS.scrubDeleted),
+    metrics,
+    logger: deps.logger,
+    wakeDeliveries: () => jobs.wake(JOBS.pushDeliver),
+  });
+  // Every second for retries that came due; at once after a send commits (wake).
+  jobs.register({ name: JOBS.pushDeliver, intervalMs: 1_000, run: () => engage.messaging.deliveries.run() });
   for (const job of backgroundJobs({ store, keys, sessions, oauth }, deps.logger, deps.checkpointer)) jobs.register(job);
   // The leased jobs' queue, across every process on the database: 1 while a job is due and not yet run.
   metrics.registry.gauge('engage_job_due', 'Leased background jobs due and not yet run, across all processes (1) or not (0), by job.', ['job'], async () => {
