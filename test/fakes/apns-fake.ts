@@ -147,6 +147,10 @@ export async function startApnsFake(opts: { ca: TestCa; now?: () => number; topi
       for (const a of held.splice(0)) a();
     },
     pending: () => held.length,
+    /** Drops every open connection at once (streams in flight are lost). */
+    dropConnections() {
+      for (const s of sessions) s.destroy();
+    },
     /** Sends GOAWAY on every open connection. */
     goaway() {
       for (const s of sessions) s.goaway();

@@ -36,7 +36,7 @@ export const RETRY = {
 export function backoffMs(attempts: number, retryAfter: number | undefined, random = Math.random): number {
   const exp = Math.min(RETRY.capMs, RETRY.baseMs * 2 ** Math.max(0, attempts - 1));
   const jittered = exp / 2 + random() * (exp / 2);
-  return Math.max(jittered, retryAfter ?? 0);
+  return Math.ceil(Math.max(jittered, retryAfter ?? 0));
 }
 
 export function createDeliveryWorker(deps: {

@@ -60,17 +60,18 @@ export function createSendService(deps: { store: Stores & TxRunner<Stores>; cloc
   const definitions = new Map<string, TemplateDefinition>();
   const count = (outcome: string) => deps.metrics?.pushSends.inc({ outcome });
 
-  async function recipients(env: string, r: SendRequest['recipient']): Promise<RecipientInstallation[]> {
+  /** Inside the send's transaction: `s` is the transaction's store (never a second connection). */
+  async function recipients(s: MessagingStore, env: string, r: SendRequest['recipient']): Promise<RecipientInstallation[]> {
     if (r.type === 'EXTERNAL_ID') {
-      const profile = await store.messaging.profileByExternalId(env, r.value);
+      const profile = await s.profileByExternalId(env, r.value);
       if (!profile) throw MessagingErrors.recipientNotFound();
-      return store.messaging.installationsOfProfile(env, profile);
+      return s.installationsOfProfile(env, profile);
     }
     if (r.type === 'PROFILE') {
-      if (!(await store.messaging.profile(env, r.value))) throw MessagingErrors.recipientNotFound();
-      return store.messaging.installationsOfProfile(env, r.value);
+      if (!(await s.profile(env, r.value))) throw MessagingErrors.recipientNotFound();
+      return s.installationsOfProfile(env, r.value);
     }
-    const one = await store.messaging.installation(env, r.value);
+    const one = await s.installation(env, r.value);
     if (!one) throw MessagingErrors.recipientNotFound();
     return [one];
   }
@@ -130,7 +131,7 @@ export function createSendService(deps: { store: Stores & TxRunner<Stores>; cloc
       store.tx(async (tx) => {
         const again = replay(await tx.messaging.findSend(env, req.idempotencyKey));
         if (again) return again;
-        const installations = await recipients(env, req.recipient);
+        const installations = await recipients(tx.messaging, env, req.recipient);
         const now = clock.now();
         const nowMs = now.getTime();
         const windowMs = nowMs - (nowMs % MINUTE);
