@@ -100,6 +100,8 @@ describe.skipIf(!existsSync(path.resolve(__dirname, '../../dist/engage')))('push
     await until('deliveries in flight', () => apns.pending() === IN_FLIGHT);
     server.process.kill('SIGKILL');
     await new Promise((r) => server.process.once('exit', r));
+    // Answers written after the fake saw the connection go would reach nobody: release only then.
+    await until('the fake to see the connection closed', () => apns.openConnections() === 0, 10_000);
     apns.release();
     expect(admitted.filter((id) => apns.delivered.has(id))).toHaveLength(FIRST);
 

@@ -147,6 +147,8 @@ export async function startApnsFake(opts: { ca: TestCa; now?: () => number; topi
       for (const a of held.splice(0)) a();
     },
     pending: () => held.length,
+    /** Connections open now (a killed client's are gone once the fake has seen them close). */
+    openConnections: () => sessions.size,
     /** Drops every open connection at once (streams in flight are lost). */
     dropConnections() {
       for (const s of sessions) s.destroy();
