@@ -78,6 +78,7 @@ describe.skipIf(!existsSync(path.resolve(__dirname, '../../dist/engage')))('push
     }
 
     const admitted: string[] = [];
+    const sends: string[] = [];
     const sendOne = async (n: number) => {
       const res = await fetch(`${server.url}/api/v1/environments/${environment.id}/transactional/receipt/send`, {
         method: 'POST',
@@ -85,7 +86,8 @@ describe.skipIf(!existsSync(path.resolve(__dirname, '../../dist/engage')))('push
         body: JSON.stringify({ recipient: { type: 'INSTALLATION_ID', value: installations[n % installations.length] }, variables: { n }, idempotencyKey: `receipt-${n}` }),
       });
       expect(res.status).toBe(202);
-      const body = (await res.json()) as { diagnostics: { code: string; deliveryId: string }[] };
+      const body = (await res.json()) as { requestId: string; diagnostics: { code: string; deliveryId: string }[] };
+      sends.push(body.requestId);
       expect(body.diagnostics.map((d) => d.code)).toEqual(['TARGETED']);
       admitted.push(body.diagnostics[0].deliveryId);
     };
@@ -115,5 +117,11 @@ describe.skipIf(!existsSync(path.resolve(__dirname, '../../dist/engage')))('push
     const first = await cli<{ state: string; attempts: number }[]>(['deliveries', 'list', '--installation', installations[0]]);
     expect(first.length).toBeGreaterThan(0);
     expect(first.every((d) => d.state === 'SENT')).toBe(true);
+    const shown = await cli<{ templateKey: string; idempotencyKey: string; deliveries: Record<string, number> }>(['sends', 'show', sends[FIRST]]);
+    expect(shown).toMatchObject({ templateKey: 'receipt', idempotencyKey: `receipt-${FIRST}`, deliveries: { SENT: 1 } });
+    const template = await cli<{ sends: number; deliveries: Record<string, number> }>(['templates', 'show', 'receipt', '--environment', environment.id]);
+    expect(template).toMatchObject({ sends: FIRST + IN_FLIGHT, deliveries: { SENT: FIRST + IN_FLIGHT } });
+    const metrics = await (await fetch(`${server.url}/metrics`)).text();
+    expect(metrics).toMatch(/engage_push_delivery_attempts_total\{provider="APNS",outcome="sent"\} \d+/);
   }, 180_000);
 });

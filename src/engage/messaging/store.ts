@@ -46,7 +46,7 @@ const SQL = {
   replaceDraft: `UPDATE push_template_versions SET definition = ?, created_at = ? WHERE template_id = ? AND version = ? AND state = 'DRAFT'`,
   // Conditional on the latest version read: of two concurrent edits, one makes the new draft.
   bumpLatest: `UPDATE push_templates SET latest_version = ?, updated_at = ? WHERE id = ? AND latest_version = ?`,
-  supersede: `UPDATE push_template_versions SET state = 'SUPERSEDED' WHERE template_id = ? AND state = 'PUBLISHED'`,
+  supersede: `UPDATE push_template_versions SET state = 'SUPERSEDED' WHERE template_id = ? AND state = 'PUBLISHED' AND version <> ?`,
   publishVersion: `UPDATE push_template_versions SET state = 'PUBLISHED', published_at = ? WHERE template_id = ? AND version = ? AND state = 'DRAFT'`,
   setPublished: `UPDATE push_templates SET published_version = ?, updated_at = ? WHERE id = ?`,
   setStatus: `UPDATE push_templates SET status = ?, updated_at = ? WHERE id = ?`,
@@ -126,8 +126,8 @@ export function createMessagingStore(db: Sql) {
     },
     /** Publishes a draft: the previous published version is superseded. False when `version` is not a draft (any more). */
     async publish(templateId: string, version: number, at: string): Promise<boolean> {
-      await db.run(SQL.supersede, [templateId]);
       if ((await db.run(SQL.publishVersion, [at, templateId, version])) !== 1) return false;
+      await db.run(SQL.supersede, [templateId, version]);
       await db.run(SQL.setPublished, [version, at, templateId]);
       return true;
     },
