@@ -75,6 +75,9 @@ export function createServices(deps: CoreDeps) {
     const now = clock.now().getTime();
     return (await store.jobs.leases()).map((l): [{ job: string }, number] => [{ job: l.name }, l.runAfter <= now ? 1 : 0]);
   });
+  metrics.registry.gauge('engage_push_deliveries_pending', 'Push deliveries admitted and not yet accepted by a provider nor given up, across all processes, by provider.', ['provider'], async () =>
+    (await store.messaging.pendingByProvider()).map((r): [{ provider: string }, number] => [{ provider: r.provider }, r.n]),
+  );
   // /readyz: 503 from the moment a graceful shutdown begins, so load balancers stop sending.
   let draining = false;
   const readiness = async () => (draining ? 'shutting down' : store.readiness());

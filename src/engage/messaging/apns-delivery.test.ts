@@ -141,6 +141,7 @@ describe('APNs delivery (HTTP/2, ES256 provider token)', () => {
     w.apns.release();
     expect(await row(w, id)).toMatchObject({ state: 'PENDING', attempts: 1 });
     expect((await row(w, id)).lastError).toMatch(/^connection|^stream/);
+    expect(await w.h.services.metrics.registry.render()).toContain('engage_push_deliveries_pending{provider="APNS"} 1');
     w.h.clock.advance(2);
     await run(w);
     expect((await row(w, id)).state).toBe('SENT');

@@ -90,7 +90,8 @@ const SQL = {
   bySend: `SELECT ${DELIVERY} FROM push_deliveries WHERE send_id = ? ORDER BY created_ms, id`,
   byInstallation: `SELECT ${DELIVERY} FROM push_deliveries WHERE installation_id = ? ORDER BY created_ms DESC, id LIMIT ?`,
   countsByState: `SELECT state, COUNT(*) AS n FROM push_deliveries WHERE template_id = ? GROUP BY state`,
-  countsAll: `SELECT state, provider, COUNT(*) AS n FROM push_deliveries GROUP BY state, provider`,
+  // Only PENDING rows (the due index): cheap enough for every scrape.
+  pendingByProvider: `SELECT provider, COUNT(*) AS n FROM push_deliveries WHERE state = 'PENDING' GROUP BY provider`,
 } as const;
 
 /** Templates, provider credentials, sends and the delivery outbox (migration 0008). */
@@ -235,8 +236,9 @@ export function createMessagingStore(db: Sql) {
       const rows = await db.all<{ state: string; n: number }>(SQL.countsByState, [templateId]);
       return Object.fromEntries(rows.map((r) => [r.state, Number(r.n)]));
     },
-    async countsAll(): Promise<{ state: string; provider: string; n: number }[]> {
-      return (await db.all<{ state: string; provider: string; n: number }>(SQL.countsAll)).map((r) => ({ ...r, n: Number(r.n) }));
+    /** Deliveries waiting for a first attempt or a retry, across processes, by provider. */
+    async pendingByProvider(): Promise<{ provider: string; n: number }[]> {
+      return (await db.all<{ provider: string; n: number }>(SQL.pendingByProvider)).map((r) => ({ ...r, n: Number(r.n) }));
     },
   };
 }
