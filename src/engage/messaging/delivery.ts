@@ -91,12 +91,12 @@ export function createDeliveryWorker(deps: {
     const done = clock.now();
     const at = done.toISOString();
     await store.tx(async (tx) => {
+      await tx.messaging.markSent(rows.filter((_r, i) => outcomes[i].kind === 'sent').map((r) => r.id), at);
       for (let i = 0; i < rows.length; i++) {
         const r = rows[i];
         const o = outcomes[i];
         switch (o.kind) {
           case 'sent':
-            await tx.messaging.markSent(r.id, at);
             break;
           case 'retry': {
             const last = `${o.error}`;

@@ -80,7 +80,8 @@ const SQL = {
   claim: (pg: boolean) => `UPDATE push_deliveries SET next_attempt_ms = ?, attempts = attempts + 1
      WHERE id IN (SELECT id FROM push_deliveries WHERE state = 'PENDING' AND next_attempt_ms <= ? ORDER BY next_attempt_ms LIMIT ?${pg ? ' FOR UPDATE SKIP LOCKED' : ''})
      RETURNING ${DELIVERY}`,
-  sent: `UPDATE push_deliveries SET state = 'SENT', sent_at = ?, last_error = NULL, updated_at = ? WHERE id = ? AND state = 'PENDING'`,
+  sent: (n: number) =>
+    `UPDATE push_deliveries SET state = 'SENT', sent_at = ?, last_error = NULL, updated_at = ? WHERE id IN (${new Array<string>(n).fill('?').join(', ')}) AND state = 'PENDING'`,
   retry: `UPDATE push_deliveries SET next_attempt_ms = ?, last_error = ?, updated_at = ? WHERE id = ? AND state = 'PENDING'`,
   fail: `UPDATE push_deliveries SET state = ?, last_error = ?, updated_at = ? WHERE id = ? AND state = 'PENDING'`,
   // "Unless it was registered again since" (issue 13): the same token, set no later than the provider says it became invalid.
@@ -207,8 +208,16 @@ export function createMessagingStore(db: Sql) {
     claimDue(nowMs: number, claimUntil: number, limit: number): Promise<DeliveryRow[]> {
       return db.all<DeliveryRow>(claim, [claimUntil, nowMs, limit]);
     },
-    async markSent(id: string, at: string): Promise<void> {
-      await db.run(SQL.sent, [at, at, id]);
+    /** Marks deliveries SENT (those still PENDING), a few hundred per statement. */
+    async markSent(ids: readonly string[], at: string): Promise<void> {
+      if (ids.length === 0) return;
+      for (let i = 0; i < ids.length; i += 500) {
+        const part = ids.slice(i, i + 500);
+        // Padded to a power of two (repeating the last id) so a handful of statement texts get prepared, not one per size.
+        const size = Math.min(512, 2 ** Math.ceil(Math.log2(part.length)));
+        while (part.length < size) part.push(part[part.length - 1]);
+        await db.run(SQL.sent(size), [at, at, ...part]);
+      }
     },
     async markRetry(id: string, nextAttemptMs: number, error: string, at: string): Promise<void> {
       await db.run(SQL.retry, [nextAttemptMs, error, at, id]);
