@@ -7,7 +7,8 @@
 import { createHash } from 'node:crypto';
 import type { Clock } from '../../platform/clock';
 import { newId } from '../../platform/crypto';
-import type { TxRunner } from '../../platform/store/store';
+import { createGroupCommit } from '../../platform/store/group-commit';
+import type { TxRunner, TxScope } from '../../platform/store/store';
 import type { AccessKeyPrincipal } from '../environments/service';
 import { EdgeErrors } from '../shared/errors';
 import { apnsPayload } from './apns';
@@ -59,6 +60,17 @@ export function createSendService(deps: { store: Stores & TxRunner<Stores>; cloc
   const { store, clock } = deps;
   const definitions = new Map<string, TemplateDefinition>();
   const count = (outcome: string) => deps.metrics?.pushSends.inc({ outcome });
+  type Admission = { replayed: boolean; response: SendResponse };
+  /**
+   * Group commit (platform/store/group-commit.ts), as ingest does: sends arriving in the same
+   * turn share one transaction, each in its own savepoint, each answered after that commit.
+   * Ordered by template, so groups of two processes take the rate-window rows in one order.
+   */
+  const admit = createGroupCommit(
+    store,
+    (tx: Stores & TxScope, job: { templateId: string; run: (tx: Stores & TxScope) => Promise<Admission> }) => job.run(tx),
+    (job) => job.templateId,
+  );
 
   /** Inside the send's transaction: `s` is the transaction's store (never a second connection). */
   async function recipients(s: MessagingStore, env: string, r: SendRequest['recipient']): Promise<RecipientInstallation[]> {
@@ -128,7 +140,7 @@ export function createSendService(deps: { store: Stores & TxRunner<Stores>; cloc
     const d = def;
 
     const attempt = () =>
-      store.tx(async (tx) => {
+      admit({ templateId: active.templateId, run: async (tx) => {
         const again = replay(await tx.messaging.findSend(env, req.idempotencyKey));
         if (again) return again;
         const installations = await recipients(tx.messaging, env, req.recipient);
@@ -180,7 +192,7 @@ export function createSendService(deps: { store: Stores & TxRunner<Stores>; cloc
         await tx.messaging.insertDeliveries(rows);
         if (rows.length > 0) tx.afterCommit(deps.wake);
         return { replayed: false, response };
-      });
+      } });
     try {
       const out = await attempt().catch((e: unknown) => {
         if (e instanceof IdempotencyRace) return attempt();
