@@ -72,6 +72,14 @@ describe('APNs delivery (HTTP/2, ES256 provider token)', () => {
     expect(await pushToken(w, d.installationId)).toBe(d.token);
   });
 
+  it('other 403s (InvalidProviderToken) fail the delivery: a configuration error, no retry', async () => {
+    const { d, id } = await sendTo(w);
+    w.apns.script(d.token!, { status: 403, reason: 'InvalidProviderToken' });
+    await run(w);
+    expect(await row(w, id)).toMatchObject({ state: 'FAILED', lastError: 'apns 403 InvalidProviderToken' });
+    expect(await pushToken(w, d.installationId)).toBe(d.token);
+  });
+
   it('429 is retried no sooner than Retry-After, then sent', async () => {
     const { d, id } = await sendTo(w);
     w.apns.script(d.token!, { status: 429, reason: 'TooManyRequests', retryAfter: '120' });
