@@ -64,7 +64,8 @@ export function createApnsClient(opts: { productionUrl: string; sandboxUrl: stri
   }
 
   function providerToken(c: ApnsCredentials, renew = false): string {
-    const id = `${c.teamId}:${c.keyId}`;
+    // Per key: credentials replaced under the same key id (a new .p8) get a token of their own at once.
+    const id = `${c.teamId}:${c.keyId}:${c.keyPem}`;
     const now = opts.clock.now().getTime();
     const held = tokens.get(id);
     if (!renew && held && now - held.iatMs < TOKEN_REUSE_MS) return held.jwt;
