@@ -78,7 +78,7 @@ describe.skipIf(!existsSync(path.resolve(__dirname, '../../dist/engage')))('push
     }
 
     const admitted: string[] = [];
-    const sends: string[] = [];
+    const sends = new Map<number, string>();
     const sendOne = async (n: number) => {
       const res = await fetch(`${server.url}/api/v1/environments/${environment.id}/transactional/receipt/send`, {
         method: 'POST',
@@ -87,7 +87,7 @@ describe.skipIf(!existsSync(path.resolve(__dirname, '../../dist/engage')))('push
       });
       expect(res.status).toBe(202);
       const body = (await res.json()) as { requestId: string; diagnostics: { code: string; deliveryId: string }[] };
-      sends.push(body.requestId);
+      sends.set(n, body.requestId);
       expect(body.diagnostics.map((d) => d.code)).toEqual(['TARGETED']);
       admitted.push(body.diagnostics[0].deliveryId);
     };
@@ -117,7 +117,7 @@ describe.skipIf(!existsSync(path.resolve(__dirname, '../../dist/engage')))('push
     const first = await cli<{ state: string; attempts: number }[]>(['deliveries', 'list', '--installation', installations[0]]);
     expect(first.length).toBeGreaterThan(0);
     expect(first.every((d) => d.state === 'SENT')).toBe(true);
-    const shown = await cli<{ templateKey: string; idempotencyKey: string; deliveries: Record<string, number> }>(['sends', 'show', sends[FIRST]]);
+    const shown = await cli<{ templateKey: string; idempotencyKey: string; deliveries: Record<string, number> }>(['sends', 'show', sends.get(FIRST)!]);
     expect(shown).toMatchObject({ templateKey: 'receipt', idempotencyKey: `receipt-${FIRST}`, deliveries: { SENT: 1 } });
     const template = await cli<{ sends: number; deliveries: Record<string, number> }>(['templates', 'show', 'receipt', '--environment', environment.id]);
     expect(template).toMatchObject({ sends: FIRST + IN_FLIGHT, deliveries: { SENT: FIRST + IN_FLIGHT } });
