@@ -50,10 +50,13 @@ export function createDeliveryWorker(deps: {
   /** Rows claimed per round, and how long a claim lasts (the longest a dead process delays them). */
   batchSize?: number;
   claimMs?: number;
+  /** Rounds in flight at once. */
+  lanes?: number;
 }) {
   const { store, clock, logger } = deps;
-  const batchSize = deps.batchSize ?? 500;
+  const batchSize = deps.batchSize ?? 250;
   const claimMs = deps.claimMs ?? 30_000;
+  const lanes = deps.lanes ?? 3;
   const count = (provider: string, outcome: string) => deps.metrics?.pushDeliveries.inc({ provider, outcome });
 
   async function attempt(row: DeliveryRow, creds: Map<string, Promise<unknown>>): Promise<AttemptOutcome> {
@@ -122,9 +125,16 @@ export function createDeliveryWorker(deps: {
   }
 
   return {
-    /** Delivers everything due now (the job's run). */
+    /**
+     * Delivers everything due now (the job's run). Several rounds overlap, so claiming and
+     * recording one batch happen while another is on the wire; claims never overlap (a
+     * conditional UPDATE; SKIP LOCKED on PostgreSQL).
+     */
     async run(): Promise<void> {
-      while ((await round()) === batchSize);
+      const loop = async () => {
+        while ((await round()) === batchSize);
+      };
+      await Promise.all(Array.from({ length: lanes }, loop));
     },
     round,
   };
