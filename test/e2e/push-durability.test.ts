@@ -124,4 +124,17 @@ describe.skipIf(!existsSync(path.resolve(__dirname, '../../dist/engage')))('push
     const metrics = await (await fetch(`${server.url}/metrics`)).text();
     expect(metrics).toMatch(/engage_push_delivery_attempts_total\{provider="APNS",outcome="sent"\} \d+/);
   }, 180_000);
+
+  it('the CLI reports a bad template file or credential in one line with a non-zero exit', async () => {
+    const environment = await sandbox.cliJson<{ id: string }>(['environments', 'create', '--name', 'cli-errors'], { env });
+    const app = await sandbox.cliJson<{ id: string }>(['apps', 'create', '--environment', environment.id, '--platform', 'ANDROID', '--name', 'droid'], { env });
+    writeFileSync(path.join(sandbox.dir, 'bad.json'), JSON.stringify({ key: 'Bad Key', apps: ['droid'], defaultLocale: 'en', localizations: { en: { title: 't', body: 'b' } } }));
+    const bad = await sandbox.run(['templates', 'create', '--environment', environment.id, '--file', path.join(sandbox.dir, 'bad.json')], { env });
+    expect([bad.code, bad.stderr]).toEqual([1, 'engage: invalid_request: key: must match ^[a-z][a-z0-9_.-]{0,127}$\n']);
+    writeFileSync(path.join(sandbox.dir, 'sa.json'), JSON.stringify({ type: 'service_account', project_id: 'p', client_email: 'e@x' }));
+    const sa = await sandbox.run(['apps', 'set-fcm', app.id, '--service-account', path.join(sandbox.dir, 'sa.json')], { env });
+    expect([sa.code, sa.stderr]).toEqual([1, 'engage: invalid_credentials: service-account.private_key: is required\n']);
+    const list = await sandbox.run(['deliveries', 'list'], { env });
+    expect([list.code, list.stderr]).toEqual([1, 'engage: invalid_request: give --send or --installation\n']);
+  });
 });
