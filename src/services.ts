@@ -65,7 +65,7 @@ export function createServices(deps: CoreDeps) {
     scrubDeleted: () => jobs.wake(JOBS.scrubDeleted),
     metrics,
     logger: deps.logger,
-    wakeDeliveries: () => jobs.wake(JOBS.pushDeliver),
+    wakeDeliveries: throttled(50, () => jobs.wake(JOBS.pushDeliver)),
   });
   // Every second for retries that came due; at once after a send commits (wake).
   jobs.register({ name: JOBS.pushDeliver, intervalMs: 1_000, run: () => engage.messaging.deliveries.run() });
@@ -86,3 +86,27 @@ export function createServices(deps: CoreDeps) {
 }
 
 export type Services = ReturnType<typeof createServices>;
+
+/**
+ * `fn` at most once per `ms`, the first call at once and a trailing one for calls in between:
+ * a wake-up per admitted send would cost a process that does not hold the delivery job's lease
+ * two transactions each (platform/jobs: the look, then the request to the holder).
+ */
+function throttled(ms: number, fn: () => void): () => void {
+  let quietUntil = 0;
+  let timer: NodeJS.Timeout | undefined;
+  return () => {
+    const now = Date.now();
+    if (now >= quietUntil && !timer) {
+      quietUntil = now + ms;
+      fn();
+    } else if (!timer) {
+      timer = setTimeout(() => {
+        timer = undefined;
+        quietUntil = Date.now() + ms;
+        fn();
+      }, quietUntil - now);
+      timer.unref();
+    }
+  };
+}
