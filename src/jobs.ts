@@ -23,6 +23,8 @@ export const JOBS = {
   purgeGrants: 'oauth.purge-expired',
   /** Old page images of erased rows left in the WAL (privacy revocation); woken after each erasure. */
   scrubDeleted: 'store.scrub-deleted',
+  /** The push delivery outbox (engage/messaging/delivery.ts); woken after each admitted send. */
+  pushDeliver: 'push.deliver',
 } as const;
 
 const MINUTE = 60_000;

@@ -57,13 +57,27 @@ export function createServices(deps: CoreDeps) {
   const oauth = createOAuthService({ store, clock, config, keys, clients, resources, users });
   // Background jobs: built here, started only by `serve` (a CLI command runs none).
   const jobs = createJobRunner({ store, clock, logger: deps.logger, metrics });
-  const engage = createEngageServices({ store, clock, config, sealer, scrubDeleted: () => jobs.wake(JOBS.scrubDeleted), metrics });
+  const engage = createEngageServices({
+    store,
+    clock,
+    config,
+    sealer,
+    scrubDeleted: () => jobs.wake(JOBS.scrubDeleted),
+    metrics,
+    logger: deps.logger,
+    wakeDeliveries: throttled(50, () => jobs.wake(JOBS.pushDeliver)),
+  });
+  // Every second for retries that came due; at once after a send commits (wake).
+  jobs.register({ name: JOBS.pushDeliver, intervalMs: 1_000, run: () => engage.messaging.deliveries.run() });
   for (const job of backgroundJobs({ store, keys, sessions, oauth }, deps.logger, deps.checkpointer)) jobs.register(job);
   // The leased jobs' queue, across every process on the database: 1 while a job is due and not yet run.
   metrics.registry.gauge('engage_job_due', 'Leased background jobs due and not yet run, across all processes (1) or not (0), by job.', ['job'], async () => {
     const now = clock.now().getTime();
     return (await store.jobs.leases()).map((l): [{ job: string }, number] => [{ job: l.name }, l.runAfter <= now ? 1 : 0]);
   });
+  metrics.registry.gauge('engage_push_deliveries_pending', 'Push deliveries admitted and not yet accepted by a provider nor given up, across all processes, by provider.', ['provider'], async () =>
+    (await store.messaging.pendingByProvider()).map((r): [{ provider: string }, number] => [{ provider: r.provider }, r.n]),
+  );
   // /readyz: 503 from the moment a graceful shutdown begins, so load balancers stop sending.
   let draining = false;
   const readiness = async () => (draining ? 'shutting down' : store.readiness());
@@ -72,3 +86,27 @@ export function createServices(deps: CoreDeps) {
 }
 
 export type Services = ReturnType<typeof createServices>;
+
+/**
+ * `fn` at most once per `ms`, the first call at once and a trailing one for calls in between:
+ * a wake-up per admitted send would cost a process that does not hold the delivery job's lease
+ * two transactions each (platform/jobs: the look, then the request to the holder).
+ */
+function throttled(ms: number, fn: () => void): () => void {
+  let quietUntil = 0;
+  let timer: NodeJS.Timeout | undefined;
+  return () => {
+    const now = Date.now();
+    if (now >= quietUntil && !timer) {
+      quietUntil = now + ms;
+      fn();
+    } else if (!timer) {
+      timer = setTimeout(() => {
+        timer = undefined;
+        quietUntil = Date.now() + ms;
+        fn();
+      }, quietUntil - now);
+      timer.unref();
+    }
+  };
+}

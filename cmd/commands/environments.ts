@@ -4,6 +4,7 @@ import { registerAccessKeys } from './access-keys';
 import { registerApps } from './apps';
 import { registerInstallations } from './installations';
 import { registerProfiles } from './profiles';
+import { registerMessaging } from './messaging';
 
 const COLUMNS = ['id', 'name', 'createdAt'];
 
@@ -32,4 +33,5 @@ export function registerEngageCommands(program: Command): void {
   registerAccessKeys(program);
   registerInstallations(program);
   registerProfiles(program);
+  registerMessaging(program);
 }

@@ -5,6 +5,7 @@ import { mountBindingRoutes } from './binding/routes';
 import { mountInstallationRoutes } from './installations/routes';
 import { mountOperationRoutes } from './operations/routes';
 import { mountPrivacyRoutes } from './privacy/routes';
+import { mountMessagingRoutes } from './messaging/routes';
 import type { EngageServices } from './services';
 
 /** Every mobile edge and server messaging route of spec 01: the problem family's sub-app. */
@@ -15,5 +16,6 @@ export function createEdgeApp(engage: EngageServices): Hono<EdgeEnv> {
   mountBindingRoutes(edge.app, engage, guards);
   mountOperationRoutes(edge.app, engage, guards);
   mountPrivacyRoutes(edge.app, engage, guards);
+  mountMessagingRoutes(edge.app, engage, guards);
   return edge.close();
 }

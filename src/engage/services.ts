@@ -9,6 +9,15 @@ import { createInstallationService } from './installations/service';
 import { createOperationService, type IngestMetrics } from './operations/service';
 import { createPrivacyService } from './privacy/service';
 import type { EngageStores } from './stores';
+import { readFileSync } from 'node:fs';
+import type { Logger } from '../platform/logger';
+import { createApnsClient } from './messaging/apns';
+import { createCredentialService } from './messaging/credentials';
+import { createDeliveryWorker, type DeliveryMetrics } from './messaging/delivery';
+import { createFcmClient } from './messaging/fcm';
+import { createMessagingInspection } from './messaging/inspection';
+import { createSendService, type SendMetrics } from './messaging/service';
+import { createTemplateService } from './messaging/templates';
 
 /** The engage services, built once for `serve` and the CLI alike. */
 export function createEngageServices(deps: {
@@ -18,11 +27,31 @@ export function createEngageServices(deps: {
   sealer: Sealer;
   /** Asks for erased rows to be scrubbed from the database files soon (a background job). */
   scrubDeleted: () => void;
-  metrics?: IngestMetrics;
+  metrics?: IngestMetrics & SendMetrics & DeliveryMetrics;
+  logger: Logger;
+  /** Wakes the push delivery job (after a send commits). */
+  wakeDeliveries: () => void;
 }) {
-  const { store, clock } = deps;
+  const { store, clock, config } = deps;
   const environments = createEnvironmentService({ store, clock });
+  const credentials = createCredentialService({ store, clock, sealer: deps.sealer, environments });
+  // Provider connections open lazily, on the first delivery: the CLI never makes one.
+  const ca = config.pushCaFile ? readFileSync(config.pushCaFile) : undefined;
+  const apns = createApnsClient({ productionUrl: config.apnsUrl, sandboxUrl: config.apnsSandboxUrl, ca, clock });
+  const fcm = createFcmClient({ baseUrl: config.fcmUrl, ca, clock });
+  const messaging = {
+    templates: createTemplateService({ store, clock, environments }),
+    sends: createSendService({ store, clock, wake: deps.wakeDeliveries, metrics: deps.metrics }),
+    credentials,
+    deliveries: createDeliveryWorker({ store, clock, logger: deps.logger, credentials, apns, fcm, metrics: deps.metrics }),
+    inspection: createMessagingInspection({ store }),
+    close: () => {
+      apns.close();
+      fcm.close();
+    },
+  };
   return {
+    messaging,
     environments,
     installations: createInstallationService({ store, clock, environments }),
     binding: createBindingService({ store, clock, sealer: deps.sealer, codeTtl: deps.config.bindingCodeTtl }),

@@ -5,6 +5,7 @@ import { createInspectionStore } from './inspection/store';
 import { createInstallationStore } from './installations/store';
 import { createOperationStore } from './operations/store';
 import { createPrivacyStore } from './privacy/store';
+import { createMessagingStore } from './messaging/store';
 
 /** The engage contexts' stores on one connection (spread into src/stores.ts `bindStores`). */
 export function bindEngageStores(db: Sql) {
@@ -15,6 +16,7 @@ export function bindEngageStores(db: Sql) {
     operations: createOperationStore(db),
     privacy: createPrivacyStore(db),
     inspection: createInspectionStore(db),
+    messaging: createMessagingStore(db),
   };
 }
 

@@ -50,6 +50,12 @@ export interface Config {
    * `redactedConfig` (or redactUrl, platform/store/postgres.ts) to show it.
    */
   databaseUrl?: string;
+  /** Provider base URLs (issue 13): APNs production and sandbox (HTTP/2), FCM HTTP v1. Tests point them at loopback fakes. */
+  apnsUrl: string;
+  apnsSandboxUrl: string;
+  fcmUrl: string;
+  /** PEM file of extra certificate authorities trusted for the provider connections (a test CA); unset, the system's. */
+  pushCaFile?: string;
 }
 
 export class ConfigError extends Error {}
@@ -86,6 +92,10 @@ const SETTINGS: Setting[] = [
   { key: 'workers', env: 'ENGAGE_WORKERS', kind: 'int', min: 1, max: 256 },
   { key: 'shutdownTimeout', env: 'ENGAGE_SHUTDOWN_TIMEOUT', kind: 'int', min: 0, max: 600 },
   { key: 'databaseUrl', env: 'ENGAGE_DATABASE_URL', kind: 'database-url' },
+  { key: 'apnsUrl', env: 'ENGAGE_APNS_URL', kind: 'url' },
+  { key: 'apnsSandboxUrl', env: 'ENGAGE_APNS_SANDBOX_URL', kind: 'url' },
+  { key: 'fcmUrl', env: 'ENGAGE_FCM_URL', kind: 'url' },
+  { key: 'pushCaFile', env: 'ENGAGE_PUSH_CA_FILE', kind: 'string' },
 ];
 
 export const DEFAULTS = {
@@ -104,6 +114,9 @@ export const DEFAULTS = {
   maxRequestBytes: 8 * 1024 * 1024,
   workers: 1,
   shutdownTimeout: 10,
+  apnsUrl: 'https://api.push.apple.com',
+  apnsSandboxUrl: 'https://api.sandbox.push.apple.com',
+  fcmUrl: 'https://fcm.googleapis.com',
 } satisfies Partial<Config>;
 
 function coerce(s: Setting, value: unknown, origin: string): unknown {

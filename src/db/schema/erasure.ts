@@ -13,6 +13,7 @@ import {
   profileTags,
   profiles,
 } from './engage';
+import { pushDeliveries } from './push';
 
 /**
  * What privacy erasure (spec 01, privacy revocation) does to the rows of a table that belong
@@ -43,6 +44,8 @@ export const installationOwned: OwnedRows[] = [
   { table: bindingCodes, owner: bindingCodes.installationId, erase: 'delete' },
   { table: bindingTransitions, owner: bindingTransitions.installationId, erase: 'delete' },
   { table: installationGenerations, owner: installationGenerations.installationId, erase: 'delete' },
+  // Deliveries hold the push token and the rendered message.
+  { table: pushDeliveries, owner: pushDeliveries.installationId, erase: 'delete' },
   // The row itself: device metadata, push token, credentials.
   { table: installations, owner: installations.id, erase: 'delete' },
 ];

@@ -96,9 +96,15 @@ export function createEnvironmentService(deps: { store: Stores & TxRunner<Stores
     return appView(row);
   }
 
-  async function setAppStatus(ref: string, status: AppRow['status'], environment?: string): Promise<AppView> {
+  /** An app by id or public key, or by name within `environment`. */
+  async function findApp(ref: string, environment?: string): Promise<AppRow> {
     const app = environment ? await resolveApp((await resolve(environment)).id, ref) : await store.environments.findAppAnywhere(ref);
     assertThat(app, EnvironmentErrors.unknownApp(ref));
+    return app;
+  }
+
+  async function setAppStatus(ref: string, status: AppRow['status'], environment?: string): Promise<AppView> {
+    const app = await findApp(ref, environment);
     await store.tx((tx) => tx.environments.setAppStatus(app.environmentId, app.id, status));
     return appView({ ...app, status });
   }
@@ -157,6 +163,7 @@ export function createEnvironmentService(deps: { store: Stores & TxRunner<Stores
     list: (): Promise<EnvironmentRow[]> => store.environments.listEnvironments(),
     resolve,
     createApp,
+    findApp,
     listApps: async (environment: string): Promise<AppView[]> => (await store.environments.listApps((await resolve(environment)).id)).map(appView),
     disableApp: (ref: string, environment?: string) => setAppStatus(ref, 'DISABLED', environment),
     enableApp: (ref: string, environment?: string) => setAppStatus(ref, 'ACTIVE', environment),

@@ -147,6 +147,7 @@ async function processBatch(s: OperationStore, job: Job): Promise<IngestOutcome>
   const results: OperationResult[] = new Array(n);
   const ledger: OperationRow[] = [];
   const effects = new Effects();
+  const receipts: { deliveryId: string; type: 'DELIVERED' | 'OPENED'; at: string }[] = [];
   let changed = false;
   for (let i = 0; i < n; i++) {
     const op = ops[i];
@@ -177,6 +178,7 @@ async function processBatch(s: OperationStore, job: Job): Promise<IngestOutcome>
     const profileId = profiles.get(generation) ?? null;
     const ms = parseDateTime(op.occurredAt as string);
     ledger.push({ operationId: key, profileId, generation, type, status: 'ACCEPTED', occurredMs: ms, payload: payloads[i]! });
+    if (type === 'PUSH_RECEIPT_RECORDED') receipts.push({ ...(op.payload as { deliveryId: string; type: 'DELIVERED' | 'OPENED' }), at: new Date(ms).toISOString() });
     if (!TRACKED_TYPES.has(type)) changed = applyState(effects, p, state, profileId, type, op.payload as Obj, ms, key) || changed;
     results[i] = accepted(opId);
   }
@@ -185,6 +187,7 @@ async function processBatch(s: OperationStore, job: Job): Promise<IngestOutcome>
     const rows = effects.rows(kind);
     if (rows.length > 0) await s.upsert(kind, rows);
   }
+  for (const r of receipts) await s.recordPushReceipt(p.environmentId, p.id, r.deliveryId.toLowerCase(), r.type, r.at);
   if (changed) await s.writeInstallationState(p.environmentId, p.id, state, serverTime);
   const out = JSON.stringify({ batchId: batch.batchId, results, serverTime });
   await s.insertBatchResult(p.id, batchKey, digest, out, serverTime);

@@ -111,6 +111,15 @@ const upsertTexts = Object.fromEntries(EFFECT_KINDS.map((k) => [k, memo((n) => u
  * into the ledger, one multi-row upsert per kind of effect, one update of the installation
  * row, and the answer stored (operations/service.ts).
  */
+const PUSH_RECEIPT = {
+  delivered: `UPDATE push_deliveries SET delivered_at = COALESCE(delivered_at, ?), updated_at = ?,
+      state = CASE WHEN state IN ('PENDING', 'SENT') THEN 'DELIVERED' ELSE state END
+    WHERE id = ? AND installation_id = ? AND environment_id = ?`,
+  opened: `UPDATE push_deliveries SET opened_at = COALESCE(opened_at, ?), updated_at = ?,
+      state = CASE WHEN state IN ('PENDING', 'SENT', 'DELIVERED') THEN 'OPENED' ELSE state END
+    WHERE id = ? AND installation_id = ? AND environment_id = ?`,
+} as const;
+
 export function createOperationStore(db: Sql) {
   const SQL = {
     state: `SELECT i.generation, i.privacy, i.privacy_ms AS "privacyMs", i.privacy_op AS "privacyOp",
@@ -164,6 +173,14 @@ export function createOperationStore(db: Sql) {
         pushToken: { value: r.pushToken, ms: r.pushTokenMs, op: r.pushTokenOp },
       };
       return { state, previous: more.batchResult === null ? undefined : storedBatch(more.batchResult) };
+    },
+    /**
+     * PUSH_RECEIPT_RECORDED (spec 01) linked back to its delivery (engage/messaging, issue 13):
+     * the first time of each receipt stays, and the state only moves forward (SENT -> DELIVERED
+     * -> OPENED; a FAILED or EXPIRED one keeps its state). Only a delivery to this installation.
+     */
+    async recordPushReceipt(environmentId: string, installationId: string, deliveryId: string, type: 'DELIVERED' | 'OPENED', at: string): Promise<void> {
+      await db.run(type === 'DELIVERED' ? PUSH_RECEIPT.delivered : PUSH_RECEIPT.opened, [at, at, deliveryId, installationId, environmentId]);
     },
     async insertBatchResult(installationId: string, batchId: string, digest: string, result: string, createdAt: string): Promise<void> {
       await db.run(SQL.insertBatch, [installationId, batchId, `${DIGEST_PREFIX}${digest}\n${result}`, createdAt]);

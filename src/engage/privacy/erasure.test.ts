@@ -96,6 +96,12 @@ describe('privacy erasure clears exactly what the registry declares', () => {
         op('PROFILE_SUBSCRIPTIONS_EDITED', { changes: [{ list: 'n', channel: 'PUSH', subscribed: true }] }, { generation: 1 }),
       ]);
       await issueCode(h, s);
+      // A push delivery to it (engage/messaging): the outbox holds its token and the message.
+      await h.sql.run(
+        `INSERT INTO push_deliveries (id, send_id, environment_id, template_id, installation_id, app_id, provider, token, content_hash, message, state,
+          attempts, next_attempt_ms, expires_ms, created_ms, created_at, updated_at) VALUES (?, ?, ?, 't', ?, ?, 'APNS', 'tok', 'h', '{}', 'SENT', 1, 0, 0, 0, 'x', 'x')`,
+        [randomUUID(), randomUUID(), env.environment.id, s.installationId, env.app.id],
+      );
     }
     const profilesOf = async (id: string) => (await h.services.engage.inspection.installation(id)).generations.map((g: { profileId: string }) => g.profileId);
     const [erasedProfiles, keptProfiles] = [await profilesOf(erased.installationId), await profilesOf(kept.installationId)];

@@ -1,0 +1,151 @@
+import { readFileSync } from 'node:fs';
+import type { Command } from 'commander';
+import { action, output, withCommon, withServices, type CommonOptions } from '../cli';
+
+const TEMPLATE_COLUMNS = ['id', 'key', 'status', 'publishedVersion', 'latestVersion', 'updatedAt'];
+const DELIVERY_COLUMNS = ['id', 'sendId', 'installationId', 'provider', 'state', 'attempts', 'lastError', 'nextAttemptAt', 'sentAt', 'deliveredAt', 'openedAt'];
+
+/** A JSON file, or a one-line error naming it. */
+function readJsonFile(file: string, what: string): unknown {
+  let text: string;
+  try {
+    text = readFileSync(file, 'utf8');
+  } catch (e) {
+    throw new Error(`cannot read ${what} ${file}: ${(e as Error).message}`);
+  }
+  try {
+    return JSON.parse(text) as unknown;
+  } catch (e) {
+    throw new Error(`${what} ${file} is not JSON: ${(e as Error).message}`);
+  }
+}
+
+type EnvOpts = CommonOptions & { environment: string };
+
+/** `engage templates …`, `engage sends show`, `engage deliveries list`, `engage apps set-apns|set-fcm` (issue 13). */
+export function registerMessaging(program: Command): void {
+  const templates = program.command('templates').description('transactional push templates of an environment (JSON files; draft and published versions)');
+
+  withCommon(templates.command('create').description('create a template from a JSON file (its first draft)'))
+    .requiredOption('--environment <env>', 'environment id or name')
+    .requiredOption('--file <file>', 'template JSON file')
+    .action(
+      action(async (opts: EnvOpts & { file: string }) => {
+        const file = readJsonFile(opts.file, 'template file');
+        await withServices(opts, async ({ services, json }) =>
+          output(json, await services.engage.messaging.templates.create({ environment: opts.environment, file }), TEMPLATE_COLUMNS),
+        );
+      }),
+    );
+
+  withCommon(templates.command('update').description('edit a template from a JSON file: a new draft (the published version keeps serving until publish)'))
+    .argument('<key>', 'template key (immutable)')
+    .requiredOption('--environment <env>', 'environment id or name')
+    .requiredOption('--file <file>', 'template JSON file')
+    .action(
+      action(async (key: string, opts: EnvOpts & { file: string }) => {
+        const file = readJsonFile(opts.file, 'template file');
+        await withServices(opts, async ({ services, json }) =>
+          output(json, await services.engage.messaging.templates.update({ environment: opts.environment, key, file }), TEMPLATE_COLUMNS),
+        );
+      }),
+    );
+
+  for (const verb of ['publish', 'archive'] as const) {
+    withCommon(templates.command(verb).description(verb === 'publish' ? 'publish the latest draft: it alone accepts sends from now on' : 'archive a template: it accepts no more sends'))
+      .argument('<key>', 'template key')
+      .requiredOption('--environment <env>', 'environment id or name')
+      .action(
+        action(async (key: string, opts: EnvOpts) => {
+          await withServices(opts, async ({ services, json }) => output(json, await services.engage.messaging.templates[verb](opts.environment, key), TEMPLATE_COLUMNS));
+        }),
+      );
+  }
+
+  withCommon(templates.command('show').description('a template: versions, draft and published definitions, sends and deliveries by state'))
+    .argument('<key>', 'template key')
+    .requiredOption('--environment <env>', 'environment id or name')
+    .action(
+      action(async (key: string, opts: EnvOpts) => {
+        await withServices(opts, async ({ services, json }) => {
+          const t = await services.engage.messaging.templates.show(opts.environment, key);
+          if (json) output(true, t);
+          else {
+            output(false, t, TEMPLATE_COLUMNS);
+            process.stdout.write(`versions: ${t.versions.map((v) => `${v.version} ${v.state}`).join(', ')}\nsends: ${t.sends}\ndeliveries: ${JSON.stringify(t.deliveries)}\n`);
+          }
+        });
+      }),
+    );
+
+  withCommon(templates.command('list').description('list the templates of an environment'))
+    .requiredOption('--environment <env>', 'environment id or name')
+    .action(
+      action(async (opts: EnvOpts) => {
+        await withServices(opts, async ({ services, json }) => output(json, await services.engage.messaging.templates.list(opts.environment), TEMPLATE_COLUMNS));
+      }),
+    );
+
+  const sends = program.command('sends').description('transactional sends');
+  withCommon(sends.command('show').description('a send: request, established response, deliveries by state'))
+    .argument('<id>', 'send id (the requestId of the 202)')
+    .action(
+      action(async (id: string, opts: CommonOptions) => {
+        await withServices(opts, async ({ services, json }) => {
+          const s = await services.engage.messaging.inspection.showSend(id);
+          output(json, json ? s : { ...s, response: undefined, recipient: `${s.recipient.type}:${s.recipient.value}` }, json ? undefined : ['id', 'templateKey', 'templateVersion', 'idempotencyKey', 'recipient', 'createdAt', 'deliveries']);
+        });
+      }),
+    );
+
+  const deliveries = program.command('deliveries').description('push deliveries (the outbox)');
+  withCommon(deliveries.command('list').description('deliveries of a send or of an installation: state, attempts, last error'))
+    .option('--send <id>', 'send id')
+    .option('--installation <id>', 'installation id (its latest 100)')
+    .action(
+      action(async (opts: CommonOptions & { send?: string; installation?: string }) => {
+        await withServices(opts, async ({ services, json }) =>
+          output(json, await services.engage.messaging.inspection.listDeliveries({ send: opts.send, installation: opts.installation }), DELIVERY_COLUMNS),
+        );
+      }),
+    );
+
+  const apps = program.commands.find((c) => c.name() === 'apps');
+  if (!apps) throw new Error('register apps before messaging');
+  withCommon(apps.command('set-apns').description('APNs token-based credentials of an IOS app (sealed at rest with the master key)'))
+    .argument('<app>', 'app id or public app key (or name with --environment)')
+    .option('--environment <env>', 'environment id or name, to name the app by its name')
+    .requiredOption('--key-file <file>', 'the AuthKey_XXXXXXXXXX.p8 file')
+    .requiredOption('--key-id <id>', 'the key id')
+    .requiredOption('--team-id <id>', 'the Apple developer team id')
+    .requiredOption('--topic <bundle>', 'the bundle id (apns-topic)')
+    .option('--sandbox', 'use the APNs sandbox (development builds)')
+    .action(
+      action(async (app: string, opts: CommonOptions & { environment?: string; keyFile: string; keyId: string; teamId: string; topic: string; sandbox?: boolean }) => {
+        let keyPem: string;
+        try {
+          keyPem = readFileSync(opts.keyFile, 'utf8');
+        } catch (e) {
+          throw new Error(`cannot read key file ${opts.keyFile}: ${(e as Error).message}`);
+        }
+        await withServices(opts, async ({ services, json }) =>
+          output(
+            json,
+            await services.engage.messaging.credentials.setApns({ app, environment: opts.environment, keyPem, keyId: opts.keyId, teamId: opts.teamId, topic: opts.topic, sandbox: !!opts.sandbox }),
+          ),
+        );
+      }),
+    );
+  withCommon(apps.command('set-fcm').description('FCM HTTP v1 credentials of an ANDROID app: a service-account JSON key (sealed at rest)'))
+    .argument('<app>', 'app id or public app key (or name with --environment)')
+    .option('--environment <env>', 'environment id or name, to name the app by its name')
+    .requiredOption('--service-account <file>', 'the service-account JSON key file')
+    .action(
+      action(async (app: string, opts: CommonOptions & { environment?: string; serviceAccount: string }) => {
+        const serviceAccount = readJsonFile(opts.serviceAccount, 'service account');
+        await withServices(opts, async ({ services, json }) =>
+          output(json, await services.engage.messaging.credentials.setFcm({ app, environment: opts.environment, serviceAccount })),
+        );
+      }),
+    );
+}

@@ -1,0 +1,175 @@
+/**
+ * APNs provider API over HTTP/2 (node:http2) with token-based authentication: an ES256 JWT
+ * (header kid = key id; claims iss = team id, iat) reused for 40 minutes and renewed on
+ * 403 ExpiredProviderToken; APNs refuses a token older than an hour and renewing more often
+ * than every 20 minutes (../shared/notes/push-providers.md, Apple "Establishing a token-based
+ * connection to APNs"). One HTTP/2 session per host, opened again after GOAWAY or an error.
+ */
+import http2 from 'node:http2';
+import { createPrivateKey, sign, type KeyObject } from 'node:crypto';
+import type { Clock } from '../../platform/clock';
+import { retryAfterMs, type AttemptOutcome } from './outcome';
+import type { DeliveryMessage } from './service';
+
+export interface ApnsCredentials {
+  keyPem: string;
+  keyId: string;
+  teamId: string;
+  topic: string;
+  sandbox: boolean;
+}
+
+export interface ApnsDelivery {
+  id: string;
+  token: string;
+  message: DeliveryMessage;
+  /** Epoch ms after which APNs should not try any more; equal to creation for a TTL of 0. */
+  expiresMs: number;
+  createdMs: number;
+}
+
+/** The payload: the alert, and the delivery id the SDK echoes in PUSH_RECEIPT_RECORDED. */
+export function apnsPayload(m: DeliveryMessage, deliveryId: string): Record<string, unknown> {
+  return {
+    aps: { alert: { title: m.title, body: m.body }, sound: 'default', 'mutable-content': 1 },
+    deliveryId,
+    ...(m.deepLink ? { deepLink: m.deepLink } : {}),
+    ...(Object.keys(m.data).length > 0 ? { data: m.data } : {}),
+  };
+}
+
+const TOKEN_REUSE_MS = 40 * 60_000;
+const REQUEST_TIMEOUT_MS = 30_000;
+const b64 = (v: unknown) => Buffer.from(JSON.stringify(v)).toString('base64url');
+
+export function createApnsClient(opts: { productionUrl: string; sandboxUrl: string; ca?: string | Buffer; clock: Clock }) {
+  const sessions = new Map<string, http2.ClientHttp2Session>();
+  const tokens = new Map<string, { jwt: string; iatMs: number }>();
+  const keys = new Map<string, KeyObject>();
+
+  function session(url: string): http2.ClientHttp2Session {
+    const open = sessions.get(url);
+    if (open && !open.closed && !open.destroyed) return open;
+    const s = http2.connect(url, opts.ca ? { ca: opts.ca } : {});
+    const drop = () => {
+      if (sessions.get(url) === s) sessions.delete(url);
+    };
+    // After GOAWAY, new streams go to a new session; the old one finishes its streams.
+    s.on('goaway', drop);
+    s.on('close', drop);
+    s.on('error', drop);
+    s.unref();
+    sessions.set(url, s);
+    return s;
+  }
+
+  function providerToken(c: ApnsCredentials, renew = false): string {
+    // Per key: credentials replaced under the same key id (a new .p8) get a token of their own at once.
+    const id = `${c.teamId}:${c.keyId}:${c.keyPem}`;
+    const now = opts.clock.now().getTime();
+    const held = tokens.get(id);
+    if (!renew && held && now - held.iatMs < TOKEN_REUSE_MS) return held.jwt;
+    let key = keys.get(c.keyPem);
+    if (!key) keys.set(c.keyPem, (key = createPrivateKey(c.keyPem)));
+    const iat = Math.floor(now / 1000);
+    const input = `${b64({ alg: 'ES256', kid: c.keyId })}.${b64({ iss: c.teamId, iat })}`;
+    // JWS ES256 (RFC 7518 §3.4): the raw r||s signature, not DER.
+    const sig = sign('sha256', Buffer.from(input), { key, dsaEncoding: 'ieee-p1363' }).toString('base64url');
+    const jwt = `${input}.${sig}`;
+    tokens.set(id, { jwt, iatMs: now });
+    return jwt;
+  }
+
+  function request(c: ApnsCredentials, d: ApnsDelivery, jwt: string): Promise<{ status: number; body: string; headers: http2.IncomingHttpHeaders } | { error: string }> {
+    const url = c.sandbox ? opts.sandboxUrl : opts.productionUrl;
+    const payload = JSON.stringify(apnsPayload(d.message, d.id));
+    const headers: http2.OutgoingHttpHeaders = {
+      ':method': 'POST',
+      ':path': `/3/device/${encodeURIComponent(d.token)}`,
+      authorization: `bearer ${jwt}`,
+      'apns-topic': c.topic,
+      'apns-push-type': 'alert',
+      'apns-priority': d.message.priority === 'high' ? '10' : '5',
+      // A TTL of 0: "deliver once, do not store" (apns-expiration 0).
+      'apns-expiration': d.expiresMs <= d.createdMs ? '0' : String(Math.floor(d.expiresMs / 1000)),
+      'apns-id': d.id,
+      'content-type': 'application/json',
+    };
+    if (d.message.collapseId) headers['apns-collapse-id'] = d.message.collapseId;
+    return new Promise((resolve) => {
+      let s: http2.ClientHttp2Session;
+      try {
+        s = session(url);
+      } catch (e) {
+        resolve({ error: `connection: ${(e as Error).message}` });
+        return;
+      }
+      const req = s.request(headers);
+      let status = 0;
+      let resHeaders: http2.IncomingHttpHeaders = {};
+      const chunks: Buffer[] = [];
+      req.setTimeout(REQUEST_TIMEOUT_MS, () => req.close(http2.constants.NGHTTP2_CANCEL));
+      req.on('response', (h) => {
+        status = Number(h[':status']);
+        resHeaders = h;
+      });
+      req.on('data', (c: Buffer) => chunks.push(c));
+      req.on('end', () => resolve(status ? { status, body: Buffer.concat(chunks).toString('utf8'), headers: resHeaders } : { error: 'stream closed without a response' }));
+      req.on('error', (e) => resolve({ error: `connection: ${e.message}` }));
+      req.on('close', () => {
+        if (!status) resolve({ error: `stream closed (${req.rstCode})` });
+      });
+      req.end(payload);
+    });
+  }
+
+  async function send(c: ApnsCredentials, d: ApnsDelivery): Promise<AttemptOutcome> {
+    let res = await request(c, d, providerToken(c));
+    let reason = 'error' in res ? undefined : reasonOf(res.body);
+    if (!('error' in res) && res.status === 403 && reason === 'ExpiredProviderToken') {
+      // Renewed once, then the same request again (notes/push-providers.md, as Parse Server does).
+      res = await request(c, d, providerToken(c, true));
+      reason = 'error' in res ? undefined : reasonOf(res.body);
+    }
+    if ('error' in res) return { kind: 'retry', error: res.error };
+    const now = opts.clock.now().getTime();
+    const error = `apns ${res.status}${reason ? ` ${reason}` : ''}`;
+    if (res.status === 200) return { kind: 'sent' };
+    if (res.status === 410) {
+      const ts = timestampOf(res.body);
+      return { kind: 'unregistered', error, sinceMs: ts ?? now };
+    }
+    if (res.status === 400 && reason === 'BadDeviceToken') return { kind: 'unregistered', error, sinceMs: now };
+    if (res.status === 429 || res.status >= 500 || (res.status === 403 && reason === 'ExpiredProviderToken'))
+      return { kind: 'retry', error, retryAfterMs: retryAfterMs(res.headers['retry-after'], now) };
+    return { kind: 'failed', error };
+  }
+
+  return {
+    send,
+    close(): void {
+      for (const s of sessions.values()) s.close();
+      sessions.clear();
+    },
+  };
+}
+
+function reasonOf(body: string): string | undefined {
+  try {
+    const r = (JSON.parse(body) as { reason?: unknown }).reason;
+    return typeof r === 'string' ? r.slice(0, 100) : undefined;
+  } catch {
+    return undefined;
+  }
+}
+
+function timestampOf(body: string): number | undefined {
+  try {
+    const t = (JSON.parse(body) as { timestamp?: unknown }).timestamp;
+    return typeof t === 'number' && Number.isFinite(t) ? t : undefined;
+  } catch {
+    return undefined;
+  }
+}
+
+export type ApnsClient = ReturnType<typeof createApnsClient>;

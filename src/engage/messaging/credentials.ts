@@ -1,0 +1,92 @@
+/**
+ * Provider credentials per app (`engage apps set-apns`, `engage apps set-fcm`): checked, then
+ * sealed with the master key (platform/crypto.ts Sealer, bound to the app and provider) so the
+ * private keys are never at rest in clear; what may be shown is kept beside them.
+ */
+import { createPrivateKey } from 'node:crypto';
+import type { Clock } from '../../platform/clock';
+import type { Sealer } from '../../platform/crypto';
+import type { TxRunner } from '../../platform/store/store';
+import type { EnvironmentService } from '../environments/service';
+import type { ApnsCredentials } from './apns';
+import { MessagingErrors } from './errors';
+import type { FcmCredentials } from './fcm';
+import type { CredentialRow, MessagingStore } from './store';
+
+type Stores = { messaging: MessagingStore };
+type Opened<P> = P extends 'APNS' ? ApnsCredentials : FcmCredentials;
+
+const ID = /^[A-Za-z0-9]{1,64}$/;
+const TOPIC = /^[A-Za-z0-9][A-Za-z0-9.-]{0,254}$/;
+export const credentialAad = (appId: string, provider: CredentialRow['provider']) => `push-credentials:${appId}:${provider}`;
+
+function keyOf(pem: string, type: 'ec' | 'rsa', what: string) {
+  try {
+    const k = createPrivateKey(pem);
+    if (k.asymmetricKeyType !== type) throw new Error(`not an ${type.toUpperCase()} key`);
+    if (type === 'ec' && k.asymmetricKeyDetails?.namedCurve !== 'prime256v1') throw new Error('not a P-256 key');
+    return k;
+  } catch (e) {
+    throw MessagingErrors.credentialsInvalid(`${what}: ${(e as Error).message.split('\n')[0]}`);
+  }
+}
+
+export function createCredentialService(deps: { store: Stores & TxRunner<Stores>; clock: Clock; sealer: Sealer; environments: EnvironmentService }) {
+  const { store, sealer, environments } = deps;
+
+  async function save(appId: string, environmentId: string, provider: CredentialRow['provider'], info: object, secret: object) {
+    const row: CredentialRow = {
+      appId,
+      environmentId,
+      provider,
+      info: JSON.stringify(info),
+      sealed: sealer.seal(JSON.stringify(secret), credentialAad(appId, provider)),
+      updatedAt: deps.clock.now().toISOString(),
+    };
+    await store.tx((tx) => tx.messaging.upsertCredential(row));
+    return { appId, provider, ...info, updatedAt: row.updatedAt };
+  }
+
+  return {
+    /** APNs token authentication: the .p8 key (EC P-256), its key id, the team id and the bundle id (apns-topic). */
+    async setApns(input: { app: string; environment?: string; keyPem: string; keyId: string; teamId: string; topic: string; sandbox: boolean }) {
+      const app = await environments.findApp(input.app, input.environment);
+      if (app.platform !== 'IOS') throw MessagingErrors.credentialsInvalid(`app ${app.name} is an ${app.platform} app: APNs credentials are for IOS apps`);
+      if (!ID.test(input.keyId)) throw MessagingErrors.credentialsInvalid('key-id: must be 1 to 64 letters or digits');
+      if (!ID.test(input.teamId)) throw MessagingErrors.credentialsInvalid('team-id: must be 1 to 64 letters or digits');
+      if (!TOPIC.test(input.topic)) throw MessagingErrors.credentialsInvalid('topic: must be a bundle identifier');
+      keyOf(input.keyPem, 'ec', 'key-file');
+      return save(app.id, app.environmentId, 'APNS', { keyId: input.keyId, teamId: input.teamId, topic: input.topic, sandbox: input.sandbox }, { keyPem: input.keyPem });
+    },
+
+    /** FCM HTTP v1: a Google service-account JSON key file. */
+    async setFcm(input: { app: string; environment?: string; serviceAccount: unknown }) {
+      const app = await environments.findApp(input.app, input.environment);
+      if (app.platform !== 'ANDROID') throw MessagingErrors.credentialsInvalid(`app ${app.name} is an ${app.platform} app: FCM credentials are for ANDROID apps`);
+      const sa = input.serviceAccount as Record<string, unknown> | null;
+      if (!sa || typeof sa !== 'object') throw MessagingErrors.credentialsInvalid('service-account: must be a JSON object');
+      for (const f of ['project_id', 'client_email', 'private_key'])
+        if (typeof sa[f] !== 'string' || sa[f] === '') throw MessagingErrors.credentialsInvalid(`service-account.${f}: is required`);
+      if (sa.type !== undefined && sa.type !== 'service_account') throw MessagingErrors.credentialsInvalid('service-account.type: must be service_account');
+      const tokenUri = typeof sa.token_uri === 'string' ? sa.token_uri : 'https://oauth2.googleapis.com/token';
+      if (!URL.canParse(tokenUri) || !/^https?:/.test(tokenUri)) throw MessagingErrors.credentialsInvalid('service-account.token_uri: must be an http(s) URL');
+      keyOf(sa.private_key as string, 'rsa', 'service-account.private_key');
+      const info = { projectId: sa.project_id as string, clientEmail: sa.client_email as string, tokenUri };
+      const secret: Omit<FcmCredentials, 'projectId' | 'clientEmail' | 'tokenUri'> = {
+        privateKey: sa.private_key as string,
+        ...(typeof sa.private_key_id === 'string' ? { privateKeyId: sa.private_key_id } : {}),
+      };
+      return save(app.id, app.environmentId, 'FCM', info, secret);
+    },
+
+    /** The opened credentials of an app (the delivery worker), or undefined. */
+    async open<P extends CredentialRow['provider']>(appId: string, provider: P): Promise<(Opened<P> & { updatedAt: string }) | undefined> {
+      const row = await store.messaging.credential(appId, provider);
+      if (!row) return undefined;
+      const secret = JSON.parse(sealer.open(row.sealed, credentialAad(appId, provider))) as object;
+      return { ...(JSON.parse(row.info) as object), ...secret, updatedAt: row.updatedAt } as Opened<P> & { updatedAt: string };
+    },
+  };
+}
+
+export type CredentialService = ReturnType<typeof createCredentialService>;

@@ -1,0 +1,159 @@
+/**
+ * FCM HTTP v1: an OAuth 2.0 access token from the service account (a JWT signed RS256 with
+ * iss = client_email, scope firebase.messaging, aud = token_uri, exchanged with the JWT-bearer
+ * grant, RFC 7523 §2.1), kept until shortly before it expires and renewed on a 401; then
+ * POST /v1/projects/{project}/messages:send. Errors are google.rpc.Status with
+ * details[].errorCode (../shared/notes/push-providers.md).
+ */
+import http from 'node:http';
+import https from 'node:https';
+import { createPrivateKey, sign, type KeyObject } from 'node:crypto';
+import type { Clock } from '../../platform/clock';
+import { retryAfterMs, type AttemptOutcome } from './outcome';
+import type { DeliveryMessage } from './service';
+
+export interface FcmCredentials {
+  projectId: string;
+  clientEmail: string;
+  privateKeyId?: string;
+  privateKey: string;
+  tokenUri: string;
+}
+
+export interface FcmDelivery {
+  id: string;
+  token: string;
+  message: DeliveryMessage;
+  expiresMs: number;
+}
+
+export const FCM_SCOPE = 'https://www.googleapis.com/auth/firebase.messaging';
+const REQUEST_TIMEOUT_MS = 30_000;
+const b64 = (v: unknown) => Buffer.from(JSON.stringify(v)).toString('base64url');
+
+interface Answer {
+  status: number;
+  headers: http.IncomingHttpHeaders;
+  body: string;
+}
+
+/** The FCM message (v1 `Message`): data values must be strings. */
+export function fcmMessage(d: FcmDelivery, nowMs: number): Record<string, unknown> {
+  const data: Record<string, string> = { deliveryId: d.id };
+  if (d.message.deepLink) data.deepLink = d.message.deepLink;
+  if (Object.keys(d.message.data).length > 0) data.data = JSON.stringify(d.message.data);
+  return {
+    message: {
+      token: d.token,
+      notification: { title: d.message.title, body: d.message.body },
+      data,
+      android: {
+        priority: d.message.priority === 'high' ? 'HIGH' : 'NORMAL',
+        ttl: `${Math.max(0, Math.floor((d.expiresMs - nowMs) / 1000))}s`,
+        ...(d.message.collapseId ? { collapse_key: d.message.collapseId } : {}),
+      },
+    },
+  };
+}
+
+export function createFcmClient(opts: { baseUrl: string; ca?: string | Buffer; clock: Clock }) {
+  const agents = { http: new http.Agent({ keepAlive: true, maxSockets: 64 }), https: new https.Agent({ keepAlive: true, maxSockets: 64, ca: opts.ca }) };
+  const tokens = new Map<string, { token: string; expiresMs: number }>();
+  const keys = new Map<string, KeyObject>();
+
+  function post(url: string, headers: Record<string, string>, body: string): Promise<Answer | { error: string }> {
+    return new Promise((resolve) => {
+      const u = new URL(url);
+      const secure = u.protocol === 'https:';
+      const req = (secure ? https : http).request(
+        u,
+        { method: 'POST', agent: secure ? agents.https : agents.http, headers: { ...headers, 'content-length': String(Buffer.byteLength(body)) } },
+        (res) => {
+          const chunks: Buffer[] = [];
+          res.on('data', (c: Buffer) => chunks.push(c));
+          res.on('end', () => resolve({ status: res.statusCode ?? 0, headers: res.headers, body: Buffer.concat(chunks).toString('utf8') }));
+          res.on('error', (e) => resolve({ error: `connection: ${e.message}` }));
+        },
+      );
+      req.setTimeout(REQUEST_TIMEOUT_MS, () => req.destroy(new Error('timed out')));
+      req.on('error', (e) => resolve({ error: `connection: ${e.message}` }));
+      req.end(body);
+    });
+  }
+
+  async function accessToken(c: FcmCredentials, renew: boolean): Promise<string | AttemptOutcome> {
+    const id = `${c.clientEmail}:${c.tokenUri}`;
+    const now = opts.clock.now().getTime();
+    const held = tokens.get(id);
+    if (!renew && held && held.expiresMs - 5 * 60_000 > now) return held.token;
+    let key = keys.get(c.privateKey);
+    if (!key) keys.set(c.privateKey, (key = createPrivateKey(c.privateKey)));
+    const iat = Math.floor(now / 1000);
+    const input = `${b64({ alg: 'RS256', typ: 'JWT', ...(c.privateKeyId ? { kid: c.privateKeyId } : {}) })}.${b64({ iss: c.clientEmail, scope: FCM_SCOPE, aud: c.tokenUri, iat, exp: iat + 3600 })}`;
+    const assertion = `${input}.${sign('sha256', Buffer.from(input), key).toString('base64url')}`;
+    const res = await post(c.tokenUri, { 'content-type': 'application/x-www-form-urlencoded' }, new URLSearchParams({ grant_type: 'urn:ietf:params:oauth:grant-type:jwt-bearer', assertion }).toString());
+    if ('error' in res) return { kind: 'retry', error: `fcm token endpoint ${res.error}` };
+    if (res.status === 429 || res.status >= 500) return { kind: 'retry', error: `fcm token endpoint ${res.status}`, retryAfterMs: retryAfterMs(res.headers['retry-after'], now) };
+    let parsed: { access_token?: unknown; expires_in?: unknown; error?: unknown };
+    try {
+      parsed = JSON.parse(res.body) as typeof parsed;
+    } catch {
+      parsed = {};
+    }
+    if (res.status !== 200 || typeof parsed.access_token !== 'string')
+      return { kind: 'failed', error: `fcm token endpoint ${res.status}${typeof parsed.error === 'string' ? ` ${parsed.error.slice(0, 100)}` : ''}` };
+    const ttl = typeof parsed.expires_in === 'number' ? parsed.expires_in : 3600;
+    tokens.set(id, { token: parsed.access_token, expiresMs: now + ttl * 1000 });
+    return parsed.access_token;
+  }
+
+  async function attempt(c: FcmCredentials, d: FcmDelivery, renew: boolean): Promise<AttemptOutcome | Answer> {
+    const token = await accessToken(c, renew);
+    if (typeof token !== 'string') return token;
+    const url = `${opts.baseUrl}/v1/projects/${encodeURIComponent(c.projectId)}/messages:send`;
+    const res = await post(url, { authorization: `Bearer ${token}`, 'content-type': 'application/json' }, JSON.stringify(fcmMessage(d, opts.clock.now().getTime())));
+    if ('error' in res) return { kind: 'retry', error: res.error };
+    return res;
+  }
+
+  async function send(c: FcmCredentials, d: FcmDelivery): Promise<AttemptOutcome> {
+    let res = await attempt(c, d, false);
+    // Our access token was refused: renewed once (notes/push-providers.md); a second 401 is a configuration error.
+    if ('status' in res && res.status === 401) res = await attempt(c, d, true);
+    if (!('status' in res)) return res;
+    const now = opts.clock.now().getTime();
+    const { status, code, message } = errorOf(res.body);
+    const error = `fcm ${res.status}${code ? ` ${code}` : ''}`;
+    if (res.status === 200) return { kind: 'sent' };
+    if (code === 'UNREGISTERED' || (res.status === 404 && status === 'NOT_FOUND')) return { kind: 'unregistered', error, sinceMs: now };
+    // The token belongs to another project: invalid for this app.
+    if (code === 'SENDER_ID_MISMATCH') return { kind: 'unregistered', error, sinceMs: now };
+    // INVALID_ARGUMENT means a bad token only when the message says so; otherwise a payload bug (no retry).
+    if (code === 'INVALID_ARGUMENT' && /registration token/i.test(message)) return { kind: 'unregistered', error, sinceMs: now };
+    if (res.status === 429 || res.status >= 500) return { kind: 'retry', error, retryAfterMs: retryAfterMs(res.headers['retry-after'], now) };
+    return { kind: 'failed', error };
+  }
+
+  return {
+    send,
+    close(): void {
+      agents.http.destroy();
+      agents.https.destroy();
+    },
+  };
+}
+
+/** google.rpc.Status: `error.status`, the FcmError `details[].errorCode` (preferred), `error.message`. */
+function errorOf(body: string): { status?: string; code?: string; message: string } {
+  try {
+    const e = (JSON.parse(body) as { error?: { status?: unknown; message?: unknown; details?: { errorCode?: unknown }[] } }).error;
+    if (!e) return { message: '' };
+    const detail = e.details?.find((x) => typeof x?.errorCode === 'string')?.errorCode as string | undefined;
+    const status = typeof e.status === 'string' ? e.status : undefined;
+    return { status, code: detail ?? status, message: typeof e.message === 'string' ? e.message : '' };
+  } catch {
+    return { message: '' };
+  }
+}
+
+export type FcmClient = ReturnType<typeof createFcmClient>;

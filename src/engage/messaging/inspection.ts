@@ -1,0 +1,72 @@
+/** Inspection of sends and deliveries (`engage sends show`, `engage deliveries list`): never a push token in clear. */
+import type { MessagingStore, DeliveryRow } from './store';
+import { MessagingErrors } from './errors';
+
+type Stores = { messaging: MessagingStore };
+
+const masked = (token: string) => (token.length <= 8 ? '****' : `${token.slice(0, 4)}…${token.slice(-4)}`);
+
+export interface DeliveryView {
+  id: string;
+  sendId: string;
+  installationId: string;
+  appId: string;
+  provider: DeliveryRow['provider'];
+  token: string;
+  state: DeliveryRow['state'];
+  attempts: number;
+  lastError: string | null;
+  nextAttemptAt: string | null;
+  createdAt: string;
+  sentAt: string | null;
+  deliveredAt: string | null;
+  openedAt: string | null;
+}
+
+export const deliveryView = (d: DeliveryRow): DeliveryView => ({
+  id: d.id,
+  sendId: d.sendId,
+  installationId: d.installationId,
+  appId: d.appId,
+  provider: d.provider,
+  token: masked(d.token),
+  state: d.state,
+  attempts: Number(d.attempts),
+  lastError: d.lastError,
+  nextAttemptAt: d.state === 'PENDING' ? new Date(Number(d.nextAttemptMs)).toISOString() : null,
+  createdAt: d.createdAt,
+  sentAt: d.sentAt,
+  deliveredAt: d.deliveredAt,
+  openedAt: d.openedAt,
+});
+
+export function createMessagingInspection(deps: { store: Stores }) {
+  const { store } = deps;
+  return {
+    async showSend(id: string) {
+      const s = await store.messaging.findSendById(id);
+      if (!s) throw MessagingErrors.sendNotFound(id);
+      const t = await store.messaging.findTemplateById(s.templateId);
+      const deliveries = (await store.messaging.deliveriesOfSend(id)).map(deliveryView);
+      const states: Record<string, number> = {};
+      for (const d of deliveries) states[d.state] = (states[d.state] ?? 0) + 1;
+      return {
+        id: s.id,
+        environmentId: s.environmentId,
+        templateKey: t?.key ?? null,
+        templateVersion: Number(s.templateVersion),
+        idempotencyKey: s.idempotencyKey,
+        recipient: { type: s.recipientType, value: s.recipientValue },
+        accessKeyId: s.accessKeyId,
+        createdAt: s.createdAt,
+        response: JSON.parse(s.response) as unknown,
+        deliveries: states,
+      };
+    },
+    async listDeliveries(by: { send?: string; installation?: string }): Promise<DeliveryView[]> {
+      if (by.send) return (await store.messaging.deliveriesOfSend(by.send)).map(deliveryView);
+      if (by.installation) return (await store.messaging.deliveriesOfInstallation(by.installation)).map(deliveryView);
+      throw MessagingErrors.invalid('give --send or --installation');
+    },
+  };
+}

@@ -1,0 +1,98 @@
+/**
+ * Wire shapes of the transactional send (spec 01 "Transactional send") and of the template file
+ * the CLI reads (issue 13). One schema each: validation, types and the OpenAPI document.
+ */
+import { checker, Enum, Strict, T, Uuid, type Static } from '../../platform/http/schema';
+import { atBody, FreeObject, KEY_PATTERN, OrNull, Platform } from '../shared/schemas';
+
+/** A BCP 47 language tag as installations report it (spec 01: at most 35 characters). */
+export const LOCALE_PATTERN = '^[A-Za-z]{2,8}(-[A-Za-z0-9]{1,8})*$';
+const Locale = (description?: string) => T.String({ pattern: LOCALE_PATTERN, maxLength: 35, description });
+export const VARIABLE_PATTERN = '^[A-Za-z_][A-Za-z0-9_]{0,63}$';
+
+export const VARIABLE_TYPES = ['string', 'number', 'boolean', 'date', 'url'] as const;
+export type VariableType = (typeof VARIABLE_TYPES)[number];
+
+export const VariableDefinition = Strict({
+  type: Enum(VARIABLE_TYPES),
+  required: T.Optional(T.Boolean({ description: 'Default true; an optional variable may carry a default.' })),
+  default: T.Optional(T.Union([T.String({ maxLength: 1024 }), T.Number(), T.Boolean()])),
+});
+
+export const Localization = Strict({
+  title: T.String({ minLength: 1, maxLength: 256 }),
+  body: T.String({ minLength: 1, maxLength: 2048 }),
+  deepLink: T.Optional(T.String({ minLength: 1, maxLength: 2048 })),
+  customData: T.Optional(FreeObject({ maxProperties: 50, description: 'String values may hold {{variable}} placeholders.' })),
+});
+
+/** The template file of `engage templates create|update --file` (no additional properties). */
+export const TemplateFile = Strict({
+  key: T.String({ pattern: KEY_PATTERN, description: 'Immutable once created.' }),
+  apps: T.Array(T.String({ minLength: 1, maxLength: 255 }), { minItems: 1, maxItems: 50, uniqueItems: true, description: 'Target apps by id or name.' }),
+  defaultLocale: Locale(),
+  fallbackLocale: T.Optional(Locale()),
+  variables: T.Optional(T.Record(T.String({ pattern: VARIABLE_PATTERN }), VariableDefinition, { maxProperties: 100 })),
+  localizations: T.Record(T.String({ pattern: LOCALE_PATTERN }), Localization, { minProperties: 1, maxProperties: 200 }),
+  ttlSeconds: T.Optional(T.Integer({ minimum: 0, maximum: 2_419_200, description: 'Default 86400; 0 = deliver now or never (APNs apns-expiration 0).' })),
+  priority: T.Optional(Enum(['normal', 'high'] as const)),
+  rateLimitPerMinute: T.Optional(T.Integer({ minimum: 1, maximum: 1_000_000, description: 'Sends admitted per minute; default 6000.' })),
+  dedupWindowSeconds: T.Optional(T.Integer({ minimum: 0, maximum: 86_400, description: 'Same content to the same installation within it is suppressed; default 0.' })),
+  collapseId: T.Optional(T.String({ minLength: 1, maxLength: 64, description: 'apns-collapse-id / FCM collapse_key.' })),
+});
+export type TemplateFile = Static<typeof TemplateFile>;
+
+export const RECIPIENT_TYPES = ['EXTERNAL_ID', 'PROFILE', 'INSTALLATION_ID', 'TEST_GROUP'] as const;
+
+/** The send request (spec 01): recipient and idempotencyKey required, locale and variables optional. */
+export const SendRequest = Strict({
+  recipient: Strict({ type: Enum(RECIPIENT_TYPES), value: T.String({ minLength: 1, maxLength: 255 }) }),
+  locale: T.Optional(T.String({ minLength: 1, maxLength: 35, description: 'Requested locale; default: the template’s default locale.' })),
+  variables: T.Optional(FreeObject({ maxProperties: 100, description: 'Typed template variables; at most 100.' })),
+  idempotencyKey: T.String({ minLength: 1, maxLength: 255, description: 'Derived from the business operation; 1 to 255 characters.' }),
+});
+export type SendRequest = Static<typeof SendRequest>;
+
+/** What happened to each installation the recipient resolved to (docs/decisions.md "Transactional push"). */
+export const DIAGNOSTIC_CODES = [
+  'TARGETED',
+  'APP_NOT_TARGETED',
+  'APP_NOT_ALLOWED',
+  'APP_DISABLED',
+  'PRIVACY_OPTED_OUT',
+  'PUSH_UNSUBSCRIBED',
+  'PUSH_PERMISSION_DENIED',
+  'PUSH_PERMISSION_NOT_DETERMINED',
+  'NO_PUSH_TOKEN',
+  'NO_PROVIDER_CREDENTIALS',
+  'SUPPRESSED_DUPLICATE',
+] as const;
+export type DiagnosticCode = (typeof DIAGNOSTIC_CODES)[number];
+
+export const Diagnostic = T.Object({
+  installationId: Uuid(),
+  appId: Uuid(),
+  platform: Platform,
+  code: Enum(DIAGNOSTIC_CODES, { description: 'TARGETED: a delivery was admitted; every other code names why the installation was skipped.' }),
+  deliveryId: OrNull(Uuid({ description: 'The delivery (apns-id, PUSH_RECEIPT_RECORDED deliveryId) when TARGETED.' })),
+});
+export type Diagnostic = Static<typeof Diagnostic>;
+
+export const SendResponse = T.Object({
+  accepted: T.Boolean({ description: 'True when at least one delivery was admitted.' }),
+  resolvedLocale: T.String(),
+  renderedTitle: T.String(),
+  renderedBody: T.String(),
+  renderedDeepLink: T.String({ description: 'Empty when the template has none.' }),
+  renderedCustomData: FreeObject(),
+  targetAppIds: T.Array(Uuid(), { description: 'The template’s apps the access key may use.' }),
+  diagnostics: T.Array(Diagnostic, { description: 'One entry per installation of the recipient.' }),
+  requestId: T.String({ description: 'The send id (`engage sends show`); the same on a replay.' }),
+});
+export type SendResponse = Static<typeof SendResponse>;
+
+export const TemplateKeyParam = T.String({ pattern: KEY_PATTERN });
+
+const sendRequest = checker(SendRequest);
+export const checkSend = (body: unknown) => atBody(sendRequest(body));
+export const checkTemplateFile = checker(TemplateFile);

@@ -1,0 +1,255 @@
+import type { pushCredentials, pushDeliveries, pushSends, pushTemplates, pushTemplateVersions } from '../../db/schema';
+import { valuesList, type Sql } from '../../platform/store/sql';
+
+export type TemplateRow = typeof pushTemplates.$inferSelect;
+export type TemplateVersionRow = typeof pushTemplateVersions.$inferSelect;
+export type SendRow = typeof pushSends.$inferSelect;
+export type DeliveryRow = typeof pushDeliveries.$inferSelect;
+export type CredentialRow = typeof pushCredentials.$inferSelect;
+export type DeliveryState = DeliveryRow['state'];
+
+/** What admission needs of an installation: its app and the per-installation push conditions. */
+export interface RecipientInstallation {
+  id: string;
+  appId: string;
+  appStatus: 'ACTIVE' | 'DISABLED';
+  platform: 'IOS' | 'ANDROID';
+  privacy: string;
+  pushSubscription: string;
+  pushPermission: string;
+  pushToken: string | null;
+}
+
+const TEMPLATE = `id, environment_id AS "environmentId", key, status, published_version AS "publishedVersion", latest_version AS "latestVersion",
+  created_at AS "createdAt", updated_at AS "updatedAt"`;
+const VERSION = `template_id AS "templateId", version, state, definition, created_at AS "createdAt", published_at AS "publishedAt"`;
+const SEND = `id, environment_id AS "environmentId", template_id AS "templateId", template_version AS "templateVersion", idempotency_key AS "idempotencyKey",
+  request_hash AS "requestHash", access_key_id AS "accessKeyId", recipient_type AS "recipientType", recipient_value AS "recipientValue", response,
+  created_at AS "createdAt", created_ms AS "createdMs"`;
+const DELIVERY = `id, send_id AS "sendId", environment_id AS "environmentId", template_id AS "templateId", installation_id AS "installationId",
+  app_id AS "appId", provider, token, content_hash AS "contentHash", message, state, attempts, next_attempt_ms AS "nextAttemptMs",
+  expires_ms AS "expiresMs", last_error AS "lastError", created_ms AS "createdMs", created_at AS "createdAt", sent_at AS "sentAt",
+  delivered_at AS "deliveredAt", opened_at AS "openedAt", updated_at AS "updatedAt"`;
+const INSTALLATION = `i.id, i.app_id AS "appId", a.status AS "appStatus", i.platform, i.privacy, i.push_subscription AS "pushSubscription",
+  i.push_permission AS "pushPermission", i.push_token AS "pushToken"`;
+const DELIVERY_INSERT_COLUMNS = 21;
+
+const SQL = {
+  insertTemplate: `INSERT INTO push_templates (id, environment_id, key, status, published_version, latest_version, created_at, updated_at)
+    VALUES (?, ?, ?, 'ACTIVE', NULL, 1, ?, ?) ON CONFLICT (environment_id, key) DO NOTHING`,
+  template: `SELECT ${TEMPLATE} FROM push_templates WHERE environment_id = ? AND key = ?`,
+  templateById: `SELECT ${TEMPLATE} FROM push_templates WHERE id = ?`,
+  templates: `SELECT ${TEMPLATE} FROM push_templates WHERE environment_id = ? ORDER BY key`,
+  insertVersion: `INSERT INTO push_template_versions (template_id, version, state, definition, created_at, published_at) VALUES (?, ?, 'DRAFT', ?, ?, NULL)`,
+  version: `SELECT ${VERSION} FROM push_template_versions WHERE template_id = ? AND version = ?`,
+  versions: `SELECT ${VERSION} FROM push_template_versions WHERE template_id = ? ORDER BY version`,
+  replaceDraft: `UPDATE push_template_versions SET definition = ?, created_at = ? WHERE template_id = ? AND version = ? AND state = 'DRAFT'`,
+  // Conditional on the latest version read: of two concurrent edits, one makes the new draft.
+  bumpLatest: `UPDATE push_templates SET latest_version = ?, updated_at = ? WHERE id = ? AND latest_version = ?`,
+  supersede: `UPDATE push_template_versions SET state = 'SUPERSEDED' WHERE template_id = ? AND state = 'PUBLISHED' AND version <> ?`,
+  publishVersion: `UPDATE push_template_versions SET state = 'PUBLISHED', published_at = ? WHERE template_id = ? AND version = ? AND state = 'DRAFT'`,
+  setPublished: `UPDATE push_templates SET published_version = ?, updated_at = ? WHERE id = ?`,
+  setStatus: `UPDATE push_templates SET status = ?, updated_at = ? WHERE id = ?`,
+  active: `SELECT t.id AS "templateId", t.status, t.published_version AS "version", v.definition
+      FROM push_templates t LEFT JOIN push_template_versions v ON v.template_id = t.id AND v.version = t.published_version
+     WHERE t.environment_id = ? AND t.key = ?`,
+  // A fixed one-minute window per template: counts only while under the limit (a conditional write).
+  takeRate: `INSERT INTO push_rate_windows (template_id, window_ms, count) VALUES (?, ?, 1)
+    ON CONFLICT (template_id, window_ms) DO UPDATE SET count = push_rate_windows.count + 1 WHERE push_rate_windows.count < ?
+    RETURNING count`,
+  dropOldWindows: `DELETE FROM push_rate_windows WHERE template_id = ? AND window_ms < ?`,
+  send: `SELECT ${SEND} FROM push_sends WHERE environment_id = ? AND idempotency_key = ?`,
+  sendById: `SELECT ${SEND} FROM push_sends WHERE id = ?`,
+  insertSend: `INSERT INTO push_sends (id, environment_id, template_id, template_version, idempotency_key, request_hash, access_key_id,
+      recipient_type, recipient_value, response, created_at, created_ms)
+    VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?) ON CONFLICT (environment_id, idempotency_key) DO NOTHING`,
+  sendCount: `SELECT COUNT(*) AS n FROM push_sends WHERE template_id = ?`,
+  profileByExternal: `SELECT id FROM profiles WHERE environment_id = ? AND external_id = ?`,
+  profile: `SELECT id FROM profiles WHERE environment_id = ? AND id = ?`,
+  ofProfile: `SELECT ${INSTALLATION} FROM installations i JOIN apps a ON a.id = i.app_id WHERE i.environment_id = ? AND i.profile_id = ? ORDER BY i.created_at, i.id LIMIT 1000`,
+  installation: `SELECT ${INSTALLATION} FROM installations i JOIN apps a ON a.id = i.app_id WHERE i.environment_id = ? AND i.id = ?`,
+  upsertCredential: `INSERT INTO push_credentials (app_id, environment_id, provider, info, sealed, updated_at) VALUES (?, ?, ?, ?, ?, ?)
+    ON CONFLICT (app_id, provider) DO UPDATE SET info = excluded.info, sealed = excluded.sealed, updated_at = excluded.updated_at`,
+  credentialApps: `SELECT app_id AS "appId", provider FROM push_credentials WHERE environment_id = ?`,
+  credential: `SELECT app_id AS "appId", environment_id AS "environmentId", provider, info, sealed, updated_at AS "updatedAt"
+    FROM push_credentials WHERE app_id = ? AND provider = ?`,
+  duplicate: `SELECT 1 AS x FROM push_deliveries WHERE installation_id = ? AND template_id = ? AND created_ms > ? AND content_hash = ? LIMIT 1`,
+  insertDeliveries: (n: number) =>
+    `INSERT INTO push_deliveries (id, send_id, environment_id, template_id, installation_id, app_id, provider, token, content_hash, message, state,
+      attempts, next_attempt_ms, expires_ms, last_error, created_ms, created_at, sent_at, delivered_at, opened_at, updated_at) VALUES ${valuesList(n, DELIVERY_INSERT_COLUMNS)}`,
+  claim: (pg: boolean) => `UPDATE push_deliveries SET next_attempt_ms = ?, attempts = attempts + 1
+     WHERE id IN (SELECT id FROM push_deliveries WHERE state = 'PENDING' AND next_attempt_ms <= ? ORDER BY next_attempt_ms LIMIT ?${pg ? ' FOR UPDATE SKIP LOCKED' : ''})
+     RETURNING ${DELIVERY}`,
+  sent: (n: number) =>
+    `UPDATE push_deliveries SET state = 'SENT', sent_at = ?, last_error = NULL, updated_at = ? WHERE id IN (${new Array<string>(n).fill('?').join(', ')}) AND state = 'PENDING'`,
+  retry: `UPDATE push_deliveries SET next_attempt_ms = ?, last_error = ?, updated_at = ? WHERE id = ? AND state = 'PENDING'`,
+  fail: `UPDATE push_deliveries SET state = ?, last_error = ?, updated_at = ? WHERE id = ? AND state = 'PENDING'`,
+  // "Unless it was registered again since" (issue 13): the same token, set no later than the provider says it became invalid.
+  clearToken: `UPDATE installations SET push_token = NULL, updated_at = ? WHERE environment_id = ? AND id = ? AND push_token = ? AND push_token_ms <= ?`,
+  nextDue: `SELECT MIN(next_attempt_ms) AS "nextMs" FROM push_deliveries WHERE state = 'PENDING'`,
+  delivery: `SELECT ${DELIVERY} FROM push_deliveries WHERE id = ?`,
+  bySend: `SELECT ${DELIVERY} FROM push_deliveries WHERE send_id = ? ORDER BY created_ms, id`,
+  byInstallation: `SELECT ${DELIVERY} FROM push_deliveries WHERE installation_id = ? ORDER BY created_ms DESC, id LIMIT ?`,
+  countsByState: `SELECT state, COUNT(*) AS n FROM push_deliveries WHERE template_id = ? GROUP BY state`,
+  // Only PENDING rows (the due index): cheap enough for every scrape.
+  pendingByProvider: `SELECT provider, COUNT(*) AS n FROM push_deliveries WHERE state = 'PENDING' GROUP BY provider`,
+} as const;
+
+/** Templates, provider credentials, sends and the delivery outbox (migration 0008). */
+export function createMessagingStore(db: Sql) {
+  const claim = SQL.claim(db.dialect === 'postgres');
+  return {
+    async insertTemplate(id: string, environmentId: string, key: string, at: string): Promise<boolean> {
+      return (await db.run(SQL.insertTemplate, [id, environmentId, key, at, at])) === 1;
+    },
+    findTemplate(environmentId: string, key: string): Promise<TemplateRow | undefined> {
+      return db.get<TemplateRow>(SQL.template, [environmentId, key]);
+    },
+    findTemplateById(id: string): Promise<TemplateRow | undefined> {
+      return db.get<TemplateRow>(SQL.templateById, [id]);
+    },
+    listTemplates(environmentId: string): Promise<TemplateRow[]> {
+      return db.all<TemplateRow>(SQL.templates, [environmentId]);
+    },
+    async insertVersion(templateId: string, version: number, definition: string, at: string): Promise<void> {
+      await db.run(SQL.insertVersion, [templateId, version, definition, at]);
+    },
+    version(templateId: string, version: number): Promise<TemplateVersionRow | undefined> {
+      return db.get<TemplateVersionRow>(SQL.version, [templateId, version]);
+    },
+    versions(templateId: string): Promise<TemplateVersionRow[]> {
+      return db.all<TemplateVersionRow>(SQL.versions, [templateId]);
+    },
+    async replaceDraft(templateId: string, version: number, definition: string, at: string): Promise<boolean> {
+      return (await db.run(SQL.replaceDraft, [definition, at, templateId, version])) === 1;
+    },
+    async bumpLatest(templateId: string, from: number, at: string): Promise<boolean> {
+      return (await db.run(SQL.bumpLatest, [from + 1, at, templateId, from])) === 1;
+    },
+    /** Publishes a draft: the previous published version is superseded. False when `version` is not a draft (any more). */
+    async publish(templateId: string, version: number, at: string): Promise<boolean> {
+      if ((await db.run(SQL.publishVersion, [at, templateId, version])) !== 1) return false;
+      await db.run(SQL.supersede, [templateId, version]);
+      await db.run(SQL.setPublished, [version, at, templateId]);
+      return true;
+    },
+    async setStatus(templateId: string, status: TemplateRow['status'], at: string): Promise<void> {
+      await db.run(SQL.setStatus, [status, at, templateId]);
+    },
+    /** The template a send names, with its published definition (null when none is published). */
+    activeTemplate(environmentId: string, key: string) {
+      return db.get<{ templateId: string; status: TemplateRow['status']; version: number | null; definition: string | null }>(SQL.active, [environmentId, key]);
+    },
+    /** Counts one send in the template's current minute; false when the limit is reached. */
+    async takeRate(templateId: string, windowMs: number, limit: number): Promise<boolean> {
+      const row = await db.get<{ count: number }>(SQL.takeRate, [templateId, windowMs, limit]);
+      if (row?.count === 1) await db.run(SQL.dropOldWindows, [templateId, windowMs]);
+      return row !== undefined;
+    },
+    findSend(environmentId: string, idempotencyKey: string): Promise<SendRow | undefined> {
+      return db.get<SendRow>(SQL.send, [environmentId, idempotencyKey]);
+    },
+    findSendById(id: string): Promise<SendRow | undefined> {
+      return db.get<SendRow>(SQL.sendById, [id]);
+    },
+    /** Records an admitted send; false when its idempotencyKey was taken meanwhile (another process). */
+    async insertSend(r: SendRow): Promise<boolean> {
+      return (
+        (await db.run(SQL.insertSend, [
+          r.id, r.environmentId, r.templateId, r.templateVersion, r.idempotencyKey, r.requestHash, r.accessKeyId,
+          r.recipientType, r.recipientValue, r.response, r.createdAt, r.createdMs,
+        ])) === 1
+      );
+    },
+    async sendCount(templateId: string): Promise<number> {
+      return Number((await db.get<{ n: number }>(SQL.sendCount, [templateId]))?.n ?? 0);
+    },
+    async profileByExternalId(environmentId: string, externalId: string): Promise<string | undefined> {
+      return (await db.get<{ id: string }>(SQL.profileByExternal, [environmentId, externalId]))?.id;
+    },
+    async profile(environmentId: string, id: string): Promise<string | undefined> {
+      return (await db.get<{ id: string }>(SQL.profile, [environmentId, id]))?.id;
+    },
+    installationsOfProfile(environmentId: string, profileId: string): Promise<RecipientInstallation[]> {
+      return db.all<RecipientInstallation>(SQL.ofProfile, [environmentId, profileId]);
+    },
+    installation(environmentId: string, id: string): Promise<RecipientInstallation | undefined> {
+      return db.get<RecipientInstallation>(SQL.installation, [environmentId, id]);
+    },
+    async upsertCredential(r: CredentialRow): Promise<void> {
+      await db.run(SQL.upsertCredential, [r.appId, r.environmentId, r.provider, r.info, r.sealed, r.updatedAt]);
+    },
+    credentialApps(environmentId: string): Promise<{ appId: string; provider: CredentialRow['provider'] }[]> {
+      return db.all(SQL.credentialApps, [environmentId]);
+    },
+    credential(appId: string, provider: CredentialRow['provider']): Promise<CredentialRow | undefined> {
+      return db.get<CredentialRow>(SQL.credential, [appId, provider]);
+    },
+    async recentDuplicate(installationId: string, templateId: string, sinceMs: number, contentHash: string): Promise<boolean> {
+      return (await db.get(SQL.duplicate, [installationId, templateId, sinceMs, contentHash])) !== undefined;
+    },
+    async insertDeliveries(rows: DeliveryRow[]): Promise<void> {
+      for (let i = 0; i < rows.length; i += 200) {
+        const chunk = rows.slice(i, i + 200);
+        const values: unknown[] = [];
+        for (const r of chunk)
+          values.push(
+            r.id, r.sendId, r.environmentId, r.templateId, r.installationId, r.appId, r.provider, r.token, r.contentHash, r.message, r.state,
+            r.attempts, r.nextAttemptMs, r.expiresMs, r.lastError, r.createdMs, r.createdAt, r.sentAt, r.deliveredAt, r.openedAt, r.updatedAt,
+          );
+        await db.run(SQL.insertDeliveries(chunk.length), values);
+      }
+    },
+    /**
+     * Claims up to `limit` due deliveries: their next attempt moves to `claimUntil`, so a process
+     * that dies mid-attempt leaves them due again then (at-least-once), and another worker skips
+     * them meanwhile (PostgreSQL: SKIP LOCKED). Counts the attempt.
+     */
+    claimDue(nowMs: number, claimUntil: number, limit: number): Promise<DeliveryRow[]> {
+      return db.all<DeliveryRow>(claim, [claimUntil, nowMs, limit]);
+    },
+    /** Marks deliveries SENT (those still PENDING), a few hundred per statement. */
+    async markSent(ids: readonly string[], at: string): Promise<void> {
+      if (ids.length === 0) return;
+      for (let i = 0; i < ids.length; i += 500) {
+        const part = ids.slice(i, i + 500);
+        // Padded to a power of two (repeating the last id) so a handful of statement texts get prepared, not one per size.
+        const size = Math.min(512, 2 ** Math.ceil(Math.log2(part.length)));
+        while (part.length < size) part.push(part[part.length - 1]);
+        await db.run(SQL.sent(size), [at, at, ...part]);
+      }
+    },
+    async markRetry(id: string, nextAttemptMs: number, error: string, at: string): Promise<void> {
+      await db.run(SQL.retry, [nextAttemptMs, error, at, id]);
+    },
+    async markFinal(id: string, state: 'FAILED' | 'EXPIRED', error: string, at: string): Promise<void> {
+      await db.run(SQL.fail, [state, error, at, id]);
+    },
+    async clearToken(environmentId: string, installationId: string, token: string, invalidSinceMs: number, at: string): Promise<boolean> {
+      return (await db.run(SQL.clearToken, [at, environmentId, installationId, token, invalidSinceMs])) === 1;
+    },
+    async nextDue(): Promise<number | undefined> {
+      const r = await db.get<{ nextMs: number | null }>(SQL.nextDue);
+      return r?.nextMs === null || r?.nextMs === undefined ? undefined : Number(r.nextMs);
+    },
+    findDelivery(id: string): Promise<DeliveryRow | undefined> {
+      return db.get<DeliveryRow>(SQL.delivery, [id]);
+    },
+    deliveriesOfSend(sendId: string): Promise<DeliveryRow[]> {
+      return db.all<DeliveryRow>(SQL.bySend, [sendId]);
+    },
+    deliveriesOfInstallation(installationId: string, limit = 100): Promise<DeliveryRow[]> {
+      return db.all<DeliveryRow>(SQL.byInstallation, [installationId, limit]);
+    },
+    async countsByState(templateId: string): Promise<Record<string, number>> {
+      const rows = await db.all<{ state: string; n: number }>(SQL.countsByState, [templateId]);
+      return Object.fromEntries(rows.map((r) => [r.state, Number(r.n)]));
+    },
+    /** Deliveries waiting for a first attempt or a retry, across processes, by provider. */
+    async pendingByProvider(): Promise<{ provider: string; n: number }[]> {
+      return (await db.all<{ provider: string; n: number }>(SQL.pendingByProvider)).map((r) => ({ ...r, n: Number(r.n) }));
+    },
+  };
+}
+
+export type MessagingStore = ReturnType<typeof createMessagingStore>;

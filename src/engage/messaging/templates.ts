@@ -1,0 +1,166 @@
+/**
+ * Templates per environment (issue 13), managed by the CLI from a JSON file: an immutable key,
+ * draft and published versions. Only the active published version accepts sends; editing makes
+ * a new draft (or replaces the draft not yet published); publishing supersedes the previous one.
+ */
+import type { Clock } from '../../platform/clock';
+import { newId } from '../../platform/crypto';
+import type { TxRunner } from '../../platform/store/store';
+import type { EnvironmentService } from '../environments/service';
+import { MessagingErrors } from './errors';
+import { placeholdersOf, typeProblem, type TemplateDefinition } from './render';
+import { checkTemplateFile, type TemplateFile } from './schemas';
+import type { MessagingStore, TemplateRow } from './store';
+
+type Stores = { messaging: MessagingStore };
+
+export const DEFAULTS = { ttlSeconds: 86_400, priority: 'high', rateLimitPerMinute: 6_000, dedupWindowSeconds: 0 } as const;
+
+export interface TemplateView {
+  id: string;
+  environmentId: string;
+  key: string;
+  status: TemplateRow['status'];
+  publishedVersion: number | null;
+  latestVersion: number;
+  createdAt: string;
+  updatedAt: string;
+}
+
+const view = (t: TemplateRow): TemplateView => ({ ...t, publishedVersion: t.publishedVersion === null ? null : Number(t.publishedVersion), latestVersion: Number(t.latestVersion) });
+
+export function createTemplateService(deps: { store: Stores & TxRunner<Stores>; clock: Clock; environments: EnvironmentService }) {
+  const { store, clock, environments } = deps;
+  const now = () => clock.now().toISOString();
+
+  /** The file checked by its schema (the same messages an HTTP API would give), then its cross-field rules. */
+  async function definitionOf(environmentId: string, file: unknown): Promise<TemplateDefinition> {
+    const bad = checkTemplateFile(file);
+    if (bad) throw MessagingErrors.invalid(bad.message);
+    const f = file as TemplateFile;
+    const apps = await environments.listApps(environmentId);
+    const appIds: string[] = [];
+    f.apps.forEach((ref, i) => {
+      const app = apps.find((a) => a.id === ref || a.name === ref);
+      if (!app) throw MessagingErrors.invalid(`apps[${i}]: no app ${ref} in this environment`);
+      if (!appIds.includes(app.id)) appIds.push(app.id);
+    });
+    const variables: TemplateDefinition['variables'] = {};
+    for (const [name, d] of Object.entries(f.variables ?? {})) {
+      const required = d.required ?? d.default === undefined;
+      if (d.default !== undefined) {
+        if (required) throw MessagingErrors.invalid(`variables.${name}.default: only an optional variable (required: false) has a default`);
+        const problem = typeProblem(d.type, d.default);
+        if (problem) throw MessagingErrors.invalid(`variables.${name}.default: ${problem}`);
+      }
+      variables[name] = { type: d.type, required, ...(d.default !== undefined ? { default: d.default } : {}) };
+    }
+    const has = (tag: string) => Object.keys(f.localizations).some((k) => k.toLowerCase() === tag.toLowerCase());
+    if (!has(f.defaultLocale)) throw MessagingErrors.invalid(`localizations: must hold the default locale ${f.defaultLocale}`);
+    if (f.fallbackLocale !== undefined && !has(f.fallbackLocale)) throw MessagingErrors.invalid(`localizations: must hold the fallback locale ${f.fallbackLocale}`);
+    for (const [locale, l] of Object.entries(f.localizations)) {
+      const texts: [string, string][] = [['title', l.title], ['body', l.body]];
+      if (l.deepLink !== undefined) texts.push(['deepLink', l.deepLink]);
+      const walk = (path: string, v: unknown): void => {
+        if (typeof v === 'string') texts.push([path, v]);
+        else if (v && typeof v === 'object') for (const [k, x] of Object.entries(v)) walk(`${path}.${k}`, x);
+      };
+      if (l.customData) walk('customData', l.customData);
+      for (const [field, text] of texts)
+        for (const name of placeholdersOf(text))
+          if (!Object.hasOwn(variables, name)) throw MessagingErrors.invalid(`localizations.${locale}.${field}: {{${name}}} is not a declared variable`);
+    }
+    return {
+      key: f.key,
+      appIds,
+      defaultLocale: f.defaultLocale,
+      ...(f.fallbackLocale !== undefined ? { fallbackLocale: f.fallbackLocale } : {}),
+      variables,
+      localizations: f.localizations,
+      ttlSeconds: f.ttlSeconds ?? DEFAULTS.ttlSeconds,
+      priority: f.priority ?? DEFAULTS.priority,
+      rateLimitPerMinute: f.rateLimitPerMinute ?? DEFAULTS.rateLimitPerMinute,
+      dedupWindowSeconds: f.dedupWindowSeconds ?? DEFAULTS.dedupWindowSeconds,
+      ...(f.collapseId !== undefined ? { collapseId: f.collapseId } : {}),
+    };
+  }
+
+  async function find(environment: string, key: string) {
+    const env = await environments.resolve(environment);
+    const t = await store.messaging.findTemplate(env.id, key);
+    if (!t) throw MessagingErrors.templateNotFound(key);
+    return { env, t };
+  }
+
+  async function show(environment: string, key: string) {
+    const { t } = await find(environment, key);
+    const versions = await store.messaging.versions(t.id);
+    const latest = versions.at(-1);
+    return {
+      ...view(t),
+      versions: versions.map((v) => ({ version: Number(v.version), state: v.state, createdAt: v.createdAt, publishedAt: v.publishedAt })),
+      draft: latest?.state === 'DRAFT' ? (JSON.parse(latest.definition) as TemplateDefinition) : null,
+      published: versions.find((v) => v.state === 'PUBLISHED') ? (JSON.parse(versions.find((v) => v.state === 'PUBLISHED')!.definition) as TemplateDefinition) : null,
+      sends: await store.messaging.sendCount(t.id),
+      deliveries: await store.messaging.countsByState(t.id),
+    };
+  }
+
+  return {
+    async create(input: { environment: string; file: unknown }): Promise<TemplateView> {
+      const env = await environments.resolve(input.environment);
+      const def = await definitionOf(env.id, input.file);
+      const id = newId();
+      const at = now();
+      const created = await store.tx(async (tx) => {
+        if (!(await tx.messaging.insertTemplate(id, env.id, def.key, at))) return false;
+        await tx.messaging.insertVersion(id, 1, JSON.stringify(def), at);
+        return true;
+      });
+      if (!created) throw MessagingErrors.templateExists(def.key);
+      return view((await store.messaging.findTemplateById(id))!);
+    },
+
+    /** A new draft from the file, or the unpublished draft replaced. The key cannot change. */
+    async update(input: { environment: string; key: string; file: unknown }): Promise<TemplateView> {
+      const { env, t } = await find(input.environment, input.key);
+      if (t.status === 'ARCHIVED') throw MessagingErrors.templateArchived(t.key);
+      const file = input.file as { key?: unknown } | null;
+      if (file && typeof file === 'object' && file.key !== undefined && file.key !== t.key) throw MessagingErrors.keyImmutable(t.key);
+      const def = await definitionOf(env.id, { ...(file as object), key: t.key });
+      const at = now();
+      await store.tx(async (tx) => {
+        const cur = (await tx.messaging.findTemplateById(t.id))!;
+        const latest = Number(cur.latestVersion);
+        if (await tx.messaging.replaceDraft(t.id, latest, JSON.stringify(def), at)) return;
+        if (!(await tx.messaging.bumpLatest(t.id, latest, at))) throw MessagingErrors.templateExists(t.key);
+        await tx.messaging.insertVersion(t.id, latest + 1, JSON.stringify(def), at);
+      });
+      return view((await store.messaging.findTemplateById(t.id))!);
+    },
+
+    async publish(environment: string, key: string): Promise<TemplateView> {
+      const { t } = await find(environment, key);
+      if (t.status === 'ARCHIVED') throw MessagingErrors.templateArchived(t.key);
+      const ok = await store.tx(async (tx) => tx.messaging.publish(t.id, Number((await tx.messaging.findTemplateById(t.id))!.latestVersion), now()));
+      if (!ok) throw MessagingErrors.nothingToPublish(key);
+      return view((await store.messaging.findTemplateById(t.id))!);
+    },
+
+    /** An archived template accepts no sends; its sends and deliveries stay for inspection. */
+    async archive(environment: string, key: string): Promise<TemplateView> {
+      const { t } = await find(environment, key);
+      await store.tx((tx) => tx.messaging.setStatus(t.id, 'ARCHIVED', now()));
+      return view((await store.messaging.findTemplateById(t.id))!);
+    },
+
+    show,
+
+    async list(environment: string): Promise<TemplateView[]> {
+      const env = await environments.resolve(environment);
+      return (await store.messaging.listTemplates(env.id)).map(view);
+    },
+  };
+}
+
+export type TemplateService = ReturnType<typeof createTemplateService>;
