@@ -3,3 +3,5 @@ export * from './sessions';
 export * from './engage';
 export * from './catalog';
 export * from './jobs';
+export * from './native';
+export * from './mail';
