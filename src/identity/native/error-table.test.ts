@@ -77,8 +77,8 @@ async function social(request: Request) {
 
 const cases: Case[] = [
   // 400 invalid_request
-  { name: 'wrong content type', status: 400, error: 'invalid_request', send: () => h.request(`${f.base}/interactions`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify(openFields()) }) },
-  { name: 'no content type', status: 400, error: 'invalid_request', send: () => h.request(`${f.base}/interactions`, { method: 'POST', body: form(openFields()) }) },
+  { name: 'wrong content type', status: 400, error: 'invalid_request', send: async () => h.request(`${f.base}/interactions`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify(openFields()) }) },
+  { name: 'no content type', status: 400, error: 'invalid_request', send: async () => h.request(`${f.base}/interactions`, { method: 'POST', body: form(openFields()) }) },
   { name: 'duplicated field', status: 400, error: 'invalid_request', send: async () => h.request(`${f.base}/password`, { method: 'POST', headers: { 'content-type': FORM }, body: `${form({ interaction_id: (await open()).interactionId, email: EMAIL, password: PASSWORD })}&email=${encodeURIComponent(EMAIL)}` }) },
   { name: 'missing field', status: 400, error: 'invalid_request', send: async () => post('/password', { interaction_id: (await open()).interactionId, email: EMAIL }) },
   { name: 'empty field', status: 400, error: 'invalid_request', send: async () => post('/password', { interaction_id: (await open()).interactionId, email: EMAIL, password: '' }) },

@@ -56,9 +56,15 @@ export function createInteractions(deps: NativeDeps) {
     return { code, state: r.state, issuer: tenant.issuer, redirectUri: r.redirectUri, replacementRecoveryCode };
   }
 
+  /** Registration done, or a page needed: the interaction cannot yield a code any more. */
+  async function end(tenant: ResolvedTenant, it: LiveInteraction): Promise<void> {
+    await store.tx((tx) => tx.native.end(tenant.tenant.id, it.digest));
+  }
+
   return {
     nativeClient,
     complete,
+    end,
 
     /** POST /interactions: 201 interactionId, or the error the native table names. */
     async open(tenant: ResolvedTenant, form: Record<string, string>): Promise<string> {
@@ -99,11 +105,6 @@ export function createInteractions(deps: NativeDeps) {
       if (!(await store.tx((tx) => tx.native.claimFlow(tenant.tenant.id, it.digest, flow, now())))) throw gone(`the interaction belongs to the ${it.row.flow ?? 'another'} flow`);
     },
 
-    /** Registration done, or a page needed: the interaction cannot yield a code any more. */
-    async end(tenant: ResolvedTenant, it: LiveInteraction): Promise<void> {
-      await store.tx((tx) => tx.native.end(tenant.tenant.id, it.digest));
-    },
-
     /**
      * After a correct primary proof: a consent the user never gave needs the browser; a second
      * factor answers mfa_required; otherwise the code.
@@ -112,7 +113,7 @@ export function createInteractions(deps: NativeDeps) {
       const tenantId = tenant.tenant.id;
       const r = it.request;
       if (!(await oauth.hasConsent(tenantId, userId, it.client.clientId, r.scope, r.resource))) {
-        await this.end(tenant, it);
+        await end(tenant, it);
         throw nativeFailure('browser_required', 'the client needs the user’s consent, given on the consent page');
       }
       if (await mfa.hasSecondFactor(tenantId, userId)) {

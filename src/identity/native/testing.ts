@@ -36,7 +36,7 @@ export async function createNativeFixture(h: Harness, opts: { slug?: string; reg
 export type Request = (path: string, init?: RequestInit) => Promise<Response> | Response;
 
 /** POSTs a form to a native route (no browser headers). */
-export function nativePost(request: Request, f: NativeFixture, route: string, fields: Record<string, string>, headers: Record<string, string> = {}) {
+export async function nativePost(request: Request, f: NativeFixture, route: string, fields: Record<string, string>, headers: Record<string, string> = {}): Promise<Response> {
   return request(`${f.base}${route}`, { method: 'POST', headers: { 'content-type': FORM, ...headers }, body: form(fields) });
 }
 
@@ -58,7 +58,7 @@ export async function openInteraction(request: Request, f: NativeFixture, change
 }
 
 /** Exchanges a native code at the token endpoint as the public client. */
-export async function redeem(request: Request, f: NativeFixture, code: string, verifier: string, clientId = 'app') {
+export async function redeem(request: Request, f: NativeFixture, code: string, verifier: string, clientId = 'app'): Promise<Response> {
   return request(`${f.issuerPath}/oauth2/token`, {
     method: 'POST',
     headers: { 'content-type': FORM },

@@ -8,7 +8,6 @@ const COLUMNS = `id, tenant_id AS "tenantId", purpose, message, status, attempts
 const SQL = {
   insert: `INSERT INTO mail_outbox (id, tenant_id, purpose, message, status, attempts, next_attempt_at, created_at) VALUES (?, ?, ?, ?, 'PENDING', 0, ?, ?)`,
   due: `SELECT ${COLUMNS} FROM mail_outbox WHERE status = 'PENDING' AND next_attempt_at <= ? ORDER BY next_attempt_at, id LIMIT ?`,
-  nextDue: `SELECT min(next_attempt_at) AS "at" FROM mail_outbox WHERE status = 'PENDING'`,
   sent: `DELETE FROM mail_outbox WHERE id = ? AND status = 'PENDING'`,
   retry: `UPDATE mail_outbox SET attempts = attempts + 1, next_attempt_at = ?, last_error = ? WHERE id = ? AND status = 'PENDING'`,
   fail: `UPDATE mail_outbox SET attempts = attempts + 1, status = 'FAILED', last_error = ? WHERE id = ? AND status = 'PENDING'`,
@@ -24,10 +23,6 @@ export function createMailOutboxStore(db: Sql) {
     /** Pending messages due at `now`, oldest first. */
     due(now: number, limit: number): Promise<MailRow[]> {
       return db.all<MailRow>(SQL.due, [now, limit]);
-    },
-    /** When the earliest pending message is due, or null. */
-    async nextDue(): Promise<number | null> {
-      return (await db.get<{ at: number | null }>(SQL.nextDue))?.at ?? null;
     },
     /** Accepted by the server: the row (and the code it carries) goes. */
     async markSent(id: string): Promise<void> {

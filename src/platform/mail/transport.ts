@@ -29,7 +29,9 @@ export function createSmtpSender(smtpUrl: string, from: string): MailSender {
   const u = new URL(smtpUrl);
   const secure = u.protocol === 'smtps:';
   const host = u.hostname.replace(/^\[|\]$/g, '');
-  const transport = loadNodemailer()({
+  // Built at the first message: a process that never mails (a CLI command) never loads nodemailer.
+  let transport: ReturnType<typeof CreateTransport> | undefined;
+  const options = {
     host,
     port: u.port ? Number(u.port) : secure ? 465 : 587,
     secure,
@@ -40,10 +42,11 @@ export function createSmtpSender(smtpUrl: string, from: string): MailSender {
     socketTimeout: 30_000,
     logger: false,
     debug: false,
-  });
+  };
   return {
     async send(m) {
       try {
+        transport ??= loadNodemailer()(options);
         await transport.sendMail({ from, to: m.to, subject: m.subject, text: m.text, html: m.html });
       } catch (e) {
         const err = e as { responseCode?: number; code?: string; message?: string };
@@ -53,7 +56,7 @@ export function createSmtpSender(smtpUrl: string, from: string): MailSender {
         throw new MailFailure(`${what}: ${(err.message ?? '').slice(0, 200)}`, permanent);
       }
     },
-    close: () => transport.close(),
+    close: () => transport?.close(),
   };
 }
 
