@@ -178,6 +178,24 @@ describe('native registration', () => {
     expect(mail[0].raw).not.toMatch(/^\d{6}\r?$/m);
   });
 
+  it('never lets a registration grant act as a code or a token', async () => {
+    const it = await openInteraction(h.request, f);
+    await post('/registration/request', { interaction_id: it.interactionId, email: 'eve@example.com' });
+    const code = await mailedCode('eve@example.com');
+    const { registrationGrant } = (await (await post('/registration/verify', { interaction_id: it.interactionId, email: 'eve@example.com', code })).json()) as { registrationGrant: string };
+    const asCode = await redeem(h.request, f, registrationGrant, it.verifier);
+    expect(asCode.status).toBe(400);
+    expect(((await asCode.json()) as { error: string }).error).toBe('invalid_grant');
+    const asRefresh = await h.request(`${f.issuerPath}/oauth2/token`, {
+      method: 'POST', headers: { 'content-type': 'application/x-www-form-urlencoded' },
+      body: new URLSearchParams({ grant_type: 'refresh_token', client_id: 'app', refresh_token: registrationGrant }).toString(),
+    });
+    expect(asRefresh.status).toBe(400);
+    expect((await h.request(`${f.issuerPath}/oauth2/userinfo`, { headers: { authorization: `Bearer ${registrationGrant}` } })).status).toBe(401);
+    // Still good for what it is for.
+    expect((await post('/registration/complete', { interaction_id: it.interactionId, registration_grant: registrationGrant, password: 'a long password' })).status).toBe(201);
+  });
+
   it('keeps the grant to the interaction that earned it', async () => {
     const it = await openInteraction(h.request, f);
     await post('/registration/request', { interaction_id: it.interactionId, email: 'grace@example.com' });

@@ -102,6 +102,8 @@ export function createInteractions(deps: NativeDeps) {
 
     /** Binds the interaction to one proof flow (spec 02: "passed as interaction_id to exactly one proof flow"). */
     async claim(tenant: ResolvedTenant, it: LiveInteraction, flow: 'password' | 'social' | 'email'): Promise<void> {
+      // Already this flow's: nothing to write (the move to DONE re-checks the state anyway).
+      if (it.row.flow === flow) return;
       if (!(await store.tx((tx) => tx.native.claimFlow(tenant.tenant.id, it.digest, flow, now())))) throw gone(`the interaction belongs to the ${it.row.flow ?? 'another'} flow`);
     },
 

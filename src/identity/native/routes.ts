@@ -1,5 +1,6 @@
 import type { Context, Hono } from 'hono';
 import type { Config } from '../../platform/config';
+import { ApiError } from '../../platform/http/errors';
 import { described, type RouteDoc } from '../../platform/http/openapi';
 import { clientAddress, noContent, withHeaders } from '../../platform/http/request';
 import { checker, type TSchema } from '../../platform/http/schema';
@@ -37,12 +38,17 @@ function doc(summary: string, body: TSchema, responses: RouteDoc['responses'], e
   return { summary, tags: ['native'], body: { schema: body, type: 'form' }, responses, errors: merged };
 }
 
-/** Failures with a code of the native table answer with the table's status (errors.ts). */
+/**
+ * Failures with a code of the native table answer with the table's status (errors.ts). Operators
+ * see throttling per tenant (as for the browser sign-in), never an address, password or code.
+ */
 const handle = (fn: (c: Context<IssuerEnv>) => Promise<Response>) => async (c: Context<IssuerEnv>) => {
   try {
     return await fn(c);
   } catch (e) {
-    throw toNativeError(e);
+    const mapped = toNativeError(e);
+    if (mapped instanceof ApiError && mapped.status === 429) c.get('log')?.warn('native attempt throttled', { tenantId: c.get('tenant').tenant.id, route: c.req.routePath });
+    throw mapped;
   }
 };
 
