@@ -64,6 +64,19 @@ describe('native one-use guarantees under concurrency', () => {
     expect(Number(users[0].n)).toBe(1);
   });
 
+  it('an address taken between the check and the insert is a conflict, and the transaction goes on', async () => {
+    const tenantId = f.tenant.tenant.id;
+    const hash = await h.services.users.hashPassword('a long password');
+    const outcome = await h.services.store.tx(async (tx) => {
+      // As if another process created the account right after this one looked.
+      const blind = { ...tx, users: { ...tx.users, findByEmail: async () => undefined } };
+      const created = await h.services.users.createVerifiedIn(blind, tenantId, EMAIL, hash);
+      const stillUsable = await tx.users.findByEmail(tenantId, EMAIL);
+      return { created, stillUsable: !!stillUsable };
+    });
+    expect(outcome).toEqual({ created: false, stillUsable: true });
+  });
+
   it('parallel wrong passwords never get past the lock', async () => {
     const email = 'target@example.com';
     await h.services.users.create(f.tenant.tenant.id, { email, password: PASSWORD });

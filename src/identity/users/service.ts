@@ -2,7 +2,7 @@ import type { Clock } from '../../platform/clock';
 import { newId } from '../../platform/crypto';
 import { assertThat } from '../../platform/http/errors';
 import { ARGON2ID, loadArgon2, type Argon2Options } from '../../platform/native';
-import type { TxRunner } from '../../platform/store/store';
+import type { TxRunner, TxScope } from '../../platform/store/store';
 import { UserErrors } from './errors';
 import { checkUserCreate } from './schemas';
 import { validInput } from '../../platform/http/schema';
@@ -77,12 +77,13 @@ export function createUserService(deps: { store: Stores & TxRunner<Stores>; cloc
      * An ACTIVE user with a verified email and a password hashed beforehand, in the caller's
      * transaction (native registration). False when the email is taken, by a concurrent twin too.
      */
-    async createVerifiedIn(tx: UserTx, tenantId: string, email: string, passwordHash: string): Promise<boolean> {
+    async createVerifiedIn(tx: UserTx & TxScope, tenantId: string, email: string, passwordHash: string): Promise<boolean> {
       const normalized = normalizeEmail(email);
       if (await tx.users.findByEmail(tenantId, normalized)) return false;
       const now = clock.now().toISOString();
       try {
-        await tx.users.insert({ id: newId(), tenantId, subject: newId(), email: normalized, emailVerified: true, passwordHash, createdAt: now, updatedAt: now });
+        // In a savepoint: on PostgreSQL a failed statement would otherwise abort the caller's whole transaction.
+        await tx.savepoint(() => tx.users.insert({ id: newId(), tenantId, subject: newId(), email: normalized, emailVerified: true, passwordHash, createdAt: now, updatedAt: now }));
       } catch (e) {
         if (e instanceof UniqueViolation) return false;
         throw e;
