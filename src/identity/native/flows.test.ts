@@ -99,6 +99,16 @@ describe('native email code sign-in', () => {
     expect((await redeem(h.request, f, authCode, it.verifier)).status).toBe(200);
   });
 
+  it('marks the address verified once a code mailed to it came back', async () => {
+    const u = await h.services.users.create(f.tenant.tenant.id, { email: 'new@example.com', password: PASSWORD });
+    expect(u.emailVerified).toBe(false);
+    const it = await openInteraction(h.request, f);
+    await post('/email/request', { interaction_id: it.interactionId, email: 'new@example.com' });
+    const res = await post('/email/verify', { interaction_id: it.interactionId, email: 'new@example.com', code: await mailedCode('new@example.com') });
+    expect(res.status).toBe(200);
+    expect((await h.services.users.findById(f.tenant.tenant.id, u.id))!.emailVerified).toBe(true);
+  });
+
   it('answers the same 202 for an unknown address and sends nothing', async () => {
     const it = await openInteraction(h.request, f);
     const res = await post('/email/request', { interaction_id: it.interactionId, email: 'nobody@example.com' });

@@ -74,6 +74,8 @@ export function createNativeService(deps: NativeDeps) {
       const row = await challenges.verify(tenant, { interactionDigest: it.digest, purpose: 'signin', email: normalizeEmail(input.email), code: input.code });
       const user = row.userId ? await users.findById(tenant.tenant.id, row.userId) : undefined;
       if (!user || user.status !== 'ACTIVE') throw nativeFailure('invalid_code', 'the account is gone or disabled');
+      // The code came back from the address: it is verified now (as Auth0's passwordless email does).
+      if (!user.emailVerified) await users.markEmailVerified(tenant.tenant.id, user.id);
       return interactions.afterPrimaryProof(tenant, it, user.id);
     },
 

@@ -91,6 +91,11 @@ export function createUserService(deps: { store: Stores & TxRunner<Stores>; cloc
       return true;
     },
 
+    /** The user proved control of the address (a code mailed to it came back). */
+    async markEmailVerified(tenantId: string, userId: string): Promise<void> {
+      await store.tx((tx) => tx.users.update(tenantId, userId, { emailVerified: true, updatedAt: clock.now().toISOString() }));
+    },
+
     /** Replaces the password hash (hashed beforehand), in the caller's transaction. */
     async setPasswordHashIn(tx: UserTx, tenantId: string, userId: string, passwordHash: string): Promise<void> {
       await tx.users.update(tenantId, userId, { passwordHash, updatedAt: clock.now().toISOString() });
