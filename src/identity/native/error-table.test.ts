@@ -210,6 +210,19 @@ const cases: Case[] = [
   },
 ];
 
+describe('native routes', () => {
+  it('are the twelve of spec 02, each in the OpenAPI document', async () => {
+    const doc = (await (await h.request('/openapi.json')).json()) as { paths: Record<string, Record<string, unknown>> };
+    const native = Object.keys(doc.paths).filter((p) => p.startsWith('/oauth2/native/')).sort();
+    expect(native).toEqual([
+      '/oauth2/native/email/request', '/oauth2/native/email/verify', '/oauth2/native/interactions', '/oauth2/native/mfa', '/oauth2/native/password',
+      '/oauth2/native/password/recovery/complete', '/oauth2/native/password/recovery/request', '/oauth2/native/password/recovery/verify',
+      '/oauth2/native/registration/complete', '/oauth2/native/registration/request', '/oauth2/native/registration/verify', '/oauth2/native/social',
+    ]);
+    for (const p of native) expect(Object.keys(doc.paths[p])).toContain('post');
+  });
+});
+
 describe('native error table (spec 02)', () => {
   it('covers every code of the table', () => {
     const codes = new Set(cases.map((c) => c.error));
