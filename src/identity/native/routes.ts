@@ -60,7 +60,7 @@ const TIMERS = { 202: { description: 'queued; the same answer whether or not a m
  * in the api family: form-encoded requests, `{error}` failures with the native table's codes.
  */
 export function mountNativeRoutes(app: Hono<IssuerEnv>, native: NativeService, config: Pick<Config, 'trustedProxies'>): void {
-  app.use(`${BASE}/*`, refuseBrowsers, withHeaders({ 'Cache-Control': 'no-store', Pragma: 'no-cache' }));
+  app.use(`${BASE}/*`, withHeaders({ 'Cache-Control': 'no-store', Pragma: 'no-cache' }), refuseBrowsers);
   const ip = (c: Context) => clientAddress(c, config.trustedProxies);
 
   app.post(`${BASE}/interactions`, described(
