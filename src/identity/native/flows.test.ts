@@ -252,6 +252,22 @@ describe('native password recovery', () => {
     expect((await post('/password', { interaction_id: it.interactionId, email: EMAIL, password: 'brand new secret' })).status).toBe(200);
   });
 
+  it('keeps tenants apart: a code and a grant of one tenant mean nothing at another with the same address', async () => {
+    const other = await createNativeFixture(h, { slug: 'other' });
+    const it = await openInteraction(h.request, f);
+    await post('/password/recovery/request', { interaction_id: it.interactionId, email: EMAIL });
+    const code = await mailedCode(EMAIL);
+    const itOther = await openInteraction(h.request, other);
+    await nativePost(h.request, other, '/password/recovery/request', { interaction_id: itOther.interactionId, email: EMAIL });
+    const verifyElsewhere = await nativePost(h.request, other, '/password/recovery/verify', { interaction_id: itOther.interactionId, email: EMAIL, code });
+    // The other tenant mailed its own code; this one's fails there (unless both drew the same six digits).
+    if (code !== (await mailedCode(EMAIL))) expect(verifyElsewhere.status).toBe(401);
+    const { resetGrant } = (await (await post('/password/recovery/verify', { interaction_id: it.interactionId, email: EMAIL, code })).json()) as { resetGrant: string };
+    const res = await nativePost(h.request, other, '/password/recovery/complete', { interaction_id: itOther.interactionId, reset_grant: resetGrant, new_password: 'brand new secret' });
+    expect(res.status).toBe(401);
+    expect(await res.json()).toEqual({ error: 'invalid_grant' });
+  });
+
   it('discloses nothing for an unknown address', async () => {
     const it = await openInteraction(h.request, f);
     const res = await post('/password/recovery/request', { interaction_id: it.interactionId, email: 'nobody@example.com' });
