@@ -9,6 +9,7 @@ import { ISSUER_PREFIX } from './platform/http/openapi';
 import { createEdgeApp } from './engage/routes';
 import type { Services } from './services';
 import { createIssuerApiApp } from './identity/issuer-api';
+import { mountNativeRoutes } from './identity/native/routes';
 import { createOAuthApp, createPathMetadataApp } from './identity/oauth/routes';
 import { createPlatformRoutes } from './platform/http/platform-routes';
 
@@ -41,7 +42,7 @@ export function createApp(deps: AppDeps): Hono<AppEnv> {
   };
   mount(createEdgeApp(services.engage), false);
   mount(createPathMetadataApp(services.tenants), false);
-  mount(createIssuerApiApp(services.tenants), true);
+  mount(createIssuerApiApp(services.tenants, (api) => mountNativeRoutes(api, services.native, config)), true);
   mount(createOAuthApp(services, config), true);
   mount(createPlatformRoutes({ readiness: () => services.readiness(), metrics: services.metrics.registry, document: () => app, publicUrl: config.publicUrl }), false);
   return app;

@@ -4,6 +4,8 @@ import type { Checkpointer } from './platform/store/checkpointer';
 import type { KeyService } from './identity/keys/service';
 import type { OAuthService } from './identity/oauth/service';
 import type { SessionService } from './identity/sessions/service';
+import type { NativeService } from './identity/native/service';
+import { MAIL_JOB, type MailService } from './platform/mail/outbox';
 
 /** What the jobs need of the services (named here, so services.ts can import this file). */
 export interface JobServices {
@@ -11,6 +13,8 @@ export interface JobServices {
   keys: Pick<KeyService, 'sweep'>;
   sessions: Pick<SessionService, 'sweep'>;
   oauth: Pick<OAuthService, 'purgeExpired'>;
+  mail: Pick<MailService, 'sendDue'>;
+  native: Pick<NativeService, 'purgeExpired'>;
 }
 
 /** The background jobs of a serving process (platform/jobs): leased, so each runs once across processes. */
@@ -25,6 +29,10 @@ export const JOBS = {
   scrubDeleted: 'store.scrub-deleted',
   /** The push delivery outbox (engage/messaging/delivery.ts); woken after each admitted send. */
   pushDeliver: 'push.deliver',
+  /** The mail outbox (platform/mail): woken after each commit that queues a message. */
+  sendMail: MAIL_JOB,
+  /** Native interactions, email challenges and registration/reset grants past their expiry. */
+  purgeNative: 'native.purge-expired',
 } as const;
 
 const MINUTE = 60_000;
@@ -43,6 +51,9 @@ export function backgroundJobs(s: JobServices, logger: Logger, checkpointer?: Ch
     { name: JOBS.retireKeys, intervalMs: MINUTE, run: () => s.keys.sweep().then(() => undefined) },
     { name: JOBS.purgeSessions, intervalMs: MINUTE, run: () => s.sessions.sweep() },
     { name: JOBS.purgeGrants, intervalMs: MINUTE, run: () => s.oauth.purgeExpired().then(() => undefined) },
+    // Every 10 s besides the wake-ups: retries come due (MAIL_RETRY), and a wake-up may be lost with its process.
+    { name: JOBS.sendMail, intervalMs: 10_000, run: () => s.mail.sendDue() },
+    { name: JOBS.purgeNative, intervalMs: MINUTE, run: () => s.native.purgeExpired().then(() => undefined) },
     // Hourly as well, for an erasure whose wake-up was lost (the process died right after it,
     // or another process without jobs erased). Busy (a reader on an older snapshot, another
     // checkpoint under way): again in a second.

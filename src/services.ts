@@ -16,6 +16,10 @@ import { createUserService } from './identity/users/service';
 import { createOAuthService } from './identity/oauth/service';
 import { createJobRunner } from './platform/jobs/runner';
 import { JOBS, backgroundJobs } from './jobs';
+import { createMailService, MAIL_JOB } from './platform/mail/outbox';
+import { createSmtpSender, type MailSender } from './platform/mail/transport';
+import { createNativeService } from './identity/native/service';
+import { noProviders, noSecondFactors } from './identity/native/provisional';
 
 
 export interface CoreDeps {
@@ -29,6 +33,8 @@ export interface CoreDeps {
   checkpointer?: Checkpointer;
   /** The process's metrics, the same set its store records transactions in (serve); otherwise a fresh set. */
   metrics?: Metrics;
+  /** Sends mail (tests inject one); default: SMTP from config.smtpUrl, or none. */
+  mailSender?: MailSender;
 }
 
 /**
@@ -57,6 +63,12 @@ export function createServices(deps: CoreDeps) {
   const oauth = createOAuthService({ store, clock, config, keys, clients, resources, users });
   // Background jobs: built here, started only by `serve` (a CLI command runs none).
   const jobs = createJobRunner({ store, clock, logger: deps.logger, metrics });
+  const mailSender = deps.mailSender ?? (config.smtpUrl ? createSmtpSender(config.smtpUrl, config.mailFrom!) : undefined);
+  const mail = createMailService({ store, clock, sealer, logger: deps.logger, sender: mailSender, wake: () => jobs.wake(MAIL_JOB) });
+  // Second factors and identity providers: issue 10 part B replaces these stand-ins.
+  const mfa = noSecondFactors;
+  const providers = noProviders;
+  const native = createNativeService({ store, clock, clients, users, oauth, sessions, mail, mfa, providers });
   const engage = createEngageServices({
     store,
     clock,
@@ -69,7 +81,7 @@ export function createServices(deps: CoreDeps) {
   });
   // Every second for retries that came due; at once after a send commits (wake).
   jobs.register({ name: JOBS.pushDeliver, intervalMs: 1_000, run: () => engage.messaging.deliveries.run() });
-  for (const job of backgroundJobs({ store, keys, sessions, oauth }, deps.logger, deps.checkpointer)) jobs.register(job);
+  for (const job of backgroundJobs({ store, keys, sessions, oauth, mail, native }, deps.logger, deps.checkpointer)) jobs.register(job);
   // The leased jobs' queue, across every process on the database: 1 while a job is due and not yet run.
   metrics.registry.gauge('engage_job_due', 'Leased background jobs due and not yet run, across all processes (1) or not (0), by job.', ['job'], async () => {
     const now = clock.now().getTime();
@@ -82,7 +94,7 @@ export function createServices(deps: CoreDeps) {
   let draining = false;
   const readiness = async () => (draining ? 'shutting down' : store.readiness());
   const drain = () => void (draining = true);
-  return { store, metrics, readiness, drain, sealer, keys, tenants, sessions, clients, resources, credentials, users, oauth, engage, jobs };
+  return { store, metrics, readiness, drain, sealer, keys, tenants, sessions, clients, resources, credentials, users, oauth, engage, jobs, mail, mfa, providers, native };
 }
 
 export type Services = ReturnType<typeof createServices>;

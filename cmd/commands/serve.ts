@@ -17,7 +17,16 @@ import path from 'node:path';
 import { createServices } from '../../src/services';
 import { action, configFrom, withCommon, type CommonOptions } from '../cli';
 
-type ServeOptions = CommonOptions & { host?: string; port?: string; trustedProxies?: string; maxRequestBytes?: string; workers?: string; shutdownTimeout?: string };
+type ServeOptions = CommonOptions & {
+  host?: string;
+  port?: string;
+  trustedProxies?: string;
+  maxRequestBytes?: string;
+  workers?: string;
+  shutdownTimeout?: string;
+  smtpUrl?: string;
+  mailFrom?: string;
+};
 
 export function registerServe(program: Command): void {
   withCommon(program.command('serve').description('run the HTTP server (all APIs)'))
@@ -27,6 +36,8 @@ export function registerServe(program: Command): void {
     .option('--max-request-bytes <n>', 'largest mobile edge request body in bytes; larger is a 413 (default 8388608)')
     .option('--workers <n>', 'processes sharing the port (default 1); see README "Several processes"')
     .option('--shutdown-timeout <seconds>', 'on SIGTERM, how long in-flight requests may take to finish (default 10)')
+    .option('--smtp-url <url>', 'SMTP server for sign-in, registration and recovery codes: smtp://user:password@host:587 (STARTTLS) or smtps://…:465 (TLS); or ENGAGE_SMTP_URL')
+    .option('--mail-from <address>', 'From address of that mail (default no-reply@<public URL host>; or ENGAGE_MAIL_FROM)')
     .action(
       action(async (opts: ServeOptions) => {
         const flags = {
@@ -36,6 +47,8 @@ export function registerServe(program: Command): void {
           maxRequestBytes: opts.maxRequestBytes,
           workers: opts.workers,
           shutdownTimeout: opts.shutdownTimeout,
+          smtpUrl: opts.smtpUrl,
+          mailFrom: opts.mailFrom,
         };
         const config = configFrom(opts, flags);
         const logger = createLogger({ level: config.logLevel, format: config.logFormat });
@@ -77,6 +90,7 @@ async function serveHere(opts: ServeOptions, flags: Record<string, string | unde
   await services.keys.verifyMasterKey(control.id);
   handler = getRequestListener(createApp({ config, clock: systemClock, logger, services }).fetch);
 
+  if (!config.smtpUrl) logger.warn('no SMTP server configured (--smtp-url): native email codes, registration and password recovery answer 503 temporarily_unavailable');
   // Housekeeping (src/jobs.ts): key retirement, purges of expired sessions, codes, tokens
   // and grants, scrubbing of erased data; leased, so each runs once across processes.
   services.jobs.start(1_000);

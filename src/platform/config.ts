@@ -1,6 +1,7 @@
 import { readFileSync } from 'node:fs';
 import path from 'node:path';
 import { parseDatabaseUrl, redactUrl } from './store/database-url';
+import { checkSmtpUrl, redactSmtpUrl } from './mail/smtp-url';
 
 /**
  * One schema for configuration: defaults < optional JSON file < ENGAGE_* environment < flags.
@@ -56,6 +57,14 @@ export interface Config {
   fcmUrl: string;
   /** PEM file of extra certificate authorities trusted for the provider connections (a test CA); unset, the system's. */
   pushCaFile?: string;
+  /**
+   * SMTP server for the native adapter's mail (`smtp://` STARTTLS, `smtps://` TLS, user:password
+   * in the URL). Unset: mail flows answer 503 and `serve` warns. Holds a password: never print
+   * it, use `redactedConfig`.
+   */
+  smtpUrl?: string;
+  /** The From address of that mail (default `no-reply@<public URL host>`). */
+  mailFrom?: string;
 }
 
 export class ConfigError extends Error {}
@@ -65,7 +74,7 @@ type Raw = Record<string, unknown>;
 interface Setting {
   key: keyof Config;
   env: string;
-  kind: 'string' | 'int' | 'url' | 'enum' | 'database-url';
+  kind: 'string' | 'int' | 'url' | 'enum' | 'database-url' | 'smtp-url' | 'email';
   values?: readonly string[];
   min?: number;
   max?: number;
@@ -96,6 +105,8 @@ const SETTINGS: Setting[] = [
   { key: 'apnsSandboxUrl', env: 'ENGAGE_APNS_SANDBOX_URL', kind: 'url' },
   { key: 'fcmUrl', env: 'ENGAGE_FCM_URL', kind: 'url' },
   { key: 'pushCaFile', env: 'ENGAGE_PUSH_CA_FILE', kind: 'string' },
+  { key: 'smtpUrl', env: 'ENGAGE_SMTP_URL', kind: 'smtp-url' },
+  { key: 'mailFrom', env: 'ENGAGE_MAIL_FROM', kind: 'email' },
 ];
 
 export const DEFAULTS = {
@@ -151,6 +162,15 @@ function coerce(s: Setting, value: unknown, origin: string): unknown {
         // The message names the URL with its password redacted, never the value itself.
         throw new ConfigError(`invalid setting ${name}: ${(e as Error).message}`);
       }
+      return value;
+    case 'smtp-url': {
+      const problem = typeof value === 'string' ? checkSmtpUrl(value) : 'expected an smtp:// or smtps:// URL';
+      // The message never repeats the value: it may hold the SMTP password.
+      if (problem) throw new ConfigError(`invalid setting ${name}: ${problem}`);
+      return value;
+    }
+    case 'email':
+      if (typeof value !== 'string' || !/^[^\s@<>]{1,64}@[^\s@<>]{1,255}$/.test(value)) throw new ConfigError(`invalid setting ${name}: expected an email address`);
       return value;
     case 'enum':
       if (typeof value !== 'string' || !s.values!.includes(value))
@@ -213,6 +233,7 @@ export function loadConfig(sources: ConfigSources = {}): Config {
     const h = cfg.host === '0.0.0.0' || cfg.host === '::' ? '127.0.0.1' : cfg.host;
     cfg.publicUrl = `http://${h.includes(':') ? `[${h}]` : h}:${cfg.port}`;
   }
+  if (cfg.smtpUrl && !cfg.mailFrom) cfg.mailFrom = `no-reply@${new URL(cfg.publicUrl).hostname}`;
   return cfg;
 }
 
@@ -221,5 +242,6 @@ export function redactedConfig(cfg: Config): Record<string, unknown> {
   const out: Record<string, unknown> = { ...cfg };
   if (cfg.databaseUrl) out.databaseUrl = redactUrl(cfg.databaseUrl);
   if (cfg.masterKey) out.masterKey = '[redacted]';
+  if (cfg.smtpUrl) out.smtpUrl = redactSmtpUrl(cfg.smtpUrl);
   return out;
 }

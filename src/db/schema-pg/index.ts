@@ -10,3 +10,5 @@ export * from './engage';
 export * from './catalog';
 export * from './jobs';
 export * from './push';
+export * from './native';
+export * from './mail';

@@ -4,3 +4,5 @@ export * from './engage';
 export * from './catalog';
 export * from './jobs';
 export * from './push';
+export * from './native';
+export * from './mail';

@@ -11,6 +11,9 @@ import type { TokenIssuer } from './tokens';
 /** What the OAuth service is built from; the grant, introspection and revocation parts share it. */
 type Stores = { oauth: OAuthStore };
 
+/** A transaction's stores, for other contexts that issue codes or revoke grants in their own transaction. */
+export type OAuthTx = Stores;
+
 export interface OAuthDeps {
   store: Stores & TxRunner<Stores> & Pick<StoreEngine, 'tokenStateVersion'>;
   clock: Clock;

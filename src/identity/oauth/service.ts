@@ -8,7 +8,7 @@ import { createRefreshTokenGrant } from './grants/refresh-token';
 import { createTokenIntrospection } from './introspection';
 import { createRevocation } from './revocation';
 
-import type { OAuthDeps } from './context';
+import type { OAuthDeps, OAuthTx } from './context';
 
 export type { AuthorizationRequest, AuthorizationValidation, AuthorizationParams } from './authorization-request';
 
@@ -39,6 +39,25 @@ export function createOAuthService(deps: OAuthDeps) {
   };
   const ctx = { ...deps, tokens };
 
+  /** A code in the caller's transaction (the native adapter ends its interaction in the same one). */
+  async function issueAuthorizationCodeIn(tx: OAuthTx, input: IssueCodeInput): Promise<string> {
+    const code = newSecret();
+    await tx.oauth.insertCode({
+      codeDigest: digest(code),
+      tenantId: input.tenantId,
+      clientId: input.clientId,
+      userId: input.userId,
+      redirectUri: input.redirectUri,
+      codeChallenge: input.codeChallenge,
+      scope: formatScope(input.scope),
+      resource: input.resource,
+      nonce: input.nonce,
+      authTime: input.authTime,
+      expiresAt: clock.nowSeconds() + config.authorizationCodeTtl,
+    });
+    return code;
+  }
+
   return {
     tokens,
 
@@ -51,24 +70,18 @@ export function createOAuthService(deps: OAuthDeps) {
 
     /** A one-time code (256 random bits), stored as its digest for config.authorizationCodeTtl seconds. */
     async issueAuthorizationCode(input: IssueCodeInput): Promise<string> {
-      const code = newSecret();
-      const codeDigest = digest(code);
-      await store.tx((tx) =>
-        tx.oauth.insertCode({
-          codeDigest,
-          tenantId: input.tenantId,
-          clientId: input.clientId,
-          userId: input.userId,
-          redirectUri: input.redirectUri,
-          codeChallenge: input.codeChallenge,
-          scope: formatScope(input.scope),
-          resource: input.resource,
-          nonce: input.nonce,
-          authTime: input.authTime,
-          expiresAt: clock.nowSeconds() + config.authorizationCodeTtl,
-        }),
-      );
-      return code;
+      return store.tx((tx) => issueAuthorizationCodeIn(tx, input));
+    },
+
+    issueAuthorizationCodeIn,
+
+    /**
+     * Ends everything the user holds at every client of the tenant: grants (so their access
+     * tokens turn inactive at introspection and userinfo), refresh tokens, and codes not yet
+     * exchanged. In the caller's transaction (password recovery).
+     */
+    async revokeAllOfUserIn(tx: OAuthTx, tenantId: string, userId: string): Promise<number> {
+      return tx.oauth.revokeAllOfUser(tenantId, userId, clock.nowSeconds());
     },
 
     /**

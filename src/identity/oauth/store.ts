@@ -125,6 +125,10 @@ const SQL = {
   revokeSubjectGrants: `UPDATE grants SET revoked_at = ? WHERE tenant_id = ? AND user_id = ? AND client_id = ? AND revoked_at IS NULL`,
   revokeSubjectTokens: `UPDATE refresh_tokens SET revoked_at = ? WHERE tenant_id = ? AND revoked_at IS NULL
       AND grant_id IN (SELECT id FROM grants WHERE tenant_id = ? AND user_id = ? AND client_id = ?)`,
+  revokeUserGrants: `UPDATE grants SET revoked_at = ? WHERE tenant_id = ? AND user_id = ? AND revoked_at IS NULL`,
+  revokeUserTokens: `UPDATE refresh_tokens SET revoked_at = ? WHERE tenant_id = ? AND revoked_at IS NULL
+      AND grant_id IN (SELECT id FROM grants WHERE tenant_id = ? AND user_id = ?)`,
+  deleteUserCodes: `DELETE FROM authorization_codes WHERE tenant_id = ? AND user_id = ? AND consumed_at IS NULL`,
   // Codes not yet exchanged would otherwise start a fresh grant after the revocation.
   deleteSubjectCodes: `DELETE FROM authorization_codes WHERE tenant_id = ? AND user_id = ? AND client_id = ? AND consumed_at IS NULL`,
   findConsent: `SELECT scope, resource FROM consents WHERE tenant_id = ? AND user_id = ? AND client_id = ?`,
@@ -178,6 +182,14 @@ export function createOAuthStore(db: Sql) {
       const n = await db.run(SQL.revokeSubjectGrants, [now, tenantId, userId, clientId]);
       await db.run(SQL.revokeSubjectTokens, [now, tenantId, tenantId, userId, clientId]);
       await db.run(SQL.deleteSubjectCodes, [tenantId, userId, clientId]);
+      return n;
+    },
+
+    /** Every grant, refresh token and unexchanged code of the user, at every client. */
+    async revokeAllOfUser(tenantId: string, userId: string, now: number): Promise<number> {
+      const n = await db.run(SQL.revokeUserGrants, [now, tenantId, userId]);
+      await db.run(SQL.revokeUserTokens, [now, tenantId, tenantId, userId]);
+      await db.run(SQL.deleteUserCodes, [tenantId, userId]);
       return n;
     },
 

@@ -35,6 +35,9 @@ export const INTERACTION_TTL = 15 * 60;
 
 type Stores = { sessions: SessionStore };
 
+/** A transaction's stores, for contexts that end a user's browser sign-ins in their own transaction. */
+export type SessionTx = Stores;
+
 /**
  * Browser single sign-on for one tenant at a time: session cookies are 256-bit secrets
  * stored as digests; every lookup is by tenant and digest, so a cookie from one tenant
@@ -97,6 +100,14 @@ export function createSessionService(deps: { store: Stores & TxRunner<Stores>; c
         await tx.sessions.renewSession(sessionId, tokenDigest, now() + deps.sessionTtl);
       });
       return token;
+    },
+
+    /**
+     * Signs the user out of every browser session of the tenant, in the caller's transaction
+     * (password recovery): their account leaves each session; the sessions' other accounts stay.
+     */
+    async signOutEverywhereIn(tx: SessionTx, tenantId: string, userId: string): Promise<void> {
+      await tx.sessions.removeAccountEverywhere(tenantId, userId);
     },
 
     async selectAccount(sessionId: string, userId: string): Promise<void> {

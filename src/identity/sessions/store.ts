@@ -37,6 +37,8 @@ const SQL = {
   refundThrottle: `UPDATE login_throttle SET failures = failures - 1, locked_until = CASE WHEN locked_until = ? THEN ? ELSE locked_until END
     WHERE key = ? AND failures > 0`,
   clearThrottle: `DELETE FROM login_throttle WHERE key = ?`,
+  removeAccountEverywhere: `DELETE FROM session_accounts WHERE tenant_id = ? AND user_id = ?`,
+  clearActiveAccount: `UPDATE browser_sessions SET active_user_id = NULL WHERE tenant_id = ? AND active_user_id = ?`,
   deleteStaleThrottles: `DELETE FROM login_throttle WHERE last_failure_at < ? AND locked_until < ?`,
 } as const;
 
@@ -114,6 +116,10 @@ export function createSessionStore(db: Sql) {
     },
     async clearThrottle(key: string): Promise<void> {
       await db.run(SQL.clearThrottle, [key]);
+    },
+    async removeAccountEverywhere(tenantId: string, userId: string): Promise<void> {
+      await db.run(SQL.removeAccountEverywhere, [tenantId, userId]);
+      await db.run(SQL.clearActiveAccount, [tenantId, userId]);
     },
     deleteStaleThrottles(before: number): Promise<number> {
       return db.run(SQL.deleteStaleThrottles, [before, before]);

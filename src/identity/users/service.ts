@@ -2,12 +2,12 @@ import type { Clock } from '../../platform/clock';
 import { newId } from '../../platform/crypto';
 import { assertThat } from '../../platform/http/errors';
 import { ARGON2ID, loadArgon2, type Argon2Options } from '../../platform/native';
-import type { TxRunner } from '../../platform/store/store';
+import type { TxRunner, TxScope } from '../../platform/store/store';
 import { UserErrors } from './errors';
 import { checkUserCreate } from './schemas';
 import { validInput } from '../../platform/http/schema';
 import type { UserRow, UserStore } from './store';
-import { onUnique } from '../../platform/store/sql';
+import { onUnique, UniqueViolation } from '../../platform/store/sql';
 
 /** The User object of spec 03. */
 export interface UserView {
@@ -24,6 +24,9 @@ export const PASSWORD_HASH_OPTIONS: Argon2Options = { algorithm: ARGON2ID, memor
 
 
 type Stores = { users: UserStore };
+
+/** A transaction's stores, for contexts that create users or change passwords in their own transaction. */
+export type UserTx = Stores;
 
 export function toUserView(u: UserRow): UserView {
   return { id: u.id, subject: u.subject, email: u.email, emailVerified: u.emailVerified, status: u.status, createdAt: u.createdAt };
@@ -68,6 +71,39 @@ export function createUserService(deps: { store: Stores & TxRunner<Stores>; cloc
           .catch(onUnique(() => UserErrors.conflict(`a user with email ${email} exists`)));
       });
       return toUserView((await store.users.findById(tenantId, id))!);
+    },
+
+    /**
+     * An ACTIVE user with a verified email and a password hashed beforehand, in the caller's
+     * transaction (native registration). False when the email is taken, by a concurrent twin too.
+     */
+    async createVerifiedIn(tx: UserTx & TxScope, tenantId: string, email: string, passwordHash: string): Promise<boolean> {
+      const normalized = normalizeEmail(email);
+      if (await tx.users.findByEmail(tenantId, normalized)) return false;
+      const now = clock.now().toISOString();
+      try {
+        // In a savepoint: on PostgreSQL a failed statement would otherwise abort the caller's whole transaction.
+        await tx.savepoint(() => tx.users.insert({ id: newId(), tenantId, subject: newId(), email: normalized, emailVerified: true, passwordHash, createdAt: now, updatedAt: now }));
+      } catch (e) {
+        if (e instanceof UniqueViolation) return false;
+        throw e;
+      }
+      return true;
+    },
+
+    /** The user proved control of the address (a code mailed to it came back). */
+    async markEmailVerified(tenantId: string, userId: string): Promise<void> {
+      await store.tx((tx) => tx.users.update(tenantId, userId, { emailVerified: true, updatedAt: clock.now().toISOString() }));
+    },
+
+    /** Replaces the password hash (hashed beforehand), in the caller's transaction. */
+    async setPasswordHashIn(tx: UserTx, tenantId: string, userId: string, passwordHash: string): Promise<void> {
+      await tx.users.update(tenantId, userId, { passwordHash, updatedAt: clock.now().toISOString() });
+    },
+
+    /** Whether `password` is the user's current one (recovery refuses to "replace" it with itself). */
+    async isCurrentPassword(user: UserRow, password: string): Promise<boolean> {
+      return !!user.passwordHash && (await loadArgon2().verify(user.passwordHash, password));
     },
 
     async list(tenantId: string): Promise<UserView[]> {

@@ -1,0 +1,28 @@
+import { index, integer, sqliteTable, text } from 'drizzle-orm/sqlite-core';
+import { tenants } from './identity';
+
+/**
+ * The mail outbox (platform/mail): a message is a row written in the same transaction as the
+ * challenge it carries, sent after commit by the mail job, retried with backoff, and deleted
+ * once the SMTP server accepted it. The message (recipient, subject, bodies) is sealed with the
+ * master key: it carries one-time codes. Instants are epoch seconds.
+ */
+export const mailOutbox = sqliteTable(
+  'mail_outbox',
+  {
+    id: text('id').primaryKey(),
+    tenantId: text('tenant_id').notNull().references(() => tenants.id, { onDelete: 'cascade' }),
+    /** What the message is for (email-code, registration-code, registration-taken, recovery-code). */
+    purpose: text('purpose').notNull(),
+    /** The sealed message (AES-256-GCM under the master key, the id as associated data). */
+    message: text('message').notNull(),
+    /** PENDING until sent (then deleted), FAILED when given up. */
+    status: text('status', { enum: ['PENDING', 'FAILED'] }).notNull().default('PENDING'),
+    attempts: integer('attempts').notNull().default(0),
+    nextAttemptAt: integer('next_attempt_at').notNull(),
+    /** The last SMTP failure, without the message. */
+    lastError: text('last_error'),
+    createdAt: integer('created_at').notNull(),
+  },
+  (t) => [index('mail_outbox_due').on(t.status, t.nextAttemptAt)],
+);

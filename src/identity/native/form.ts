@@ -1,0 +1,42 @@
+import type { Context, MiddlewareHandler } from 'hono';
+import { headerOf, readBodyText } from '../../platform/http/request';
+import type { Checker, Static, TSchema } from '../../platform/http/schema';
+import { ApiError } from '../../platform/http/errors';
+import { invalidRequest } from './errors';
+
+const FORM_TYPE = /^application\/x-www-form-urlencoded\s*(;.*)?$/i;
+/** Every native form is a few hundred bytes (an ID token a few kilobytes). */
+const MAX_FORM_BYTES = 64 * 1024;
+
+/**
+ * Spec 02: a native request carrying Origin, Cookie or Sec-Fetch-Site comes from a browser and is
+ * refused (403 browser_request_forbidden): the adapter is for apps, and a browser must use the
+ * authorization endpoint's pages, with their CSRF and cookie rules.
+ */
+export const refuseBrowsers: MiddlewareHandler = (c, next) => {
+  if (headerOf(c, 'origin') !== undefined || headerOf(c, 'cookie') !== undefined || headerOf(c, 'sec-fetch-site') !== undefined) {
+    throw new ApiError(403, 'browser_request_forbidden');
+  }
+  return next();
+};
+
+/**
+ * The form, strictly (RFC 6749 §3.2 and Appendix B, as the token endpoint reads it): another
+ * content type, a parameter sent twice, a required one missing or empty, or a malformed value is
+ * 400 invalid_request. A parameter sent without a value counts as absent (RFC 6749 §3.1).
+ */
+export async function readNativeForm<S extends TSchema>(c: Context, check: Checker<S>): Promise<Static<S> & Record<string, string>> {
+  if (!FORM_TYPE.test(headerOf(c, 'content-type') ?? '')) throw invalidRequest('Content-Type must be application/x-www-form-urlencoded');
+  const text = await readBodyText(c, MAX_FORM_BYTES);
+  if (text === undefined) throw invalidRequest('the form is too large');
+  const values = Object.create(null) as Record<string, string>;
+  const seen = new Set<string>();
+  for (const [k, v] of new URLSearchParams(text)) {
+    if (seen.has(k)) throw invalidRequest(`${k} is duplicated`);
+    seen.add(k);
+    if (v !== '') values[k] = v;
+  }
+  const bad = check(values);
+  if (bad) throw invalidRequest(bad.message);
+  return values as Static<S> & Record<string, string>;
+}
