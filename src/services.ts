@@ -15,6 +15,8 @@ import { createCredentialService } from './identity/credentials/service';
 import { createUserService } from './identity/users/service';
 import { createOAuthService } from './identity/oauth/service';
 import { createJobRunner } from './platform/jobs/runner';
+import { createMfaService } from './identity/mfa/service';
+import { createProviderService } from './identity/providers/service';
 import { JOBS, backgroundJobs } from './jobs';
 
 
@@ -54,6 +56,8 @@ export function createServices(deps: CoreDeps) {
   const clients = createClientService({ store, catalog, clock, resources });
   const credentials = createCredentialService({ store, catalog, clock, resources });
   const users = createUserService({ store, clock });
+  const mfa = createMfaService({ store, clock, sealer, masterKey: deps.masterKey });
+  const providers = createProviderService({ store, clock, users, publicUrl: config.publicUrl });
   const oauth = createOAuthService({ store, clock, config, keys, clients, resources, users });
   // Background jobs: built here, started only by `serve` (a CLI command runs none).
   const jobs = createJobRunner({ store, clock, logger: deps.logger, metrics });
@@ -68,7 +72,7 @@ export function createServices(deps: CoreDeps) {
   let draining = false;
   const readiness = async () => (draining ? 'shutting down' : store.readiness());
   const drain = () => void (draining = true);
-  return { store, metrics, readiness, drain, sealer, keys, tenants, sessions, clients, resources, credentials, users, oauth, engage, jobs };
+  return { store, metrics, readiness, drain, sealer, keys, tenants, sessions, clients, resources, credentials, users, oauth, engage, jobs, mfa, providers };
 }
 
 export type Services = ReturnType<typeof createServices>;

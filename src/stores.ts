@@ -9,6 +9,8 @@ import { createCredentialStore } from './identity/credentials/store';
 import { createUserStore } from './identity/users/store';
 import { createOAuthStore } from './identity/oauth/store';
 import { createJobLeaseStore } from './platform/jobs/store';
+import { createMfaStore } from './identity/mfa/store';
+import { createProviderStore } from './identity/providers/store';
 
 /**
  * Every context's stores bound to one `Sql` (platform/store/sql.ts). Each engine binds them to
@@ -26,6 +28,8 @@ export function bindStores(db: Sql) {
     users: createUserStore(db),
     oauth: createOAuthStore(db),
     jobs: createJobLeaseStore(db),
+    mfa: createMfaStore(db),
+    providers: createProviderStore(db),
     ...bindEngageStores(db),
   };
 }

@@ -24,6 +24,8 @@ export const PASSWORD_HASH_OPTIONS: Argon2Options = { algorithm: ARGON2ID, memor
 
 
 type Stores = { users: UserStore };
+/** The stores a transaction that creates users must carry (social sign-in links in the same one). */
+export type UserTx = Stores;
 
 export function toUserView(u: UserRow): UserView {
   return { id: u.id, subject: u.subject, email: u.email, emailVerified: u.emailVerified, status: u.status, createdAt: u.createdAt };
@@ -68,6 +70,19 @@ export function createUserService(deps: { store: Stores & TxRunner<Stores>; cloc
           .catch(onUnique(() => UserErrors.conflict(`a user with email ${email} exists`)));
       });
       return toUserView((await store.users.findById(tenantId, id))!);
+    },
+
+    /**
+     * Creates a passwordless user inside the caller's transaction (so a link to an upstream
+     * identity commits with it). A taken email is a UniqueViolation or a conflict.
+     */
+    async createInTx(tx: UserTx, tenantId: string, input: { email: string; emailVerified: boolean }): Promise<string> {
+      const email = normalizeEmail(input.email);
+      assertThat(!(await tx.users.findByEmail(tenantId, email)), UserErrors.conflict(`a user with email ${email} exists`));
+      const id = newId();
+      const now = clock.now().toISOString();
+      await tx.users.insert({ id, tenantId, subject: newId(), email, emailVerified: input.emailVerified, passwordHash: null, createdAt: now, updatedAt: now });
+      return id;
     },
 
     async list(tenantId: string): Promise<UserView[]> {
