@@ -42,4 +42,5 @@ CREATE TABLE `user_identities` (
 	FOREIGN KEY (`user_id`) REFERENCES `users`(`id`) ON UPDATE no action ON DELETE cascade
 );
 --> statement-breakpoint
-CREATE INDEX `user_identities_user` ON `user_identities` (`user_id`);
+CREATE INDEX `user_identities_user` ON `user_identities` (`user_id`);--> statement-breakpoint
+ALTER TABLE `browser_interactions` ADD `mfa_user_id` text;

@@ -42,4 +42,5 @@ ALTER TABLE "identity_providers" ADD CONSTRAINT "identity_providers_tenant_id_te
 ALTER TABLE "user_identities" ADD CONSTRAINT "user_identities_tenant_id_tenants_id_fk" FOREIGN KEY ("tenant_id") REFERENCES "public"."tenants"("id") ON DELETE cascade ON UPDATE no action;--> statement-breakpoint
 ALTER TABLE "user_identities" ADD CONSTRAINT "user_identities_user_id_users_id_fk" FOREIGN KEY ("user_id") REFERENCES "public"."users"("id") ON DELETE cascade ON UPDATE no action;--> statement-breakpoint
 CREATE UNIQUE INDEX "identity_providers_tenant_name" ON "identity_providers" USING btree ("tenant_id","name");--> statement-breakpoint
-CREATE INDEX "user_identities_user" ON "user_identities" USING btree ("user_id");
+CREATE INDEX "user_identities_user" ON "user_identities" USING btree ("user_id");--> statement-breakpoint
+ALTER TABLE "browser_interactions" ADD COLUMN "mfa_user_id" text;
