@@ -15,10 +15,10 @@ export interface ScopeLine {
 }
 
 export type PageModel =
-  | { view: 'login'; interactionId: string; csrf: string; clientName: string; email?: string; error?: string }
+  | { view: 'login'; interactionId: string; csrf: string; clientName: string; email?: string; error?: string; action?: string }
   | { view: 'consent'; interactionId: string; csrf: string; clientName: string; email: string; scopes: ScopeLine[] }
   | { view: 'select'; interactionId: string; csrf: string; clientName: string; accounts: { userId: string; email: string }[] }
-  | { view: 'mfa'; interactionId: string; csrf: string; clientName: string; method: 'totp' | 'recovery'; error?: string }
+  | { view: 'mfa'; interactionId: string; csrf: string; clientName: string; method: 'totp' | 'recovery'; error?: string; action?: string }
   | { view: 'recovery-code'; interactionId: string; csrf: string; clientName: string; code: string }
   | { view: 'error'; title: string; message: string };
 
@@ -31,7 +31,7 @@ export const FORM_PATHS = {
   continue: '/oauth2/authorize/continue',
 } as const;
 
-function layout(frame: PageFrame, title: string, body: Raw): string {
+export function layout(frame: PageFrame, title: string, body: Raw): string {
   return html`<!doctype html>
 <html lang="en">
 <head>
@@ -56,7 +56,7 @@ ${body}
 // The stylesheet is ours and constant; it is inserted verbatim so its CSP hash matches.
 const STYLES_RAW = new Raw(STYLES);
 
-function hidden(interactionId: string, csrf: string): Raw {
+export function hidden(interactionId: string, csrf: string): Raw {
   return html`<input type="hidden" name="interaction_id" value="${interactionId}">
 <input type="hidden" name="csrf_token" value="${csrf}">`;
 }
@@ -70,7 +70,7 @@ function loginPage(frame: PageFrame, m: Extract<PageModel, { view: 'login' }>): 
     html`<h1>Sign in</h1>
 <p class="lead">to continue to <strong>${m.clientName}</strong></p>
 ${m.error ? html`<p class="error" id="form-error" role="alert">${m.error}</p>` : ''}
-<form method="post" action="${frame.issuerPath + FORM_PATHS.login}" novalidate>
+<form method="post" action="${frame.issuerPath + (m.action ?? FORM_PATHS.login)}" novalidate>
 ${hidden(m.interactionId, m.csrf)}
 <div class="field">
 <label for="email">Email</label>
@@ -132,7 +132,7 @@ function mfaPage(frame: PageFrame, m: Extract<PageModel, { view: 'mfa' }>): stri
     html`<h1>Two-step verification</h1>
 <p class="lead">${totp ? 'Enter the 6-digit code from your authenticator app.' : 'Enter one of your recovery codes.'}</p>
 ${m.error ? html`<p class="error" id="form-error" role="alert">${m.error}</p>` : ''}
-<form method="post" action="${frame.issuerPath + FORM_PATHS.mfa}" novalidate>
+<form method="post" action="${frame.issuerPath + (m.action ?? FORM_PATHS.mfa)}" novalidate>
 ${hidden(m.interactionId, m.csrf)}
 <input type="hidden" name="method" value="${m.method}">
 <div class="field">
@@ -141,7 +141,7 @@ ${hidden(m.interactionId, m.csrf)}
 </div>
 <button class="primary" type="submit">Verify</button>
 </form>
-<form method="post" action="${frame.issuerPath + FORM_PATHS.mfa}">
+<form method="post" action="${frame.issuerPath + (m.action ?? FORM_PATHS.mfa)}">
 ${hidden(m.interactionId, m.csrf)}
 <input type="hidden" name="method" value="${totp ? 'recovery' : 'totp'}">
 <button class="secondary" type="submit">${totp ? 'Use a recovery code instead' : 'Use your authenticator app instead'}</button>

@@ -102,6 +102,17 @@ export function createUserService(deps: { store: Stores & TxRunner<Stores>; cloc
     },
 
     /**
+     * Replaces a user's password after the caller has checked the current one (the account
+     * page, issue 10); the tenant's policy applies and the hash is made before the transaction.
+     */
+    async changePassword(tenantId: string, userId: string, password: string): Promise<void> {
+      const problem = checkPasswordPolicy(password);
+      assertThat(!problem, UserErrors.invalidPassword(problem!));
+      const passwordHash = await hashPassword(password);
+      await store.tx((tx) => tx.users.update(tenantId, userId, { passwordHash, updatedAt: clock.now().toISOString() }));
+    },
+
+    /**
      * The ACTIVE user with this email and password, or undefined. When there is no such user
      * (or no password), a dummy hash is verified so timing does not reveal existence.
      */
