@@ -44,6 +44,17 @@ describe('enrolment', () => {
     await expect(h.services.mfa.beginEnrolment(tenantId, f.userId, 'acme', 'x')).rejects.toMatchObject({ code: 'mfa_already_enrolled' });
   });
 
+  it('starting again replaces a pending secret: only the newest one confirms', async () => {
+    const first = await h.services.mfa.beginEnrolment(tenantId, f.userId, 'acme', 'ada@example.com');
+    const second = await h.services.mfa.beginEnrolment(tenantId, f.userId, 'acme', 'ada@example.com');
+    expect(second.secret).not.toBe(first.secret);
+    await expect(h.services.mfa.confirmEnrolment(tenantId, f.userId, codeNow(first.secret))).rejects.toMatchObject({ code: 'invalid_code' });
+    expect(await h.services.mfa.confirmEnrolment(tenantId, f.userId, codeNow(second.secret))).toHaveLength(10);
+    // The confirming code's step is used: the same code is not a sign-in.
+    expect(await h.services.mfa.verifySecondFactor(tenantId, f.userId, 'totp', codeNow(second.secret))).toEqual({ ok: false });
+    await expect(h.services.mfa.confirmEnrolment(tenantId, f.userId, codeNow(second.secret, 1))).rejects.toMatchObject({ code: 'mfa_already_enrolled' });
+  });
+
   it('keeps the secret sealed and the recovery codes as digests: none of them is in the database', async () => {
     const { secret, recovery } = await enrol();
     const rows = await h.sql.all<Record<string, unknown>>('SELECT * FROM user_totp_factors');

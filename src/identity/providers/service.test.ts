@@ -157,9 +157,27 @@ describe('signInWithIdToken', () => {
     expect(fetched).toHaveLength(6);
   });
 
-  it('an unreachable issuer is temporarily_unavailable, not a rejected proof', async () => {
-    const down = createProviderService({ store: h.services.store, clock: h.clock, users: h.services.users, publicUrl: PUBLIC_URL, fetch: async () => new Response('no', { status: 502 }) });
-    await expect(down.signInWithIdToken(shop, input(await idToken()))).rejects.toMatchObject({ code: 'temporarily_unavailable', kind: 'unavailable' });
+  it('an unreachable issuer is temporarily_unavailable, not a rejected proof, and is not fetched again at once', async () => {
+    let up = false;
+    let calls = 0;
+    const flaky = createProviderService({
+      store: h.services.store, clock: h.clock, users: h.services.users, publicUrl: PUBLIC_URL,
+      fetch: async (u, i) => {
+        calls++;
+        return up ? h.app.request(u, i) : new Response('no', { status: 502 });
+      },
+    });
+    const token = await idToken();
+    await expect(flaky.signInWithIdToken(shop, input(token))).rejects.toMatchObject({ code: 'temporarily_unavailable', kind: 'unavailable' });
+    await expect(flaky.signInWithIdToken(shop, input(token))).rejects.toMatchObject({ code: 'temporarily_unavailable' });
+    expect(calls).toBe(1);
+    up = true;
+    h.clock.advance(UPSTREAM_KEYS.failureBackoffSeconds);
+    const { userId } = await flaky.signInWithIdToken(shop, input(token));
+    // Past the keys' age, an unreachable issuer leaves the old keys in use.
+    up = false;
+    h.clock.advance(UPSTREAM_KEYS.maxAgeSeconds);
+    expect(await flaky.signInWithIdToken(shop, input(await idToken()))).toEqual({ userId });
   });
 
   it('parallel first sign-ins of one identity create one account', async () => {

@@ -121,7 +121,12 @@ export function createProviderService(deps: { store: Stores & TxRunner<Stores>; 
       if (typeof claims.email !== 'string' || !verifiedEmail(claims)) throw ProviderErrors.emailVerificationRequired();
       const email = normalizeEmail(claims.email);
       // Never link by email silently: whoever controls the upstream account could take over ours.
-      if (await users.findByEmail(tenantId, email)) throw ProviderErrors.linkRequired();
+      if (await users.findByEmail(tenantId, email)) {
+        // A parallel first sign-in of this identity may have created the account since the lookup above.
+        const won = await linkedUser(tenantId, provider.issuer, subject);
+        if (won) return won;
+        throw ProviderErrors.linkRequired();
+      }
       if (tenant.tenant.registrationMode !== 'SELF_SERVICE') throw ProviderErrors.registrationClosed();
       const now = clock.now().toISOString();
       try {

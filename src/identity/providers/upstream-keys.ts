@@ -11,7 +11,7 @@ export type Fetch = (url: string, init?: RequestInit) => Promise<Response>;
  * keys, OIDC Core 10.1.1), but at most once per REFRESH_COOLDOWN per issuer: tokens with made-up
  * kids cannot make us fetch on every request. Parallel misses share one fetch.
  */
-export const UPSTREAM_KEYS = { maxAgeSeconds: 60 * 60, refreshCooldownSeconds: 60, timeoutMs: 5_000, maxBytes: 512 * 1024 } as const;
+export const UPSTREAM_KEYS = { maxAgeSeconds: 60 * 60, refreshCooldownSeconds: 60, failureBackoffSeconds: 5, timeoutMs: 5_000, maxBytes: 512 * 1024 } as const;
 
 interface Entry {
   keys: ReturnType<typeof createLocalJWKSet>;
@@ -32,6 +32,7 @@ export function createUpstreamKeys(deps: { clock: Clock; fetch: Fetch; allowHttp
   const entries = new Map<string, Entry>();
   const inflight = new Map<string, Promise<Entry>>();
   const lastAttempt = new Map<string, number>();
+  const lastFailure = new Map<string, number>();
   const now = () => deps.clock.nowSeconds();
 
   function allowedUrl(u: string): boolean {
@@ -57,11 +58,15 @@ export function createUpstreamKeys(deps: { clock: Clock; fetch: Fetch; allowHttp
       entries.set(issuer, entry);
       return entry;
     } catch {
+      lastFailure.set(issuer, now());
       throw ProviderErrors.upstreamDown();
     }
   }
 
   function refresh(issuer: string): Promise<Entry> {
+    // Right after a failed fetch, answer at once: a down issuer is not fetched on every request.
+    const failed = lastFailure.get(issuer);
+    if (failed !== undefined && now() - failed < UPSTREAM_KEYS.failureBackoffSeconds) return Promise.reject(ProviderErrors.upstreamDown());
     let p = inflight.get(issuer);
     if (!p) {
       p = load(issuer).finally(() => inflight.delete(issuer));
@@ -76,7 +81,12 @@ export function createUpstreamKeys(deps: { clock: Clock; fetch: Fetch; allowHttp
     resolver(issuer: string): JWTVerifyGetKey {
       return async (header, token) => {
         let entry = entries.get(issuer);
-        if (!entry || now() - entry.fetchedAt >= UPSTREAM_KEYS.maxAgeSeconds) entry = await refresh(issuer);
+        if (!entry) entry = await refresh(issuer);
+        else if (now() - entry.fetchedAt >= UPSTREAM_KEYS.maxAgeSeconds) {
+          // Past its age the set is refreshed; while the issuer cannot be reached the old keys still serve.
+          const stale = entry;
+          entry = await refresh(issuer).catch(() => stale);
+        }
         try {
           return await entry.keys(header, token);
         } catch (e) {
