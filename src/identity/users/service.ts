@@ -24,7 +24,8 @@ export const PASSWORD_HASH_OPTIONS: Argon2Options = { algorithm: ARGON2ID, memor
 
 
 type Stores = { users: UserStore };
-/** The stores a transaction that creates users must carry (social sign-in links in the same one). */
+
+/** A transaction's stores, for contexts that create users or change passwords in their own transaction. */
 export type UserTx = Stores;
 
 export function toUserView(u: UserRow): UserView {
