@@ -115,6 +115,18 @@ describe('{issuer}/account', () => {
     expect(await h.services.mfa.hasSecondFactor(seed.tenantId, seed.alice.id)).toBe(false);
   });
 
+  it('proofs on the account page are throttled: after the free failures even the right password waits (429)', async () => {
+    const d = driver();
+    const { page } = await signIn(d);
+    await enrol(d, page);
+    const csrf = csrfOf(page);
+    for (let i = 0; i < 5; i++) expect((await d.post('/t/acme/account/totp/remove', { csrf_token: csrf, proof: `wrong ${i}` })).status).toBe(400);
+    const locked = await d.post('/t/acme/account/totp/remove', { csrf_token: csrf, proof: PASSWORD });
+    expect(locked.status).toBe(429);
+    expect(Number(locked.headers.get('retry-after'))).toBeGreaterThan(0);
+    expect(await h.services.mfa.hasSecondFactor(seed.tenantId, seed.alice.id)).toBe(true);
+  });
+
   it('changes the password: the current one is required and the tenant policy applies', async () => {
     const d = driver();
     const { page } = await signIn(d);
