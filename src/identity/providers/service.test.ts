@@ -1,7 +1,8 @@
 import { generateKeyPair, SignJWT } from 'jose';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { createHarness, PUBLIC_URL, TEST_ENGINE, type Harness } from '../../../test/helpers/harness';
-import { createFixture, exchange, type OAuthFixture } from '../oauth/testing';
+import { FormDriver, redirectParams } from '../../../test/conformance/form-driver';
+import { CALLBACK, createFixture, exchange, FORM, pkce, type OAuthFixture } from '../oauth/testing';
 import type { ResolvedTenant } from '../tenants/service';
 import { createProviderService, type SocialSignIn } from './service';
 import { UPSTREAM_KEYS } from './upstream-keys';
@@ -60,6 +61,24 @@ async function signedByUpstream(claims: Record<string, unknown>) {
 }
 
 describe('signInWithIdToken', () => {
+  it('takes an ID token the upstream issued through its sign-in page, authorization code flow and PKCE', async () => {
+    const d = new FormDriver(async (u, i) => h.app.request(u, i), PUBLIC_URL);
+    const p = pkce();
+    const q = new URLSearchParams({ client_id: 'mobile', redirect_uri: CALLBACK, response_type: 'code', scope: 'openid email', state: 's1', nonce: NONCE, code_challenge: p.challenge, code_challenge_method: 'S256' });
+    const back = await d.signIn(`/t/upstream/oauth2/authorize?${q}`, 'ada@example.com', 'correct horse battery');
+    const { code, state } = redirectParams(back);
+    expect(state).toBe('s1');
+    const res = await h.request('/t/upstream/oauth2/token', {
+      method: 'POST',
+      headers: { 'content-type': FORM },
+      body: new URLSearchParams({ grant_type: 'authorization_code', code, redirect_uri: CALLBACK, code_verifier: p.verifier, client_id: 'mobile' }),
+    });
+    expect(res.status).toBe(200);
+    const { id_token } = (await res.json()) as { id_token: string };
+    const { userId } = await providers.signInWithIdToken(shop, input(id_token));
+    expect((await h.services.users.findById(shop.tenant.id, userId))?.email).toBe('ada@example.com');
+  });
+
   it('a new person on a SELF_SERVICE tenant gets an active account with a verified email, linked; the next sign-in finds it', async () => {
     const token = await idToken();
     const { userId } = await providers.signInWithIdToken(shop, input(token));
