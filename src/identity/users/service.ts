@@ -78,6 +78,7 @@ export function createUserService(deps: { store: Stores & TxRunner<Stores>; cloc
      * identity commits with it). A taken email is a UniqueViolation or a conflict.
      */
     async createInTx(tx: UserTx, tenantId: string, input: { email: string; emailVerified: boolean }): Promise<string> {
+      validInput(checkUserCreate, input, UserErrors.invalid);
       const email = normalizeEmail(input.email);
       assertThat(!(await tx.users.findByEmail(tenantId, email)), UserErrors.conflict(`a user with email ${email} exists`));
       const id = newId();
