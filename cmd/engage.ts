@@ -10,6 +10,7 @@ import { registerClients } from './commands/clients';
 import { registerCredentials } from './commands/credentials';
 import { registerResources } from './commands/resources';
 import { registerUsers } from './commands/users';
+import { registerProviders } from './commands/providers';
 
 declare const __ENGAGE_VERSION__: string | undefined;
 const version = typeof __ENGAGE_VERSION__ !== 'undefined' ? __ENGAGE_VERSION__ : process.env.npm_package_version ?? '0.0.0-dev';
@@ -26,6 +27,7 @@ registerResources(program);
 registerClients(program);
 registerCredentials(program);
 registerUsers(program);
+registerProviders(program);
 registerEngageCommands(program);
 
 // A worker of `serve --workers` forked by the single executable gets the path it was forked with

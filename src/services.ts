@@ -15,11 +15,12 @@ import { createCredentialService } from './identity/credentials/service';
 import { createUserService } from './identity/users/service';
 import { createOAuthService } from './identity/oauth/service';
 import { createJobRunner } from './platform/jobs/runner';
+import { createMfaService } from './identity/mfa/service';
+import { createProviderService } from './identity/providers/service';
 import { JOBS, backgroundJobs } from './jobs';
 import { createMailService, MAIL_JOB } from './platform/mail/outbox';
 import { createSmtpSender, type MailSender } from './platform/mail/transport';
 import { createNativeService } from './identity/native/service';
-import { noProviders, noSecondFactors } from './identity/native/provisional';
 
 
 export interface CoreDeps {
@@ -60,14 +61,13 @@ export function createServices(deps: CoreDeps) {
   const clients = createClientService({ store, catalog, clock, resources });
   const credentials = createCredentialService({ store, catalog, clock, resources });
   const users = createUserService({ store, clock });
+  const mfa = createMfaService({ store, clock, sealer, masterKey: deps.masterKey });
+  const providers = createProviderService({ store, clock, users, publicUrl: config.publicUrl });
   const oauth = createOAuthService({ store, clock, config, keys, clients, resources, users });
   // Background jobs: built here, started only by `serve` (a CLI command runs none).
   const jobs = createJobRunner({ store, clock, logger: deps.logger, metrics });
   const mailSender = deps.mailSender ?? (config.smtpUrl ? createSmtpSender(config.smtpUrl, config.mailFrom!) : undefined);
   const mail = createMailService({ store, clock, sealer, logger: deps.logger, sender: mailSender, wake: () => jobs.wake(MAIL_JOB) });
-  // Second factors and identity providers: issue 10 part B replaces these stand-ins.
-  const mfa = noSecondFactors;
-  const providers = noProviders;
   const native = createNativeService({ store, clock, clients, users, oauth, sessions, mail, mfa, providers });
   const engage = createEngageServices({
     store,

@@ -11,6 +11,8 @@ import { createOAuthStore } from './identity/oauth/store';
 import { createJobLeaseStore } from './platform/jobs/store';
 import { createNativeStore } from './identity/native/store';
 import { createMailOutboxStore } from './platform/mail/store';
+import { createMfaStore } from './identity/mfa/store';
+import { createProviderStore } from './identity/providers/store';
 
 /**
  * Every context's stores bound to one `Sql` (platform/store/sql.ts). Each engine binds them to
@@ -30,6 +32,8 @@ export function bindStores(db: Sql) {
     jobs: createJobLeaseStore(db),
     native: createNativeStore(db),
     mail: createMailOutboxStore(db),
+    mfa: createMfaStore(db),
+    providers: createProviderStore(db),
     ...bindEngageStores(db),
   };
 }

@@ -1,5 +1,6 @@
 import type { Command } from 'commander';
 import { action, output, readStdin, withCommon, withServices, type CommonOptions } from '../cli';
+import { registerUserMfa } from './mfa';
 
 const COLUMNS = ['id', 'subject', 'email', 'emailVerified', 'status', 'createdAt'];
 
@@ -29,4 +30,6 @@ export function registerUsers(program: Command): void {
         await withServices(opts, async ({ services, json }) => output(json, await services.users.list((await services.tenants.get(opts.tenant)).id), COLUMNS));
       }),
     );
+
+  registerUserMfa(users);
 }

@@ -12,3 +12,4 @@ export * from './jobs';
 export * from './push';
 export * from './native';
 export * from './mail';
+export * from './second-factors';

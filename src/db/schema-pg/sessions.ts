@@ -53,6 +53,8 @@ export const browserInteractions = pgTable(
     /** Set once the user authenticated or chose an account in this interaction. */
     userId: text('user_id'),
     authTime: bigint('auth_time', { mode: 'number' }),
+    /** Password proven for this user, the second factor not yet (issue 10); the session is not signed in meanwhile. */
+    mfaUserId: text('mfa_user_id'),
     createdAt: bigint('created_at', { mode: 'number' }).notNull(),
     expiresAt: bigint('expires_at', { mode: 'number' }).notNull(),
   },

@@ -6,3 +6,4 @@ export * from './jobs';
 export * from './push';
 export * from './native';
 export * from './mail';
+export * from './second-factors';

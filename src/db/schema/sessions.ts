@@ -53,6 +53,8 @@ export const browserInteractions = sqliteTable(
     /** Set once the user authenticated or chose an account in this interaction. */
     userId: text('user_id'),
     authTime: integer('auth_time'),
+    /** Password proven for this user, the second factor not yet (issue 10); the session is not signed in meanwhile. */
+    mfaUserId: text('mfa_user_id'),
     createdAt: integer('created_at').notNull(),
     expiresAt: integer('expires_at').notNull(),
   },

@@ -1,7 +1,6 @@
 /**
- * What the native adapter needs of the second factors (TOTP, recovery codes). Issue 10 part B
- * implements it (`services.mfa`); until then services.ts wires a provisional one that knows of
- * no second factor.
+ * What the native adapter needs of the second factors (TOTP, recovery codes), implemented by
+ * the MFA service (`services.mfa`, mfa/service.ts).
  */
 export interface SecondFactors {
   hasSecondFactor(tenantId: string, userId: string): Promise<boolean>;

@@ -14,12 +14,12 @@ import type { Config } from '../../platform/config';
 import { clientAddress, headerOf } from '../../platform/http/request';
 import { described, type RouteDoc } from '../../platform/http/openapi';
 import type { TSchema } from '../../platform/http/schema';
-import { AuthorizeForm, AuthorizeQuery, ConsentForm, LoginForm, SelectForm } from './schemas';
+import { AuthorizeForm, AuthorizeQuery, ConsentForm, ContinueForm, LoginForm, MfaForm, SelectForm } from './schemas';
 
 /** One cookie name per issuer; its Path (and for custom issuers its host) keeps tenants apart. */
 export const SESSION_COOKIE = 'engage_session';
 
-const FORM_FIELDS = ['interaction_id', 'csrf_token', 'email', 'password', 'decision', 'account'] as const;
+const FORM_FIELDS = ['interaction_id', 'csrf_token', 'email', 'password', 'decision', 'account', 'method', 'code'] as const;
 /** Our forms are a few hundred bytes; anything near this is not a person signing in. */
 const MAX_FORM_BYTES = 16 * 1024;
 
@@ -75,7 +75,7 @@ function render(c: Context<IssuerEnv>, outcome: Outcome, ttl: number): Response 
  * so the issuer's tenant resolution (and its empty 404) applies to every one of them.
  */
 export function mountBrowserRoutes(app: Hono<IssuerEnv>, services: Services, config: Pick<Config, 'trustedProxies'>): void {
-  const flow = createBrowserFlow({ sessions: services.sessions, oauth: browserOAuthAdapter(services) });
+  const flow = createBrowserFlow({ sessions: services.sessions, oauth: browserOAuthAdapter(services), mfa: services.mfa });
   const ttl = services.sessions.ttl;
   const cookieOf = (c: Context<IssuerEnv>) => getCookie(c, SESSION_COOKIE);
 
@@ -143,4 +143,14 @@ export function mountBrowserRoutes(app: Hono<IssuerEnv>, services: Services, con
   );
   app.post(FORM_PATHS.consent, described(pageDoc('Consent form', ConsentForm), withForm((c, form) => flow.consent(c.get('tenant'), form, cookieOf(c)))));
   app.post(FORM_PATHS.select, described(pageDoc('Account selection form', SelectForm), withForm((c, form) => flow.select(c.get('tenant'), form, cookieOf(c)))));
+  app.post(
+    FORM_PATHS.mfa,
+    described(pageDoc('Second sign-in step: authenticator (TOTP) or recovery code', MfaForm), withForm(async (c, form) => {
+      const outcome = await flow.secondFactor(c.get('tenant'), form, cookieOf(c), clientAddress(c, config.trustedProxies));
+      if (outcome.kind === 'page' && outcome.model.view === 'mfa' && outcome.status >= 400)
+        c.get('log')?.[outcome.status === 429 ? 'warn' : 'info']('browser second factor refused', { tenantId: c.get('tenant').tenant.id, status: outcome.status });
+      return outcome;
+    })),
+  );
+  app.post(FORM_PATHS.continue, described(pageDoc('Continue after a new recovery code was shown', ContinueForm), withForm((c, form) => flow.continueAfterRecovery(c.get('tenant'), form, cookieOf(c)))));
 }

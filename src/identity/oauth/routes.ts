@@ -7,6 +7,7 @@ import type { Services } from '../../services';
 import { resolveTenant, type IssuerEnv } from '../issuer';
 import type { TenantService } from '../tenants/service';
 import { mountBrowserRoutes } from './authorize-routes';
+import { mountAccountRoutes } from '../account/routes';
 import { clientCors, namedClient, tokenClient } from './cors';
 import { mountDiscoveryRoutes, mountPathMetadataRoute } from './discovery-routes';
 import { mountIntrospectRoute } from './introspect-route';
@@ -19,7 +20,8 @@ import { mountUserinfoRoute } from './userinfo-route';
 const NO_STORE = { 'Cache-Control': 'no-store', Pragma: 'no-cache' } as const;
 const noStore = withHeaders(NO_STORE);
 
-const OAUTH_PREFIXES = ['/.well-known/*', '/oauth2/*'] as const;
+// The account page (issue 10) is a browser page of the issuer like the sign-in pages.
+const OAUTH_PREFIXES = ['/.well-known/*', '/oauth2/*', '/account', '/account/*'] as const;
 const unknownIssuer = () => new EmptyNotFound();
 
 /**
@@ -43,6 +45,7 @@ export function createOAuthApp(services: Services, config: Pick<Config, 'trusted
   mountRevokeRoute(app, services);
   mountRevokeGrantsRoute(app, services);
   mountBrowserRoutes(app, services, config);
+  mountAccountRoutes(app, services, config);
   return oauth.close();
 }
 

@@ -122,3 +122,6 @@ const PageFields = { interaction_id: T.Optional(T.String()), csrf_token: T.Optio
 export const LoginForm = T.Object({ ...PageFields, email: T.Optional(T.String()), password: T.Optional(T.String()) });
 export const ConsentForm = T.Object({ ...PageFields, decision: T.Optional(Nullable(T.String())) });
 export const SelectForm = T.Object({ ...PageFields, account: T.Optional(T.String()) });
+/** The second sign-in step (issue 10): without `code`, it switches between the two forms. */
+export const MfaForm = T.Object({ ...PageFields, method: T.Optional(T.Union([T.Literal('totp'), T.Literal('recovery')])), code: T.Optional(T.String()) });
+export const ContinueForm = T.Object({ ...PageFields });

@@ -14,7 +14,7 @@ h1{font-size:22px;line-height:1.3;margin:0 0 6px;font-weight:650}
 .lead strong{color:var(--ink);font-weight:600}
 label{display:block;font-size:14px;font-weight:600;margin:0 0 6px}
 .field{margin:0 0 18px}
-input[type=email],input[type=password]{width:100%;font:inherit;padding:10px 12px;border:1px solid var(--line);border-radius:8px;background:#fff;color:var(--ink)}
+input[type=email],input[type=password],input[type=text]{width:100%;font:inherit;padding:10px 12px;border:1px solid var(--line);border-radius:8px;background:#fff;color:var(--ink)}
 input:focus-visible,button:focus-visible{outline:3px solid var(--focus);outline-offset:1px}
 input[aria-invalid=true]{border-color:var(--danger)}
 button{font:inherit;font-weight:600;cursor:pointer;border-radius:8px;padding:10px 16px;border:1px solid transparent}
@@ -36,6 +36,15 @@ button{font:inherit;font-weight:600;cursor:pointer;border-radius:8px;padding:10p
 .account:hover{background:var(--bg)}
 .avatar{flex:none;display:inline-flex;align-items:center;justify-content:center;width:32px;height:32px;border-radius:50%;background:#e4e9f6;color:var(--brand-dark);font-weight:700}
 .note{margin:20px 0 0;color:var(--muted);font-size:13px}
+form+form{margin-top:12px}
+.code{margin:0 0 24px;padding:12px 14px;border:1px dashed var(--line);border-radius:8px;text-align:center;font-size:20px;letter-spacing:.08em}
+.codes{columns:2;list-style:none;margin:0 0 20px;padding:12px 14px;border:1px dashed var(--line);border-radius:8px;font-size:15px}
+.qr{display:block;width:200px;height:200px;margin:0 auto 16px}
+.secret{word-break:break-all;font-size:14px;color:var(--muted)}
+section{margin:0 0 28px;padding:0 0 8px;border-bottom:1px solid var(--line)}
+section:last-of-type{border-bottom:0}
+h2{font-size:17px;margin:0 0 8px}
+.ok{margin:0 0 20px;padding:12px 14px;border:1px solid #abefc6;border-radius:8px;background:#ecfdf3;color:#067647;font-size:14px}
 footer{margin-top:20px;color:var(--muted);font-size:12px}
 `.trim();
 

@@ -15,9 +15,11 @@ export interface ScopeLine {
 }
 
 export type PageModel =
-  | { view: 'login'; interactionId: string; csrf: string; clientName: string; email?: string; error?: string }
+  | { view: 'login'; interactionId: string; csrf: string; clientName: string; email?: string; error?: string; action?: string }
   | { view: 'consent'; interactionId: string; csrf: string; clientName: string; email: string; scopes: ScopeLine[] }
   | { view: 'select'; interactionId: string; csrf: string; clientName: string; accounts: { userId: string; email: string }[] }
+  | { view: 'mfa'; interactionId: string; csrf: string; clientName: string; method: 'totp' | 'recovery'; error?: string; action?: string }
+  | { view: 'recovery-code'; interactionId: string; csrf: string; clientName: string; code: string }
   | { view: 'error'; title: string; message: string };
 
 /** Form posts of the flow, relative to the issuer. */
@@ -25,9 +27,11 @@ export const FORM_PATHS = {
   login: '/oauth2/authorize/login',
   consent: '/oauth2/authorize/consent',
   select: '/oauth2/authorize/select',
+  mfa: '/oauth2/authorize/mfa',
+  continue: '/oauth2/authorize/continue',
 } as const;
 
-function layout(frame: PageFrame, title: string, body: Raw): string {
+export function layout(frame: PageFrame, title: string, body: Raw): string {
   return html`<!doctype html>
 <html lang="en">
 <head>
@@ -52,7 +56,7 @@ ${body}
 // The stylesheet is ours and constant; it is inserted verbatim so its CSP hash matches.
 const STYLES_RAW = new Raw(STYLES);
 
-function hidden(interactionId: string, csrf: string): Raw {
+export function hidden(interactionId: string, csrf: string): Raw {
   return html`<input type="hidden" name="interaction_id" value="${interactionId}">
 <input type="hidden" name="csrf_token" value="${csrf}">`;
 }
@@ -66,7 +70,7 @@ function loginPage(frame: PageFrame, m: Extract<PageModel, { view: 'login' }>): 
     html`<h1>Sign in</h1>
 <p class="lead">to continue to <strong>${m.clientName}</strong></p>
 ${m.error ? html`<p class="error" id="form-error" role="alert">${m.error}</p>` : ''}
-<form method="post" action="${frame.issuerPath + FORM_PATHS.login}" novalidate>
+<form method="post" action="${frame.issuerPath + (m.action ?? FORM_PATHS.login)}" novalidate>
 ${hidden(m.interactionId, m.csrf)}
 <div class="field">
 <label for="email">Email</label>
@@ -118,6 +122,48 @@ ${m.accounts.map((a) => html`<li><button class="account" type="submit" name="acc
   );
 }
 
+/** The second step of the sign-in (issue 10): an authenticator code, or a recovery code. */
+function mfaPage(frame: PageFrame, m: Extract<PageModel, { view: 'mfa' }>): string {
+  const described = m.error ? 'form-error' : undefined;
+  const totp = m.method === 'totp';
+  return layout(
+    frame,
+    `Two-step verification – ${m.clientName}`,
+    html`<h1>Two-step verification</h1>
+<p class="lead">${totp ? 'Enter the 6-digit code from your authenticator app.' : 'Enter one of your recovery codes.'}</p>
+${m.error ? html`<p class="error" id="form-error" role="alert">${m.error}</p>` : ''}
+<form method="post" action="${frame.issuerPath + (m.action ?? FORM_PATHS.mfa)}" novalidate>
+${hidden(m.interactionId, m.csrf)}
+<input type="hidden" name="method" value="${m.method}">
+<div class="field">
+<label for="code">${totp ? 'Authentication code' : 'Recovery code'}</label>
+<input id="code" name="code" type="text" ${totp ? html`inputmode="numeric" pattern="[0-9]*" maxlength="6"` : html`maxlength="20"`} autocomplete="one-time-code" spellcheck="false" autocapitalize="none" required autofocus${attr('aria-describedby', described)}${attr('aria-invalid', m.error ? 'true' : undefined)}>
+</div>
+<button class="primary" type="submit">Verify</button>
+</form>
+<form method="post" action="${frame.issuerPath + (m.action ?? FORM_PATHS.mfa)}">
+${hidden(m.interactionId, m.csrf)}
+<input type="hidden" name="method" value="${totp ? 'recovery' : 'totp'}">
+<button class="secondary" type="submit">${totp ? 'Use a recovery code instead' : 'Use your authenticator app instead'}</button>
+</form>`,
+  );
+}
+
+/** A recovery code was used up: its replacement is shown once, before going on. */
+function recoveryCodePage(frame: PageFrame, m: Extract<PageModel, { view: 'recovery-code' }>): string {
+  return layout(
+    frame,
+    `New recovery code – ${m.clientName}`,
+    html`<h1>Save your new recovery code</h1>
+<p class="lead">The recovery code you used no longer works. This one replaces it; it is shown only now.</p>
+<p class="code" id="replacement-code"><code>${m.code}</code></p>
+<form method="post" action="${frame.issuerPath + FORM_PATHS.continue}">
+${hidden(m.interactionId, m.csrf)}
+<button class="primary" type="submit">I saved it, continue</button>
+</form>`,
+  );
+}
+
 function errorPage(frame: PageFrame, m: Extract<PageModel, { view: 'error' }>): string {
   return layout(
     frame,
@@ -139,6 +185,10 @@ export function renderPage(frame: PageFrame, model: PageModel): string {
       return consentPage(frame, model);
     case 'select':
       return selectPage(frame, model);
+    case 'mfa':
+      return mfaPage(frame, model);
+    case 'recovery-code':
+      return recoveryCodePage(frame, model);
     case 'error':
       return errorPage(frame, model);
   }

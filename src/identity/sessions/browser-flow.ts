@@ -5,6 +5,7 @@ import type { ResolvedTenant } from '../tenants/service';
 import { AuthorizeErrors, PageErrors, type PageError } from './errors';
 import type { BrowserClient, BrowserOAuthPort, ValidRequest } from './ports';
 import type { Interaction, LiveSession, PendingRequest, SessionService } from './service';
+import type { SecondFactors } from '../mfa/port';
 
 /**
  * The browser side of the authorization endpoint as plain decisions: every entry point
@@ -35,8 +36,8 @@ function pending(r: ValidRequest): PendingRequest {
   return { ...rest, clientId: client.clientId };
 }
 
-export function createBrowserFlow(deps: { sessions: SessionService; oauth: BrowserOAuthPort }) {
-  const { sessions, oauth } = deps;
+export function createBrowserFlow(deps: { sessions: SessionService; oauth: BrowserOAuthPort; mfa: SecondFactors }) {
+  const { sessions, oauth, mfa } = deps;
   const clock = { nowSeconds: sessions.now };
 
   const errorPage = (e: PageError, cookie?: string): Outcome => ({
@@ -138,6 +139,17 @@ export function createBrowserFlow(deps: { sessions: SessionService; oauth: Brows
     return { live, it, id: form.interaction_id!, client, token: cookie };
   }
 
+  type Resumed = { id: string; token: string; client: BrowserClient; it: Interaction };
+  function mfaPage(r: Resumed, method: 'totp' | 'recovery', error?: PageError): Outcome {
+    return {
+      kind: 'page',
+      status: error?.status ?? 200,
+      model: { view: 'mfa', interactionId: r.id, csrf: sessions.csrfToken(r.token), clientName: r.client.displayName, method, error: error?.message },
+      formTargets: [r.it.request.redirectUri],
+      retryAfter: error?.retryAfter,
+    };
+  }
+
   return {
     /** GET {issuer}/oauth2/authorize. */
     async authorize(tenant: ResolvedTenant, params: URLSearchParams, cookie: string | undefined): Promise<Outcome> {
@@ -183,9 +195,61 @@ export function createBrowserFlow(deps: { sessions: SessionService; oauth: Brows
       const user = await oauth.verifyPassword(tenantId, email, password);
       if (!user || (user.status ?? 'ACTIVE') !== 'ACTIVE') return again(PageErrors.invalidCredentials);
       await sessions.attemptSucceeded(attempt.ticket);
+      if (await mfa.hasSecondFactor(tenantId, user.id)) {
+        // Not signed in yet: the interaction remembers whose password was right (issue 10).
+        await sessions.awaitSecondFactor(r.id, user.id);
+        return mfaPage(r, 'totp');
+      }
       const authTime = clock.nowSeconds();
       const token = await sessions.signIn(r.live.session.id, user.id, authTime, tenantId);
       return proceed(tenant, r.it, r.id, r.client, user.id, authTime, token, token);
+    },
+
+    /**
+     * POST {issuer}/oauth2/authorize/mfa: the second step, an authenticator or a recovery code.
+     * Throttled like the password (per user and per client address); without a code it only
+     * switches between the two forms.
+     */
+    async secondFactor(tenant: ResolvedTenant, form: Form, cookie: string | undefined, ip: string): Promise<Outcome> {
+      const r = await resume(tenant, form, cookie);
+      if (r.error) return r.error;
+      const userId = r.it.row.mfaUserId;
+      if (!userId) return errorPage(PageErrors.interactionGone);
+      const method = form.method === 'recovery' ? 'recovery' : 'totp';
+      const code = (form.code ?? '').trim();
+      if (form.code === undefined) return mfaPage(r, method);
+      if (!code) return mfaPage(r, method, PageErrors.missingCode);
+      const tenantId = tenant.tenant.id;
+      const attempt = await sessions.beginAttempt(tenantId, `mfa|${userId}`, ip);
+      if (!attempt.ticket) return mfaPage(r, method, PageErrors.throttled(attempt.wait));
+      const user = await oauth.findUser(tenantId, userId);
+      const result = user && (user.status ?? 'ACTIVE') === 'ACTIVE' ? await mfa.verifySecondFactor(tenantId, userId, method, code) : { ok: false as const };
+      if (!result.ok) return mfaPage(r, method, PageErrors.invalidSecondFactor);
+      await sessions.attemptSucceeded(attempt.ticket);
+      await sessions.awaitSecondFactor(r.id, null);
+      const authTime = clock.nowSeconds();
+      const token = await sessions.signIn(r.live.session.id, userId, authTime, tenantId);
+      if (result.replacementRecoveryCode) {
+        // The used code is gone; its replacement must be seen before the browser leaves.
+        await sessions.authenticateInteraction(r.id, userId, authTime);
+        return {
+          kind: 'page',
+          status: 200,
+          model: { view: 'recovery-code', interactionId: r.id, csrf: sessions.csrfToken(token), clientName: r.client.displayName, code: result.replacementRecoveryCode },
+          formTargets: [r.it.request.redirectUri],
+          cookie: token,
+        };
+      }
+      return proceed(tenant, r.it, r.id, r.client, userId, authTime, token, token);
+    },
+
+    /** POST {issuer}/oauth2/authorize/continue: on from the new recovery code's page. */
+    async continueAfterRecovery(tenant: ResolvedTenant, form: Form, cookie: string | undefined): Promise<Outcome> {
+      const r = await resume(tenant, form, cookie);
+      if (r.error) return r.error;
+      const { userId, authTime } = r.it.row;
+      if (!userId || authTime === null || !r.live.accounts.some((a) => a.userId === userId)) return errorPage(PageErrors.interactionGone);
+      return proceed(tenant, r.it, r.id, r.client, userId, authTime, r.token);
     },
 
     /** POST {issuer}/oauth2/authorize/consent: allow or deny. */

@@ -57,6 +57,9 @@ export const PageErrors = {
   missingCredentials: { status: 400, title: 'Sign in', message: 'Enter your email address and password.' },
   /** Identical for unknown accounts, wrong passwords and disabled accounts. */
   invalidCredentials: { status: 400, title: 'Sign in', message: 'The email address or password is incorrect.' },
+  missingCode: { status: 400, title: 'Two-step verification', message: 'Enter the code.' },
+  /** The same for a wrong, reused or unknown code. */
+  invalidSecondFactor: { status: 400, title: 'Two-step verification', message: 'The code is incorrect or was already used.' },
   throttled: (seconds: number): PageError => ({
     status: 429,
     title: 'Sign in',

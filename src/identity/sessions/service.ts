@@ -133,6 +133,7 @@ export function createSessionService(deps: { store: Stores & TxRunner<Stores>; c
           request: JSON.stringify(request),
           userId: account?.userId ?? null,
           authTime: account?.authTime ?? null,
+          mfaUserId: null,
           createdAt: t,
           expiresAt: t + INTERACTION_TTL,
         }),
@@ -151,6 +152,12 @@ export function createSessionService(deps: { store: Stores & TxRunner<Stores>; c
     async authenticateInteraction(id: string, userId: string, authTime: number): Promise<void> {
       const idDigest = digest(id);
       await store.tx((tx) => tx.sessions.markInteractionAuthenticated(idDigest, userId, authTime));
+    },
+
+    /** The password was right and a second factor is needed: the interaction waits for it (issue 10). */
+    async awaitSecondFactor(id: string, userId: string | null): Promise<void> {
+      const idDigest = digest(id);
+      await store.tx((tx) => tx.sessions.setInteractionMfaUser(idDigest, userId));
     },
 
     /** One-use: false if a concurrent submit already finished it. */

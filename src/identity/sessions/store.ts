@@ -8,7 +8,7 @@ export type ThrottleRow = typeof loginThrottle.$inferSelect;
 
 const SESSION = `id, tenant_id AS "tenantId", token_digest AS "tokenDigest", active_user_id AS "activeUserId", created_at AS "createdAt", expires_at AS "expiresAt"`;
 const INTERACTION = `id_digest AS "idDigest", tenant_id AS "tenantId", session_id AS "sessionId", request, user_id AS "userId", auth_time AS "authTime",
-  created_at AS "createdAt", expires_at AS "expiresAt"`;
+  mfa_user_id AS "mfaUserId", created_at AS "createdAt", expires_at AS "expiresAt"`;
 const THROTTLE = `key, failures, last_failure_at AS "lastFailureAt", locked_until AS "lockedUntil"`;
 
 const SQL = {
@@ -26,6 +26,7 @@ const SQL = {
     VALUES (?, ?, ?, ?, ?, ?, ?, ?)`,
   findInteraction: `SELECT ${INTERACTION} FROM browser_interactions WHERE id_digest = ? AND tenant_id = ?`,
   markInteraction: `UPDATE browser_interactions SET user_id = ?, auth_time = ? WHERE id_digest = ?`,
+  setMfaUser: `UPDATE browser_interactions SET mfa_user_id = ? WHERE id_digest = ?`,
   consumeInteraction: `DELETE FROM browser_interactions WHERE id_digest = ?`,
   deleteExpiredInteractions: `DELETE FROM browser_interactions WHERE expires_at < ?`,
   // A counter that does not exist yet starts as a zero row (what a missing counter means), so it
@@ -83,6 +84,10 @@ export function createSessionStore(db: Sql) {
     },
     async markInteractionAuthenticated(idDigest: string, userId: string, authTime: number): Promise<void> {
       await db.run(SQL.markInteraction, [userId, authTime, idDigest]);
+    },
+    /** The user whose password was right and whose second factor is awaited (null: none). */
+    async setInteractionMfaUser(idDigest: string, userId: string | null): Promise<void> {
+      await db.run(SQL.setMfaUser, [userId, idDigest]);
     },
     /** One-use: returns false when another request already finished it. */
     async consumeInteraction(idDigest: string): Promise<boolean> {

@@ -106,6 +106,20 @@ export function createUserService(deps: { store: Stores & TxRunner<Stores>; cloc
       return !!user.passwordHash && (await loadArgon2().verify(user.passwordHash, password));
     },
 
+    /**
+     * Creates a passwordless user inside the caller's transaction (so a link to an upstream
+     * identity commits with it). A taken email is a UniqueViolation or a conflict.
+     */
+    async createInTx(tx: UserTx, tenantId: string, input: { email: string; emailVerified: boolean }): Promise<string> {
+      validInput(checkUserCreate, input, UserErrors.invalid);
+      const email = normalizeEmail(input.email);
+      assertThat(!(await tx.users.findByEmail(tenantId, email)), UserErrors.conflict(`a user with email ${email} exists`));
+      const id = newId();
+      const now = clock.now().toISOString();
+      await tx.users.insert({ id, tenantId, subject: newId(), email, emailVerified: input.emailVerified, passwordHash: null, createdAt: now, updatedAt: now });
+      return id;
+    },
+
     async list(tenantId: string): Promise<UserView[]> {
       return (await store.users.list(tenantId)).map(toUserView);
     },
@@ -120,6 +134,17 @@ export function createUserService(deps: { store: Stores & TxRunner<Stores>; cloc
 
     findByEmail(tenantId: string, email: string): Promise<UserRow | undefined> {
       return store.users.findByEmail(tenantId, normalizeEmail(email));
+    },
+
+    /**
+     * Replaces a user's password after the caller has checked the current one (the account
+     * page, issue 10); the tenant's policy applies and the hash is made before the transaction.
+     */
+    async changePassword(tenantId: string, userId: string, password: string): Promise<void> {
+      const problem = checkPasswordPolicy(password);
+      assertThat(!problem, UserErrors.invalidPassword(problem!));
+      const passwordHash = await hashPassword(password);
+      await store.tx((tx) => tx.users.update(tenantId, userId, { passwordHash, updatedAt: clock.now().toISOString() }));
     },
 
     /**

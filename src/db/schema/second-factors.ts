@@ -1,0 +1,61 @@
+import { index, integer, primaryKey, sqliteTable, text, uniqueIndex } from 'drizzle-orm/sqlite-core';
+import { tenants, users } from './identity';
+
+/**
+ * Second factors and social identity providers (issue 10, docs/decisions.md "Second factors and
+ * social providers"). Migration 0007 creates them by hand on both engines.
+ */
+
+/** A user's TOTP authenticator (RFC 6238). Pending until confirmed with a first code (activated_at set). */
+export const userTotpFactors = sqliteTable('user_totp_factors', {
+  userId: text('user_id').primaryKey().references(() => users.id, { onDelete: 'cascade' }),
+  tenantId: text('tenant_id').notNull().references(() => tenants.id, { onDelete: 'cascade' }),
+  /** The base32 secret sealed with the master key (platform/crypto.ts Sealer), bound to the user. */
+  secretSealed: text('secret_sealed').notNull(),
+  /** The last accepted 30-second step: a code is accepted only for a later step (one use). */
+  lastStep: integer('last_step').notNull().default(0),
+  createdAt: text('created_at').notNull(),
+  activatedAt: text('activated_at'),
+});
+
+/** Single-use recovery codes, as SHA-256 digests bound to their user. */
+export const userRecoveryCodes = sqliteTable(
+  'user_recovery_codes',
+  {
+    userId: text('user_id').notNull().references(() => users.id, { onDelete: 'cascade' }),
+    tenantId: text('tenant_id').notNull().references(() => tenants.id, { onDelete: 'cascade' }),
+    codeDigest: text('code_digest').notNull(),
+    createdAt: text('created_at').notNull(),
+  },
+  (t) => [primaryKey({ columns: [t.userId, t.codeDigest] })],
+);
+
+/** An OpenID Connect issuer a tenant accepts ID tokens from (`engage providers add`). */
+export const identityProviders = sqliteTable(
+  'identity_providers',
+  {
+    id: text('id').primaryKey(),
+    tenantId: text('tenant_id').notNull().references(() => tenants.id, { onDelete: 'cascade' }),
+    name: text('name').notNull(),
+    issuer: text('issuer').notNull(),
+    /** JSON array of accepted `aud` values. */
+    audiences: text('audiences').notNull(),
+    createdAt: text('created_at').notNull(),
+  },
+  (t) => [uniqueIndex('identity_providers_tenant_name').on(t.tenantId, t.name)],
+);
+
+/** An upstream identity (issuer, subject: OIDC Core 5.7) linked to a user of the tenant. */
+export const userIdentities = sqliteTable(
+  'user_identities',
+  {
+    tenantId: text('tenant_id').notNull().references(() => tenants.id, { onDelete: 'cascade' }),
+    issuer: text('issuer').notNull(),
+    subject: text('subject').notNull(),
+    userId: text('user_id').notNull().references(() => users.id, { onDelete: 'cascade' }),
+    /** The provider's name when linked (for operators). */
+    provider: text('provider').notNull(),
+    createdAt: text('created_at').notNull(),
+  },
+  (t) => [primaryKey({ columns: [t.tenantId, t.issuer, t.subject] }), index('user_identities_user').on(t.userId)],
+);

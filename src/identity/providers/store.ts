@@ -1,0 +1,48 @@
+import type { identityProviders, userIdentities } from '../../db/schema';
+import type { Sql } from '../../platform/store/sql';
+
+export type ProviderRow = typeof identityProviders.$inferSelect;
+export type IdentityRow = typeof userIdentities.$inferSelect;
+
+const PROVIDER_COLUMNS = `id, tenant_id AS "tenantId", name, issuer, audiences, created_at AS "createdAt"`;
+const IDENTITY_COLUMNS = `tenant_id AS "tenantId", issuer, subject, user_id AS "userId", provider, created_at AS "createdAt"`;
+
+const SQL = {
+  insert: `INSERT INTO identity_providers (id, tenant_id, name, issuer, audiences, created_at) VALUES (?, ?, ?, ?, ?, ?)`,
+  list: `SELECT ${PROVIDER_COLUMNS} FROM identity_providers WHERE tenant_id = ? ORDER BY name`,
+  byName: `SELECT ${PROVIDER_COLUMNS} FROM identity_providers WHERE tenant_id = ? AND name = ?`,
+  remove: `DELETE FROM identity_providers WHERE tenant_id = ? AND name = ?`,
+  identity: `SELECT ${IDENTITY_COLUMNS} FROM user_identities WHERE tenant_id = ? AND issuer = ? AND subject = ?`,
+  link: `INSERT INTO user_identities (tenant_id, issuer, subject, user_id, provider, created_at) VALUES (?, ?, ?, ?, ?, ?)`,
+  countLinks: `SELECT COUNT(*) AS "n" FROM user_identities WHERE tenant_id = ? AND user_id = ?`,
+} as const;
+
+/** Identity providers of a tenant and the upstream identities linked to its users. */
+export function createProviderStore(db: Sql) {
+  return {
+    async insert(r: ProviderRow): Promise<void> {
+      await db.run(SQL.insert, [r.id, r.tenantId, r.name, r.issuer, r.audiences, r.createdAt]);
+    },
+    list(tenantId: string): Promise<ProviderRow[]> {
+      return db.all<ProviderRow>(SQL.list, [tenantId]);
+    },
+    findByName(tenantId: string, name: string): Promise<ProviderRow | undefined> {
+      return db.get<ProviderRow>(SQL.byName, [tenantId, name]);
+    },
+    async remove(tenantId: string, name: string): Promise<boolean> {
+      return (await db.run(SQL.remove, [tenantId, name])) > 0;
+    },
+    findIdentity(tenantId: string, issuer: string, subject: string): Promise<IdentityRow | undefined> {
+      return db.get<IdentityRow>(SQL.identity, [tenantId, issuer, subject]);
+    },
+    /** (tenant, issuer, subject) is the primary key: a concurrent twin fails with UniqueViolation. */
+    async link(r: IdentityRow): Promise<void> {
+      await db.run(SQL.link, [r.tenantId, r.issuer, r.subject, r.userId, r.provider, r.createdAt]);
+    },
+    async countLinks(tenantId: string, userId: string): Promise<number> {
+      return Number((await db.get<{ n: number | string }>(SQL.countLinks, [tenantId, userId]))?.n ?? 0);
+    },
+  };
+}
+
+export type ProviderStore = ReturnType<typeof createProviderStore>;

@@ -1,0 +1,178 @@
+import { existsSync, mkdirSync } from 'node:fs';
+import { createServer, type Server } from 'node:http';
+import type { AddressInfo } from 'node:net';
+import path from 'node:path';
+import * as client from 'openid-client';
+import { chromium, type Browser, type Page } from 'playwright-core';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { stepAt, totpCode } from '../../src/identity/mfa/totp';
+import { PASSWORD, seedThroughCli, startEngage, type Engage } from './engage-process';
+
+/**
+ * A real browser (Debian's chromium via playwright-core) on dist/engage (issue 10): the account
+ * page enrols an authenticator, then a real relying party (openid-client) signs in through the
+ * authorization code flow with the password and a TOTP code, and with a recovery code.
+ * CONFORMANCE_SCREENSHOTS=<dir> keeps screenshots.
+ */
+const CHROMIUM = process.env.CHROMIUM_PATH ?? '/usr/bin/chromium';
+const SHOTS = process.env.CONFORMANCE_SCREENSHOTS;
+const NEW_PASSWORD = 'a new and longer secret';
+
+/** The relying party: /login starts a flow, /callback finishes it and shows who signed in. */
+async function startRelyingParty(issuer: () => string, secret: () => string) {
+  const pending = new Map<string, { verifier: string; nonce: string }>();
+  let config: client.Configuration | undefined;
+  let redirectUri = '';
+  const server: Server = createServer((req, res) => {
+    void (async () => {
+      config ??= await client.discovery(new URL(issuer()), 'web', secret(), client.ClientSecretBasic(secret()), { execute: [client.allowInsecureRequests] });
+      const url = new URL(req.url!, redirectUri);
+      if (url.pathname === '/login') {
+        const verifier = client.randomPKCECodeVerifier();
+        const state = client.randomState();
+        const nonce = client.randomNonce();
+        pending.set(state, { verifier, nonce });
+        const params = { redirect_uri: redirectUri, scope: 'openid email', code_challenge: await client.calculatePKCECodeChallenge(verifier), code_challenge_method: 'S256', state, nonce, prompt: 'login' };
+        res.writeHead(302, { location: client.buildAuthorizationUrl(config, params).href }).end();
+        return;
+      }
+      if (url.pathname === '/callback') {
+        const state = url.searchParams.get('state') ?? '';
+        const p = pending.get(state);
+        pending.delete(state);
+        if (!p) throw new Error('unknown state');
+        const tokens = await client.authorizationCodeGrant(config, url, { pkceCodeVerifier: p.verifier, expectedState: state, expectedNonce: p.nonce, idTokenExpected: true });
+        res.writeHead(200, { 'content-type': 'text/html; charset=utf-8' }).end(`<!doctype html><title>RP</title><p id="who">Signed in as ${String(tokens.claims()!.email)}</p>`);
+        return;
+      }
+      res.writeHead(404).end();
+    })().catch((err: Error) => res.writeHead(500, { 'content-type': 'text/plain' }).end(`RP error: ${err.message}`));
+  });
+  await new Promise<void>((r) => server.listen(0, '127.0.0.1', r));
+  const base = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
+  redirectUri = `${base}/callback`;
+  return { base, redirectUri, close: () => new Promise<void>((r) => server.close(() => r())) };
+}
+
+describe.skipIf(!existsSync(CHROMIUM))('a real browser: account page and sign-in with a second factor', () => {
+  let e: Engage;
+  let rp: Awaited<ReturnType<typeof startRelyingParty>>;
+  let browser: Browser;
+  let issuer = '';
+  let secret = '';
+  let totpSecret = '';
+  let recoveryCodes: string[] = [];
+
+  beforeAll(async () => {
+    e = await startEngage();
+    rp = await startRelyingParty(() => issuer, () => secret);
+    const seed = await seedThroughCli(e, rp.redirectUri);
+    issuer = seed.issuer;
+    secret = seed.webSecret;
+    if (SHOTS) mkdirSync(SHOTS, { recursive: true });
+    browser = await chromium.launch({
+      executablePath: CHROMIUM,
+      args: ['--headless', '--no-sandbox', '--disable-gpu', '--disable-background-networking', '--disable-component-update', '--disable-sync', '--no-first-run'],
+    });
+  }, 180_000);
+  afterAll(async () => {
+    await browser?.close();
+    await rp?.close();
+    await e?.stop();
+  });
+
+  /** A page that fails the test on any CSP violation or page error. */
+  async function newPage(): Promise<{ page: Page; problems: string[] }> {
+    const context = await browser.newContext({ viewport: { width: 900, height: 1000 } });
+    const page = await context.newPage();
+    const problems: string[] = [];
+    page.on('console', (m) => {
+      if (m.type() === 'error' && /Content Security Policy|Refused/i.test(m.text())) problems.push(m.text());
+    });
+    page.on('pageerror', (err) => problems.push(err.message));
+    return { page, problems };
+  }
+  const shot = async (page: Page, name: string) => {
+    if (SHOTS) await page.screenshot({ path: path.join(SHOTS, `${name}.png`), fullPage: true });
+  };
+  /** A code the server has not seen yet: the next step's (accepted within the ±1 window). */
+  const nextCode = () => totpCode(totpSecret, stepAt(Date.now()) + 1);
+
+  it('the account page: sign in, enrol an authenticator from its QR page, see the recovery codes once, change the password', async () => {
+    const { page, problems } = await newPage();
+    await page.goto(`${issuer}/account`);
+    await expect(page.title()).resolves.toBe('Sign in – your account');
+    await page.getByLabel('Email').fill('alice@example.com');
+    await page.getByLabel('Password').fill(PASSWORD);
+    await page.getByRole('button', { name: 'Sign in' }).click();
+    await expect(page.title()).resolves.toBe('Your account');
+    await shot(page, 'account');
+    await page.getByRole('button', { name: 'Set up an authenticator app' }).click();
+    await expect(page.title()).resolves.toBe('Set up an authenticator app');
+    await expect(page.getByRole('img', { name: 'QR code of the authenticator key' }).isVisible()).resolves.toBe(true);
+    await shot(page, 'account-enrol');
+    totpSecret = (await page.locator('#totp-secret').textContent())!;
+    expect(totpSecret).toMatch(/^[A-Z2-7]{32}$/);
+    await page.getByLabel('Code from the app').fill('000000');
+    await page.getByRole('button', { name: 'Turn on' }).click();
+    await expect(page.getByRole('alert').textContent()).resolves.toContain('The code is incorrect');
+    await page.getByLabel('Code from the app').fill(totpCode(totpSecret, stepAt(Date.now())));
+    await page.getByRole('button', { name: 'Turn on' }).click();
+    await expect(page.title()).resolves.toBe('Save your recovery codes');
+    recoveryCodes = await page.locator('#recovery-codes code').allTextContents();
+    expect(recoveryCodes).toHaveLength(10);
+    await shot(page, 'account-recovery-codes');
+    await page.getByRole('link', { name: 'Back to your account' }).click();
+    await expect(page.locator('#codes-left').textContent()).resolves.toBe('10');
+    expect(await page.content()).not.toContain(recoveryCodes[0]);
+
+    await page.getByLabel('Current password', { exact: true }).fill(PASSWORD);
+    await page.getByLabel('New password').fill(NEW_PASSWORD);
+    await page.getByRole('button', { name: 'Change password' }).click();
+    await expect(page.getByRole('status').textContent()).resolves.toBe('Your password was changed.');
+    expect(problems).toEqual([]);
+    await page.context().close();
+  }, 90_000);
+
+  it('signs in to a relying party by the authorization code flow with the password and a TOTP code', async () => {
+    const { page, problems } = await newPage();
+    await page.goto(`${rp.base}/login`);
+    await page.getByLabel('Email').fill('alice@example.com');
+    await page.getByLabel('Password').fill(NEW_PASSWORD);
+    await page.getByRole('button', { name: 'Sign in' }).click();
+    await expect(page.title()).resolves.toBe('Two-step verification – Acme Web');
+    await shot(page, 'sign-in-totp');
+    await page.getByLabel('Authentication code').fill('123456');
+    await page.getByRole('button', { name: 'Verify' }).click();
+    await expect(page.getByRole('alert').textContent()).resolves.toContain('The code is incorrect');
+    await page.getByLabel('Authentication code').fill(nextCode());
+    await page.getByRole('button', { name: 'Verify' }).click();
+    await expect(page.title()).resolves.toBe('Allow access – Acme Web');
+    await page.getByRole('button', { name: 'Allow' }).click();
+    await page.waitForURL(`${rp.base}/callback?**`);
+    await expect(page.locator('#who').textContent()).resolves.toBe('Signed in as alice@example.com');
+    expect(problems).toEqual([]);
+    await page.context().close();
+  }, 60_000);
+
+  it('signs in with a recovery code instead, and is shown its replacement once', async () => {
+    const { page, problems } = await newPage();
+    await page.goto(`${rp.base}/login`);
+    await page.getByLabel('Email').fill('alice@example.com');
+    await page.getByLabel('Password').fill(NEW_PASSWORD);
+    await page.getByRole('button', { name: 'Sign in' }).click();
+    await page.getByRole('button', { name: 'Use a recovery code instead' }).click();
+    await page.getByLabel('Recovery code').fill(recoveryCodes[0].toUpperCase());
+    await page.getByRole('button', { name: 'Verify' }).click();
+    await expect(page.title()).resolves.toBe('New recovery code – Acme Web');
+    const replacement = (await page.locator('#replacement-code').textContent())!.trim();
+    expect(replacement).toMatch(/^[0-9a-z]{4}-[0-9a-z]{4}-[0-9a-z]{4}$/);
+    expect(recoveryCodes).not.toContain(replacement);
+    await shot(page, 'sign-in-recovery-replacement');
+    await page.getByRole('button', { name: 'I saved it, continue' }).click();
+    await page.waitForURL(`${rp.base}/callback?**`);
+    await expect(page.locator('#who').textContent()).resolves.toBe('Signed in as alice@example.com');
+    expect(problems).toEqual([]);
+    await page.context().close();
+  }, 60_000);
+});
