@@ -1,5 +1,5 @@
 import type { signingKeys } from '../../db/schema';
-import { forUpdate, updateStatement, type Sql } from '../../platform/store/sql';
+import { updateStatement, type Sql } from '../../platform/store/sql';
 
 export type SigningKeyRow = typeof signingKeys.$inferSelect;
 export type NewSigningKeyRow = Omit<SigningKeyRow, 'alg' | 'activatedAt' | 'retiredAt' | 'retireAfter'> &
@@ -30,7 +30,11 @@ const SQL = {
 const update = updateStatement('signing_keys', { state: 'state', activatedAt: 'activated_at', retiredAt: 'retired_at', retireAfter: 'retire_after' }, 'kid = ?');
 
 export function createKeyStore(db: Sql) {
-  const lockTenant = `SELECT kid FROM signing_keys WHERE tenant_id = ?${forUpdate(db.dialect)}`;
+  // One lock per tenant, taken first by every key transition: the tenant's row, FOR NO KEY
+  // UPDATE (it leaves the FOR KEY SHARE of foreign-key checks alone, so inserts of other rows of
+  // the tenant never wait on it). Locking the key rows themselves took them in no fixed order,
+  // and concurrent rotations from two processes deadlocked. SQLite: its one writer.
+  const lockTenant = db.dialect === 'postgres' ? 'SELECT id FROM tenants WHERE id = ? FOR NO KEY UPDATE' : 'SELECT id FROM tenants WHERE id = ?';
   return {
     async insert(r: NewSigningKeyRow): Promise<void> {
       await db.run(SQL.insert, [
