@@ -6,6 +6,7 @@ import { pendingPgMigrations } from './pg-migrations';
 import { createPostgresSql, isConnectionLost, newPgClient, scrubFor, type Pg, type PgRunner } from './postgres';
 import type { Sql } from './sql';
 import { TransactionAborted, runAfterCommitHooks, type StoreOf, type TxMetrics, type TxOptions, type TxScope } from './store';
+import { CATALOG, HeardVersion, noticeReport, TOKEN_STATE, versionReport } from './pg-versions';
 
 export interface PostgresStoreOptions {
   /** Attempts of a transaction aborted by a serialization failure or a deadlock; default 5. */
@@ -27,50 +28,6 @@ export function isRetryable(e: unknown): boolean {
 }
 
 const CATALOG_CHANNEL = 'engage_catalog';
-const CATALOG_NOTICE = 'engage_catalog_changed';
-/** Rows of catalog_version: the catalogue's (migrations/pg/0001) and the token state's (0005). */
-const CATALOG = 1;
-const TOKEN_STATE = 2;
-const REPORT = /^(?:(\d+):)?(\d+)$/;
-
-/**
- * Which version a trigger reports, and its new value, from a notification's payload or what
- * follows the notice's name: `<v>` for the catalogue (migrations/pg/0002), `<row>:<v>` for
- * another row of catalog_version (0005); -1 when it names no value (a notice of 0001).
- */
-function versionReport(text: string): [row: number, v: number] {
-  const m = REPORT.exec(text);
-  return m ? [m[1] ? Number(m[1]) : CATALOG, Number(m[2])] : [CATALOG, -1];
-}
-
-/** The report of a version trigger's notice to the writing session (undefined: another notice). */
-function noticeReport(message: string | undefined): [row: number, v: number] | undefined {
-  if (message === CATALOG_NOTICE) return [CATALOG, -1];
-  return message?.startsWith(`${CATALOG_NOTICE} `) ? versionReport(message.slice(CATALOG_NOTICE.length + 1)) : undefined;
-}
-
-/**
- * A version kept in memory (`StoreEngine.catalogVersion`, `tokenStateVersion`): moves once per
- * change heard of. `heard` is the highest database value reported (own commits' notices and
- * every notification carry it), so the notification of a change this process already counted
- * at commit does not move it a second time; a report without a value (-1) moves it anyway.
- */
-class HeardVersion {
-  version = 0;
-  private heard = 0;
-  report(v: number): void {
-    if (v < 0) this.version++;
-    else if (v > this.heard) {
-      this.heard = v;
-      this.version++;
-    }
-  }
-  start(v: number): void {
-    this.heard = v;
-    this.version += v;
-  }
-}
-
 const BEGIN = {
   'read committed': 'BEGIN ISOLATION LEVEL READ COMMITTED',
   'repeatable read': 'BEGIN ISOLATION LEVEL REPEATABLE READ',
