@@ -2,14 +2,14 @@
  * What the identity services need of the audit trail (platform/audit): every mutation records
  * an event with its actor in the same transaction as the change (issue 11 point 4).
  */
-import type { AuditActor } from '../platform/audit';
+import type { AuditActor, AuditEventInput } from '../platform/audit/audit';
 
-export type { AuditActor } from '../platform/audit';
-export { cliActor, actorOf } from '../platform/audit';
+export type { AuditActor } from '../platform/audit/audit';
+export { cliActor, actorOf } from '../platform/audit/audit';
 
 /** The stores a transaction that records audit events carries (the `audit` store of src/stores.ts). */
 export interface AuditTx {
-  audit: { record(actor: AuditActor, event: { tenantId: string | null; action: string; targetType: string; targetId: string; details?: Record<string, unknown> }): Promise<unknown> };
+  audit: { record(actor: AuditActor, event: AuditEventInput): Promise<unknown> };
 }
 
 /**

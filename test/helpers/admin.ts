@@ -8,6 +8,7 @@ import type { Harness } from './harness';
 import { basic, CALLBACK, form, FORM, pkce, type Tokens } from '../../src/identity/oauth/testing';
 import { ADMIN_AUDIENCE, ADMIN_ROOT, ADMIN_SCOPES } from '../../src/identity/admin/schemas';
 import { SYSTEM_ACTOR } from '../../src/identity/audit';
+import { ADMINISTRATOR_ROLE } from '../../src/identity/directory/permissions';
 
 export const ALL_ADMIN_SCOPES = Object.values(ADMIN_SCOPES);
 export const ADMIN_CLIENT = 'admin-test';
@@ -85,11 +86,9 @@ export async function createAdminFixture(h: Harness): Promise<AdminFixture> {
   return { controlId, root, operator, token, newOperator, grant, revoke, call };
 }
 
-/** Takes the subject's administrator role away (the directory's own operations). */
+/** Takes the subject's administrator role away (the directory's own operation: a TENANT role assignment revoked). */
 async function revokeAdministrator(h: Harness, controlId: string, subject: string): Promise<void> {
-  // TEMPORARY until h-directory's core lands: the stub's set.
-  const d = h.services.directory as unknown as { granted: Set<string> };
-  for (const k of [...d.granted]) if (k.startsWith(`${controlId} ${subject} `)) d.granted.delete(k);
+  await h.services.directory.revokeRole(controlId, { roleKey: ADMINISTRATOR_ROLE, subject, scope: 'TENANT', organizationId: null, teamId: null }, SYSTEM_ACTOR);
 }
 
 export { basic };

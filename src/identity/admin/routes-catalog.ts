@@ -1,6 +1,6 @@
 import type { Hono } from 'hono';
 import { described } from '../../platform/http/openapi';
-import { readPageQuery } from '../../platform/http/pagination';
+import { readPage } from '../../platform/http/pagination';
 import { checker } from '../../platform/http/schema';
 import type { Services } from '../../services';
 import { actor, jsonBody, optionalJsonBody, uuidParam, type AdminEnv, type AdminGuard } from './guards';
@@ -22,7 +22,7 @@ export function mountCatalogRoutes(admin: Hono<AdminEnv>, guard: AdminGuard, ser
     adminDoc("A page of the tenant's resources", { params: TENANT, ...PAGED, responses: { 200: json(ResourcePage, 'a page of resources') }, errors: { 400: 'invalid_request' } }),
     async (c) => {
       const t = await pathTenant(c, deps);
-      const q = readPageQuery(c);
+      const q = readPage(c);
       return envelope(c, q, await services.resources.page(t.id, q.page, q.size));
     },
   ));
@@ -41,7 +41,7 @@ export function mountCatalogRoutes(admin: Hono<AdminEnv>, guard: AdminGuard, ser
     adminDoc("A page of the tenant's clients (never their secrets)", { params: TENANT, ...PAGED, responses: { 200: json(ClientPage, 'a page of client metadata') }, errors: { 400: 'invalid_request' } }),
     async (c) => {
       const t = await pathTenant(c, deps);
-      const q = readPageQuery(c);
+      const q = readPage(c);
       return envelope(c, q, await services.clients.page(t.id, q.page, q.size));
     },
   ));
@@ -74,7 +74,7 @@ export function mountCatalogRoutes(admin: Hono<AdminEnv>, guard: AdminGuard, ser
     }),
     async (c) => {
       const t = await pathTenant(c, deps);
-      const q = readPageQuery(c);
+      const q = readPage(c);
       return envelope(c, q, await services.credentials.page(t.id, q.page, q.size));
     },
   ));
@@ -106,7 +106,7 @@ export function mountCatalogRoutes(admin: Hono<AdminEnv>, guard: AdminGuard, ser
     adminDoc("A page of the tenant's signing keys", { params: TENANT, ...PAGED, responses: { 200: json(SigningKeyPage, 'a page of signing keys') }, errors: { 400: 'invalid_request' } }),
     async (c) => {
       const t = await pathTenant(c, deps);
-      const q = readPageQuery(c);
+      const q = readPage(c);
       return envelope(c, q, await services.keys.page(t.id, q.page, q.size));
     },
   ));

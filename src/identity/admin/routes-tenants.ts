@@ -1,8 +1,8 @@
 import type { Context, Hono } from 'hono';
 import { described, type RouteDoc } from '../../platform/http/openapi';
-import { PAGE_QUERY, readPageQuery } from '../../platform/http/pagination';
+import { pageQuery, readPage } from '../../platform/http/pagination';
 import { DateTime, T, type TSchema } from '../../platform/http/schema';
-import type { TenantRow } from '../tenants/store';
+import type { TenantService } from '../tenants/service';
 import type { AdminDeps } from './app';
 import { AdminErrors } from './errors';
 import { actor, jsonBody, uuidParam, type AdminEnv, type AdminGuard } from './guards';
@@ -30,11 +30,11 @@ export function adminDoc(summary: string, opts: Omit<RouteDoc, 'summary' | 'tags
 }
 
 export const json = (schema: TSchema, description: string) => ({ description, schema });
-export const PAGED = { query: PAGE_QUERY };
+export const PAGED = { query: pageQuery };
 export const TENANT = { tenantId: TenantIdParam };
 
 /** The tenant of the path (400 for a malformed id, 404 unknown_tenant). */
-export async function pathTenant(c: Context<AdminEnv>, deps: Pick<AdminDeps, 'services'>): Promise<TenantRow> {
+export async function pathTenant(c: Context<AdminEnv>, deps: Pick<AdminDeps, 'services'>): ReturnType<TenantService['byId']> {
   return deps.services.tenants.byId(uuidParam(c, 'tenantId'));
 }
 
@@ -57,7 +57,7 @@ export function mountTenantRoutes(admin: Hono<AdminEnv>, guard: AdminGuard, deps
   admin.get('/tenants', read, described(
     adminDoc('A page of tenants', { ...PAGED, responses: { 200: json(TenantPage, 'a page of tenants, oldest first') }, errors: { 400: 'invalid_request' } }),
     async (c) => {
-      const q = readPageQuery(c);
+      const q = readPage(c);
       return envelope(c, q, await services.tenants.page(q.page, q.size));
     },
   ));
@@ -93,7 +93,7 @@ export function mountTenantRoutes(admin: Hono<AdminEnv>, guard: AdminGuard, deps
     adminDoc("A page of the tenant's users", { params: TENANT, ...PAGED, responses: { 200: json(UserPage, 'a page of users, oldest first') }, errors: { 400: 'invalid_request' } }),
     async (c) => {
       const t = await pathTenant(c, deps);
-      const q = readPageQuery(c);
+      const q = readPage(c);
       return envelope(c, q, await services.users.page(t.id, q.page, q.size));
     },
   ));
@@ -142,7 +142,7 @@ export function mountTenantRoutes(admin: Hono<AdminEnv>, guard: AdminGuard, deps
   admin.get('/audit-events', read, described(
     adminDoc('A page of audit events, newest first, optionally filtered', {
       query: {
-        ...PAGE_QUERY,
+        ...pageQuery,
         tenant: { schema: TenantIdParam, description: 'only events of this tenant' },
         action: { schema: T.String(), description: 'only this action (tenant.updated, user.deleted, …)' },
         actor: { schema: T.String(), description: "only events of this actor subject (a token's sub, or os:<user> for the CLI)" },
@@ -153,7 +153,7 @@ export function mountTenantRoutes(admin: Hono<AdminEnv>, guard: AdminGuard, deps
       errors: { 400: 'invalid_request' },
     }),
     async (c) => {
-      const q = readPageQuery(c);
+      const q = readPage(c);
       const filter = auditFilter(c);
       const r = await services.admin.auditEvents({ ...filter, page: q.page, size: q.size });
       return envelope(c, q, r);

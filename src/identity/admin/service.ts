@@ -1,4 +1,4 @@
-import type { AuditEvent } from '../../platform/audit';
+import type { AuditEvent } from '../../platform/audit/audit';
 import type { AdminStore } from './store';
 
 export interface AuditQuery {

@@ -136,7 +136,7 @@ export function createClientService(deps: { store: Stores & TxRunner<Stores>; ca
         assertThat(r && r.status === 'ACTIVE', ClientErrors.unknownResource(defaultResource));
       }
       await tx.clients.update(tenantId, clientId, { ...patch, updatedAt: clock.now().toISOString() });
-      await tx.audit.record(actor, { tenantId, action: 'client.updated', targetType: 'client', targetId: clientId, details });
+      await tx.audit.record(actor, { at: clock.now(), tenantId, action: 'client.updated', targetType: 'client', targetId: clientId, details });
       return toClientView((await tx.clients.find(tenantId, clientId))!);
     });
   }
@@ -170,7 +170,7 @@ export function createClientService(deps: { store: Stores & TxRunner<Stores>; ca
           createdAt: now,
           updatedAt: now,
         }).catch(onUnique(() => ClientErrors.conflict(`client ${input.clientId} exists`)));
-        await tx.audit.record(actor, { tenantId, action: 'client.created', targetType: 'client', targetId: input.clientId, details: auditDetails(input) });
+        await tx.audit.record(actor, { at: clock.now(), tenantId, action: 'client.created', targetType: 'client', targetId: input.clientId, details: auditDetails(input) });
       });
       return { clientId: input.clientId, clientSecret: secret };
     },

@@ -48,7 +48,7 @@ export function createCredentialService(deps: { store: Stores & TxRunner<Stores>
         const r = await deps.resources.findByUriIn(tx, tenantId, resourceUri);
         assertThat(r, CredentialErrors.invalid(`resource ${resourceUri} is not registered`));
         await tx.credentials.insert({ id, tenantId, resourceId: r.id, secretDigest, createdAt: clock.now().toISOString() });
-        await tx.audit.record(actor, { tenantId, action: 'credential.issued', targetType: 'credential', targetId: id, details: { resourceUri } });
+        await tx.audit.record(actor, { at: clock.now(), tenantId, action: 'credential.issued', targetType: 'credential', targetId: id, details: { resourceUri } });
       });
       return { credentialId: id, credentialSecret: secret };
     },
@@ -72,7 +72,7 @@ export function createCredentialService(deps: { store: Stores & TxRunner<Stores>
       await store.tx(async (tx) => {
         // The revoke is conditional (ACTIVE only): when it changes nothing, read why.
         if ((await tx.credentials.revoke(tenantId, credentialId, clock.now().toISOString())) === 1) {
-          await tx.audit.record(actor, { tenantId, action: 'credential.revoked', targetType: 'credential', targetId: credentialId, details: {} });
+          await tx.audit.record(actor, { at: clock.now(), tenantId, action: 'credential.revoked', targetType: 'credential', targetId: credentialId, details: {} });
           return;
         }
         const c = await tx.credentials.find(tenantId, credentialId);

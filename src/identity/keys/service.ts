@@ -86,7 +86,7 @@ export function createKeyService(deps: {
   }
 
   const audit = (tx: Stores, actor: AuditActor, tenantId: string, action: string, kid: string) =>
-    tx.audit.record(actor, { tenantId, action: `signing_key.${action}`, targetType: 'signing_key', targetId: kid, details: {} });
+    tx.audit.record(actor, { at: clock.now(), tenantId, action: `signing_key.${action}`, targetType: 'signing_key', targetId: kid, details: {} });
 
   async function insert(tx: KeyTx, tenantId: string, k: SealedKey, state: 'STAGED' | 'ACTIVE'): Promise<void> {
     const now = clock.now().toISOString();

@@ -59,7 +59,7 @@ export function createResourceService(deps: { store: Stores & TxRunner<Stores>; 
         await tx.resources
           .insert({ id, tenantId, uri: input.uri, audience: input.audience, scopes: JSON.stringify(scopes), createdAt: clock.now().toISOString() })
           .catch(onUnique(() => ResourceErrors.conflict(`resource ${input.uri} or audience ${input.audience} exists`)));
-        await tx.audit.record(actor, { tenantId, action: 'resource.created', targetType: 'resource', targetId: input.uri, details: { audience: input.audience, scopes } });
+        await tx.audit.record(actor, { at: clock.now(), tenantId, action: 'resource.created', targetType: 'resource', targetId: input.uri, details: { audience: input.audience, scopes } });
       });
       return toResourceView((await store.resources.findByUri(tenantId, input.uri))!);
     },
@@ -85,7 +85,7 @@ export function createResourceService(deps: { store: Stores & TxRunner<Stores>; 
         await tx.resources
           .update(tenantId, r.id, { audience: input.audience, scopes: JSON.stringify(scopes) })
           .catch(onUnique(() => ResourceErrors.conflict(`audience ${input.audience} is in use`)));
-        await tx.audit.record(actor, { tenantId, action: 'resource.updated', targetType: 'resource', targetId: uri, details: { audience: input.audience, scopes } });
+        await tx.audit.record(actor, { at: clock.now(), tenantId, action: 'resource.updated', targetType: 'resource', targetId: uri, details: { audience: input.audience, scopes } });
       });
       return toResourceView((await store.resources.findByUri(tenantId, uri))!);
     },
@@ -96,7 +96,7 @@ export function createResourceService(deps: { store: Stores & TxRunner<Stores>; 
         const r = await tx.resources.findByUri(tenantId, uri);
         assertThat(r, ResourceErrors.unknown(uri));
         await tx.resources.update(tenantId, r.id, { status });
-        await tx.audit.record(actor, { tenantId, action: 'resource.updated', targetType: 'resource', targetId: uri, details: { status } });
+        await tx.audit.record(actor, { at: clock.now(), tenantId, action: 'resource.updated', targetType: 'resource', targetId: uri, details: { status } });
       });
       return toResourceView((await store.resources.findByUri(tenantId, uri))!);
     },

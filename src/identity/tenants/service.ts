@@ -98,7 +98,7 @@ export function createTenantService(deps: {
         updatedAt: now,
       }).catch(onUnique(() => TenantErrors.conflict(input.isControl ? 'the control tenant exists' : `slug ${slug} is taken`)));
       await keys.insertActive(tx, id, sealed);
-      await tx.audit.record(actor, { tenantId: id, action: 'tenant.created', targetType: 'tenant', targetId: id, details: { slug, registrationMode: mode } });
+      await tx.audit.record(actor, { at: clock.now(), tenantId: id, action: 'tenant.created', targetType: 'tenant', targetId: id, details: { slug, registrationMode: mode } });
     });
     return view((await store.tenants.findById(id))!);
   }
@@ -214,7 +214,7 @@ export function createTenantService(deps: {
         await tx.tenants
           .update(t.id, { customIssuer: parsed.issuer, customHost: parsed.host, updatedAt: clock.now().toISOString() })
           .catch(onUnique(() => TenantErrors.issuerLocked(`issuer ${parsed.issuer} is in use`)));
-        await tx.audit.record(actor, { tenantId: t.id, action: 'tenant.updated', targetType: 'tenant', targetId: t.id, details: { issuer: parsed.issuer ?? managedIssuer(t) } });
+        await tx.audit.record(actor, { at: clock.now(), tenantId: t.id, action: 'tenant.updated', targetType: 'tenant', targetId: t.id, details: { issuer: parsed.issuer ?? managedIssuer(t) } });
       });
       return view((await store.tenants.findById(t.id))!);
     },
@@ -266,7 +266,7 @@ export function createTenantService(deps: {
             updatedAt: clock.now().toISOString(),
           })
           .catch(onUnique(() => TenantErrors.conflict(`slug ${valid.slug} or issuer ${valid.issuer} is in use`)));
-        await tx.audit.record(actor, { tenantId: current.id, action: 'tenant.updated', targetType: 'tenant', targetId: current.id, details: changes });
+        await tx.audit.record(actor, { at: clock.now(), tenantId: current.id, action: 'tenant.updated', targetType: 'tenant', targetId: current.id, details: changes });
       });
       return view((await store.tenants.findById(t.id))!);
     },
@@ -276,7 +276,7 @@ export function createTenantService(deps: {
       assertThat(!(t.isControl && status === 'DISABLED'), TenantErrors.invalid('the control tenant cannot be disabled'));
       await store.tx(async (tx) => {
         await tx.tenants.update(t.id, { status, updatedAt: clock.now().toISOString() });
-        await tx.audit.record(actor, { tenantId: t.id, action: 'tenant.updated', targetType: 'tenant', targetId: t.id, details: { status } });
+        await tx.audit.record(actor, { at: clock.now(), tenantId: t.id, action: 'tenant.updated', targetType: 'tenant', targetId: t.id, details: { status } });
       });
       return view((await store.tenants.findById(t.id))!);
     },

@@ -82,7 +82,7 @@ export function createUserService<S extends Stores>(deps: {
         await tx.users
           .insert({ id, tenantId, subject: newId(), email, emailVerified: input.emailVerified ?? false, passwordHash, createdAt: now, updatedAt: now })
           .catch(onUnique(() => UserErrors.conflict(`a user with email ${email} exists`)));
-        await tx.audit.record(actor, { tenantId, action: 'user.created', targetType: 'user', targetId: id, details: { email, emailVerified: input.emailVerified ?? false } });
+        await tx.audit.record(actor, { at: clock.now(), tenantId, action: 'user.created', targetType: 'user', targetId: id, details: { email, emailVerified: input.emailVerified ?? false } });
       });
       return toUserView((await store.users.findById(tenantId, id))!);
     },
@@ -118,7 +118,7 @@ export function createUserService<S extends Stores>(deps: {
         await tx.users
           .update(tenantId, userId, { email, emailVerified: input.emailVerified, status: input.status, updatedAt: clock.now().toISOString() })
           .catch(onUnique(() => UserErrors.conflict(`a user with email ${email} exists`)));
-        await tx.audit.record(actor, { tenantId, action: 'user.updated', targetType: 'user', targetId: userId, details: changes });
+        await tx.audit.record(actor, { at: clock.now(), tenantId, action: 'user.updated', targetType: 'user', targetId: userId, details: changes });
       });
       return this.get(tenantId, userId);
     },
@@ -139,7 +139,7 @@ export function createUserService<S extends Stores>(deps: {
         const u = await found(tx, tenantId, userId);
         await deps.endAccess?.(tx, tenantId, userId);
         assertThat((await tx.users.delete(tenantId, userId)) === 1, UserErrors.unknown(userId));
-        await tx.audit.record(actor, { tenantId, action: 'user.deleted', targetType: 'user', targetId: userId, details: { subject: u.subject } });
+        await tx.audit.record(actor, { at: clock.now(), tenantId, action: 'user.deleted', targetType: 'user', targetId: userId, details: { subject: u.subject } });
       });
     },
 
