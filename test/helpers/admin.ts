@@ -19,7 +19,7 @@ export interface AdminFixture {
   root: string;
   operator: { id: string; subject: string };
   /** A fresh access token for the operator (or `userId`), with these scopes. */
-  token(scopes?: string[], userId?: string): Promise<string>;
+  token(scopes?: string[], userId?: string, resource?: string | null): Promise<string>;
   /** A second user of the control tenant, with no permission yet. */
   newOperator(email: string, permissions?: string[]): Promise<{ id: string; subject: string }>;
   grant(subject: string, permissions: string[]): Promise<void>;
@@ -46,8 +46,21 @@ export async function createAdminFixture(h: Harness): Promise<AdminFixture> {
   }
   const root = `/t/${control.slug}${ADMIN_ROOT}`;
 
+  // grantAdministrator gives every holder of the shared `administrator` role all of its
+  // permissions: a partial set is a role of its own, one per distinct set.
+  const roles = new Map<string, string>();
+  const held = new Map<string, string[]>();
   async function grant(subject: string, permissions: string[]) {
-    await services.directory.grantAdministrator(controlId, subject, permissions, SYSTEM_ACTOR);
+    const set = [...new Set(permissions)].sort().join(' ');
+    let roleKey = roles.get(set);
+    if (!roleKey) {
+      roleKey = `ops-${roles.size + 1}`;
+      await services.directory.createRole(controlId, { key: roleKey, displayName: roleKey, scope: 'TENANT' }, SYSTEM_ACTOR);
+      for (const key of permissions) await services.directory.addRolePermission(controlId, roleKey, { key }, SYSTEM_ACTOR);
+      roles.set(set, roleKey);
+    }
+    await services.directory.assignRole(controlId, { roleKey, subject, scope: 'TENANT', organizationId: null, teamId: null }, SYSTEM_ACTOR);
+    held.set(subject, [...(held.get(subject) ?? []), roleKey]);
   }
 
   async function newOperator(email: string, permissions: string[] = []) {
@@ -56,12 +69,14 @@ export async function createAdminFixture(h: Harness): Promise<AdminFixture> {
     return { id: u.id, subject: u.subject };
   }
 
-  const operator = await newOperator('operator@example.com', ALL_ADMIN_SCOPES);
+  const first = await services.users.create(controlId, { email: 'operator@example.com', emailVerified: true });
+  await services.directory.grantAdministrator(controlId, first.subject, ALL_ADMIN_SCOPES, SYSTEM_ACTOR);
+  const operator = { id: first.id, subject: first.subject };
 
-  async function token(scopes: string[] = ALL_ADMIN_SCOPES, userId = operator.id): Promise<string> {
+  async function token(scopes: string[] = ALL_ADMIN_SCOPES, userId = operator.id, resource: string | null = uri): Promise<string> {
     const p = pkce();
     const code = await services.oauth.issueAuthorizationCode({
-      tenantId: controlId, clientId: ADMIN_CLIENT, userId, redirectUri: CALLBACK, codeChallenge: p.challenge, scope: scopes, resource: uri, nonce: null,
+      tenantId: controlId, clientId: ADMIN_CLIENT, userId, redirectUri: CALLBACK, codeChallenge: p.challenge, scope: scopes, resource, nonce: null,
       authTime: h.clock.nowSeconds(),
     });
     const res = await h.request(`/t/${control.slug}/oauth2/token`, {
@@ -73,7 +88,11 @@ export async function createAdminFixture(h: Harness): Promise<AdminFixture> {
   }
 
   async function revoke(subject: string) {
-    await revokeAdministrator(h, controlId, subject);
+    for (const roleKey of held.get(subject) ?? []) {
+      await services.directory.revokeRole(controlId, { roleKey, subject, scope: 'TENANT', organizationId: null, teamId: null }, SYSTEM_ACTOR);
+    }
+    held.delete(subject);
+    if (subject === operator.subject) await revokeAdministrator(h, controlId, subject);
   }
 
   async function call(method: string, path: string, bearer: string | undefined, body?: unknown): Promise<Response> {
