@@ -206,7 +206,7 @@ export function createClientService(deps: { store: Stores & TxRunner<Stores>; ca
           secretDigest: confidential ? (secret ? digest(secret) : undefined) : null,
         },
         actor,
-        { ...auditDetails(input), secretIssued: secret !== null },
+        auditDetails(input),
         opts,
         input.defaultResource ?? null,
       );
