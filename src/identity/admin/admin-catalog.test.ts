@@ -102,8 +102,7 @@ describe('clients', () => {
 
   it('PUT of a configurationManaged client is 409 configuration_managed and changes nothing', async () => {
     await call('POST', `${base}/clients`, client({ clientId: 'managed' }));
-    await h.sql.run('UPDATE clients SET configuration_managed = 1 WHERE tenant_id = ? AND client_id = ?', [acme.tenant.tenant.id, 'managed']);
-    await h.changedElsewhere(() => undefined);
+    await h.changedElsewhere(() => h.sql.run('UPDATE clients SET configuration_managed = 1 WHERE tenant_id = ? AND client_id = ?', [acme.tenant.tenant.id, 'managed']));
     expect(await call('PUT', `${base}/clients/managed`, client({ clientId: 'managed', displayName: 'Changed' }))).toEqual({ status: 409, body: { error: 'configuration_managed' } });
     expect((await h.services.clients.find(acme.tenant.tenant.id, 'managed'))!.displayName).toBe('Portal');
   });

@@ -95,8 +95,7 @@ describe('overview and tenants', () => {
     expect(await put(two.id, { slug: 'lock-two', issuer: 'https://x.example/path', registrationMode: 'CONTROLLED' })).toEqual({ status: 400, body: { error: 'invalid_request' } });
     expect(await put(two.id, { slug: 'lock-two' })).toEqual({ status: 400, body: { error: 'invalid_request' } });
 
-    await h.sql.run('UPDATE tenants SET configuration_managed = 1 WHERE id = ?', [two.id]);
-    await h.changedElsewhere(() => undefined);
+    await h.changedElsewhere(() => h.sql.run('UPDATE tenants SET configuration_managed = 1 WHERE id = ?', [two.id]));
     expect(await put(two.id, { slug: 'lock-two', issuer: two.issuer, registrationMode: 'SELF_SERVICE' })).toEqual({ status: 409, body: { error: 'configuration_managed' } });
     expect((await call('GET', `/tenants/${two.id}`)).body).toMatchObject({ configurationManaged: true, registrationMode: 'CONTROLLED' });
   });
