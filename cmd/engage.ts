@@ -11,6 +11,7 @@ import { registerCredentials } from './commands/credentials';
 import { registerResources } from './commands/resources';
 import { registerUsers } from './commands/users';
 import { registerProviders } from './commands/providers';
+import { registerAudit } from './commands/audit';
 
 declare const __ENGAGE_VERSION__: string | undefined;
 const version = typeof __ENGAGE_VERSION__ !== 'undefined' ? __ENGAGE_VERSION__ : process.env.npm_package_version ?? '0.0.0-dev';
@@ -28,6 +29,7 @@ registerClients(program);
 registerCredentials(program);
 registerUsers(program);
 registerProviders(program);
+registerAudit(program);
 registerEngageCommands(program);
 
 // A worker of `serve --workers` forked by the single executable gets the path it was forked with

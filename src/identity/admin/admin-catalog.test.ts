@@ -155,7 +155,7 @@ describe('signing keys', () => {
     expect(staged).toEqual({ status: 201, body: { keyId: expect.any(String) } });
     const kid = staged.body.keyId;
     expect(await stateOf(kid)).toBe('STAGED');
-    const jwks = await (await h.request('/t/acme/oauth2/jwks')).json();
+    const jwks = (await (await h.request('/t/acme/oauth2/jwks')).json()) as { keys: { kid: string }[] };
     expect(jwks.keys.map((k: { kid: string }) => k.kid)).toContain(kid);
 
     expect(await call('POST', `${base}/signing-keys/${kid}/activation`)).toEqual({ status: 204, body: null });
