@@ -101,6 +101,8 @@ export function registerClients(program: Command): void {
         // commander: --no-x sets x to false; with both --x and --no-x defined, x is undefined unless given.
         const raw = opts as unknown as { webOrigins?: boolean; defaultResource?: string | boolean; nativeAuth?: boolean };
         const none = raw.webOrigins === false;
+        const changes = [opts.name, opts.type, opts.auth, opts.redirectUri, opts.scope, opts.consent, raw.defaultResource, raw.nativeAuth, opts.webOrigin, opts.defaultWebOrigins];
+        if (!none && changes.every((v) => v === undefined)) throw new Error('give at least one setting to change');
         if ([!!opts.webOrigin, none, !!opts.defaultWebOrigins].filter(Boolean).length > 1) {
           throw new Error('give at most one of --web-origin, --no-web-origins or --default-web-origins');
         }
