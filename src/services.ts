@@ -21,6 +21,7 @@ import { JOBS, backgroundJobs } from './jobs';
 import { createMailService, MAIL_JOB } from './platform/mail/outbox';
 import { createSmtpSender, type MailSender } from './platform/mail/transport';
 import { createNativeService } from './identity/native/service';
+import { createAdminService } from './identity/admin/service';
 import { createDirectoryService } from './identity/directory/service';
 
 
@@ -61,7 +62,11 @@ export function createServices(deps: CoreDeps) {
   const resources = createResourceService({ store, clock });
   const clients = createClientService({ store, catalog, clock, resources });
   const credentials = createCredentialService({ store, catalog, clock, resources });
-  const users = createUserService({ store, clock });
+  // Deleting a user ends their grants, tokens and browser sign-ins in the same transaction.
+  const users = createUserService({ store, clock, endAccess: async (tx, tenantId, userId) => {
+    await oauth.revokeAllOfUserIn(tx, tenantId, userId);
+    await sessions.signOutEverywhereIn(tx, tenantId, userId);
+  } });
   const mfa = createMfaService({ store, clock, sealer, masterKey: deps.masterKey });
   const providers = createProviderService({ store, clock, users, publicUrl: config.publicUrl });
   const directory = createDirectoryService({ store, clock, directoryVersion: () => store.directoryVersion() });
@@ -70,6 +75,7 @@ export function createServices(deps: CoreDeps) {
   const jobs = createJobRunner({ store, clock, logger: deps.logger, metrics });
   const mailSender = deps.mailSender ?? (config.smtpUrl ? createSmtpSender(config.smtpUrl, config.mailFrom!) : undefined);
   const mail = createMailService({ store, clock, sealer, logger: deps.logger, sender: mailSender, wake: () => jobs.wake(MAIL_JOB) });
+  const admin = createAdminService({ store });
   const native = createNativeService({ store, clock, clients, users, oauth, sessions, mail, mfa, providers });
   const engage = createEngageServices({
     store,
@@ -96,7 +102,7 @@ export function createServices(deps: CoreDeps) {
   let draining = false;
   const readiness = async () => (draining ? 'shutting down' : store.readiness());
   const drain = () => void (draining = true);
-  return { store, metrics, readiness, drain, sealer, keys, tenants, sessions, clients, resources, credentials, users, oauth, engage, jobs, mail, mfa, providers, native, directory };
+  return { store, metrics, readiness, drain, sealer, keys, tenants, sessions, clients, resources, credentials, users, oauth, engage, jobs, mail, mfa, providers, native, directory, admin };
 }
 
 export type Services = ReturnType<typeof createServices>;

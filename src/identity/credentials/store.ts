@@ -26,6 +26,8 @@ const SQL = {
     WHERE c.tenant_id = ? AND c.id = ?`,
   list: `SELECT ${COLUMNS}, r.uri AS "resourceUri" FROM resource_credentials c JOIN resources r ON r.id = c.resource_id
     WHERE c.tenant_id = ? ORDER BY c.created_at, c.id`,
+  listPage: `SELECT ${COLUMNS}, r.uri AS "resourceUri" FROM resource_credentials c JOIN resources r ON r.id = c.resource_id
+    WHERE c.tenant_id = ? ORDER BY c.created_at, c.id LIMIT ? OFFSET ?`,
   find: `SELECT ${COLUMNS} FROM resource_credentials c WHERE c.tenant_id = ? AND c.id = ?`,
   revoke: `UPDATE resource_credentials SET status = 'REVOKED', revoked_at = ? WHERE tenant_id = ? AND id = ? AND status = 'ACTIVE'`,
 } as const;
@@ -41,6 +43,9 @@ export function createCredentialStore(db: Sql) {
     },
     list(tenantId: string): Promise<(CredentialRow & { resourceUri: string })[]> {
       return db.all<CredentialRow & { resourceUri: string }>(SQL.list, [tenantId]);
+    },
+    listPage(tenantId: string, offset: number, limit: number): Promise<(CredentialRow & { resourceUri: string })[]> {
+      return db.all<CredentialRow & { resourceUri: string }>(SQL.listPage, [tenantId, limit, offset]);
     },
     find(tenantId: string, id: string): Promise<CredentialRow | undefined> {
       return db.get<CredentialRow>(SQL.find, [tenantId, id]);

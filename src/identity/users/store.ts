@@ -18,6 +18,8 @@ const SQL = {
   byId: `SELECT ${COLUMNS} FROM users WHERE tenant_id = ? AND id = ?`,
   bySubject: `SELECT ${COLUMNS} FROM users WHERE tenant_id = ? AND subject = ?`,
   list: `SELECT ${COLUMNS} FROM users WHERE tenant_id = ? ORDER BY created_at, email`,
+  listPage: `SELECT ${COLUMNS} FROM users WHERE tenant_id = ? ORDER BY created_at, id LIMIT ? OFFSET ?`,
+  delete: `DELETE FROM users WHERE tenant_id = ? AND id = ?`,
 } as const;
 
 /** What `update` may change, with its column. */
@@ -49,6 +51,13 @@ export function createUserStore(db: Sql) {
     },
     async list(tenantId: string): Promise<UserRow[]> {
       return (await db.all<Raw>(SQL.list, [tenantId])).map(fromRaw);
+    },
+    async listPage(tenantId: string, offset: number, limit: number): Promise<UserRow[]> {
+      return (await db.all<Raw>(SQL.listPage, [tenantId, limit, offset])).map(fromRaw);
+    },
+    /** Removes the user; their factors, links, grants, codes and consents go with the row (ON DELETE CASCADE). */
+    delete(tenantId: string, id: string): Promise<number> {
+      return db.run(SQL.delete, [tenantId, id]);
     },
     async update(tenantId: string, id: string, change: UserChange): Promise<void> {
       const u = update(change);
