@@ -13,6 +13,7 @@ import { createNativeStore } from './identity/native/store';
 import { createMailOutboxStore } from './platform/mail/store';
 import { createMfaStore } from './identity/mfa/store';
 import { createProviderStore } from './identity/providers/store';
+import { createConfigurationStore } from './identity/operators/store';
 
 /**
  * Every context's stores bound to one `Sql` (platform/store/sql.ts). Each engine binds them to
@@ -34,6 +35,7 @@ export function bindStores(db: Sql) {
     mail: createMailOutboxStore(db),
     mfa: createMfaStore(db),
     providers: createProviderStore(db),
+    configuration: createConfigurationStore(db),
     ...bindEngageStores(db),
   };
 }
