@@ -11,6 +11,7 @@ import { registerCredentials } from './commands/credentials';
 import { registerResources } from './commands/resources';
 import { registerUsers } from './commands/users';
 import { registerProviders } from './commands/providers';
+import { registerLogin } from './commands/login';
 
 declare const __ENGAGE_VERSION__: string | undefined;
 const version = typeof __ENGAGE_VERSION__ !== 'undefined' ? __ENGAGE_VERSION__ : process.env.npm_package_version ?? '0.0.0-dev';
@@ -29,6 +30,7 @@ registerCredentials(program);
 registerUsers(program);
 registerProviders(program);
 registerEngageCommands(program);
+registerLogin(program);
 
 // A worker of `serve --workers` forked by the single executable gets the path it was forked with
 // (the executable's, serve.ts) once more before its arguments (nodejs/node#62776): drop it.
