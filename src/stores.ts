@@ -14,6 +14,8 @@ import { createMailOutboxStore } from './platform/mail/store';
 import { createMfaStore } from './identity/mfa/store';
 import { createProviderStore } from './identity/providers/store';
 import { createConfigurationStore } from './identity/operators/store';
+import { createDirectoryStore } from './identity/directory/store';
+import { createAuditStore } from './platform/audit/store';
 
 /**
  * Every context's stores bound to one `Sql` (platform/store/sql.ts). Each engine binds them to
@@ -36,6 +38,8 @@ export function bindStores(db: Sql) {
     mfa: createMfaStore(db),
     providers: createProviderStore(db),
     configuration: createConfigurationStore(db),
+    directory: createDirectoryStore(db),
+    audit: createAuditStore(db),
     ...bindEngageStores(db),
   };
 }
