@@ -6,16 +6,11 @@ import type { ClientService } from '../clients/service';
 import type { ResourceService } from '../resources/service';
 import type { TenantView } from '../tenants/service';
 import type { ConfigurationStore } from './store';
+import { ADMIN_PERMISSIONS } from '../directory/permissions';
 
 /** Spec 03 "Authentication": the management API's audience and its five scopes. */
 export const ADMIN_API_AUDIENCE = 'identity-admin-api';
-export const ADMIN_API_SCOPES = [
-  'identity.admin.read',
-  'identity.admin.manage',
-  'identity.admin.users.manage',
-  'identity.admin.users.import',
-  'identity.admin.users.export',
-] as const;
+export const ADMIN_API_SCOPES: readonly string[] = Object.values(ADMIN_PERMISSIONS);
 
 /** The CLI's public native client in the control tenant (`engage login`). */
 export const CLI_CLIENT_ID = 'engage-cli';
