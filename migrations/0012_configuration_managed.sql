@@ -3,3 +3,7 @@
 ALTER TABLE `resources` ADD `configuration_managed` integer DEFAULT false NOT NULL;
 --> statement-breakpoint
 ALTER TABLE `resource_credentials` ADD `configuration_managed` integer DEFAULT false NOT NULL;
+--> statement-breakpoint
+ALTER TABLE `directory_permissions` ADD `configuration_managed` integer DEFAULT false NOT NULL;
+--> statement-breakpoint
+ALTER TABLE `directory_roles` ADD `configuration_managed` integer DEFAULT false NOT NULL;

@@ -3,3 +3,7 @@
 ALTER TABLE "resources" ADD COLUMN "configuration_managed" integer DEFAULT 0 NOT NULL;
 --> statement-breakpoint
 ALTER TABLE "resource_credentials" ADD COLUMN "configuration_managed" integer DEFAULT 0 NOT NULL;
+--> statement-breakpoint
+ALTER TABLE "directory_permissions" ADD COLUMN "configuration_managed" integer DEFAULT 0 NOT NULL;
+--> statement-breakpoint
+ALTER TABLE "directory_roles" ADD COLUMN "configuration_managed" integer DEFAULT 0 NOT NULL;

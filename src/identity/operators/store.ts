@@ -52,6 +52,13 @@ const SQL = {
   managedCredential: `SELECT id, secret_digest AS "secretDigest", status FROM resource_credentials
     WHERE tenant_id = ? AND resource_id = ? AND configuration_managed = 1 AND status = 'ACTIVE' ORDER BY created_at LIMIT 1`,
   credentialSecret: `UPDATE resource_credentials SET secret_digest = ? WHERE tenant_id = ? AND id = ?`,
+  tenantRegistrationMode: `UPDATE tenants SET registration_mode = ?, updated_at = ? WHERE id = ?`,
+  managedPermissions: `SELECT key FROM directory_permissions WHERE tenant_id = ? AND configuration_managed = 1`,
+  managedRoles: `SELECT key FROM directory_roles WHERE tenant_id = ? AND configuration_managed = 1`,
+  markPermission: `UPDATE directory_permissions SET configuration_managed = 1 WHERE tenant_id = ? AND key = ?`,
+  markRole: `UPDATE directory_roles SET configuration_managed = 1 WHERE tenant_id = ? AND key = ?`,
+  replacePermission: `UPDATE directory_permissions SET display_name = ?, status = 'ACTIVE' WHERE tenant_id = ? AND key = ?`,
+  replaceRole: `UPDATE directory_roles SET display_name = ?, status = 'ACTIVE' WHERE tenant_id = ? AND key = ?`,
 } as const;
 
 export function createConfigurationStore(db: Sql) {
@@ -94,6 +101,23 @@ export function createConfigurationStore(db: Sql) {
     /** The ACTIVE credential apply keeps for a resource (one per resource), if any. */
     managedCredential(tenantId: string, resourceId: string): Promise<ManagedCredential | undefined> {
       return db.get<ManagedCredential>(SQL.managedCredential, [tenantId, resourceId]);
+    },
+    async setRegistrationMode(tenantId: string, mode: 'CONTROLLED' | 'SELF_SERVICE', updatedAt: string): Promise<void> {
+      await db.run(SQL.tenantRegistrationMode, [mode, updatedAt, tenantId]);
+    },
+    /** The keys of the tenant's directory permissions and roles apply owns. */
+    async managedDirectoryKeys(tenantId: string): Promise<{ permissions: Set<string>; roles: Set<string> }> {
+      const keys = async (text: string) => new Set((await db.all<{ key: string }>(text, [tenantId])).map((r) => r.key));
+      return { permissions: await keys(SQL.managedPermissions), roles: await keys(SQL.managedRoles) };
+    },
+    /** A managed permission's display name as declared (re-enabled if it was disabled); marks it. */
+    async replacePermission(tenantId: string, key: string, displayName: string): Promise<void> {
+      await db.run(SQL.replacePermission, [displayName, tenantId, key]);
+      await db.run(SQL.markPermission, [tenantId, key]);
+    },
+    async replaceRole(tenantId: string, key: string, displayName: string): Promise<void> {
+      await db.run(SQL.replaceRole, [displayName, tenantId, key]);
+      await db.run(SQL.markRole, [tenantId, key]);
     },
     async setCredentialSecretDigest(tenantId: string, credentialId: string, secretDigest: string): Promise<void> {
       await db.run(SQL.credentialSecret, [secretDigest, tenantId, credentialId]);
