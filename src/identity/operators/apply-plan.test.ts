@@ -30,8 +30,10 @@ const file: ApplyFile = {
 const secrets = new Map([['WEB_SECRET', 'digest-1']]);
 const empty: CurrentState = { tenants: new Map(), operators: new Map() };
 
+type Applied = { state: CurrentState; tenant: CurrentTenant; web: CurrentClient };
+
 /** The state an applied `file` leaves. */
-function applied(): { state: CurrentState; tenant: CurrentTenant; web: CurrentClient } {
+function applied(): Applied {
   const web: CurrentClient = { ...client, nativeAuthenticationEnabled: false, webOrigins: null, status: 'ACTIVE', managed: true, secretDigest: 'digest-1' };
   const tenant: CurrentTenant = {
     id: 't1',
@@ -67,14 +69,14 @@ describe('the apply plan', () => {
   });
 
   it.each([
-    ['a changed redirect URI', (s: ReturnType<typeof applied>) => (s.web.redirectUris = ['https://old.example.com/cb']), 'client', ['redirectUris']],
-    ['a secret that is not the variable’s', (s: ReturnType<typeof applied>) => (s.web.secretDigest = 'other'), 'client', ['secret']],
-    ['a disabled client not yet managed', (s: ReturnType<typeof applied>) => Object.assign(s.web, { status: 'DISABLED', managed: false }), 'client', ['status', 'adopt']],
-    ['a resource scope more', (s: ReturnType<typeof applied>) => (s.tenant.resources[0].scopes = ['orders.read', 'orders.write']), 'resource', ['scopes']],
-    ['a role permission removed', (s: ReturnType<typeof applied>) => (s.tenant.roles[0].permissions = []), 'role', ['permissions']],
-    ['a renamed permission', (s: ReturnType<typeof applied>) => (s.tenant.permissions[0].displayName = 'Old'), 'permission', ['displayName']],
-    ['another registration mode', (s: ReturnType<typeof applied>) => (s.tenant.registrationMode = 'SELF_SERVICE'), 'tenant', ['registrationMode']],
-    ['an operator without the role', (s: ReturnType<typeof applied>) => (s.state.operators.get('ops@example.com')!.isAdministrator = false), 'operator', ['administrator']],
+    ['a changed redirect URI', (s: Applied): unknown => (s.web.redirectUris = ['https://old.example.com/cb']), 'client', ['redirectUris']],
+    ['a secret that is not the variable’s', (s: Applied): unknown => (s.web.secretDigest = 'other'), 'client', ['secret']],
+    ['a disabled client not yet managed', (s: Applied): unknown => Object.assign(s.web, { status: 'DISABLED', managed: false }), 'client', ['status', 'adopt']],
+    ['a resource scope more', (s: Applied): unknown => (s.tenant.resources[0].scopes = ['orders.read', 'orders.write']), 'resource', ['scopes']],
+    ['a role permission removed', (s: Applied): unknown => (s.tenant.roles[0].permissions = []), 'role', ['permissions']],
+    ['a renamed permission', (s: Applied): unknown => (s.tenant.permissions[0].displayName = 'Old'), 'permission', ['displayName']],
+    ['another registration mode', (s: Applied): unknown => (s.tenant.registrationMode = 'SELF_SERVICE'), 'tenant', ['registrationMode']],
+    ['an operator without the role', (s: Applied): unknown => (s.state.operators.get('ops@example.com')!.isAdministrator = false), 'operator', ['administrator']],
   ] as const)('updates only what differs: %s', (_what, change, kind, changes) => {
     const s = applied();
     change(s);
