@@ -22,6 +22,7 @@ import { createMailService, MAIL_JOB } from './platform/mail/outbox';
 import { createSmtpSender, type MailSender } from './platform/mail/transport';
 import { createNativeService } from './identity/native/service';
 import { createAdminService } from './identity/admin/service';
+import { ensureControlObjects } from './identity/operators/control';
 import { createDirectoryService } from './identity/directory/service';
 
 
@@ -57,7 +58,14 @@ export function createServices(deps: CoreDeps) {
     sealer,
     maxSignedTokenTtl: Math.max(config.accessTokenTtl, config.idTokenTtl),
   });
-  const tenants = createTenantService({ store, catalog, clock, keys, publicUrl: config.publicUrl });
+  const tenants = createTenantService({
+    store,
+    catalog,
+    clock,
+    keys,
+    publicUrl: config.publicUrl,
+    initControl: (control) => ensureControlObjects({ store, resources, clients, clock }, control),
+  });
   const sessions = createSessionService({ store, clock, sessionTtl: config.sessionTtl });
   const resources = createResourceService({ store, clock });
   const clients = createClientService({ store, catalog, clock, resources });

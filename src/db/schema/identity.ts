@@ -51,6 +51,8 @@ export const resources = sqliteTable(
     /** JSON array of scope strings. */
     scopes: text('scopes').notNull(),
     status: text('status', { enum: ['ACTIVE', 'DISABLED'] }).notNull().default('ACTIVE'),
+    /** Owned by `engage apply` or the control tenant's initialisation (migration 0012). */
+    configurationManaged: integer('configuration_managed', { mode: 'boolean' }).notNull().default(false),
     createdAt: text('created_at').notNull(),
   },
   (t) => [uniqueIndex('resources_tenant_uri').on(t.tenantId, t.uri), uniqueIndex('resources_tenant_audience').on(t.tenantId, t.audience)],
@@ -94,6 +96,8 @@ export const resourceCredentials = sqliteTable(
     resourceId: text('resource_id').notNull().references(() => resources.id, { onDelete: 'cascade' }),
     secretDigest: text('secret_digest').notNull(),
     status: text('status', { enum: ['ACTIVE', 'REVOKED'] }).notNull().default('ACTIVE'),
+    /** Owned by `engage apply` (migration 0012). */
+    configurationManaged: integer('configuration_managed', { mode: 'boolean' }).notNull().default(false),
     createdAt: text('created_at').notNull(),
     revokedAt: text('revoked_at'),
   },
