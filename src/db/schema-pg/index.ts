@@ -13,3 +13,4 @@ export * from './push';
 export * from './native';
 export * from './mail';
 export * from './second-factors';
+export * from './transfer';

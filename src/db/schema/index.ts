@@ -7,3 +7,4 @@ export * from './push';
 export * from './native';
 export * from './mail';
 export * from './second-factors';
+export * from './transfer';

@@ -8,6 +8,7 @@ import { checkUserCreate } from './schemas';
 import { validInput } from '../../platform/http/schema';
 import type { UserRow, UserStore } from './store';
 import { onUnique, UniqueViolation } from '../../platform/store/sql';
+import { verifyImportedHash } from '../transfer/hashes';
 
 /** The User object of spec 03. */
 export interface UserView {
@@ -47,6 +48,20 @@ export function createUserService(deps: { store: Stores & TxRunner<Stores>; cloc
   const { store, clock } = deps;
   let dummyHash: Promise<string> | undefined;
   const hashPassword = (password: string) => loadArgon2().hash(password, PASSWORD_HASH_OPTIONS);
+
+  /**
+   * The re-hash hook of imported accounts (issue 12): a hash brought by an import (bcrypt,
+   * PBKDF2, Firebase scrypt…) is verified once, at the first sign-in with the right password,
+   * and replaced then with argon2id, hashed before the transaction; the next sign-in uses that.
+   */
+  async function verifyImportedPassword(user: UserRow, password: string): Promise<UserRow | undefined> {
+    const imported = user.importedPasswordHash!;
+    if (!(await verifyImportedHash(imported, password)) || user.status !== 'ACTIVE') return undefined;
+    const passwordHash = await hashPassword(password);
+    const now = clock.now().toISOString();
+    await store.tx((tx) => tx.users.replaceImportedHash(user.tenantId, user.id, imported, passwordHash, now));
+    return user;
+  }
 
   return {
     hashPassword,
@@ -103,7 +118,8 @@ export function createUserService(deps: { store: Stores & TxRunner<Stores>; cloc
 
     /** Whether `password` is the user's current one (recovery refuses to "replace" it with itself). */
     async isCurrentPassword(user: UserRow, password: string): Promise<boolean> {
-      return !!user.passwordHash && (await loadArgon2().verify(user.passwordHash, password));
+      if (user.passwordHash) return loadArgon2().verify(user.passwordHash, password);
+      return !!user.importedPasswordHash && (await verifyImportedHash(user.importedPasswordHash, password));
     },
 
     /**
@@ -154,11 +170,12 @@ export function createUserService(deps: { store: Stores & TxRunner<Stores>; cloc
     async verifyPassword(tenantId: string, email: string, password: string): Promise<UserRow | undefined> {
       const user = typeof email === 'string' ? await store.users.findByEmail(tenantId, normalizeEmail(email)) : undefined;
       const argon2 = loadArgon2();
-      if (!user || !user.passwordHash || typeof password !== 'string') {
+      if (!user || !(user.passwordHash || user.importedPasswordHash) || typeof password !== 'string') {
         dummyHash ??= hashPassword(newId());
         await argon2.verify(await dummyHash, typeof password === 'string' ? password : '');
         return undefined;
       }
+      if (!user.passwordHash) return verifyImportedPassword(user, password);
       const ok = await argon2.verify(user.passwordHash, password);
       return ok && user.status === 'ACTIVE' ? user : undefined;
     },
