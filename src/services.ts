@@ -21,6 +21,7 @@ import { JOBS, backgroundJobs } from './jobs';
 import { createMailService, MAIL_JOB } from './platform/mail/outbox';
 import { createSmtpSender, type MailSender } from './platform/mail/transport';
 import { createNativeService } from './identity/native/service';
+import { createDirectoryService } from './identity/directory/service';
 
 
 export interface CoreDeps {
@@ -63,6 +64,7 @@ export function createServices(deps: CoreDeps) {
   const users = createUserService({ store, clock });
   const mfa = createMfaService({ store, clock, sealer, masterKey: deps.masterKey });
   const providers = createProviderService({ store, clock, users, publicUrl: config.publicUrl });
+  const directory = createDirectoryService({ store, clock, directoryVersion: () => store.directoryVersion() });
   const oauth = createOAuthService({ store, clock, config, keys, clients, resources, users });
   // Background jobs: built here, started only by `serve` (a CLI command runs none).
   const jobs = createJobRunner({ store, clock, logger: deps.logger, metrics });
@@ -94,7 +96,7 @@ export function createServices(deps: CoreDeps) {
   let draining = false;
   const readiness = async () => (draining ? 'shutting down' : store.readiness());
   const drain = () => void (draining = true);
-  return { store, metrics, readiness, drain, sealer, keys, tenants, sessions, clients, resources, credentials, users, oauth, engage, jobs, mail, mfa, providers, native };
+  return { store, metrics, readiness, drain, sealer, keys, tenants, sessions, clients, resources, credentials, users, oauth, engage, jobs, mail, mfa, providers, native, directory };
 }
 
 export type Services = ReturnType<typeof createServices>;

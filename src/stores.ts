@@ -13,6 +13,8 @@ import { createNativeStore } from './identity/native/store';
 import { createMailOutboxStore } from './platform/mail/store';
 import { createMfaStore } from './identity/mfa/store';
 import { createProviderStore } from './identity/providers/store';
+import { createDirectoryStore } from './identity/directory/store';
+import { createAuditStore } from './platform/audit/store';
 
 /**
  * Every context's stores bound to one `Sql` (platform/store/sql.ts). Each engine binds them to
@@ -34,6 +36,8 @@ export function bindStores(db: Sql) {
     mail: createMailOutboxStore(db),
     mfa: createMfaStore(db),
     providers: createProviderStore(db),
+    directory: createDirectoryStore(db),
+    audit: createAuditStore(db),
     ...bindEngageStores(db),
   };
 }

@@ -14,3 +14,4 @@ export * from './native';
 export * from './mail';
 export * from './second-factors';
 export * from './transfer';
+export * from './directory';

@@ -8,3 +8,4 @@ export * from './native';
 export * from './mail';
 export * from './second-factors';
 export * from './transfer';
+export * from './directory';

@@ -4,9 +4,10 @@
  * counter per catalog_version row.
  */
 const CATALOG_NOTICE = 'engage_catalog_changed';
-/** Rows of catalog_version: the catalogue's (migrations/pg/0001) and the token state's (0005). */
+/** Rows of catalog_version: the catalogue's (migrations/pg/0001), the token state's (0005), the directory's (0009). */
 export const CATALOG = 1;
 export const TOKEN_STATE = 2;
+export const DIRECTORY = 3;
 const REPORT = /^(?:(\d+):)?(\d+)$/;
 
 /**

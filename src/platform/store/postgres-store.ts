@@ -6,7 +6,7 @@ import { pendingPgMigrations } from './pg-migrations';
 import { createPostgresSql, isConnectionLost, newPgClient, scrubFor, type Pg, type PgRunner } from './postgres';
 import type { Sql } from './sql';
 import { TransactionAborted, runAfterCommitHooks, type StoreOf, type TxMetrics, type TxOptions, type TxScope } from './store';
-import { CATALOG, HeardVersion, noticeReport, TOKEN_STATE, versionReport } from './pg-versions';
+import { CATALOG, DIRECTORY, HeardVersion, noticeReport, TOKEN_STATE, versionReport } from './pg-versions';
 
 export interface PostgresStoreOptions {
   /** Attempts of a transaction aborted by a serialization failure or a deadlock; default 5. */
@@ -79,9 +79,11 @@ export async function createPostgresStore<S extends object>(
   const versions = new Map([
     [CATALOG, new HeardVersion()],
     [TOKEN_STATE, new HeardVersion()],
+    [DIRECTORY, new HeardVersion()],
   ]);
   const catalog = versions.get(CATALOG)!;
   const tokenState = versions.get(TOKEN_STATE)!;
+  const directory = versions.get(DIRECTORY)!;
   const changed = (reported: Map<number, number>) => {
     for (const [row, v] of reported) versions.get(row)?.report(v);
   };
@@ -207,6 +209,7 @@ export async function createPostgresStore<S extends object>(
   // A revocation by another process reaches this one by notification; while nothing listens,
   // no cached token state is trusted (every call is a new version: the caches read through).
   const tokenStateVersion = () => (listener ? tokenState.version : ++tokenState.version);
+  const directoryVersion = () => (listener ? directory.version : ++directory.version);
 
   // --- transactions --------------------------------------------------------------------------
   const runHooks = (fns: (() => unknown)[]) => runAfterCommitHooks(fns, logger);
@@ -352,6 +355,7 @@ export async function createPostgresStore<S extends object>(
     scrubDeleted,
     catalogVersion,
     tokenStateVersion,
+    directoryVersion,
     readiness,
     close,
   };

@@ -142,22 +142,23 @@ export function createSqliteStore<S extends object>(db: Database, bind: (sql: Sq
       release();
     }
   };
-  // The catalogue's and the token state's versions (rows 1 and 2 of catalog_version), read in
-  // one statement once per shared read snapshot (every read outside one).
+  // The catalogue's, the token state's and the directory's versions (rows 1, 2 and 3 of
+  // catalog_version), read in one statement once per shared read snapshot (every read outside one).
   let versionStmt: Statement | undefined; // prepared on first use: after migrations
   let versionSnapshot: number | undefined;
-  const versions = [0, 0, 0];
+  const versions = [0, 0, 0, 0];
   const readVersions = () => {
     const s = readSnapshot();
     if (s !== undefined && s === versionSnapshot) return versions;
-    versionStmt ??= reader.prepare('SELECT id, version FROM catalog_version WHERE id IN (1, 2)').raw();
-    versions[1] = versions[2] = 0;
+    versionStmt ??= reader.prepare('SELECT id, version FROM catalog_version WHERE id IN (1, 2, 3)').raw();
+    versions[1] = versions[2] = versions[3] = 0;
     for (const [id, v] of versionStmt.all() as [number, number][]) versions[id] = v;
     versionSnapshot = s;
     return versions;
   };
   const catalogVersion = () => readVersions()[1];
   const tokenStateVersion = () => readVersions()[2];
+  const directoryVersion = () => readVersions()[3];
 
   const readiness = async () => {
     try {
@@ -169,6 +170,6 @@ export function createSqliteStore<S extends object>(db: Database, bind: (sql: Sq
   };
   const close = async () => db.close();
 
-  const engine = { dialect: 'sqlite' as const, tx, shareReadsThisTurn, readSnapshot, scrubDeleted, catalogVersion, tokenStateVersion, readiness, close };
+  const engine = { dialect: 'sqlite' as const, tx, shareReadsThisTurn, readSnapshot, scrubDeleted, catalogVersion, tokenStateVersion, directoryVersion, readiness, close };
   return Object.assign(Object.create(null) as object, readStores, engine) as StoreOf<S>;
 }

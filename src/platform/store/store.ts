@@ -99,6 +99,12 @@ export interface StoreEngine {
    * process or any other. Synchronous and cheap, like `catalogVersion`.
    */
   tokenStateVersion(): number;
+  /**
+   * The directory permission version (migration 0009): it moves with every committed change to
+   * directory permissions, roles, role permissions or role assignments, by this process or any
+   * other (identity/directory/service.ts `hasPermission`). Synchronous and cheap, like `catalogVersion`.
+   */
+  directoryVersion(): number;
   /** For /readyz: the database answers and every migration is applied. */
   readiness(): Promise<'ready' | 'migrations pending' | 'database unavailable'>;
   /** Closes every connection; the store is unusable afterwards. */

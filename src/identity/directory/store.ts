@@ -1,0 +1,203 @@
+import { limitOf, pageFrom, type Page, type PageRequest } from '../../platform/http/pagination';
+import type { Sql } from '../../platform/store/sql';
+
+export type Status = 'ACTIVE' | 'DISABLED';
+export type RoleScope = 'TENANT' | 'ORGANIZATION' | 'TEAM';
+
+export interface Organization {
+  id: string;
+  slug: string;
+  displayName: string;
+  status: Status;
+}
+export interface Team {
+  id: string;
+  organizationId: string;
+  slug: string;
+  displayName: string;
+  status: Status;
+}
+export interface Member {
+  subject: string;
+  status: Status;
+}
+export interface Permission {
+  key: string;
+  displayName: string;
+  status: Status;
+}
+export interface Role {
+  id: string;
+  key: string;
+  displayName: string;
+  scope: RoleScope;
+  status: Status;
+}
+export interface RoleAssignment {
+  roleKey: string;
+  subject: string;
+  scope: RoleScope;
+  organizationId: string | null;
+  teamId: string | null;
+}
+
+/** An assignment as stored: the role by id, the context as one key column ('' for TENANT). */
+export interface AssignmentRow {
+  tenantId: string;
+  roleId: string;
+  subject: string;
+  scope: RoleScope;
+  organizationId: string | null;
+  teamId: string | null;
+}
+
+const contextOf = (a: Pick<AssignmentRow, 'organizationId' | 'teamId'>) => a.teamId ?? a.organizationId ?? '';
+
+const ORG = `id, slug, display_name AS "displayName", status`;
+const TEAM = `id, organization_id AS "organizationId", slug, display_name AS "displayName", status`;
+const PERMISSION = `key, display_name AS "displayName", status`;
+const ROLE = `id, key, display_name AS "displayName", scope, status`;
+const PAGE = `LIMIT ? OFFSET ?`;
+
+const SQL = {
+  insertOrganization: `INSERT INTO directory_organizations (id, tenant_id, slug, display_name, status, created_at) VALUES (?, ?, ?, ?, 'ACTIVE', ?)`,
+  organizationBySlug: `SELECT ${ORG} FROM directory_organizations WHERE tenant_id = ? AND slug = ?`,
+  organizations: `SELECT ${ORG} FROM directory_organizations WHERE tenant_id = ? ORDER BY slug ${PAGE}`,
+  insertTeam: `INSERT INTO directory_teams (id, tenant_id, organization_id, slug, display_name, status, created_at) VALUES (?, ?, ?, ?, ?, 'ACTIVE', ?)`,
+  teamBySlug: `SELECT ${TEAM} FROM directory_teams WHERE tenant_id = ? AND organization_id = ? AND slug = ?`,
+  teamById: `SELECT ${TEAM} FROM directory_teams WHERE tenant_id = ? AND id = ?`,
+  organizationById: `SELECT ${ORG} FROM directory_organizations WHERE tenant_id = ? AND id = ?`,
+  teams: `SELECT ${TEAM} FROM directory_teams WHERE tenant_id = ? AND organization_id = ? ORDER BY slug ${PAGE}`,
+
+  addOrganizationMember: `INSERT INTO directory_organization_members (tenant_id, organization_id, subject, status, created_at) VALUES (?, ?, ?, 'ACTIVE', ?)
+    ON CONFLICT (organization_id, subject) DO NOTHING`,
+  removeOrganizationMember: `DELETE FROM directory_organization_members WHERE tenant_id = ? AND organization_id = ? AND subject = ?`,
+  organizationMember: `SELECT subject, status FROM directory_organization_members WHERE tenant_id = ? AND organization_id = ? AND subject = ?`,
+  organizationMembers: `SELECT subject, status FROM directory_organization_members WHERE tenant_id = ? AND organization_id = ? ORDER BY subject ${PAGE}`,
+  addTeamMember: `INSERT INTO directory_team_members (tenant_id, organization_id, team_id, subject, status, created_at) VALUES (?, ?, ?, ?, 'ACTIVE', ?)
+    ON CONFLICT (team_id, subject) DO NOTHING`,
+  removeTeamMember: `DELETE FROM directory_team_members WHERE tenant_id = ? AND team_id = ? AND subject = ?`,
+  removeTeamMembershipsIn: `DELETE FROM directory_team_members WHERE tenant_id = ? AND organization_id = ? AND subject = ?`,
+  teamMember: `SELECT subject, status FROM directory_team_members WHERE tenant_id = ? AND team_id = ? AND subject = ?`,
+  teamMembers: `SELECT subject, status FROM directory_team_members WHERE tenant_id = ? AND team_id = ? ORDER BY subject ${PAGE}`,
+
+  insertPermission: `INSERT INTO directory_permissions (tenant_id, key, display_name, status, created_at) VALUES (?, ?, ?, 'ACTIVE', ?)
+    ON CONFLICT (tenant_id, key) DO NOTHING`,
+  permission: `SELECT ${PERMISSION} FROM directory_permissions WHERE tenant_id = ? AND key = ?`,
+  permissions: `SELECT ${PERMISSION} FROM directory_permissions WHERE tenant_id = ? ORDER BY key ${PAGE}`,
+
+  insertRole: `INSERT INTO directory_roles (id, tenant_id, key, display_name, scope, status, created_at) VALUES (?, ?, ?, ?, ?, 'ACTIVE', ?)
+    ON CONFLICT (tenant_id, key) DO NOTHING`,
+  roleByKey: `SELECT ${ROLE} FROM directory_roles WHERE tenant_id = ? AND key = ?`,
+  roles: `SELECT ${ROLE} FROM directory_roles WHERE tenant_id = ? ORDER BY key ${PAGE}`,
+  addRolePermission: `INSERT INTO directory_role_permissions (tenant_id, role_id, permission_key, created_at) VALUES (?, ?, ?, ?)
+    ON CONFLICT (role_id, permission_key) DO NOTHING`,
+  removeRolePermission: `DELETE FROM directory_role_permissions WHERE tenant_id = ? AND role_id = ? AND permission_key = ?`,
+  rolePermissions: `SELECT p.key, p.display_name AS "displayName", p.status FROM directory_role_permissions rp
+    JOIN directory_permissions p ON p.tenant_id = rp.tenant_id AND p.key = rp.permission_key
+    WHERE rp.tenant_id = ? AND rp.role_id = ? ORDER BY p.key ${PAGE}`,
+
+  assign: `INSERT INTO directory_role_assignments (tenant_id, role_id, subject, scope, organization_id, team_id, context_id, created_at)
+    VALUES (?, ?, ?, ?, ?, ?, ?, ?) ON CONFLICT (role_id, subject, context_id) DO NOTHING`,
+  revoke: `DELETE FROM directory_role_assignments WHERE tenant_id = ? AND role_id = ? AND subject = ? AND context_id = ?`,
+  revokeInOrganization: `DELETE FROM directory_role_assignments WHERE tenant_id = ? AND subject = ? AND organization_id = ?`,
+  revokeInTeam: `DELETE FROM directory_role_assignments WHERE tenant_id = ? AND subject = ? AND team_id = ?`,
+  assignments: `SELECT r.key AS "roleKey", a.subject, a.scope, a.organization_id AS "organizationId", a.team_id AS "teamId"
+    FROM directory_role_assignments a JOIN directory_roles r ON r.id = a.role_id
+    WHERE a.tenant_id = ? ORDER BY r.key, a.subject, a.context_id ${PAGE}`,
+
+  /**
+   * The live permission check (spec 03 "Authentication"): a TENANT-scoped assignment of an
+   * ACTIVE role holding the ACTIVE permission. Starts from the subject's assignments
+   * (directory_role_assignments_tenant_subject), then primary keys only.
+   */
+  hasPermission: `SELECT 1 AS "ok" FROM directory_role_assignments a
+    JOIN directory_roles r ON r.id = a.role_id AND r.status = 'ACTIVE'
+    JOIN directory_role_permissions rp ON rp.role_id = a.role_id AND rp.permission_key = ?
+    JOIN directory_permissions p ON p.tenant_id = a.tenant_id AND p.key = rp.permission_key AND p.status = 'ACTIVE'
+    WHERE a.tenant_id = ? AND a.subject = ? AND a.scope = 'TENANT' LIMIT 1`,
+} as const;
+
+/** The directory of each tenant (spec 03): every query takes the tenant id. */
+export function createDirectoryStore(db: Sql) {
+  const page = async <T>(text: string, args: unknown[], req: PageRequest): Promise<Page<T>> => {
+    const { limit, offset } = limitOf(req);
+    return pageFrom(await db.all<T>(text, [...args, limit, offset]), req);
+  };
+  return {
+    async insertOrganization(tenantId: string, o: { id: string; slug: string; displayName: string }, at: string): Promise<void> {
+      await db.run(SQL.insertOrganization, [o.id, tenantId, o.slug, o.displayName, at]);
+    },
+    organizationBySlug: (tenantId: string, slug: string) => db.get<Organization>(SQL.organizationBySlug, [tenantId, slug]),
+    organizationById: (tenantId: string, id: string) => db.get<Organization>(SQL.organizationById, [tenantId, id]),
+    organizations: (tenantId: string, req: PageRequest) => page<Organization>(SQL.organizations, [tenantId], req),
+
+    async insertTeam(tenantId: string, t: { id: string; organizationId: string; slug: string; displayName: string }, at: string): Promise<void> {
+      await db.run(SQL.insertTeam, [t.id, tenantId, t.organizationId, t.slug, t.displayName, at]);
+    },
+    teamBySlug: (tenantId: string, organizationId: string, slug: string) => db.get<Team>(SQL.teamBySlug, [tenantId, organizationId, slug]),
+    teamById: (tenantId: string, id: string) => db.get<Team>(SQL.teamById, [tenantId, id]),
+    teams: (tenantId: string, organizationId: string, req: PageRequest) => page<Team>(SQL.teams, [tenantId, organizationId], req),
+
+    /** False when the subject already is a member. */
+    async addOrganizationMember(tenantId: string, organizationId: string, subject: string, at: string): Promise<boolean> {
+      return (await db.run(SQL.addOrganizationMember, [tenantId, organizationId, subject, at])) > 0;
+    },
+    async removeOrganizationMember(tenantId: string, organizationId: string, subject: string): Promise<boolean> {
+      return (await db.run(SQL.removeOrganizationMember, [tenantId, organizationId, subject])) > 0;
+    },
+    organizationMember: (tenantId: string, organizationId: string, subject: string) => db.get<Member>(SQL.organizationMember, [tenantId, organizationId, subject]),
+    organizationMembers: (tenantId: string, organizationId: string, req: PageRequest) => page<Member>(SQL.organizationMembers, [tenantId, organizationId], req),
+    async addTeamMember(tenantId: string, team: Pick<Team, 'id' | 'organizationId'>, subject: string, at: string): Promise<boolean> {
+      return (await db.run(SQL.addTeamMember, [tenantId, team.organizationId, team.id, subject, at])) > 0;
+    },
+    async removeTeamMember(tenantId: string, teamId: string, subject: string): Promise<boolean> {
+      return (await db.run(SQL.removeTeamMember, [tenantId, teamId, subject])) > 0;
+    },
+    /** Every team membership of `subject` in the organization's teams; how many. */
+    removeTeamMembershipsIn: (tenantId: string, organizationId: string, subject: string) => db.run(SQL.removeTeamMembershipsIn, [tenantId, organizationId, subject]),
+    teamMember: (tenantId: string, teamId: string, subject: string) => db.get<Member>(SQL.teamMember, [tenantId, teamId, subject]),
+    teamMembers: (tenantId: string, teamId: string, req: PageRequest) => page<Member>(SQL.teamMembers, [tenantId, teamId], req),
+
+    /** False when the key exists already. */
+    async insertPermission(tenantId: string, p: { key: string; displayName: string }, at: string): Promise<boolean> {
+      return (await db.run(SQL.insertPermission, [tenantId, p.key, p.displayName, at])) > 0;
+    },
+    permission: (tenantId: string, key: string) => db.get<Permission>(SQL.permission, [tenantId, key]),
+    permissions: (tenantId: string, req: PageRequest) => page<Permission>(SQL.permissions, [tenantId], req),
+
+    /** False when the key exists already. */
+    async insertRole(tenantId: string, r: { id: string; key: string; displayName: string; scope: RoleScope }, at: string): Promise<boolean> {
+      return (await db.run(SQL.insertRole, [r.id, tenantId, r.key, r.displayName, r.scope, at])) > 0;
+    },
+    roleByKey: (tenantId: string, key: string) => db.get<Role>(SQL.roleByKey, [tenantId, key]),
+    roles: (tenantId: string, req: PageRequest) => page<Role>(SQL.roles, [tenantId], req),
+    /** False when the role holds it already. */
+    async addRolePermission(tenantId: string, roleId: string, key: string, at: string): Promise<boolean> {
+      return (await db.run(SQL.addRolePermission, [tenantId, roleId, key, at])) > 0;
+    },
+    async removeRolePermission(tenantId: string, roleId: string, key: string): Promise<boolean> {
+      return (await db.run(SQL.removeRolePermission, [tenantId, roleId, key])) > 0;
+    },
+    rolePermissions: (tenantId: string, roleId: string, req: PageRequest) => page<Permission>(SQL.rolePermissions, [tenantId, roleId], req),
+
+    /** False when the same assignment exists already. */
+    async assign(a: AssignmentRow, at: string): Promise<boolean> {
+      return (await db.run(SQL.assign, [a.tenantId, a.roleId, a.subject, a.scope, a.organizationId, a.teamId, contextOf(a), at])) > 0;
+    },
+    async revoke(a: AssignmentRow): Promise<boolean> {
+      return (await db.run(SQL.revoke, [a.tenantId, a.roleId, a.subject, contextOf(a)])) > 0;
+    },
+    /** The subject's ORGANIZATION and TEAM assignments in the organization; how many. */
+    revokeInOrganization: (tenantId: string, organizationId: string, subject: string) => db.run(SQL.revokeInOrganization, [tenantId, subject, organizationId]),
+    /** The subject's TEAM assignments in the team; how many. */
+    revokeInTeam: (tenantId: string, teamId: string, subject: string) => db.run(SQL.revokeInTeam, [tenantId, subject, teamId]),
+    assignments: (tenantId: string, req: PageRequest) => page<RoleAssignment>(SQL.assignments, [tenantId], req),
+
+    async hasPermission(tenantId: string, subject: string, key: string): Promise<boolean> {
+      return (await db.get(SQL.hasPermission, [key, tenantId, subject])) !== undefined;
+    },
+  };
+}
+
+export type DirectoryStore = ReturnType<typeof createDirectoryStore>;
