@@ -70,7 +70,7 @@ export function createServices(deps: CoreDeps) {
   const oauth = createOAuthService({ store, clock, config, keys, clients, resources, users });
   // Background jobs: built here, started only by `serve` (a CLI command runs none).
   const jobs = createJobRunner({ store, clock, logger: deps.logger, metrics });
-  const transfer = createTransferService({ store, clock, sealer, logger: deps.logger, wake: () => jobs.wake(TRANSFER_JOB) });
+  const transfer = createTransferService({ store, clock, sealer, logger: deps.logger, providers, wake: () => jobs.wake(TRANSFER_JOB) });
   // Every 5 s besides the wake-ups: a job whose process died mid-run resumes once its lease lapses.
   jobs.register({ name: TRANSFER_JOB, intervalMs: 5_000, run: () => transfer.jobs.runPending() });
   const mailSender = deps.mailSender ?? (config.smtpUrl ? createSmtpSender(config.smtpUrl, config.mailFrom!) : undefined);

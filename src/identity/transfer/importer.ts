@@ -2,7 +2,6 @@ import type { Clock } from '../../platform/clock';
 import { newId, type Sealer } from '../../platform/crypto';
 import { UniqueViolation } from '../../platform/store/sql';
 import type { TxRunner, TxScope } from '../../platform/store/store';
-import type { ProviderStore } from '../providers/store';
 import { normalizeEmail } from '../users/service';
 import { RecordError } from './errors';
 import { hashFormatOf } from './hashes';
@@ -30,7 +29,12 @@ export interface ImportOutcome {
   detail?: string;
 }
 
-type Stores = { transfer: TransferStore; providers: ProviderStore };
+type Stores = { transfer: TransferStore };
+
+/** What the importer needs of identity/providers: the tenant's providers by name. */
+export interface ProviderDirectory {
+  list(tenantId: string): Promise<{ name: string; issuer: string }[]>;
+}
 export type ImportTx = Stores & TxScope;
 
 export interface ImportOptions {
@@ -67,13 +71,13 @@ const totpAad = (tenantId: string, userId: string) => `totp|${tenantId}|${userId
  * exception), TOTP secrets are sealed before it, and one transaction reads what is taken with
  * set-oriented queries and writes every good record with multi-row INSERTs.
  */
-export function createImporter(deps: { store: Stores & TxRunner<Stores>; clock: Clock; sealer: Sealer }) {
+export function createImporter(deps: { store: Stores & TxRunner<Stores>; clock: Clock; sealer: Sealer; providers: ProviderDirectory }) {
   const { store, clock, sealer } = deps;
 
   async function importBatch(tenantId: string, source: string, mode: ImportMode, items: ImportItem[], opts: ImportOptions): Promise<ImportOutcome[]> {
     const outcomes = new Map<number, ImportOutcome>();
     const candidates: Candidate[] = [];
-    const providers = new Map((await store.providers.list(tenantId)).map((p) => [p.name, p.issuer]));
+    const providers = new Map((await deps.providers.list(tenantId)).map((p) => [p.name, p.issuer]));
     const emails = new Set<string>();
     const externalIds = new Set<string>();
     const links = new Set<string>();

@@ -141,9 +141,7 @@ export function createTransferJobs(deps: { store: Stores & TxRunner<Stores>; clo
 
   async function runExport(job: TransferJobRow): Promise<void> {
     const total = await store.transfer.countUsers(job.tenantId, job.snapshotAt!);
-    await store.tx(async (tx) => {
-      if (await tx.transfer.advanceJob(job.id, 0, total, total, 0)) await tx.transfer.finishJob(job.id, 'SUCCEEDED', now(), null);
-    });
+    await store.tx((tx) => tx.transfer.completeExport(job.id, total, now()));
   }
 
   return {

@@ -54,6 +54,8 @@ const SQL = {
       failed_items = failed_items + ? WHERE id = ? AND status = 'RUNNING' AND processed_items = ?`,
   finish: `UPDATE user_transfer_jobs SET status = ?, completed_at = ?, last_failure = ?, payload = NULL
     WHERE id = ? AND status = 'RUNNING'`,
+  completeExport: `UPDATE user_transfer_jobs SET status = 'SUCCEEDED', total_items = ?, processed_items = ?, succeeded_items = ?,
+      completed_at = ? WHERE id = ? AND status = 'RUNNING'`,
   cancel: `UPDATE user_transfer_jobs SET status = 'CANCELLED', completed_at = ?, payload = NULL
     WHERE tenant_id = ? AND kind = ? AND id = ? AND status NOT IN ${TERMINAL}`,
   results: `SELECT ${RESULT_COLUMNS} FROM user_transfer_results WHERE job_id = ? ORDER BY position LIMIT ? OFFSET ?`,
@@ -167,6 +169,10 @@ export function createTransferStore(db: Sql) {
     },
     async finishJob(id: string, status: JobStatus, now: string, lastFailure: string | null): Promise<boolean> {
       return (await db.run(SQL.finish, [status, now, lastFailure, id])) === 1;
+    },
+    /** An export's count, and its end; false when it was cancelled meanwhile. */
+    async completeExport(id: string, total: number, now: string): Promise<boolean> {
+      return (await db.run(SQL.completeExport, [total, total, total, now, id])) === 1;
     },
     async cancelJob(tenantId: string, kind: 'IMPORT' | 'EXPORT', id: string, now: string): Promise<boolean> {
       return (await db.run(SQL.cancel, [now, tenantId, kind, id])) === 1;
