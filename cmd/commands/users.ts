@@ -1,6 +1,7 @@
 import type { Command } from 'commander';
 import { action, output, readStdin, withCommon, withServices, type CommonOptions } from '../cli';
 import { registerUserMfa } from './mfa';
+import { registerUserTransfer } from './users-transfer';
 
 const COLUMNS = ['id', 'subject', 'email', 'emailVerified', 'status', 'createdAt'];
 
@@ -32,4 +33,5 @@ export function registerUsers(program: Command): void {
     );
 
   registerUserMfa(users);
+  registerUserTransfer(users);
 }

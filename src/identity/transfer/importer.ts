@@ -38,7 +38,10 @@ export interface ProviderDirectory {
 export type ImportTx = Stores & TxScope;
 
 export interface ImportOptions {
-  /** What a record whose (source, externalId) exists becomes: FAILED duplicate_external_id, or SKIPPED. */
+  /**
+   * What a record whose (source, externalId) exists becomes: FAILED duplicate_external_id, or
+   * SKIPPED when the existing user has the record's email (a rerun: the CLI resumes this way).
+   */
   existing: 'fail' | 'skip';
   /** Runs in the batch's transaction after its writes (jobs record results and progress there). */
   inTx?: (tx: ImportTx, outcomes: ImportOutcome[]) => Promise<void>;
@@ -164,8 +167,9 @@ export function createImporter(deps: { store: Stores & TxRunner<Stores>; clock: 
           for (const c of candidates) {
             const prior = imported.get(c.row.externalId);
             if (prior !== undefined) {
-              all.set(c.item.position, opts.existing === 'skip'
-                ? { position: c.item.position, externalId: c.row.externalId, email: c.row.email, status: 'SKIPPED', subject: prior, errorCode: null }
+              // A rerun finds the same account (same email) imported before: skipped when asked.
+              all.set(c.item.position, opts.existing === 'skip' && prior.email === c.row.email
+                ? { position: c.item.position, externalId: c.row.externalId, email: c.row.email, status: 'SKIPPED', subject: prior.subject, errorCode: null }
                 : failed(c.item, RecordError.duplicateExternalId, `externalId: already imported from ${source}`, c.record));
             } else if (taken.has(c.row.email)) {
               all.set(c.item.position, failed(c.item, RecordError.duplicateEmail, 'email: a user of this tenant has it', c.record));

@@ -19,6 +19,8 @@ export interface RunSummary {
   succeeded: number;
   failed: number;
   skipped?: number;
+  /** The CLI's --from format. */
+  from?: string;
 }
 
 /**

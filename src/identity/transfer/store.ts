@@ -103,17 +103,17 @@ export function createTransferStore(db: Sql) {
       }
       return out;
     },
-    /** The users already imported from `source` under these external ids: externalId → subject. */
-    async importedFrom(tenantId: string, source: string, externalIds: string[]): Promise<Map<string, string>> {
-      const out = new Map<string, string>();
+    /** The users already imported from `source` under these external ids: externalId → their subject and email. */
+    async importedFrom(tenantId: string, source: string, externalIds: string[]): Promise<Map<string, { subject: string; email: string }>> {
+      const out = new Map<string, { subject: string; email: string }>();
       for (let i = 0; i < externalIds.length; i += INSERT_ROWS) {
         const slice = externalIds.slice(i, i + INSERT_ROWS);
-        const rows = await db.all<{ externalId: string; subject: string }>(
-          `SELECT s.external_id AS "externalId", u.subject FROM user_import_sources s JOIN users u ON u.id = s.user_id
+        const rows = await db.all<{ externalId: string; subject: string; email: string }>(
+          `SELECT s.external_id AS "externalId", u.subject, u.email FROM user_import_sources s JOIN users u ON u.id = s.user_id
             WHERE s.tenant_id = ? AND s.source = ? AND s.external_id IN (${marks(slice.length)})`,
           [tenantId, source, ...slice],
         );
-        for (const r of rows) out.set(r.externalId, r.subject);
+        for (const r of rows) out.set(r.externalId, { subject: r.subject, email: r.email });
       }
       return out;
     },
