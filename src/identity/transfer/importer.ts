@@ -5,6 +5,7 @@ import type { TxRunner, TxScope } from '../../platform/store/store';
 import { normalizeEmail } from '../users/service';
 import { RecordError } from './errors';
 import { hashFormatOf } from './hashes';
+import { uuidV7 } from './ids';
 import { checkImportRecord, SCHEMA_VERSION, type ImportMode, type ImportRecord } from './schemas';
 import type { ImportedUserRow, TransferStore } from './store';
 
@@ -132,7 +133,7 @@ export function createImporter(deps: { store: Stores & TxRunner<Stores>; clock: 
       }
       emails.add(email);
       for (const id of identities) links.add(`${id.issuer} ${id.subject}`);
-      const userId = newId();
+      const userId = uuidV7();
       candidates.push({
         item,
         record: r,

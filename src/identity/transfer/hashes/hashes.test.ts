@@ -104,3 +104,15 @@ describe('imported password hashes', () => {
     expect(await verifyImportedHash(encoded, 'test')).toBe(false);
   });
 });
+
+describe('uuidV7', () => {
+  it('is an RFC 9562 version 7 UUID whose first 48 bits are the time, so ids sort by creation', async () => {
+    const { uuidV7 } = await import('../ids');
+    const a = uuidV7(1_700_000_000_000);
+    const b = uuidV7(1_700_000_000_001);
+    expect(a).toMatch(/^[0-9a-f]{8}-[0-9a-f]{4}-7[0-9a-f]{3}-[89ab][0-9a-f]{3}-[0-9a-f]{12}$/);
+    expect(parseInt(a.replace(/-/g, '').slice(0, 12), 16)).toBe(1_700_000_000_000);
+    expect(a < b).toBe(true);
+    expect(new Set(Array.from({ length: 1000 }, () => uuidV7(5))).size).toBe(1000);
+  });
+});
