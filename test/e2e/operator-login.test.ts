@@ -109,6 +109,78 @@ describe.skipIf(!existsSync(CHROMIUM))('engage operators create, login, token, l
     expect((await http(['token'])).stdout.trim()).toBe(token);
   });
 
+  it('uses `engage token` against every route of the management API, each mutation leaving an audit event without secrets', async () => {
+    const token = (await http(['token'])).stdout.trim();
+    const root = `${server.url}/t/control/identity/admin`;
+    const called = new Set<string>();
+    // eslint-disable-next-line @typescript-eslint/no-explicit-any -- JSON bodies of many shapes, asserted by value below
+    type Json = any;
+    /** One call; `route` is the documented path (spec 03), `path` the concrete one. */
+    async function call(method: string, route: string, path: string, body?: unknown): Promise<{ status: number; json: Json }> {
+      called.add(`${method} ${route}`);
+      const res = await fetch(`${root}${path}`, {
+        method,
+        headers: { authorization: `Bearer ${token}`, ...(body === undefined ? {} : { 'content-type': 'application/json' }) },
+        body: body === undefined ? undefined : JSON.stringify(body),
+      });
+      const text = await res.text();
+      return { status: res.status, json: text ? JSON.parse(text) : null };
+    }
+    const ok = async (status: number, r: Promise<{ status: number; json: Json }>) => {
+      const got = await r;
+      expect(got.status, JSON.stringify(got.json)).toBe(status);
+      return got.json;
+    };
+
+    expect(await ok(200, call('GET', '/overview', '/overview'))).toMatchObject({ tenants: expect.any(Number) });
+    const tenant = await ok(201, call('POST', '/tenants', '/tenants', { slug: 'shop', registrationMode: 'CONTROLLED' }));
+    const t = `/tenants/${tenant.id}`;
+    expect((await ok(200, call('GET', '/tenants', '/tenants?page=0&size=10'))).items.map((x: { slug: string }) => x.slug)).toContain('shop');
+    expect(await ok(200, call('GET', '/tenants/{tenantId}', t))).toMatchObject({ slug: 'shop' });
+    expect(await ok(200, call('PUT', '/tenants/{tenantId}', t, { slug: 'shop', issuer: tenant.issuer, registrationMode: 'SELF_SERVICE' }))).toMatchObject({ registrationMode: 'SELF_SERVICE' });
+
+    const user = await ok(201, call('POST', '/tenants/{tenantId}/users', `${t}/users`, { email: 'bob@example.com' }));
+    expect((await ok(200, call('GET', '/tenants/{tenantId}/users', `${t}/users`))).items).toHaveLength(1);
+    expect(await ok(200, call('GET', '/tenants/{tenantId}/users/{userId}', `${t}/users/${user.id}`))).toMatchObject({ email: 'bob@example.com' });
+    expect(await ok(200, call('PUT', '/tenants/{tenantId}/users/{userId}', `${t}/users/${user.id}`, { email: 'bob@example.com', emailVerified: true, status: 'DISABLED' }))).toMatchObject({ status: 'DISABLED' });
+    await ok(204, call('DELETE', '/tenants/{tenantId}/users/{userId}', `${t}/users/${user.id}`));
+
+    await ok(201, call('POST', '/tenants/{tenantId}/resources', `${t}/resources`, { uri: 'https://api.shop.example', audience: 'shop-api', scopes: ['orders.read'] }));
+    expect((await ok(200, call('GET', '/tenants/{tenantId}/resources', `${t}/resources`))).items).toEqual([expect.objectContaining({ audience: 'shop-api' })]);
+    const client = { clientId: 'shop-web', displayName: 'Shop', applicationType: 'WEB', tokenEndpointAuthMethod: 'CLIENT_SECRET_BASIC', consentPolicy: 'EXPLICIT',
+      redirectUris: ['https://shop.example/cb'], scopes: ['openid', 'orders.read'], defaultResource: 'https://api.shop.example', nativeAuthenticationEnabled: false };
+    const issued = await ok(201, call('POST', '/tenants/{tenantId}/clients', `${t}/clients`, client));
+    expect(issued.clientSecret).toEqual(expect.any(String));
+    expect(await ok(200, call('PUT', '/tenants/{tenantId}/clients/{clientId}', `${t}/clients/shop-web`, { ...client, displayName: 'Shop Web' }))).toEqual({ clientId: 'shop-web', clientSecret: null });
+    const clients = await ok(200, call('GET', '/tenants/{tenantId}/clients', `${t}/clients`));
+    expect(clients.items).toEqual([expect.objectContaining({ clientId: 'shop-web', displayName: 'Shop Web' })]);
+    const credential = await ok(201, call('POST', '/tenants/{tenantId}/credentials', `${t}/credentials`, { resourceUri: 'https://api.shop.example' }));
+    expect((await ok(200, call('GET', '/tenants/{tenantId}/credentials', `${t}/credentials`))).items).toHaveLength(1);
+    await ok(204, call('DELETE', '/tenants/{tenantId}/credentials/{credentialId}', `${t}/credentials/${credential.credentialId}`));
+
+    const staged = await ok(201, call('POST', '/tenants/{tenantId}/signing-keys', `${t}/signing-keys`));
+    await ok(204, call('POST', '/tenants/{tenantId}/signing-keys/{keyId}/activation', `${t}/signing-keys/${staged.keyId}/activation`));
+    const another = await ok(201, call('POST', '/tenants/{tenantId}/signing-keys', `${t}/signing-keys`));
+    await ok(204, call('POST', '/tenants/{tenantId}/signing-keys/{keyId}/retirement', `${t}/signing-keys/${another.keyId}/retirement`));
+    const keys = (await ok(200, call('GET', '/tenants/{tenantId}/signing-keys', `${t}/signing-keys`))).items as { keyId: string; state: string }[];
+    expect(keys.find((k) => k.keyId === staged.keyId)?.state).toBe('ACTIVE');
+    expect(keys.find((k) => k.keyId === another.keyId)?.state).toBe('RETIRED');
+
+    const events = (await ok(200, call('GET', '/audit-events', `/audit-events?tenantId=${tenant.id}&size=200`))).items as { action: string; actorSubject: string; actorClientId: string }[];
+    const ours = events.filter((e) => e.actorClientId === 'engage-cli');
+    expect(ours.every((e) => e.actorSubject === operator.subject)).toBe(true);
+    expect(new Set(ours.map((e) => e.action))).toEqual(new Set(['tenant.created', 'tenant.updated', 'user.created', 'user.updated', 'user.deleted', 'resource.created',
+      'client.created', 'client.updated', 'credential.issued', 'credential.revoked', 'signing_key.staged', 'signing_key.activated', 'signing_key.retired']));
+    const trail = JSON.stringify(events);
+    for (const secret of [issued.clientSecret, credential.credentialSecret, token]) expect(trail).not.toContain(secret);
+
+    // Every route of the management API in the served document was called above.
+    const doc = (await (await fetch(`${server.url}/openapi.json`)).json()) as { paths: Record<string, Record<string, unknown>> };
+    const documented = Object.entries(doc.paths).filter(([p]) => p.startsWith('/identity/admin/'))
+      .flatMap(([p, ops]) => Object.keys(ops).filter((m) => ['get', 'post', 'put', 'delete'].includes(m)).map((m) => `${m.toUpperCase()} ${p.slice('/identity/admin'.length)}`));
+    expect([...called].sort()).toEqual(documented.sort());
+  }, 60_000);
+
   it('refreshes a token that expires within a minute, rotating the refresh token', async () => {
     const before = stored();
     const entry = before.signIns[server.url];
