@@ -43,7 +43,7 @@ export function registerLogin(program: Command): void {
     .requiredOption('--url <url>', "the server's public URL, e.g. https://engage.example.com")
     .option('--client-id <id>', `client of the control tenant to sign in with (default ${CLI_CLIENT_ID})`)
     .option('--client-secret-stdin', 'read a confidential client secret from standard input (unattended automation, README)')
-    .option('--scope <scope>', 'space-separated scopes to request (default: openid offline_access and the five identity.admin scopes)')
+    .option('--scope <scope>', 'space-separated scopes to request (default for engage-cli: openid offline_access and the five identity.admin scopes; required with --client-id)')
     .option('--port <port>', 'loopback port to listen on (default: an ephemeral port)')
     .option('--timeout <seconds>', 'how long to wait for the browser sign-in', '300')
     .option('--no-browser', 'print the URL only; do not try to open a browser')
@@ -55,6 +55,8 @@ export function registerLogin(program: Command): void {
         if (!Number.isInteger(timeoutS) || timeoutS < 1 || timeoutS > 3600) throw new Error('--timeout must be a whole number of seconds from 1 to 3600');
         const port = opts.port === undefined ? undefined : Number(opts.port);
         if (port !== undefined && (!Number.isInteger(port) || port < 1 || port > 65535)) throw new Error('--port must be a port number from 1 to 65535');
+        // Another client's registered scopes are unknown here: the operator names what the job needs.
+        if (opts.clientId && opts.clientId !== CLI_CLIENT_ID && !opts.scope) throw new Error('--scope is required with --client-id (the scopes registered for that client, e.g. "openid offline_access identity.admin.read")');
         const clientSecret = opts.clientSecretStdin ? (await readStdin()).replace(/\r?\n$/, '') : undefined;
         if (opts.clientSecretStdin && !clientSecret) throw new Error('--client-secret-stdin: standard input was empty');
         const auth: ClientAuth = { clientId: opts.clientId ?? CLI_CLIENT_ID, clientSecret };
