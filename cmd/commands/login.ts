@@ -1,6 +1,6 @@
 import { Option, type Command } from 'commander';
 import { action, output, readStdin } from '../cli';
-import { credentialsPath, findSignIn, normaliseUrl, removeSignIn, saveSignIn, type StoredSignIn } from '../../src/cli/credentials-file';
+import { credentialsPath, findSignIn, normaliseUrl, removeSignIn, saveSignIn, withCredentialsLock, type StoredSignIn } from '../../src/cli/credentials-file';
 import {
   controlIssuerOf,
   discover,
@@ -31,6 +31,28 @@ const summary = (s: StoredSignIn) => ({
   accessTokenExpiresAt: new Date(s.accessTokenExpiresAt * 1000).toISOString(),
   credentialsFile: credentialsPath(),
 });
+
+/** Refreshes and stores the sign-in (under the credentials lock). */
+async function refreshed(s: StoredSignIn): Promise<StoredSignIn> {
+  if (!s.refreshToken) throw new Error(`the access token has expired and there is no refresh token: run engage login --url ${s.url}`);
+  let tokens;
+  try {
+    tokens = await refresh(s.tokenEndpoint, authOf(s), s.refreshToken);
+  } catch (e) {
+    if (e instanceof OAuthClientError && e.error === 'invalid_grant') throw new Error(`the sign-in to ${s.url} has ended (${e.message}): run engage login --url ${s.url}`);
+    throw e;
+  }
+  // Refresh tokens rotate at every use (RFC 9700 §4.14.2): store the new one at once.
+  const next: StoredSignIn = {
+    ...s,
+    accessToken: tokens.access_token,
+    accessTokenExpiresAt: nowS() + tokens.expires_in,
+    refreshToken: tokens.refresh_token ?? s.refreshToken,
+    scope: tokens.scope ?? s.scope,
+  };
+  saveSignIn(next);
+  return next;
+}
 
 /**
  * Operator sign-in for the CLI (issue 11 point 5): these commands talk to a running server over
@@ -96,7 +118,7 @@ export function registerLogin(program: Command): void {
             scope: tokens.scope ?? '',
             subject: subjectOf(tokens.id_token),
           };
-          saveSignIn(signIn);
+          await withCredentialsLock(async () => saveSignIn(signIn));
           if (opts.json) output(true, summary(signIn));
           else process.stdout.write(`Signed in to ${url} as ${signIn.subject ?? 'unknown subject'}; tokens stored in ${credentialsPath()}\n`);
         } finally {
@@ -113,24 +135,13 @@ export function registerLogin(program: Command): void {
     .action(
       action(async (opts: { url?: string; json?: boolean }) => {
         let s = findSignIn(opts.url);
-        if (s.accessTokenExpiresAt - nowS() <= REFRESH_MARGIN_S) {
-          if (!s.refreshToken) throw new Error(`the access token has expired and there is no refresh token: run engage login --url ${s.url}`);
-          let tokens;
-          try {
-            tokens = await refresh(s.tokenEndpoint, authOf(s), s.refreshToken);
-          } catch (e) {
-            if (e instanceof OAuthClientError && e.error === 'invalid_grant') throw new Error(`the sign-in to ${s.url} has ended (${e.message}): run engage login --url ${s.url}`);
-            throw e;
-          }
-          // Refresh tokens rotate at every use (RFC 9700 §4.14.2): store the new one at once.
-          s = {
-            ...s,
-            accessToken: tokens.access_token,
-            accessTokenExpiresAt: nowS() + tokens.expires_in,
-            refreshToken: tokens.refresh_token ?? s.refreshToken,
-            scope: tokens.scope ?? s.scope,
-          };
-          saveSignIn(s);
+        const expiring = (x: StoredSignIn) => x.accessTokenExpiresAt - nowS() <= REFRESH_MARGIN_S;
+        if (expiring(s)) {
+          s = await withCredentialsLock(async () => {
+            // Another run may have refreshed while this one waited for the lock.
+            const current = findSignIn(s.url);
+            return expiring(current) ? refreshed(current) : current;
+          });
         }
         if (opts.json) output(true, { url: s.url, accessToken: s.accessToken, expiresAt: new Date(s.accessTokenExpiresAt * 1000).toISOString(), scope: s.scope });
         else process.stdout.write(`${s.accessToken}\n`);
@@ -154,7 +165,7 @@ export function registerLogin(program: Command): void {
           failure = (e as Error).message;
         }
         // The local tokens go either way: a sign-out must not leave them behind.
-        removeSignIn(s.url);
+        await withCredentialsLock(async () => removeSignIn(s.url));
         if (failure) throw new Error(`the stored tokens for ${s.url} were deleted, but revoking them failed: ${failure}`);
         if (opts.json) output(true, { url: s.url, revoked: true });
         else process.stdout.write(`Signed out of ${s.url}\n`);
