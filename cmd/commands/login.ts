@@ -1,6 +1,6 @@
 import { Option, type Command } from 'commander';
 import { action, output, readStdin } from '../cli';
-import { credentialsPath, findSignIn, normaliseUrl, removeSignIn, saveSignIn, type StoredSignIn } from '../../src/cli/credentials-file';
+import { credentialsPath, findSignIn, normaliseUrl, removeSignIn, saveSignIn, withCredentialsLock, type StoredSignIn } from '../../src/cli/credentials-file';
 import {
   controlIssuerOf,
   discover,
@@ -32,6 +32,28 @@ const summary = (s: StoredSignIn) => ({
   credentialsFile: credentialsPath(),
 });
 
+/** Refreshes and stores the sign-in (under the credentials lock). */
+async function refreshed(s: StoredSignIn): Promise<StoredSignIn> {
+  if (!s.refreshToken) throw new Error(`the access token has expired and there is no refresh token: run engage login --url ${s.url}`);
+  let tokens;
+  try {
+    tokens = await refresh(s.tokenEndpoint, authOf(s), s.refreshToken);
+  } catch (e) {
+    if (e instanceof OAuthClientError && e.error === 'invalid_grant') throw new Error(`the sign-in to ${s.url} has ended (${e.message}): run engage login --url ${s.url}`);
+    throw e;
+  }
+  // Refresh tokens rotate at every use (RFC 9700 §4.14.2): store the new one at once.
+  const next: StoredSignIn = {
+    ...s,
+    accessToken: tokens.access_token,
+    accessTokenExpiresAt: nowS() + tokens.expires_in,
+    refreshToken: tokens.refresh_token ?? s.refreshToken,
+    scope: tokens.scope ?? s.scope,
+  };
+  saveSignIn(next);
+  return next;
+}
+
 /**
  * Operator sign-in for the CLI (issue 11 point 5): these commands talk to a running server over
  * HTTP, never to the database, so they take no --data-dir.
@@ -43,7 +65,7 @@ export function registerLogin(program: Command): void {
     .requiredOption('--url <url>', "the server's public URL, e.g. https://engage.example.com")
     .option('--client-id <id>', `client of the control tenant to sign in with (default ${CLI_CLIENT_ID})`)
     .option('--client-secret-stdin', 'read a confidential client secret from standard input (unattended automation, README)')
-    .option('--scope <scope>', 'space-separated scopes to request (default: openid offline_access and the five identity.admin scopes)')
+    .option('--scope <scope>', 'space-separated scopes to request (default for engage-cli: openid offline_access and the five identity.admin scopes; required with --client-id)')
     .option('--port <port>', 'loopback port to listen on (default: an ephemeral port)')
     .option('--timeout <seconds>', 'how long to wait for the browser sign-in', '300')
     .option('--no-browser', 'print the URL only; do not try to open a browser')
@@ -55,6 +77,8 @@ export function registerLogin(program: Command): void {
         if (!Number.isInteger(timeoutS) || timeoutS < 1 || timeoutS > 3600) throw new Error('--timeout must be a whole number of seconds from 1 to 3600');
         const port = opts.port === undefined ? undefined : Number(opts.port);
         if (port !== undefined && (!Number.isInteger(port) || port < 1 || port > 65535)) throw new Error('--port must be a port number from 1 to 65535');
+        // Another client's registered scopes are unknown here: the operator names what the job needs.
+        if (opts.clientId && opts.clientId !== CLI_CLIENT_ID && !opts.scope) throw new Error('--scope is required with --client-id (the scopes registered for that client, e.g. "openid offline_access identity.admin.read")');
         const clientSecret = opts.clientSecretStdin ? (await readStdin()).replace(/\r?\n$/, '') : undefined;
         if (opts.clientSecretStdin && !clientSecret) throw new Error('--client-secret-stdin: standard input was empty');
         const auth: ClientAuth = { clientId: opts.clientId ?? CLI_CLIENT_ID, clientSecret };
@@ -94,7 +118,7 @@ export function registerLogin(program: Command): void {
             scope: tokens.scope ?? '',
             subject: subjectOf(tokens.id_token),
           };
-          saveSignIn(signIn);
+          await withCredentialsLock(async () => saveSignIn(signIn));
           if (opts.json) output(true, summary(signIn));
           else process.stdout.write(`Signed in to ${url} as ${signIn.subject ?? 'unknown subject'}; tokens stored in ${credentialsPath()}\n`);
         } finally {
@@ -111,24 +135,13 @@ export function registerLogin(program: Command): void {
     .action(
       action(async (opts: { url?: string; json?: boolean }) => {
         let s = findSignIn(opts.url);
-        if (s.accessTokenExpiresAt - nowS() <= REFRESH_MARGIN_S) {
-          if (!s.refreshToken) throw new Error(`the access token has expired and there is no refresh token: run engage login --url ${s.url}`);
-          let tokens;
-          try {
-            tokens = await refresh(s.tokenEndpoint, authOf(s), s.refreshToken);
-          } catch (e) {
-            if (e instanceof OAuthClientError && e.error === 'invalid_grant') throw new Error(`the sign-in to ${s.url} has ended (${e.message}): run engage login --url ${s.url}`);
-            throw e;
-          }
-          // Refresh tokens rotate at every use (RFC 9700 §4.14.2): store the new one at once.
-          s = {
-            ...s,
-            accessToken: tokens.access_token,
-            accessTokenExpiresAt: nowS() + tokens.expires_in,
-            refreshToken: tokens.refresh_token ?? s.refreshToken,
-            scope: tokens.scope ?? s.scope,
-          };
-          saveSignIn(s);
+        const expiring = (x: StoredSignIn) => x.accessTokenExpiresAt - nowS() <= REFRESH_MARGIN_S;
+        if (expiring(s)) {
+          s = await withCredentialsLock(async () => {
+            // Another run may have refreshed while this one waited for the lock.
+            const current = findSignIn(s.url);
+            return expiring(current) ? refreshed(current) : current;
+          });
         }
         if (opts.json) output(true, { url: s.url, accessToken: s.accessToken, expiresAt: new Date(s.accessTokenExpiresAt * 1000).toISOString(), scope: s.scope });
         else process.stdout.write(`${s.accessToken}\n`);
@@ -152,7 +165,7 @@ export function registerLogin(program: Command): void {
           failure = (e as Error).message;
         }
         // The local tokens go either way: a sign-out must not leave them behind.
-        removeSignIn(s.url);
+        await withCredentialsLock(async () => removeSignIn(s.url));
         if (failure) throw new Error(`the stored tokens for ${s.url} were deleted, but revoking them failed: ${failure}`);
         if (opts.json) output(true, { url: s.url, revoked: true });
         else process.stdout.write(`Signed out of ${s.url}\n`);

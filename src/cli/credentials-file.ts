@@ -1,4 +1,4 @@
-import { chmodSync, mkdirSync, readFileSync, renameSync, rmSync, writeFileSync } from 'node:fs';
+import { chmodSync, mkdirSync, readFileSync, renameSync, rmSync, statSync, writeFileSync } from 'node:fs';
 import { homedir } from 'node:os';
 import path from 'node:path';
 import { randomBytes } from 'node:crypto';
@@ -115,4 +115,37 @@ export function removeSignIn(url: string, env: NodeJS.ProcessEnv = process.env):
   delete file.signIns[url];
   write(file, env);
   return true;
+}
+
+/**
+ * Runs `fn` holding the credentials file's lock (`credentials.json.lock`, created exclusively):
+ * refresh tokens rotate at every use, so two `engage token` runs refreshing at once would each
+ * store a different successor and the one stored last may be the retired one (whose next use
+ * ends the grant, RFC 9700 §4.14.2). A lock older than 30 s is taken to be left by a killed run.
+ */
+export async function withCredentialsLock<T>(fn: () => Promise<T>, env: NodeJS.ProcessEnv = process.env): Promise<T> {
+  const dir = configDir(env);
+  mkdirSync(dir, { recursive: true, mode: 0o700 });
+  const lock = `${credentialsPath(env)}.lock`;
+  const deadline = Date.now() + 15_000;
+  for (;;) {
+    try {
+      writeFileSync(lock, String(process.pid), { flag: 'wx', mode: 0o600 });
+      break;
+    } catch (e) {
+      if ((e as NodeJS.ErrnoException).code !== 'EEXIST') throw e;
+      try {
+        if (Date.now() - statSync(lock).mtimeMs > 30_000) rmSync(lock, { force: true });
+      } catch {
+        // removed by its holder meanwhile
+      }
+      if (Date.now() > deadline) throw new Error(`${lock} is held by another engage command; remove it if none is running`);
+      await new Promise((r) => setTimeout(r, 50));
+    }
+  }
+  try {
+    return await fn();
+  } finally {
+    rmSync(lock, { force: true });
+  }
 }

@@ -10,7 +10,7 @@ import path from 'node:path';
 import { createInterface } from 'node:readline';
 import { chromium, type Browser } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { createSandbox, type RunningServer, type Sandbox } from '../helpers/binary';
+import { createSandbox, freePort, type RunningServer, type Sandbox } from '../helpers/binary';
 
 const CHROMIUM = process.env.CHROMIUM_PATH ?? '/usr/bin/chromium';
 const PASSWORD = 'correct horse battery staple';
@@ -55,8 +55,10 @@ describe.skipIf(!existsSync(CHROMIUM))('engage operators create, login, token, l
     expect(r.stderr).toMatch(/^engage: [^\n]*--password-stdin[^\n]*\n$/);
   });
 
-  it('signs in through the browser with PKCE and a loopback redirect, and stores the tokens 0600', async () => {
-    const child = spawn(sb.bin, ['login', '--url', server.url, '--json', '--timeout', '60'], { cwd: sb.dir, env: { ...sb.env, ...env() }, stdio: ['ignore', 'pipe', 'pipe'] });
+  /** Starts `engage login`, returning the authorization URL it printed and its outcome. */
+  async function startLogin(args: string[], stdin = '') {
+    const child = spawn(sb.bin, ['login', '--url', server.url, '--json', '--timeout', '60', ...args], { cwd: sb.dir, env: { ...sb.env, ...env() }, stdio: ['pipe', 'pipe', 'pipe'] });
+    child.stdin.end(stdin);
     let stdout = '';
     child.stdout.setEncoding('utf8').on('data', (d: string) => (stdout += d));
     const exited = new Promise<number | null>((resolve) => child.once('close', resolve));
@@ -67,6 +69,11 @@ describe.skipIf(!existsSync(CHROMIUM))('engage operators create, login, token, l
       });
       void exited.then((code) => reject(new Error(`engage login exited ${code} before printing the URL`)));
     });
+    return { authorizeUrl, exited, stdout: () => stdout };
+  }
+
+  it('signs in through the browser with PKCE and a loopback redirect, and stores the tokens 0600', async () => {
+    const { authorizeUrl, exited, stdout: out } = await startLogin([]);
     const params = new URL(authorizeUrl).searchParams;
     expect(authorizeUrl.startsWith(`${server.url}/t/control/oauth2/authorize?`)).toBe(true);
     expect(params.get('client_id')).toBe('engage-cli');
@@ -88,9 +95,9 @@ describe.skipIf(!existsSync(CHROMIUM))('engage operators create, login, token, l
     await page.waitForURL(`${redirect.origin}/callback?**`);
     await expect(page.locator('h1').textContent()).resolves.toBe('Signed in');
     expect(await exited).toBe(0);
-    const out = JSON.parse(stdout) as { url: string; subject: string; scope: string; clientId: string };
-    expect(out).toMatchObject({ url: server.url, subject: operator.subject, clientId: 'engage-cli' });
-    expect(out.scope.split(' ').sort()).toEqual(['offline_access', 'openid', ...ADMIN_SCOPES].sort());
+    const signedIn = JSON.parse(out()) as { url: string; subject: string; scope: string; clientId: string };
+    expect(signedIn).toMatchObject({ url: server.url, subject: operator.subject, clientId: 'engage-cli' });
+    expect(signedIn.scope.split(' ').sort()).toEqual(['offline_access', 'openid', ...ADMIN_SCOPES].sort());
 
     expect(statSync(file()).mode & 0o777).toBe(0o600);
     expect(statSync(path.dirname(file())).mode & 0o777).toBe(0o700);
@@ -219,6 +226,41 @@ describe.skipIf(!existsSync(CHROMIUM))('engage operators create, login, token, l
     expect(again.stdout).toBe('');
     expect(again.stderr).toMatch(/^engage: not signed in[^\n]*\n$/);
   });
+
+  it('unattended automation: a confidential client with one scope, declared by apply, signed in once, refreshed by engage token', async () => {
+    const port = await freePort();
+    const secret = 'c'.repeat(48);
+    const engageJson = path.join(sb.dir, 'engage.json');
+    writeFileSync(engageJson, JSON.stringify({
+      version: 1,
+      tenants: [{
+        slug: 'control',
+        clients: [{
+          clientId: 'ci-reader', displayName: 'CI reader', applicationType: 'WEB', tokenEndpointAuthMethod: 'CLIENT_SECRET_BASIC', consentPolicy: 'PRE_AUTHORIZED',
+          redirectUris: [`http://127.0.0.1:${port}/callback`], scopes: ['openid', 'offline_access', 'identity.admin.read'],
+          defaultResource: `${server.url}/t/control/identity/admin`, secretEnv: 'CI_READER_SECRET',
+        }],
+      }],
+    }));
+    await sb.cli(['apply', '-f', engageJson], { env: { CI_READER_SECRET: secret } });
+    const { authorizeUrl, exited } = await startLogin(['--client-id', 'ci-reader', '--client-secret-stdin', '--port', String(port), '--scope', 'openid offline_access identity.admin.read'], `${secret}\n`);
+    const page = await (await browser.newContext()).newPage();
+    await page.goto(authorizeUrl);
+    await page.getByLabel('Email').fill('ops@example.com');
+    await page.getByLabel('Password').fill(PASSWORD);
+    await page.getByRole('button', { name: 'Sign in' }).click();
+    await page.waitForURL(`http://127.0.0.1:${port}/callback?**`);
+    expect(await exited).toBe(0);
+    const data = stored();
+    data.signIns[server.url].accessTokenExpiresAt = 0;
+    writeFileSync(file(), JSON.stringify(data));
+    const r = await http(['token', '--url', server.url, '--json']);
+    expect(r.code).toBe(0);
+    const { accessToken, scope } = JSON.parse(r.stdout) as { accessToken: string; scope: string };
+    expect(scope.split(' ').sort()).toEqual(['identity.admin.read', 'offline_access', 'openid']);
+    expect(claimsOf(accessToken)).toMatchObject({ aud: 'identity-admin-api', client_id: 'ci-reader', sub: operator.subject });
+    expect((await http(['logout'])).code).toBe(0);
+  }, 90_000);
 
   it('gives up after its timeout with one line and a non-zero exit, opening nothing without a display', async () => {
     const r = await sb.run(['login', '--url', server.url, '--timeout', '1'], { noDataDir: true, env: { ...env(), DISPLAY: '' } });
