@@ -1,8 +1,8 @@
 /**
  * Operator sign-in for the CLI (issue 11 point 5) on dist/engage: `engage operators create` on
  * the database, then `engage login` driven through the real sign-in page in Chromium (PKCE, a
- * loopback redirect on an ephemeral port), `engage token` used against an endpoint that needs
- * the token, a refresh, `engage logout` revoking; the stored file's permissions.
+ * loopback redirect on an ephemeral port), `engage token` used against userinfo and against every
+ * route of the management API (the served OpenAPI document's list), a refresh, `engage logout` revoking; the stored file's permissions.
  */
 import { spawn } from 'node:child_process';
 import { existsSync, readFileSync, statSync, writeFileSync } from 'node:fs';
