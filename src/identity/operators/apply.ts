@@ -139,7 +139,7 @@ export async function applyConfiguration(services: Services, file: ApplyFile, op
   for (const t of file.tenants ?? []) {
     const ts = stepOf('tenant', t.slug, t.slug);
     let tenantId = state.tenants.get(t.slug)?.id;
-    if (ts.action === 'create') tenantId = (await services.tenants.create({ slug: t.slug, registrationMode: t.registrationMode })).id;
+    if (ts.action === 'create') tenantId = (await services.tenants.create({ slug: t.slug, registrationMode: t.registrationMode }, opts.actor)).id;
     const id = tenantId!;
     if (ts.action !== 'unchanged')
       await write(id, ts.action === 'create' ? 'tenant.configuration_managed' : 'tenant.updated', 'tenant', id, ts, async (tx) => {
@@ -150,7 +150,7 @@ export async function applyConfiguration(services: Services, file: ApplyFile, op
 
     for (const r of t.resources ?? []) {
       const rs = stepOf('resource', t.slug, r.audience);
-      if (rs.action === 'create') await services.resources.create(id, { uri: r.uri, audience: r.audience, scopes: r.scopes });
+      if (rs.action === 'create') await services.resources.create(id, { uri: r.uri, audience: r.audience, scopes: r.scopes }, opts.actor);
       const row = rs.action === 'create' ? (await cfg.configuration.resourceByUri(id, r.uri))! : have!.resources.find((x) => x.audience === r.audience)!;
       if (rs.action !== 'unchanged')
         await write(id, rs.action === 'create' ? 'resource.configuration_managed' : 'resource.updated', 'resource', r.uri, rs, async (tx) => {
@@ -161,7 +161,7 @@ export async function applyConfiguration(services: Services, file: ApplyFile, op
       const cs = stepOf('credential', t.slug, r.audience);
       const env = r.credential.secretEnv;
       if (cs.action === 'create') {
-        const issued = await services.credentials.issue(id, r.uri);
+        const issued = await services.credentials.issue(id, r.uri, opts.actor);
         if (!env) result.secrets.push({ kind: 'credential', tenant: t.slug, resourceUri: r.uri, credentialId: issued.credentialId, secret: issued.credentialSecret });
         await write(id, 'credential.configuration_managed', 'credential', issued.credentialId, cs, async (tx) => {
           if (env) await tx.configuration.setCredentialSecretDigest(id, issued.credentialId, digests.get(env)!);
@@ -178,7 +178,7 @@ export async function applyConfiguration(services: Services, file: ApplyFile, op
       const cs = stepOf('client', t.slug, c.clientId);
       if (cs.action === 'unchanged') continue;
       let generated: string | null = null;
-      if (cs.action === 'create') generated = (await services.clients.create(id, clientInput(c))).clientSecret;
+      if (cs.action === 'create') generated = (await services.clients.create(id, clientInput(c), opts.actor)).clientSecret;
       else if (cs.changes.includes('secret') && c.tokenEndpointAuthMethod === 'CLIENT_SECRET_BASIC' && !c.secretEnv) generated = newSecret();
       const secretDigest =
         c.tokenEndpointAuthMethod !== 'CLIENT_SECRET_BASIC' ? null : c.secretEnv ? digests.get(c.secretEnv)! : generated !== null ? digest(generated) : undefined;
