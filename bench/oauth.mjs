@@ -15,7 +15,8 @@
  * fixed rate of half the peak (autocannon overallRate) for latency.
  *
  * Env: BENCH_DURATION (10), BENCH_CONNECTIONS (32), BENCH_ENGAGE (command for the server, default
- * "node --import tsx cmd/engage.ts"; e.g. "dist/engage"), BENCH_ONLY (comma list of flows),
+ * "node --import tsx cmd/engage.ts"; e.g. "dist/engage"), BENCH_ONLY (comma list of flows), BENCH_SERVERS
+ * (comma list of engage,oidc-provider),
  * BENCH_SIGN_INLINE=1 (also measure engage refresh with signing on the event loop).
  */
 import autocannon from 'autocannon';
@@ -33,6 +34,8 @@ const ROOT = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..');
 const DURATION = Number(process.env.BENCH_DURATION ?? 10);
 const CONNECTIONS = Number(process.env.BENCH_CONNECTIONS ?? 32);
 const ONLY = process.env.BENCH_ONLY?.split(',');
+/** The servers measured (BENCH_SERVERS=engage skips the peer's runs, for a same-run comparison of two engage builds). */
+const SERVERS = process.env.BENCH_SERVERS?.split(',') ?? ['engage', 'oidc-provider'];
 const API = 'https://api.example.com';
 const CALLBACK = 'https://app.example.com/cb';
 const FORM = { 'content-type': 'application/x-www-form-urlencoded' };
@@ -304,7 +307,7 @@ try {
   await new Promise((r) => peer.once('message', r));
   for (const flow of Object.keys(FLOWS)) {
     if (ONLY && !ONLY.includes(flow)) continue;
-    for (const name of ['engage', 'oidc-provider']) {
+    for (const name of SERVERS) {
       await quiesce();
       serverPid = name === 'engage' ? engage.pid : peer.pid;
       const r = await FLOWS[flow](name, targets[name], results.find((x) => x.flow === 'refresh' && x.name === name)?.peak.rps);
