@@ -63,8 +63,10 @@ const SQL = {
   exportPage: `SELECT ${EXPORT_COLUMNS} FROM users WHERE tenant_id = ? AND created_at <= ? ORDER BY created_at, id LIMIT ? OFFSET ?`,
   exportFirst: `SELECT ${EXPORT_COLUMNS} FROM users WHERE tenant_id = ? AND created_at <= ? ORDER BY created_at, id LIMIT ?`,
   // Keyset paging (created_at, id): constant cost per page however deep the export goes.
+  // A row-value comparison, which both engines turn into an index range start; an OR of the two
+  // cases is not, and made every page rescan the tenant's users from the first (quadratic).
   exportAfter: `SELECT ${EXPORT_COLUMNS} FROM users WHERE tenant_id = ? AND created_at <= ?
-    AND (created_at > ? OR (created_at = ? AND id > ?)) ORDER BY created_at, id LIMIT ?`,
+    AND (created_at, id) > (?, ?) ORDER BY created_at, id LIMIT ?`,
 } as const;
 
 type RawExport = Omit<ExportedUserRow, 'emailVerified'> & { emailVerified: number };
@@ -196,7 +198,7 @@ export function createTransferStore(db: Sql) {
     /** The next `limit` users after `after` in (createdAt, id) order. */
     async exportAfter(tenantId: string, asOf: string, after: { createdAt: string; id: string } | undefined, limit: number): Promise<ExportedUserRow[]> {
       const rows = after
-        ? await db.all<RawExport>(SQL.exportAfter, [tenantId, asOf, after.createdAt, after.createdAt, after.id, limit])
+        ? await db.all<RawExport>(SQL.exportAfter, [tenantId, asOf, after.createdAt, after.id, limit])
         : await db.all<RawExport>(SQL.exportFirst, [tenantId, asOf, limit]);
       return rows.map(exported);
     },
