@@ -108,6 +108,7 @@ export function registerUserTransfer(users: Command): void {
             summary = await bulkImport(services.transfer, {
               tenantId, source, mode: opts.mode as 'CREATE_ONLY', from, formatOptions, batch, actor: cliActor(),
               report: () => (report = createWriteStream(reportPath)),
+              checkpoint: () => services.store.scrubDeleted(),
               input: file === '-' ? process.stdin : createReadStream(file, { highWaterMark: 1 << 20 }),
               progress: (s, bytes) => progress.update(s, bytes),
             });

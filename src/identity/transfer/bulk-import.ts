@@ -26,6 +26,8 @@ export interface BulkImportOptions {
   /** Called after every batch with the running totals (progress display). */
   progress?: (s: BulkImportSummary, bytesRead: number) => void;
   actor: AuditActor;
+  /** Folds the WAL into the database after the run (the store's `scrubDeleted`: a TRUNCATE checkpoint). */
+  checkpoint?: () => Promise<unknown>;
 }
 
 export interface BulkImportSummary {
@@ -78,12 +80,18 @@ export async function bulkImport(transfer: TransferService, o: BulkImportOptions
   };
 
   let position = 0;
-  for await (const r of records) {
-    items.push({ position: position++, record: convert && typeof r.value === 'object' ? convert(r.value, o.formatOptions ?? {}) : r.value });
-    lines.push(r.line);
-    if (items.length >= size) await flush();
+  await transfer.bulkWrites(true);
+  try {
+    for await (const r of records) {
+      items.push({ position: position++, record: convert && typeof r.value === 'object' ? convert(r.value, o.formatOptions ?? {}) : r.value });
+      lines.push(r.line);
+      if (items.length >= size) await flush();
+    }
+    await flush();
+  } finally {
+    await transfer.bulkWrites(false);
+    await o.checkpoint?.();
   }
-  await flush();
   await transfer.recordRun(o.actor, o.tenantId, 'users.imported', { ...summary, ...(o.from ? { from: o.from } : {}) });
   return summary;
 }
