@@ -6,7 +6,7 @@ import { pageQuery, readPage } from '../../platform/http/pagination';
 import { Uuid } from '../../platform/http/schema';
 import type { TokenEnv } from '../token-guards';
 import { TransferErrors } from './errors';
-import { ExportRecord, ExportRecordPage, ExportRequest, ImportRequest, ImportResultPage, Job, JobPage } from './schemas';
+import { ExportRecord, ExportRecordPage, ExportRequest, ImportRequestDoc, ImportResultPage, Job, JobPage } from './schemas';
 import type { TransferService } from './service';
 
 /** The management API scopes of these routes (spec 03 "Authentication"). */
@@ -70,7 +70,7 @@ export function mountTransferRoutes(admin: Hono<TokenEnv>, deps: TransferRouteDe
 
   admin.post('/tenants/:tenantId/user-imports', imports, described(
     doc('Queue an import of at most 500 records (CREATE_ONLY or VALIDATE_ONLY); an exact retry with the same idempotencyKey returns the same job', {
-      params: TENANT, body: { schema: ImportRequest }, responses: { 202: json(Job, 'the job, QUEUED (or as it stands, for a retry)') },
+      params: TENANT, body: { schema: ImportRequestDoc }, responses: { 202: json(Job, 'the job, QUEUED (or as it stands, for a retry)') },
       errors: { 400: 'invalid_request', 404: 'unknown_tenant', 409: 'user_transfer_conflict' },
     }),
     async (c) => {
