@@ -1,5 +1,6 @@
 -- Hand-written (issue 12): imported password hashes, the (source, externalId) mapping, and the
--- bulk user import/export jobs with their per-record results.
+-- bulk user import/export jobs with their per-record results. The two tables keyed by a
+-- composite primary key are WITHOUT ROWID on SQLite: one B-tree instead of a table and its index.
 ALTER TABLE `users` ADD `imported_password_hash` text;--> statement-breakpoint
 ALTER TABLE `users` ADD `imported_password_format` text;--> statement-breakpoint
 CREATE INDEX `users_tenant_created` ON `users` (`tenant_id`,`created_at`,`id`);--> statement-breakpoint
@@ -12,7 +13,7 @@ CREATE TABLE `user_import_sources` (
 	PRIMARY KEY(`tenant_id`, `source`, `external_id`),
 	FOREIGN KEY (`tenant_id`) REFERENCES `tenants`(`id`) ON UPDATE no action ON DELETE cascade,
 	FOREIGN KEY (`user_id`) REFERENCES `users`(`id`) ON UPDATE no action ON DELETE cascade
-);
+) WITHOUT ROWID;
 --> statement-breakpoint
 CREATE INDEX `user_import_sources_user` ON `user_import_sources` (`user_id`);--> statement-breakpoint
 CREATE TABLE `user_transfer_jobs` (
@@ -51,4 +52,4 @@ CREATE TABLE `user_transfer_results` (
 	`processed_at` text NOT NULL,
 	PRIMARY KEY(`job_id`, `position`),
 	FOREIGN KEY (`job_id`) REFERENCES `user_transfer_jobs`(`id`) ON UPDATE no action ON DELETE cascade
-);
+) WITHOUT ROWID;

@@ -100,19 +100,21 @@ export function registerUserTransfer(users: Command): void {
         };
         await withServices(opts, async ({ services, json }) => {
           const tenantId = (await services.tenants.get(opts.tenant)).id;
-          const report = createWriteStream(reportPath);
+          let report: Writable | undefined;
           const progress = progressReporter(total);
           const started = Date.now();
           let summary: BulkImportSummary;
           try {
             summary = await bulkImport(services.transfer, {
-              tenantId, source, mode: opts.mode as 'CREATE_ONLY', from, formatOptions, batch, report, actor: cliActor(),
+              tenantId, source, mode: opts.mode as 'CREATE_ONLY', from, formatOptions, batch, actor: cliActor(),
+              report: () => (report = createWriteStream(reportPath)),
+              checkpoint: () => services.store.scrubDeleted(),
               input: file === '-' ? process.stdin : createReadStream(file, { highWaterMark: 1 << 20 }),
               progress: (s, bytes) => progress.update(s, bytes),
             });
           } finally {
             progress.done();
-            await closeStream(report);
+            if (report) await closeStream(report);
           }
           output(json, { ...summary, report: summary.failed > 0 ? reportPath : null, seconds: Math.round((Date.now() - started) / 100) / 10 }, SUMMARY);
           // Exit status 2: the run finished, and some records failed (listed in the report).

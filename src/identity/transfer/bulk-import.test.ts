@@ -34,7 +34,7 @@ async function run(text: string, extra: Partial<Parameters<typeof bulkImport>[1]
   const report = new PassThrough();
   let reportText = '';
   report.on('data', (c: Buffer) => (reportText += c.toString()));
-  const summary = await bulkImport(h.services.transfer, { tenantId, source: 'legacy', mode: 'CREATE_ONLY', input: streamOf(text), report, actor: cliActor(), batch: 1_000, ...extra });
+  const summary = await bulkImport(h.services.transfer, { tenantId, source: 'legacy', mode: 'CREATE_ONLY', input: streamOf(text), report: () => report, actor: cliActor(), batch: 1_000, ...extra });
   report.end();
   return { summary, report: reportText.trim() ? reportText.trim().split('\n').map((l) => JSON.parse(l) as Record<string, unknown>) : [] };
 }

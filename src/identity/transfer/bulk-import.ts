@@ -17,12 +17,17 @@ export interface BulkImportOptions {
   from?: SourceFormat;
   formatOptions?: FormatOptions;
   input: AsyncIterable<Buffer | string>;
-  /** Where each failed record goes, one JSON object per line (position, line, externalId, email, errorCode, detail). */
-  report: Writable;
+  /**
+   * Where each failed record goes, one JSON object per line (position, line, externalId, email,
+   * errorCode, detail): opened at the first failure, so a clean run leaves no empty report.
+   */
+  report: () => Writable;
   batch?: number;
   /** Called after every batch with the running totals (progress display). */
   progress?: (s: BulkImportSummary, bytesRead: number) => void;
   actor: AuditActor;
+  /** Folds the WAL into the database after the run (the store's `scrubDeleted`: a TRUNCATE checkpoint). */
+  checkpoint?: () => Promise<unknown>;
 }
 
 export interface BulkImportSummary {
@@ -51,6 +56,7 @@ export async function bulkImport(transfer: TransferService, o: BulkImportOptions
   const convert = o.from ? CONVERTERS[o.from] : undefined;
   const size = o.batch ?? CLI_BATCH;
   const summary: BulkImportSummary = { source: o.source, mode: o.mode, processed: 0, succeeded: 0, failed: 0, skipped: 0 };
+  let reportStream: Writable | undefined;
   let items: ImportItem[] = [];
   let lines: number[] = [];
 
@@ -67,19 +73,25 @@ export async function bulkImport(transfer: TransferService, o: BulkImportOptions
         report += JSON.stringify({ position: r.position, line: lines[i], externalId: r.externalId, email: r.email, errorCode: r.errorCode, detail: r.detail }) + '\n';
       }
     }
-    if (report) await write(o.report, report);
+    if (report) await write((reportStream ??= o.report()), report);
     items = [];
     lines = [];
     o.progress?.(summary, counter.bytes);
   };
 
   let position = 0;
-  for await (const r of records) {
-    items.push({ position: position++, record: convert && typeof r.value === 'object' ? convert(r.value, o.formatOptions ?? {}) : r.value });
-    lines.push(r.line);
-    if (items.length >= size) await flush();
+  await transfer.bulkWrites(true);
+  try {
+    for await (const r of records) {
+      items.push({ position: position++, record: convert && typeof r.value === 'object' ? convert(r.value, o.formatOptions ?? {}) : r.value });
+      lines.push(r.line);
+      if (items.length >= size) await flush();
+    }
+    await flush();
+  } finally {
+    await transfer.bulkWrites(false);
+    await o.checkpoint?.();
   }
-  await flush();
   await transfer.recordRun(o.actor, o.tenantId, 'users.imported', { ...summary, ...(o.from ? { from: o.from } : {}) });
   return summary;
 }

@@ -3,6 +3,7 @@ import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { createHarness, type Harness } from '../../../test/helpers/harness';
 import { DomainError } from '../../platform/errors';
 import { renderError } from '../../platform/http/errors';
+import { openApiDocument, routeTable } from '../../platform/http/openapi';
 import type { TokenEnv } from '../token-guards';
 import { mountTransferRoutes } from './routes';
 
@@ -113,5 +114,22 @@ describe('user-exports routes', () => {
     const lines = (await dl.text()).trim().split('\n').map((l) => JSON.parse(l) as { position: number });
     expect(lines.map((l) => l.position)).toEqual([0, 1, 2]);
     expect((await call('POST', `/tenants/${tenantId}/user-exports`, EXPORT, { unknown: 1 })).status).toBe(400);
+  });
+});
+
+describe('OpenAPI', () => {
+  it('every transfer route is documented; the download is application/x-ndjson of export records', () => {
+    const table = routeTable(app);
+    expect(table.undocumented).toEqual([]);
+    expect(table.documented.map((r) => `${r.method} ${r.path}`).sort()).toEqual([
+      'delete /tenants/{tenantId}/user-exports/{jobId}', 'delete /tenants/{tenantId}/user-imports/{jobId}',
+      'get /tenants/{tenantId}/user-exports', 'get /tenants/{tenantId}/user-exports/{jobId}', 'get /tenants/{tenantId}/user-exports/{jobId}/download',
+      'get /tenants/{tenantId}/user-exports/{jobId}/records', 'get /tenants/{tenantId}/user-imports', 'get /tenants/{tenantId}/user-imports/{jobId}',
+      'get /tenants/{tenantId}/user-imports/{jobId}/results', 'post /tenants/{tenantId}/user-exports', 'post /tenants/{tenantId}/user-imports',
+    ]);
+    const doc = openApiDocument(app, { version: 'test', publicUrl: 'http://engage.test' }) as { paths: Record<string, Record<string, { responses: Record<string, { content?: Record<string, unknown> }> }>> };
+    const download = doc.paths['/tenants/{tenantId}/user-exports/{jobId}/download'].get.responses['200'];
+    expect(Object.keys(download.content!)).toEqual(['application/x-ndjson']);
+    expect(Object.keys(doc.paths['/tenants/{tenantId}/user-imports'].post.responses).sort()).toEqual(['202', '400', '404', '409']);
   });
 });

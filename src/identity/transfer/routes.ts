@@ -3,10 +3,10 @@ import { actorOf } from '../../platform/audit/audit';
 import { readJsonBody, type BodyFailure } from '../../platform/http/body';
 import { described, type RouteDoc } from '../../platform/http/openapi';
 import { pageQuery, readPage } from '../../platform/http/pagination';
-import { T, Uuid } from '../../platform/http/schema';
+import { Uuid } from '../../platform/http/schema';
 import type { TokenEnv } from '../token-guards';
 import { TransferErrors } from './errors';
-import { ExportRecordPage, ExportRequest, ImportRequest, ImportResultPage, Job, JobPage } from './schemas';
+import { ExportRecord, ExportRecordPage, ExportRequest, ImportRequestDoc, ImportResultPage, Job, JobPage } from './schemas';
 import type { TransferService } from './service';
 
 /** The management API scopes of these routes (spec 03 "Authentication"). */
@@ -70,7 +70,7 @@ export function mountTransferRoutes(admin: Hono<TokenEnv>, deps: TransferRouteDe
 
   admin.post('/tenants/:tenantId/user-imports', imports, described(
     doc('Queue an import of at most 500 records (CREATE_ONLY or VALIDATE_ONLY); an exact retry with the same idempotencyKey returns the same job', {
-      params: TENANT, body: { schema: ImportRequest }, responses: { 202: json(Job, 'the job, QUEUED (or as it stands, for a retry)') },
+      params: TENANT, body: { schema: ImportRequestDoc }, responses: { 202: json(Job, 'the job, QUEUED (or as it stands, for a retry)') },
       errors: { 400: 'invalid_request', 404: 'unknown_tenant', 409: 'user_transfer_conflict' },
     }),
     async (c) => {
@@ -136,7 +136,7 @@ export function mountTransferRoutes(admin: Hono<TokenEnv>, deps: TransferRouteDe
 
   admin.get('/tenants/:tenantId/user-exports/:jobId/download', exports, described(
     doc('The export as NDJSON, one export record per line, streamed (empty until it SUCCEEDED)', {
-      params: JOB, responses: { 200: { description: 'application/x-ndjson', schema: T.String(), type: 'json', headers: { 'Content-Type': 'application/x-ndjson' } } },
+      params: JOB, responses: { 200: { description: 'one export record (JSON) per line', schema: ExportRecord, type: 'ndjson' } },
       errors: { 400: 'invalid_request', 404: 'unknown_tenant, unknown_user_transfer' },
     }),
     async (c) => {

@@ -56,6 +56,8 @@ export const ImportRequest = Strict({
   records: T.Array(T.Unknown(), { minItems: 1, maxItems: MAX_RECORDS_PER_REQUEST }),
 });
 export type ImportRequest = Static<typeof ImportRequest>;
+/** The request as the OpenAPI document shows it: records of the import record shape (each checked on its own). */
+export const ImportRequestDoc = Strict({ ...ImportRequest.properties, records: T.Array(ImportRecord, { minItems: 1, maxItems: MAX_RECORDS_PER_REQUEST }) });
 export const checkImportRequest = checker(ImportRequest);
 
 /** Export creation body (spec 03: not shown): an optional idempotency key, like imports. */

@@ -42,6 +42,10 @@ export function createTransferService(deps: { store: Stores & TxRunner<Stores>; 
       const snap = await jobs.exportSnapshot(tenantId, jobId);
       return snap ? exportNdjson(deps.store.transfer, tenantId, snap.asOf) : (async function* () {})();
     },
+    /** A CLI bulk import's write pattern on (fewer WAL checkpoints on SQLite), or back to normal. */
+    async bulkWrites(on: boolean): Promise<void> {
+      await deps.store.tx((tx) => tx.transfer.bulkWrites(on));
+    },
     /** One audit event per CLI run (contracts §1): `users.imported` / `users.exported`. */
     async recordRun(actor: AuditActor, tenantId: string, action: 'users.imported' | 'users.exported', summary: RunSummary): Promise<void> {
       await deps.store.tx((tx) => tx.audit.record(actor, { tenantId, action, targetType: 'tenant', targetId: tenantId, details: { ...summary }, at: deps.clock.now() }).then(() => undefined));

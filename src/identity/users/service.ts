@@ -66,7 +66,13 @@ export function createUserService<S extends Stores>(deps: {
    */
   async function verifyImportedPassword(user: UserRow, password: string): Promise<UserRow | undefined> {
     const imported = user.importedPasswordHash!;
-    if (!(await verifyImportedHash(imported, password)) || user.status !== 'ACTIVE') return undefined;
+    if (!(await verifyImportedHash(imported, password)) || user.status !== 'ACTIVE') {
+      // Some imported formats verify in microseconds (salted SHA): a failure costs what an
+      // unknown user's does (the dummy argon2id below), so timing does not tell them apart.
+      dummyHash ??= hashPassword(newId());
+      await loadArgon2().verify(await dummyHash, password);
+      return undefined;
+    }
     const passwordHash = await hashPassword(password);
     const now = clock.now().toISOString();
     await store.tx((tx) => tx.users.replaceImportedHash(user.tenantId, user.id, imported, passwordHash, now));

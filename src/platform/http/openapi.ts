@@ -10,7 +10,7 @@ import type { ErrorFamily } from './errors';
 
 export type SecurityName = 'appKey' | 'installation' | 'revocation' | 'accessKey' | 'clientBasic' | 'resourceServerBasic' | 'bearerToken';
 
-export type BodyType = 'json' | 'form' | 'html' | 'empty';
+export type BodyType = 'json' | 'form' | 'html' | 'ndjson' | 'empty';
 
 export interface ResponseDoc {
   description: string;
@@ -138,6 +138,8 @@ const MEDIA: Record<Exclude<BodyType, 'empty'>, string> = {
   json: 'application/json',
   form: 'application/x-www-form-urlencoded',
   html: 'text/html',
+  // Newline-delimited JSON streams (the user export download, spec 03).
+  ndjson: 'application/x-ndjson',
 };
 
 const SECURITY_SCHEMES = {
