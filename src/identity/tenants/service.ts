@@ -41,6 +41,26 @@ const MANAGED_PREFIX = '/t/';
 
 type Stores = { tenants: TenantStore } & KeyTx & AuditTx;
 
+/** A host-only custom issuer (`https://id.example.com`) normalised, with its host; null clears it. */
+function parseCustomIssuer(issuer: string | null): { issuer: string | null; host: string | null } {
+  if (issuer === null) return { issuer: null, host: null };
+  const u = URL.parse(issuer);
+  assertThat(u, TenantErrors.invalid('issuer must be an absolute URL'));
+  assertThat(
+    (u.protocol === 'https:' || u.protocol === 'http:') && (u.pathname === '/' || u.pathname === '') && !u.search && !u.hash && !u.username,
+    TenantErrors.invalid('a custom issuer is host-only: scheme and host, no path, query or fragment'),
+  );
+  const host = u.host.toLowerCase();
+  return { issuer: `${u.protocol}//${host}`, host };
+}
+
+/** In the caller's transaction: the custom issuer may change (not the control tenant's; a host serves one tenant). */
+async function checkIssuerChange(tx: Stores, t: TenantRow, issuer: string | null, host: string | null): Promise<void> {
+  assertThat(!t.isControl, TenantErrors.issuerLocked('the control issuer cannot change'));
+  const other = host ? await tx.tenants.findByCustomHost(host) : undefined;
+  assertThat(!other || other.id === t.id, TenantErrors.issuerLocked(`issuer ${issuer} is in use`));
+}
+
 export function createTenantService(deps: {
   store: Stores & TxRunner<Stores>;
   /** platform/catalog.ts: issuer routing runs on every request. */
@@ -101,26 +121,6 @@ export function createTenantService(deps: {
       await tx.audit.record(actor, { at: clock.now(), tenantId: id, action: 'tenant.created', targetType: 'tenant', targetId: id, details: { slug, registrationMode: mode } });
     });
     return view((await store.tenants.findById(id))!);
-  }
-
-  /** A host-only custom issuer (`https://id.example.com`) normalised, with its host; null clears it. */
-  function parseCustomIssuer(issuer: string | null): { issuer: string | null; host: string | null } {
-    if (issuer === null) return { issuer: null, host: null };
-    const u = URL.parse(issuer);
-    assertThat(u, TenantErrors.invalid('issuer must be an absolute URL'));
-    assertThat(
-      (u.protocol === 'https:' || u.protocol === 'http:') && (u.pathname === '/' || u.pathname === '') && !u.search && !u.hash && !u.username,
-      TenantErrors.invalid('a custom issuer is host-only: scheme and host, no path, query or fragment'),
-    );
-    const host = u.host.toLowerCase();
-    return { issuer: `${u.protocol}//${host}`, host };
-  }
-
-  /** In the caller's transaction: the custom issuer may change (not the control tenant's; a host serves one tenant). */
-  async function checkIssuerChange(tx: Stores, t: TenantRow, issuer: string | null, host: string | null): Promise<void> {
-    assertThat(!t.isControl, TenantErrors.issuerLocked('the control issuer cannot change'));
-    const other = host ? await tx.tenants.findByCustomHost(host) : undefined;
-    assertThat(!other || other.id === t.id, TenantErrors.issuerLocked(`issuer ${issuer} is in use`));
   }
 
   return {
