@@ -107,6 +107,7 @@ describe('pagination (every collection shares the envelope)', () => {
     expect(all).toMatchObject({ page: 0, size: 200, hasMore: false });
     const n = all.items.length;
     expect(n).toBeGreaterThan(2);
+    expect(all.items.find((t: { slug: string }) => t.slug === 'acme')).toMatchObject({ id: acmeId(), clientCount: 2, resourceCount: 1 });
     const first = await call('GET', '/tenants?size=2');
     expect(first.body).toMatchObject({ page: 0, size: 2, hasMore: true });
     expect(first.body.items.map((t: { id: string }) => t.id)).toEqual(all.items.slice(0, 2).map((t: { id: string }) => t.id));
