@@ -173,6 +173,16 @@ describe('users', () => {
     expect([p0.items.length, p0.hasMore, p2.items.length, p2.hasMore]).toEqual([2, true, 1, false]);
   });
 
+  it("PUT status DISABLED stops the user's live tokens at once; ACTIVE brings back those not expired", async () => {
+    const f = await createFixture(h, 'disabling');
+    const tokens = await exchange(h, f);
+    const put = (status: string) => call('PUT', `/tenants/${f.tenant.tenant.id}/users/${f.userId}`, { email: 'ada@example.com', emailVerified: true, status });
+    expect((await put('DISABLED')).status).toBe(200);
+    expect(await h.services.oauth.liveAccessToken(f.tenant, tokens.access_token)).toBeUndefined();
+    expect((await put('ACTIVE')).status).toBe(200);
+    expect(await h.services.oauth.liveAccessToken(f.tenant, tokens.access_token)).toBeDefined();
+  });
+
   it("DELETE ends the user's grants, tokens and sessions in the same transaction", async () => {
     const f = await createFixture(h, 'deletion');
     const tokens = await exchange(h, f);
