@@ -10,6 +10,7 @@ import { createEdgeApp } from './engage/routes';
 import type { Services } from './services';
 import { createIssuerApiApp } from './identity/issuer-api';
 import { mountNativeRoutes } from './identity/native/routes';
+import { mountDirectoryRoutes } from './identity/directory/routes';
 import { mountAdminApi, type AdminExtension } from './identity/admin/app';
 import { createOAuthApp, createPathMetadataApp } from './identity/oauth/routes';
 import { createPlatformRoutes } from './platform/http/platform-routes';
@@ -46,10 +47,14 @@ export function createApp(deps: AppDeps): Hono<AppEnv> {
   // The management API (spec 03) under the control issuer; other contexts add route groups as extensions.
   const adminExtensions: AdminExtension[] = [];
   const adminDeps = { services, config, hasPermission: (t: string, s: string, k: string) => services.directory.hasPermission(t, s, k) };
-  mount(createIssuerApiApp(services.tenants, (api) => {
-    mountNativeRoutes(api, services.native, config);
-    mountAdminApi(api, adminDeps, adminExtensions);
-  }), true);
+  mount(
+    createIssuerApiApp(services.tenants, (api) => {
+      mountNativeRoutes(api, services.native, config);
+      mountDirectoryRoutes(api, { directory: services.directory, liveAccessToken: (t, token) => services.oauth.liveAccessToken(t, token) });
+      mountAdminApi(api, adminDeps, adminExtensions);
+    }),
+    true,
+  );
   mount(createOAuthApp(services, config), true);
   mount(createPlatformRoutes({ readiness: () => services.readiness(), metrics: services.metrics.registry, document: () => app, publicUrl: config.publicUrl }), false);
   return app;

@@ -13,6 +13,7 @@ async function userOf(services: Services, tenantId: string, ref: string) {
   if (!u) throw UserErrors.unknown(ref);
   return u;
 }
+import { registerUserTransfer } from './users-transfer';
 
 const COLUMNS = ['id', 'subject', 'email', 'emailVerified', 'status', 'createdAt'];
 
@@ -96,4 +97,5 @@ export function registerUsers(program: Command): void {
   );
 
   registerUserMfa(users);
+  registerUserTransfer(users);
 }

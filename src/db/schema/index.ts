@@ -7,4 +7,5 @@ export * from './push';
 export * from './native';
 export * from './mail';
 export * from './second-factors';
+export * from './transfer';
 export * from './directory';

@@ -1,18 +1,7 @@
-import type { AuditEvent } from '../../platform/audit/audit';
+import type { AuditEvent, AuditFilter } from '../../platform/audit/audit';
 import type { AdminStore } from './store';
 
-export interface AuditQuery {
-  tenantId?: string;
-  action?: string;
-  actorSubject?: string;
-  /** ISO 8601 instants: from inclusive, to exclusive. */
-  from?: string;
-  to?: string;
-  page: number;
-  size: number;
-}
-
-type AuditReader = { list(q: AuditQuery): Promise<{ items: AuditEvent[]; hasMore: boolean }> };
+type AuditReader = { list(q: AuditFilter): Promise<{ items: AuditEvent[]; hasMore: boolean }> };
 
 /** The management API's own reads; every write goes through the identity services. */
 export function createAdminService(deps: { store: { admin: AdminStore; audit: AuditReader } }) {
@@ -21,7 +10,7 @@ export function createAdminService(deps: { store: { admin: AdminStore; audit: Au
     /** Totals of the environment (spec 03 Overview, without federations: the federations context counts those). */
     overview: () => store.admin.overview(),
     /** `GET /audit-events` and `engage audit list`: newest first. */
-    auditEvents: (q: AuditQuery) => store.audit.list(q),
+    auditEvents: (q: AuditFilter) => store.audit.list(q),
   };
 }
 

@@ -118,6 +118,21 @@ function checkWebOrigins(webOrigins: string[] | null | undefined): void {
 
 const originList = (webOrigins: string[] | null | undefined) => (webOrigins === null || webOrigins === undefined ? null : JSON.stringify([...new Set(webOrigins)]));
 
+/** The stored columns of a client's settings (creation and replacement alike). */
+function settingsOf(input: ClientInput) {
+  return {
+    displayName: input.displayName,
+    applicationType: input.applicationType,
+    tokenEndpointAuthMethod: input.tokenEndpointAuthMethod,
+    consentPolicy: input.consentPolicy,
+    redirectUris: JSON.stringify([...new Set(input.redirectUris)]),
+    scopes: JSON.stringify([...new Set(input.scopes)]),
+    defaultResource: input.defaultResource ?? null,
+    nativeAuthenticationEnabled: input.nativeAuthenticationEnabled ?? false,
+    webOrigins: originList(input.webOrigins),
+  };
+}
+
 export function createClientService(deps: { store: Stores & TxRunner<Stores>; catalog: () => number; clock: Clock; resources: ResourceService }) {
   const { store, clock } = deps;
   const found = new CatalogCache<Client>(deps.catalog);
@@ -157,15 +172,7 @@ export function createClientService(deps: { store: Stores & TxRunner<Stores>; ca
         await tx.clients.insert({
           tenantId,
           clientId: input.clientId,
-          displayName: input.displayName,
-          applicationType: input.applicationType,
-          tokenEndpointAuthMethod: input.tokenEndpointAuthMethod,
-          consentPolicy: input.consentPolicy,
-          redirectUris: JSON.stringify([...new Set(input.redirectUris)]),
-          scopes: JSON.stringify([...new Set(input.scopes)]),
-          defaultResource: input.defaultResource ?? null,
-          nativeAuthenticationEnabled: input.nativeAuthenticationEnabled ?? false,
-          webOrigins: originList(input.webOrigins),
+          ...settingsOf(input),
           secretDigest: secret && digest(secret),
           createdAt: now,
           updatedAt: now,
@@ -194,15 +201,7 @@ export function createClientService(deps: { store: Stores & TxRunner<Stores>; ca
         tenantId,
         clientId,
         {
-          displayName: input.displayName,
-          applicationType: input.applicationType,
-          tokenEndpointAuthMethod: input.tokenEndpointAuthMethod,
-          consentPolicy: input.consentPolicy,
-          redirectUris: JSON.stringify([...new Set(input.redirectUris)]),
-          scopes: JSON.stringify([...new Set(input.scopes)]),
-          defaultResource: input.defaultResource ?? null,
-          nativeAuthenticationEnabled: input.nativeAuthenticationEnabled ?? false,
-          webOrigins: originList(input.webOrigins),
+          ...settingsOf(input),
           secretDigest: confidential ? (secret ? digest(secret) : undefined) : null,
         },
         actor,

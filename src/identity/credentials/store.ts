@@ -1,7 +1,8 @@
 import type { resourceCredentials } from '../../db/schema';
 import type { Sql } from '../../platform/store/sql';
 
-export type CredentialRow = typeof resourceCredentials.$inferSelect;
+/** configuration_managed (migration 0012) is read by operators/store.ts only, for now. */
+export type CredentialRow = Omit<typeof resourceCredentials.$inferSelect, 'configurationManaged'>;
 export type NewCredentialRow = Omit<CredentialRow, 'status' | 'revokedAt'> & Partial<Pick<CredentialRow, 'status' | 'revokedAt'>>;
 
 /** A credential with what introspection needs of its resource, in one lookup. */

@@ -1,7 +1,8 @@
 import type { resources } from '../../db/schema';
 import { updateStatement, type Sql } from '../../platform/store/sql';
 
-export type ResourceRow = typeof resources.$inferSelect;
+/** configuration_managed (migration 0012) is read by operators/store.ts only, for now. */
+export type ResourceRow = Omit<typeof resources.$inferSelect, 'configurationManaged'>;
 export type NewResourceRow = Omit<ResourceRow, 'status'> & Partial<Pick<ResourceRow, 'status'>>;
 
 const COLUMNS = `id, tenant_id AS "tenantId", uri, audience, scopes, status, created_at AS "createdAt"`;

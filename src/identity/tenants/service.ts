@@ -68,6 +68,8 @@ export function createTenantService(deps: {
   clock: Clock;
   keys: KeyService;
   publicUrl: string;
+  /** Creates the control tenant's system objects (operators/control.ts); run by every `ensureControl`. */
+  initControl?: (control: TenantView) => Promise<void>;
 }) {
   const { store, clock, keys } = deps;
   const routes = new CatalogCache<ResolvedTenant>(deps.catalog);
@@ -126,6 +128,19 @@ export function createTenantService(deps: {
     return view((await store.tenants.findById(id))!);
   }
 
+  async function findOrCreateControl(): Promise<TenantView> {
+    const existing = await store.tenants.findControl();
+    if (existing) return view(existing);
+    try {
+      return await create({ slug: CONTROL_SLUG, isControl: true });
+    } catch (e) {
+      // Another process initialised concurrently.
+      const now = await store.tenants.findControl();
+      if (now) return view(now);
+      throw e;
+    }
+  }
+
   return {
     create,
     view,
@@ -134,16 +149,10 @@ export function createTenantService(deps: {
 
     /** Creates the control tenant on first start; idempotent. */
     async ensureControl(): Promise<TenantView> {
-      const existing = await store.tenants.findControl();
-      if (existing) return view(existing);
-      try {
-        return await create({ slug: CONTROL_SLUG, isControl: true });
-      } catch (e) {
-        // Another process initialised concurrently.
-        const now = await store.tenants.findControl();
-        if (now) return view(now);
-        throw e;
-      }
+      const control = await findOrCreateControl();
+      // Also for databases made before the system objects existed (idempotent).
+      await deps.initControl?.(control);
+      return control;
     },
 
     control(): Promise<TenantRow | undefined> {

@@ -9,6 +9,7 @@ import { validInput } from '../../platform/http/schema';
 import type { UserRow, UserStore } from './store';
 import { onUnique, UniqueViolation } from '../../platform/store/sql';
 import { SYSTEM_ACTOR, type AuditActor, type AuditTx } from '../audit';
+import { verifyImportedHash } from '../transfer/hashes';
 
 /** The User object of spec 03. */
 export interface UserView {
@@ -23,13 +24,10 @@ export interface UserView {
 /** OWASP Password Storage Cheat Sheet: argon2id, m=19 MiB, t=2, p=1. */
 export const PASSWORD_HASH_OPTIONS: Argon2Options = { algorithm: ARGON2ID, memoryCost: 19456, timeCost: 2, parallelism: 1 };
 
-
 type Stores = { users: UserStore } & AuditTx;
 
 /** A transaction's stores, for contexts that create users or change passwords in their own transaction. */
 export type UserTx = { users: UserStore };
-
-
 
 export function toUserView(u: UserRow): UserView {
   return { id: u.id, subject: u.subject, email: u.email, emailVerified: u.emailVerified, status: u.status, createdAt: u.createdAt };
@@ -62,6 +60,20 @@ export function createUserService<S extends Stores>(deps: {
   const { store, clock } = deps;
   let dummyHash: Promise<string> | undefined;
   const hashPassword = (password: string) => loadArgon2().hash(password, PASSWORD_HASH_OPTIONS);
+
+  /**
+   * The re-hash hook of imported accounts (issue 12): a hash brought by an import (bcrypt,
+   * PBKDF2, Firebase scrypt…) is verified once, at the first sign-in with the right password,
+   * and replaced then with argon2id, hashed before the transaction; the next sign-in uses that.
+   */
+  async function verifyImportedPassword(user: UserRow, password: string): Promise<UserRow | undefined> {
+    const imported = user.importedPasswordHash!;
+    if (!(await verifyImportedHash(imported, password)) || user.status !== 'ACTIVE') return undefined;
+    const passwordHash = await hashPassword(password);
+    const now = clock.now().toISOString();
+    await store.tx((tx) => tx.users.replaceImportedHash(user.tenantId, user.id, imported, passwordHash, now));
+    return user;
+  }
 
   return {
     hashPassword,
@@ -175,7 +187,8 @@ export function createUserService<S extends Stores>(deps: {
 
     /** Whether `password` is the user's current one (recovery refuses to "replace" it with itself). */
     async isCurrentPassword(user: UserRow, password: string): Promise<boolean> {
-      return !!user.passwordHash && (await loadArgon2().verify(user.passwordHash, password));
+      if (user.passwordHash) return loadArgon2().verify(user.passwordHash, password);
+      return !!user.importedPasswordHash && (await verifyImportedHash(user.importedPasswordHash, password));
     },
 
     /**
@@ -226,11 +239,12 @@ export function createUserService<S extends Stores>(deps: {
     async verifyPassword(tenantId: string, email: string, password: string): Promise<UserRow | undefined> {
       const user = typeof email === 'string' ? await store.users.findByEmail(tenantId, normalizeEmail(email)) : undefined;
       const argon2 = loadArgon2();
-      if (!user || !user.passwordHash || typeof password !== 'string') {
+      if (!user || !(user.passwordHash || user.importedPasswordHash) || typeof password !== 'string') {
         dummyHash ??= hashPassword(newId());
         await argon2.verify(await dummyHash, typeof password === 'string' ? password : '');
         return undefined;
       }
+      if (!user.passwordHash) return verifyImportedPassword(user, password);
       const ok = await argon2.verify(user.passwordHash, password);
       return ok && user.status === 'ACTIVE' ? user : undefined;
     },

@@ -1,4 +1,4 @@
-import { randomUUID } from 'node:crypto';
+import { randomBytes } from 'node:crypto';
 import type { Sql } from '../store/sql';
 import type { Page } from '../http/pagination';
 import type { AuditActor, AuditEvent, AuditEventInput, AuditFilter } from './audit';
@@ -10,6 +10,35 @@ const INSERT = `INSERT INTO audit_events (id, tenant_id, actor_subject, actor_cl
   VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)`;
 
 type Raw = Omit<AuditEvent, 'details'> & { details: string };
+
+/**
+ * Event ids are UUIDv7 (RFC 9562 §5.7) with a counter in `rand_a` (§6.2 method 1): they sort
+ * in the order this process wrote them, even within a millisecond, so events with equal
+ * `created_at` still list newest first.
+ */
+let lastMs = 0;
+let seq = 0;
+export function auditEventId(): string {
+  let ms = Date.now();
+  if (ms <= lastMs) {
+    seq++;
+    if (seq > 0xfff) {
+      lastMs++;
+      seq = 0;
+    }
+    ms = lastMs;
+  } else {
+    lastMs = ms;
+    seq = 0;
+  }
+  const b = randomBytes(16);
+  b.writeUIntBE(ms, 0, 6);
+  b[6] = 0x70 | (seq >> 8);
+  b[7] = seq & 0xff;
+  b[8] = (b[8] & 0x3f) | 0x80;
+  const hex = b.toString('hex');
+  return `${hex.slice(0, 8)}-${hex.slice(8, 12)}-${hex.slice(12, 16)}-${hex.slice(16, 20)}-${hex.slice(20)}`;
+}
 
 /** The filters' WHERE texts, built once per combination (each has an index: migration 0009). */
 const listTexts = new Map<string, string>();
@@ -38,7 +67,7 @@ function listText(f: AuditFilter): string {
 export function createAuditStore(db: Sql) {
   return {
     async record(actor: AuditActor, e: AuditEventInput): Promise<string> {
-      const id = randomUUID();
+      const id = auditEventId();
       await db.run(INSERT, [
         id,
         e.tenantId,

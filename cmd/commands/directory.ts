@@ -1,0 +1,77 @@
+import type { Command } from 'commander';
+import { cliActor } from '../../src/platform/audit/audit';
+import { parsePageRequest, type Page, type PageRequest } from '../../src/platform/http/pagination';
+import { directoryUrl } from '../../src/identity/directory/routes';
+import { DIRECTORY_PERMISSIONS } from '../../src/identity/directory/permissions';
+import type { Services } from '../../src/services';
+import { action, output, withCommon, withServices, type CommonOptions } from '../cli';
+
+type ListOptions = CommonOptions & { tenant: string; page?: string; size?: string };
+
+/** --page and --size under the API's own rules (platform/http/pagination.ts). */
+function pageOf(opts: ListOptions): PageRequest {
+  const q = new URLSearchParams();
+  if (opts.page !== undefined) q.set('page', opts.page);
+  if (opts.size !== undefined) q.set('size', opts.size);
+  return parsePageRequest(q);
+}
+
+/**
+ * `engage directory …` (issue 11): the tenant's first directory administrator, on the database
+ * (audit actor: the operating-system user), and reads of the directory. Everything else goes
+ * through the directory API with a directory administrator's token.
+ */
+export function registerDirectory(program: Command): void {
+  const directory = program.command('directory').description("a tenant's directory: administrators, permissions, roles, organizations");
+  const admins = directory.command('admins').description('directory administrators');
+
+  withCommon(admins.command('add').description('give a user of the tenant the directory.read and directory.manage permissions (role administrator); creates the directory resource if absent'))
+    .requiredOption('--tenant <tenant>', 'slug or id')
+    .option('--subject <subject>', "the user's subject")
+    .option('--email <email>', "the user's email (instead of --subject)")
+    .action(
+      action(async (opts: CommonOptions & { tenant: string; subject?: string; email?: string }) => {
+        if (!opts.subject === !opts.email) throw new Error('give exactly one of --subject and --email');
+        await withServices(opts, async ({ services, json }) => {
+          const tenant = await services.tenants.get(opts.tenant);
+          let subject = opts.subject;
+          if (opts.email) {
+            const user = await services.users.findByEmail(tenant.id, opts.email);
+            if (!user) throw new Error(`no user ${opts.email} in tenant ${tenant.slug}`);
+            subject = user.subject;
+          }
+          const resource = await ensureDirectoryResource(services, tenant.id, directoryUrl(services.tenants.issuerOf(tenant)));
+          const keys = Object.values(DIRECTORY_PERMISSIONS);
+          const r = await services.directory.grantAdministrator(tenant.id, subject!, keys, cliActor());
+          output(json, { tenant: tenant.slug, subject, role: 'administrator', permissions: keys, assigned: r.assigned, directoryResource: resource }, [
+            'tenant', 'subject', 'role', 'permissions', 'assigned', 'directoryResource',
+          ]);
+        });
+      }),
+    );
+
+  const lister = (name: string, description: string, columns: string[], read: (s: Services, tenantId: string, p: PageRequest) => Promise<Page<unknown>>) =>
+    withCommon(directory.command(name).command('list').description(description))
+      .requiredOption('--tenant <tenant>', 'slug or id')
+      .option('--page <n>', 'zero-based page (default 0)')
+      .option('--size <n>', 'page size, 1 to 200 (default 50)')
+      .action(
+        action(async (opts: ListOptions) => {
+          const page = pageOf(opts);
+          await withServices(opts, async ({ services, json }) => {
+            const result = await read(services, (await services.tenants.get(opts.tenant)).id, page);
+            output(json, json ? result : result.items, columns);
+          });
+        }),
+      );
+  lister('permissions', "list the tenant's directory permissions", ['key', 'displayName', 'status'], (s, t, p) => s.directory.permissions(t, p));
+  lister('roles', "list the tenant's directory roles", ['key', 'displayName', 'scope', 'status', 'id'], (s, t, p) => s.directory.roles(t, p));
+  lister('organizations', "list the tenant's organizations", ['slug', 'displayName', 'status', 'id'], (s, t, p) => s.directory.organizations(t, p));
+  lister('assignments', "list the tenant's role assignments", ['roleKey', 'subject', 'scope', 'organizationId', 'teamId'], (s, t, p) => s.directory.roleAssignments(t, p));
+}
+
+/** The directory resource (URI and audience: the directory root URL), created with both scopes when absent. */
+async function ensureDirectoryResource(services: Services, tenantId: string, url: string): Promise<string> {
+  if (!(await services.resources.findByUri(tenantId, url))) await services.resources.create(tenantId, { uri: url, audience: url, scopes: Object.values(DIRECTORY_PERMISSIONS) }, cliActor());
+  return url;
+}

@@ -1,0 +1,155 @@
+import type { Context, Hono, MiddlewareHandler } from 'hono';
+import { actorOf } from '../../platform/audit/audit';
+import { DomainError } from '../../platform/errors';
+import { readJsonBody } from '../../platform/http/body';
+import { described, type RouteDoc } from '../../platform/http/openapi';
+import { pageQuery, readPage } from '../../platform/http/pagination';
+import { withHeaders } from '../../platform/http/request';
+import type { TSchema } from '../../platform/http/schema';
+import type { IssuerEnv } from '../issuer';
+import type { AccessTokenClaims } from '../oauth/tokens';
+import { hasScope } from '../oauth/scopes';
+import type { ResolvedTenant } from '../tenants/service';
+import { createTokenGuards, type TokenEnv, type TokenPrincipal } from '../token-guards';
+import { DIRECTORY_PERMISSIONS } from './permissions';
+import {
+  Created, KeyParam, MemberChange, MemberPage, OrganizationCreate, OrganizationPage, PermissionCreate, PermissionPage, RoleAssignmentBody,
+  RoleAssignmentPage, RoleCreate, RolePage, RolePermissionAdd, SlugParam, TeamCreate, TeamPage,
+} from './schemas';
+import type { DirectoryService } from './service';
+
+/** The directory root under an issuer (spec 03); the directory resource's URI and audience is `{issuer}` + this. */
+export const DIRECTORY_ROOT = '/identity/directory';
+export const directoryUrl = (issuer: string) => `${issuer}${DIRECTORY_ROOT}`;
+
+const { read: READ, manage: MANAGE } = DIRECTORY_PERMISSIONS;
+const MAX_BODY = 16 * 1024;
+
+const AUTH_ERRORS = { 401: 'invalid_token', 403: 'insufficient_scope (WWW-Authenticate names it), access_denied', 404: 'unknown_tenant' };
+
+function doc(summary: string, parts: Omit<RouteDoc, 'summary' | 'errors'>, errors: Record<number, string>): RouteDoc {
+  return { summary, tags: ['directory'], security: ['bearerToken'], ...parts, errors: { ...AUTH_ERRORS, ...errors } };
+}
+const list = (summary: string, schema: TSchema, params: Record<string, TSchema> = {}, conflict?: string): RouteDoc =>
+  doc(summary, { params, query: pageQuery, responses: { 200: { description: 'a page', schema } } }, conflict ? { 400: 'invalid_request (pagination or path value)', 409: conflict } : { 400: 'invalid_request (pagination)' });
+const write = (summary: string, body: TSchema, params: Record<string, TSchema>, status: 201 | 204, created?: TSchema): RouteDoc =>
+  doc(
+    summary,
+    { params, body: { schema: body }, responses: { [status]: created ? { description: 'created', schema: created } : { description: 'empty body' } } },
+    { 400: 'invalid_request (JSON shape, slug, key, subject, scope context or path value)', 409: 'directory_operation_rejected (a duplicate or a missing dependency)' },
+  );
+
+const ORG = { organizationSlug: SlugParam };
+const TEAM = { organizationSlug: SlugParam, teamSlug: SlugParam };
+const ROLE = { roleKey: KeyParam };
+
+/** A path value; the service checks its shape (400 invalid_request). */
+const param = (c: Context, name: string): string => c.req.param(name) ?? '';
+
+const invalid = (why: string) => new DomainError('invalid', 'invalid_request', why);
+
+/** The JSON body, any shape: the service validates it against the route's schema. */
+const body = (c: Context) => readJsonBody(c, { maxBytes: MAX_BODY, fail: (f) => invalid(f.kind === 'too_large' ? `body: larger than ${f.limit} bytes` : `${f.field}: ${f.reason}`) });
+
+/**
+ * The tenant directory API (spec 03 "Directory API"), under `{issuer}/identity/directory` in the
+ * api family. Every request needs a live access token of the request's tenant whose `aud` is the
+ * complete directory root URL; reads need the scope `directory.read` or `directory.manage` and
+ * the same live permission, mutations `directory.manage` (docs/decisions.md "Directory API").
+ */
+export function mountDirectoryRoutes(
+  app: Hono<IssuerEnv>,
+  deps: { directory: DirectoryService; liveAccessToken: (tenant: ResolvedTenant, token: string) => Promise<AccessTokenClaims | undefined> },
+): void {
+  const { directory } = deps;
+  const has = (p: TokenPrincipal, key: string) => directory.hasPermission(p.tenantId, p.subject, key);
+  const guards = createTokenGuards({ liveAccessToken: deps.liveAccessToken, hasPermission: has });
+  const audience = (t: ResolvedTenant) => directoryUrl(t.issuer);
+  const token = guards.bearerToken({ audience, scopes: [] });
+  const manage = [guards.bearerToken({ audience, scopes: [MANAGE] }), guards.permission(MANAGE)] as const;
+  /** A read: either scope, and either live permission (`manage` implies read, spec 03). */
+  const readAccess: MiddlewareHandler<TokenEnv> = async (c, next) => {
+    const p = c.get('principal');
+    if (!hasScope(p.scope, READ) && !hasScope(p.scope, MANAGE))
+      throw new DomainError('forbidden', 'insufficient_scope', `scope ${READ} is required`, { 'WWW-Authenticate': `Bearer error="insufficient_scope", scope="${READ}"` });
+    if (!(await has(p, READ)) && !(await has(p, MANAGE))) throw new DomainError('forbidden', 'access_denied', `permission ${READ} is required`);
+    await next();
+  };
+  const read = [token, readAccess] as const;
+  const tenantOf = (c: Context<TokenEnv>) => c.get('principal').tenantId;
+  const actor = (c: Context<TokenEnv>) => actorOf(c.get('principal'));
+  const created = (c: Context, id: { id: string }) => c.json(id, 201);
+  const empty = (c: Context, status: 201 | 204) => c.body(null, status);
+  const r = app as unknown as Hono<TokenEnv>;
+  const P = DIRECTORY_ROOT;
+
+  r.use(`${P}/*`, withHeaders({ 'Cache-Control': 'no-store' }));
+
+  r.get(`${P}/organizations`, ...read, described(list('List organizations', OrganizationPage), async (c) => c.json(await directory.organizations(tenantOf(c), readPage(c)))));
+  r.post(`${P}/organizations`, ...manage, described(write('Create an organization', OrganizationCreate, {}, 201, Created), async (c) =>
+    created(c, await directory.createOrganization(tenantOf(c), await body(c), actor(c)))));
+
+  r.get(`${P}/organizations/:organizationSlug/teams`, ...read, described(list('List the teams of an organization', TeamPage, ORG, 'directory_operation_rejected (no such organization)'), async (c) =>
+    c.json(await directory.teams(tenantOf(c), param(c, 'organizationSlug'), readPage(c)))));
+  r.post(`${P}/organizations/:organizationSlug/teams`, ...manage, described(write('Create a team in an organization', TeamCreate, ORG, 201, Created), async (c) =>
+    created(c, await directory.createTeam(tenantOf(c), param(c, 'organizationSlug'), await body(c), actor(c)))));
+
+  r.get(`${P}/organizations/:organizationSlug/members`, ...read, described(list('List the members of an organization', MemberPage, ORG, 'directory_operation_rejected (no such organization)'), async (c) =>
+    c.json(await directory.organizationMembers(tenantOf(c), param(c, 'organizationSlug'), readPage(c)))));
+  r.post(`${P}/organizations/:organizationSlug/members`, ...manage, described(write('Add a user of the tenant to an organization', MemberChange, ORG, 204), async (c) => {
+    await directory.addOrganizationMember(tenantOf(c), param(c, 'organizationSlug'), await body(c), actor(c));
+    return empty(c, 204);
+  }));
+  r.post(`${P}/organizations/:organizationSlug/members/removals`, ...manage, described(
+    write('Remove an organization member, with the team memberships and the ORGANIZATION and TEAM assignments that depend on it', MemberChange, ORG, 204), async (c) => {
+      await directory.removeOrganizationMember(tenantOf(c), param(c, 'organizationSlug'), await body(c), actor(c));
+      return empty(c, 204);
+    }));
+
+  r.get(`${P}/organizations/:organizationSlug/teams/:teamSlug/members`, ...read, described(list('List the members of a team', MemberPage, TEAM, 'directory_operation_rejected (no such organization or team)'), async (c) =>
+    c.json(await directory.teamMembers(tenantOf(c), param(c, 'organizationSlug'), param(c, 'teamSlug'), readPage(c)))));
+  r.post(`${P}/organizations/:organizationSlug/teams/:teamSlug/members`, ...manage, described(write('Add an organization member to a team', MemberChange, TEAM, 204), async (c) => {
+    await directory.addTeamMember(tenantOf(c), param(c, 'organizationSlug'), param(c, 'teamSlug'), await body(c), actor(c));
+    return empty(c, 204);
+  }));
+  r.post(`${P}/organizations/:organizationSlug/teams/:teamSlug/members/removals`, ...manage, described(
+    write('Remove a team member, with the TEAM assignments that depend on it', MemberChange, TEAM, 204), async (c) => {
+      await directory.removeTeamMember(tenantOf(c), param(c, 'organizationSlug'), param(c, 'teamSlug'), await body(c), actor(c));
+      return empty(c, 204);
+    }));
+
+  r.get(`${P}/permissions`, ...read, described(list('List permissions', PermissionPage), async (c) => c.json(await directory.permissions(tenantOf(c), readPage(c)))));
+  r.post(`${P}/permissions`, ...manage, described(write('Create a permission', PermissionCreate, {}, 201), async (c) => {
+    await directory.createPermission(tenantOf(c), await body(c), actor(c));
+    return empty(c, 201);
+  }));
+
+  r.get(`${P}/roles`, ...read, described(list('List roles', RolePage), async (c) => c.json(await directory.roles(tenantOf(c), readPage(c)))));
+  r.post(`${P}/roles`, ...manage, described(write('Create a role', RoleCreate, {}, 201, Created), async (c) => created(c, await directory.createRole(tenantOf(c), await body(c), actor(c)))));
+
+  r.get(`${P}/roles/:roleKey/permissions`, ...read, described(list('List the permissions of a role', PermissionPage, ROLE, 'directory_operation_rejected (no such role)'), async (c) =>
+    c.json(await directory.rolePermissions(tenantOf(c), param(c, 'roleKey'), readPage(c)))));
+  r.post(`${P}/roles/:roleKey/permissions`, ...manage, described(write('Add a permission to a role', RolePermissionAdd, ROLE, 204), async (c) => {
+    await directory.addRolePermission(tenantOf(c), param(c, 'roleKey'), await body(c), actor(c));
+    return empty(c, 204);
+  }));
+  r.delete(`${P}/roles/:roleKey/permissions/:permissionKey`, ...manage, described(
+    doc('Remove a permission from a role', { params: { roleKey: KeyParam, permissionKey: KeyParam }, responses: { 204: { description: 'empty body' } } }, {
+      400: 'invalid_request (path value)', 409: 'directory_operation_rejected (no such role, or the role does not hold the permission)',
+    }),
+    async (c) => {
+      await directory.removeRolePermission(tenantOf(c), param(c, 'roleKey'), param(c, 'permissionKey'), actor(c));
+      return empty(c, 204);
+    },
+  ));
+
+  r.get(`${P}/role-assignments`, ...read, described(list('List role assignments', RoleAssignmentPage), async (c) => c.json(await directory.roleAssignments(tenantOf(c), readPage(c)))));
+  r.post(`${P}/role-assignments`, ...manage, described(write('Assign a role in a TENANT, ORGANIZATION or TEAM context', RoleAssignmentBody, {}, 204), async (c) => {
+    await directory.assignRole(tenantOf(c), await body(c), actor(c));
+    return empty(c, 204);
+  }));
+  r.post(`${P}/role-assignments/revocations`, ...manage, described(write('Revoke a role assignment (the same body as the assignment)', RoleAssignmentBody, {}, 204), async (c) => {
+    await directory.revokeRole(tenantOf(c), await body(c), actor(c));
+    return empty(c, 204);
+  }));
+}

@@ -1,0 +1,70 @@
+/**
+ * `engage directory admins add` and the directory list commands on dist/engage (issue 11):
+ * the first directory administrator of a tenant, idempotent, audited with the operating-system
+ * user as actor; --json and table output, one-line errors.
+ */
+import os from 'node:os';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { withServices } from '../../cmd/cli';
+import { createSandbox, type Sandbox } from '../helpers/binary';
+
+interface AdminJson { tenant: string; subject: string; role: string; permissions: string[]; assigned: boolean; directoryResource: string }
+
+describe('dist/engage directory', () => {
+  let sb: Sandbox;
+  let subject: string;
+  const T = ['--tenant', 'acme'];
+
+  beforeAll(async () => {
+    sb = await createSandbox({ prefix: 'engage-directory-cli-' });
+    await sb.cli(['tenants', 'create', '--slug', 'acme']);
+    subject = (await sb.cliJson<{ subject: string }>(['users', 'create', ...T, '--email', 'ada@acme.test', '--verified'])).subject;
+  }, 120_000);
+  afterAll(() => sb?.cleanup());
+
+  it('gives a tenant its first directory administrator, once, with audit events by the OS user', async () => {
+    const first = await sb.cliJson<AdminJson>(['directory', 'admins', 'add', ...T, '--subject', subject]);
+    expect(first).toEqual({
+      tenant: 'acme', subject, role: 'administrator', permissions: ['directory.read', 'directory.manage'], assigned: true, directoryResource: `${sb.publicUrl}/t/acme/identity/directory`,
+    });
+    const again = await sb.cliJson<AdminJson>(['directory', 'admins', 'add', ...T, '--email', 'ada@acme.test']);
+    expect(again).toMatchObject({ subject, assigned: false });
+
+    const resources = await sb.cliJson<{ uri: string; audience: string; scopes: string[] }[]>(['resources', 'list', ...T]);
+    expect(resources).toContainEqual(expect.objectContaining({ uri: first.directoryResource, audience: first.directoryResource, scopes: ['directory.read', 'directory.manage'] }));
+    expect((await sb.cliJson<{ items: { key: string }[] }>(['directory', 'permissions', 'list', ...T])).items.map((p) => p.key)).toEqual(['directory.manage', 'directory.read']);
+    const roles = await sb.cli(['directory', 'roles', 'list', ...T]);
+    expect(roles.split('\n')[0]).toMatch(/^key\s+displayName\s+scope\s+status\s+id$/);
+    expect(roles).toMatch(/administrator\s+Administrator\s+TENANT\s+ACTIVE/);
+    const assignments = await sb.cliJson<{ items: unknown[]; hasMore: boolean }>(['directory', 'assignments', 'list', ...T, '--size', '1']);
+    expect(assignments).toEqual({ items: [{ roleKey: 'administrator', subject, scope: 'TENANT', organizationId: null, teamId: null }], page: 0, size: 1, hasMore: false });
+
+    const opts = { dataDir: sb.dataDir, databaseUrl: sb.env.ENGAGE_DATABASE_URL, publicUrl: sb.publicUrl, logLevel: 'silent' };
+    const events = await withServices(opts, async ({ services }) => {
+      const tenantId = (await services.tenants.get('acme')).id;
+      return (await services.store.audit.list({ tenantId, page: 0, size: 50 })).items;
+    });
+    expect(events.map((e) => e.action).sort()).toEqual([
+      'directory.permission.created', 'directory.permission.created', 'directory.role.created',
+      'directory.role_assignment.created', 'directory.role_permission.added', 'directory.role_permission.added',
+      // The set-up through the CLI (tenants create, users create) and the directory resource made by `admins add`.
+      'resource.created', 'tenant.created', 'user.created',
+    ]);
+    for (const e of events) expect([e.actorSubject, e.actorClientId]).toEqual([`os:${os.userInfo().username}`, null]);
+  });
+
+  it('fails with one line for an unknown subject or tenant, and bad paging', async () => {
+    for (const [args, message] of [
+      [['directory', 'admins', 'add', ...T, '--subject', 'nobody'], /directory_operation_rejected: no user with subject nobody/],
+      [['directory', 'admins', 'add', ...T, '--email', 'nobody@acme.test'], /no user nobody@acme\.test/],
+      [['directory', 'admins', 'add', '--tenant', 'nope', '--subject', subject], /nope/],
+      [['directory', 'admins', 'add', ...T], /exactly one of --subject and --email/],
+      [['directory', 'roles', 'list', ...T, '--size', '201'], /size/],
+    ] as const) {
+      const r = await sb.run([...args]);
+      expect({ args, code: r.code, stdout: r.stdout }).toEqual({ args, code: 1, stdout: '' });
+      expect(r.stderr).toMatch(/^engage: [^\n]+\n$/);
+      expect(r.stderr).toMatch(message);
+    }
+  });
+});
