@@ -30,7 +30,9 @@ let subject: string;
 beforeAll(async () => {
   sb = await createSandbox({ prefix: 'engage-admin-' });
   uri = `${sb.publicUrl}/t/control/identity/admin`;
-  await sb.cli(['resources', 'create', '--tenant', 'control', '--uri', uri, '--audience', 'identity-admin-api', '--scope', ...SCOPES]);
+  // The control tenant's initialisation created the `identity-admin-api` resource with the five scopes.
+  expect((await sb.cliJson<{ uri: string; audience: string; scopes: string[] }[]>(['resources', 'list', '--tenant', 'control'])).find((r) => r.uri === uri))
+    .toMatchObject({ audience: 'identity-admin-api', scopes: SCOPES });
   await sb.cli(['clients', 'create', '--tenant', 'control', '--client-id', 'ops', '--name', 'Ops', '--type', 'NATIVE', '--auth', 'NONE', '--consent', 'PRE_AUTHORIZED',
     '--redirect-uri', CALLBACK, '--scope', 'openid', ...SCOPES, '--default-resource', uri]);
   subject = (await sb.cliJson<{ subject: string }>(['users', 'create', '--tenant', 'control', '--email', 'ops@example.com', '--verified', '--password-stdin'], { stdin: PASSWORD })).subject;
@@ -111,7 +113,7 @@ describe('the management API on dist/engage', () => {
     const keys = (await call('GET', `${t}/signing-keys`)).body.items as { keyId: string; state: string }[];
     const old = keys.find((k) => k.state === 'RETIRING')!.keyId;
     expect((await call('POST', `${t}/signing-keys/${old}/retirement`)).status).toBe(204);
-    expect((await call('GET', '/overview')).body).toMatchObject({ tenants: 2, clients: 2, resources: 2, activeFederations: 0 });
+    expect((await call('GET', '/overview')).body).toMatchObject({ tenants: 2, clients: 3, resources: 2, activeFederations: 0 });
 
     // The CLI on the same database sees the same state, and the trail names the operator and the client.
     expect(await sb.cliJson(['tenants', 'show', 'shop'])).toMatchObject({ id: tenant.id, registrationMode: 'SELF_SERVICE', clientCount: 1, resourceCount: 1 });
