@@ -12,6 +12,7 @@ import { createIssuerApiApp } from './identity/issuer-api';
 import { mountNativeRoutes } from './identity/native/routes';
 import { mountDirectoryRoutes } from './identity/directory/routes';
 import { mountAdminApi, type AdminExtension } from './identity/admin/app';
+import { mountTransferRoutes } from './identity/transfer/routes';
 import { createOAuthApp, createPathMetadataApp } from './identity/oauth/routes';
 import { createPlatformRoutes } from './platform/http/platform-routes';
 
@@ -45,7 +46,9 @@ export function createApp(deps: AppDeps): Hono<AppEnv> {
   mount(createEdgeApp(services.engage), false);
   mount(createPathMetadataApp(services.tenants), false);
   // The management API (spec 03) under the control issuer; other contexts add route groups as extensions.
-  const adminExtensions: AdminExtension[] = [];
+  const adminExtensions: AdminExtension[] = [
+    (admin, guard) => mountTransferRoutes(admin, { transfer: services.transfer, guard, tenantId: async (id) => (await services.tenants.byId(id)).id }),
+  ];
   const adminDeps = { services, config, hasPermission: (t: string, s: string, k: string) => services.directory.hasPermission(t, s, k) };
   mount(
     createIssuerApiApp(services.tenants, (api) => {

@@ -97,4 +97,24 @@ describe('dist/engage management parity', () => {
     // The secrets were printed once, at issuance, and never by another command.
     for (const s of secrets) expect(printed.filter((p) => p.includes(s))).toHaveLength(1);
   });
+
+  it('serve answers the management API under the control issuer only, and 404 administration_disabled with --no-administration-api', async () => {
+    const on = await sb.serve();
+    try {
+      const res = await fetch(`${on.url}/t/control/identity/admin/overview`);
+      expect([res.status, res.headers.get('www-authenticate'), await res.json()]).toEqual([401, 'Bearer error="invalid_token"', { error: 'invalid_token' }]);
+      // acme was created as acme-old: its managed issuer keeps that path after the rename.
+      const elsewhere = await fetch(`${on.url}/t/acme-old/identity/admin/overview`);
+      expect([elsewhere.status, await elsewhere.json()]).toEqual([404, { error: 'not_found' }]);
+    } finally {
+      await on.stop();
+    }
+    const off = await sb.serve({ args: ['--no-administration-api'] });
+    try {
+      const res = await fetch(`${off.url}/t/control/identity/admin/overview`);
+      expect([res.status, await res.json()]).toEqual([404, { error: 'administration_disabled' }]);
+    } finally {
+      await off.stop();
+    }
+  });
 });

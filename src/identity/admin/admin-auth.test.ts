@@ -14,7 +14,7 @@ let acme: OAuthFixture;
 
 const T = '00000000-0000-4000-8000-000000000001';
 const U = '00000000-0000-4000-8000-000000000002';
-const { read, manage, usersManage } = ADMIN_SCOPES;
+const { read, manage, usersManage, usersImport, usersExport } = ADMIN_SCOPES;
 
 /** Every route of the management table this branch serves, with the scope it needs. */
 const ROUTES: [string, string, string][] = [
@@ -41,6 +41,13 @@ const ROUTES: [string, string, string][] = [
   ['POST', `/tenants/${T}/signing-keys/k1/activation`, manage],
   ['POST', `/tenants/${T}/signing-keys/k1/retirement`, manage],
   ['GET', '/audit-events', read],
+  // The user transfer routes (src/identity/transfer/routes.ts), mounted as an extension with the same guard.
+  ['GET', `/tenants/${T}/user-imports`, usersImport],
+  ['POST', `/tenants/${T}/user-imports`, usersImport],
+  ['GET', `/tenants/${T}/user-imports/${U}`, usersImport],
+  ['GET', `/tenants/${T}/user-exports`, usersExport],
+  ['POST', `/tenants/${T}/user-exports`, usersExport],
+  ['GET', `/tenants/${T}/user-exports/${U}/download`, usersExport],
 ];
 
 beforeAll(async () => {

@@ -107,6 +107,7 @@ describe('pagination (every collection shares the envelope)', () => {
     expect(all).toMatchObject({ page: 0, size: 200, hasMore: false });
     const n = all.items.length;
     expect(n).toBeGreaterThan(2);
+    expect(all.items.find((t: { slug: string }) => t.slug === 'acme')).toMatchObject({ id: acmeId(), clientCount: 2, resourceCount: 1 });
     const first = await call('GET', '/tenants?size=2');
     expect(first.body).toMatchObject({ page: 0, size: 2, hasMore: true });
     expect(first.body.items.map((t: { id: string }) => t.id)).toEqual(all.items.slice(0, 2).map((t: { id: string }) => t.id));
@@ -170,6 +171,16 @@ describe('users', () => {
     const p0 = (await call('GET', `/tenants/${beta.id}/users?size=2`)).body;
     const p2 = (await call('GET', `/tenants/${beta.id}/users?size=2&page=2`)).body;
     expect([p0.items.length, p0.hasMore, p2.items.length, p2.hasMore]).toEqual([2, true, 1, false]);
+  });
+
+  it("PUT status DISABLED stops the user's live tokens at once; ACTIVE brings back those not expired", async () => {
+    const f = await createFixture(h, 'disabling');
+    const tokens = await exchange(h, f);
+    const put = (status: string) => call('PUT', `/tenants/${f.tenant.tenant.id}/users/${f.userId}`, { email: 'ada@example.com', emailVerified: true, status });
+    expect((await put('DISABLED')).status).toBe(200);
+    expect(await h.services.oauth.liveAccessToken(f.tenant, tokens.access_token)).toBeUndefined();
+    expect((await put('ACTIVE')).status).toBe(200);
+    expect(await h.services.oauth.liveAccessToken(f.tenant, tokens.access_token)).toBeDefined();
   });
 
   it("DELETE ends the user's grants, tokens and sessions in the same transaction", async () => {

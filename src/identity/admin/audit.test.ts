@@ -107,7 +107,7 @@ describe('audit events of management mutations', () => {
     expect(after.map((e) => e.action)).toEqual(['tenant.created']);
     expect((await events(`&to=${encodeURIComponent(cut)}`)).some((e) => e.createdAt >= cut)).toBe(false);
 
-    for (const q of ['from=yesterday', 'to=2026-13-01T00:00:00Z', 'tenant=acme', 'action=', 'actor=a&actor=b']) {
+    for (const q of ['tenantId=' + acme.tenant.tenant.id, 'from=yesterday', 'to=2026-13-01T00:00:00Z', 'tenant=acme', 'action=', 'actor=a&actor=b']) {
       expect(await call('GET', `/audit-events?${q}`)).toEqual({ status: 400, body: { error: 'invalid_request' } });
     }
   });

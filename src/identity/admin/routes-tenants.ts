@@ -161,8 +161,16 @@ export function mountTenantRoutes(admin: Hono<AdminEnv>, guard: AdminGuard, deps
   ));
 }
 
-/** The audit filters of the query string, each given at most once (400 invalid_request otherwise). */
+const AUDIT_QUERY = new Set(['page', 'size', 'tenant', 'action', 'actor', 'from', 'to']);
+
+/**
+ * The audit filters of the query string, each given at most once (400 invalid_request otherwise).
+ * An unknown parameter is refused too: a mistyped filter (`tenantId=`) would otherwise answer
+ * every event as if it had matched.
+ */
 function auditFilter(c: Context): { tenantId?: string; action?: string; actorSubject?: string; from?: string; to?: string } {
+  const unknown = Object.keys(c.req.queries()).find((k) => !AUDIT_QUERY.has(k));
+  if (unknown !== undefined) throw AdminErrors.invalid(`${unknown}: not a filter (tenant, action, actor, from, to, page, size)`);
   const one = (name: string): string | undefined => {
     const all = c.req.queries(name);
     if (!all) return undefined;

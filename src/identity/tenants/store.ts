@@ -23,6 +23,9 @@ const SQL = {
   byCustomHost: `SELECT ${COLUMNS} FROM tenants WHERE custom_host = ?`,
   control: `SELECT ${COLUMNS} FROM tenants WHERE is_control = 1`,
   list: `SELECT ${COLUMNS} FROM tenants ORDER BY created_at, id LIMIT ? OFFSET ?`,
+  listWithCounts: `SELECT ${COLUMNS}, (SELECT count(*) FROM clients c WHERE c.tenant_id = tenants.id) AS "clientCount",
+      (SELECT count(*) FROM resources r WHERE r.tenant_id = tenants.id) AS "resourceCount"
+    FROM tenants ORDER BY created_at, id LIMIT ? OFFSET ?`,
   total: `SELECT count(*) AS n FROM tenants`,
   countClients: `SELECT count(*) AS n FROM clients WHERE tenant_id = ?`,
   countResources: `SELECT count(*) AS n FROM resources WHERE tenant_id = ?`,
@@ -75,6 +78,11 @@ export function createTenantStore(db: Sql) {
     },
     async list(offset: number, limit: number): Promise<TenantRow[]> {
       return (await db.all<Raw>(SQL.list, [limit, offset])).map(fromRaw);
+    },
+    /** A page of tenants with their client and resource counts (the management API's list). */
+    async listWithCounts(offset: number, limit: number): Promise<{ tenant: TenantRow; clientCount: number; resourceCount: number }[]> {
+      const rows = await db.all<Raw & { clientCount: number; resourceCount: number }>(SQL.listWithCounts, [limit, offset]);
+      return rows.map(({ clientCount, resourceCount, ...r }) => ({ tenant: fromRaw(r), clientCount: Number(clientCount), resourceCount: Number(resourceCount) }));
     },
     total(): Promise<number> {
       return count(SQL.total);

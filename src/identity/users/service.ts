@@ -44,6 +44,13 @@ export function checkPasswordPolicy(password: string): string | undefined {
   return undefined;
 }
 
+/** The user, or unknown_user (404 on the management API) when not in this tenant. */
+async function found(tx: Stores, tenantId: string, userId: string): Promise<UserRow> {
+  const u = await tx.users.findById(tenantId, userId);
+  assertThat(u, UserErrors.unknown(userId));
+  return u;
+}
+
 export function createUserService<S extends Stores>(deps: {
   store: S & TxRunner<S>;
   clock: Clock;
@@ -51,11 +58,6 @@ export function createUserService<S extends Stores>(deps: {
   endAccess?: (tx: S, tenantId: string, userId: string) => Promise<void>;
 }) {
   const { store, clock } = deps;
-  const found = async (tx: Stores, tenantId: string, userId: string): Promise<UserRow> => {
-    const u = await tx.users.findById(tenantId, userId);
-    assertThat(u, UserErrors.unknown(userId));
-    return u;
-  };
   let dummyHash: Promise<string> | undefined;
   const hashPassword = (password: string) => loadArgon2().hash(password, PASSWORD_HASH_OPTIONS);
 
