@@ -38,8 +38,16 @@ function decode(text: string, n: number): Uint8Array | undefined {
 // "OrpheanBeholderScryDoubt", the 24-byte text bcrypt encrypts 64 times.
 const MAGIC = Buffer.from('OrpheanBeholderScryDoubt', 'latin1');
 
-/** The 23 raw checksum bytes of bcrypt(cost, salt, password). */
-export function bcryptRaw(password: Uint8Array, salt: Uint8Array, cost: number): Uint8Array {
+/** Rounds of the expensive key schedule between two yields to the event loop (about a millisecond of work). */
+const ROUNDS_PER_TURN = 16;
+const nextTurn = () => new Promise<void>((resolve) => setImmediate(resolve));
+
+/**
+ * The 23 raw checksum bytes of bcrypt(cost, salt, password). The 2^cost rounds (about 60 ms at
+ * cost 10, 250 ms at cost 12) run on the event loop, so they yield every ROUNDS_PER_TURN rounds:
+ * other requests are served in between instead of waiting for the whole verification.
+ */
+export async function bcryptRaw(password: Uint8Array, salt: Uint8Array, cost: number): Promise<Uint8Array> {
   // The key is the password with its terminating NUL, at most 72 bytes (OpenBSD bcrypt.c).
   const keyLength = Math.min(password.length + 1, 72);
   const key = new Uint8Array(keyLength);
@@ -49,6 +57,7 @@ export function bcryptRaw(password: Uint8Array, salt: Uint8Array, cost: number):
   for (let i = 2 ** cost; i > 0; i--) {
     state.expand(key, null);
     state.expand(salt, null);
+    if (i % ROUNDS_PER_TURN === 0) await nextTurn();
   }
   const words = new Uint32Array(6);
   for (let i = 0; i < 6; i++) words[i] = MAGIC.readUInt32BE(i * 4);
@@ -59,12 +68,12 @@ export function bcryptRaw(password: Uint8Array, salt: Uint8Array, cost: number):
 }
 
 /** Whether `password` matches the modular-crypt bcrypt string `hash` (already matched by BCRYPT_PATTERN). */
-export function verifyBcrypt(hash: string, password: string): boolean {
+export async function verifyBcrypt(hash: string, password: string): Promise<boolean> {
   if (!BCRYPT_PATTERN.test(hash)) return false;
   const cost = Number(hash.slice(4, 6));
   const salt = decode(hash.slice(7, 29), 16);
   const expected = decode(hash.slice(29), 23);
   if (!salt || !expected) return false;
-  const actual = bcryptRaw(Buffer.from(password, 'utf8'), salt, cost);
+  const actual = await bcryptRaw(Buffer.from(password, 'utf8'), salt, cost);
   return timingSafeEqual(actual, expected);
 }
