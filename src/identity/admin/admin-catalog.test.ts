@@ -138,6 +138,18 @@ describe('credentials', () => {
     expect(await call(method, `${base}${path}`, body)).toEqual({ status, body: { error } });
   });
 
+  it('a configurationManaged credential is 409 configuration_managed and keeps working; so is a managed resource on the CLI path', async () => {
+    const { credentialId, credentialSecret } = (await call('POST', `${base}/credentials`, { resourceUri: API })).body;
+    await h.changedElsewhere(() => h.sql.run('UPDATE resource_credentials SET configuration_managed = 1 WHERE tenant_id = ? AND id = ?', [acme.tenant.tenant.id, credentialId]));
+    expect(await call('DELETE', `${base}/credentials/${credentialId}`)).toEqual({ status: 409, body: { error: 'configuration_managed' } });
+    expect(await h.services.credentials.authenticate(acme.tenant.tenant.id, credentialId, credentialSecret)).toBeDefined();
+    await call('POST', `${base}/resources`, { uri: 'https://managed.example.com', audience: 'managed', scopes: [] });
+    await h.changedElsewhere(() => h.sql.run('UPDATE resources SET configuration_managed = 1 WHERE tenant_id = ? AND uri = ?', [acme.tenant.tenant.id, 'https://managed.example.com']));
+    const actor = { subject: 'os:test', clientId: null };
+    await expect(h.services.resources.setStatus(acme.tenant.tenant.id, 'https://managed.example.com', 'DISABLED', actor)).rejects.toMatchObject({ code: 'configuration_managed' });
+    await expect(h.services.resources.update(acme.tenant.tenant.id, 'https://managed.example.com', { audience: 'x', scopes: [] }, actor)).rejects.toMatchObject({ code: 'configuration_managed' });
+  });
+
   it("cannot revoke another tenant's credential", async () => {
     const beta = (await call('POST', '/tenants', { slug: 'cred-beta' })).body;
     expect(await call('DELETE', `/tenants/${beta.id}/credentials/${acme.credentialId}`)).toEqual({ status: 409, body: { error: 'operation_conflict' } });

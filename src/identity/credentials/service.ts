@@ -77,6 +77,7 @@ export function createCredentialService(deps: { store: Stores & TxRunner<Stores>
         }
         const c = await tx.credentials.find(tenantId, credentialId);
         assertThat(c, CredentialErrors.transition(`no credential ${credentialId} in this tenant`));
+        assertThat(!c.configurationManaged, CredentialErrors.configurationManaged(credentialId));
         throw CredentialErrors.transition(`credential ${credentialId} is already ${c.status}`);
       });
     },

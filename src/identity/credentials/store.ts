@@ -1,7 +1,7 @@
 import type { resourceCredentials } from '../../db/schema';
 import type { Sql } from '../../platform/store/sql';
 
-/** configuration_managed (migration 0012) is read by operators/store.ts only, for now. */
+/** configuration_managed (migration 0012) is set by operators/store.ts; `find` reads it (revocation refuses a managed credential). */
 export type CredentialRow = Omit<typeof resourceCredentials.$inferSelect, 'configurationManaged'>;
 export type NewCredentialRow = Omit<CredentialRow, 'status' | 'revokedAt'> & Partial<Pick<CredentialRow, 'status' | 'revokedAt'>>;
 
@@ -29,8 +29,9 @@ const SQL = {
     WHERE c.tenant_id = ? ORDER BY c.created_at, c.id`,
   listPage: `SELECT ${COLUMNS}, r.uri AS "resourceUri" FROM resource_credentials c JOIN resources r ON r.id = c.resource_id
     WHERE c.tenant_id = ? ORDER BY c.created_at, c.id LIMIT ? OFFSET ?`,
-  find: `SELECT ${COLUMNS} FROM resource_credentials c WHERE c.tenant_id = ? AND c.id = ?`,
-  revoke: `UPDATE resource_credentials SET status = 'REVOKED', revoked_at = ? WHERE tenant_id = ? AND id = ? AND status = 'ACTIVE'`,
+  find: `SELECT ${COLUMNS}, c.configuration_managed AS "configurationManaged" FROM resource_credentials c WHERE c.tenant_id = ? AND c.id = ?`,
+  // Never a configuration-managed credential: `engage apply` owns it (the service says why).
+  revoke: `UPDATE resource_credentials SET status = 'REVOKED', revoked_at = ? WHERE tenant_id = ? AND id = ? AND status = 'ACTIVE' AND configuration_managed = 0`,
 } as const;
 
 export function createCredentialStore(db: Sql) {
@@ -48,8 +49,9 @@ export function createCredentialStore(db: Sql) {
     listPage(tenantId: string, offset: number, limit: number): Promise<(CredentialRow & { resourceUri: string })[]> {
       return db.all<CredentialRow & { resourceUri: string }>(SQL.listPage, [tenantId, limit, offset]);
     },
-    find(tenantId: string, id: string): Promise<CredentialRow | undefined> {
-      return db.get<CredentialRow>(SQL.find, [tenantId, id]);
+    async find(tenantId: string, id: string): Promise<(CredentialRow & { configurationManaged: boolean }) | undefined> {
+      const r = await db.get<CredentialRow & { configurationManaged: number }>(SQL.find, [tenantId, id]);
+      return r && { ...r, configurationManaged: r.configurationManaged === 1 };
     },
     /** ACTIVE to REVOKED; 0 when it was not ACTIVE (conditional, so safe under races). */
     revoke(tenantId: string, id: string, at: string): Promise<number> {

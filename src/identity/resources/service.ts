@@ -80,6 +80,7 @@ export function createResourceService(deps: { store: Stores & TxRunner<Stores>; 
       await store.tx(async (tx) => {
         const r = await tx.resources.findByUri(tenantId, uri);
         assertThat(r, ResourceErrors.unknown(uri));
+        assertThat(!(await tx.resources.isManaged(tenantId, r.id)), ResourceErrors.configurationManaged(uri));
         const other = await tx.resources.findByAudience(tenantId, input.audience);
         assertThat(!other || other.id === r.id, ResourceErrors.conflict(`audience ${input.audience} is in use`));
         await tx.resources
@@ -95,6 +96,7 @@ export function createResourceService(deps: { store: Stores & TxRunner<Stores>; 
       await store.tx(async (tx) => {
         const r = await tx.resources.findByUri(tenantId, uri);
         assertThat(r, ResourceErrors.unknown(uri));
+        assertThat(!(await tx.resources.isManaged(tenantId, r.id)), ResourceErrors.configurationManaged(uri));
         await tx.resources.update(tenantId, r.id, { status });
         await tx.audit.record(actor, { at: clock.now(), tenantId, action: 'resource.updated', targetType: 'resource', targetId: uri, details: { status } });
       });

@@ -14,6 +14,7 @@ const SQL = {
   byId: `SELECT ${COLUMNS} FROM resources WHERE tenant_id = ? AND id = ?`,
   list: `SELECT ${COLUMNS} FROM resources WHERE tenant_id = ? ORDER BY created_at, uri`,
   listPage: `SELECT ${COLUMNS} FROM resources WHERE tenant_id = ? ORDER BY created_at, uri LIMIT ? OFFSET ?`,
+  managed: `SELECT configuration_managed AS "managed" FROM resources WHERE tenant_id = ? AND id = ?`,
 } as const;
 
 /** What `update` may change, with its column (the URI is the resource's name and stays). */
@@ -40,6 +41,10 @@ export function createResourceStore(db: Sql) {
     },
     listPage(tenantId: string, offset: number, limit: number): Promise<ResourceRow[]> {
       return db.all<ResourceRow>(SQL.listPage, [tenantId, limit, offset]);
+    },
+    /** Whether bootstrap configuration (`engage apply`, migration 0012) owns the resource. */
+    async isManaged(tenantId: string, id: string): Promise<boolean> {
+      return (await db.get<{ managed: number }>(SQL.managed, [tenantId, id]))?.managed === 1;
     },
     async update(tenantId: string, id: string, change: ResourceChange): Promise<void> {
       const u = update(change);
