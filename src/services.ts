@@ -22,6 +22,7 @@ import { createMailService, MAIL_JOB } from './platform/mail/outbox';
 import { createSmtpSender, type MailSender } from './platform/mail/transport';
 import { createNativeService } from './identity/native/service';
 import { createDirectoryService } from './identity/directory/service';
+import { createFederationService } from './identity/federations/service';
 
 
 export interface CoreDeps {
@@ -66,6 +67,7 @@ export function createServices(deps: CoreDeps) {
   const providers = createProviderService({ store, clock, users, publicUrl: config.publicUrl });
   const directory = createDirectoryService({ store, clock, directoryVersion: () => store.directoryVersion() });
   const oauth = createOAuthService({ store, clock, config, keys, clients, resources, users });
+  const federations = createFederationService({ store, clock, sealer, masterKey: deps.masterKey, tenants, clients, oauth, keys, providers });
   // Background jobs: built here, started only by `serve` (a CLI command runs none).
   const jobs = createJobRunner({ store, clock, logger: deps.logger, metrics });
   const mailSender = deps.mailSender ?? (config.smtpUrl ? createSmtpSender(config.smtpUrl, config.mailFrom!) : undefined);
@@ -96,7 +98,7 @@ export function createServices(deps: CoreDeps) {
   let draining = false;
   const readiness = async () => (draining ? 'shutting down' : store.readiness());
   const drain = () => void (draining = true);
-  return { store, metrics, readiness, drain, sealer, keys, tenants, sessions, clients, resources, credentials, users, oauth, engage, jobs, mail, mfa, providers, native, directory };
+  return { store, metrics, readiness, drain, sealer, keys, tenants, sessions, clients, resources, credentials, users, oauth, engage, jobs, mail, mfa, providers, native, directory, federations };
 }
 
 export type Services = ReturnType<typeof createServices>;

@@ -15,6 +15,7 @@ import { createMfaStore } from './identity/mfa/store';
 import { createProviderStore } from './identity/providers/store';
 import { createDirectoryStore } from './identity/directory/store';
 import { createAuditStore } from './platform/audit/store';
+import { createFederationStore } from './identity/federations/store';
 
 /**
  * Every context's stores bound to one `Sql` (platform/store/sql.ts). Each engine binds them to
@@ -38,6 +39,7 @@ export function bindStores(db: Sql) {
     providers: createProviderStore(db),
     directory: createDirectoryStore(db),
     audit: createAuditStore(db),
+    federations: createFederationStore(db),
     ...bindEngageStores(db),
   };
 }

@@ -14,3 +14,4 @@ export * from './native';
 export * from './mail';
 export * from './second-factors';
 export * from './directory';
+export * from './federations';

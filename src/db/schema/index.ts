@@ -8,3 +8,4 @@ export * from './native';
 export * from './mail';
 export * from './second-factors';
 export * from './directory';
+export * from './federations';
