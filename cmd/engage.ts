@@ -12,6 +12,7 @@ import { registerResources } from './commands/resources';
 import { registerUsers } from './commands/users';
 import { registerProviders } from './commands/providers';
 import { registerDirectory } from './commands/directory';
+import { registerFederations } from './commands/federations';
 
 declare const __ENGAGE_VERSION__: string | undefined;
 const version = typeof __ENGAGE_VERSION__ !== 'undefined' ? __ENGAGE_VERSION__ : process.env.npm_package_version ?? '0.0.0-dev';
@@ -30,6 +31,7 @@ registerCredentials(program);
 registerUsers(program);
 registerProviders(program);
 registerDirectory(program);
+registerFederations(program);
 registerEngageCommands(program);
 
 // A worker of `serve --workers` forked by the single executable gets the path it was forked with
