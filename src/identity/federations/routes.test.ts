@@ -42,7 +42,9 @@ beforeAll(async () => {
 });
 afterAll(() => h.close());
 
-const call = (method: string, path: string, body?: unknown, headers: Record<string, string> = {}) =>
+type Listed = { items: { sourceIssuer: string; targetTenantId: string }[]; hasMore: boolean };
+
+const call = (method: string, path: string, body?: unknown, headers: Record<string, string> = {}): Response | Promise<Response> =>
   app.request(`/identity/admin${path}`, {
     method,
     headers: { ...(body === undefined ? {} : { 'content-type': 'application/json' }), ...headers },
@@ -54,7 +56,7 @@ describe('management federation routes', () => {
     const res = await call('POST', '/federations', { sourceTenantId: a, targetTenantId: b });
     expect([res.status, await res.text()]).toEqual([201, '']);
     await call('POST', '/federations', { sourceTenantId: b, targetTenantId: c });
-    const page = await (await call('GET', '/federations')).json();
+    const page = (await (await call('GET', '/federations')).json()) as Listed;
     page.items.sort((x: { sourceIssuer: string }, y: { sourceIssuer: string }) => x.sourceIssuer.localeCompare(y.sourceIssuer));
     expect(page).toEqual({
       items: [
@@ -63,7 +65,7 @@ describe('management federation routes', () => {
       ],
       page: 0, size: 50, hasMore: false,
     });
-    const first = await (await call('GET', '/federations?size=1')).json();
+    const first = (await (await call('GET', '/federations?size=1')).json()) as Listed;
     expect([first.items.length, first.hasMore]).toEqual([1, true]);
     const events = (await h.services.store.audit.list({ action: 'federation.created', page: 0, size: 10 })).items;
     expect(events.map((e) => [e.tenantId, e.actorSubject, e.actorClientId, e.targetId])).toContainEqual([null, 'op', 'engage-cli', `${a}/${b}`]);
@@ -78,7 +80,7 @@ describe('management federation routes', () => {
   it('DELETE /federations/{source}/{target}: 204, then gone; the source client is disabled', async () => {
     const res = await call('DELETE', `/federations/${b}/${c}`);
     expect([res.status, await res.text()]).toEqual([204, '']);
-    const page = await (await call('GET', '/federations')).json();
+    const page = (await (await call('GET', '/federations')).json()) as Listed;
     expect(page.items.map((f: { targetTenantId: string }) => f.targetTenantId)).toEqual([b]);
     expect((await h.services.clients.list(b)).map((x) => x.status)).toEqual(['DISABLED']);
     // Federated again: a new client.
@@ -87,15 +89,15 @@ describe('management federation routes', () => {
   });
 
   it.each([
-    ['federated already', 'POST', '/federations', () => ({ sourceTenantId: a, targetTenantId: b }), 409, 'operation_conflict'],
-    ['deleting what is not federated', 'DELETE', () => `/federations/${c}/${a}`, undefined, 409, 'operation_conflict'],
-    ['unknown source', 'POST', '/federations', () => ({ sourceTenantId: '00000000-0000-4000-8000-000000000000', targetTenantId: b }), 404, 'unknown_tenant'],
-    ['unknown target on delete', 'DELETE', () => `/federations/${a}/00000000-0000-4000-8000-000000000000`, undefined, 404, 'unknown_tenant'],
-    ['a slug instead of an id', 'DELETE', () => `/federations/alpha/beta`, undefined, 400, 'invalid_request'],
-    ['a tenant with itself', 'POST', '/federations', () => ({ sourceTenantId: a, targetTenantId: a }), 400, 'invalid_request'],
-    ['not uuids', 'POST', '/federations', () => ({ sourceTenantId: 'alpha', targetTenantId: 'beta' }), 400, 'invalid_request'],
-    ['unknown property', 'POST', '/federations', () => ({ sourceTenantId: a, targetTenantId: c, status: 'ACTIVE' }), 400, 'invalid_request'],
-    ['not JSON', 'POST', '/federations', () => '{', 400, 'invalid_request'],
+    ['federated already', 'POST', '/federations', (): unknown => ({ sourceTenantId: a, targetTenantId: b }), 409, 'operation_conflict'],
+    ['deleting what is not federated', 'DELETE', (): string => `/federations/${c}/${a}`, undefined, 409, 'operation_conflict'],
+    ['unknown source', 'POST', '/federations', (): unknown => ({ sourceTenantId: '00000000-0000-4000-8000-000000000000', targetTenantId: b }), 404, 'unknown_tenant'],
+    ['unknown target on delete', 'DELETE', (): string => `/federations/${a}/00000000-0000-4000-8000-000000000000`, undefined, 404, 'unknown_tenant'],
+    ['a slug instead of an id', 'DELETE', (): string => `/federations/alpha/beta`, undefined, 400, 'invalid_request'],
+    ['a tenant with itself', 'POST', '/federations', (): unknown => ({ sourceTenantId: a, targetTenantId: a }), 400, 'invalid_request'],
+    ['not uuids', 'POST', '/federations', (): unknown => ({ sourceTenantId: 'alpha', targetTenantId: 'beta' }), 400, 'invalid_request'],
+    ['unknown property', 'POST', '/federations', (): unknown => ({ sourceTenantId: a, targetTenantId: c, status: 'ACTIVE' }), 400, 'invalid_request'],
+    ['not JSON', 'POST', '/federations', (): unknown => '{', 400, 'invalid_request'],
     ['bad page', 'GET', '/federations?page=-1', undefined, 400, 'invalid_request'],
     ['bad size', 'GET', '/federations?size=201', undefined, 400, 'invalid_request'],
   ] as const)('%s', async (_name, method, path, body, status, error) => {
