@@ -1,5 +1,5 @@
 import { limitOf, pageFrom, type Page, type PageRequest } from '../../platform/http/pagination';
-import type { Sql } from '../../platform/store/sql';
+import { forUpdate, type Sql } from '../../platform/store/sql';
 
 export type Status = 'ACTIVE' | 'DISABLED';
 export type RoleScope = 'TENANT' | 'ORGANIZATION' | 'TEAM';
@@ -120,6 +120,10 @@ const SQL = {
 
 /** The directory of each tenant (spec 03): every query takes the tenant id. */
 export function createDirectoryStore(db: Sql) {
+  // A membership that decides a write (a team membership, an assignment) is locked until commit,
+  // so a concurrent removal waits and then removes what was added (PostgreSQL; SQLite has one writer).
+  const lockOrganizationMember = `${SQL.organizationMember}${forUpdate(db.dialect)}`;
+  const lockTeamMember = `${SQL.teamMember}${forUpdate(db.dialect)}`;
   const page = async <T>(text: string, args: unknown[], req: PageRequest): Promise<Page<T>> => {
     const { limit, offset } = limitOf(req);
     return pageFrom(await db.all<T>(text, [...args, limit, offset]), req);
@@ -147,6 +151,8 @@ export function createDirectoryStore(db: Sql) {
       return (await db.run(SQL.removeOrganizationMember, [tenantId, organizationId, subject])) > 0;
     },
     organizationMember: (tenantId: string, organizationId: string, subject: string) => db.get<Member>(SQL.organizationMember, [tenantId, organizationId, subject]),
+    /** The membership, locked until commit (inside a transaction). */
+    lockOrganizationMember: (tenantId: string, organizationId: string, subject: string) => db.get<Member>(lockOrganizationMember, [tenantId, organizationId, subject]),
     organizationMembers: (tenantId: string, organizationId: string, req: PageRequest) => page<Member>(SQL.organizationMembers, [tenantId, organizationId], req),
     async addTeamMember(tenantId: string, team: Pick<Team, 'id' | 'organizationId'>, subject: string, at: string): Promise<boolean> {
       return (await db.run(SQL.addTeamMember, [tenantId, team.organizationId, team.id, subject, at])) > 0;
@@ -157,6 +163,8 @@ export function createDirectoryStore(db: Sql) {
     /** Every team membership of `subject` in the organization's teams; how many. */
     removeTeamMembershipsIn: (tenantId: string, organizationId: string, subject: string) => db.run(SQL.removeTeamMembershipsIn, [tenantId, organizationId, subject]),
     teamMember: (tenantId: string, teamId: string, subject: string) => db.get<Member>(SQL.teamMember, [tenantId, teamId, subject]),
+    /** The membership, locked until commit (inside a transaction). */
+    lockTeamMember: (tenantId: string, teamId: string, subject: string) => db.get<Member>(lockTeamMember, [tenantId, teamId, subject]),
     teamMembers: (tenantId: string, teamId: string, req: PageRequest) => page<Member>(SQL.teamMembers, [tenantId, teamId], req),
 
     /** False when the key exists already. */
