@@ -126,6 +126,15 @@ export function createDirectoryService(deps: { store: Stores & TxRunner<Stores>;
       });
     },
 
+    /**
+     * For the users context, in its own transaction: a deleted user's memberships and role
+     * assignments go with it (the subject is never reused, but the directory should not list a
+     * member who no longer exists). Returns how many rows were removed.
+     */
+    forgetSubjectIn(tx: Pick<Stores, 'directory'>, tenantId: string, subject: string): Promise<number> {
+      return tx.directory.forgetSubject(tenantId, subject);
+    },
+
     // --- reads --------------------------------------------------------------------------------
     organizations: (tenantId: string, page: PageRequest): Promise<Page<Organization>> => store.directory.organizations(tenantId, page),
     async teams(tenantId: string, orgSlug: string, page: PageRequest): Promise<Page<Team>> {

@@ -106,6 +106,10 @@ const SQL = {
     FROM directory_role_assignments a JOIN directory_roles r ON r.id = a.role_id
     WHERE a.tenant_id = ? ORDER BY r.key, a.subject, a.context_id ${PAGE}`,
 
+  forgetOrganizationMemberships: `DELETE FROM directory_organization_members WHERE tenant_id = ? AND subject = ?`,
+  forgetTeamMemberships: `DELETE FROM directory_team_members WHERE tenant_id = ? AND subject = ?`,
+  forgetAssignments: `DELETE FROM directory_role_assignments WHERE tenant_id = ? AND subject = ?`,
+
   /**
    * The live permission check (spec 03 "Authentication"): a TENANT-scoped assignment of an
    * ACTIVE role holding the ACTIVE permission. Starts from the subject's assignments
@@ -202,6 +206,13 @@ export function createDirectoryStore(db: Sql) {
     revokeInTeam: (tenantId: string, teamId: string, subject: string) => db.run(SQL.revokeInTeam, [tenantId, subject, teamId]),
     assignments: (tenantId: string, req: PageRequest) => page<RoleAssignment>(SQL.assignments, [tenantId], req),
 
+    /** Every membership and assignment of `subject` in the tenant (a deleted user); how many rows. */
+    async forgetSubject(tenantId: string, subject: string): Promise<number> {
+      let n = await db.run(SQL.forgetAssignments, [tenantId, subject]);
+      n += await db.run(SQL.forgetTeamMemberships, [tenantId, subject]);
+      n += await db.run(SQL.forgetOrganizationMemberships, [tenantId, subject]);
+      return n;
+    },
     async hasPermission(tenantId: string, subject: string, key: string): Promise<boolean> {
       return (await db.get(SQL.hasPermission, [key, tenantId, subject])) !== undefined;
     },
