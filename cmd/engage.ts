@@ -13,6 +13,10 @@ import { registerUsers } from './commands/users';
 import { registerProviders } from './commands/providers';
 import { registerDirectory } from './commands/directory';
 import { registerFederations } from './commands/federations';
+import { registerAudit } from './commands/audit';
+import { registerLogin } from './commands/login';
+import { registerOperators } from './commands/operators';
+import { registerApply } from './commands/apply';
 
 declare const __ENGAGE_VERSION__: string | undefined;
 const version = typeof __ENGAGE_VERSION__ !== 'undefined' ? __ENGAGE_VERSION__ : process.env.npm_package_version ?? '0.0.0-dev';
@@ -32,7 +36,11 @@ registerUsers(program);
 registerProviders(program);
 registerDirectory(program);
 registerFederations(program);
+registerAudit(program);
 registerEngageCommands(program);
+registerOperators(program);
+registerLogin(program);
+registerApply(program);
 
 // A worker of `serve --workers` forked by the single executable gets the path it was forked with
 // (the executable's, serve.ts) once more before its arguments (nodejs/node#62776): drop it.

@@ -11,6 +11,9 @@ import type { Services } from './services';
 import { createIssuerApiApp } from './identity/issuer-api';
 import { mountNativeRoutes } from './identity/native/routes';
 import { mountDirectoryRoutes } from './identity/directory/routes';
+import { ADMIN_SCOPES, mountAdminApi, type AdminExtension } from './identity/admin/app';
+import { mountFederationRoutes } from './identity/federations/routes';
+import { actorOf } from './identity/audit';
 import { createOAuthApp, createPathMetadataApp } from './identity/oauth/routes';
 import { createPlatformRoutes } from './platform/http/platform-routes';
 
@@ -43,10 +46,27 @@ export function createApp(deps: AppDeps): Hono<AppEnv> {
   };
   mount(createEdgeApp(services.engage), false);
   mount(createPathMetadataApp(services.tenants), false);
+  // The management API (spec 03) under the control issuer; other contexts add route groups as extensions.
+  const adminExtensions: AdminExtension[] = [
+    (admin, guard) =>
+      mountFederationRoutes(admin, {
+        federations: services.federations,
+        read: [guard(ADMIN_SCOPES.read)],
+        manage: [guard(ADMIN_SCOPES.manage)],
+        actor: (c) => actorOf(c.get('principal')),
+      }),
+  ];
+  const adminDeps = {
+    services,
+    config,
+    hasPermission: (t: string, s: string, k: string) => services.directory.hasPermission(t, s, k),
+    activeFederations: () => services.federations.countActive(),
+  };
   mount(
     createIssuerApiApp(services.tenants, (api) => {
       mountNativeRoutes(api, services.native, config);
       mountDirectoryRoutes(api, { directory: services.directory, liveAccessToken: (t, token) => services.oauth.liveAccessToken(t, token) });
+      mountAdminApi(api, adminDeps, adminExtensions);
     }),
     true,
   );

@@ -17,10 +17,14 @@ import { createOAuthService } from './identity/oauth/service';
 import { createJobRunner } from './platform/jobs/runner';
 import { createMfaService } from './identity/mfa/service';
 import { createProviderService } from './identity/providers/service';
+import { createTransferService } from './identity/transfer/service';
+import { TRANSFER_JOB } from './identity/transfer/jobs';
 import { JOBS, backgroundJobs } from './jobs';
 import { createMailService, MAIL_JOB } from './platform/mail/outbox';
 import { createSmtpSender, type MailSender } from './platform/mail/transport';
 import { createNativeService } from './identity/native/service';
+import { createAdminService } from './identity/admin/service';
+import { ensureControlObjects } from './identity/operators/control';
 import { createDirectoryService } from './identity/directory/service';
 import { createFederationService } from './identity/federations/service';
 
@@ -57,12 +61,23 @@ export function createServices(deps: CoreDeps) {
     sealer,
     maxSignedTokenTtl: Math.max(config.accessTokenTtl, config.idTokenTtl),
   });
-  const tenants = createTenantService({ store, catalog, clock, keys, publicUrl: config.publicUrl });
+  const tenants = createTenantService({
+    store,
+    catalog,
+    clock,
+    keys,
+    publicUrl: config.publicUrl,
+    initControl: (control) => ensureControlObjects({ store, resources, clients, clock }, control),
+  });
   const sessions = createSessionService({ store, clock, sessionTtl: config.sessionTtl });
   const resources = createResourceService({ store, clock });
   const clients = createClientService({ store, catalog, clock, resources });
   const credentials = createCredentialService({ store, catalog, clock, resources });
-  const users = createUserService({ store, clock });
+  // Deleting a user ends their grants, tokens and browser sign-ins in the same transaction.
+  const users = createUserService({ store, clock, endAccess: async (tx, tenantId, userId) => {
+    await oauth.revokeAllOfUserIn(tx, tenantId, userId);
+    await sessions.signOutEverywhereIn(tx, tenantId, userId);
+  } });
   const mfa = createMfaService({ store, clock, sealer, masterKey: deps.masterKey });
   const providers = createProviderService({ store, clock, users, publicUrl: config.publicUrl });
   const directory = createDirectoryService({ store, clock, directoryVersion: () => store.directoryVersion() });
@@ -70,8 +85,12 @@ export function createServices(deps: CoreDeps) {
   const federations = createFederationService({ store, clock, sealer, masterKey: deps.masterKey, tenants, clients, oauth, keys, providers });
   // Background jobs: built here, started only by `serve` (a CLI command runs none).
   const jobs = createJobRunner({ store, clock, logger: deps.logger, metrics });
+  const transfer = createTransferService({ store, clock, sealer, logger: deps.logger, providers, wake: () => jobs.wake(TRANSFER_JOB) });
+  // Every 5 s besides the wake-ups: a job whose process died mid-run resumes once its lease lapses.
+  jobs.register({ name: TRANSFER_JOB, intervalMs: 5_000, run: () => transfer.jobs.runPending() });
   const mailSender = deps.mailSender ?? (config.smtpUrl ? createSmtpSender(config.smtpUrl, config.mailFrom!) : undefined);
   const mail = createMailService({ store, clock, sealer, logger: deps.logger, sender: mailSender, wake: () => jobs.wake(MAIL_JOB) });
+  const admin = createAdminService({ store });
   const native = createNativeService({ store, clock, clients, users, oauth, sessions, mail, mfa, providers });
   const engage = createEngageServices({
     store,
@@ -98,7 +117,7 @@ export function createServices(deps: CoreDeps) {
   let draining = false;
   const readiness = async () => (draining ? 'shutting down' : store.readiness());
   const drain = () => void (draining = true);
-  return { store, metrics, readiness, drain, sealer, keys, tenants, sessions, clients, resources, credentials, users, oauth, engage, jobs, mail, mfa, providers, native, directory, federations };
+  return { store, metrics, readiness, drain, sealer, keys, tenants, sessions, clients, resources, credentials, users, oauth, engage, jobs, mail, mfa, providers, native, directory, admin, transfer, federations };
 }
 
 export type Services = ReturnType<typeof createServices>;

@@ -13,9 +13,12 @@ import { createNativeStore } from './identity/native/store';
 import { createMailOutboxStore } from './platform/mail/store';
 import { createMfaStore } from './identity/mfa/store';
 import { createProviderStore } from './identity/providers/store';
+import { createConfigurationStore } from './identity/operators/store';
+import { createTransferStore } from './identity/transfer/store';
 import { createDirectoryStore } from './identity/directory/store';
 import { createAuditStore } from './platform/audit/store';
 import { createFederationStore } from './identity/federations/store';
+import { createAdminStore } from './identity/admin/store';
 
 /**
  * Every context's stores bound to one `Sql` (platform/store/sql.ts). Each engine binds them to
@@ -37,9 +40,12 @@ export function bindStores(db: Sql) {
     mail: createMailOutboxStore(db),
     mfa: createMfaStore(db),
     providers: createProviderStore(db),
+    configuration: createConfigurationStore(db),
+    transfer: createTransferStore(db),
     directory: createDirectoryStore(db),
     audit: createAuditStore(db),
     federations: createFederationStore(db),
+    admin: createAdminStore(db),
     ...bindEngageStores(db),
   };
 }

@@ -1,5 +1,7 @@
 import { Option, type Command } from 'commander';
 import { action, output, withCommon, withServices, type CommonOptions } from '../cli';
+import { cliActor } from '../../src/identity/audit';
+import { ClientErrors } from '../../src/identity/clients/errors';
 
 const COLUMNS = ['clientId', 'displayName', 'applicationType', 'tokenEndpointAuthMethod', 'consentPolicy', 'redirectUris', 'webOrigins', 'scopes', 'defaultResource', 'nativeAuthenticationEnabled', 'status', 'createdAt'];
 
@@ -25,6 +27,15 @@ interface CreateOpts extends CommonOptions {
 interface UpdateOpts extends CommonOptions {
   tenant: string;
   clientId: string;
+  name?: string;
+  type?: 'WEB' | 'NATIVE';
+  auth?: 'CLIENT_SECRET_BASIC' | 'NONE';
+  redirectUri?: string[];
+  scope?: string[];
+  consent?: 'EXPLICIT' | 'PRE_AUTHORIZED';
+  defaultResource?: string;
+  noDefaultResource?: boolean;
+  nativeAuth?: boolean;
   webOrigin?: string[];
   noWebOrigins?: boolean;
   defaultWebOrigins?: boolean;
@@ -62,30 +73,64 @@ export function registerClients(program: Command): void {
             defaultResource: opts.defaultResource ?? null,
             nativeAuthenticationEnabled: !!opts.nativeAuth,
             webOrigins: opts.webOrigin ?? null,
-          });
+          }, cliActor());
           output(json, issued, ['clientId', 'clientSecret']);
           if (!json && issued.clientSecret) process.stderr.write('The client secret is shown only now; store it safely.\n');
         });
       }),
     );
 
-  withCommon(clients.command('update').description("change a client's browser origins (CORS)"))
+  withCommon(clients.command('update').description("change a client's settings (the management API's PUT: what is not given stays; the secret is kept)"))
     .requiredOption('--tenant <tenant>', 'slug or id')
     .requiredOption('--client-id <id>', 'client identifier')
+    .option('--name <name>', 'display name')
+    .addOption(new Option('--type <type>', 'application type').choices(['WEB', 'NATIVE']))
+    .addOption(new Option('--auth <method>', 'token endpoint authentication (to CLIENT_SECRET_BASIC: a secret is printed once)').choices(['CLIENT_SECRET_BASIC', 'NONE']))
+    .option('--redirect-uri <uri...>', 'registered redirect URIs; replaces the list')
+    .option('--scope <scope...>', 'registered scopes; replaces the list')
+    .addOption(new Option('--consent <policy>', 'consent policy').choices(['EXPLICIT', 'PRE_AUTHORIZED']))
+    .option('--default-resource <uri>', 'resource used when a request names none')
+    .option('--no-default-resource', 'no default resource')
+    .option('--native-auth', 'enable the native authentication adapter')
+    .option('--no-native-auth', 'disable the native authentication adapter')
     .option('--web-origin <origin...>', WEB_ORIGIN_HELP.replace('; repeatable (default: the origins of the redirect URIs)', '; repeatable; replaces the list'))
     .option('--no-web-origins', 'no browser origin at all')
     .option('--default-web-origins', 'back to the default: the origins of the redirect URIs')
     .action(
       action(async (opts: UpdateOpts) => {
-        // commander turns --no-web-origins into webOrigins === false.
-        const none = (opts as { webOrigins?: boolean }).webOrigins === false;
-        if ([!!opts.webOrigin, none, !!opts.defaultWebOrigins].filter(Boolean).length !== 1) {
-          throw new Error('give exactly one of --web-origin, --no-web-origins or --default-web-origins');
+        // commander: --no-x sets x to false; with both --x and --no-x defined, x is undefined unless given.
+        const raw = opts as unknown as { webOrigins?: boolean; defaultResource?: string | boolean; nativeAuth?: boolean };
+        const none = raw.webOrigins === false;
+        const changes = [opts.name, opts.type, opts.auth, opts.redirectUri, opts.scope, opts.consent, raw.defaultResource, raw.nativeAuth, opts.webOrigin, opts.defaultWebOrigins];
+        if (!none && changes.every((v) => v === undefined)) throw new Error('give at least one setting to change');
+        if ([!!opts.webOrigin, none, !!opts.defaultWebOrigins].filter(Boolean).length > 1) {
+          throw new Error('give at most one of --web-origin, --no-web-origins or --default-web-origins');
         }
         await withServices(opts, async ({ services, json }) => {
           const tenantId = (await services.tenants.get(opts.tenant)).id;
-          const webOrigins = opts.webOrigin ?? (none ? [] : null);
-          output(json, await services.clients.update(tenantId, opts.clientId, { webOrigins }), COLUMNS);
+          const current = (await services.clients.list(tenantId)).find((c) => c.clientId === opts.clientId);
+          if (!current) throw ClientErrors.unknown(opts.clientId);
+          const webOrigins = opts.webOrigin ?? (none ? [] : opts.defaultWebOrigins ? null : current.webOrigins);
+          const defaultResource = raw.defaultResource === false ? null : typeof raw.defaultResource === 'string' ? raw.defaultResource : current.defaultResource;
+          const nativeAuthenticationEnabled = raw.nativeAuth ?? current.nativeAuthenticationEnabled;
+          const issued = await services.clients.replace(tenantId, opts.clientId, {
+            clientId: opts.clientId,
+            displayName: opts.name ?? current.displayName,
+            applicationType: opts.type ?? current.applicationType,
+            tokenEndpointAuthMethod: opts.auth ?? current.tokenEndpointAuthMethod,
+            consentPolicy: opts.consent ?? current.consentPolicy,
+            redirectUris: opts.redirectUri ?? current.redirectUris,
+            scopes: opts.scope ? splitScopes(opts.scope) : current.scopes,
+            defaultResource,
+            nativeAuthenticationEnabled,
+            webOrigins,
+          }, cliActor());
+          const view = (await services.clients.list(tenantId)).find((c) => c.clientId === opts.clientId)!;
+          if (json) output(true, { ...view, clientSecret: issued.clientSecret });
+          else {
+            output(false, view, COLUMNS);
+            if (issued.clientSecret) process.stdout.write(`clientSecret ${issued.clientSecret}\nThe client secret is shown only now; store it safely.\n`);
+          }
         });
       }),
     );
@@ -98,7 +143,7 @@ export function registerClients(program: Command): void {
       .action(
         action(async (opts: CommonOptions & { tenant: string; clientId: string }) => {
           await withServices(opts, async ({ services, json }) => {
-            output(json, await services.clients.setStatus((await services.tenants.get(opts.tenant)).id, opts.clientId, status), COLUMNS);
+            output(json, await services.clients.setStatus((await services.tenants.get(opts.tenant)).id, opts.clientId, status, cliActor()), COLUMNS);
           });
         }),
       );

@@ -1,5 +1,6 @@
 import type { Command } from 'commander';
 import { action, output, withCommon, withServices, type CommonOptions } from '../cli';
+import { cliActor } from '../../src/identity/audit';
 
 const COLUMNS = ['credentialId', 'resourceUri', 'status', 'createdAt'];
 
@@ -12,7 +13,7 @@ export function registerCredentials(program: Command): void {
     .action(
       action(async (opts: CommonOptions & { tenant: string; resource: string }) => {
         await withServices(opts, async ({ services, json }) => {
-          const issued = await services.credentials.issue((await services.tenants.get(opts.tenant)).id, opts.resource);
+          const issued = await services.credentials.issue((await services.tenants.get(opts.tenant)).id, opts.resource, cliActor());
           output(json, issued, ['credentialId', 'credentialSecret']);
           if (!json) process.stderr.write('The credential secret is shown only now; store it safely.\n');
         });
@@ -27,16 +28,22 @@ export function registerCredentials(program: Command): void {
       }),
     );
 
-  withCommon(credentials.command('revoke').description('revoke a credential at once'))
-    .requiredOption('--tenant <tenant>', 'slug or id')
-    .requiredOption('--credential <id>', 'credential id')
-    .action(
-      action(async (opts: CommonOptions & { tenant: string; credential: string }) => {
-        await withServices(opts, async ({ services, json }) => {
-          const tenantId = (await services.tenants.get(opts.tenant)).id;
-          await services.credentials.revoke(tenantId, opts.credential);
-          output(json, (await services.credentials.list(tenantId)).filter((c) => c.credentialId === opts.credential), COLUMNS);
-        });
-      }),
-    );
+  // `delete` is the management API's DELETE /credentials/{id}: the credential is revoked and stays listed as REVOKED.
+  for (const [name, what] of [
+    ['revoke', 'revoke a credential at once'],
+    ['delete', 'delete a credential (as the management API does: revoked at once, listed as REVOKED)'],
+  ] as const) {
+    withCommon(credentials.command(name).description(what))
+      .requiredOption('--tenant <tenant>', 'slug or id')
+      .requiredOption('--credential <id>', 'credential id')
+      .action(
+        action(async (opts: CommonOptions & { tenant: string; credential: string }) => {
+          await withServices(opts, async ({ services, json }) => {
+            const tenantId = (await services.tenants.get(opts.tenant)).id;
+            await services.credentials.revoke(tenantId, opts.credential, cliActor());
+            output(json, (await services.credentials.list(tenantId)).filter((c) => c.credentialId === opts.credential), COLUMNS);
+          });
+        }),
+      );
+  }
 }

@@ -72,6 +72,6 @@ export function registerDirectory(program: Command): void {
 
 /** The directory resource (URI and audience: the directory root URL), created with both scopes when absent. */
 async function ensureDirectoryResource(services: Services, tenantId: string, url: string): Promise<string> {
-  if (!(await services.resources.findByUri(tenantId, url))) await services.resources.create(tenantId, { uri: url, audience: url, scopes: Object.values(DIRECTORY_PERMISSIONS) });
+  if (!(await services.resources.findByUri(tenantId, url))) await services.resources.create(tenantId, { uri: url, audience: url, scopes: Object.values(DIRECTORY_PERMISSIONS) }, cliActor());
   return url;
 }

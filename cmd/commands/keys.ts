@@ -1,5 +1,6 @@
 import type { Command } from 'commander';
 import { action, output, withCommon, withServices, type CommonOptions } from '../cli';
+import { cliActor } from '../../src/identity/audit';
 
 type KeyOpts = CommonOptions & { tenant: string; key?: string };
 const COLUMNS = ['keyId', 'state', 'createdAt', 'activatedAt', 'retiredAt'];
@@ -21,14 +22,14 @@ export function registerKeys(program: Command): void {
   sub('stage', 'create a STAGED key (published in JWKS, not yet signing)', false).action(
     action(async (opts: KeyOpts) => {
       await withServices(opts, async ({ services, json }) => {
-        output(json, await services.keys.stage((await services.tenants.get(opts.tenant)).id), COLUMNS);
+        output(json, await services.keys.stage((await services.tenants.get(opts.tenant)).id, cliActor()), COLUMNS);
       });
     }),
   );
   sub('rotate', 'stage a new key, activate it, move the previous ACTIVE key to RETIRING', false).action(
     action(async (opts: KeyOpts) => {
       await withServices(opts, async ({ services, json }) => {
-        output(json, await services.keys.rotate((await services.tenants.get(opts.tenant)).id), COLUMNS);
+        output(json, await services.keys.rotate((await services.tenants.get(opts.tenant)).id, cliActor()), COLUMNS);
       });
     }),
   );
@@ -41,7 +42,7 @@ export function registerKeys(program: Command): void {
       action(async (opts: KeyOpts) => {
         await withServices(opts, async ({ services, json }) => {
           const tenantId = (await services.tenants.get(opts.tenant)).id;
-          await services.keys[name](tenantId, opts.key!);
+          await services.keys[name](tenantId, opts.key!, cliActor());
           output(json, await services.keys.list(tenantId), COLUMNS);
         });
       }),

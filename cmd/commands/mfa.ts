@@ -1,6 +1,7 @@
 import type { Command } from 'commander';
 import { UserErrors } from '../../src/identity/users/errors';
 import { action, output, withCommon, withServices, type CommonOptions } from '../cli';
+import { cliActor } from '../../src/identity/audit';
 
 type Opts = CommonOptions & { tenant: string; email: string };
 
@@ -28,7 +29,7 @@ export function registerUserMfa(users: Command): void {
         const tenantId = (await services.tenants.get(opts.tenant)).id;
         const user = await services.users.findByEmail(tenantId, opts.email);
         if (!user) throw UserErrors.unknown(opts.email);
-        const removed = await services.mfa.remove(tenantId, user.id);
+        const removed = await services.mfa.remove(tenantId, user.id, cliActor());
         output(json, { email: user.email, removed }, ['email', 'removed']);
       });
     }),

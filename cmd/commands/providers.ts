@@ -1,5 +1,6 @@
 import type { Command } from 'commander';
 import { action, output, withCommon, withServices, type CommonOptions } from '../cli';
+import { cliActor } from '../../src/identity/audit';
 
 const COLUMNS = ['name', 'issuer', 'audiences', 'createdAt'];
 const collect = (v: string, all: string[] = []) => [...all, v];
@@ -17,7 +18,7 @@ export function registerProviders(program: Command): void {
       action(async (opts: CommonOptions & { tenant: string; name: string; issuer: string; audience: string[] }) => {
         await withServices(opts, async ({ services, json }) => {
           const tenantId = (await services.tenants.get(opts.tenant)).id;
-          output(json, await services.providers.add(tenantId, { name: opts.name, issuer: opts.issuer, audiences: opts.audience }), COLUMNS);
+          output(json, await services.providers.add(tenantId, { name: opts.name, issuer: opts.issuer, audiences: opts.audience }, cliActor()), COLUMNS);
         });
       }),
     );
@@ -36,7 +37,7 @@ export function registerProviders(program: Command): void {
     .action(
       action(async (opts: CommonOptions & { tenant: string; name: string }) => {
         await withServices(opts, async ({ services, json }) => {
-          await services.providers.remove((await services.tenants.get(opts.tenant)).id, opts.name);
+          await services.providers.remove((await services.tenants.get(opts.tenant)).id, opts.name, cliActor());
           output(json, { name: opts.name, removed: true }, ['name', 'removed']);
         });
       }),

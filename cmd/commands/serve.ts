@@ -26,6 +26,7 @@ type ServeOptions = CommonOptions & {
   shutdownTimeout?: string;
   smtpUrl?: string;
   mailFrom?: string;
+  administrationApi?: boolean;
 };
 
 export function registerServe(program: Command): void {
@@ -38,6 +39,7 @@ export function registerServe(program: Command): void {
     .option('--shutdown-timeout <seconds>', 'on SIGTERM, how long in-flight requests may take to finish (default 10)')
     .option('--smtp-url <url>', 'SMTP server for sign-in, registration and recovery codes: smtp://user:password@host:587 (STARTTLS) or smtps://…:465 (TLS); or ENGAGE_SMTP_URL')
     .option('--mail-from <address>', 'From address of that mail (default no-reply@<public URL host>; or ENGAGE_MAIL_FROM)')
+    .option('--no-administration-api', 'do not serve the management API at {control_issuer}/identity/admin (404 administration_disabled; or ENGAGE_ADMINISTRATION_API=false)')
     .action(
       action(async (opts: ServeOptions) => {
         const flags = {
@@ -49,6 +51,8 @@ export function registerServe(program: Command): void {
           shutdownTimeout: opts.shutdownTimeout,
           smtpUrl: opts.smtpUrl,
           mailFrom: opts.mailFrom,
+          // commander sets true unless --no-administration-api is given: only the flag overrides the environment.
+          administrationApi: opts.administrationApi === false ? 'false' : undefined,
         };
         const config = configFrom(opts, flags);
         const logger = createLogger({ level: config.logLevel, format: config.logFormat });

@@ -1,6 +1,19 @@
 import type { Command } from 'commander';
 import { action, output, readStdin, withCommon, withServices, type CommonOptions } from '../cli';
 import { registerUserMfa } from './mfa';
+import { cliActor } from '../../src/identity/audit';
+import { UserErrors } from '../../src/identity/users/errors';
+import type { Services } from '../../src/services';
+
+type UserOpts = CommonOptions & { tenant: string; user: string };
+
+/** The user named by id or email (the management API addresses users by id). */
+async function userOf(services: Services, tenantId: string, ref: string) {
+  const u = /^[0-9a-f-]{36}$/i.test(ref) ? await services.users.findById(tenantId, ref.toLowerCase()) : await services.users.findByEmail(tenantId, ref);
+  if (!u) throw UserErrors.unknown(ref);
+  return u;
+}
+import { registerUserTransfer } from './users-transfer';
 
 const COLUMNS = ['id', 'subject', 'email', 'emailVerified', 'status', 'createdAt'];
 
@@ -18,7 +31,7 @@ export function registerUsers(program: Command): void {
         const password = opts.passwordStdin ? (await readStdin()).replace(/\r?\n$/, '') : undefined;
         await withServices(opts, async ({ services, json }) => {
           const tenantId = (await services.tenants.get(opts.tenant)).id;
-          output(json, await services.users.create(tenantId, { email: opts.email, emailVerified: !!opts.verified, password }), COLUMNS);
+          output(json, await services.users.create(tenantId, { email: opts.email, emailVerified: !!opts.verified, password }, cliActor()), COLUMNS);
         });
       }),
     );
@@ -31,5 +44,58 @@ export function registerUsers(program: Command): void {
       }),
     );
 
+  const target = (cmd: Command) => cmd.requiredOption('--tenant <tenant>', 'slug or id').requiredOption('--user <user>', 'user id or email address');
+
+  target(withCommon(users.command('show').description('show one user'))).action(
+    action(async (opts: UserOpts) => {
+      await withServices(opts, async ({ services, json }) => {
+        const tenantId = (await services.tenants.get(opts.tenant)).id;
+        output(json, await services.users.get(tenantId, (await userOf(services, tenantId, opts.user)).id), COLUMNS);
+      });
+    }),
+  );
+
+  target(withCommon(users.command('update').description("change a user's email or its verified mark (the management API's PUT)")))
+    .option('--email <email>', 'new email address')
+    .option('--verified', 'mark the email address verified')
+    .option('--unverified', 'mark the email address not verified')
+    .action(
+      action(async (opts: UserOpts & { email?: string; verified?: boolean; unverified?: boolean }) => {
+        if (opts.verified && opts.unverified) throw new Error('give at most one of --verified or --unverified');
+        await withServices(opts, async ({ services, json }) => {
+          const tenantId = (await services.tenants.get(opts.tenant)).id;
+          const u = await userOf(services, tenantId, opts.user);
+          const emailVerified = opts.verified ? true : opts.unverified ? false : u.emailVerified;
+          output(json, await services.users.update(tenantId, u.id, { email: opts.email ?? u.email, emailVerified, status: u.status }, cliActor()), COLUMNS);
+        });
+      }),
+    );
+
+  for (const [name, status, what] of [
+    ['disable', 'DISABLED', 'disable a user: no sign-in, live tokens inactive (nothing revoked: enabling brings back those not expired)'],
+    ['enable', 'ACTIVE', 'enable a user again'],
+  ] as const) {
+    target(withCommon(users.command(name).description(what))).action(
+      action(async (opts: UserOpts) => {
+        await withServices(opts, async ({ services, json }) => {
+          const tenantId = (await services.tenants.get(opts.tenant)).id;
+          output(json, await services.users.setStatus(tenantId, (await userOf(services, tenantId, opts.user)).id, status, cliActor()), COLUMNS);
+        });
+      }),
+    );
+  }
+
+  target(withCommon(users.command('delete').description("delete a user, ending their sessions, grants and tokens at once"))).action(
+    action(async (opts: UserOpts) => {
+      await withServices(opts, async ({ services, json }) => {
+        const tenantId = (await services.tenants.get(opts.tenant)).id;
+        const u = await userOf(services, tenantId, opts.user);
+        await services.users.delete(tenantId, u.id, cliActor());
+        output(json, { id: u.id, email: u.email, deleted: true }, ['id', 'email', 'deleted']);
+      });
+    }),
+  );
+
   registerUserMfa(users);
+  registerUserTransfer(users);
 }

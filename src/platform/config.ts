@@ -65,6 +65,12 @@ export interface Config {
   smtpUrl?: string;
   /** The From address of that mail (default `no-reply@<public URL host>`). */
   mailFrom?: string;
+  /**
+   * Whether the control issuer serves the management API (`{control_issuer}/identity/admin`);
+   * false (`--no-administration-api`, ENGAGE_ADMINISTRATION_API=false): every route answers
+   * 404 administration_disabled (spec 03).
+   */
+  administrationApi: boolean;
 }
 
 export class ConfigError extends Error {}
@@ -74,7 +80,7 @@ type Raw = Record<string, unknown>;
 interface Setting {
   key: keyof Config;
   env: string;
-  kind: 'string' | 'int' | 'url' | 'enum' | 'database-url' | 'smtp-url' | 'email';
+  kind: 'string' | 'int' | 'url' | 'enum' | 'database-url' | 'smtp-url' | 'email' | 'boolean';
   values?: readonly string[];
   min?: number;
   max?: number;
@@ -107,6 +113,7 @@ const SETTINGS: Setting[] = [
   { key: 'pushCaFile', env: 'ENGAGE_PUSH_CA_FILE', kind: 'string' },
   { key: 'smtpUrl', env: 'ENGAGE_SMTP_URL', kind: 'smtp-url' },
   { key: 'mailFrom', env: 'ENGAGE_MAIL_FROM', kind: 'email' },
+  { key: 'administrationApi', env: 'ENGAGE_ADMINISTRATION_API', kind: 'boolean' },
 ];
 
 export const DEFAULTS = {
@@ -128,6 +135,7 @@ export const DEFAULTS = {
   apnsUrl: 'https://api.push.apple.com',
   apnsSandboxUrl: 'https://api.sandbox.push.apple.com',
   fcmUrl: 'https://fcm.googleapis.com',
+  administrationApi: true,
 } satisfies Partial<Config>;
 
 function coerce(s: Setting, value: unknown, origin: string): unknown {
@@ -172,6 +180,10 @@ function coerce(s: Setting, value: unknown, origin: string): unknown {
     case 'email':
       if (typeof value !== 'string' || !/^[^\s@<>]{1,64}@[^\s@<>]{1,255}$/.test(value)) throw new ConfigError(`invalid setting ${name}: expected an email address`);
       return value;
+    case 'boolean':
+      if (value === true || value === 'true') return true;
+      if (value === false || value === 'false') return false;
+      throw new ConfigError(`invalid setting ${name}: expected true or false`);
     case 'enum':
       if (typeof value !== 'string' || !s.values!.includes(value))
         throw new ConfigError(`invalid setting ${name}: expected one of ${s.values!.join(', ')}`);

@@ -17,6 +17,7 @@ import { PASSWORD, seedThroughCli, startEngage, type Engage } from './engage-pro
 const CHROMIUM = process.env.CHROMIUM_PATH ?? '/usr/bin/chromium';
 const SHOTS = process.env.CONFORMANCE_SCREENSHOTS;
 const NEW_PASSWORD = 'a new and longer secret';
+const NATIVE_CALLBACK = 'com.example.app:/oauth2/callback';
 
 /** The relying party: /login starts a flow, /callback finishes it and shows who signed in. */
 async function startRelyingParty(issuer: () => string, secret: () => string) {
@@ -69,6 +70,10 @@ describe.skipIf(!existsSync(CHROMIUM))('a real browser: account page and sign-in
     const seed = await seedThroughCli(e, rp.redirectUri);
     issuer = seed.issuer;
     secret = seed.webSecret;
+    await e.cli([
+      'clients', 'create', '--tenant', 'acme', '--client-id', 'native-app', '--name', 'Acme Native', '--type', 'NATIVE', '--auth', 'NONE',
+      '--redirect-uri', NATIVE_CALLBACK, '--scope', 'openid email offline_access', '--consent', 'PRE_AUTHORIZED', '--native-auth',
+    ]);
     if (SHOTS) mkdirSync(SHOTS, { recursive: true });
     browser = await chromium.launch({
       executablePath: CHROMIUM,
@@ -95,8 +100,13 @@ describe.skipIf(!existsSync(CHROMIUM))('a real browser: account page and sign-in
   const shot = async (page: Page, name: string) => {
     if (SHOTS) await page.screenshot({ path: path.join(SHOTS, `${name}.png`), fullPage: true });
   };
+  /** The newest TOTP step the server has accepted: each step is accepted once, and only after the last one used. */
+  let lastStep = 0;
   /** A code the server has not seen yet: the next step's (accepted within the ±1 window). */
-  const nextCode = () => totpCode(totpSecret, stepAt(Date.now()) + 1);
+  const nextCode = () => {
+    lastStep = stepAt(Date.now()) + 1;
+    return totpCode(totpSecret, lastStep);
+  };
 
   it('the account page: sign in, enrol an authenticator from its QR page, see the recovery codes once, change the password', async () => {
     const { page, problems } = await newPage();
@@ -116,7 +126,8 @@ describe.skipIf(!existsSync(CHROMIUM))('a real browser: account page and sign-in
     await page.getByLabel('Code from the app').fill('000000');
     await page.getByRole('button', { name: 'Turn on' }).click();
     await expect(page.getByRole('alert').textContent()).resolves.toContain('The code is incorrect');
-    await page.getByLabel('Code from the app').fill(totpCode(totpSecret, stepAt(Date.now())));
+    lastStep = stepAt(Date.now());
+    await page.getByLabel('Code from the app').fill(totpCode(totpSecret, lastStep));
     await page.getByRole('button', { name: 'Turn on' }).click();
     await expect(page.title()).resolves.toBe('Save your recovery codes');
     recoveryCodes = await page.locator('#recovery-codes code').allTextContents();
@@ -175,4 +186,50 @@ describe.skipIf(!existsSync(CHROMIUM))('a real browser: account page and sign-in
     expect(problems).toEqual([]);
     await page.context().close();
   }, 60_000);
+
+  /** The native adapter (spec 02) with the factor enrolled above: password, then `/mfa`, then the token endpoint. */
+  const post = (route: string, fields: Record<string, string>) =>
+    fetch(`${issuer}/oauth2/native${route}`, { method: 'POST', headers: { 'content-type': 'application/x-www-form-urlencoded' }, body: new URLSearchParams(fields) });
+
+  async function nativeSignIn(second: (challenge: { interactionId: string; challengeToken: string }) => Promise<Response>) {
+    const verifier = client.randomPKCECodeVerifier();
+    const opened = await post('/interactions', {
+      client_id: 'native-app', redirect_uri: NATIVE_CALLBACK, response_type: 'code', scope: 'openid email', state: 'st', nonce: 'nn',
+      code_challenge: await client.calculatePKCECodeChallenge(verifier), code_challenge_method: 'S256',
+    });
+    expect(opened.status).toBe(201);
+    const { interactionId } = (await opened.json()) as { interactionId: string };
+    const first = await post('/password', { interaction_id: interactionId, email: 'alice@example.com', password: NEW_PASSWORD });
+    expect(first.status).toBe(200);
+    const proof = (await first.json()) as { status: string; challengeToken: string };
+    expect(proof.status).toBe('mfa_required');
+    const wrong = await post('/mfa', { interaction_id: interactionId, challenge_token: proof.challengeToken, method: 'totp', code: '000000' });
+    expect([wrong.status, await wrong.json()]).toEqual([401, { error: 'invalid_code' }]);
+    const res = await second({ interactionId, challengeToken: proof.challengeToken });
+    expect(res.status).toBe(200);
+    const result = (await res.json()) as { code: string; replacementRecoveryCode: string | null };
+    const token = await fetch(`${issuer}/oauth2/token`, {
+      method: 'POST', headers: { 'content-type': 'application/x-www-form-urlencoded' },
+      body: new URLSearchParams({ grant_type: 'authorization_code', code: result.code, redirect_uri: NATIVE_CALLBACK, client_id: 'native-app', code_verifier: verifier }),
+    });
+    expect(token.status).toBe(200);
+    expect(((await token.json()) as { id_token?: string }).id_token).toBeTruthy();
+    return result;
+  }
+
+  it('a native app signs in with the password and a recovery code, then a TOTP code, at /oauth2/native/mfa', async () => {
+    const unused = recoveryCodes[2];
+    const result = await nativeSignIn((c) => post('/mfa', { interaction_id: c.interactionId, challenge_token: c.challengeToken, method: 'recovery', code: unused }));
+    expect(result.replacementRecoveryCode).toMatch(/^[0-9a-z]{4}-[0-9a-z]{4}-[0-9a-z]{4}$/);
+    // A TOTP step is accepted once, after the last one used: wait for one the server has not seen.
+    while (stepAt(Date.now()) + 1 <= lastStep) await new Promise((r) => setTimeout(r, 1000));
+    const totp = await nativeSignIn((c) => post('/mfa', { interaction_id: c.interactionId, challenge_token: c.challengeToken, method: 'totp', code: nextCode() }));
+    expect(totp.replacementRecoveryCode).toBeNull();
+    // The recovery code is spent.
+    await nativeSignIn(async (c) => {
+      const again = await post('/mfa', { interaction_id: c.interactionId, challenge_token: c.challengeToken, method: 'recovery', code: unused });
+      expect([again.status, await again.json()]).toEqual([401, { error: 'invalid_code' }]);
+      return post('/mfa', { interaction_id: c.interactionId, challenge_token: c.challengeToken, method: 'recovery', code: recoveryCodes[3] });
+    });
+  }, 90_000);
 });

@@ -126,7 +126,8 @@ describe('dist/engage administration commands', () => {
       expect(await json(['clients', 'update', ...S, '--client-id', 'spa', '--web-origin', 'https://other.acme.test'])).toMatchObject({ webOrigins: ['https://other.acme.test'] });
       expect(await json(['clients', 'update', ...S, '--client-id', 'spa', '--no-web-origins'])).toMatchObject({ webOrigins: [] });
       expect(await json(['clients', 'update', ...S, '--client-id', 'spa', '--default-web-origins'])).toMatchObject({ webOrigins: null });
-      await fails(['clients', 'update', ...S, '--client-id', 'spa'], /exactly one/);
+      await fails(['clients', 'update', ...S, '--client-id', 'spa'], /at least one/);
+      await fails(['clients', 'update', ...S, '--client-id', 'spa', '--no-web-origins', '--default-web-origins'], /at most one/);
       await fails(['clients', 'update', ...S, '--client-id', 'ghost', '--no-web-origins'], /ghost/);
       expect(await json(['clients', 'disable', ...S, '--client-id', 'spa'])).toMatchObject({ status: 'DISABLED' });
       expect(await listed()).toMatchObject({ status: 'DISABLED' });

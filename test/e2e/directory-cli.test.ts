@@ -47,6 +47,8 @@ describe('dist/engage directory', () => {
     expect(events.map((e) => e.action).sort()).toEqual([
       'directory.permission.created', 'directory.permission.created', 'directory.role.created',
       'directory.role_assignment.created', 'directory.role_permission.added', 'directory.role_permission.added',
+      // The set-up through the CLI (tenants create, users create) and the directory resource made by `admins add`.
+      'resource.created', 'tenant.created', 'user.created',
     ]);
     for (const e of events) expect([e.actorSubject, e.actorClientId]).toEqual([`os:${os.userInfo().username}`, null]);
   });

@@ -2,7 +2,7 @@
  * Three `dist/engage serve` processes on one PostgreSQL database, as behind a load balancer
  * (issue 9): a browser (Chromium) sign-in through one, its code exchanged at another, refreshes at the third;
  * refresh-token reuse replayed at a process other than the one that rotated; `keys rotate` seen
- * by all three within a second; a SIGKILL of one under ingest load loses nothing acknowledged
+ * by all three within a second; last-writer-wins state under concurrent writes through all three; a SIGKILL of one under ingest load loses nothing acknowledged
  * and stores nothing twice. Runs with ENGAGE_TEST_ENGINE=postgres (npm test's second run).
  */
 import { createHash, randomBytes, randomUUID } from 'node:crypto';
@@ -122,6 +122,37 @@ describe.skipIf(!ON_POSTGRES)('three processes on one PostgreSQL database', () =
     }
     expect(Date.now() - rotatedAt).toBeLessThan(1_000 + 500); // the last look itself takes a moment
   });
+
+  it('last-writer-wins holds across processes: concurrent writes of one installation through all three end at the newest occurredAt', async () => {
+    const env = await sb.cliJson<{ id: string }>(['environments', 'create', '--name', 'lww']);
+    const app = await sb.cliJson<{ appKey: string }>(['apps', 'create', '--environment', env.id, '--platform', 'IOS', '--name', 'lww']);
+    const res = await fetch(`${urls[0]}/v1/sdk/installations`, {
+      method: 'POST',
+      headers: { 'content-type': 'application/json', 'X-Service-App-Key': app.appKey },
+      body: JSON.stringify({ platform: 'IOS', locale: 'en', timezone: 'UTC', sdkVersion: '1', appVersion: '1' }),
+    });
+    const device = (await res.json()) as { installationId: string; credential: string };
+    const base = Date.parse('2026-06-01T00:00:00Z');
+    // 90 writes of the same cells, occurredAt a shuffled 0..89 seconds, each batch to one of the three processes, all at once.
+    const order = Array.from({ length: 90 }, (_, i) => i).sort(() => Math.random() - 0.5);
+    const answers = await Promise.all(order.map((i, n) =>
+      fetch(`${urls[n % 3]}/v1/sdk/operations:batch`, {
+        method: 'POST',
+        headers: { 'content-type': 'application/json', authorization: `Bearer ${device.credential}` },
+        body: JSON.stringify({
+          batchId: randomUUID(),
+          operations: [
+            { operationId: randomUUID(), generation: 0, type: 'INSTALLATION_ATTRIBUTES_EDITED', occurredAt: new Date(base + i * 1000).toISOString(), payload: { set: { color: `c${i}`, [`k${i % 5}`]: i } } },
+            { operationId: randomUUID(), generation: 0, type: 'PUSH_SUBSCRIPTION_SET', occurredAt: new Date(base + i * 1000).toISOString(), payload: { state: i % 2 ? 'OPTED_IN' : 'OPTED_OUT' } },
+          ],
+        }),
+      }).then((r) => r.status)));
+    expect(answers.every((s) => s === 202)).toBe(true);
+    const shown = await sb.cliJson<{ attributes: Record<string, unknown>; pushSubscription: string }>(['installations', 'show', device.installationId]);
+    // The newest write of each cell, whichever process took it and in whatever order they committed.
+    expect(shown.attributes).toEqual({ color: 'c89', k0: 85, k1: 86, k2: 87, k3: 88, k4: 89 });
+    expect(shown.pushSubscription).toBe('OPTED_IN');
+  }, 60_000);
 
   it('a SIGKILL of one process under ingest load loses nothing acknowledged and stores nothing twice', async () => {
     const env = await sb.cliJson<{ id: string }>(['environments', 'create', '--name', 'load']);

@@ -142,4 +142,55 @@ describe('native authentication against dist/engage', () => {
     const tokens = await redeem(flow, await native('/password', { interaction_id: flow.interactionId, email: EMAIL, password: 'a brand new password' }));
     expect(tokens.access_token).toBeTruthy();
   }, 30_000);
+
+  it('signs in with an ID token of another OpenID Connect issuer (social), creating the account once; removing the provider stops it', async () => {
+    // The upstream is another tenant of this server, a real OpenID Connect issuer on loopback.
+    await sandbox.cli(['tenants', 'create', '--slug', 'upstream']);
+    await sandbox.cli([
+      'clients', 'create', '--tenant', 'upstream', '--client-id', 'up-app', '--name', 'Upstream App', '--type', 'NATIVE', '--auth', 'NONE',
+      '--redirect-uri', CALLBACK, '--scope', 'openid email', '--consent', 'PRE_AUTHORIZED', '--native-auth',
+    ]);
+    await sandbox.cli(['users', 'create', '--tenant', 'upstream', '--email', 'carol@example.com', '--verified', '--password-stdin'], { stdin: PASSWORD });
+    const upstream = `${sandbox.publicUrl}/t/upstream`;
+    await sandbox.cli(['providers', 'add', '--tenant', 'acme', '--name', 'upstream', '--issuer', upstream, '--audience', 'up-app']);
+
+    /** An ID token of carol's for up-app, with `nonce`, from the upstream's own native sign-in and token endpoint. */
+    async function upstreamIdToken(nonce: string): Promise<string> {
+      const verifier = client.randomPKCECodeVerifier();
+      const post = (route: string, fields: Record<string, string>) =>
+        fetch(`${upstream}${route}`, { method: 'POST', headers: { 'content-type': 'application/x-www-form-urlencoded' }, body: new URLSearchParams(fields) });
+      const opened = await post('/oauth2/native/interactions', {
+        client_id: 'up-app', redirect_uri: CALLBACK, response_type: 'code', scope: 'openid email', state: 's', nonce,
+        code_challenge: await client.calculatePKCECodeChallenge(verifier), code_challenge_method: 'S256',
+      });
+      const { interactionId } = (await opened.json()) as { interactionId: string };
+      const proof = await post('/oauth2/native/password', { interaction_id: interactionId, email: 'carol@example.com', password: PASSWORD });
+      const { code } = (await proof.json()) as { code: string };
+      const token = await post('/oauth2/token', { grant_type: 'authorization_code', code, redirect_uri: CALLBACK, client_id: 'up-app', code_verifier: verifier });
+      expect(token.status).toBe(200);
+      return ((await token.json()) as { id_token: string }).id_token;
+    }
+    const social = async (flow: Awaited<ReturnType<typeof start>>, idToken: string, nonce: string) =>
+      native('/social', { interaction_id: flow.interactionId, provider: 'upstream', id_token: idToken, nonce, audience: 'up-app' });
+
+    const first = await start();
+    const tokens = await redeem(first, await social(first, await upstreamIdToken('n-1'), 'n-1'));
+    const subject = tokens.claims()!.sub;
+    expect(tokens.claims()).toMatchObject({ iss: issuer, email: 'carol@example.com' });
+    const users = await sandbox.cliJson<{ email: string; subject: string; emailVerified: boolean }[]>(['users', 'list', '--tenant', 'acme']);
+    expect(users.filter((u) => u.email === 'carol@example.com')).toEqual([expect.objectContaining({ subject, emailVerified: true })]);
+
+    // The same person again: the linked account, not a second one.
+    const second = await start();
+    expect((await redeem(second, await social(second, await upstreamIdToken('n-2'), 'n-2'))).claims()!.sub).toBe(subject);
+    // A token replayed with another nonce is refused.
+    const replay = await start();
+    const replayed = await social(replay, await upstreamIdToken('n-3'), 'n-other');
+    expect([replayed.status, await replayed.json()]).toEqual([401, { error: 'invalid_credentials' }]);
+
+    await sandbox.cli(['providers', 'remove', '--tenant', 'acme', '--name', 'upstream']);
+    const after = await start();
+    const refused = await social(after, await upstreamIdToken('n-4'), 'n-4');
+    expect([refused.status, await refused.json()]).toEqual([403, { error: 'provider_unavailable' }]);
+  }, 60_000);
 });

@@ -1,4 +1,4 @@
-import { index, primaryKey, pgTable, text, uniqueIndex } from 'drizzle-orm/pg-core';
+import { index, integer, primaryKey, pgTable, text, uniqueIndex } from 'drizzle-orm/pg-core';
 import { tenants } from './identity';
 
 /**
@@ -68,6 +68,8 @@ export const directoryPermissions = pgTable(
     key: text('key').notNull(),
     displayName: text('display_name').notNull(),
     status: text('status').notNull(),
+    /** Owned by `engage apply` (migration 0012). */
+    configurationManaged: integer('configuration_managed').notNull().default(0),
     createdAt: text('created_at').notNull(),
   },
   (t) => [primaryKey({ columns: [t.tenantId, t.key] })],
@@ -82,6 +84,8 @@ export const directoryRoles = pgTable(
     displayName: text('display_name').notNull(),
     scope: text('scope').notNull(),
     status: text('status').notNull(),
+    /** Owned by `engage apply` (migration 0012). */
+    configurationManaged: integer('configuration_managed').notNull().default(0),
     createdAt: text('created_at').notNull(),
   },
   (t) => [uniqueIndex('directory_roles_tenant_key').on(t.tenantId, t.key)],

@@ -1,4 +1,4 @@
-import { index, primaryKey, sqliteTable, text, uniqueIndex } from 'drizzle-orm/sqlite-core';
+import { index, integer, primaryKey, sqliteTable, text, uniqueIndex } from 'drizzle-orm/sqlite-core';
 import { tenants } from './identity';
 
 /**
@@ -68,6 +68,8 @@ export const directoryPermissions = sqliteTable(
     key: text('key').notNull(),
     displayName: text('display_name').notNull(),
     status: text('status').notNull(),
+    /** Owned by `engage apply` (migration 0012). */
+    configurationManaged: integer('configuration_managed', { mode: 'boolean' }).notNull().default(false),
     createdAt: text('created_at').notNull(),
   },
   (t) => [primaryKey({ columns: [t.tenantId, t.key] })],
@@ -82,6 +84,8 @@ export const directoryRoles = sqliteTable(
     displayName: text('display_name').notNull(),
     scope: text('scope').notNull(),
     status: text('status').notNull(),
+    /** Owned by `engage apply` (migration 0012). */
+    configurationManaged: integer('configuration_managed', { mode: 'boolean' }).notNull().default(false),
     createdAt: text('created_at').notNull(),
   },
   (t) => [uniqueIndex('directory_roles_tenant_key').on(t.tenantId, t.key)],

@@ -51,6 +51,8 @@ export const resources = sqliteTable(
     /** JSON array of scope strings. */
     scopes: text('scopes').notNull(),
     status: text('status', { enum: ['ACTIVE', 'DISABLED'] }).notNull().default('ACTIVE'),
+    /** Owned by `engage apply` or the control tenant's initialisation (migration 0012). */
+    configurationManaged: integer('configuration_managed', { mode: 'boolean' }).notNull().default(false),
     createdAt: text('created_at').notNull(),
   },
   (t) => [uniqueIndex('resources_tenant_uri').on(t.tenantId, t.uri), uniqueIndex('resources_tenant_audience').on(t.tenantId, t.audience)],
@@ -94,6 +96,8 @@ export const resourceCredentials = sqliteTable(
     resourceId: text('resource_id').notNull().references(() => resources.id, { onDelete: 'cascade' }),
     secretDigest: text('secret_digest').notNull(),
     status: text('status', { enum: ['ACTIVE', 'REVOKED'] }).notNull().default('ACTIVE'),
+    /** Owned by `engage apply` (migration 0012). */
+    configurationManaged: integer('configuration_managed', { mode: 'boolean' }).notNull().default(false),
     createdAt: text('created_at').notNull(),
     revokedAt: text('revoked_at'),
   },
@@ -115,8 +119,20 @@ export const users = sqliteTable(
     status: text('status', { enum: ['ACTIVE', 'DISABLED'] }).notNull().default('ACTIVE'),
     createdAt: text('created_at').notNull(),
     updatedAt: text('updated_at').notNull(),
+    /**
+     * A password hash brought by an import (issue 12, identity/transfer/hashes), kept as imported
+     * until the first sign-in verifies it and replaces it with an argon2id password_hash. Never
+     * shown or logged.
+     */
+    importedPasswordHash: text('imported_password_hash'),
+    importedPasswordFormat: text('imported_password_format'),
   },
-  (t) => [uniqueIndex('users_tenant_subject').on(t.tenantId, t.subject), uniqueIndex('users_tenant_email').on(t.tenantId, t.email)],
+  (t) => [
+    uniqueIndex('users_tenant_subject').on(t.tenantId, t.subject),
+    uniqueIndex('users_tenant_email').on(t.tenantId, t.email),
+    // Exports page a tenant's users in creation order (identity/transfer).
+    index('users_tenant_created').on(t.tenantId, t.createdAt, t.id),
+  ],
 );
 
 /**

@@ -7,5 +7,6 @@ export * from './push';
 export * from './native';
 export * from './mail';
 export * from './second-factors';
+export * from './transfer';
 export * from './directory';
 export * from './federations';

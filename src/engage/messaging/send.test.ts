@@ -158,6 +158,20 @@ describe('POST /api/v1/environments/{environmentId}/transactional/{templateKey}/
     expect(Number((await w.h.sql.get<{ n: number }>('SELECT COUNT(*) AS n FROM push_sends WHERE idempotency_key = ?', [body.idempotencyKey]))!.n)).toBe(1);
   });
 
+  it('admits concurrent identical sends through two processes once: the loser of the race replays the winner', async () => {
+    await device(w, { externalId: 'user-race' });
+    const other = await w.h.otherProcess();
+    const body = sendBody({ type: 'EXTERNAL_ID', value: 'user-race' });
+    const path = `/api/v1/environments/${w.envId}/transactional/order.shipped/send`;
+    const answers = await Promise.all(Array.from({ length: 30 }, (_, i) =>
+      i % 2 ? send(w, body) : other.request(path, json(body, bearer(w.accessKey)))));
+    expect(answers.map((r) => r.status)).toEqual(new Array(30).fill(202));
+    const bodies = await Promise.all(answers.map((r) => r.json() as Promise<{ requestId: string }>));
+    expect(new Set(bodies.map((b) => b.requestId)).size).toBe(1);
+    expect(await deliveryRows(w, 'send_id = ?', [bodies[0].requestId])).toHaveLength(1);
+    expect(Number((await w.h.sql.get<{ n: number }>('SELECT COUNT(*) AS n FROM push_sends WHERE idempotency_key = ?', [body.idempotencyKey]))!.n)).toBe(1);
+  });
+
   it('answers 429 with Retry-After past the template’s per-minute limit, and again in the next minute', async () => {
     const m = w.h.services.engage.messaging.templates;
     await m.create({ environment: w.envId, file: templateFile({ key: 'limited', rateLimitPerMinute: 2 }) });

@@ -74,14 +74,10 @@ export function createSendService(deps: { store: Stores & TxRunner<Stores>; cloc
 
   /** Inside the send's transaction: `s` is the transaction's store (never a second connection). */
   async function recipients(s: MessagingStore, env: string, r: SendRequest['recipient']): Promise<RecipientInstallation[]> {
-    if (r.type === 'EXTERNAL_ID') {
-      const profile = await s.profileByExternalId(env, r.value);
-      if (!profile) throw MessagingErrors.recipientNotFound();
-      return s.installationsOfProfile(env, profile);
-    }
-    if (r.type === 'PROFILE') {
-      if (!(await s.profile(env, r.value))) throw MessagingErrors.recipientNotFound();
-      return s.installationsOfProfile(env, r.value);
+    if (r.type === 'EXTERNAL_ID' || r.type === 'PROFILE') {
+      const found = await s.profileInstallations(env, r.type === 'EXTERNAL_ID' ? 'externalId' : 'id', r.value);
+      if (!found) throw MessagingErrors.recipientNotFound();
+      return found;
     }
     const one = await s.installation(env, r.value);
     if (!one) throw MessagingErrors.recipientNotFound();
@@ -139,17 +135,23 @@ export function createSendService(deps: { store: Stores & TxRunner<Stores>; cloc
     const allowed = new Set(targetAppIds);
     const d = def;
 
-    const attempt = () =>
+    // Read outside the transaction: a credential set or removed while this send is admitted may
+    // or may not count, as if it had happened just before or after.
+    const credentialed = new Set((await store.messaging.credentialApps(env)).map((c) => `${c.appId}:${c.provider}`));
+    // The first attempt relies on insertSend's conflict on the idempotencyKey (a send committed
+    // meanwhile by another process); only the retry after such a race looks the key up again.
+    const attempt = (retry: boolean) =>
       admit({ templateId: active.templateId, run: async (tx) => {
-        const again = replay(await tx.messaging.findSend(env, req.idempotencyKey));
-        if (again) return again;
+        if (retry) {
+          const again = replay(await tx.messaging.findSend(env, req.idempotencyKey));
+          if (again) return again;
+        }
         const installations = await recipients(tx.messaging, env, req.recipient);
         const now = clock.now();
         const nowMs = now.getTime();
         const windowMs = nowMs - (nowMs % MINUTE);
         if (!(await tx.messaging.takeRate(active.templateId, windowMs, d.rateLimitPerMinute)))
           throw MessagingErrors.rateLimited(Math.max(1, Math.ceil((windowMs + MINUTE - nowMs) / 1000)));
-        const credentialed = new Set((await tx.messaging.credentialApps(env)).map((c) => `${c.appId}:${c.provider}`));
         const sendId = newId();
         const at = now.toISOString();
         const diagnostics: Diagnostic[] = [];
@@ -194,8 +196,8 @@ export function createSendService(deps: { store: Stores & TxRunner<Stores>; cloc
         return { replayed: false, response };
       } });
     try {
-      const out = await attempt().catch((e: unknown) => {
-        if (e instanceof IdempotencyRace) return attempt();
+      const out = await attempt(false).catch((e: unknown) => {
+        if (e instanceof IdempotencyRace) return attempt(true);
         throw e;
       });
       count(out.replayed ? 'replayed' : out.response.accepted ? 'admitted' : 'nothing_to_deliver');

@@ -64,9 +64,12 @@ const SQL = {
       recipient_type, recipient_value, response, created_at, created_ms)
     VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?) ON CONFLICT (environment_id, idempotency_key) DO NOTHING`,
   sendCount: `SELECT COUNT(*) AS n FROM push_sends WHERE template_id = ?`,
-  profileByExternal: `SELECT id FROM profiles WHERE environment_id = ? AND external_id = ?`,
-  profile: `SELECT id FROM profiles WHERE environment_id = ? AND id = ?`,
-  ofProfile: `SELECT ${INSTALLATION} FROM installations i JOIN apps a ON a.id = i.app_id WHERE i.environment_id = ? AND i.profile_id = ? ORDER BY i.created_at, i.id LIMIT 1000`,
+  // The profile and its installations in one statement: no row means no profile; one row with a
+  // NULL installation id means a profile without installations.
+  profileInstallations: (by: 'external_id' | 'id') => `SELECT ${INSTALLATION} FROM profiles p
+      LEFT JOIN installations i ON i.environment_id = p.environment_id AND i.profile_id = p.id
+      LEFT JOIN apps a ON a.id = i.app_id
+     WHERE p.environment_id = ? AND p.${by} = ? ORDER BY i.created_at, i.id LIMIT 1000`,
   installation: `SELECT ${INSTALLATION} FROM installations i JOIN apps a ON a.id = i.app_id WHERE i.environment_id = ? AND i.id = ?`,
   upsertCredential: `INSERT INTO push_credentials (app_id, environment_id, provider, info, sealed, updated_at) VALUES (?, ?, ?, ?, ?, ?)
     ON CONFLICT (app_id, provider) DO UPDATE SET info = excluded.info, sealed = excluded.sealed, updated_at = excluded.updated_at`,
@@ -98,6 +101,8 @@ const SQL = {
 /** Templates, provider credentials, sends and the delivery outbox (migration 0008). */
 export function createMessagingStore(db: Sql) {
   const claim = SQL.claim(db.dialect === 'postgres');
+  const byExternalId = SQL.profileInstallations('external_id');
+  const byProfileId = SQL.profileInstallations('id');
   return {
     async insertTemplate(id: string, environmentId: string, key: string, at: string): Promise<boolean> {
       return (await db.run(SQL.insertTemplate, [id, environmentId, key, at, at])) === 1;
@@ -164,14 +169,10 @@ export function createMessagingStore(db: Sql) {
     async sendCount(templateId: string): Promise<number> {
       return Number((await db.get<{ n: number }>(SQL.sendCount, [templateId]))?.n ?? 0);
     },
-    async profileByExternalId(environmentId: string, externalId: string): Promise<string | undefined> {
-      return (await db.get<{ id: string }>(SQL.profileByExternal, [environmentId, externalId]))?.id;
-    },
-    async profile(environmentId: string, id: string): Promise<string | undefined> {
-      return (await db.get<{ id: string }>(SQL.profile, [environmentId, id]))?.id;
-    },
-    installationsOfProfile(environmentId: string, profileId: string): Promise<RecipientInstallation[]> {
-      return db.all<RecipientInstallation>(SQL.ofProfile, [environmentId, profileId]);
+    /** The installations of the profile with this external id (or id), oldest first; undefined when there is no such profile. */
+    async profileInstallations(environmentId: string, by: 'externalId' | 'id', value: string): Promise<RecipientInstallation[] | undefined> {
+      const rows = await db.all<RecipientInstallation>(by === 'externalId' ? byExternalId : byProfileId, [environmentId, value]);
+      return rows.length === 0 ? undefined : rows.filter((r) => r.id !== null);
     },
     installation(environmentId: string, id: string): Promise<RecipientInstallation | undefined> {
       return db.get<RecipientInstallation>(SQL.installation, [environmentId, id]);

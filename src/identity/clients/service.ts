@@ -10,6 +10,7 @@ import { checkClientInput, checkClientPatch } from './schemas';
 import { validInput } from '../../platform/http/schema';
 import type { ClientChange, ClientRow, ClientStore } from './store';
 import { onUnique } from '../../platform/store/sql';
+import { SYSTEM_ACTOR, type AuditActor, type AuditTx } from '../audit';
 
 /** A client with its lists parsed: what the protocol code works with. */
 export interface Client extends Omit<ClientRow, 'redirectUris' | 'scopes' | 'webOrigins'> {
@@ -53,7 +54,21 @@ export interface ClientIssuance {
   clientSecret: string | null;
 }
 
-type Stores = { clients: ClientStore } & ResourceTx;
+/** Refused on a client that bootstrap configuration owns (`engage apply` passes allowManaged). */
+export interface ManagedOption {
+  allowManaged?: boolean;
+}
+
+/** What an audit event says of a client: its settings, never its secret. */
+function auditDetails(input: ClientInput): Record<string, unknown> {
+  return {
+    displayName: input.displayName, applicationType: input.applicationType, tokenEndpointAuthMethod: input.tokenEndpointAuthMethod,
+    consentPolicy: input.consentPolicy, redirectUris: input.redirectUris, scopes: input.scopes, defaultResource: input.defaultResource ?? null,
+    nativeAuthenticationEnabled: input.nativeAuthenticationEnabled ?? false,
+  };
+}
+
+type Stores = { clients: ClientStore } & ResourceTx & AuditTx;
 
 
 /** The origin of each http(s) redirect URI (private-use schemes have none). */
@@ -103,23 +118,47 @@ function checkWebOrigins(webOrigins: string[] | null | undefined): void {
 
 const originList = (webOrigins: string[] | null | undefined) => (webOrigins === null || webOrigins === undefined ? null : JSON.stringify([...new Set(webOrigins)]));
 
+/** The stored columns of a client's settings (creation and replacement alike). */
+function settingsOf(input: ClientInput) {
+  return {
+    displayName: input.displayName,
+    applicationType: input.applicationType,
+    tokenEndpointAuthMethod: input.tokenEndpointAuthMethod,
+    consentPolicy: input.consentPolicy,
+    redirectUris: JSON.stringify([...new Set(input.redirectUris)]),
+    scopes: JSON.stringify([...new Set(input.scopes)]),
+    defaultResource: input.defaultResource ?? null,
+    nativeAuthenticationEnabled: input.nativeAuthenticationEnabled ?? false,
+    webOrigins: originList(input.webOrigins),
+  };
+}
+
 export function createClientService(deps: { store: Stores & TxRunner<Stores>; catalog: () => number; clock: Clock; resources: ResourceService }) {
   const { store, clock } = deps;
   const found = new CatalogCache<Client>(deps.catalog);
   const tenantOrigins = new CatalogCache<ReadonlySet<string>>(deps.catalog);
 
   /** Changes one existing client; every change moves catalog_version, so every process sees it on its next request. */
-  async function change(tenantId: string, clientId: string, patch: ClientChange): Promise<ClientView> {
+  async function change(
+    tenantId: string, clientId: string, patch: ClientChange, actor: AuditActor, details: Record<string, unknown>, opts: ManagedOption = {}, defaultResource: string | null = null,
+  ): Promise<ClientView> {
     return store.tx(async (tx) => {
-      assertThat(await tx.clients.find(tenantId, clientId), ClientErrors.unknown(clientId));
+      const current = await tx.clients.find(tenantId, clientId);
+      assertThat(current, ClientErrors.unknown(clientId));
+      assertThat(opts.allowManaged || !current.configurationManaged, ClientErrors.configurationManaged(clientId));
+      if (defaultResource) {
+        const r = await deps.resources.findByUriIn(tx, tenantId, defaultResource);
+        assertThat(r && r.status === 'ACTIVE', ClientErrors.unknownResource(defaultResource));
+      }
       await tx.clients.update(tenantId, clientId, { ...patch, updatedAt: clock.now().toISOString() });
+      await tx.audit.record(actor, { at: clock.now(), tenantId, action: 'client.updated', targetType: 'client', targetId: clientId, details });
       return toClientView((await tx.clients.find(tenantId, clientId))!);
     });
   }
 
   return {
     /** Registers a client; a confidential client's secret is returned here and never again. */
-    async create(tenantId: string, input: ClientInput): Promise<ClientIssuance> {
+    async create(tenantId: string, input: ClientInput, actor: AuditActor = SYSTEM_ACTOR): Promise<ClientIssuance> {
       validInput(checkClientInput, input, ClientErrors.invalid);
       checkWebOrigins(input.webOrigins);
       const secret = input.tokenEndpointAuthMethod === 'CLIENT_SECRET_BASIC' ? newSecret() : null;
@@ -133,21 +172,50 @@ export function createClientService(deps: { store: Stores & TxRunner<Stores>; ca
         await tx.clients.insert({
           tenantId,
           clientId: input.clientId,
-          displayName: input.displayName,
-          applicationType: input.applicationType,
-          tokenEndpointAuthMethod: input.tokenEndpointAuthMethod,
-          consentPolicy: input.consentPolicy,
-          redirectUris: JSON.stringify([...new Set(input.redirectUris)]),
-          scopes: JSON.stringify([...new Set(input.scopes)]),
-          defaultResource: input.defaultResource ?? null,
-          nativeAuthenticationEnabled: input.nativeAuthenticationEnabled ?? false,
-          webOrigins: originList(input.webOrigins),
+          ...settingsOf(input),
           secretDigest: secret && digest(secret),
           createdAt: now,
           updatedAt: now,
         }).catch(onUnique(() => ClientErrors.conflict(`client ${input.clientId} exists`)));
+        await tx.audit.record(actor, { at: clock.now(), tenantId, action: 'client.created', targetType: 'client', targetId: input.clientId, details: auditDetails(input) });
       });
       return { clientId: input.clientId, clientSecret: secret };
+    },
+
+    /**
+     * PUT /tenants/{tenantId}/clients/{clientId} (spec 03): the same body as creation replaces
+     * every setting. The secret is kept, as Keycloak and Auth0 keep it on update, so the answer's
+     * clientSecret is null; a secret is issued (and shown this once) only when a public client
+     * becomes confidential, and dropped when a confidential one becomes public
+     * (docs/decisions.md "Management API").
+     */
+    async replace(tenantId: string, clientId: string, input: ClientInput, actor: AuditActor, opts: ManagedOption = {}): Promise<ClientIssuance> {
+      validInput(checkClientInput, input, ClientErrors.invalid);
+      assertThat(input.clientId === clientId, ClientErrors.invalid('clientId: must be the client id of the path (a client id cannot change)'));
+      checkWebOrigins(input.webOrigins);
+      const current = await store.clients.find(tenantId, clientId);
+      assertThat(current, ClientErrors.unknown(clientId));
+      const confidential = input.tokenEndpointAuthMethod === 'CLIENT_SECRET_BASIC';
+      const secret = confidential && current.secretDigest === null ? newSecret() : null;
+      await change(
+        tenantId,
+        clientId,
+        {
+          ...settingsOf(input),
+          secretDigest: confidential ? (secret ? digest(secret) : undefined) : null,
+        },
+        actor,
+        auditDetails(input),
+        opts,
+        input.defaultResource ?? null,
+      );
+      return { clientId, clientSecret: secret };
+    },
+
+    /** A page of clients (never their secrets). */
+    async page(tenantId: string, page: number, size: number): Promise<{ items: ClientView[]; hasMore: boolean }> {
+      const rows = await store.clients.listPage(tenantId, page * size, size + 1);
+      return { items: rows.slice(0, size).map(toClientView), hasMore: rows.length > size };
     },
 
     async list(tenantId: string): Promise<ClientView[]> {
@@ -155,18 +223,19 @@ export function createClientService(deps: { store: Stores & TxRunner<Stores>; ca
     },
 
     /** `clients update`: for now the browser origins (null: back to the redirect URIs' origins). */
-    async update(tenantId: string, clientId: string, patch: ClientPatch): Promise<ClientView> {
+    async update(tenantId: string, clientId: string, patch: ClientPatch, actor: AuditActor = SYSTEM_ACTOR): Promise<ClientView> {
       validInput(checkClientPatch, patch, ClientErrors.invalid);
       checkWebOrigins(patch.webOrigins);
-      return change(tenantId, clientId, patch.webOrigins === undefined ? {} : { webOrigins: originList(patch.webOrigins) });
+      const webOrigins = patch.webOrigins === undefined ? {} : { webOrigins: originList(patch.webOrigins) };
+      return change(tenantId, clientId, webOrigins, actor, { webOrigins: patch.webOrigins ?? null });
     },
 
     /**
      * A DISABLED client can't authenticate or start an authorization, and its live access tokens
      * are inactive at introspection and userinfo from the next request (see introspection.ts).
      */
-    async setStatus(tenantId: string, clientId: string, status: ClientRow['status']): Promise<ClientView> {
-      return change(tenantId, clientId, { status });
+    async setStatus(tenantId: string, clientId: string, status: ClientRow['status'], actor: AuditActor = SYSTEM_ACTOR): Promise<ClientView> {
+      return change(tenantId, clientId, { status }, actor, { status });
     },
 
     /**

@@ -7,7 +7,23 @@ export type ClientRow = typeof clients.$inferSelect;
 export type NewClientRow = Omit<ClientRow, 'status' | 'configurationManaged'> & Partial<Pick<ClientRow, 'status' | 'configurationManaged'>>;
 
 /** What `update` may change. */
-export type ClientChange = Partial<Pick<ClientRow, 'webOrigins' | 'status' | 'updatedAt'>>;
+export type ClientChange = Partial<Pick<ClientRow, keyof typeof CHANGE_COLUMNS>>;
+
+/** What `update` may change, with its column. */
+const CHANGE_COLUMNS = {
+  displayName: 'display_name',
+  applicationType: 'application_type',
+  tokenEndpointAuthMethod: 'token_endpoint_auth_method',
+  consentPolicy: 'consent_policy',
+  redirectUris: 'redirect_uris',
+  webOrigins: 'web_origins',
+  scopes: 'scopes',
+  defaultResource: 'default_resource',
+  nativeAuthenticationEnabled: 'native_authentication_enabled',
+  secretDigest: 'secret_digest',
+  status: 'status',
+  updatedAt: 'updated_at',
+} as const;
 
 const COLUMNS = `tenant_id AS "tenantId", client_id AS "clientId", display_name AS "displayName", application_type AS "applicationType",
   token_endpoint_auth_method AS "tokenEndpointAuthMethod", consent_policy AS "consentPolicy", redirect_uris AS "redirectUris",
@@ -24,10 +40,11 @@ const SQL = {
     VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`,
   find: `SELECT ${COLUMNS} FROM clients WHERE tenant_id = ? AND client_id = ?`,
   list: `SELECT ${COLUMNS} FROM clients WHERE tenant_id = ? ORDER BY created_at, client_id`,
+  listPage: `SELECT ${COLUMNS} FROM clients WHERE tenant_id = ? ORDER BY created_at, client_id LIMIT ? OFFSET ?`,
 } as const;
 
 /** Which columns `update` writes, by field. */
-const update = updateStatement<keyof ClientChange>('clients', { webOrigins: 'web_origins', status: 'status', updatedAt: 'updated_at' }, 'tenant_id = ? AND client_id = ?');
+const update = updateStatement('clients', CHANGE_COLUMNS, 'tenant_id = ? AND client_id = ?');
 
 export function createClientStore(db: Sql) {
   return {
@@ -44,6 +61,9 @@ export function createClientStore(db: Sql) {
     },
     async list(tenantId: string): Promise<ClientRow[]> {
       return (await db.all<Raw>(SQL.list, [tenantId])).map(fromRaw);
+    },
+    async listPage(tenantId: string, offset: number, limit: number): Promise<ClientRow[]> {
+      return (await db.all<Raw>(SQL.listPage, [tenantId, limit, offset])).map(fromRaw);
     },
     async update(tenantId: string, clientId: string, change: ClientChange): Promise<void> {
       const u = update(change);

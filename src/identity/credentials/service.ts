@@ -8,6 +8,7 @@ import { validInput } from '../../platform/http/schema';
 import { CredentialErrors } from '../resources/errors';
 import type { ResourceService, ResourceTx } from '../resources/service';
 import type { CredentialStore, CredentialWithResource } from './store';
+import { SYSTEM_ACTOR, type AuditActor, type AuditTx } from '../audit';
 
 /** Credential list entry of spec 03 (never the secret). */
 export interface CredentialView {
@@ -29,7 +30,7 @@ export interface ResourceServer {
   audience: string;
 }
 
-type Stores = { credentials: CredentialStore } & ResourceTx;
+type Stores = { credentials: CredentialStore } & ResourceTx & AuditTx;
 
 /** Compared against when the credential id is unknown, so both paths do the same work. */
 const NO_DIGEST = digest('no such credential');
@@ -38,7 +39,7 @@ export function createCredentialService(deps: { store: Stores & TxRunner<Stores>
   const { store, clock } = deps;
   const found = new CatalogCache<CredentialWithResource>(deps.catalog);
   return {
-    async issue(tenantId: string, resourceUri: string): Promise<CredentialIssuance> {
+    async issue(tenantId: string, resourceUri: string, actor: AuditActor = SYSTEM_ACTOR): Promise<CredentialIssuance> {
       validInput(checkCredentialIssue, { resourceUri }, CredentialErrors.invalid);
       const id = newId();
       const secret = newSecret();
@@ -47,6 +48,7 @@ export function createCredentialService(deps: { store: Stores & TxRunner<Stores>
         const r = await deps.resources.findByUriIn(tx, tenantId, resourceUri);
         assertThat(r, CredentialErrors.invalid(`resource ${resourceUri} is not registered`));
         await tx.credentials.insert({ id, tenantId, resourceId: r.id, secretDigest, createdAt: clock.now().toISOString() });
+        await tx.audit.record(actor, { at: clock.now(), tenantId, action: 'credential.issued', targetType: 'credential', targetId: id, details: { resourceUri } });
       });
       return { credentialId: id, credentialSecret: secret };
     },
@@ -55,10 +57,24 @@ export function createCredentialService(deps: { store: Stores & TxRunner<Stores>
       return (await store.credentials.list(tenantId)).map((c) => ({ credentialId: c.id, resourceUri: c.resourceUri, status: c.status, createdAt: c.createdAt }));
     },
 
-    async revoke(tenantId: string, credentialId: string): Promise<void> {
+    /** A page of credentials (never their secrets). */
+    async page(tenantId: string, page: number, size: number): Promise<{ items: CredentialView[]; hasMore: boolean }> {
+      const rows = await store.credentials.listPage(tenantId, page * size, size + 1);
+      return { items: rows.slice(0, size).map((c) => ({ credentialId: c.id, resourceUri: c.resourceUri, status: c.status, createdAt: c.createdAt })), hasMore: rows.length > size };
+    },
+
+    /**
+     * Revocation, which DELETE /credentials/{credentialId} and `credentials delete` also are: the
+     * credential stops authenticating at once and stays listed as REVOKED, so the audit trail
+     * and the list keep naming it (docs/decisions.md "Management API").
+     */
+    async revoke(tenantId: string, credentialId: string, actor: AuditActor = SYSTEM_ACTOR): Promise<void> {
       await store.tx(async (tx) => {
         // The revoke is conditional (ACTIVE only): when it changes nothing, read why.
-        if ((await tx.credentials.revoke(tenantId, credentialId, clock.now().toISOString())) === 1) return;
+        if ((await tx.credentials.revoke(tenantId, credentialId, clock.now().toISOString())) === 1) {
+          await tx.audit.record(actor, { at: clock.now(), tenantId, action: 'credential.revoked', targetType: 'credential', targetId: credentialId, details: {} });
+          return;
+        }
         const c = await tx.credentials.find(tenantId, credentialId);
         assertThat(c, CredentialErrors.transition(`no credential ${credentialId} in this tenant`));
         throw CredentialErrors.transition(`credential ${credentialId} is already ${c.status}`);

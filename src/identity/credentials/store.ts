@@ -1,7 +1,8 @@
 import type { resourceCredentials } from '../../db/schema';
 import type { Sql } from '../../platform/store/sql';
 
-export type CredentialRow = typeof resourceCredentials.$inferSelect;
+/** configuration_managed (migration 0012) is read by operators/store.ts only, for now. */
+export type CredentialRow = Omit<typeof resourceCredentials.$inferSelect, 'configurationManaged'>;
 export type NewCredentialRow = Omit<CredentialRow, 'status' | 'revokedAt'> & Partial<Pick<CredentialRow, 'status' | 'revokedAt'>>;
 
 /** A credential with what introspection needs of its resource, in one lookup. */
@@ -26,6 +27,8 @@ const SQL = {
     WHERE c.tenant_id = ? AND c.id = ?`,
   list: `SELECT ${COLUMNS}, r.uri AS "resourceUri" FROM resource_credentials c JOIN resources r ON r.id = c.resource_id
     WHERE c.tenant_id = ? ORDER BY c.created_at, c.id`,
+  listPage: `SELECT ${COLUMNS}, r.uri AS "resourceUri" FROM resource_credentials c JOIN resources r ON r.id = c.resource_id
+    WHERE c.tenant_id = ? ORDER BY c.created_at, c.id LIMIT ? OFFSET ?`,
   find: `SELECT ${COLUMNS} FROM resource_credentials c WHERE c.tenant_id = ? AND c.id = ?`,
   revoke: `UPDATE resource_credentials SET status = 'REVOKED', revoked_at = ? WHERE tenant_id = ? AND id = ? AND status = 'ACTIVE'`,
 } as const;
@@ -41,6 +44,9 @@ export function createCredentialStore(db: Sql) {
     },
     list(tenantId: string): Promise<(CredentialRow & { resourceUri: string })[]> {
       return db.all<CredentialRow & { resourceUri: string }>(SQL.list, [tenantId]);
+    },
+    listPage(tenantId: string, offset: number, limit: number): Promise<(CredentialRow & { resourceUri: string })[]> {
+      return db.all<CredentialRow & { resourceUri: string }>(SQL.listPage, [tenantId, limit, offset]);
     },
     find(tenantId: string, id: string): Promise<CredentialRow | undefined> {
       return db.get<CredentialRow>(SQL.find, [tenantId, id]);

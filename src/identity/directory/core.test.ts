@@ -37,7 +37,7 @@ describe('the permission core', () => {
     expect(again).toMatchObject({ roleId: first.roleId, createdPermissions: [ADMIN_PERMISSIONS.read], addedPermissions: [ADMIN_PERMISSIONS.read], assigned: false });
     expect(await h.services.directory.hasPermission(tenantId, subject, ADMIN_PERMISSIONS.read)).toBe(true);
 
-    const actions = (await events()).map((e) => e.action).sort();
+    const actions = (await events()).map((e) => e.action).filter((a) => a.startsWith('directory.')).sort();
     expect(actions).toEqual(
       [
         'directory.permission.created', 'directory.permission.created', 'directory.permission.created',
@@ -108,10 +108,10 @@ describe('the audit store', () => {
       for (let i = 0; i < 5; i++) await tx.audit.record(cliActor(), { tenantId: null, action: 'tenant.created', targetType: 'tenant', targetId: `t${i}`, details: { i }, at: at(String(i)) });
       await tx.audit.record({ subject: 'someone', clientId: 'cli' }, { tenantId: otherTenantId, action: 'user.deleted', targetType: 'user', targetId: 'u1', at: at('5') });
     });
-    const all = await h.services.store.audit.list({ action: 'tenant.created', page: 0, size: 2 });
+    const all = await h.services.store.audit.list({ action: 'tenant.created', actorSubject: cliActor().subject, page: 0, size: 2 });
     expect(all).toMatchObject({ page: 0, size: 2, hasMore: true });
     expect(all.items.map((e) => e.targetId)).toEqual(['t4', 't3']);
-    const last = await h.services.store.audit.list({ action: 'tenant.created', page: 2, size: 2 });
+    const last = await h.services.store.audit.list({ action: 'tenant.created', actorSubject: cliActor().subject, page: 2, size: 2 });
     expect([last.items.map((e) => e.targetId), last.hasMore]).toEqual([['t0'], false]);
     expect(last.items[0]).toMatchObject({ tenantId: null, actorSubject: expect.stringMatching(/^os:/), actorClientId: null, details: { i: 0 }, createdAt: '2026-02-01T00:00:00.000Z' });
     const window = await h.services.store.audit.list({ from: at('1').toISOString(), to: at('3').toISOString(), page: 0, size: 50 });

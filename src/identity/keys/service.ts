@@ -8,6 +8,7 @@ import { assertThat } from '../../platform/http/errors';
 import type { TxRunner } from '../../platform/store/store';
 import { keyTransitionInvalid } from './errors';
 import type { KeyStore, SigningKeyRow } from './store';
+import { SYSTEM_ACTOR, type AuditActor, type AuditTx } from '../audit';
 
 export interface KeyView {
   keyId: string;
@@ -44,9 +45,9 @@ export interface SigningKey {
   key: KeyObject;
 }
 
-type Stores = { keys: KeyStore };
+type Stores = { keys: KeyStore } & AuditTx;
 /** The stores a transaction that adds keys must carry (tenant creation). */
-export type KeyTx = Stores;
+export type KeyTx = { keys: KeyStore };
 
 /** States published in JWKS (spec: STAGED, ACTIVE and RETIRING). */
 const PUBLISHED = ['STAGED', 'ACTIVE', 'RETIRING'] as const;
@@ -84,7 +85,10 @@ export function createKeyService(deps: {
     return { kid: g.kid, publicJwk: g.publicJwk, privateSealed: sealer.seal(g.pkcs8, `signing-key:${g.kid}`) };
   }
 
-  async function insert(tx: Stores, tenantId: string, k: SealedKey, state: 'STAGED' | 'ACTIVE'): Promise<void> {
+  const audit = (tx: Stores, actor: AuditActor, tenantId: string, action: string, kid: string) =>
+    tx.audit.record(actor, { at: clock.now(), tenantId, action: `signing_key.${action}`, targetType: 'signing_key', targetId: kid, details: {} });
+
+  async function insert(tx: KeyTx, tenantId: string, k: SealedKey, state: 'STAGED' | 'ACTIVE'): Promise<void> {
     const now = clock.now().toISOString();
     await tx.keys.insert({
       kid: k.kid,
@@ -101,7 +105,7 @@ export function createKeyService(deps: {
    * Moves the current ACTIVE key (if any) to RETIRING and `kid` to ACTIVE. The caller holds the
    * tenant's key lock (`keys.lockTenant`), so the ACTIVE key read here is still the ACTIVE key.
    */
-  async function promote(tx: Stores, tenantId: string, kid: string): Promise<void> {
+  async function promote(tx: KeyTx, tenantId: string, kid: string): Promise<void> {
     const now = clock.now();
     const current = await tx.keys.active(tenantId);
     if (current && current.kid !== kid) {
@@ -111,7 +115,7 @@ export function createKeyService(deps: {
   }
 
   /** The tenant's key `kid`, read under the tenant's key lock (a transition decides on its state). */
-  async function lockedKey(tx: Stores, tenantId: string, kid: string): Promise<SigningKeyRow> {
+  async function lockedKey(tx: KeyTx, tenantId: string, kid: string): Promise<SigningKeyRow> {
     await tx.keys.lockTenant(tenantId);
     const k = await tx.keys.find(tenantId, kid);
     assertThat(k, keyTransitionInvalid(`no key ${kid} in this tenant`));
@@ -146,24 +150,34 @@ export function createKeyService(deps: {
     generate,
     seal,
     /** Used by tenant creation: the first key is ACTIVE at once, inside the tenant's transaction. */
-    insertActive: (tx: Stores, tenantId: string, k: SealedKey) => insert(tx, tenantId, k, 'ACTIVE'),
+    insertActive: (tx: KeyTx, tenantId: string, k: SealedKey) => insert(tx, tenantId, k, 'ACTIVE'),
 
     async list(tenantId: string): Promise<KeyView[]> {
       await this.sweep();
       return (await store.keys.listForTenant(tenantId)).map(toKeyView);
     },
 
-    async stage(tenantId: string): Promise<KeyView> {
+    /** A page of keys, newest first as the store lists them. */
+    async page(tenantId: string, page: number, size: number): Promise<{ items: KeyView[]; hasMore: boolean }> {
+      const all = await this.list(tenantId);
+      return { items: all.slice(page * size, page * size + size), hasMore: all.length > page * size + size };
+    },
+
+    async stage(tenantId: string, actor: AuditActor = SYSTEM_ACTOR): Promise<KeyView> {
       const k = seal(await generate());
-      await store.tx((tx) => insert(tx, tenantId, k, 'STAGED'));
+      await store.tx(async (tx) => {
+        await insert(tx, tenantId, k, 'STAGED');
+        await audit(tx, actor, tenantId, 'staged', k.kid);
+      });
       return toKeyView((await store.keys.find(tenantId, k.kid))!);
     },
 
-    async activate(tenantId: string, kid: string): Promise<void> {
+    async activate(tenantId: string, kid: string, actor: AuditActor = SYSTEM_ACTOR): Promise<void> {
       await store.tx(async (tx) => {
         const k = await lockedKey(tx, tenantId, kid);
         assertThat(k.state === 'STAGED', keyTransitionInvalid(`key ${kid} is ${k.state}; only a STAGED key can be activated`));
         await promote(tx, tenantId, kid);
+        await audit(tx, actor, tenantId, 'activated', kid);
       });
     },
 
@@ -172,33 +186,36 @@ export function createKeyService(deps: {
      * ACTIVE key cannot be retired (nothing would sign) until another is activated; a
      * RETIRING key is RETIRED at once, ending the validity of what it signed.
      */
-    async retire(tenantId: string, kid: string): Promise<void> {
+    async retire(tenantId: string, kid: string, actor: AuditActor = SYSTEM_ACTOR): Promise<void> {
       await store.tx(async (tx) => {
         const k = await lockedKey(tx, tenantId, kid);
         assertThat(k.state === 'STAGED' || k.state === 'RETIRING', keyTransitionInvalid(
           k.state === 'ACTIVE' ? `key ${kid} is ACTIVE; activate or rotate to another key first` : `key ${kid} is already ${k.state}`,
         ));
         await tx.keys.setState(kid, { state: 'RETIRED', retiredAt: clock.now().toISOString() });
+        await audit(tx, actor, tenantId, 'retired', kid);
       });
     },
 
     /** Revocation (compromise): immediate and final; never the ACTIVE key (rotate first). */
-    async revoke(tenantId: string, kid: string): Promise<void> {
+    async revoke(tenantId: string, kid: string, actor: AuditActor = SYSTEM_ACTOR): Promise<void> {
       await store.tx(async (tx) => {
         const k = await lockedKey(tx, tenantId, kid);
         assertThat(k.state !== 'ACTIVE', keyTransitionInvalid(`key ${kid} is ACTIVE; rotate before revoking it`));
         assertThat(k.state !== 'REVOKED', keyTransitionInvalid(`key ${kid} is already REVOKED`));
         await tx.keys.setState(kid, { state: 'REVOKED', retiredAt: k.retiredAt ?? clock.now().toISOString() });
+        await audit(tx, actor, tenantId, 'revoked', kid);
       });
     },
 
     /** Stages a new key, makes it ACTIVE and moves the previous ACTIVE key to RETIRING. */
-    async rotate(tenantId: string): Promise<KeyView[]> {
+    async rotate(tenantId: string, actor: AuditActor = SYSTEM_ACTOR): Promise<KeyView[]> {
       const k = seal(await generate());
       await store.tx(async (tx) => {
         await tx.keys.lockTenant(tenantId);
         await insert(tx, tenantId, k, 'STAGED');
         await promote(tx, tenantId, k.kid);
+        await audit(tx, actor, tenantId, 'rotated', k.kid);
       });
       return this.list(tenantId);
     },

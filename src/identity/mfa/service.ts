@@ -6,9 +6,10 @@ import { MfaErrors } from './errors';
 import type { SecondFactors } from './port';
 import { newRecoveryCode, normalizeRecoveryCode, recoveryDigester, RECOVERY_CODE_COUNT } from './recovery-codes';
 import type { MfaStore } from './store';
+import type { AuditActor, AuditTx } from '../audit';
 import { matchStep, newTotpSecret, otpauthUri } from './totp';
 
-type Stores = { mfa: MfaStore };
+type Stores = { mfa: MfaStore } & AuditTx;
 
 /** What an operator may see of a user's second factor: never a secret (`engage users mfa show`). */
 export interface MfaStatus {
@@ -131,10 +132,13 @@ export function createMfaService(deps: { store: Stores & TxRunner<Stores>; clock
     },
 
     /** Removes the authenticator and the recovery codes (the caller has checked the user's proof). */
-    async remove(tenantId: string, userId: string): Promise<boolean> {
+    /** Removes the factor; `actor` when an operator does it (`users mfa reset`): audited. The user's own removal is not a management mutation. */
+    async remove(tenantId: string, userId: string, actor?: AuditActor): Promise<boolean> {
       return store.tx(async (tx) => {
         await tx.mfa.deleteRecoveryCodes(tenantId, userId);
-        return tx.mfa.deleteTotp(tenantId, userId);
+        const removed = await tx.mfa.deleteTotp(tenantId, userId);
+        if (actor) await tx.audit.record(actor, { at: clock.now(), tenantId, action: 'user.mfa_reset', targetType: 'user', targetId: userId, details: { removed } });
+        return removed;
       });
     },
   };

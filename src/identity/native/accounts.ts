@@ -49,13 +49,13 @@ export function createAccounts(deps: NativeDeps, interactions: Interactions, cha
      * POST /registration/request. A free address gets a code; a taken one gets a notice to its
      * owner instead ("someone tried to register"), and the caller the same 202 either way.
      */
-    async registrationRequest(tenant: ResolvedTenant, input: { interactionId: string; email: string }): Promise<Timers> {
+    async registrationRequest(tenant: ResolvedTenant, input: { interactionId: string; email: string; ip: string }): Promise<Timers> {
       assertSelfService(tenant);
       const it = await load(tenant, input.interactionId);
       const email = normalizeEmail(input.email);
       const taken = !!(await users.findByEmail(tenant.tenant.id, email));
       return challenges.issue(tenant, {
-        interactionDigest: it.digest, purpose: 'registration', email, userId: null,
+        interactionDigest: it.digest, purpose: 'registration', email, userId: null, ip: input.ip,
         delivery: taken ? { kind: 'notice', mail: 'registration-taken' } : { kind: 'code', mail: 'registration-code' },
       });
     },
@@ -92,13 +92,13 @@ export function createAccounts(deps: NativeDeps, interactions: Interactions, cha
     },
 
     /** POST /password/recovery/request: a code to an ACTIVE account's address; the same 202 for any other. */
-    async recoveryRequest(tenant: ResolvedTenant, input: { interactionId: string; email: string }): Promise<Timers> {
+    async recoveryRequest(tenant: ResolvedTenant, input: { interactionId: string; email: string; ip: string }): Promise<Timers> {
       const it = await load(tenant, input.interactionId);
       const email = normalizeEmail(input.email);
       const user = await users.findByEmail(tenant.tenant.id, email);
       const eligible = !!user && user.status === 'ACTIVE';
       return challenges.issue(tenant, {
-        interactionDigest: it.digest, purpose: 'recovery', email, userId: eligible ? user.id : null,
+        interactionDigest: it.digest, purpose: 'recovery', email, userId: eligible ? user.id : null, ip: input.ip,
         delivery: eligible ? { kind: 'code', mail: 'recovery-code' } : { kind: 'none' },
       });
     },

@@ -37,11 +37,15 @@ export function createChallenges(deps: NativeDeps) {
      */
     async issue(
       tenant: ResolvedTenant,
-      input: { interactionDigest: string; purpose: ChallengePurpose; email: string; userId: string | null; delivery: Delivery },
+      input: { interactionDigest: string; purpose: ChallengePurpose; email: string; userId: string | null; delivery: Delivery; ip: string },
     ): Promise<Timers> {
       // Without SMTP nothing can be proven by mail: 503 for every address alike.
       if (!mail.available) throw nativeFailure('temporarily_unavailable', 'no SMTP server is configured');
       const tenantId = tenant.tenant.id;
+      // Every request counts against the client address, whatever the address asked for: one
+      // client cannot fill many inboxes (docs/decisions.md "Native authentication").
+      const addressWait = await deps.sessions.countMailRequest(tenantId, input.ip);
+      if (addressWait > 0) throw tooManyAttempts(addressWait);
       const id = newId();
       const code = input.delivery.kind === 'code' ? sixDigits() : undefined;
       const t = clock.nowSeconds();

@@ -9,7 +9,7 @@ let f: NativeFixture;
 let smtp: TestSmtp;
 beforeEach(async () => {
   smtp = await startSmtp();
-  h = await createHarness({ smtpUrl: smtp.url, mailFrom: 'auth@engage.test' });
+  h = await createHarness({ smtpUrl: smtp.url, mailFrom: 'auth@engage.test', trustedProxies: 1 });
   f = await createNativeFixture(h);
 });
 afterEach(async () => {
@@ -148,6 +148,29 @@ describe('native email code sign-in', () => {
     const late = await post('/email/verify', { interaction_id: it2.interactionId, email: EMAIL, code: code2 });
     expect(late.status).toBe(401);
     expect(await late.json()).toEqual({ error: 'invalid_code' });
+  });
+});
+
+describe('emailed codes per client address', () => {
+  it('lets one client address ask for 20 codes, then locks it with Retry-After; other addresses and mail already sent are unaffected', async () => {
+    const from = (address: string) => ({ 'x-forwarded-for': address });
+    const it = await openInteraction(h.request, f);
+    for (let i = 0; i < 20; i++) {
+      const res = await nativePost(h.request, f, '/email/request', { interaction_id: it.interactionId, email: `person${i}@example.com` }, from('203.0.113.7'));
+      expect(res.status).toBe(202);
+    }
+    // Registration and recovery requests count against the same address.
+    const reg = await openInteraction(h.request, f);
+    const locked = await nativePost(h.request, f, '/password/recovery/request', { interaction_id: reg.interactionId, email: EMAIL }, from('203.0.113.7'));
+    expect(locked.status).toBe(429);
+    expect(await locked.json()).toEqual({ error: 'too_many_attempts' });
+    expect(Number(locked.headers.get('retry-after'))).toBe(30);
+    // No challenge was written for the refused request: nothing is mailed to that address.
+    await h.services.mail.sendDue();
+    expect(smtp.to(EMAIL)).toHaveLength(0);
+    const other = await nativePost(h.request, f, '/password/recovery/request', { interaction_id: reg.interactionId, email: EMAIL }, from('203.0.113.8'));
+    expect(other.status).toBe(202);
+    expect(await mailedCode(EMAIL)).toMatch(/^\d{6}$/);
   });
 });
 

@@ -92,7 +92,7 @@ export function mountNativeRoutes(app: Hono<IssuerEnv>, native: NativeService, c
     doc('Email a six-digit sign-in code', EmailRequestForm, TIMERS, { 429: 'too_many_attempts (resend wait)', 503: 'temporarily_unavailable' }),
     handle(async (c) => {
       const f = await readNativeForm(c, check.emailRequest);
-      return c.json(await native.emailRequest(c.get('tenant'), { interactionId: f.interaction_id, email: f.email }), 202);
+      return c.json(await native.emailRequest(c.get('tenant'), { interactionId: f.interaction_id, email: f.email, ip: ip(c) }), 202);
     }),
   ));
 
@@ -118,7 +118,7 @@ export function mountNativeRoutes(app: Hono<IssuerEnv>, native: NativeService, c
     doc('Start a registration: a ten-minute emailed code', EmailRequestForm, TIMERS, { 403: 'registration_closed', 429: 'too_many_attempts (resend wait)', 503: 'temporarily_unavailable' }),
     handle(async (c) => {
       const f = await readNativeForm(c, check.emailRequest);
-      return c.json(await native.registrationRequest(c.get('tenant'), { interactionId: f.interaction_id, email: f.email }), 202);
+      return c.json(await native.registrationRequest(c.get('tenant'), { interactionId: f.interaction_id, email: f.email, ip: ip(c) }), 202);
     }),
   ));
 
@@ -147,7 +147,7 @@ export function mountNativeRoutes(app: Hono<IssuerEnv>, native: NativeService, c
     doc('Start a password recovery: an emailed code (discloses nothing)', EmailRequestForm, TIMERS, { 429: 'too_many_attempts (resend wait)', 503: 'temporarily_unavailable' }),
     handle(async (c) => {
       const f = await readNativeForm(c, check.emailRequest);
-      return c.json(await native.recoveryRequest(c.get('tenant'), { interactionId: f.interaction_id, email: f.email }), 202);
+      return c.json(await native.recoveryRequest(c.get('tenant'), { interactionId: f.interaction_id, email: f.email, ip: ip(c) }), 202);
     }),
   ));
 

@@ -55,14 +55,14 @@ export function createNativeService(deps: NativeDeps) {
     },
 
     /** POST /email/request: a code to an ACTIVE account's address; the same 202 for any other address. */
-    async emailRequest(tenant: ResolvedTenant, input: { interactionId: string; email: string }): Promise<Timers> {
+    async emailRequest(tenant: ResolvedTenant, input: { interactionId: string; email: string; ip: string }): Promise<Timers> {
       const it = await interactions.load(tenant, input.interactionId);
       await interactions.claim(tenant, it, 'email');
       const email = normalizeEmail(input.email);
       const user = await users.findByEmail(tenant.tenant.id, email);
       const eligible = !!user && user.status === 'ACTIVE';
       return challenges.issue(tenant, {
-        interactionDigest: it.digest, purpose: 'signin', email, userId: eligible ? user.id : null,
+        interactionDigest: it.digest, purpose: 'signin', email, userId: eligible ? user.id : null, ip: input.ip,
         delivery: eligible ? { kind: 'code', mail: 'email-code' } : { kind: 'none' },
       });
     },

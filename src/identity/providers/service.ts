@@ -10,8 +10,9 @@ import { normalizeEmail, type UserService, type UserTx } from '../users/service'
 import { ProviderErrors } from './errors';
 import type { ProviderRow, ProviderStore } from './store';
 import { createUpstreamKeys, type Fetch } from './upstream-keys';
+import { SYSTEM_ACTOR, type AuditActor, type AuditTx } from '../audit';
 
-type Stores = { providers: ProviderStore } & UserTx;
+type Stores = { providers: ProviderStore } & UserTx & AuditTx;
 
 export interface ProviderView {
   name: string;
@@ -79,7 +80,7 @@ export function createProviderService(deps: { store: Stores & TxRunner<Stores>; 
   }
 
   return {
-    async add(tenantId: string, input: { name: string; issuer: string; audiences: string[] }): Promise<ProviderView> {
+    async add(tenantId: string, input: { name: string; issuer: string; audiences: string[] }, actor: AuditActor = SYSTEM_ACTOR): Promise<ProviderView> {
       assertThat(typeof input.name === 'string' && NAME.test(input.name), ProviderErrors.invalid('name must be 1-63 lower-case letters, digits, - or _'));
       assertThat(typeof input.issuer === 'string' && upstream.allowedUrl(input.issuer) && !new URL(input.issuer).search && !new URL(input.issuer).hash,
         ProviderErrors.invalid('issuer must be an https URL without query or fragment'));
@@ -90,6 +91,7 @@ export function createProviderService(deps: { store: Stores & TxRunner<Stores>; 
       await store.tx(async (tx) => {
         assertThat(!(await tx.providers.findByName(tenantId, input.name)), ProviderErrors.conflict(input.name));
         await tx.providers.insert(row).catch(onUnique(() => ProviderErrors.conflict(input.name)));
+        await tx.audit.record(actor, { at: clock.now(), tenantId, action: 'provider.added', targetType: 'provider', targetId: input.name, details: { issuer: input.issuer, audiences } });
       });
       return view(row);
     },
@@ -99,9 +101,13 @@ export function createProviderService(deps: { store: Stores & TxRunner<Stores>; 
     },
 
     /** Links stay (they are keyed by issuer): adding the provider back restores them. */
-    async remove(tenantId: string, name: string): Promise<void> {
+    async remove(tenantId: string, name: string, actor: AuditActor = SYSTEM_ACTOR): Promise<void> {
       const p = await store.providers.findByName(tenantId, name);
-      const removed = await store.tx((tx) => tx.providers.remove(tenantId, name));
+      const removed = await store.tx(async (tx) => {
+        const done = await tx.providers.remove(tenantId, name);
+        if (done) await tx.audit.record(actor, { at: clock.now(), tenantId, action: 'provider.removed', targetType: 'provider', targetId: name, details: {} });
+        return done;
+      });
       assertThat(removed, ProviderErrors.unknown(name));
       if (p) upstream.forget(p.issuer);
     },

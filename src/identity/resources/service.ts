@@ -8,6 +8,7 @@ import { checkResourceInput } from './schemas';
 import { validInput } from '../../platform/http/schema';
 import type { ResourceRow, ResourceStore } from './store';
 import { onUnique } from '../../platform/store/sql';
+import { SYSTEM_ACTOR, type AuditActor, type AuditTx } from '../audit';
 
 /** The Resource object of spec 03. */
 export interface ResourceView {
@@ -21,9 +22,9 @@ export interface Resource extends Omit<ResourceRow, 'scopes'> {
   scopes: string[];
 }
 
-type Stores = { resources: ResourceStore };
+type Stores = { resources: ResourceStore } & AuditTx;
 /** The stores a transaction that reads resources must carry. */
-export type ResourceTx = Stores;
+export type ResourceTx = { resources: ResourceStore };
 
 /** RFC 8707 §2: an absolute URI without a fragment. */
 export function isResourceUri(s: string): boolean {
@@ -46,7 +47,7 @@ export function toResourceView(r: ResourceRow): ResourceView {
 export function createResourceService(deps: { store: Stores & TxRunner<Stores>; clock: Clock }) {
   const { store, clock } = deps;
   return {
-    async create(tenantId: string, input: { uri: string; audience: string; scopes: string[] }): Promise<ResourceView> {
+    async create(tenantId: string, input: { uri: string; audience: string; scopes: string[] }, actor: AuditActor = SYSTEM_ACTOR): Promise<ResourceView> {
       validInput(checkResourceInput, input, ResourceErrors.invalid);
       assertThat(isResourceUri(input.uri), ResourceErrors.invalid('uri: must be an absolute URI without a fragment'));
       const scopes = [...new Set(input.scopes)];
@@ -58,8 +59,46 @@ export function createResourceService(deps: { store: Stores & TxRunner<Stores>; 
         await tx.resources
           .insert({ id, tenantId, uri: input.uri, audience: input.audience, scopes: JSON.stringify(scopes), createdAt: clock.now().toISOString() })
           .catch(onUnique(() => ResourceErrors.conflict(`resource ${input.uri} or audience ${input.audience} exists`)));
+        await tx.audit.record(actor, { at: clock.now(), tenantId, action: 'resource.created', targetType: 'resource', targetId: input.uri, details: { audience: input.audience, scopes } });
       });
       return toResourceView((await store.resources.findByUri(tenantId, input.uri))!);
+    },
+
+    /** A page of resources. */
+    async page(tenantId: string, page: number, size: number): Promise<{ items: ResourceView[]; hasMore: boolean }> {
+      const rows = await store.resources.listPage(tenantId, page * size, size + 1);
+      return { items: rows.slice(0, size).map(toResourceView), hasMore: rows.length > size };
+    },
+
+    /**
+     * `resources update` (CLI): a new audience and scope list for the resource named by its URI.
+     * Tokens already issued keep the audience they carry; clients' registered scopes are theirs.
+     */
+    async update(tenantId: string, uri: string, input: { audience: string; scopes: string[] }, actor: AuditActor): Promise<ResourceView> {
+      validInput(checkResourceInput, { uri, ...input }, ResourceErrors.invalid);
+      const scopes = [...new Set(input.scopes)];
+      await store.tx(async (tx) => {
+        const r = await tx.resources.findByUri(tenantId, uri);
+        assertThat(r, ResourceErrors.unknown(uri));
+        const other = await tx.resources.findByAudience(tenantId, input.audience);
+        assertThat(!other || other.id === r.id, ResourceErrors.conflict(`audience ${input.audience} is in use`));
+        await tx.resources
+          .update(tenantId, r.id, { audience: input.audience, scopes: JSON.stringify(scopes) })
+          .catch(onUnique(() => ResourceErrors.conflict(`audience ${input.audience} is in use`)));
+        await tx.audit.record(actor, { at: clock.now(), tenantId, action: 'resource.updated', targetType: 'resource', targetId: uri, details: { audience: input.audience, scopes } });
+      });
+      return toResourceView((await store.resources.findByUri(tenantId, uri))!);
+    },
+
+    /** `resources disable|enable`: a DISABLED resource cannot be requested and its credentials stop authenticating. */
+    async setStatus(tenantId: string, uri: string, status: ResourceRow['status'], actor: AuditActor): Promise<ResourceView> {
+      await store.tx(async (tx) => {
+        const r = await tx.resources.findByUri(tenantId, uri);
+        assertThat(r, ResourceErrors.unknown(uri));
+        await tx.resources.update(tenantId, r.id, { status });
+        await tx.audit.record(actor, { at: clock.now(), tenantId, action: 'resource.updated', targetType: 'resource', targetId: uri, details: { status } });
+      });
+      return toResourceView((await store.resources.findByUri(tenantId, uri))!);
     },
 
     async list(tenantId: string): Promise<ResourceView[]> {

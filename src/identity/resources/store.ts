@@ -1,7 +1,8 @@
 import type { resources } from '../../db/schema';
-import type { Sql } from '../../platform/store/sql';
+import { updateStatement, type Sql } from '../../platform/store/sql';
 
-export type ResourceRow = typeof resources.$inferSelect;
+/** configuration_managed (migration 0012) is read by operators/store.ts only, for now. */
+export type ResourceRow = Omit<typeof resources.$inferSelect, 'configurationManaged'>;
 export type NewResourceRow = Omit<ResourceRow, 'status'> & Partial<Pick<ResourceRow, 'status'>>;
 
 const COLUMNS = `id, tenant_id AS "tenantId", uri, audience, scopes, status, created_at AS "createdAt"`;
@@ -12,7 +13,13 @@ const SQL = {
   byAudience: `SELECT ${COLUMNS} FROM resources WHERE tenant_id = ? AND audience = ?`,
   byId: `SELECT ${COLUMNS} FROM resources WHERE tenant_id = ? AND id = ?`,
   list: `SELECT ${COLUMNS} FROM resources WHERE tenant_id = ? ORDER BY created_at, uri`,
+  listPage: `SELECT ${COLUMNS} FROM resources WHERE tenant_id = ? ORDER BY created_at, uri LIMIT ? OFFSET ?`,
 } as const;
+
+/** What `update` may change, with its column (the URI is the resource's name and stays). */
+const CHANGE_COLUMNS = { audience: 'audience', scopes: 'scopes', status: 'status' } as const;
+const update = updateStatement('resources', CHANGE_COLUMNS, 'tenant_id = ? AND id = ?');
+export type ResourceChange = Partial<Pick<ResourceRow, keyof typeof CHANGE_COLUMNS>>;
 
 export function createResourceStore(db: Sql) {
   return {
@@ -30,6 +37,13 @@ export function createResourceStore(db: Sql) {
     },
     list(tenantId: string): Promise<ResourceRow[]> {
       return db.all<ResourceRow>(SQL.list, [tenantId]);
+    },
+    listPage(tenantId: string, offset: number, limit: number): Promise<ResourceRow[]> {
+      return db.all<ResourceRow>(SQL.listPage, [tenantId, limit, offset]);
+    },
+    async update(tenantId: string, id: string, change: ResourceChange): Promise<void> {
+      const u = update(change);
+      if (u) await db.run(u.text, [...u.values, tenantId, id]);
     },
   };
 }

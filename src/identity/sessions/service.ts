@@ -191,6 +191,22 @@ export function createSessionService(deps: { store: Stores & TxRunner<Stores>; c
     },
 
     /**
+     * Counts a request for an emailed code from client address `ip` (spec 02 limits the resend
+     * per address and purpose; this bounds how many inboxes one client can fill): the wait in
+     * seconds when the address is locked (nothing counted), else 0 after counting it.
+     */
+    async countMailRequest(tenantId: string, ip: string): Promise<number> {
+      const t = now();
+      const key = throttleKey(tenantId, 'mail', ip);
+      return store.tx(async (tx) => {
+        const row = await tx.sessions.lockThrottle(key);
+        const wait = lockRemaining(row, t);
+        if (wait === 0) await tx.sessions.saveThrottle(afterFailure(row, key, 'mail', t));
+        return wait;
+      });
+    },
+
+    /**
      * The attempt's password was right: the email counter is cleared and the address gets its
      * attempt back (and its lock as it was, unless a later failure has set another), since the
      * address counter only counts failures.

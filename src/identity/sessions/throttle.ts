@@ -13,6 +13,8 @@ export const THROTTLE = {
   emailFreeFailures: 5,
   /** Failures allowed per client address before the first lock. */
   ipFreeFailures: 20,
+  /** Emailed codes (native sign-in, registration, recovery) a client address may ask for before the first lock. */
+  mailFreeRequests: 20,
   /** First lock; doubles with each further failure. */
   baseLockSeconds: 30,
   maxLockSeconds: 15 * 60,
@@ -20,7 +22,8 @@ export const THROTTLE = {
   windowSeconds: 15 * 60,
 } as const;
 
-export type ThrottleKind = 'email' | 'ip';
+/** `mail` counts the emailed codes a client address asks for: every request, not only failures. */
+export type ThrottleKind = 'email' | 'ip' | 'mail';
 
 /** Keys are digests: the table holds no email addresses or IP addresses in clear. */
 export function throttleKey(tenantId: string, kind: ThrottleKind, value: string): string {
@@ -36,7 +39,7 @@ export function lockRemaining(row: ThrottleRow | undefined, now: number): number
 export function afterFailure(row: ThrottleRow | undefined, key: string, kind: ThrottleKind, now: number): ThrottleRow {
   const stale = !row || (row.lastFailureAt + THROTTLE.windowSeconds <= now && row.lockedUntil <= now);
   const failures = stale ? 1 : row.failures + 1;
-  const free = kind === 'email' ? THROTTLE.emailFreeFailures : THROTTLE.ipFreeFailures;
+  const free = kind === 'email' ? THROTTLE.emailFreeFailures : kind === 'ip' ? THROTTLE.ipFreeFailures : THROTTLE.mailFreeRequests;
   const over = failures - free;
   const lock = over >= 0 ? Math.min(THROTTLE.baseLockSeconds * 2 ** over, THROTTLE.maxLockSeconds) : 0;
   return { key, failures, lastFailureAt: now, lockedUntil: lock ? now + lock : 0 };

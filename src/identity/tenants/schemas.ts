@@ -9,6 +9,14 @@ export const Slug = () => T.String({ pattern: '^[a-z0-9](?:[a-z0-9-]{0,61}[a-z0-
 export const TenantCreate = Strict({ slug: Slug(), registrationMode: T.Optional(Enum(REGISTRATION_MODES)) });
 export const checkTenantCreate = checker(TenantCreate);
 
+/** Spec 03 tenant update body: slug, issuer (the managed issuer, or a host-only custom one) and registrationMode, all replaced. */
+export const TenantUpdate = Strict({
+  slug: Slug(),
+  issuer: T.String({ format: 'uri', maxLength: 2048, description: 'the managed issuer, or a host-only custom issuer such as https://id.example.com' }),
+  registrationMode: Enum(REGISTRATION_MODES),
+});
+export const checkTenantUpdate = checker(TenantUpdate);
+
 /** Spec 03 Tenant. */
 export const Tenant = T.Object({
   id: T.String({ format: 'uuid' }),

@@ -5,10 +5,11 @@ import { assertThat } from '../../platform/http/errors';
 import type { TxRunner } from '../../platform/store/store';
 import type { KeyService, KeyTx } from '../keys/service';
 import { TenantErrors } from './errors';
-import { checkTenantCreate } from './schemas';
+import { checkTenantCreate, checkTenantUpdate } from './schemas';
 import { validInput } from '../../platform/http/schema';
 import type { TenantRow, TenantStore } from './store';
 import { onUnique } from '../../platform/store/sql';
+import { SYSTEM_ACTOR, type AuditActor, type AuditTx } from '../audit';
 
 export type RegistrationMode = TenantRow['registrationMode'];
 
@@ -38,7 +39,7 @@ export const SLUG = /^[a-z0-9](?:[a-z0-9-]{0,61}[a-z0-9])?$/;
 export const CONTROL_SLUG = 'control';
 const MANAGED_PREFIX = '/t/';
 
-type Stores = { tenants: TenantStore } & KeyTx;
+type Stores = { tenants: TenantStore } & KeyTx & AuditTx;
 
 export function createTenantService(deps: {
   store: Stores & TxRunner<Stores>;
@@ -47,6 +48,8 @@ export function createTenantService(deps: {
   clock: Clock;
   keys: KeyService;
   publicUrl: string;
+  /** Creates the control tenant's system objects (operators/control.ts); run by every `ensureControl`. */
+  initControl?: (control: TenantView) => Promise<void>;
 }) {
   const { store, clock, keys } = deps;
   const routes = new CatalogCache<ResolvedTenant>(deps.catalog);
@@ -74,7 +77,7 @@ export function createTenantService(deps: {
     };
   }
 
-  async function create(input: { slug: string; registrationMode?: string; isControl?: boolean }): Promise<TenantView> {
+  async function create(input: { slug: string; registrationMode?: string; isControl?: boolean }, actor: AuditActor = SYSTEM_ACTOR): Promise<TenantView> {
     const valid = validInput(checkTenantCreate, { slug: input.slug, registrationMode: input.registrationMode }, TenantErrors.invalid);
     const slug = valid.slug;
     const mode: RegistrationMode = valid.registrationMode ?? 'CONTROLLED';
@@ -97,8 +100,42 @@ export function createTenantService(deps: {
         updatedAt: now,
       }).catch(onUnique(() => TenantErrors.conflict(input.isControl ? 'the control tenant exists' : `slug ${slug} is taken`)));
       await keys.insertActive(tx, id, sealed);
+      await tx.audit.record(actor, { at: clock.now(), tenantId: id, action: 'tenant.created', targetType: 'tenant', targetId: id, details: { slug, registrationMode: mode } });
     });
     return view((await store.tenants.findById(id))!);
+  }
+
+  /** A host-only custom issuer (`https://id.example.com`) normalised, with its host; null clears it. */
+  function parseCustomIssuer(issuer: string | null): { issuer: string | null; host: string | null } {
+    if (issuer === null) return { issuer: null, host: null };
+    const u = URL.parse(issuer);
+    assertThat(u, TenantErrors.invalid('issuer must be an absolute URL'));
+    assertThat(
+      (u.protocol === 'https:' || u.protocol === 'http:') && (u.pathname === '/' || u.pathname === '') && !u.search && !u.hash && !u.username,
+      TenantErrors.invalid('a custom issuer is host-only: scheme and host, no path, query or fragment'),
+    );
+    const host = u.host.toLowerCase();
+    return { issuer: `${u.protocol}//${host}`, host };
+  }
+
+  /** In the caller's transaction: the custom issuer may change (not the control tenant's; a host serves one tenant). */
+  async function checkIssuerChange(tx: Stores, t: TenantRow, issuer: string | null, host: string | null): Promise<void> {
+    assertThat(!t.isControl, TenantErrors.issuerLocked('the control issuer cannot change'));
+    const other = host ? await tx.tenants.findByCustomHost(host) : undefined;
+    assertThat(!other || other.id === t.id, TenantErrors.issuerLocked(`issuer ${issuer} is in use`));
+  }
+
+  async function findOrCreateControl(): Promise<TenantView> {
+    const existing = await store.tenants.findControl();
+    if (existing) return view(existing);
+    try {
+      return await create({ slug: CONTROL_SLUG, isControl: true });
+    } catch (e) {
+      // Another process initialised concurrently.
+      const now = await store.tenants.findControl();
+      if (now) return view(now);
+      throw e;
+    }
   }
 
   return {
@@ -109,16 +146,10 @@ export function createTenantService(deps: {
 
     /** Creates the control tenant on first start; idempotent. */
     async ensureControl(): Promise<TenantView> {
-      const existing = await store.tenants.findControl();
-      if (existing) return view(existing);
-      try {
-        return await create({ slug: CONTROL_SLUG, isControl: true });
-      } catch (e) {
-        // Another process initialised concurrently.
-        const now = await store.tenants.findControl();
-        if (now) return view(now);
-        throw e;
-      }
+      const control = await findOrCreateControl();
+      // Also for databases made before the system objects existed (idempotent).
+      await deps.initControl?.(control);
+      return control;
     },
 
     control(): Promise<TenantRow | undefined> {
@@ -136,6 +167,21 @@ export function createTenantService(deps: {
       const items: TenantView[] = [];
       for (const t of await store.tenants.list(page * size, size)) items.push(await view(t));
       return { items, total: await store.tenants.total() };
+    },
+
+    /** A page of tenants (the management API's envelope: size + 1 rows read, no count). */
+    async page(page: number, size: number): Promise<{ items: TenantView[]; hasMore: boolean }> {
+      const rows = await store.tenants.list(page * size, size + 1);
+      const items: TenantView[] = [];
+      for (const t of rows.slice(0, size)) items.push(await view(t));
+      return { items, hasMore: rows.length > size };
+    },
+
+    /** By id only (the management API addresses tenants by id). */
+    async byId(tenantId: string): Promise<TenantRow> {
+      const t = await store.tenants.findById(tenantId);
+      assertThat(t, TenantErrors.unknown(tenantId));
+      return t;
     },
 
     /**
@@ -168,39 +214,79 @@ export function createTenantService(deps: {
     },
 
     /** Sets or clears a host-only custom issuer (`https://id.example.com`). */
-    async setCustomIssuer(ref: string, issuer: string | null): Promise<TenantView> {
+    async setCustomIssuer(ref: string, issuer: string | null, actor: AuditActor = SYSTEM_ACTOR): Promise<TenantView> {
       const t = await this.get(ref);
-      let host: string | null = null;
-      if (issuer !== null) {
-        let u: URL;
-        try {
-          u = new URL(issuer);
-        } catch {
-          throw TenantErrors.invalid('issuer must be an absolute URL');
-        }
-        assertThat(
-          (u.protocol === 'https:' || u.protocol === 'http:') && (u.pathname === '/' || u.pathname === '') && !u.search && !u.hash && !u.username,
-          TenantErrors.invalid('a custom issuer is host-only: scheme and host, no path, query or fragment'),
-        );
-        host = u.host.toLowerCase();
-        issuer = `${u.protocol}//${host}`;
-      }
+      const parsed = parseCustomIssuer(issuer);
       await store.tx(async (tx) => {
-        assertThat(!t.isControl, TenantErrors.issuerLocked('the control issuer cannot change'));
+        await checkIssuerChange(tx, t, parsed.issuer, parsed.host);
         // custom_host is unique: a concurrent claim of the same host fails its update.
-        const other = host ? await tx.tenants.findByCustomHost(host) : undefined;
-        assertThat(!other || other.id === t.id, TenantErrors.issuerLocked(`issuer ${issuer} is in use`));
         await tx.tenants
-          .update(t.id, { customIssuer: issuer, customHost: host, updatedAt: clock.now().toISOString() })
-          .catch(onUnique(() => TenantErrors.issuerLocked(`issuer ${issuer} is in use`)));
+          .update(t.id, { customIssuer: parsed.issuer, customHost: parsed.host, updatedAt: clock.now().toISOString() })
+          .catch(onUnique(() => TenantErrors.issuerLocked(`issuer ${parsed.issuer} is in use`)));
+        await tx.audit.record(actor, { at: clock.now(), tenantId: t.id, action: 'tenant.updated', targetType: 'tenant', targetId: t.id, details: { issuer: parsed.issuer ?? managedIssuer(t) } });
       });
       return view((await store.tenants.findById(t.id))!);
     },
 
-    async setStatus(ref: string, status: TenantRow['status']): Promise<TenantView> {
+    /**
+     * PUT /tenants/{tenantId} (spec 03): replaces slug, issuer and registrationMode. The lock
+     * fields decide: a configurationManaged tenant is refused whole (bootstrap owns it), a
+     * changed slug needs slugLocked false, a changed issuer issuerLocked false. The issuer is the
+     * exposed one: the managed issuer (no custom domain) or a host-only custom issuer. A renamed
+     * tenant keeps its managed issuer (its path embeds the slug it was created with), so tokens
+     * and relying parties keep working; the old slug stays reserved by that path
+     * (docs/decisions.md "Management API").
+     */
+    async update(
+      tenantId: string,
+      input: { slug: string; issuer: string; registrationMode: RegistrationMode },
+      actor: AuditActor,
+      opts: { allowManaged?: boolean } = {},
+    ): Promise<TenantView> {
+      const valid = validInput(checkTenantUpdate, input, TenantErrors.invalid);
+      const t = await store.tenants.findById(tenantId);
+      assertThat(t, TenantErrors.unknown(tenantId));
+      const custom = valid.issuer.replace(/\/+$/, '') === managedIssuer(t) ? { issuer: null, host: null } : parseCustomIssuer(valid.issuer);
+      await store.tx(async (tx) => {
+        const current = await tx.tenants.findById(t.id);
+        assertThat(current, TenantErrors.unknown(tenantId));
+        assertThat(opts.allowManaged || !current.configurationManaged, TenantErrors.configurationManaged());
+        const changes: Record<string, unknown> = {};
+        if (valid.slug !== current.slug) {
+          assertThat(!current.isControl, TenantErrors.slugLocked('the control tenant\'s slug names the control issuer'));
+          const other = await tx.tenants.findBySlug(valid.slug);
+          assertThat(!other, TenantErrors.conflict(`slug ${valid.slug} is taken`));
+          const path = await tx.tenants.findByManagedPath(MANAGED_PREFIX + valid.slug);
+          assertThat(!path || path.id === current.id, TenantErrors.conflict(`issuer path for ${valid.slug} is reserved`));
+          changes.slug = valid.slug;
+        }
+        if (custom.issuer !== current.customIssuer) {
+          await checkIssuerChange(tx, current, custom.issuer, custom.host);
+          changes.issuer = custom.issuer ?? managedIssuer(current);
+        }
+        if (valid.registrationMode !== current.registrationMode) changes.registrationMode = valid.registrationMode;
+        if (Object.keys(changes).length === 0) return;
+        await tx.tenants
+          .update(current.id, {
+            slug: valid.slug,
+            customIssuer: custom.issuer,
+            customHost: custom.host,
+            registrationMode: valid.registrationMode,
+            updatedAt: clock.now().toISOString(),
+          })
+          .catch(onUnique(() => TenantErrors.conflict(`slug ${valid.slug} or issuer ${valid.issuer} is in use`)));
+        await tx.audit.record(actor, { at: clock.now(), tenantId: current.id, action: 'tenant.updated', targetType: 'tenant', targetId: current.id, details: changes });
+      });
+      return view((await store.tenants.findById(t.id))!);
+    },
+
+    async setStatus(ref: string, status: TenantRow['status'], actor: AuditActor = SYSTEM_ACTOR): Promise<TenantView> {
       const t = await this.get(ref);
       assertThat(!(t.isControl && status === 'DISABLED'), TenantErrors.invalid('the control tenant cannot be disabled'));
-      await store.tx((tx) => tx.tenants.update(t.id, { status, updatedAt: clock.now().toISOString() }));
+      await store.tx(async (tx) => {
+        await tx.tenants.update(t.id, { status, updatedAt: clock.now().toISOString() });
+        await tx.audit.record(actor, { at: clock.now(), tenantId: t.id, action: 'tenant.updated', targetType: 'tenant', targetId: t.id, details: { status } });
+      });
       return view((await store.tenants.findById(t.id))!);
     },
   };

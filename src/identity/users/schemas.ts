@@ -1,4 +1,4 @@
-import { Strict, T, checker } from '../../platform/http/schema';
+import { Enum, Strict, T, checker } from '../../platform/http/schema';
 
 export const Email = () => T.String({ pattern: '^\\s*[^\\s@]{1,64}@[^\\s@]{1,255}\\s*$', description: 'an email address' });
 
@@ -9,3 +9,21 @@ export const UserCreate = Strict({
   password: T.Optional(T.String()),
 });
 export const checkUserCreate = checker(UserCreate);
+
+/** Spec 03 user update body: email, emailVerified and status, all replaced. */
+export const UserUpdate = Strict({
+  email: Email(),
+  emailVerified: T.Boolean(),
+  status: Enum(['ACTIVE', 'DISABLED'] as const),
+});
+export const checkUserUpdate = checker(UserUpdate);
+
+/** Spec 03 User. */
+export const User = T.Object({
+  id: T.String({ format: 'uuid' }),
+  subject: T.String(),
+  email: T.String(),
+  emailVerified: T.Boolean(),
+  status: Enum(['ACTIVE', 'DISABLED'] as const),
+  createdAt: T.String({ format: 'date-time' }),
+});

@@ -4,10 +4,12 @@ import { assertThat } from '../../platform/http/errors';
 import { ARGON2ID, loadArgon2, type Argon2Options } from '../../platform/native';
 import type { TxRunner, TxScope } from '../../platform/store/store';
 import { UserErrors } from './errors';
-import { checkUserCreate } from './schemas';
+import { checkUserCreate, checkUserUpdate } from './schemas';
 import { validInput } from '../../platform/http/schema';
 import type { UserRow, UserStore } from './store';
 import { onUnique, UniqueViolation } from '../../platform/store/sql';
+import { SYSTEM_ACTOR, type AuditActor, type AuditTx } from '../audit';
+import { verifyImportedHash } from '../transfer/hashes';
 
 /** The User object of spec 03. */
 export interface UserView {
@@ -22,11 +24,10 @@ export interface UserView {
 /** OWASP Password Storage Cheat Sheet: argon2id, m=19 MiB, t=2, p=1. */
 export const PASSWORD_HASH_OPTIONS: Argon2Options = { algorithm: ARGON2ID, memoryCost: 19456, timeCost: 2, parallelism: 1 };
 
-
-type Stores = { users: UserStore };
+type Stores = { users: UserStore } & AuditTx;
 
 /** A transaction's stores, for contexts that create users or change passwords in their own transaction. */
-export type UserTx = Stores;
+export type UserTx = { users: UserStore };
 
 export function toUserView(u: UserRow): UserView {
   return { id: u.id, subject: u.subject, email: u.email, emailVerified: u.emailVerified, status: u.status, createdAt: u.createdAt };
@@ -43,16 +44,40 @@ export function checkPasswordPolicy(password: string): string | undefined {
   return undefined;
 }
 
-export function createUserService(deps: { store: Stores & TxRunner<Stores>; clock: Clock }) {
+export function createUserService<S extends Stores>(deps: {
+  store: S & TxRunner<S>;
+  clock: Clock;
+  /** Called inside the deletion's transaction (services.ts wires the OAuth grants and browser sessions). */
+  endAccess?: (tx: S, tenantId: string, userId: string) => Promise<void>;
+}) {
   const { store, clock } = deps;
+  const found = async (tx: Stores, tenantId: string, userId: string): Promise<UserRow> => {
+    const u = await tx.users.findById(tenantId, userId);
+    assertThat(u, UserErrors.unknown(userId));
+    return u;
+  };
   let dummyHash: Promise<string> | undefined;
   const hashPassword = (password: string) => loadArgon2().hash(password, PASSWORD_HASH_OPTIONS);
+
+  /**
+   * The re-hash hook of imported accounts (issue 12): a hash brought by an import (bcrypt,
+   * PBKDF2, Firebase scrypt…) is verified once, at the first sign-in with the right password,
+   * and replaced then with argon2id, hashed before the transaction; the next sign-in uses that.
+   */
+  async function verifyImportedPassword(user: UserRow, password: string): Promise<UserRow | undefined> {
+    const imported = user.importedPasswordHash!;
+    if (!(await verifyImportedHash(imported, password)) || user.status !== 'ACTIVE') return undefined;
+    const passwordHash = await hashPassword(password);
+    const now = clock.now().toISOString();
+    await store.tx((tx) => tx.users.replaceImportedHash(user.tenantId, user.id, imported, passwordHash, now));
+    return user;
+  }
 
   return {
     hashPassword,
 
     /** Creates a user; the password is hashed before the transaction, never inside. */
-    async create(tenantId: string, input: { email: string; emailVerified?: boolean; password?: string }): Promise<UserView> {
+    async create(tenantId: string, input: { email: string; emailVerified?: boolean; password?: string }, actor: AuditActor = SYSTEM_ACTOR): Promise<UserView> {
       validInput(checkUserCreate, input, UserErrors.invalid);
       const email = normalizeEmail(input.email);
       let passwordHash: string | null = null;
@@ -69,8 +94,65 @@ export function createUserService(deps: { store: Stores & TxRunner<Stores>; cloc
         await tx.users
           .insert({ id, tenantId, subject: newId(), email, emailVerified: input.emailVerified ?? false, passwordHash, createdAt: now, updatedAt: now })
           .catch(onUnique(() => UserErrors.conflict(`a user with email ${email} exists`)));
+        await tx.audit.record(actor, { at: clock.now(), tenantId, action: 'user.created', targetType: 'user', targetId: id, details: { email, emailVerified: input.emailVerified ?? false } });
       });
       return toUserView((await store.users.findById(tenantId, id))!);
+    },
+
+    /** GET /tenants/{tenantId}/users/{userId}: unknown_user when not in this tenant. */
+    async get(tenantId: string, userId: string): Promise<UserView> {
+      return toUserView(await found(store, tenantId, userId));
+    },
+
+    /** A page of users, oldest first (size + 1 rows read: hasMore without a count). */
+    async page(tenantId: string, page: number, size: number): Promise<{ items: UserView[]; hasMore: boolean }> {
+      const rows = await store.users.listPage(tenantId, page * size, size + 1);
+      return { items: rows.slice(0, size).map(toUserView), hasMore: rows.length > size };
+    },
+
+    /**
+     * PUT /tenants/{tenantId}/users/{userId} (spec 03): replaces email, emailVerified and status.
+     * A DISABLED user cannot sign in and their live access tokens are inactive from the next
+     * request (the token state moves with the status); nothing is revoked, so enabling the user
+     * again brings back what has not expired, as for clients (docs/decisions.md).
+     */
+    async update(tenantId: string, userId: string, input: { email: string; emailVerified: boolean; status: UserRow['status'] }, actor: AuditActor): Promise<UserView> {
+      validInput(checkUserUpdate, input, UserErrors.invalid);
+      const email = normalizeEmail(input.email);
+      await store.tx(async (tx) => {
+        const u = await found(tx, tenantId, userId);
+        if (email !== u.email) assertThat(!(await tx.users.findByEmail(tenantId, email)), UserErrors.conflict(`a user with email ${email} exists`));
+        const changes: Record<string, unknown> = {};
+        if (email !== u.email) changes.email = email;
+        if (input.emailVerified !== u.emailVerified) changes.emailVerified = input.emailVerified;
+        if (input.status !== u.status) changes.status = input.status;
+        if (Object.keys(changes).length === 0) return;
+        await tx.users
+          .update(tenantId, userId, { email, emailVerified: input.emailVerified, status: input.status, updatedAt: clock.now().toISOString() })
+          .catch(onUnique(() => UserErrors.conflict(`a user with email ${email} exists`)));
+        await tx.audit.record(actor, { at: clock.now(), tenantId, action: 'user.updated', targetType: 'user', targetId: userId, details: changes });
+      });
+      return this.get(tenantId, userId);
+    },
+
+    /** `users disable|enable`: the status alone (the same rules as update). */
+    async setStatus(tenantId: string, userId: string, status: UserRow['status'], actor: AuditActor): Promise<UserView> {
+      const u = await this.get(tenantId, userId);
+      return this.update(tenantId, userId, { email: u.email, emailVerified: u.emailVerified, status }, actor);
+    },
+
+    /**
+     * DELETE /tenants/{tenantId}/users/{userId}: the user is removed, and in the same transaction
+     * everything they hold ends: grants, refresh tokens and codes at every client (their access
+     * tokens turn inactive at once), browser sign-ins; factors and upstream links go with the row.
+     */
+    async delete(tenantId: string, userId: string, actor: AuditActor): Promise<void> {
+      await store.tx(async (tx) => {
+        const u = await found(tx, tenantId, userId);
+        await deps.endAccess?.(tx, tenantId, userId);
+        assertThat((await tx.users.delete(tenantId, userId)) === 1, UserErrors.unknown(userId));
+        await tx.audit.record(actor, { at: clock.now(), tenantId, action: 'user.deleted', targetType: 'user', targetId: userId, details: { subject: u.subject } });
+      });
     },
 
     /**
@@ -103,7 +185,8 @@ export function createUserService(deps: { store: Stores & TxRunner<Stores>; cloc
 
     /** Whether `password` is the user's current one (recovery refuses to "replace" it with itself). */
     async isCurrentPassword(user: UserRow, password: string): Promise<boolean> {
-      return !!user.passwordHash && (await loadArgon2().verify(user.passwordHash, password));
+      if (user.passwordHash) return loadArgon2().verify(user.passwordHash, password);
+      return !!user.importedPasswordHash && (await verifyImportedHash(user.importedPasswordHash, password));
     },
 
     /**
@@ -154,11 +237,12 @@ export function createUserService(deps: { store: Stores & TxRunner<Stores>; cloc
     async verifyPassword(tenantId: string, email: string, password: string): Promise<UserRow | undefined> {
       const user = typeof email === 'string' ? await store.users.findByEmail(tenantId, normalizeEmail(email)) : undefined;
       const argon2 = loadArgon2();
-      if (!user || !user.passwordHash || typeof password !== 'string') {
+      if (!user || !(user.passwordHash || user.importedPasswordHash) || typeof password !== 'string') {
         dummyHash ??= hashPassword(newId());
         await argon2.verify(await dummyHash, typeof password === 'string' ? password : '');
         return undefined;
       }
+      if (!user.passwordHash) return verifyImportedPassword(user, password);
       const ok = await argon2.verify(user.passwordHash, password);
       return ok && user.status === 'ACTIVE' ? user : undefined;
     },

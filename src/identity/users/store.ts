@@ -2,26 +2,42 @@ import type { users } from '../../db/schema';
 import { updateStatement, type Sql } from '../../platform/store/sql';
 
 export type UserRow = typeof users.$inferSelect;
-export type NewUserRow = Omit<UserRow, 'status' | 'emailVerified' | 'passwordHash'> & Partial<Pick<UserRow, 'status' | 'emailVerified' | 'passwordHash'>>;
+type Optional = 'status' | 'emailVerified' | 'passwordHash' | 'importedPasswordHash' | 'importedPasswordFormat';
+export type NewUserRow = Omit<UserRow, Optional> & Partial<Pick<UserRow, Optional>>;
 
 const COLUMNS = `id, tenant_id AS "tenantId", subject, email, email_verified AS "emailVerified", password_hash AS "passwordHash",
-  status, created_at AS "createdAt", updated_at AS "updatedAt"`;
+  status, created_at AS "createdAt", updated_at AS "updatedAt",
+  imported_password_hash AS "importedPasswordHash", imported_password_format AS "importedPasswordFormat"`;
 
 type Raw = Omit<UserRow, 'emailVerified'> & { emailVerified: number };
 
 const fromRaw = (r: Raw): UserRow => ({ ...r, emailVerified: r.emailVerified === 1 });
 
 const SQL = {
-  insert: `INSERT INTO users (id, tenant_id, subject, email, email_verified, password_hash, status, created_at, updated_at)
-    VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)`,
+  insert: `INSERT INTO users (id, tenant_id, subject, email, email_verified, password_hash, status, created_at, updated_at,
+      imported_password_hash, imported_password_format)
+    VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`,
+  // Only while the imported hash is still the one verified: a password set meanwhile stands.
+  rehash: `UPDATE users SET password_hash = ?, imported_password_hash = NULL, imported_password_format = NULL, updated_at = ?
+    WHERE tenant_id = ? AND id = ? AND imported_password_hash = ?`,
   byEmail: `SELECT ${COLUMNS} FROM users WHERE tenant_id = ? AND email = ?`,
   byId: `SELECT ${COLUMNS} FROM users WHERE tenant_id = ? AND id = ?`,
   bySubject: `SELECT ${COLUMNS} FROM users WHERE tenant_id = ? AND subject = ?`,
   list: `SELECT ${COLUMNS} FROM users WHERE tenant_id = ? ORDER BY created_at, email`,
+  listPage: `SELECT ${COLUMNS} FROM users WHERE tenant_id = ? ORDER BY created_at, id LIMIT ? OFFSET ?`,
+  delete: `DELETE FROM users WHERE tenant_id = ? AND id = ?`,
 } as const;
 
 /** What `update` may change, with its column. */
-const CHANGE_COLUMNS = { email: 'email', emailVerified: 'email_verified', passwordHash: 'password_hash', status: 'status', updatedAt: 'updated_at' } as const;
+const CHANGE_COLUMNS = {
+  email: 'email',
+  emailVerified: 'email_verified',
+  passwordHash: 'password_hash',
+  status: 'status',
+  updatedAt: 'updated_at',
+  importedPasswordHash: 'imported_password_hash',
+  importedPasswordFormat: 'imported_password_format',
+} as const;
 const update = updateStatement('users', CHANGE_COLUMNS, 'tenant_id = ? AND id = ?');
 
 export type UserChange = Partial<Pick<UserRow, keyof typeof CHANGE_COLUMNS>>;
@@ -35,6 +51,7 @@ export function createUserStore(db: Sql) {
     async insert(r: NewUserRow): Promise<void> {
       await db.run(SQL.insert, [
         r.id, r.tenantId, r.subject, r.email, r.emailVerified ? 1 : 0, r.passwordHash ?? null, r.status ?? 'ACTIVE', r.createdAt, r.updatedAt,
+        r.importedPasswordHash ?? null, r.importedPasswordFormat ?? null,
       ]);
     },
     /** `email` is already lower-cased by the service. */
@@ -50,9 +67,24 @@ export function createUserStore(db: Sql) {
     async list(tenantId: string): Promise<UserRow[]> {
       return (await db.all<Raw>(SQL.list, [tenantId])).map(fromRaw);
     },
+    async listPage(tenantId: string, offset: number, limit: number): Promise<UserRow[]> {
+      return (await db.all<Raw>(SQL.listPage, [tenantId, limit, offset])).map(fromRaw);
+    },
+    /** Removes the user; their factors, links, grants, codes and consents go with the row (ON DELETE CASCADE). */
+    delete(tenantId: string, id: string): Promise<number> {
+      return db.run(SQL.delete, [tenantId, id]);
+    },
     async update(tenantId: string, id: string, change: UserChange): Promise<void> {
-      const u = update(change);
+      // A password set by any path replaces an imported hash not yet verified (issue 12).
+      const u = update(change.passwordHash !== undefined ? { ...change, importedPasswordHash: null, importedPasswordFormat: null } : change);
       if (u) await db.run(u.text, [...u.values, tenantId, id]);
+    },
+    /**
+     * Replaces a verified imported hash with its argon2id re-hash; false when the imported hash
+     * changed meanwhile (a concurrent sign-in re-hashed it first, or a new password was set).
+     */
+    async replaceImportedHash(tenantId: string, id: string, verified: string, passwordHash: string, now: string): Promise<boolean> {
+      return (await db.run(SQL.rehash, [passwordHash, now, tenantId, id, verified])) === 1;
     },
   };
 }

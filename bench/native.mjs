@@ -1,0 +1,161 @@
+#!/usr/bin/env node
+// Native password sign-in (issue 10) on the built executable, against the argon2 ceiling:
+//  1. ceiling: argon2id verifications per second at the server's parameters (OWASP: m=19 MiB,
+//     t=2, p=1) by @node-rs/argon2 in this process, as many at once as the server's libuv pool
+//     runs (4), on both cores, with the server idle;
+//  2. peak: complete sign-ins per second, closed loop: POST {issuer}/oauth2/native/interactions,
+//     POST …/password (one argon2id verification), POST {issuer}/oauth2/token (the code with
+//     its PKCE verifier), each virtual user over and over;
+//  3. half the peak, open loop (sign-in i is due at start + i/rate): latency percentiles per
+//     step, the non-hashing steps (interactions, token) apart from the password step.
+//
+// Usage: node build.mjs && node bench/native.mjs [--duration 10] [--concurrency 8] [--users 20]
+//          [--database-url postgres://… (an empty database)]
+import { execFileSync, spawn } from 'node:child_process';
+import { createHash, randomBytes } from 'node:crypto';
+import { createRequire } from 'node:module';
+import { existsSync, mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import path from 'node:path';
+import { createInterface } from 'node:readline';
+import { fileURLToPath } from 'node:url';
+import { parseArgs } from 'node:util';
+
+const root = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..');
+const { values: args } = parseArgs({
+  options: {
+    bin: { type: 'string', default: path.join(root, 'dist/engage') },
+    duration: { type: 'string', default: '10' },
+    concurrency: { type: 'string', default: '8' },
+    users: { type: 'string', default: '20' },
+    'database-url': { type: 'string' },
+  },
+});
+const BIN = args.bin;
+if (!existsSync(BIN)) {
+  console.error(`bench/native: ${BIN} is missing; run node build.mjs first`);
+  process.exit(1);
+}
+const duration = Number(args.duration) * 1000;
+const concurrency = Number(args.concurrency);
+const users = Number(args.users);
+const dir = mkdtempSync(path.join(tmpdir(), 'engage-bench-native-'));
+const dataDir = path.join(dir, 'data');
+const PASSWORD = 'correct horse battery staple';
+const CALLBACK = 'com.example.bench:/oauth2/callback';
+const env = { ...process.env, ...(args['database-url'] ? { ENGAGE_DATABASE_URL: args['database-url'] } : {}) };
+const cli = (a, input) => JSON.parse(execFileSync(BIN, [...a, '--data-dir', dataDir, '--json', '--log-level', 'error'], { encoding: 'utf8', env, input }));
+
+// The same parameters as src/identity/users/service.ts PASSWORD_HASH_OPTIONS.
+const ARGON2 = { algorithm: 2, memoryCost: 19456, timeCost: 2, parallelism: 1 };
+const argon2 = createRequire(import.meta.url)('@node-rs/argon2');
+
+async function ceiling() {
+  const hash = await argon2.hash(PASSWORD, ARGON2);
+  let done = 0;
+  const end = Date.now() + duration;
+  const t0 = process.hrtime.bigint();
+  await Promise.all(Array.from({ length: 4 }, async () => {
+    while (Date.now() < end) {
+      if (!(await argon2.verify(hash, PASSWORD))) throw new Error('argon2 ceiling: verification failed');
+      done++;
+    }
+  }));
+  return done / (Number(process.hrtime.bigint() - t0) / 1e9);
+}
+
+function start() {
+  const proc = spawn(BIN, ['serve', '--data-dir', dataDir, '--port', '0', '--log-level', 'info'], { stdio: ['ignore', 'pipe', 'pipe'], env });
+  return new Promise((resolve, reject) => {
+    proc.once('exit', (c) => reject(new Error(`server exited ${c}`)));
+    for (const s of [proc.stdout, proc.stderr])
+      createInterface({ input: s }).on('line', (line) => {
+        try {
+          const rec = JSON.parse(line);
+          if (rec.url) resolve({ proc, url: rec.url });
+        } catch {
+          /* not JSON */
+        }
+      });
+  });
+}
+
+const FORM = { 'content-type': 'application/x-www-form-urlencoded' };
+let issuer = '';
+async function post(route, fields) {
+  const res = await fetch(`${issuer}${route}`, { method: 'POST', headers: FORM, body: new URLSearchParams(fields) });
+  const body = await res.json();
+  if (res.status >= 300) throw new Error(`${route}: ${res.status} ${JSON.stringify(body)}`);
+  return body;
+}
+
+/** One complete sign-in; returns each step's milliseconds. */
+async function signIn(n, since = performance.now()) {
+  const verifier = randomBytes(32).toString('base64url');
+  const t0 = since;
+  const { interactionId } = await post('/oauth2/native/interactions', {
+    client_id: 'app', redirect_uri: CALLBACK, response_type: 'code', scope: 'openid email', state: `s${n}`, nonce: `n${n}`,
+    code_challenge: createHash('sha256').update(verifier).digest('base64url'), code_challenge_method: 'S256',
+  });
+  const t1 = performance.now();
+  const { code } = await post('/oauth2/native/password', { interaction_id: interactionId, email: `user${n % users}@bench.example`, password: PASSWORD });
+  if (!code) throw new Error('password: no code');
+  const t2 = performance.now();
+  const tokens = await post('/oauth2/token', { grant_type: 'authorization_code', code, redirect_uri: CALLBACK, client_id: 'app', code_verifier: verifier });
+  if (!tokens.id_token) throw new Error('token: no ID token');
+  const t3 = performance.now();
+  return [t1 - t0, t2 - t1, t3 - t2];
+}
+
+const pct = (xs, p) => {
+  const s = [...xs].sort((a, b) => a - b);
+  return s.length ? s[Math.min(s.length - 1, Math.floor((p / 100) * s.length))] : NaN;
+};
+
+cli(['tenants', 'create', '--slug', 'bench']);
+cli(['clients', 'create', '--tenant', 'bench', '--client-id', 'app', '--name', 'Bench App', '--type', 'NATIVE', '--auth', 'NONE',
+  '--redirect-uri', CALLBACK, '--scope', 'openid email', '--consent', 'PRE_AUTHORIZED', '--native-auth']);
+for (let u = 0; u < users; u++) cli(['users', 'create', '--tenant', 'bench', '--email', `user${u}@bench.example`, '--verified', '--password-stdin'], PASSWORD);
+
+const { proc, url } = await start();
+issuer = `${url}/t/bench`;
+try {
+  for (let i = 0; i < 20; i++) await signIn(i); // warm-up
+  const verifications = await ceiling();
+
+  let n = 0;
+  const end = Date.now() + duration;
+  const t0 = performance.now();
+  await Promise.all(Array.from({ length: concurrency }, async () => {
+    while (Date.now() < end) {
+      await signIn(n++);
+    }
+  }));
+  const peak = n / ((performance.now() - t0) / 1000);
+
+  // Half the peak, open loop: sign-in i is due at start + i/rate and measured from then.
+  const rate = peak / 2;
+  const steps = [[], [], []];
+  const total = Math.floor((rate * duration) / 1000);
+  const startAt = performance.now() + 100;
+  await Promise.all(Array.from({ length: total }, async (_, i) => {
+    const due = startAt + (i * 1000) / rate;
+    await new Promise((r) => setTimeout(r, Math.max(0, due - performance.now())));
+    const ms = await signIn(i, due);
+    ms.forEach((v, k) => steps[k].push(v));
+  }));
+  const line = (name, xs) => `| ${name} | ${pct(xs, 50).toFixed(1)} | ${pct(xs, 99).toFixed(1)} |`;
+  console.log(`engine: ${args['database-url'] ? 'postgres' : 'sqlite'}; argon2id m=19456 t=2 p=1; ${concurrency} concurrent sign-ins; ${users} users`);
+  console.log(`| figure | value |\n|---|---|`);
+  console.log(`| argon2id verifications/s (ceiling, 4 at once, server idle) | ${verifications.toFixed(1)} |`);
+  console.log(`| native sign-ins/s (interaction + password + token) | ${peak.toFixed(1)} |`);
+  console.log(`| sign-ins / ceiling | ${((peak / verifications) * 100).toFixed(0)}% |`);
+  console.log(`\nAt half the peak (${rate.toFixed(1)} sign-ins/s, open loop, ${total} sign-ins), milliseconds:\n| step | p50 | p99 |\n|---|---|---|`);
+  console.log(line('POST /oauth2/native/interactions (no hashing)', steps[0]));
+  console.log(line('POST /oauth2/native/password (argon2id)', steps[1]));
+  console.log(line('POST /oauth2/token, authorization_code (no hashing)', steps[2]));
+} finally {
+  proc.kill('SIGTERM');
+  await new Promise((r) => proc.once('exit', r));
+  rmSync(dir, { recursive: true, force: true });
+}

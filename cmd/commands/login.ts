@@ -1,0 +1,174 @@
+import { Option, type Command } from 'commander';
+import { action, output, readStdin } from '../cli';
+import { credentialsPath, findSignIn, normaliseUrl, removeSignIn, saveSignIn, withCredentialsLock, type StoredSignIn } from '../../src/cli/credentials-file';
+import {
+  controlIssuerOf,
+  discover,
+  exchangeCode,
+  OAuthClientError,
+  openBrowser,
+  pkcePair,
+  randomState,
+  refresh,
+  revoke,
+  startLoopbackReceiver,
+  subjectOf,
+  type ClientAuth,
+} from '../../src/cli/oauth-client';
+import { CLI_CLIENT_ID, CLI_SCOPES } from '../../src/identity/operators/control';
+
+/** `engage token` refreshes an access token that expires within this many seconds. */
+const REFRESH_MARGIN_S = 60;
+
+const nowS = () => Math.floor(Date.now() / 1000);
+const authOf = (s: Pick<StoredSignIn, 'clientId' | 'clientSecret'>): ClientAuth => ({ clientId: s.clientId, clientSecret: s.clientSecret });
+const summary = (s: StoredSignIn) => ({
+  url: s.url,
+  issuer: s.issuer,
+  clientId: s.clientId,
+  subject: s.subject,
+  scope: s.scope,
+  accessTokenExpiresAt: new Date(s.accessTokenExpiresAt * 1000).toISOString(),
+  credentialsFile: credentialsPath(),
+});
+
+/** Refreshes and stores the sign-in (under the credentials lock). */
+async function refreshed(s: StoredSignIn): Promise<StoredSignIn> {
+  if (!s.refreshToken) throw new Error(`the access token has expired and there is no refresh token: run engage login --url ${s.url}`);
+  let tokens;
+  try {
+    tokens = await refresh(s.tokenEndpoint, authOf(s), s.refreshToken);
+  } catch (e) {
+    if (e instanceof OAuthClientError && e.error === 'invalid_grant') throw new Error(`the sign-in to ${s.url} has ended (${e.message}): run engage login --url ${s.url}`);
+    throw e;
+  }
+  // Refresh tokens rotate at every use (RFC 9700 §4.14.2): store the new one at once.
+  const next: StoredSignIn = {
+    ...s,
+    accessToken: tokens.access_token,
+    accessTokenExpiresAt: nowS() + tokens.expires_in,
+    refreshToken: tokens.refresh_token ?? s.refreshToken,
+    scope: tokens.scope ?? s.scope,
+  };
+  saveSignIn(next);
+  return next;
+}
+
+/**
+ * Operator sign-in for the CLI (issue 11 point 5): these commands talk to a running server over
+ * HTTP, never to the database, so they take no --data-dir.
+ */
+export function registerLogin(program: Command): void {
+  program
+    .command('login')
+    .description('sign in to a server through the browser (OAuth 2.0 code flow with PKCE, loopback redirect) and store the tokens')
+    .requiredOption('--url <url>', "the server's public URL, e.g. https://engage.example.com")
+    .option('--client-id <id>', `client of the control tenant to sign in with (default ${CLI_CLIENT_ID})`)
+    .option('--client-secret-stdin', 'read a confidential client secret from standard input (unattended automation, README)')
+    .option('--scope <scope>', 'space-separated scopes to request (default for engage-cli: openid offline_access and the five identity.admin scopes; required with --client-id)')
+    .option('--port <port>', 'loopback port to listen on (default: an ephemeral port)')
+    .option('--timeout <seconds>', 'how long to wait for the browser sign-in', '300')
+    .option('--no-browser', 'print the URL only; do not try to open a browser')
+    .option('--json', 'print machine-readable JSON')
+    .action(
+      action(async (opts: { url: string; clientId?: string; clientSecretStdin?: boolean; scope?: string; port?: string; timeout: string; browser: boolean; json?: boolean }) => {
+        const url = normaliseUrl(opts.url);
+        const timeoutS = Number(opts.timeout);
+        if (!Number.isInteger(timeoutS) || timeoutS < 1 || timeoutS > 3600) throw new Error('--timeout must be a whole number of seconds from 1 to 3600');
+        const port = opts.port === undefined ? undefined : Number(opts.port);
+        if (port !== undefined && (!Number.isInteger(port) || port < 1 || port > 65535)) throw new Error('--port must be a port number from 1 to 65535');
+        // Another client's registered scopes are unknown here: the operator names what the job needs.
+        if (opts.clientId && opts.clientId !== CLI_CLIENT_ID && !opts.scope) throw new Error('--scope is required with --client-id (the scopes registered for that client, e.g. "openid offline_access identity.admin.read")');
+        const clientSecret = opts.clientSecretStdin ? (await readStdin()).replace(/\r?\n$/, '') : undefined;
+        if (opts.clientSecretStdin && !clientSecret) throw new Error('--client-secret-stdin: standard input was empty');
+        const auth: ClientAuth = { clientId: opts.clientId ?? CLI_CLIENT_ID, clientSecret };
+
+        const issuer = controlIssuerOf(url);
+        const md = await discover(issuer);
+        const { verifier, challenge } = pkcePair();
+        const state = randomState();
+        const receiver = await startLoopbackReceiver({ state, issuer, port, timeoutMs: timeoutS * 1000 });
+        try {
+          const authorize = new URL(md.authorization_endpoint);
+          authorize.search = new URLSearchParams({
+            response_type: 'code',
+            client_id: auth.clientId,
+            redirect_uri: receiver.redirectUri,
+            scope: opts.scope ?? CLI_SCOPES.join(' '),
+            state,
+            code_challenge: challenge,
+            code_challenge_method: 'S256',
+          }).toString();
+          // The URL goes to stderr, so --json leaves stdout one document.
+          process.stderr.write(`Sign in to ${url} in your browser:\n\n  ${authorize.href}\n\n`);
+          if (opts.browser && openBrowser(authorize.href)) process.stderr.write('(a browser was opened; if not, open the URL above)\n');
+          process.stderr.write(`Waiting for the sign-in (up to ${timeoutS} s)...\n`);
+          const code = await receiver.code;
+          const tokens = await exchangeCode(md, auth, code, receiver.redirectUri, verifier);
+          const signIn: StoredSignIn = {
+            url,
+            issuer,
+            clientId: auth.clientId,
+            ...(clientSecret ? { clientSecret } : {}),
+            tokenEndpoint: md.token_endpoint,
+            revocationEndpoint: md.revocation_endpoint,
+            accessToken: tokens.access_token,
+            accessTokenExpiresAt: nowS() + tokens.expires_in,
+            refreshToken: tokens.refresh_token ?? null,
+            scope: tokens.scope ?? '',
+            subject: subjectOf(tokens.id_token),
+          };
+          await withCredentialsLock(async () => saveSignIn(signIn));
+          if (opts.json) output(true, summary(signIn));
+          else process.stdout.write(`Signed in to ${url} as ${signIn.subject ?? 'unknown subject'}; tokens stored in ${credentialsPath()}\n`);
+        } finally {
+          receiver.close();
+        }
+      }),
+    );
+
+  program
+    .command('token')
+    .description('print a fresh access token for scripts (refreshed when it expires within 60 s)')
+    .option('--url <url>', 'the server (default: the only one signed in to, or ENGAGE_URL)')
+    .option('--json', 'print machine-readable JSON')
+    .action(
+      action(async (opts: { url?: string; json?: boolean }) => {
+        let s = findSignIn(opts.url);
+        const expiring = (x: StoredSignIn) => x.accessTokenExpiresAt - nowS() <= REFRESH_MARGIN_S;
+        if (expiring(s)) {
+          s = await withCredentialsLock(async () => {
+            // Another run may have refreshed while this one waited for the lock.
+            const current = findSignIn(s.url);
+            return expiring(current) ? refreshed(current) : current;
+          });
+        }
+        if (opts.json) output(true, { url: s.url, accessToken: s.accessToken, expiresAt: new Date(s.accessTokenExpiresAt * 1000).toISOString(), scope: s.scope });
+        else process.stdout.write(`${s.accessToken}\n`);
+      }),
+    );
+
+  program
+    .command('logout')
+    .description('revoke the stored refresh token (RFC 7009) and delete the stored tokens')
+    .option('--url <url>', 'the server (default: the only one signed in to, or ENGAGE_URL)')
+    .addOption(new Option('--json', 'print machine-readable JSON'))
+    .action(
+      action(async (opts: { url?: string; json?: boolean }) => {
+        const s = findSignIn(opts.url);
+        let failure: string | undefined;
+        try {
+          // A refresh token ends its whole grant, the access tokens too (oauth/revocation.ts).
+          if (s.refreshToken) await revoke(s.revocationEndpoint, authOf(s), s.refreshToken, 'refresh_token');
+          else await revoke(s.revocationEndpoint, authOf(s), s.accessToken, 'access_token');
+        } catch (e) {
+          failure = (e as Error).message;
+        }
+        // The local tokens go either way: a sign-out must not leave them behind.
+        await withCredentialsLock(async () => removeSignIn(s.url));
+        if (failure) throw new Error(`the stored tokens for ${s.url} were deleted, but revoking them failed: ${failure}`);
+        if (opts.json) output(true, { url: s.url, revoked: true });
+        else process.stdout.write(`Signed out of ${s.url}\n`);
+      }),
+    );
+}

@@ -1,0 +1,182 @@
+import type { Context, Hono } from 'hono';
+import { described, type RouteDoc } from '../../platform/http/openapi';
+import { pageQuery, readPage } from '../../platform/http/pagination';
+import { DateTime, T, type TSchema } from '../../platform/http/schema';
+import type { TenantService } from '../tenants/service';
+import type { AdminDeps } from './app';
+import { AdminErrors } from './errors';
+import { actor, jsonBody, uuidParam, type AdminEnv, type AdminGuard } from './guards';
+import {
+  ADMIN_SCOPES, AdminUserCreate, AuditEventPage, Overview, Tenant, TenantCreate, TenantIdParam, TenantPage, TenantUpdate, User, UserIdParam, UserPage, UserUpdate,
+  checkAdminUserCreate,
+} from './schemas';
+import { checker } from '../../platform/http/schema';
+import { parseDateTime } from '../../platform/http/schema';
+
+const check = { tenantCreate: checker(TenantCreate), tenantUpdate: checker(TenantUpdate), userUpdate: checker(UserUpdate) };
+
+/** Errors every management route may answer (spec 03 "Errors"). */
+const COMMON: Record<number, string> = {
+  401: 'invalid_token',
+  403: 'insufficient_scope (WWW-Authenticate names the scope), access_denied',
+  404: 'administration_disabled, unknown_tenant (issuer)',
+};
+
+/** A management route's OpenAPI description. */
+export function adminDoc(summary: string, opts: Omit<RouteDoc, 'summary' | 'tags' | 'security'>): RouteDoc {
+  const errors: Record<number, string> = { ...COMMON };
+  for (const [k, v] of Object.entries(opts.errors ?? {})) errors[Number(k)] = errors[Number(k)] ? `${errors[Number(k)]}, ${v}` : v;
+  return { summary, tags: ['management'], security: ['bearerToken'], ...opts, errors };
+}
+
+export const json = (schema: TSchema, description: string) => ({ description, schema });
+export const PAGED = { query: pageQuery };
+export const TENANT = { tenantId: TenantIdParam };
+
+/** The tenant of the path (400 for a malformed id, 404 unknown_tenant). */
+export async function pathTenant(c: Context<AdminEnv>, deps: Pick<AdminDeps, 'services'>): ReturnType<TenantService['byId']> {
+  return deps.services.tenants.byId(uuidParam(c, 'tenantId'));
+}
+
+/** The page envelope of contracts §1. */
+export function envelope<T>(c: Context, q: { page: number; size: number }, r: { items: T[]; hasMore: boolean }) {
+  return c.json({ items: r.items, page: q.page, size: q.size, hasMore: r.hasMore });
+}
+
+export function mountTenantRoutes(admin: Hono<AdminEnv>, guard: AdminGuard, deps: AdminDeps): void {
+  const { services } = deps;
+  const read = guard(ADMIN_SCOPES.read);
+  const manage = guard(ADMIN_SCOPES.manage);
+  const users = guard(ADMIN_SCOPES.usersManage);
+
+  admin.get('/overview', read, described(
+    adminDoc('Totals of the environment', { responses: { 200: json(Overview, 'the overview') } }),
+    async (c) => c.json({ ...(await services.admin.overview()), activeFederations: deps.activeFederations ? await deps.activeFederations() : 0 }),
+  ));
+
+  admin.get('/tenants', read, described(
+    adminDoc('A page of tenants', { ...PAGED, responses: { 200: json(TenantPage, 'a page of tenants, oldest first') }, errors: { 400: 'invalid_request' } }),
+    async (c) => {
+      const q = readPage(c);
+      return envelope(c, q, await services.tenants.page(q.page, q.size));
+    },
+  ));
+
+  admin.post('/tenants', manage, described(
+    adminDoc('Create a tenant with its managed issuer and first signing key', {
+      body: { schema: TenantCreate }, responses: { 201: json(Tenant, 'the tenant') }, errors: { 400: 'invalid_request', 409: 'tenant_conflict' },
+    }),
+    async (c) => {
+      const body = await jsonBody(c, check.tenantCreate);
+      return c.json(await services.tenants.create(body, actor(c)), 201);
+    },
+  ));
+
+  admin.get('/tenants/:tenantId', read, described(
+    adminDoc('One tenant', { params: TENANT, responses: { 200: json(Tenant, 'the tenant') }, errors: { 400: 'invalid_request' } }),
+    async (c) => c.json(await services.tenants.view(await pathTenant(c, deps))),
+  ));
+
+  admin.put('/tenants/:tenantId', manage, described(
+    adminDoc("Replace a tenant's slug, issuer and registration mode, subject to its locks", {
+      params: TENANT, body: { schema: TenantUpdate }, responses: { 200: json(Tenant, 'the updated tenant') },
+      errors: { 400: 'invalid_request', 409: 'tenant_conflict, tenant_slug_locked, tenant_issuer_locked, configuration_managed' },
+    }),
+    async (c) => {
+      const t = await pathTenant(c, deps);
+      return c.json(await services.tenants.update(t.id, await jsonBody(c, check.tenantUpdate), actor(c)));
+    },
+  ));
+
+  const USER = { ...TENANT, userId: UserIdParam };
+  admin.get('/tenants/:tenantId/users', users, described(
+    adminDoc("A page of the tenant's users", { params: TENANT, ...PAGED, responses: { 200: json(UserPage, 'a page of users, oldest first') }, errors: { 400: 'invalid_request' } }),
+    async (c) => {
+      const t = await pathTenant(c, deps);
+      const q = readPage(c);
+      return envelope(c, q, await services.users.page(t.id, q.page, q.size));
+    },
+  ));
+
+  admin.post('/tenants/:tenantId/users', users, described(
+    adminDoc('Create a user (no password: the user sets one through recovery, or signs in upstream)', {
+      params: TENANT, body: { schema: AdminUserCreate }, responses: { 201: json(User, 'the user') }, errors: { 400: 'invalid_request', 409: 'user_conflict' },
+    }),
+    async (c) => {
+      const t = await pathTenant(c, deps);
+      return c.json(await services.users.create(t.id, await jsonBody(c, checkAdminUserCreate), actor(c)), 201);
+    },
+  ));
+
+  admin.get('/tenants/:tenantId/users/:userId', users, described(
+    adminDoc('One user', { params: USER, responses: { 200: json(User, 'the user') }, errors: { 400: 'invalid_request', 404: 'unknown_user' } }),
+    async (c) => {
+      const t = await pathTenant(c, deps);
+      return c.json(await services.users.get(t.id, uuidParam(c, 'userId')));
+    },
+  ));
+
+  admin.put('/tenants/:tenantId/users/:userId', users, described(
+    adminDoc("Replace a user's email, emailVerified and status", {
+      params: USER, body: { schema: UserUpdate }, responses: { 200: json(User, 'the updated user') },
+      errors: { 400: 'invalid_request', 404: 'unknown_user', 409: 'user_conflict' },
+    }),
+    async (c) => {
+      const t = await pathTenant(c, deps);
+      const userId = uuidParam(c, 'userId');
+      return c.json(await services.users.update(t.id, userId, await jsonBody(c, check.userUpdate), actor(c)));
+    },
+  ));
+
+  admin.delete('/tenants/:tenantId/users/:userId', users, described(
+    adminDoc("Delete a user, ending their sessions, grants and tokens", {
+      params: USER, responses: { 204: { description: 'deleted' } }, errors: { 400: 'invalid_request', 404: 'unknown_user' },
+    }),
+    async (c) => {
+      const t = await pathTenant(c, deps);
+      await services.users.delete(t.id, uuidParam(c, 'userId'), actor(c));
+      return c.body(null, 204);
+    },
+  ));
+
+  admin.get('/audit-events', read, described(
+    adminDoc('A page of audit events, newest first, optionally filtered', {
+      query: {
+        ...pageQuery,
+        tenant: { schema: TenantIdParam, description: 'only events of this tenant' },
+        action: { schema: T.String(), description: 'only this action (tenant.updated, user.deleted, …)' },
+        actor: { schema: T.String(), description: "only events of this actor subject (a token's sub, or os:<user> for the CLI)" },
+        from: { schema: DateTime(), description: 'only events at or after this time (RFC 3339)' },
+        to: { schema: DateTime(), description: 'only events before this time (RFC 3339)' },
+      },
+      responses: { 200: json(AuditEventPage, 'a page of audit events') },
+      errors: { 400: 'invalid_request' },
+    }),
+    async (c) => {
+      const q = readPage(c);
+      const filter = auditFilter(c);
+      const r = await services.admin.auditEvents({ ...filter, page: q.page, size: q.size });
+      return envelope(c, q, r);
+    },
+  ));
+}
+
+/** The audit filters of the query string, each given at most once (400 invalid_request otherwise). */
+function auditFilter(c: Context): { tenantId?: string; action?: string; actorSubject?: string; from?: string; to?: string } {
+  const one = (name: string): string | undefined => {
+    const all = c.req.queries(name);
+    if (!all) return undefined;
+    if (all.length !== 1 || all[0] === '') throw AdminErrors.invalid(`${name}: give it once, not empty`);
+    return all[0];
+  };
+  const time = (name: string): string | undefined => {
+    const v = one(name);
+    if (v === undefined) return undefined;
+    const ms = parseDateTime(v);
+    if (Number.isNaN(ms)) throw AdminErrors.invalid(`${name}: must be an RFC 3339 date-time`);
+    return new Date(ms).toISOString();
+  };
+  const tenant = one('tenant');
+  if (tenant !== undefined && !/^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i.test(tenant)) throw AdminErrors.invalid('tenant: must be a tenant id (uuid)');
+  return { tenantId: tenant?.toLowerCase(), action: one('action'), actorSubject: one('actor'), from: time('from'), to: time('to') };
+}

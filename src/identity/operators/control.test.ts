@@ -1,0 +1,90 @@
+import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { createHarness, PUBLIC_URL, type Harness } from '../../../test/helpers/harness';
+import { pkce } from '../oauth/testing';
+import { ADMIN_API_AUDIENCE, ADMIN_API_SCOPES, CLI_CLIENT_ID } from './control';
+
+let h: Harness;
+beforeEach(async () => {
+  h = await createHarness();
+});
+afterEach(() => h.close());
+
+const ADMIN_URI = `${PUBLIC_URL}/t/control/identity/admin`;
+
+async function controlId() {
+  return (await h.services.tenants.control())!.id;
+}
+
+async function managedFlags(tenantId: string) {
+  const r = await h.sql.get<{ m: number }>(`SELECT configuration_managed AS "m" FROM resources WHERE tenant_id = ? AND audience = ?`, [tenantId, ADMIN_API_AUDIENCE]);
+  const c = await h.sql.get<{ m: number }>(`SELECT configuration_managed AS "m" FROM clients WHERE tenant_id = ? AND client_id = ?`, [tenantId, CLI_CLIENT_ID]);
+  return { resource: r?.m, client: c?.m };
+}
+
+describe('control tenant initialisation', () => {
+  it('creates the management API resource and the CLI client, configuration-managed', async () => {
+    const id = await controlId();
+    expect(await h.services.resources.list(id)).toEqual([{ uri: ADMIN_URI, audience: 'identity-admin-api', status: 'ACTIVE', scopes: [...ADMIN_API_SCOPES] }]);
+    const [client] = await h.services.clients.list(id);
+    expect(client).toMatchObject({
+      clientId: 'engage-cli',
+      applicationType: 'NATIVE',
+      tokenEndpointAuthMethod: 'NONE',
+      consentPolicy: 'PRE_AUTHORIZED',
+      redirectUris: ['http://127.0.0.1/callback'],
+      defaultResource: ADMIN_URI,
+      configurationManaged: true,
+      status: 'ACTIVE',
+    });
+    expect([...client.scopes].sort()).toEqual(['openid', 'offline_access', ...ADMIN_API_SCOPES].sort());
+    expect(await managedFlags(id)).toEqual({ resource: 1, client: 1 });
+    // Another tenant gets neither.
+    const other = await h.services.tenants.create({ slug: 'acme' });
+    expect(await h.services.resources.list(other.id)).toEqual([]);
+    expect(await h.services.clients.list(other.id)).toEqual([]);
+  });
+
+  it('is idempotent: a second start changes nothing', async () => {
+    const before = await h.sql.get<{ v: number }>('SELECT version AS "v" FROM catalog_version WHERE id = 1');
+    await h.services.tenants.ensureControl();
+    const other = await h.otherProcess();
+    await other.tenants.ensureControl();
+    const after = await h.sql.get<{ v: number }>('SELECT version AS "v" FROM catalog_version WHERE id = 1');
+    expect(after).toEqual(before);
+    expect(await h.services.resources.list(await controlId())).toHaveLength(1);
+    expect(await h.services.clients.list(await controlId())).toHaveLength(1);
+  });
+
+  it('gives a database made before them the system objects, and follows a changed public URL', async () => {
+    const id = await controlId();
+    await h.changedElsewhere(async () => {
+      await h.sql.run('DELETE FROM clients WHERE tenant_id = ?', [id]);
+      await h.sql.run(`UPDATE resources SET uri = ?, scopes = ?, configuration_managed = 0 WHERE tenant_id = ?`, ['http://old.example/t/control/identity/admin', '["identity.admin.read"]', id]);
+    });
+    await h.services.tenants.ensureControl();
+    expect(await h.services.resources.list(id)).toEqual([{ uri: ADMIN_URI, audience: 'identity-admin-api', status: 'ACTIVE', scopes: [...ADMIN_API_SCOPES] }]);
+    expect((await h.services.clients.list(id)).map((c) => c.clientId)).toEqual(['engage-cli']);
+    expect(await managedFlags(id)).toEqual({ resource: 1, client: 1 });
+  });
+
+  it('accepts the CLI loopback redirect on any port (RFC 8252 §7.3) and no other host', async () => {
+    const { challenge } = pkce();
+    const authorize = (redirect: string) =>
+      h.request(
+        `/t/control/oauth2/authorize?${new URLSearchParams({
+          client_id: CLI_CLIENT_ID,
+          redirect_uri: redirect,
+          response_type: 'code',
+          scope: 'openid offline_access identity.admin.read',
+          code_challenge: challenge,
+          code_challenge_method: 'S256',
+          state: 's',
+        })}`,
+      );
+    const ok = await authorize('http://127.0.0.1:49152/callback');
+    expect(ok.status).toBe(200);
+    expect(await ok.text()).toContain('Sign in');
+    expect((await authorize('http://localhost:49152/callback')).status).toBe(400);
+    expect((await authorize('http://127.0.0.1:49152/other')).status).toBe(400);
+  });
+});

@@ -1,0 +1,96 @@
+import type { Clock } from '../../platform/clock';
+import type { TxRunner } from '../../platform/store/store';
+import { UniqueViolation } from '../../platform/store/sql';
+import { DomainError } from '../../platform/errors';
+import type { ClientService } from '../clients/service';
+import type { ResourceService } from '../resources/service';
+import type { TenantView } from '../tenants/service';
+import type { ConfigurationStore } from './store';
+import { ADMIN_PERMISSIONS } from '../directory/permissions';
+
+/** Spec 03 "Authentication": the management API's audience and its five scopes. */
+export const ADMIN_API_AUDIENCE = 'identity-admin-api';
+export const ADMIN_API_SCOPES: readonly string[] = Object.values(ADMIN_PERMISSIONS);
+
+/** The CLI's public native client in the control tenant (`engage login`). */
+export const CLI_CLIENT_ID = 'engage-cli';
+/**
+ * RFC 8252 §7.3: a loopback IP redirect URI; the CLI listens on an ephemeral port and the
+ * authorization server matches this URI with any port for a NATIVE client (oauth/redirect-uri.ts).
+ */
+export const CLI_REDIRECT_URI = 'http://127.0.0.1/callback';
+export const CLI_SCOPES = ['openid', 'offline_access', ...ADMIN_API_SCOPES];
+
+/** The management API's resource URI: its root under the control issuer (spec 03). */
+export const adminResourceUri = (controlIssuer: string) => `${controlIssuer}/identity/admin`;
+
+type Stores = { configuration: ConfigurationStore };
+
+/**
+ * The control tenant's system objects, created at initialisation and checked at every start
+ * and CLI command (so databases created before them get them too): the resource
+ * `identity-admin-api` and the public native client `engage-cli`. Both are marked
+ * configuration-managed, so the management API refuses to edit what every operator's sign-in
+ * depends on (docs/decisions.md). Idempotent and safe when two processes start at once.
+ */
+export async function ensureControlObjects(
+  deps: { store: Stores & TxRunner<Stores>; resources: ResourceService; clients: ClientService; clock: Clock },
+  control: TenantView,
+): Promise<void> {
+  const { store } = deps;
+  const tenantId = control.id;
+  const uri = adminResourceUri(control.issuer);
+  let resource = await store.configuration.resourceByAudience(tenantId, ADMIN_API_AUDIENCE);
+  if (!resource) {
+    await tolerateTwin(() => deps.resources.create(tenantId, { uri, audience: ADMIN_API_AUDIENCE, scopes: [...ADMIN_API_SCOPES] }));
+    resource = (await store.configuration.resourceByAudience(tenantId, ADMIN_API_AUDIENCE))!;
+  }
+  const current = new Set<string>(JSON.parse(resource.scopes) as string[]);
+  const resourceId = resource.id;
+  // The public URL (so the control issuer) is configuration: the resource follows it, as do
+  // scopes added by a newer version.
+  if (resource.uri !== uri || ADMIN_API_SCOPES.some((s) => !current.has(s))) {
+    const scopes = JSON.stringify([...new Set([...current, ...ADMIN_API_SCOPES])]);
+    await store.tx((tx) => tx.configuration.replaceResource(tenantId, resourceId, uri, scopes));
+  }
+  if (!resource.managed) await store.tx((tx) => tx.configuration.markResource(tenantId, resourceId));
+
+  const client = await deps.clients.find(tenantId, CLI_CLIENT_ID);
+  if (!client) {
+    await tolerateTwin(() =>
+      deps.clients.create(tenantId, {
+        clientId: CLI_CLIENT_ID,
+        displayName: 'engage CLI',
+        applicationType: 'NATIVE',
+        tokenEndpointAuthMethod: 'NONE',
+        // The operator runs the CLI; a consent screen would ask them about their own tool.
+        consentPolicy: 'PRE_AUTHORIZED',
+        redirectUris: [CLI_REDIRECT_URI],
+        scopes: CLI_SCOPES,
+        defaultResource: uri,
+      }),
+    );
+  } else if (client.defaultResource !== uri) {
+    await store.tx((tx) =>
+      tx.configuration.replaceClient(tenantId, CLI_CLIENT_ID, {
+        ...client,
+        redirectUris: JSON.stringify(client.redirectUris),
+        scopes: JSON.stringify(client.scopes),
+        webOrigins: client.webOrigins && JSON.stringify(client.webOrigins),
+        defaultResource: uri,
+        updatedAt: deps.clock.now().toISOString(),
+      }),
+    );
+  }
+  if (!client?.configurationManaged) await store.tx((tx) => tx.configuration.markClient(tenantId, CLI_CLIENT_ID));
+}
+
+/** A concurrent process created the same object first: what we wanted exists. */
+async function tolerateTwin(create: () => Promise<unknown>): Promise<void> {
+  try {
+    await create();
+  } catch (e) {
+    if (e instanceof UniqueViolation || (e instanceof DomainError && e.kind === 'conflict')) return;
+    throw e;
+  }
+}

@@ -1,0 +1,23 @@
+import { DomainError } from '../../platform/errors';
+
+/** Spec 03 errors of the user-imports and user-exports routes. */
+export const TransferErrors = {
+  invalid: (detail: string) => new DomainError('invalid', 'invalid_request', detail),
+  unknown: (id: string) => new DomainError('not_found', 'unknown_user_transfer', `no user transfer ${id} in this tenant`),
+  conflict: () => new DomainError('conflict', 'user_transfer_conflict', 'the idempotency key was used with a different transfer request'),
+};
+
+/**
+ * Machine-readable reasons an import record failed (results' and reports' errorCode; the
+ * contract names the kinds, docs/decisions.md lists these values).
+ */
+export const RecordError = {
+  malformed: 'malformed_record',
+  schemaVersion: 'unsupported_schema_version',
+  duplicateEmail: 'duplicate_email',
+  duplicateExternalId: 'duplicate_external_id',
+  unknownHashFormat: 'unknown_hash_format',
+  unknownProvider: 'unknown_identity_provider',
+  duplicateIdentity: 'duplicate_identity',
+} as const;
+export type RecordErrorCode = (typeof RecordError)[keyof typeof RecordError];

@@ -1,0 +1,160 @@
+import type { Context, Hono, MiddlewareHandler } from 'hono';
+import { actorOf } from '../../platform/audit/audit';
+import { readJsonBody, type BodyFailure } from '../../platform/http/body';
+import { described, type RouteDoc } from '../../platform/http/openapi';
+import { pageQuery, readPage } from '../../platform/http/pagination';
+import { T, Uuid } from '../../platform/http/schema';
+import type { TokenEnv } from '../token-guards';
+import { TransferErrors } from './errors';
+import { ExportRecordPage, ExportRequest, ImportRequest, ImportResultPage, Job, JobPage } from './schemas';
+import type { TransferService } from './service';
+
+/** The management API scopes of these routes (spec 03 "Authentication"). */
+export const TRANSFER_SCOPES = { import: 'identity.admin.users.import', export: 'identity.admin.users.export' } as const;
+type TransferScope = (typeof TRANSFER_SCOPES)[keyof typeof TRANSFER_SCOPES];
+
+export interface TransferRouteDeps {
+  transfer: TransferService;
+  /**
+   * The management API's guard for a scope (h-admin's `AdminGuard`): a live token for
+   * `identity-admin-api` with the scope and the operator's live permission of the same name.
+   */
+  guard: (scope: TransferScope) => MiddlewareHandler<TokenEnv>;
+  /** The tenant of the path: its id, or a DomainError unknown_tenant (404). */
+  tenantId: (tenantIdParam: string) => Promise<string>;
+}
+
+/** 500 records of a few hundred bytes each, with room for long hashes (spec 03 limit: 500 records). */
+const MAX_IMPORT_BYTES = 4 * 1024 * 1024;
+const MAX_EXPORT_BODY = 4 * 1024;
+
+const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
+const TENANT = { tenantId: Uuid({ description: 'the tenant id' }) };
+const JOB = { ...TENANT, jobId: Uuid({ description: 'the job id' }) };
+const PAGED = { query: pageQuery };
+
+const doc = (summary: string, d: Omit<RouteDoc, 'summary'>): RouteDoc => ({ summary, tags: ['management: user transfer'], security: ['bearerToken'], ...d });
+const json = (schema: RouteDoc['responses'][number]['schema'], description: string) => ({ schema, description });
+
+const bodyFailure = (f: BodyFailure) => TransferErrors.invalid(f.kind === 'too_large' ? `body: larger than ${f.limit} bytes` : `${f.field}: ${f.reason}`);
+
+function uuid(c: Context, name: string): string {
+  const v = c.req.param(name) ?? '';
+  if (!UUID.test(v)) throw TransferErrors.invalid(`${name}: must be a uuid`);
+  return v.toLowerCase();
+}
+
+/** A body the contract leaves open (export creation): none, or a JSON object. */
+async function optionalBody(c: Context): Promise<unknown> {
+  const length = c.req.header('content-length');
+  if ((length === undefined || length === '0') && !c.req.header('transfer-encoding') && !c.req.header('content-type')) return {};
+  return readJsonBody(c, { maxBytes: MAX_EXPORT_BODY, fail: bodyFailure });
+}
+
+/**
+ * The user-imports and user-exports routes of the management API (spec 03), relative to its
+ * root `{control_issuer}/identity/admin`. Mounted by the management app with its guard
+ * (h-admin's `AdminExtension`): `(admin, guard) => mountTransferRoutes(admin, { transfer, guard, tenantId })`.
+ */
+export function mountTransferRoutes(admin: Hono<TokenEnv>, deps: TransferRouteDeps): void {
+  const { transfer } = deps;
+  const imports = deps.guard(TRANSFER_SCOPES.import);
+  const exports = deps.guard(TRANSFER_SCOPES.export);
+  const tenant = (c: Context) => deps.tenantId(uuid(c, 'tenantId'));
+  const actor = (c: Context<TokenEnv>) => actorOf(c.get('principal'));
+
+  admin.get('/tenants/:tenantId/user-imports', imports, described(
+    doc("A page of the tenant's import jobs, newest first", { params: TENANT, ...PAGED, responses: { 200: json(JobPage, 'a page of jobs') }, errors: { 400: 'invalid_request', 404: 'unknown_tenant' } }),
+    async (c) => c.json(await transfer.jobs.list(await tenant(c), 'IMPORT', readPage(c))),
+  ));
+
+  admin.post('/tenants/:tenantId/user-imports', imports, described(
+    doc('Queue an import of at most 500 records (CREATE_ONLY or VALIDATE_ONLY); an exact retry with the same idempotencyKey returns the same job', {
+      params: TENANT, body: { schema: ImportRequest }, responses: { 202: json(Job, 'the job, QUEUED (or as it stands, for a retry)') },
+      errors: { 400: 'invalid_request', 404: 'unknown_tenant', 409: 'user_transfer_conflict' },
+    }),
+    async (c) => {
+      const tenantId = await tenant(c);
+      const body = await readJsonBody(c, { maxBytes: MAX_IMPORT_BYTES, fail: bodyFailure });
+      return c.json((await transfer.jobs.createImport(tenantId, body, actor(c))).job, 202);
+    },
+  ));
+
+  admin.get('/tenants/:tenantId/user-imports/:jobId', imports, described(
+    doc('An import job', { params: JOB, responses: { 200: json(Job, 'the job') }, errors: { 400: 'invalid_request', 404: 'unknown_tenant, unknown_user_transfer' } }),
+    async (c) => c.json(await transfer.jobs.get(await tenant(c), 'IMPORT', uuid(c, 'jobId'))),
+  ));
+
+  admin.delete('/tenants/:tenantId/user-imports/:jobId', imports, described(
+    doc('Cancel an import job (records already committed stay imported; a finished job is left as it is)', {
+      params: JOB, responses: { 204: { description: 'cancelled' } }, errors: { 400: 'invalid_request', 404: 'unknown_tenant, unknown_user_transfer' },
+    }),
+    async (c) => {
+      await transfer.jobs.cancel(await tenant(c), 'IMPORT', uuid(c, 'jobId'), actor(c));
+      return c.body(null, 204);
+    },
+  ));
+
+  admin.get('/tenants/:tenantId/user-imports/:jobId/results', imports, described(
+    doc("A page of an import job's results, by position", { params: JOB, ...PAGED, responses: { 200: json(ImportResultPage, 'a page of import result records') }, errors: { 400: 'invalid_request', 404: 'unknown_tenant, unknown_user_transfer' } }),
+    async (c) => c.json(await transfer.jobs.results(await tenant(c), uuid(c, 'jobId'), readPage(c))),
+  ));
+
+  admin.get('/tenants/:tenantId/user-exports', exports, described(
+    doc("A page of the tenant's export jobs, newest first", { params: TENANT, ...PAGED, responses: { 200: json(JobPage, 'a page of jobs') }, errors: { 400: 'invalid_request', 404: 'unknown_tenant' } }),
+    async (c) => c.json(await transfer.jobs.list(await tenant(c), 'EXPORT', readPage(c))),
+  ));
+
+  admin.post('/tenants/:tenantId/user-exports', exports, described(
+    doc("Queue an export of the tenant's users as of now (body optional: an idempotencyKey)", {
+      params: TENANT, body: { schema: ExportRequest, required: false }, responses: { 202: json(Job, 'the job, QUEUED') },
+      errors: { 400: 'invalid_request', 404: 'unknown_tenant', 409: 'user_transfer_conflict' },
+    }),
+    async (c) => {
+      const tenantId = await tenant(c);
+      return c.json((await transfer.jobs.createExport(tenantId, await optionalBody(c), actor(c))).job, 202);
+    },
+  ));
+
+  admin.get('/tenants/:tenantId/user-exports/:jobId', exports, described(
+    doc('An export job', { params: JOB, responses: { 200: json(Job, 'the job') }, errors: { 400: 'invalid_request', 404: 'unknown_tenant, unknown_user_transfer' } }),
+    async (c) => c.json(await transfer.jobs.get(await tenant(c), 'EXPORT', uuid(c, 'jobId'))),
+  ));
+
+  admin.delete('/tenants/:tenantId/user-exports/:jobId', exports, described(
+    doc('Cancel an export job', { params: JOB, responses: { 204: { description: 'cancelled' } }, errors: { 400: 'invalid_request', 404: 'unknown_tenant, unknown_user_transfer' } }),
+    async (c) => {
+      await transfer.jobs.cancel(await tenant(c), 'EXPORT', uuid(c, 'jobId'), actor(c));
+      return c.body(null, 204);
+    },
+  ));
+
+  admin.get('/tenants/:tenantId/user-exports/:jobId/records', exports, described(
+    doc("A page of an export's records (empty until it SUCCEEDED)", { params: JOB, ...PAGED, responses: { 200: json(ExportRecordPage, 'a page of export records') }, errors: { 400: 'invalid_request', 404: 'unknown_tenant, unknown_user_transfer' } }),
+    async (c) => c.json(await transfer.jobs.exportRecords(await tenant(c), uuid(c, 'jobId'), readPage(c))),
+  ));
+
+  admin.get('/tenants/:tenantId/user-exports/:jobId/download', exports, described(
+    doc('The export as NDJSON, one export record per line, streamed (empty until it SUCCEEDED)', {
+      params: JOB, responses: { 200: { description: 'application/x-ndjson', schema: T.String(), type: 'json', headers: { 'Content-Type': 'application/x-ndjson' } } },
+      errors: { 400: 'invalid_request', 404: 'unknown_tenant, unknown_user_transfer' },
+    }),
+    async (c) => {
+      const lines = await transfer.download(await tenant(c), uuid(c, 'jobId'));
+      // A pull stream (high-water mark 0): the next page of users is read only when the client
+      // has taken the last one, so memory stays constant whatever the export's size.
+      const encoder = new TextEncoder();
+      const body = new ReadableStream<Uint8Array>({
+        async pull(ctrl) {
+          const next = await lines.next();
+          if (next.done) ctrl.close();
+          else ctrl.enqueue(encoder.encode(next.value));
+        },
+        async cancel() {
+          await lines.return(undefined);
+        },
+      }, { highWaterMark: 0 });
+      return c.body(body, 200, { 'Content-Type': 'application/x-ndjson', 'Cache-Control': 'no-store' });
+    },
+  ));
+}

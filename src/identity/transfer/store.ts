@@ -1,0 +1,206 @@
+import type { userTransferJobs, userTransferResults } from '../../db/schema';
+import { limitOf, type PageRequest } from '../../platform/http/pagination';
+import { valuesList, type Sql } from '../../platform/store/sql';
+
+export type TransferJobRow = typeof userTransferJobs.$inferSelect;
+export type TransferResultRow = typeof userTransferResults.$inferSelect;
+export type JobStatus = TransferJobRow['status'];
+
+/** A user row as an import writes it (users table, migration 0013 columns included). */
+export interface ImportedUserRow {
+  id: string;
+  externalId: string;
+  subject: string;
+  email: string;
+  emailVerified: boolean;
+  status: 'ACTIVE' | 'DISABLED';
+  importedPasswordHash: string | null;
+  importedPasswordFormat: string | null;
+}
+
+/** A user as an export reads it (spec 03 "Export record", less the position). */
+export interface ExportedUserRow {
+  id: string;
+  subject: string;
+  email: string;
+  emailVerified: boolean;
+  status: string;
+  createdAt: string;
+}
+
+const JOB_COLUMNS = `id, tenant_id AS "tenantId", kind, status, source, mode, idempotency_key AS "idempotencyKey",
+  request_digest AS "requestDigest", payload, total_items AS "totalItems", processed_items AS "processedItems",
+  succeeded_items AS "succeededItems", failed_items AS "failedItems", snapshot_at AS "snapshotAt", created_at AS "createdAt",
+  started_at AS "startedAt", completed_at AS "completedAt", last_failure AS "lastFailure"`;
+const RESULT_COLUMNS = `job_id AS "jobId", position, external_id AS "externalId", email, status, subject, error_code AS "errorCode",
+  processed_at AS "processedAt"`;
+const EXPORT_COLUMNS = `id, subject, email, email_verified AS "emailVerified", status, created_at AS "createdAt"`;
+
+const TERMINAL = `('SUCCEEDED', 'COMPLETED_WITH_ERRORS', 'FAILED', 'CANCELLED')`;
+
+const SQL = {
+  insertJob: `INSERT INTO user_transfer_jobs (id, tenant_id, kind, status, source, mode, idempotency_key, request_digest, payload,
+      total_items, snapshot_at, created_at)
+    VALUES (?, ?, ?, 'QUEUED', ?, ?, ?, ?, ?, ?, ?, ?)`,
+  job: `SELECT ${JOB_COLUMNS} FROM user_transfer_jobs WHERE tenant_id = ? AND kind = ? AND id = ?`,
+  jobByKey: `SELECT ${JOB_COLUMNS} FROM user_transfer_jobs WHERE tenant_id = ? AND kind = ? AND idempotency_key = ?`,
+  jobs: `SELECT ${JOB_COLUMNS} FROM user_transfer_jobs WHERE tenant_id = ? AND kind = ? ORDER BY created_at DESC, id DESC LIMIT ? OFFSET ?`,
+  // The oldest job not finished: a RUNNING one first (its runner died: resume it), then QUEUED.
+  next: `SELECT ${JOB_COLUMNS} FROM user_transfer_jobs WHERE status IN ('QUEUED', 'RUNNING')
+    ORDER BY CASE status WHEN 'RUNNING' THEN 0 ELSE 1 END, created_at, id LIMIT 1`,
+  start: `UPDATE user_transfer_jobs SET status = 'RUNNING', started_at = COALESCE(started_at, ?) WHERE id = ? AND status IN ('QUEUED', 'RUNNING')`,
+  // Moves the committed position forward, only from where the caller read it (no double count).
+  advance: `UPDATE user_transfer_jobs SET processed_items = processed_items + ?, succeeded_items = succeeded_items + ?,
+      failed_items = failed_items + ? WHERE id = ? AND status = 'RUNNING' AND processed_items = ?`,
+  finish: `UPDATE user_transfer_jobs SET status = ?, completed_at = ?, last_failure = ?, payload = NULL
+    WHERE id = ? AND status = 'RUNNING'`,
+  completeExport: `UPDATE user_transfer_jobs SET status = 'SUCCEEDED', total_items = ?, processed_items = ?, succeeded_items = ?,
+      completed_at = ? WHERE id = ? AND status = 'RUNNING'`,
+  cancel: `UPDATE user_transfer_jobs SET status = 'CANCELLED', completed_at = ?, payload = NULL
+    WHERE tenant_id = ? AND kind = ? AND id = ? AND status NOT IN ${TERMINAL}`,
+  results: `SELECT ${RESULT_COLUMNS} FROM user_transfer_results WHERE job_id = ? ORDER BY position LIMIT ? OFFSET ?`,
+  countUsers: `SELECT COUNT(*) AS "n" FROM users WHERE tenant_id = ? AND created_at <= ?`,
+  exportPage: `SELECT ${EXPORT_COLUMNS} FROM users WHERE tenant_id = ? AND created_at <= ? ORDER BY created_at, id LIMIT ? OFFSET ?`,
+  exportFirst: `SELECT ${EXPORT_COLUMNS} FROM users WHERE tenant_id = ? AND created_at <= ? ORDER BY created_at, id LIMIT ?`,
+  // Keyset paging (created_at, id): constant cost per page however deep the export goes.
+  exportAfter: `SELECT ${EXPORT_COLUMNS} FROM users WHERE tenant_id = ? AND created_at <= ?
+    AND (created_at > ? OR (created_at = ? AND id > ?)) ORDER BY created_at, id LIMIT ?`,
+} as const;
+
+type RawExport = Omit<ExportedUserRow, 'emailVerified'> & { emailVerified: number };
+const exported = (r: RawExport): ExportedUserRow => ({ ...r, emailVerified: r.emailVerified === 1 });
+
+/** Rows per multi-row INSERT: well under both engines' bound-parameter limits (SQLite 32,766). */
+const INSERT_ROWS = 500;
+
+/** Runs `text(rows)` over `rows` in slices of INSERT_ROWS: set-oriented inserts. */
+async function insertMany<R>(db: Sql, rows: R[], columns: number, head: string, values: (r: R) => unknown[], tail = ''): Promise<void> {
+  for (let i = 0; i < rows.length; i += INSERT_ROWS) {
+    const slice = rows.slice(i, i + INSERT_ROWS);
+    const params: unknown[] = [];
+    for (const r of slice) params.push(...values(r));
+    await db.run(`${head} VALUES ${valuesList(slice.length, columns)}${tail}`, params);
+  }
+}
+
+/** `?, ?, …` for an IN list. */
+const marks = (n: number) => new Array<string>(n).fill('?').join(', ');
+
+/**
+ * Bulk user transfer (issue 12): the (source, externalId) mapping, set-oriented inserts of
+ * imported users and what hangs off them, and the jobs of the management API. Every statement
+ * names the tenant or the job (CONVENTIONS.md "Stores").
+ */
+export function createTransferStore(db: Sql) {
+  return {
+    /** Which of `emails` (lower-cased) are taken in the tenant. */
+    async takenEmails(tenantId: string, emails: string[]): Promise<Set<string>> {
+      const out = new Set<string>();
+      for (let i = 0; i < emails.length; i += INSERT_ROWS) {
+        const slice = emails.slice(i, i + INSERT_ROWS);
+        const rows = await db.all<{ email: string }>(`SELECT email FROM users WHERE tenant_id = ? AND email IN (${marks(slice.length)})`, [tenantId, ...slice]);
+        for (const r of rows) out.add(r.email);
+      }
+      return out;
+    },
+    /** The users already imported from `source` under these external ids: externalId → their subject and email. */
+    async importedFrom(tenantId: string, source: string, externalIds: string[]): Promise<Map<string, { subject: string; email: string }>> {
+      const out = new Map<string, { subject: string; email: string }>();
+      for (let i = 0; i < externalIds.length; i += INSERT_ROWS) {
+        const slice = externalIds.slice(i, i + INSERT_ROWS);
+        const rows = await db.all<{ externalId: string; subject: string; email: string }>(
+          `SELECT s.external_id AS "externalId", u.subject, u.email FROM user_import_sources s JOIN users u ON u.id = s.user_id
+            WHERE s.tenant_id = ? AND s.source = ? AND s.external_id IN (${marks(slice.length)})`,
+          [tenantId, source, ...slice],
+        );
+        for (const r of rows) out.set(r.externalId, { subject: r.subject, email: r.email });
+      }
+      return out;
+    },
+    /** Upstream identities (issuer, subject) already linked in the tenant, as `issuer subject` keys. */
+    async linkedIdentities(tenantId: string, pairs: { issuer: string; subject: string }[]): Promise<Set<string>> {
+      const out = new Set<string>();
+      for (const p of pairs) {
+        const r = await db.get<{ n: number }>('SELECT 1 AS "n" FROM user_identities WHERE tenant_id = ? AND issuer = ? AND subject = ?', [tenantId, p.issuer, p.subject]);
+        if (r) out.add(`${p.issuer} ${p.subject}`);
+      }
+      return out;
+    },
+    async insertUsers(tenantId: string, source: string, rows: ImportedUserRow[], now: string): Promise<void> {
+      await insertMany(db, rows, 11,
+        `INSERT INTO users (id, tenant_id, subject, email, email_verified, password_hash, status, created_at, updated_at,
+          imported_password_hash, imported_password_format)`,
+        (r) => [r.id, tenantId, r.subject, r.email, r.emailVerified ? 1 : 0, null, r.status, now, now, r.importedPasswordHash, r.importedPasswordFormat]);
+      await insertMany(db, rows, 5, 'INSERT INTO user_import_sources (tenant_id, source, external_id, user_id, created_at)',
+        (r) => [tenantId, source, r.externalId, r.id, now]);
+    },
+    /** Active TOTP factors (RFC 6238), secrets sealed beforehand as identity/mfa seals them. */
+    async insertTotpFactors(tenantId: string, rows: { userId: string; secretSealed: string }[], now: string): Promise<void> {
+      await insertMany(db, rows, 6, 'INSERT INTO user_totp_factors (user_id, tenant_id, secret_sealed, last_step, created_at, activated_at)',
+        (r) => [r.userId, tenantId, r.secretSealed, 0, now, now]);
+    },
+    async insertIdentities(tenantId: string, rows: { userId: string; issuer: string; subject: string; provider: string }[], now: string): Promise<void> {
+      await insertMany(db, rows, 6, 'INSERT INTO user_identities (tenant_id, issuer, subject, user_id, provider, created_at)',
+        (r) => [tenantId, r.issuer, r.subject, r.userId, r.provider, now]);
+    },
+
+    async insertJob(j: Pick<TransferJobRow, 'id' | 'tenantId' | 'kind' | 'source' | 'mode' | 'idempotencyKey' | 'requestDigest' | 'payload' | 'totalItems' | 'snapshotAt' | 'createdAt'>): Promise<void> {
+      await db.run(SQL.insertJob, [j.id, j.tenantId, j.kind, j.source, j.mode, j.idempotencyKey, j.requestDigest, j.payload, j.totalItems, j.snapshotAt, j.createdAt]);
+    },
+    findJob(tenantId: string, kind: 'IMPORT' | 'EXPORT', id: string): Promise<TransferJobRow | undefined> {
+      return db.get<TransferJobRow>(SQL.job, [tenantId, kind, id]);
+    },
+    findJobByKey(tenantId: string, kind: 'IMPORT' | 'EXPORT', key: string): Promise<TransferJobRow | undefined> {
+      return db.get<TransferJobRow>(SQL.jobByKey, [tenantId, kind, key]);
+    },
+    listJobs(tenantId: string, kind: 'IMPORT' | 'EXPORT', req: PageRequest): Promise<TransferJobRow[]> {
+      const { limit, offset } = limitOf(req);
+      return db.all<TransferJobRow>(SQL.jobs, [tenantId, kind, limit, offset]);
+    },
+    nextJob(): Promise<TransferJobRow | undefined> {
+      return db.get<TransferJobRow>(SQL.next);
+    },
+    async startJob(id: string, now: string): Promise<boolean> {
+      return (await db.run(SQL.start, [now, id])) === 1;
+    },
+    /** False when the job moved meanwhile (cancelled, or another runner committed this stretch). */
+    async advanceJob(id: string, from: number, processed: number, succeeded: number, failed: number): Promise<boolean> {
+      return (await db.run(SQL.advance, [processed, succeeded, failed, id, from])) === 1;
+    },
+    async finishJob(id: string, status: JobStatus, now: string, lastFailure: string | null): Promise<boolean> {
+      return (await db.run(SQL.finish, [status, now, lastFailure, id])) === 1;
+    },
+    /** An export's count, and its end; false when it was cancelled meanwhile. */
+    async completeExport(id: string, total: number, now: string): Promise<boolean> {
+      return (await db.run(SQL.completeExport, [total, total, total, now, id])) === 1;
+    },
+    async cancelJob(tenantId: string, kind: 'IMPORT' | 'EXPORT', id: string, now: string): Promise<boolean> {
+      return (await db.run(SQL.cancel, [now, tenantId, kind, id])) === 1;
+    },
+    async insertResults(rows: TransferResultRow[]): Promise<void> {
+      await insertMany(db, rows, 8,
+        'INSERT INTO user_transfer_results (job_id, position, external_id, email, status, subject, error_code, processed_at)',
+        (r) => [r.jobId, r.position, r.externalId, r.email, r.status, r.subject, r.errorCode, r.processedAt]);
+    },
+    listResults(jobId: string, req: PageRequest): Promise<TransferResultRow[]> {
+      const { limit, offset } = limitOf(req);
+      return db.all<TransferResultRow>(SQL.results, [jobId, limit, offset]);
+    },
+
+    async countUsers(tenantId: string, asOf: string): Promise<number> {
+      return Number((await db.get<{ n: number | string }>(SQL.countUsers, [tenantId, asOf]))?.n ?? 0);
+    },
+    async exportPage(tenantId: string, asOf: string, limit: number, offset: number): Promise<ExportedUserRow[]> {
+      return (await db.all<RawExport>(SQL.exportPage, [tenantId, asOf, limit, offset])).map(exported);
+    },
+    /** The next `limit` users after `after` in (createdAt, id) order. */
+    async exportAfter(tenantId: string, asOf: string, after: { createdAt: string; id: string } | undefined, limit: number): Promise<ExportedUserRow[]> {
+      const rows = after
+        ? await db.all<RawExport>(SQL.exportAfter, [tenantId, asOf, after.createdAt, after.createdAt, after.id, limit])
+        : await db.all<RawExport>(SQL.exportFirst, [tenantId, asOf, limit]);
+      return rows.map(exported);
+    },
+  };
+}
+
+export type TransferStore = ReturnType<typeof createTransferStore>;

@@ -1,0 +1,113 @@
+/**
+ * The management API's test set-up (contracts §3): the control tenant's `identity-admin-api`
+ * resource with its five scopes, a client to obtain tokens with, and an operator holding every
+ * administration permission, made through the services. h-operators' control-tenant
+ * initialisation may create the resource first: each step is skipped when already there.
+ */
+import type { Harness } from './harness';
+import { basic, CALLBACK, form, FORM, pkce, type Tokens } from '../../src/identity/oauth/testing';
+import { ADMIN_AUDIENCE, ADMIN_ROOT, ADMIN_SCOPES } from '../../src/identity/admin/schemas';
+import { SYSTEM_ACTOR } from '../../src/identity/audit';
+import { ADMINISTRATOR_ROLE } from '../../src/identity/directory/permissions';
+
+export const ALL_ADMIN_SCOPES = Object.values(ADMIN_SCOPES);
+export const ADMIN_CLIENT = 'admin-test';
+
+export interface AdminFixture {
+  controlId: string;
+  /** `/t/control/identity/admin`: prefix of every management route in `h.request`. */
+  root: string;
+  operator: { id: string; subject: string };
+  /** A fresh access token for the operator (or `userId`), with these scopes. */
+  token(scopes?: string[], userId?: string, resource?: string | null): Promise<string>;
+  /** A second user of the control tenant, with no permission yet. */
+  newOperator(email: string, permissions?: string[]): Promise<{ id: string; subject: string }>;
+  grant(subject: string, permissions: string[]): Promise<void>;
+  /** Removes every administration permission of the subject (the live check must notice). */
+  revoke(subject: string): Promise<void>;
+  /** `h.request` on the management root with a bearer token and a JSON body. */
+  call(method: string, path: string, token: string | undefined, body?: unknown): Promise<Response>;
+}
+
+export async function createAdminFixture(h: Harness): Promise<AdminFixture> {
+  const { services } = h;
+  const control = (await services.tenants.control())!;
+  const controlId = control.id;
+  const issuer = services.tenants.issuerOf(control);
+  const uri = issuer + ADMIN_ROOT;
+  if (!(await services.resources.findByUri(controlId, uri))) {
+    await services.resources.create(controlId, { uri, audience: ADMIN_AUDIENCE, scopes: ALL_ADMIN_SCOPES });
+  }
+  if (!(await services.clients.find(controlId, ADMIN_CLIENT))) {
+    await services.clients.create(controlId, {
+      clientId: ADMIN_CLIENT, displayName: 'Admin test', applicationType: 'WEB', tokenEndpointAuthMethod: 'NONE', consentPolicy: 'PRE_AUTHORIZED',
+      redirectUris: [CALLBACK], scopes: ['openid', ...ALL_ADMIN_SCOPES], defaultResource: uri,
+    });
+  }
+  const root = `/t/${control.slug}${ADMIN_ROOT}`;
+
+  // grantAdministrator gives every holder of the shared `administrator` role all of its
+  // permissions: a partial set is a role of its own, one per distinct set.
+  const roles = new Map<string, string>();
+  const held = new Map<string, string[]>();
+  async function grant(subject: string, permissions: string[]) {
+    const set = [...new Set(permissions)].sort().join(' ');
+    let roleKey = roles.get(set);
+    if (!roleKey) {
+      roleKey = `ops-${roles.size + 1}`;
+      await services.directory.createRole(controlId, { key: roleKey, displayName: roleKey, scope: 'TENANT' }, SYSTEM_ACTOR);
+      for (const key of permissions) await services.directory.addRolePermission(controlId, roleKey, { key }, SYSTEM_ACTOR);
+      roles.set(set, roleKey);
+    }
+    await services.directory.assignRole(controlId, { roleKey, subject, scope: 'TENANT', organizationId: null, teamId: null }, SYSTEM_ACTOR);
+    held.set(subject, [...(held.get(subject) ?? []), roleKey]);
+  }
+
+  async function newOperator(email: string, permissions: string[] = []) {
+    const u = await services.users.create(controlId, { email, emailVerified: true });
+    if (permissions.length > 0) await grant(u.subject, permissions);
+    return { id: u.id, subject: u.subject };
+  }
+
+  const first = await services.users.create(controlId, { email: 'operator@example.com', emailVerified: true });
+  await services.directory.grantAdministrator(controlId, first.subject, ALL_ADMIN_SCOPES, SYSTEM_ACTOR);
+  const operator = { id: first.id, subject: first.subject };
+
+  async function token(scopes: string[] = ALL_ADMIN_SCOPES, userId = operator.id, resource: string | null = uri): Promise<string> {
+    const p = pkce();
+    const code = await services.oauth.issueAuthorizationCode({
+      tenantId: controlId, clientId: ADMIN_CLIENT, userId, redirectUri: CALLBACK, codeChallenge: p.challenge, scope: scopes, resource, nonce: null,
+      authTime: h.clock.nowSeconds(),
+    });
+    const res = await h.request(`/t/${control.slug}/oauth2/token`, {
+      method: 'POST', headers: { 'content-type': FORM },
+      body: form({ grant_type: 'authorization_code', code, redirect_uri: CALLBACK, code_verifier: p.verifier, client_id: ADMIN_CLIENT }),
+    });
+    if (res.status !== 200) throw new Error(`token failed: ${res.status} ${await res.text()}`);
+    return ((await res.json()) as Tokens).access_token;
+  }
+
+  async function revoke(subject: string) {
+    for (const roleKey of held.get(subject) ?? []) {
+      await services.directory.revokeRole(controlId, { roleKey, subject, scope: 'TENANT', organizationId: null, teamId: null }, SYSTEM_ACTOR);
+    }
+    held.delete(subject);
+    if (subject === operator.subject) await revokeAdministrator(h, controlId, subject);
+  }
+
+  async function call(method: string, path: string, bearer: string | undefined, body?: unknown): Promise<Response> {
+    const headers: Record<string, string> = {};
+    if (bearer) headers.authorization = `Bearer ${bearer}`;
+    if (body !== undefined) headers['content-type'] = 'application/json';
+    return h.request(root + path, { method, headers, body: body === undefined ? undefined : typeof body === 'string' ? body : JSON.stringify(body) });
+  }
+
+  return { controlId, root, operator, token, newOperator, grant, revoke, call };
+}
+
+/** Takes the subject's administrator role away (the directory's own operation: a TENANT role assignment revoked). */
+async function revokeAdministrator(h: Harness, controlId: string, subject: string): Promise<void> {
+  await h.services.directory.revokeRole(controlId, { roleKey: ADMINISTRATOR_ROLE, subject, scope: 'TENANT', organizationId: null, teamId: null }, SYSTEM_ACTOR);
+}
+
+export { basic };
