@@ -116,7 +116,7 @@ export function createFederationService(deps: {
         consentPolicy: 'PRE_AUTHORIZED',
         redirectUris: [callbackOf(tenants.issuerOf(target))],
         scopes: ['openid', 'email'],
-      });
+      }, actor);
       const at = clock.now();
       const row: FederationRow = {
         sourceTenantId: source.id,
@@ -136,7 +136,7 @@ export function createFederationService(deps: {
       });
       if (!inserted) {
         // A concurrent create won: its client serves; this one is never used.
-        await deps.clients.setStatus(source.id, clientId, 'DISABLED');
+        await deps.clients.setStatus(source.id, clientId, 'DISABLED', actor);
         throw FederationErrors.conflict(`${source.slug} is federated to ${target.slug} already`);
       }
       return view(row);
@@ -157,7 +157,7 @@ export function createFederationService(deps: {
         return f;
       });
       // The source issuer refuses the client from now on (and its tokens at introspection).
-      await deps.clients.setStatus(source.id, row.clientId, 'DISABLED');
+      await deps.clients.setStatus(source.id, row.clientId, 'DISABLED', actor);
     },
 
     /** The sources offered on `target`'s sign-in page ("Sign in with <source>"). */
