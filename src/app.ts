@@ -11,8 +11,10 @@ import type { Services } from './services';
 import { createIssuerApiApp } from './identity/issuer-api';
 import { mountNativeRoutes } from './identity/native/routes';
 import { mountDirectoryRoutes } from './identity/directory/routes';
-import { mountAdminApi, type AdminExtension } from './identity/admin/app';
+import { ADMIN_SCOPES, mountAdminApi, type AdminExtension } from './identity/admin/app';
 import { mountTransferRoutes } from './identity/transfer/routes';
+import { mountFederationRoutes } from './identity/federations/routes';
+import { actorOf } from './identity/audit';
 import { createOAuthApp, createPathMetadataApp } from './identity/oauth/routes';
 import { createPlatformRoutes } from './platform/http/platform-routes';
 
@@ -48,8 +50,20 @@ export function createApp(deps: AppDeps): Hono<AppEnv> {
   // The management API (spec 03) under the control issuer; other contexts add route groups as extensions.
   const adminExtensions: AdminExtension[] = [
     (admin, guard) => mountTransferRoutes(admin, { transfer: services.transfer, guard, tenantId: async (id) => (await services.tenants.byId(id)).id }),
+    (admin, guard) =>
+      mountFederationRoutes(admin, {
+        federations: services.federations,
+        read: [guard(ADMIN_SCOPES.read)],
+        manage: [guard(ADMIN_SCOPES.manage)],
+        actor: (c) => actorOf(c.get('principal')),
+      }),
   ];
-  const adminDeps = { services, config, hasPermission: (t: string, s: string, k: string) => services.directory.hasPermission(t, s, k) };
+  const adminDeps = {
+    services,
+    config,
+    hasPermission: (t: string, s: string, k: string) => services.directory.hasPermission(t, s, k),
+    activeFederations: () => services.federations.countActive(),
+  };
   mount(
     createIssuerApiApp(services.tenants, (api) => {
       mountNativeRoutes(api, services.native, config);

@@ -26,6 +26,7 @@ import { createNativeService } from './identity/native/service';
 import { createAdminService } from './identity/admin/service';
 import { ensureControlObjects } from './identity/operators/control';
 import { createDirectoryService } from './identity/directory/service';
+import { createFederationService } from './identity/federations/service';
 
 
 export interface CoreDeps {
@@ -72,15 +73,18 @@ export function createServices(deps: CoreDeps) {
   const resources = createResourceService({ store, clock });
   const clients = createClientService({ store, catalog, clock, resources });
   const credentials = createCredentialService({ store, catalog, clock, resources });
-  // Deleting a user ends their grants, tokens and browser sign-ins in the same transaction.
-  const users = createUserService({ store, clock, endAccess: async (tx, tenantId, userId) => {
-    await oauth.revokeAllOfUserIn(tx, tenantId, userId);
-    await sessions.signOutEverywhereIn(tx, tenantId, userId);
+  // Deleting a user ends their grants, tokens and browser sign-ins and removes their directory
+  // memberships and role assignments, in the same transaction.
+  const users = createUserService({ store, clock, endAccess: async (tx, tenantId, user) => {
+    await oauth.revokeAllOfUserIn(tx, tenantId, user.id);
+    await sessions.signOutEverywhereIn(tx, tenantId, user.id);
+    await directory.forgetSubjectIn(tx, tenantId, user.subject);
   } });
   const mfa = createMfaService({ store, clock, sealer, masterKey: deps.masterKey });
   const providers = createProviderService({ store, clock, users, publicUrl: config.publicUrl });
   const directory = createDirectoryService({ store, clock, directoryVersion: () => store.directoryVersion() });
   const oauth = createOAuthService({ store, clock, config, keys, clients, resources, users });
+  const federations = createFederationService({ store, clock, sealer, masterKey: deps.masterKey, tenants, clients, oauth, keys, providers });
   // Background jobs: built here, started only by `serve` (a CLI command runs none).
   const jobs = createJobRunner({ store, clock, logger: deps.logger, metrics });
   const transfer = createTransferService({ store, clock, sealer, logger: deps.logger, providers, wake: () => jobs.wake(TRANSFER_JOB) });
@@ -115,7 +119,7 @@ export function createServices(deps: CoreDeps) {
   let draining = false;
   const readiness = async () => (draining ? 'shutting down' : store.readiness());
   const drain = () => void (draining = true);
-  return { store, metrics, readiness, drain, sealer, keys, tenants, sessions, clients, resources, credentials, users, oauth, engage, jobs, mail, mfa, providers, native, directory, admin, transfer };
+  return { store, metrics, readiness, drain, sealer, keys, tenants, sessions, clients, resources, credentials, users, oauth, engage, jobs, mail, mfa, providers, native, directory, admin, transfer, federations };
 }
 
 export type Services = ReturnType<typeof createServices>;

@@ -17,6 +17,7 @@ import { createConfigurationStore } from './identity/operators/store';
 import { createTransferStore } from './identity/transfer/store';
 import { createDirectoryStore } from './identity/directory/store';
 import { createAuditStore } from './platform/audit/store';
+import { createFederationStore } from './identity/federations/store';
 import { createAdminStore } from './identity/admin/store';
 
 /**
@@ -43,6 +44,7 @@ export function bindStores(db: Sql) {
     transfer: createTransferStore(db),
     directory: createDirectoryStore(db),
     audit: createAuditStore(db),
+    federations: createFederationStore(db),
     admin: createAdminStore(db),
     ...bindEngageStores(db),
   };

@@ -191,11 +191,22 @@ describe.skipIf(!existsSync(CHROMIUM))('engage operators create, login, token, l
     await download.text();
     await ok(204, call('DELETE', '/tenants/{tenantId}/user-exports/{jobId}', `${t}/user-exports/${exported.id}`));
 
+    // Federations (h-directory): shop's users may sign in at the control tenant, then no longer.
+    const controlId = ((await ok(200, call('GET', '/tenants', '/tenants?page=0&size=50'))).items as { id: string; slug: string }[]).find((x) => x.slug === 'control')!.id;
+    await ok(201, call('POST', '/federations', '/federations', { sourceTenantId: tenant.id, targetTenantId: controlId }));
+    expect((await ok(200, call('GET', '/federations', '/federations'))).items).toEqual([expect.objectContaining({ sourceTenantId: tenant.id, targetTenantId: controlId, status: 'ACTIVE' })]);
+    await ok(204, call('DELETE', '/federations/{sourceTenantId}/{targetTenantId}', `/federations/${tenant.id}/${controlId}`));
+    for (const action of ['federation.created', 'federation.deleted']) {
+      const federationEvents = (await ok(200, call('GET', '/audit-events', `/audit-events?action=${action}`))).items as { actorSubject: string; actorClientId: string }[];
+      expect(federationEvents).toEqual([expect.objectContaining({ actorSubject: operator.subject, actorClientId: 'engage-cli' })]);
+    }
+
+
     const events = (await ok(200, call('GET', '/audit-events', `/audit-events?tenant=${tenant.id}&size=200`))).items as { action: string; actorSubject: string; actorClientId: string }[];
     const ours = events.filter((e) => e.actorClientId === 'engage-cli');
     expect(ours.every((e) => e.actorSubject === operator.subject)).toBe(true);
     // A cancellation is recorded only when the job had not finished yet (the worker may be first).
-    expect(new Set(ours.map((e) => e.action).filter((a) => !a.endsWith('.cancelled')))).toEqual(new Set(['tenant.created', 'tenant.updated', 'user.created', 'user.updated',
+    expect(new Set(ours.map((e) => e.action).filter((a) => !a.endsWith('.cancelled') && !a.startsWith('federation.')))).toEqual(new Set(['tenant.created', 'tenant.updated', 'user.created', 'user.updated',
       'user.deleted', 'resource.created', 'client.created', 'client.updated', 'credential.issued', 'credential.revoked', 'signing_key.staged', 'signing_key.activated',
       'signing_key.retired', 'user_import.created', 'user_export.created']));
     const trail = JSON.stringify(events);

@@ -15,3 +15,4 @@ export * from './mail';
 export * from './second-factors';
 export * from './transfer';
 export * from './directory';
+export * from './federations';

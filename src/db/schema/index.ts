@@ -9,3 +9,4 @@ export * from './mail';
 export * from './second-factors';
 export * from './transfer';
 export * from './directory';
+export * from './federations';

@@ -1,3 +1,4 @@
+import { SYSTEM_ACTOR } from '../audit';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createHarness, PUBLIC_URL, type Harness } from '../../../test/helpers/harness';
 import { createAdminFixture, type AdminFixture } from '../../../test/helpers/admin';
@@ -196,5 +197,23 @@ describe('users', () => {
     expect(refresh.status).toBe(400);
     const left = await h.sql.get<{ n: number }>('SELECT count(*) AS n FROM grants WHERE tenant_id = ? AND user_id = ?', [f.tenant.tenant.id, f.userId]);
     expect(Number(left!.n)).toBe(0);
+  });
+
+  it('DELETE removes the user from the directory: memberships and role assignments go with the account', async () => {
+    const f = await createFixture(h, 'leaver');
+    const tenantId = f.tenant.tenant.id;
+    const d = h.services.directory;
+    await d.createOrganization(tenantId, { slug: 'sales', displayName: 'Sales' }, SYSTEM_ACTOR);
+    await d.addOrganizationMember(tenantId, 'sales', { subject: f.subject }, SYSTEM_ACTOR);
+    await d.createRole(tenantId, { key: 'seller', displayName: 'Seller', scope: 'ORGANIZATION' }, SYSTEM_ACTOR);
+    const org = (await d.organizations(tenantId, { page: 0, size: 10 })).items[0];
+    await d.assignRole(tenantId, { roleKey: 'seller', subject: f.subject, scope: 'ORGANIZATION', organizationId: org.id, teamId: null }, SYSTEM_ACTOR);
+    await d.createRole(tenantId, { key: 'auditor', displayName: 'Auditor', scope: 'TENANT' }, SYSTEM_ACTOR);
+    await d.assignRole(tenantId, { roleKey: 'auditor', subject: f.subject, scope: 'TENANT', organizationId: null, teamId: null }, SYSTEM_ACTOR);
+    expect((await d.roleAssignments(tenantId, { page: 0, size: 10 })).items).toHaveLength(2);
+
+    expect(await call('DELETE', `/tenants/${tenantId}/users/${f.userId}`)).toEqual({ status: 204, body: null });
+    expect((await d.roleAssignments(tenantId, { page: 0, size: 10 })).items).toEqual([]);
+    expect((await d.organizationMembers(tenantId, 'sales', { page: 0, size: 10 })).items).toEqual([]);
   });
 });

@@ -87,6 +87,20 @@ describe('the permission core', () => {
   });
 });
 
+describe('a deleted user', () => {
+  it('forgetSubjectIn removes its memberships and assignments, in the caller\'s transaction', async () => {
+    const d = h.services.directory;
+    const { subject: gone } = await h.services.users.create(tenantId, { email: 'gone@example.com' });
+    await d.addOrganizationMember(tenantId, 'eng', { subject: gone }, actor);
+    await d.grantAdministrator(tenantId, gone, ['directory.read'], actor);
+    expect(await d.hasPermission(tenantId, gone, 'directory.read')).toBe(true);
+    const removed = await h.services.store.tx((tx) => d.forgetSubjectIn(tx, tenantId, gone));
+    expect(removed).toBe(2);
+    expect(await d.hasPermission(tenantId, gone, 'directory.read')).toBe(false);
+    expect((await d.organizationMembers(tenantId, 'eng', { page: 0, size: 50 })).items.map((m) => m.subject)).not.toContain(gone);
+  });
+});
+
 describe('the audit store', () => {
   it('filters by tenant, action, actor and time, newest first, in pages', async () => {
     const at = (s: string) => new Date(`2026-02-01T00:00:0${s}Z`);

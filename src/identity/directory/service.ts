@@ -126,6 +126,15 @@ export function createDirectoryService(deps: { store: Stores & TxRunner<Stores>;
       });
     },
 
+    /**
+     * For the users context, in its own transaction: a deleted user's memberships and role
+     * assignments go with it (the subject is never reused, but the directory should not list a
+     * member who no longer exists). Returns how many rows were removed.
+     */
+    forgetSubjectIn(tx: Pick<Stores, 'directory'>, tenantId: string, subject: string): Promise<number> {
+      return tx.directory.forgetSubject(tenantId, subject);
+    },
+
     // --- reads --------------------------------------------------------------------------------
     organizations: (tenantId: string, page: PageRequest): Promise<Page<Organization>> => store.directory.organizations(tenantId, page),
     async teams(tenantId: string, orgSlug: string, page: PageRequest): Promise<Page<Team>> {
@@ -199,7 +208,7 @@ export function createDirectoryService(deps: { store: Stores & TxRunner<Stores>;
       const at = now();
       await store.tx(async (tx) => {
         const t = await team(tx, tenantId, orgSlug, teamSlug);
-        const m = await tx.directory.organizationMember(tenantId, t.organizationId, subject);
+        const m = await tx.directory.lockOrganizationMember(tenantId, t.organizationId, subject);
         if (!m || m.status !== 'ACTIVE') reject(`${subject} is not a member of ${orgSlug}`);
         if (!(await tx.directory.addTeamMember(tenantId, t, subject, at.toISOString()))) reject(`${subject} is a member of ${teamSlug} already`);
         await tx.audit.record(actor, { tenantId, action: 'directory.team_member.added', targetType: 'directory_team', targetId: t.id, details: { subject }, at });
@@ -262,11 +271,11 @@ export function createDirectoryService(deps: { store: Stores & TxRunner<Stores>;
         await user(tx, tenantId, a.subject);
         if (a.scope !== 'TENANT') {
           const org = (await tx.directory.organizationById(tenantId, a.organizationId!)) ?? reject(`no organization ${a.organizationId}`);
-          if (!(await tx.directory.organizationMember(tenantId, org.id, a.subject))) reject(`${a.subject} is not a member of the organization`);
+          if (!(await tx.directory.lockOrganizationMember(tenantId, org.id, a.subject))) reject(`${a.subject} is not a member of the organization`);
           if (a.scope === 'TEAM') {
             const t = await tx.directory.teamById(tenantId, a.teamId!);
             if (!t || t.organizationId !== org.id) reject(`no team ${a.teamId} in the organization`);
-            if (!(await tx.directory.teamMember(tenantId, t.id, a.subject))) reject(`${a.subject} is not a member of the team`);
+            if (!(await tx.directory.lockTeamMember(tenantId, t.id, a.subject))) reject(`${a.subject} is not a member of the team`);
           }
         }
         const row = { tenantId, roleId: r.id, subject: a.subject, scope: a.scope, organizationId: a.organizationId, teamId: a.teamId };

@@ -1,5 +1,5 @@
 import { limitOf, pageFrom, type Page, type PageRequest } from '../../platform/http/pagination';
-import type { Sql } from '../../platform/store/sql';
+import { forUpdate, type Sql } from '../../platform/store/sql';
 
 export type Status = 'ACTIVE' | 'DISABLED';
 export type RoleScope = 'TENANT' | 'ORGANIZATION' | 'TEAM';
@@ -106,6 +106,10 @@ const SQL = {
     FROM directory_role_assignments a JOIN directory_roles r ON r.id = a.role_id
     WHERE a.tenant_id = ? ORDER BY r.key, a.subject, a.context_id ${PAGE}`,
 
+  forgetOrganizationMemberships: `DELETE FROM directory_organization_members WHERE tenant_id = ? AND subject = ?`,
+  forgetTeamMemberships: `DELETE FROM directory_team_members WHERE tenant_id = ? AND subject = ?`,
+  forgetAssignments: `DELETE FROM directory_role_assignments WHERE tenant_id = ? AND subject = ?`,
+
   /**
    * The live permission check (spec 03 "Authentication"): a TENANT-scoped assignment of an
    * ACTIVE role holding the ACTIVE permission. Starts from the subject's assignments
@@ -120,6 +124,10 @@ const SQL = {
 
 /** The directory of each tenant (spec 03): every query takes the tenant id. */
 export function createDirectoryStore(db: Sql) {
+  // A membership that decides a write (a team membership, an assignment) is locked until commit,
+  // so a concurrent removal waits and then removes what was added (PostgreSQL; SQLite has one writer).
+  const lockOrganizationMember = `${SQL.organizationMember}${forUpdate(db.dialect)}`;
+  const lockTeamMember = `${SQL.teamMember}${forUpdate(db.dialect)}`;
   const page = async <T>(text: string, args: unknown[], req: PageRequest): Promise<Page<T>> => {
     const { limit, offset } = limitOf(req);
     return pageFrom(await db.all<T>(text, [...args, limit, offset]), req);
@@ -147,6 +155,8 @@ export function createDirectoryStore(db: Sql) {
       return (await db.run(SQL.removeOrganizationMember, [tenantId, organizationId, subject])) > 0;
     },
     organizationMember: (tenantId: string, organizationId: string, subject: string) => db.get<Member>(SQL.organizationMember, [tenantId, organizationId, subject]),
+    /** The membership, locked until commit (inside a transaction). */
+    lockOrganizationMember: (tenantId: string, organizationId: string, subject: string) => db.get<Member>(lockOrganizationMember, [tenantId, organizationId, subject]),
     organizationMembers: (tenantId: string, organizationId: string, req: PageRequest) => page<Member>(SQL.organizationMembers, [tenantId, organizationId], req),
     async addTeamMember(tenantId: string, team: Pick<Team, 'id' | 'organizationId'>, subject: string, at: string): Promise<boolean> {
       return (await db.run(SQL.addTeamMember, [tenantId, team.organizationId, team.id, subject, at])) > 0;
@@ -157,6 +167,8 @@ export function createDirectoryStore(db: Sql) {
     /** Every team membership of `subject` in the organization's teams; how many. */
     removeTeamMembershipsIn: (tenantId: string, organizationId: string, subject: string) => db.run(SQL.removeTeamMembershipsIn, [tenantId, organizationId, subject]),
     teamMember: (tenantId: string, teamId: string, subject: string) => db.get<Member>(SQL.teamMember, [tenantId, teamId, subject]),
+    /** The membership, locked until commit (inside a transaction). */
+    lockTeamMember: (tenantId: string, teamId: string, subject: string) => db.get<Member>(lockTeamMember, [tenantId, teamId, subject]),
     teamMembers: (tenantId: string, teamId: string, req: PageRequest) => page<Member>(SQL.teamMembers, [tenantId, teamId], req),
 
     /** False when the key exists already. */
@@ -194,6 +206,13 @@ export function createDirectoryStore(db: Sql) {
     revokeInTeam: (tenantId: string, teamId: string, subject: string) => db.run(SQL.revokeInTeam, [tenantId, subject, teamId]),
     assignments: (tenantId: string, req: PageRequest) => page<RoleAssignment>(SQL.assignments, [tenantId], req),
 
+    /** Every membership and assignment of `subject` in the tenant (a deleted user); how many rows. */
+    async forgetSubject(tenantId: string, subject: string): Promise<number> {
+      let n = await db.run(SQL.forgetAssignments, [tenantId, subject]);
+      n += await db.run(SQL.forgetTeamMemberships, [tenantId, subject]);
+      n += await db.run(SQL.forgetOrganizationMemberships, [tenantId, subject]);
+      return n;
+    },
     async hasPermission(tenantId: string, subject: string, key: string): Promise<boolean> {
       return (await db.get(SQL.hasPermission, [key, tenantId, subject])) !== undefined;
     },

@@ -15,11 +15,13 @@ import { clientAddress, headerOf } from '../../platform/http/request';
 import { described, type RouteDoc } from '../../platform/http/openapi';
 import type { TSchema } from '../../platform/http/schema';
 import { AuthorizeForm, AuthorizeQuery, ConsentForm, ContinueForm, LoginForm, MfaForm, SelectForm } from './schemas';
+import { FederationCallbackQuery, FederationStartForm } from '../federations/schemas';
+import { CALLBACK_PATH } from '../federations/service';
 
 /** One cookie name per issuer; its Path (and for custom issuers its host) keeps tenants apart. */
 export const SESSION_COOKIE = 'engage_session';
 
-const FORM_FIELDS = ['interaction_id', 'csrf_token', 'email', 'password', 'decision', 'account', 'method', 'code'] as const;
+const FORM_FIELDS = ['interaction_id', 'csrf_token', 'email', 'password', 'decision', 'account', 'method', 'code', 'source'] as const;
 /** Our forms are a few hundred bytes; anything near this is not a person signing in. */
 const MAX_FORM_BYTES = 16 * 1024;
 
@@ -75,7 +77,7 @@ function render(c: Context<IssuerEnv>, outcome: Outcome, ttl: number): Response 
  * so the issuer's tenant resolution (and its empty 404) applies to every one of them.
  */
 export function mountBrowserRoutes(app: Hono<IssuerEnv>, services: Services, config: Pick<Config, 'trustedProxies'>): void {
-  const flow = createBrowserFlow({ sessions: services.sessions, oauth: browserOAuthAdapter(services), mfa: services.mfa });
+  const flow = createBrowserFlow({ sessions: services.sessions, oauth: browserOAuthAdapter(services), mfa: services.mfa, brokers: services.federations });
   const ttl = services.sessions.ttl;
   const cookieOf = (c: Context<IssuerEnv>) => getCookie(c, SESSION_COOKIE);
 
@@ -153,4 +155,22 @@ export function mountBrowserRoutes(app: Hono<IssuerEnv>, services: Services, con
     })),
   );
   app.post(FORM_PATHS.continue, described(pageDoc('Continue after a new recovery code was shown', ContinueForm), withForm((c, form) => flow.continueAfterRecovery(c.get('tenant'), form, cookieOf(c)))));
+  // Federations (identity/federations): "Sign in with <source>", then the source issuer's answer.
+  app.post(FORM_PATHS.federation, described(
+    { ...pageDoc('Sign in through a federated source tenant', FederationStartForm), responses: { 302: { description: "to the source issuer's authorization endpoint" }, 400: { description: 'not available (a page)', type: 'html' } } },
+    withForm((c, form) => flow.federationStart(c.get('tenant'), form, cookieOf(c))),
+  ));
+  app.get(
+    CALLBACK_PATH,
+    described(
+      {
+        summary: "Callback of a brokered sign-in: the source issuer's authorization response (RFC 6749 §4.1.2, RFC 9207)",
+        tags: ['oauth'],
+        query: FederationCallbackQuery,
+        responses: { 200: { description: 'the next page (consent or second factor)', type: 'html' }, 302: { description: 'to the callback of the client' } },
+        errors: { 400: 'expired, replayed or refused (a page)', 403: 'no account can be given (a page)', 404: 'unknown issuer (empty body)' },
+      },
+      guarded((c) => flow.federationCallback(c.get('tenant'), new URL(c.req.url).searchParams, cookieOf(c))),
+    ),
+  );
 }

@@ -15,7 +15,7 @@ export interface ScopeLine {
 }
 
 export type PageModel =
-  | { view: 'login'; interactionId: string; csrf: string; clientName: string; email?: string; error?: string; action?: string }
+  | { view: 'login'; interactionId: string; csrf: string; clientName: string; email?: string; error?: string; action?: string; federations?: { source: string; label: string }[] }
   | { view: 'consent'; interactionId: string; csrf: string; clientName: string; email: string; scopes: ScopeLine[] }
   | { view: 'select'; interactionId: string; csrf: string; clientName: string; accounts: { userId: string; email: string }[] }
   | { view: 'mfa'; interactionId: string; csrf: string; clientName: string; method: 'totp' | 'recovery'; error?: string; action?: string }
@@ -29,6 +29,7 @@ export const FORM_PATHS = {
   select: '/oauth2/authorize/select',
   mfa: '/oauth2/authorize/mfa',
   continue: '/oauth2/authorize/continue',
+  federation: '/oauth2/authorize/federation',
 } as const;
 
 export function layout(frame: PageFrame, title: string, body: Raw): string {
@@ -81,8 +82,20 @@ ${hidden(m.interactionId, m.csrf)}
 <input id="password" name="password" type="password" autocomplete="current-password" required${attr('aria-describedby', described)}${attr('aria-invalid', invalid)}${m.email ? html` autofocus` : ''}>
 </div>
 <button class="primary" type="submit">Sign in</button>
-</form>`,
+</form>${federationButtons(frame, m)}`,
   );
+}
+
+/** "Sign in with <source>": one form per federated source tenant (identity/federations). */
+function federationButtons(frame: PageFrame, m: Extract<PageModel, { view: 'login' }>): Raw | string {
+  if (!m.federations?.length) return '';
+  return html`
+<p class="note" id="federation-title">Or use an account of</p>
+${m.federations.map((f) => html`<form method="post" action="${frame.issuerPath + FORM_PATHS.federation}">
+${hidden(m.interactionId, m.csrf)}
+<button class="secondary" type="submit" name="source" value="${f.source}">Sign in with ${f.label}</button>
+</form>
+`)}`;
 }
 
 function consentPage(frame: PageFrame, m: Extract<PageModel, { view: 'consent' }>): string {

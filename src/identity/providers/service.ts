@@ -112,6 +112,41 @@ export function createProviderService(deps: { store: Stores & TxRunner<Stores>; 
       if (p) upstream.forget(p.issuer);
     },
 
+    /**
+     * The user of `tenantId` for an upstream identity already proven by the caller (a federation's
+     * brokered sign-in, identity/federations): the linked user; else, with a verified email, the
+     * account holding that email, linked now; else a new account (active, email verified) and its
+     * link, in one transaction. The federation is the operator's trust in the upstream tenant's
+     * email verification (docs/decisions.md "Federations"); undefined when no user can be given
+     * (an unverified or missing email, a disabled account).
+     */
+    async brokeredUser(tenantId: string, identity: { issuer: string; subject: string; email?: unknown; emailVerified?: unknown; provider: string }): Promise<{ userId: string } | undefined> {
+      const linked = await store.providers.findIdentity(tenantId, identity.issuer, identity.subject);
+      const active = async (userId: string) => {
+        const u = await users.findById(tenantId, userId);
+        return u && u.status === 'ACTIVE' ? { userId } : undefined;
+      };
+      if (linked) return active(linked.userId);
+      if (typeof identity.email !== 'string' || identity.emailVerified !== true) return undefined;
+      const email = normalizeEmail(identity.email);
+      const now = clock.now().toISOString();
+      const link = { tenantId, issuer: identity.issuer, subject: identity.subject, provider: identity.provider, createdAt: now };
+      try {
+        const userId = await store.tx(async (tx) => {
+          const existing = await tx.users.findByEmail(tenantId, email);
+          const id = existing ? existing.id : await users.createInTx(tx, tenantId, { email, emailVerified: true });
+          await tx.providers.link({ ...link, userId: id });
+          return id;
+        });
+        return active(userId);
+      } catch (e) {
+        if (!(e instanceof UniqueViolation) && !(isDomainError(e) && e.code === 'user_conflict')) throw e;
+        // A parallel first sign-in of the same identity won: use its account.
+        const won = await store.providers.findIdentity(tenantId, identity.issuer, identity.subject);
+        return won ? active(won.userId) : undefined;
+      }
+    },
+
     /** spec 02 `POST /oauth2/native/social`: the user the upstream identity proves, creating one where allowed. */
     async signInWithIdToken(tenant: ResolvedTenant, input: SocialSignIn): Promise<{ userId: string }> {
       const tenantId = tenant.tenant.id;

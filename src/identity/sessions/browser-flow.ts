@@ -3,9 +3,10 @@ import { describeScopes } from '../pages/scopes';
 import type { PageModel } from '../pages/templates';
 import type { ResolvedTenant } from '../tenants/service';
 import { AuthorizeErrors, PageErrors, type PageError } from './errors';
-import type { BrowserClient, BrowserOAuthPort, ValidRequest } from './ports';
+import type { BrowserClient, BrowserOAuthPort, UpstreamBroker, ValidRequest } from './ports';
 import type { Interaction, LiveSession, PendingRequest, SessionService } from './service';
 import type { SecondFactors } from '../mfa/port';
+import { FederationPages } from '../federations/errors';
 
 /**
  * The browser side of the authorization endpoint as plain decisions: every entry point
@@ -36,7 +37,7 @@ function pending(r: ValidRequest): PendingRequest {
   return { ...rest, clientId: client.clientId };
 }
 
-export function createBrowserFlow(deps: { sessions: SessionService; oauth: BrowserOAuthPort; mfa: SecondFactors }) {
+export function createBrowserFlow(deps: { sessions: SessionService; oauth: BrowserOAuthPort; mfa: SecondFactors; brokers?: UpstreamBroker }) {
   const { sessions, oauth, mfa } = deps;
   const clock = { nowSeconds: sessions.now };
 
@@ -102,7 +103,12 @@ export function createBrowserFlow(deps: { sessions: SessionService; oauth: Brows
     const formTargets = [ctx.req.redirectUri];
     const status = ctx.error?.status ?? 200;
     const retryAfter = ctx.error?.retryAfter;
-    if (view === 'login') return { kind: 'page', status, model: { view, ...base, email: ctx.email, error: ctx.error?.message }, formTargets, cookie, retryAfter };
+    if (view === 'login') {
+      // "Sign in with <source>" for each tenant federated to this one (identity/federations).
+      const upstream = deps.brokers ? await deps.brokers.options(tenant) : [];
+      const federations = upstream.map((o) => ({ source: o.source, label: o.label }));
+      return { kind: 'page', status, model: { view, ...base, email: ctx.email, error: ctx.error?.message, federations }, formTargets: [...formTargets, ...upstream.map((o) => o.issuer)], cookie, retryAfter };
+    }
     if (view === 'consent') {
       const user = await oauth.findUser(tenant.tenant.id, ctx.userId!);
       const resourceName = ctx.req.resource ? await oauth.resourceName(tenant.tenant.id, ctx.req.resource) : undefined;
@@ -264,6 +270,38 @@ export function createBrowserFlow(deps: { sessions: SessionService; oauth: Brows
       const req = r.it.request;
       await oauth.rememberConsent({ tenantId: tenant.tenant.id, userId, clientId: req.clientId, scope: req.scope, resource: req.resource });
       return finish(tenant, req, userId, authTime);
+    },
+
+    /** POST {issuer}/oauth2/authorize/federation: sign in through a federated source tenant (a 302 to its issuer). */
+    async federationStart(tenant: ResolvedTenant, form: Form, cookie: string | undefined): Promise<Outcome> {
+      const r = await resume(tenant, form, cookie);
+      if (r.error) return r.error;
+      const location = deps.brokers && form.source ? await deps.brokers.begin(tenant, { source: form.source, sessionId: r.live.session.id, interactionId: r.id }) : undefined;
+      if (!location) return errorPage(FederationPages.unavailable);
+      return { kind: 'redirect', location };
+    },
+
+    /**
+     * GET {issuer}/oauth2/authorize/federation/callback: the source issuer's answer. The state
+     * binds it to this browser session and its interaction (it stands in for the CSRF token of
+     * the forms); then the user signs in here as after a password (second factor included).
+     */
+    async federationCallback(tenant: ResolvedTenant, params: URLSearchParams, cookie: string | undefined): Promise<Outcome> {
+      const live = await sessions.lookup(tenant.tenant.id, cookie);
+      if (!live || !cookie || !deps.brokers) return errorPage(PageErrors.sessionMissing);
+      const result = await deps.brokers.complete(tenant, live.session.id, params);
+      if (!result.ok) return errorPage(result.reason === 'expired' ? FederationPages.expired : result.reason === 'no_account' ? FederationPages.noAccount(result.source) : FederationPages.refused(result.source));
+      const tenantId = tenant.tenant.id;
+      const it = await sessions.loadInteraction(tenantId, result.interactionId, live.session.id);
+      if (!it) return errorPage(PageErrors.interactionGone);
+      const client = await oauth.findClient(tenantId, it.request.clientId);
+      if (!client || (client.status ?? 'ACTIVE') !== 'ACTIVE') return errorPage(PageErrors.clientGone);
+      if (await mfa.hasSecondFactor(tenantId, result.userId)) {
+        await sessions.awaitSecondFactor(result.interactionId, result.userId);
+        return mfaPage({ id: result.interactionId, token: cookie, client, it }, 'totp');
+      }
+      const token = await sessions.signIn(live.session.id, result.userId, result.authTime, tenantId);
+      return proceed(tenant, it, result.interactionId, client, result.userId, result.authTime, token, token);
     },
 
     /** POST {issuer}/oauth2/authorize/select: one of the session's accounts, or another. */

@@ -65,3 +65,17 @@ export interface BrowserOAuthPort {
     authTime: number;
   }): Promise<string>;
 }
+
+/**
+ * Upstream sign-in through another tenant of this server (identity/federations): the options
+ * shown on the sign-in page, the redirect that starts one, and the user it ends with.
+ */
+export interface UpstreamBroker {
+  options(tenant: ResolvedTenant): Promise<{ source: string; label: string; issuer: string }[]>;
+  begin(tenant: ResolvedTenant, input: { source: string; sessionId: string; interactionId: string }): Promise<string | undefined>;
+  complete(
+    tenant: ResolvedTenant,
+    sessionId: string,
+    params: URLSearchParams,
+  ): Promise<{ ok: true; interactionId: string; userId: string; authTime: number } | { ok: false; reason: 'expired' | 'refused' | 'no_account'; source?: string }>;
+}

@@ -55,7 +55,7 @@ export function createUserService<S extends Stores>(deps: {
   store: S & TxRunner<S>;
   clock: Clock;
   /** Called inside the deletion's transaction (services.ts wires the OAuth grants and browser sessions). */
-  endAccess?: (tx: S, tenantId: string, userId: string) => Promise<void>;
+  endAccess?: (tx: S, tenantId: string, user: { id: string; subject: string }) => Promise<void>;
 }) {
   const { store, clock } = deps;
   let dummyHash: Promise<string> | undefined;
@@ -157,7 +157,7 @@ export function createUserService<S extends Stores>(deps: {
     async delete(tenantId: string, userId: string, actor: AuditActor): Promise<void> {
       await store.tx(async (tx) => {
         const u = await found(tx, tenantId, userId);
-        await deps.endAccess?.(tx, tenantId, userId);
+        await deps.endAccess?.(tx, tenantId, u);
         assertThat((await tx.users.delete(tenantId, userId)) === 1, UserErrors.unknown(userId));
         await tx.audit.record(actor, { at: clock.now(), tenantId, action: 'user.deleted', targetType: 'user', targetId: userId, details: { subject: u.subject } });
       });
