@@ -1,3 +1,4 @@
+import { sql } from 'drizzle-orm';
 import { bigint, index, primaryKey, pgTable, text, uniqueIndex } from 'drizzle-orm/pg-core';
 
 /**
@@ -116,9 +117,10 @@ export const pushDeliveries = pgTable(
     updatedAt: text('updated_at').notNull(),
   },
   (t) => [
-    index('push_deliveries_due').on(t.state, t.nextAttemptMs),
+    // Only PENDING rows (migration 0014): a delivery leaves the index when it is sent.
+    index('push_deliveries_pending').on(t.nextAttemptMs).where(sql`state = 'PENDING'`),
     index('push_deliveries_send').on(t.sendId),
     index('push_deliveries_installation').on(t.installationId, t.templateId, t.createdMs),
-    index('push_deliveries_template').on(t.templateId, t.state),
+    index('push_deliveries_template').on(t.templateId),
   ],
 );
