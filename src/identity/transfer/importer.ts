@@ -77,8 +77,22 @@ const totpAad = (tenantId: string, userId: string) => `totp|${tenantId}|${userId
  */
 export function createImporter(deps: { store: Stores & TxRunner<Stores>; clock: Clock; sealer: Sealer; providers: ProviderDirectory }) {
   const { store, clock, sealer } = deps;
+  // Records this process has created, and the count at which planner statistics are refreshed
+  // next: after the first 1,000, then each time the count doubles (a logarithmic number of ANALYZEs).
+  let created = 0;
+  let analyzeAt = 1_000;
 
   async function importBatch(tenantId: string, source: string, mode: ImportMode, items: ImportItem[], opts: ImportOptions): Promise<ImportOutcome[]> {
+    const list = await importOnce(tenantId, source, mode, items, opts);
+    if (mode === 'CREATE_ONLY') created += list.filter((o) => o.status === 'SUCCEEDED').length;
+    if (created >= analyzeAt) {
+      analyzeAt = created * 2;
+      await store.transfer.refreshStatistics();
+    }
+    return list;
+  }
+
+  async function importOnce(tenantId: string, source: string, mode: ImportMode, items: ImportItem[], opts: ImportOptions): Promise<ImportOutcome[]> {
     const outcomes = new Map<number, ImportOutcome>();
     const candidates: Candidate[] = [];
     const providers = new Map((await deps.providers.list(tenantId)).map((p) => [p.name, p.issuer]));
