@@ -51,5 +51,5 @@ export function createAdminApp(deps: AdminDeps, extensions: AdminExtension[] = [
 
 /** Mounts the management API on the issuer api family app (src/identity/issuer-api.ts). */
 export function mountAdminApi(api: Hono<IssuerEnv>, deps: AdminDeps, extensions: AdminExtension[] = []): void {
-  api.route(ADMIN_ROOT, createAdminApp(deps, extensions) as unknown as Hono<IssuerEnv>);
+  api.route(ADMIN_ROOT, createAdminApp(deps, extensions));
 }
