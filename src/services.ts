@@ -70,7 +70,7 @@ export function createServices(deps: CoreDeps) {
     initControl: (control) => ensureControlObjects({ store, resources, clients, clock }, control),
   });
   const sessions = createSessionService({ store, clock, sessionTtl: config.sessionTtl });
-  const resources = createResourceService({ store, clock });
+  const resources = createResourceService({ store, catalog, clock });
   const clients = createClientService({ store, catalog, clock, resources });
   const credentials = createCredentialService({ store, catalog, clock, resources });
   // Deleting a user ends their grants, tokens and browser sign-ins and removes their directory

@@ -140,11 +140,19 @@ export const users = pgTable(
  * from one authorization code (access tokens carry its id, refresh tokens hang off it).
  * Revoking the grant ends all of them at once.
  */
+/*
+ * Grants, authorization codes and refresh tokens have no foreign key to tenants here (migration
+ * 0015), unlike on SQLite: each such key made every insert lock its tenant's row (FOR KEY SHARE),
+ * so all of a tenant's token writes, from every process, contended on one row. They go with
+ * their tenant all the same, through their users (grants, codes) and grants (refresh tokens),
+ * whose foreign keys cascade from tenants.
+ */
 export const grants = pgTable(
   'grants',
   {
     id: text('id').primaryKey(),
-    tenantId: text('tenant_id').notNull().references(() => tenants.id, { onDelete: 'cascade' }),
+    // No foreign key to tenants (migration 0015): see the note above grants.
+    tenantId: text('tenant_id').notNull(),
     clientId: text('client_id').notNull(),
     userId: text('user_id').notNull().references(() => users.id, { onDelete: 'cascade' }),
     /** Space-delimited scopes granted. */
@@ -165,7 +173,8 @@ export const authorizationCodes = pgTable(
   {
     /** SHA-256 digest of the code. */
     codeDigest: text('code_digest').primaryKey(),
-    tenantId: text('tenant_id').notNull().references(() => tenants.id, { onDelete: 'cascade' }),
+    // No foreign key to tenants (migration 0015): see the note above grants.
+    tenantId: text('tenant_id').notNull(),
     clientId: text('client_id').notNull(),
     userId: text('user_id').notNull().references(() => users.id, { onDelete: 'cascade' }),
     redirectUri: text('redirect_uri').notNull(),
@@ -187,7 +196,8 @@ export const refreshTokens = pgTable(
   'refresh_tokens',
   {
     tokenDigest: text('token_digest').primaryKey(),
-    tenantId: text('tenant_id').notNull().references(() => tenants.id, { onDelete: 'cascade' }),
+    // No foreign key to tenants (migration 0015): see the note above grants.
+    tenantId: text('tenant_id').notNull(),
     grantId: text('grant_id').notNull().references(() => grants.id, { onDelete: 'cascade' }),
     clientId: text('client_id').notNull(),
     scope: text('scope').notNull(),

@@ -73,6 +73,38 @@ export function retiredByReplacement(st: Pick<RefreshTokenState, 'revokedAt' | '
   return st.revokedAt !== null && st.rotatedAt === null && st.replacedBy !== null;
 }
 
+/**
+ * A live refresh token's grant and subject, read as it is rotated (rotateLiveRefreshToken): what
+ * a refresh that asks for nothing new (no scope, no resource) needs to issue its tokens.
+ */
+export interface LiveRefreshState {
+  grantId: string;
+  scope: string;
+  resource: string | null;
+  /** The grant's resource's audience (null without a resource). */
+  audience: string | null;
+  authTime: number;
+  grantExpiresAt: number;
+  subject: string;
+  email: string;
+  emailVerified: number;
+}
+
+/** The rotation of a live refresh token (rotateLiveRefreshToken); a type: bound as named parameters. */
+export type LiveRotation = {
+  tenantId: string;
+  clientId: string;
+  /** The token presented. */
+  rotated: string;
+  /** Its successor's digest and expiry, issued at `createdAt` (now). */
+  tokenDigest: string;
+  expiresAt: number;
+  createdAt: number;
+  /** A grant that expires before `lastExpiry` is extended to `extendTo`. */
+  lastExpiry: number;
+  extendTo: number;
+};
+
 /** What introspection and userinfo need to know about a verified access token's grant. */
 export interface AccessTokenState {
   grantRevokedAt: number | null;
@@ -117,6 +149,15 @@ const SQL = {
   retireUnusedRefresh: `UPDATE refresh_tokens SET revoked_at = ?, replaced_by = ?
     WHERE tenant_id = ? AND token_digest = ? AND rotated_at IS NULL AND revoked_at IS NULL`,
   revokeRefresh: `UPDATE refresh_tokens SET revoked_at = ? WHERE tenant_id = ? AND token_digest = ? AND revoked_at IS NULL`,
+  // Live: unused, unrevoked, unexpired, of this client; its grant unrevoked, its user active,
+  // its resource (if any) active. Written for both engines (PostgreSQL wraps it: PG.rotateLive).
+  findLiveRefresh: `SELECT t.grant_id AS "grantId", t.scope, g.resource, rs.audience, g.auth_time AS "authTime", g.expires_at AS "grantExpiresAt",
+      u.subject, u.email, u.email_verified AS "emailVerified"
+    FROM refresh_tokens t JOIN grants g ON g.id = t.grant_id JOIN users u ON u.id = g.user_id
+      LEFT JOIN resources rs ON rs.tenant_id = g.tenant_id AND rs.uri = g.resource
+    WHERE t.tenant_id = @tenantId AND t.token_digest = @rotated AND t.client_id = @clientId AND t.expires_at > @createdAt
+      AND t.rotated_at IS NULL AND t.revoked_at IS NULL AND g.revoked_at IS NULL AND u.status = 'ACTIVE'
+      AND (g.resource IS NULL OR rs.status = 'ACTIVE')`,
   accessState: `SELECT g.revoked_at AS "grantRevokedAt",
       CASE WHEN EXISTS (SELECT 1 FROM revoked_access_tokens r WHERE r.jti = ? AND r.tenant_id = g.tenant_id) THEN 1 ELSE 0 END AS "jtiRevoked",
       u.subject, u.email, u.email_verified AS "emailVerified", u.status AS "userStatus"
@@ -145,11 +186,62 @@ const SQL = {
   purgeGrants: `DELETE FROM grants WHERE id IN (SELECT id FROM grants WHERE expires_at < ? LIMIT ?)`,
 } as const;
 
+/**
+ * PostgreSQL's single statements for the two hottest writes (store.write): the conditional
+ * UPDATE that decides, and the INSERTs it allows as data-modifying WITHs reading its RETURNING,
+ * so that nothing is written unless it matched. Parameters in a SELECT list have no column to
+ * take their type from: the integers are cast.
+ */
+const PG = {
+  exchangeCode: (withRefresh: boolean) => `WITH c AS (
+      UPDATE authorization_codes SET consumed_at = @createdAt, grant_id = @id WHERE tenant_id = @tenantId AND code_digest = @codeDigest AND consumed_at IS NULL RETURNING 1
+    )${withRefresh ? `, r AS (
+      INSERT INTO refresh_tokens (token_digest, tenant_id, grant_id, client_id, scope, expires_at, created_at)
+      SELECT @refreshDigest, @tenantId, @id, @clientId, @scope, @refreshExpiresAt::bigint, @createdAt::bigint FROM c
+    )` : ''}
+    INSERT INTO grants (id, tenant_id, client_id, user_id, scope, resource, auth_time, created_at, expires_at)
+    SELECT @id, @tenantId, @clientId, @userId, @scope, @resource, @authTime::bigint, @createdAt::bigint, @expiresAt::bigint FROM c`,
+  rotateRefresh: (extendGrant: boolean) => `WITH r AS (
+      UPDATE refresh_tokens SET rotated_at = @createdAt, replaced_by = @tokenDigest
+      WHERE tenant_id = @tenantId AND token_digest = @rotated AND rotated_at IS NULL AND revoked_at IS NULL RETURNING 1
+    )${extendGrant ? `, e AS (
+      UPDATE grants SET expires_at = GREATEST(expires_at, @grantExpiresAt::bigint) WHERE tenant_id = @tenantId AND id = @grantId AND EXISTS (SELECT 1 FROM r)
+    )` : ''}
+    INSERT INTO refresh_tokens (token_digest, tenant_id, grant_id, client_id, scope, expires_at, created_at)
+    SELECT @tokenDigest, @tenantId, @grantId, @clientId, @scope, @expiresAt::bigint, @createdAt::bigint FROM r`,
+};
+/**
+ * The live token's state (SQL.findLiveRefresh), its rotation, its successor and the grant's
+ * extension in one statement: the UPDATE re-checks the token under its row lock (a concurrent
+ * rotation leaves it nothing to update), and the rest reads what the UPDATE returned.
+ */
+const pgRotateLive = (findLive: string) => `WITH st AS (${findLive}),
+    r AS (
+      UPDATE refresh_tokens t SET rotated_at = @createdAt, replaced_by = @tokenDigest FROM st
+      WHERE t.tenant_id = @tenantId AND t.token_digest = @rotated AND t.rotated_at IS NULL AND t.revoked_at IS NULL
+      RETURNING st.*
+    ),
+    i AS (
+      INSERT INTO refresh_tokens (token_digest, tenant_id, grant_id, client_id, scope, expires_at, created_at)
+      SELECT @tokenDigest, @tenantId, r."grantId", @clientId, r.scope, @expiresAt::bigint, @createdAt::bigint FROM r
+    ),
+    e AS (
+      UPDATE grants g SET expires_at = @extendTo::bigint FROM r WHERE g.tenant_id = @tenantId AND g.id = r."grantId" AND g.expires_at < @lastExpiry::bigint
+    )
+    SELECT * FROM r`;
+
+const PG_TEXTS = {
+  rotateLive: pgRotateLive(SQL.findLiveRefresh),
+  exchangeCode: [PG.exchangeCode(false), PG.exchangeCode(true)],
+  rotateRefresh: [PG.rotateRefresh(false), PG.rotateRefresh(true)],
+};
+
 export function createOAuthStore(db: Sql) {
   // Only the token's row: not its grant's or its user's, which other refreshes share.
   const findRefreshLocked = SQL.findRefresh + (db.dialect === 'postgres' ? ' FOR UPDATE OF t' : '');
   const extendGrant = `UPDATE grants SET expires_at = ${greatest(db.dialect, 'expires_at', '?')} WHERE tenant_id = ? AND id = ?`;
   const lockConsent = `${SQL.findConsent}${forUpdate(db.dialect)}`;
+  const pg = db.dialect === 'postgres';
 
   return {
     async insertCode(row: Omit<CodeRow, 'consumedAt' | 'grantId'>): Promise<void> {
@@ -158,9 +250,23 @@ export function createOAuthStore(db: Sql) {
     findCode(tenantId: string, codeDigest: string): Promise<CodeRow | undefined> {
       return db.get<CodeRow>(SQL.findCode, [tenantId, codeDigest]);
     },
-    /** One use: true only for the first caller (RFC 6749 §4.1.2). */
-    async consumeCode(tenantId: string, codeDigest: string, grantId: string, now: number): Promise<boolean> {
-      return (await db.run(SQL.consumeCode, [now, grantId, tenantId, codeDigest])) === 1;
+    /**
+     * The exchange of a code (RFC 6749 §4.1.2: one use): consumes it and creates its grant and,
+     * when given, the grant's first refresh token; true only for the first caller, and nothing
+     * is written for the others. One statement on PostgreSQL (store.write).
+     */
+    async exchangeCode(codeDigest: string, grant: Omit<GrantRow, 'revokedAt'>, refresh: Pick<RefreshTokenRow, 'tokenDigest' | 'expiresAt'> | null): Promise<boolean> {
+      if (pg) {
+        const params = { ...grant, codeDigest, refreshDigest: refresh?.tokenDigest, refreshExpiresAt: refresh?.expiresAt };
+        return (await db.run(PG_TEXTS.exchangeCode[refresh ? 1 : 0], params)) === 1;
+      }
+      if ((await db.run(SQL.consumeCode, [grant.createdAt, grant.id, grant.tenantId, codeDigest])) !== 1) return false;
+      await db.run(SQL.insertGrant, grant);
+      if (refresh) {
+        const { id: grantId, tenantId, clientId, scope, createdAt } = grant;
+        await db.run(SQL.insertRefresh, { tokenDigest: refresh.tokenDigest, tenantId, grantId, clientId, scope, expiresAt: refresh.expiresAt, createdAt });
+      }
+      return true;
     },
 
     async insertGrant(row: Omit<GrantRow, 'revokedAt'>): Promise<void> {
@@ -207,9 +313,35 @@ export function createOAuthStore(db: Sql) {
     findRefreshTokenLocked(tenantId: string, tokenDigest: string): Promise<RefreshTokenState | undefined> {
       return db.get<RefreshTokenState>(findRefreshLocked, [tenantId, tokenDigest]);
     },
-    /** Marks a token rotated; false when another request rotated or revoked it first. */
-    async rotateRefreshToken(tenantId: string, tokenDigest: string, successor: string, now: number): Promise<boolean> {
-      return (await db.run(SQL.rotateRefresh, [now, successor, tenantId, tokenDigest])) === 1;
+    /**
+     * Rotates the token `rotated` to its successor `next` (same grant, client and scope, created
+     * now) and, when `grantExpiresAt` is given, makes the grant live at least that long: false,
+     * and nothing written, when another request rotated or revoked it first. One statement on
+     * PostgreSQL (store.write).
+     */
+    async rotateRefreshToken(rotated: string, next: RefreshTokenRow, grantExpiresAt: number | null): Promise<boolean> {
+      if (pg) return (await db.run(PG_TEXTS.rotateRefresh[grantExpiresAt === null ? 0 : 1], { ...next, rotated, grantExpiresAt })) === 1;
+      if ((await db.run(SQL.rotateRefresh, [next.createdAt, next.tokenDigest, next.tenantId, rotated])) !== 1) return false;
+      await db.run(SQL.insertRefresh, next);
+      if (grantExpiresAt !== null) await db.run(extendGrant, [grantExpiresAt, next.tenantId, next.grantId]);
+      return true;
+    },
+    /**
+     * A refresh's one step when the token is live (SQL.findLiveRefresh): rotates it to its
+     * successor, extends the grant if it would end before `lastExpiry`, and answers the state
+     * to issue tokens from; undefined, and nothing written, when it is not live (unknown,
+     * used, revoked, expired, another client's, its grant or user or resource ended). One
+     * statement on PostgreSQL (store.write).
+     */
+    async rotateLiveRefreshToken(rotation: LiveRotation): Promise<LiveRefreshState | undefined> {
+      if (pg) return db.get<LiveRefreshState>(PG_TEXTS.rotateLive, rotation);
+      const st = await db.get<LiveRefreshState>(SQL.findLiveRefresh, rotation);
+      if (!st) return undefined;
+      const { tenantId, clientId, rotated, tokenDigest, expiresAt, createdAt } = rotation;
+      await db.run(SQL.rotateRefresh, [createdAt, tokenDigest, tenantId, rotated]);
+      await db.run(SQL.insertRefresh, { tokenDigest, tenantId, grantId: st.grantId, clientId, scope: st.scope, expiresAt, createdAt });
+      if (st.grantExpiresAt < rotation.lastExpiry) await db.run(extendGrant, [rotation.extendTo, tenantId, st.grantId]);
+      return st;
     },
     /**
      * Inside the reuse grace window: the successor nobody used is retired (revoked, pointing at

@@ -1,7 +1,8 @@
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { createHarness, type Harness } from '../../../test/helpers/harness';
 import { digest } from '../../platform/crypto';
-import { API_AUDIENCE, CALLBACK, FORM, basic, createFixture, decodeJwt, exchange, form, issueCode, post, type OAuthFixture, type Tokens } from './testing';
+import { SYSTEM_ACTOR } from '../audit';
+import { API, API_AUDIENCE, CALLBACK, FORM, basic, createFixture, decodeJwt, exchange, form, issueCode, post, type OAuthFixture, type Tokens } from './testing';
 
 let h: Harness;
 let f: OAuthFixture;
@@ -320,6 +321,41 @@ describe('refresh_token grant', () => {
     const r2 = (await (await refresh(r1.refresh_token)).json()) as { refresh_token: string };
     expect((await refresh(t.refresh_token!)).status).toBe(400);
     expect((await refresh(r2.refresh_token)).status).toBe(400);
+  });
+
+  it('a refused refresh rotates nothing: the same token works once its user and resource are back', async () => {
+    const tenantId = f.tenant.tenant.id;
+    const t = await exchange(h, f);
+    expect(decodeJwt(t.access_token).payload.aud).toBe(API_AUDIENCE);
+    await h.services.resources.setStatus(tenantId, API, 'DISABLED', SYSTEM_ACTOR);
+    const noResource = await refresh(t.refresh_token!);
+    expect([noResource.status, await noResource.json()]).toEqual([400, { error: 'invalid_grant', error_description: "the grant's resource is no longer available" }]);
+    await h.services.resources.setStatus(tenantId, API, 'ACTIVE', SYSTEM_ACTOR);
+    await h.services.users.setStatus(tenantId, f.userId, 'DISABLED', SYSTEM_ACTOR);
+    const noUser = await refresh(t.refresh_token!);
+    expect([noUser.status, await noUser.json()]).toEqual([400, { error: 'invalid_grant', error_description: 'the user is no longer active' }]);
+    await h.services.users.setStatus(tenantId, f.userId, 'ACTIVE', SYSTEM_ACTOR);
+    // Past the reuse grace window: had either refusal rotated the token, this would be reuse.
+    h.clock.advance(h.config.refreshReuseGraceSeconds + 1);
+    const res = await refresh(t.refresh_token!);
+    expect(res.status).toBe(200);
+    const r = (await res.json()) as { access_token: string; refresh_token: string };
+    expect(decodeJwt(r.access_token).payload).toMatchObject({ aud: API_AUDIENCE, sub: f.subject, gid: decodeJwt(t.access_token).payload.gid });
+    expect((await refresh(r.refresh_token)).status).toBe(200);
+  });
+
+  it('the grant outlives the tokens a refresh issues: extended when it would end before them', async () => {
+    const t = await exchange(h, f);
+    const gid = decodeJwt(t.access_token).payload.gid as string;
+    const expiry = async () => Number((await h.sql.get<{ e: number }>('SELECT expires_at AS "e" FROM grants WHERE id = ?', [gid]))!.e);
+    const first = await expiry();
+    // Not yet: the grant was made to outlive the first refresh token.
+    const r1 = (await (await refresh(t.refresh_token!)).json()) as { refresh_token: string };
+    expect(await expiry()).toBe(first);
+    h.clock.advance(h.config.refreshTokenTtl - 60);
+    const r2 = await refresh(r1.refresh_token);
+    expect(r2.status).toBe(200);
+    expect(await expiry()).toBeGreaterThanOrEqual(h.clock.nowSeconds() + h.config.refreshTokenTtl);
   });
 
   it('an expired refresh token is invalid_grant', async () => {

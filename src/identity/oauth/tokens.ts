@@ -68,6 +68,11 @@ export function createTokenIssuer(deps: { keys: KeyService; clock: Clock; config
   const verified = new Map<string, { key: KeyObject; claims: Record<string, unknown> }>();
 
   return {
+    /** Whether the tenant's signing key is at hand (in the catalogue cache): `issue` then cannot fail for want of it. */
+    canSign(tenantId: string): boolean {
+      return keys.cachedSigningKey(tenantId) !== undefined;
+    },
+
     /** Signs the access token and, for an OpenID Connect scope, the ID token. Outside any transaction. */
     async issue(input: IssueInput): Promise<IssuedTokens> {
       const key = keys.cachedSigningKey(input.tenant.tenant.id) ?? (await keys.signingKey(input.tenant.tenant.id));

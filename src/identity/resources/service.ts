@@ -1,3 +1,4 @@
+import { CatalogCache } from '../../platform/catalog';
 import type { Clock } from '../../platform/clock';
 import { newId } from '../../platform/crypto';
 import { assertThat } from '../../platform/http/errors';
@@ -44,8 +45,10 @@ export function toResourceView(r: ResourceRow): ResourceView {
   return { uri: r.uri, audience: r.audience, status: r.status, scopes: parseJsonList(r.scopes) };
 }
 
-export function createResourceService(deps: { store: Stores & TxRunner<Stores>; clock: Clock }) {
+export function createResourceService(deps: { store: Stores & TxRunner<Stores>; catalog: () => number; clock: Clock }) {
   const { store, clock } = deps;
+  // By `${tenantId} ${uri}`: every token issued for a resource looks its audience up.
+  const byUri = new CatalogCache<Resource>(deps.catalog);
   return {
     async create(tenantId: string, input: { uri: string; audience: string; scopes: string[] }, actor: AuditActor = SYSTEM_ACTOR): Promise<ResourceView> {
       validInput(checkResourceInput, input, ResourceErrors.invalid);
@@ -107,9 +110,17 @@ export function createResourceService(deps: { store: Stores & TxRunner<Stores>; 
       return (await store.resources.list(tenantId)).map(toResourceView);
     },
 
-    async findByUri(tenantId: string, uri: string): Promise<Resource | undefined> {
-      const r = await store.resources.findByUri(tenantId, uri);
-      return r && toResource(r);
+    /** The resource, from the catalogue cache (every change to resources moves its version). */
+    findByUri(tenantId: string, uri: string): Promise<Resource | undefined> {
+      return byUri.get(`${tenantId} ${uri}`, async () => {
+        const r = await store.resources.findByUri(tenantId, uri);
+        return r && toResource(r);
+      });
+    },
+
+    /** The resource if the catalogue cache holds it (no database work); else use `findByUri`. */
+    cachedByUri(tenantId: string, uri: string): Resource | undefined {
+      return byUri.peek(`${tenantId} ${uri}`);
     },
 
     /** The same lookup inside another context's transaction (client and credential creation). */

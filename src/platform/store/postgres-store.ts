@@ -217,6 +217,8 @@ export async function createPostgresStore<S extends object>(
   /** Errors of a BEGIN on a lost connection: the transaction may simply run on another one. */
   const lostAtBegin = new WeakSet<Error>();
   let savepoints = 0; // names: unique within this process, so nested ones never collide
+  /** Every context's stores bound to a client of the pool, made at its first transaction. */
+  const boundTo = new WeakMap<pg.PoolClient, S>();
 
   const attempt = <T>(fn: (stores: S & TxScope) => Promise<T> | T, begin: string, hooks: (() => unknown)[]): Promise<{ result: T; reported: Map<number, number> }> =>
     withClient(async (client, state) => {
@@ -266,11 +268,12 @@ export async function createPostgresStore<S extends object>(
         }
         return result;
       };
-      const scope = Object.assign(
-        Object.create(null) as object,
-        bind(createPostgresSql(client, statements)),
-        { afterCommit, savepoint },
-      ) as S & TxScope;
+      let bound = boundTo.get(client);
+      if (!bound) {
+        bound = bind(createPostgresSql(client, statements));
+        boundTo.set(client, bound);
+      }
+      const scope = Object.assign(Object.create(null) as object, bound, { afterCommit, savepoint }) as S & TxScope;
       let result: T;
       try {
         try {
@@ -291,6 +294,9 @@ export async function createPostgresStore<S extends object>(
       return { result, reported: state.reported };
     });
 
+  /** Jitter, so the transactions that collided do not collide again. */
+  const pauseBeforeAttempt = (n: number) => new Promise((r) => setTimeout(r, Math.random() * Math.min(200, 5 * 2 ** n)));
+
   const tx = async <T>(fn: (stores: S & TxScope) => Promise<T> | T, txOptions: TxOptions = {}): Promise<T> => {
     const begin = BEGIN[txOptions.isolation ?? 'read committed'];
     if (!begin) throw new Error(`unknown isolation level ${String(txOptions.isolation)}`);
@@ -305,8 +311,7 @@ export async function createPostgresStore<S extends object>(
         options.metrics?.txDuration.observe((performance.now() - began) / 1000, { engine: 'postgres', outcome: 'rollback' });
         if (n < maxAttempts && (isRetryable(e) || lostAtBegin.has(e as Error))) {
           options.metrics?.txRetries.inc(ENGINE);
-          // Jitter, so the transactions that collided do not collide again.
-          await new Promise((r) => setTimeout(r, Math.random() * Math.min(200, 5 * 2 ** n)));
+          await pauseBeforeAttempt(n);
           continue;
         }
         throw e;
@@ -316,6 +321,24 @@ export async function createPostgresStore<S extends object>(
       if (done.reported.size > 0) changed(done.reported);
       if (hooks.length > 0) runHooks(hooks);
       return done.result;
+    }
+  };
+
+  // A single statement is its own transaction (READ COMMITTED, autocommit): no BEGIN or COMMIT.
+  // A deadlock rolled it back whole, so it may run again; a lost connection is the caller's
+  // (the statement may have committed).
+  const write = async <T>(fn: (stores: S) => Promise<T>): Promise<T> => {
+    for (let n = 1; ; n++) {
+      try {
+        return await fn(readStores);
+      } catch (e) {
+        if (n < maxAttempts && isRetryable(e)) {
+          options.metrics?.txRetries.inc(ENGINE);
+          await pauseBeforeAttempt(n);
+          continue;
+        }
+        throw e;
+      }
     }
   };
 
@@ -350,6 +373,7 @@ export async function createPostgresStore<S extends object>(
   const engine = {
     dialect: 'postgres' as const,
     tx,
+    write,
     shareReadsThisTurn: () => {},
     readSnapshot: () => undefined,
     scrubDeleted,

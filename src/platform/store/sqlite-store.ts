@@ -170,6 +170,9 @@ export function createSqliteStore<S extends object>(db: Database, bind: (sql: Sq
   };
   const close = async () => db.close();
 
-  const engine = { dialect: 'sqlite' as const, tx, shareReadsThisTurn, readSnapshot, scrubDeleted, catalogVersion, tokenStateVersion, directoryVersion, readiness, close };
+  // One writer: a single-statement write is a transaction like any other.
+  const write = <T>(fn: (stores: S) => Promise<T>): Promise<T> => tx(fn);
+
+  const engine = { dialect: 'sqlite' as const, tx, write, shareReadsThisTurn, readSnapshot, scrubDeleted, catalogVersion, tokenStateVersion, directoryVersion, readiness, close };
   return Object.assign(Object.create(null) as object, readStores, engine) as StoreOf<S>;
 }

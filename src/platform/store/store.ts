@@ -48,6 +48,15 @@ export interface TxRunner<S> {
    * transaction for a serialization failure or a deadlock, so it must not act outside it.
    */
   tx<T>(fn: (stores: S & TxScope) => Promise<T> | T, options?: TxOptions): Promise<T>;
+  /**
+   * Runs `fn`, which calls one store method written as a single statement on PostgreSQL (a
+   * conditional UPDATE, a data-modifying WITH): atomic by itself there, so it runs in
+   * autocommit on any connection of the pool, without the round trips of BEGIN and COMMIT,
+   * and again (a bounded number of times) on a deadlock. On SQLite it is a transaction, in which
+   * the method may take several statements. For the hottest writes (token rotation, code
+   * exchange); anything else is a `tx`.
+   */
+  write<T>(fn: (stores: S) => Promise<T>): Promise<T>;
 }
 
 /**

@@ -72,17 +72,9 @@ export function createAuthorizationCodeGrant(ctx: OAuthContext) {
 
       const now = clock.nowSeconds();
       // The conditional consume is what makes the code one-use on any engine (RFC 6749 §4.1.2).
-      const consumed = await store.tx(async (tx) => {
-        if (!(await tx.oauth.consumeCode(tenantId, codeDigest, grantId, now))) return false;
-        const expiresAt = now + (refresh ? Math.max(config.refreshTokenTtl, config.accessTokenTtl) : config.accessTokenTtl);
-        await tx.oauth.insertGrant({ id: grantId, tenantId, clientId: client.clientId, userId: row.userId, scope: row.scope, resource: row.resource, authTime: row.authTime, createdAt: now, expiresAt });
-        if (refresh) {
-          await tx.oauth.insertRefreshToken({
-            tokenDigest: refresh.digest, tenantId, grantId, clientId: client.clientId, scope: row.scope, expiresAt: now + config.refreshTokenTtl, createdAt: now,
-          });
-        }
-        return true;
-      });
+      const expiresAt = now + (refresh ? Math.max(config.refreshTokenTtl, config.accessTokenTtl) : config.accessTokenTtl);
+      const grant = { id: grantId, tenantId, clientId: client.clientId, userId: row.userId, scope: row.scope, resource: row.resource, authTime: row.authTime, createdAt: now, expiresAt };
+      const consumed = await store.write((s) => s.oauth.exchangeCode(codeDigest, grant, refresh ? { tokenDigest: refresh.digest, expiresAt: now + config.refreshTokenTtl } : null));
       if (!consumed) {
         // Another request exchanged the code while we were signing: that is a reuse too.
         await revokeIssuedFrom(tenantId, codeDigest);

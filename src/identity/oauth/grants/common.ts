@@ -1,4 +1,5 @@
 import { digest, newSecret } from '../../../platform/crypto';
+import type { Resource } from '../../resources/service';
 import type { ResolvedTenant } from '../../tenants/service';
 import { invalidGrant } from '../errors';
 import type { OAuthContext } from '../context';
@@ -21,10 +22,13 @@ export interface TokenResponse {
 export function audienceFor(ctx: OAuthContext, tenant: ResolvedTenant, resourceUri: string | null): string | Promise<string> {
   // Without a resource there is nothing to read: no async layer on that token path.
   if (resourceUri === null) return userinfoAudience(tenant.issuer);
-  return ctx.resources.findByUri(tenant.tenant.id, resourceUri).then((r) => {
-    if (!r || r.status !== 'ACTIVE') throw invalidGrant('the grant\'s resource is no longer available');
-    return r.audience;
-  });
+  const cached = ctx.resources.cachedByUri(tenant.tenant.id, resourceUri);
+  return cached ? activeAudience(cached) : ctx.resources.findByUri(tenant.tenant.id, resourceUri).then(activeAudience);
+}
+
+function activeAudience(r: Resource | undefined): string {
+  if (!r || r.status !== 'ACTIVE') throw invalidGrant('the grant\'s resource is no longer available');
+  return r.audience;
 }
 
 export function newRefreshToken(): { token: string; digest: string } {

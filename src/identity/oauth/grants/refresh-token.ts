@@ -4,7 +4,8 @@ import type { ResolvedTenant } from '../../tenants/service';
 import { invalidGrant, invalidScope } from '../errors';
 import type { OAuthContext } from '../context';
 import { formatScope, isSubset, parseScope } from '../scopes';
-import { retiredByReplacement, type OAuthStore, type RefreshTokenState } from '../store';
+import { retiredByReplacement, type RefreshTokenRow, type RefreshTokenState } from '../store';
+import { userinfoAudience } from '../tokens';
 import { audienceFor, newRefreshToken, tokenResponse, type TokenResponse } from './common';
 
 /** Seconds a refresh extends its grant beyond its new tokens (see commit). */
@@ -55,39 +56,76 @@ export function createRefreshTokenGrant(ctx: OAuthContext) {
     return st.replacedBy !== null && config.refreshReuseGraceSeconds > 0 && now - st.rotatedAt <= config.refreshReuseGraceSeconds ? 'replace' : 'reuse';
   }
 
+  /** The successor of a token of `st`'s grant, issued now. */
+  const successorOf = (st: RefreshTokenState, next: { digest: string }, client: Client, now: number): RefreshTokenRow => ({
+    tokenDigest: next.digest, tenantId: st.tenantId, grantId: st.grantId, clientId: client.clientId, scope: st.scope, expiresAt: now + config.refreshTokenTtl, createdAt: now,
+  });
+
   /**
-   * Inside the transaction. The common case first: the token was unused when read, and the
-   * conditional UPDATE that rotates it (it takes the row's lock) succeeds, so nothing is read
-   * again. Otherwise re-read under the lock, then replace the unused successor or end the grant.
-   * A grant revoked meanwhile has its refresh tokens revoked too (revokeGrant), which the
-   * conditional UPDATE sees.
+   * The grant must outlive the tokens just issued: null when it does already, else the new
+   * expiry, a day beyond them, so a grant refreshed often is written once a day rather than at
+   * every refresh.
    */
-  async function commit(tx: { oauth: OAuthStore }, tenantId: string, tokenDigest: string, next: { digest: string }, client: Client, now: number, read: RefreshTokenState): Promise<boolean> {
-    let st = read;
-    if (!(decide(read, now) === 'rotate' && (await tx.oauth.rotateRefreshToken(tenantId, tokenDigest, next.digest, now)))) {
-      // The re-read chooses which conditional UPDATE to try; the UPDATE's row count decides.
-      const locked = await tx.oauth.findRefreshTokenLocked(tenantId, tokenDigest);
-      if (!locked || revoked(locked)) return false;
-      st = locked;
+  const grantExtension = (st: RefreshTokenState, now: number): number | null => {
+    const lastExpiry = now + Math.max(config.refreshTokenTtl, config.accessTokenTtl);
+    return st.grantExpiresAt < lastExpiry ? lastExpiry + GRANT_EXTENSION_SLACK : null;
+  };
+
+  /**
+   * After signing. The common case first: the token was unused when read, and the conditional
+   * rotation succeeds, in one statement (store.write) that nothing else waits for. Otherwise,
+   * in a transaction, re-read under the lock, then rotate, replace the unused successor or end
+   * the grant. A grant revoked meanwhile has its refresh tokens revoked too (revokeGrant), which
+   * the conditional rotation sees.
+   */
+  async function commit(tokenDigest: string, next: { digest: string }, client: Client, now: number, read: RefreshTokenState): Promise<boolean> {
+    if (decide(read, now) === 'rotate' && (await store.write((s) => s.oauth.rotateRefreshToken(tokenDigest, successorOf(read, next, client, now), grantExtension(read, now))))) {
+      return true;
+    }
+    return store.tx(async (tx) => {
+      // The re-read chooses which conditional write to try; its row count decides.
+      const st = await tx.oauth.findRefreshTokenLocked(read.tenantId, tokenDigest);
+      if (!st || revoked(st)) return false;
       // Rotated by a request committed while we were signing: replace (grace) or reuse.
       const d = decide(st, now);
-      const ok =
-        d === 'rotate'
-          ? await tx.oauth.rotateRefreshToken(tenantId, tokenDigest, next.digest, now)
-          : d === 'replace' && (await tx.oauth.replaceUnusedSuccessor(tenantId, tokenDigest, st.replacedBy!, next.digest, now));
-      if (!ok) {
-        await tx.oauth.revokeGrant(tenantId, st.grantId, now);
-        return false;
+      const successor = successorOf(st, next, client, now);
+      if (d === 'rotate' && (await tx.oauth.rotateRefreshToken(tokenDigest, successor, grantExtension(st, now)))) return true;
+      if (d === 'replace' && (await tx.oauth.replaceUnusedSuccessor(st.tenantId, tokenDigest, st.replacedBy!, next.digest, now))) {
+        await tx.oauth.insertRefreshToken(successor);
+        const extension = grantExtension(st, now);
+        if (extension !== null) await tx.oauth.extendGrant(st.tenantId, st.grantId, extension);
+        return true;
       }
-    }
-    await tx.oauth.insertRefreshToken({
-      tokenDigest: next.digest, tenantId, grantId: st.grantId, clientId: client.clientId, scope: st.scope, expiresAt: now + config.refreshTokenTtl, createdAt: now,
+      await tx.oauth.revokeGrant(st.tenantId, st.grantId, now);
+      return false;
     });
-    // The grant must outlive the tokens just issued. Extended a day beyond them, so a grant
-    // refreshed often is written once a day rather than at every refresh.
+  }
+
+  /**
+   * The common refresh, asking for nothing new (no scope, no resource) with a live token: one
+   * statement reads, checks and rotates it (store.write), then the tokens are signed. Undefined
+   * when the token is not live (nothing written): the general path below tells why. Only while
+   * the tenant's signing key is at hand, so that what was rotated is answered.
+   */
+  async function rotateLive(tenant: ResolvedTenant, client: Client, tokenDigest: string, now: number): Promise<TokenResponse | undefined> {
+    const tenantId = tenant.tenant.id;
+    if (!tokens.canSign(tenantId)) return undefined;
     const lastExpiry = now + Math.max(config.refreshTokenTtl, config.accessTokenTtl);
-    if (st.grantExpiresAt < lastExpiry) await tx.oauth.extendGrant(tenantId, st.grantId, lastExpiry + GRANT_EXTENSION_SLACK);
-    return true;
+    const next = newRefreshToken();
+    const st = await store.write((s) =>
+      s.oauth.rotateLiveRefreshToken({
+        tenantId, clientId: client.clientId, rotated: tokenDigest, tokenDigest: next.digest, expiresAt: now + config.refreshTokenTtl, createdAt: now,
+        lastExpiry, extendTo: lastExpiry + GRANT_EXTENSION_SLACK,
+      }),
+    );
+    if (!st) return undefined;
+    const scope = parseScope(st.scope);
+    const issued = await tokens.issue({
+      tenant, clientId: client.clientId, grantId: st.grantId, scope,
+      audience: st.resource === null ? userinfoAudience(tenant.issuer) : st.audience!,
+      user: st, authTime: st.authTime, nonce: null,
+    });
+    return tokenResponse(issued, formatScope(scope), next.token);
   }
 
   return {
@@ -95,6 +133,10 @@ export function createRefreshTokenGrant(ctx: OAuthContext) {
       const tenantId = tenant.tenant.id;
       const tokenDigest = digest(input.refreshToken);
       const now = clock.nowSeconds();
+      if (input.scope === null && input.resource === null) {
+        const answered = await rotateLive(tenant, client, tokenDigest, now);
+        if (answered) return answered;
+      }
       const st = await store.oauth.findRefreshToken(tenantId, tokenDigest);
       usable(st, client, now);
       if (decide(st, now) === 'reuse') {
@@ -119,7 +161,7 @@ export function createRefreshTokenGrant(ctx: OAuthContext) {
         nonce: null,
       });
       const next = newRefreshToken();
-      const ok = await store.tx((tx) => commit(tx, tenantId, tokenDigest, next, client, now, st));
+      const ok = await commit(tokenDigest, next, client, now, st);
       if (!ok) throw invalidGrant('refresh token already used');
       return tokenResponse(issued, formatScope(scope), next.token);
     },
