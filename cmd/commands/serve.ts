@@ -24,6 +24,7 @@ type ServeOptions = CommonOptions & {
   maxRequestBytes?: string;
   workers?: string;
   shutdownTimeout?: string;
+  databasePoolSize?: string;
   smtpUrl?: string;
   mailFrom?: string;
   administrationApi?: boolean;
@@ -36,6 +37,7 @@ export function registerServe(program: Command): void {
     .option('--trusted-proxies <n>', 'reverse proxies in front that append to X-Forwarded-For (default 0)')
     .option('--max-request-bytes <n>', 'largest mobile edge request body in bytes; larger is a 413 (default 8388608)')
     .option('--workers <n>', 'processes sharing the port (default 1); see README "Several processes"')
+    .option('--database-pool-size <n>', 'on PostgreSQL, connections each process keeps at most (default 20; or ENGAGE_DATABASE_POOL_SIZE)')
     .option('--shutdown-timeout <seconds>', 'on SIGTERM, how long in-flight requests may take to finish (default 10)')
     .option('--smtp-url <url>', 'SMTP server for sign-in, registration and recovery codes: smtp://user:password@host:587 (STARTTLS) or smtps://…:465 (TLS); or ENGAGE_SMTP_URL')
     .option('--mail-from <address>', 'From address of that mail (default no-reply@<public URL host>; or ENGAGE_MAIL_FROM)')
@@ -49,6 +51,7 @@ export function registerServe(program: Command): void {
           maxRequestBytes: opts.maxRequestBytes,
           workers: opts.workers,
           shutdownTimeout: opts.shutdownTimeout,
+          databasePoolSize: opts.databasePoolSize,
           smtpUrl: opts.smtpUrl,
           mailFrom: opts.mailFrom,
           // commander sets true unless --no-administration-api is given: only the flag overrides the environment.
@@ -72,7 +75,7 @@ export function registerServe(program: Command): void {
 async function serveHere(opts: ServeOptions, flags: Record<string, string | undefined>, initial: Config, logger: Logger): Promise<void> {
   let config = initial;
   const metrics = createMetrics();
-  const { store, sqlite } = await openAppStore(config, { logger, metrics });
+  const { store, sqlite } = await openAppStore(config, { logger, metrics, poolSize: config.databasePoolSize });
   const masterKey = loadMasterKey(config);
   // SQLite: WAL checkpoints on a worker thread rather than inside commits.
   const checkpointer = sqlite && startCheckpointer(sqlite, logger);

@@ -51,6 +51,8 @@ export interface Config {
    * `redactedConfig` (or redactUrl, platform/store/postgres.ts) to show it.
    */
   databaseUrl?: string;
+  /** `serve` on PostgreSQL: connections each process keeps open at most (its pool). */
+  databasePoolSize: number;
   /** Provider base URLs (issue 13): APNs production and sandbox (HTTP/2), FCM HTTP v1. Tests point them at loopback fakes. */
   apnsUrl: string;
   apnsSandboxUrl: string;
@@ -107,6 +109,7 @@ const SETTINGS: Setting[] = [
   { key: 'workers', env: 'ENGAGE_WORKERS', kind: 'int', min: 1, max: 256 },
   { key: 'shutdownTimeout', env: 'ENGAGE_SHUTDOWN_TIMEOUT', kind: 'int', min: 0, max: 600 },
   { key: 'databaseUrl', env: 'ENGAGE_DATABASE_URL', kind: 'database-url' },
+  { key: 'databasePoolSize', env: 'ENGAGE_DATABASE_POOL_SIZE', kind: 'int', min: 1, max: 1000 },
   { key: 'apnsUrl', env: 'ENGAGE_APNS_URL', kind: 'url' },
   { key: 'apnsSandboxUrl', env: 'ENGAGE_APNS_SANDBOX_URL', kind: 'url' },
   { key: 'fcmUrl', env: 'ENGAGE_FCM_URL', kind: 'url' },
@@ -131,6 +134,7 @@ export const DEFAULTS = {
   trustedProxies: 0,
   maxRequestBytes: 8 * 1024 * 1024,
   workers: 1,
+  databasePoolSize: 20,
   shutdownTimeout: 10,
   apnsUrl: 'https://api.push.apple.com',
   apnsSandboxUrl: 'https://api.sandbox.push.apple.com',
