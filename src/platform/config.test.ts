@@ -23,6 +23,9 @@ describe('loadConfig', () => {
     expect(cfg.dataDir).toBe(dir);
     expect(cfg.masterKeyFile).toBe(path.join(dir, 'master.key'));
     expect(cfg.publicUrl).toBe('http://127.0.0.1:9200');
+    expect(cfg.databasePoolSize).toBe(20); // default
+    expect(loadConfig({ env: { ENGAGE_DATABASE_POOL_SIZE: '40' }, flags: { dataDir: dir } }).databasePoolSize).toBe(40);
+    expect(loadConfig({ env: { ENGAGE_DATABASE_POOL_SIZE: '40' }, flags: { dataDir: dir, databasePoolSize: '8' } }).databasePoolSize).toBe(8);
   });
 
   it.each([
@@ -35,6 +38,7 @@ describe('loadConfig', () => {
     [{ env: { ENGAGE_ACCESS_TOKEN_TTL: '5' } }, /accessTokenTtl/],
     [{ env: { ENGAGE_TRUSTED_PROXIES: '-1' } }, /trustedProxies \(ENGAGE_TRUSTED_PROXIES\)/],
     [{ flags: { trustedProxies: 'yes' } }, /trustedProxies/],
+    [{ env: { ENGAGE_DATABASE_POOL_SIZE: '0' } }, /databasePoolSize \(ENGAGE_DATABASE_POOL_SIZE\)/],
   ])('rejects a bad setting with a message naming it (%#)', (sources, message) => {
     expect(() => loadConfig(sources)).toThrow(ConfigError);
     expect(() => loadConfig(sources)).toThrow(message);
