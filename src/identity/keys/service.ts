@@ -251,10 +251,6 @@ export function createKeyService(deps: {
     },
 
     /**
-     * The ACTIVE key; a rotation by any process (the CLI too) is seen by the next request (platform/catalog.ts).
-     * Hot path: `cachedSigningKey(t) ?? await signingKey(t)`.
-     */
-    /**
      * Fails, with what to do, when this process's master key cannot open the tenant's signing
      * key: every process on one database must share the master key (ENGAGE_MASTER_KEY or the
      * same key file), or the first token it signs would fail instead of its start.
@@ -271,6 +267,10 @@ export function createKeyService(deps: {
       }
     },
 
+    /**
+     * The ACTIVE key; a rotation by any process (the CLI too) is seen by the next request (platform/catalog.ts).
+     * Hot path: `cachedSigningKey(t) ?? await signingKey(t)`.
+     */
     async signingKey(tenantId: string): Promise<SigningKey | undefined> {
       const row = await activeRows.get(tenantId, () => store.keys.active(tenantId));
       return row && toSigningKey(row);

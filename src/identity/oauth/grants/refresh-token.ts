@@ -61,13 +61,16 @@ export function createRefreshTokenGrant(ctx: OAuthContext) {
     tokenDigest: next.digest, tenantId: st.tenantId, grantId: st.grantId, clientId: client.clientId, scope: st.scope, expiresAt: now + config.refreshTokenTtl, createdAt: now,
   });
 
+  /** When the last of the tokens a refresh issues at `now` expires. */
+  const lastExpiryOf = (now: number) => now + Math.max(config.refreshTokenTtl, config.accessTokenTtl);
+
   /**
    * The grant must outlive the tokens just issued: null when it does already, else the new
    * expiry, a day beyond them, so a grant refreshed often is written once a day rather than at
    * every refresh.
    */
   const grantExtension = (st: RefreshTokenState, now: number): number | null => {
-    const lastExpiry = now + Math.max(config.refreshTokenTtl, config.accessTokenTtl);
+    const lastExpiry = lastExpiryOf(now);
     return st.grantExpiresAt < lastExpiry ? lastExpiry + GRANT_EXTENSION_SLACK : null;
   };
 
@@ -110,7 +113,7 @@ export function createRefreshTokenGrant(ctx: OAuthContext) {
   async function rotateLive(tenant: ResolvedTenant, client: Client, tokenDigest: string, now: number): Promise<TokenResponse | undefined> {
     const tenantId = tenant.tenant.id;
     if (!tokens.canSign(tenantId)) return undefined;
-    const lastExpiry = now + Math.max(config.refreshTokenTtl, config.accessTokenTtl);
+    const lastExpiry = lastExpiryOf(now);
     const next = newRefreshToken();
     const st = await store.write((s) =>
       s.oauth.rotateLiveRefreshToken({
