@@ -9,6 +9,7 @@ import type { Config } from '../../src/platform/config';
 import { createLogger, type Logger } from '../../src/platform/logger';
 import { loadMasterKey } from '../../src/platform/master-key';
 import { isSingleExecutable } from '../../src/platform/native';
+import { sizeThreadPool } from '../../src/platform/thread-pool';
 import { startCheckpointer } from '../../src/platform/store/checkpointer';
 import { openAppStore } from '../../src/open-store';
 import { createMetrics } from '../../src/platform/metrics';
@@ -58,6 +59,8 @@ export function registerServe(program: Command): void {
           administrationApi: opts.administrationApi === false ? 'false' : undefined,
         };
         const config = configFrom(opts, flags);
+        // Before the database opens (a PostgreSQL host name is looked up on the pool).
+        sizeThreadPool(config.workers);
         const logger = createLogger({ level: config.logLevel, format: config.logFormat });
         if (cluster.isPrimary && config.workers > 1) await runPrimary(config, logger);
         else await serveHere(opts, flags, config, logger);
@@ -106,6 +109,7 @@ async function serveHere(opts: ServeOptions, flags: Record<string, string | unde
     address: `${config.host}:${port}`,
     database: config.databaseUrl ? redactUrl(config.databaseUrl) : path.join(config.dataDir, 'engage.db'),
     controlIssuer: control.issuer,
+    threadPool: Number(process.env.UV_THREADPOOL_SIZE),
     ...(cluster.isWorker ? { worker: cluster.worker!.id, pid: process.pid } : {}),
   });
 

@@ -4,8 +4,10 @@
  * rotated by the CLI while the server runs. One scenario, so the steps run in order.
  */
 import { readFileSync } from 'node:fs';
+import { availableParallelism } from 'node:os';
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { threadPoolSize } from '../../src/platform/thread-pool';
 import { createSandbox, listDir, repoRoot, type RunningServer, type Sandbox } from '../helpers/binary';
 
 const pkg = JSON.parse(readFileSync(path.join(repoRoot, 'package.json'), 'utf8')) as { version: string };
@@ -120,6 +122,9 @@ describe('dist/engage from an empty directory', () => {
   it('serve starts and reports healthz and readyz', async () => {
     server = await sb.serve();
     expect(server.url).toBe(sb.publicUrl);
+    // libuv's pool is sized to the cores (src/platform/thread-pool.ts), unless the operator sized it.
+    const listening = JSON.parse(server.output().split('\n').find((l) => l.includes('"msg":"engage listening'))!) as { threadPool: number };
+    expect(listening.threadPool).toBe(sb.env.UV_THREADPOOL_SIZE ? Number(sb.env.UV_THREADPOOL_SIZE) : threadPoolSize(availableParallelism(), 1));
     for (const probe of ['/healthz', '/readyz']) {
       const res = await fetch(`${server.url}${probe}`);
       await res.arrayBuffer();

@@ -4,7 +4,9 @@
  */
 import { spawn } from 'node:child_process';
 import { connect } from 'node:net';
+import { availableParallelism } from 'node:os';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { threadPoolSize } from '../../src/platform/thread-pool';
 import { createSandbox, type Sandbox } from '../helpers/binary';
 
 let sb: Sandbox;
@@ -121,6 +123,9 @@ describe('serve --workers', () => {
       };
       await waitFor(2);
       expect(new Set(pids()).size).toBe(2);
+      // The workers share the cores: each sizes its libuv pool to its part (src/platform/thread-pool.ts).
+      const pools = [...server.output().matchAll(/"msg":"engage listening[^\n]*"threadPool":(\d+)/g)].map((m) => Number(m[1]));
+      expect(pools).toEqual(Array(2).fill(sb.env.UV_THREADPOOL_SIZE ? Number(sb.env.UV_THREADPOOL_SIZE) : threadPoolSize(availableParallelism(), 2)));
       await allAnswer();
       process.kill(pids()[0], 'SIGKILL');
       await waitFor(3);
