@@ -6,9 +6,9 @@ import { availableParallelism } from 'node:os';
  * engage gives it as many as the cores each serving process has (the machine's, shared among
  * `--workers`), and never fewer than two, so that one slow task (a DNS lookup) cannot stall the
  * rest:
- *  - on two cores, four memory-hard hashes at once evict each other from the caches: native
- *    sign-ins reached about 80% of the argon2id ceiling with two threads against about 70% with
- *    four, measured alternately in the same minutes (docs/benchmarks.md);
+ *  - on two cores, four memory-hard hashes at once evict each other from the caches, and token
+ *    signatures queue among them: native sign-ins reached 81–85% of the argon2id ceiling with
+ *    two threads against 68–69% with four, measured alternately (docs/benchmarks.md);
  *  - on more than four cores, four threads would leave the others idle while sign-ins queue.
  * An operator's own UV_THREADPOOL_SIZE is left as it is.
  */
