@@ -1,11 +1,13 @@
 /**
- * Drives the sign-in pages without a browser: a cookie jar that honours Path, and helpers
- * that read the hidden fields of a page and submit its form. Works against `h.request`
- * (in process) and against a real server through `fetch`.
+ * Drives the sign-in pages without a browser: a cookie jar that honours host and Path (the
+ * server's cookies are host-only), relative URLs resolved against the last one requested (as a
+ * page's links are), and helpers that read the hidden fields of a page and submit its form.
+ * Works against `h.request` (in process) and against a real server through `fetch`.
  */
 export type Fetcher = (url: string, init?: RequestInit) => Promise<Response>;
 
 interface StoredCookie {
+  host: string;
   name: string;
   value: string;
   path: string;
@@ -14,6 +16,7 @@ interface StoredCookie {
 
 export class FormDriver {
   readonly jar: StoredCookie[] = [];
+  private current: string | undefined;
 
   constructor(
     private readonly fetcher: Fetcher,
@@ -21,26 +24,28 @@ export class FormDriver {
   ) {}
 
   private absolute(url: string): URL {
-    return new URL(url, this.base);
+    const u = new URL(url, this.current ?? this.base);
+    this.current = u.toString();
+    return u;
   }
 
   cookieHeader(url: URL): string | undefined {
     const p = url.pathname;
-    const matching = this.jar.filter((c) => p === c.path || p.startsWith(c.path.endsWith('/') ? c.path : c.path + '/'));
+    const matching = this.jar.filter((c) => c.host === url.host && (p === c.path || p.startsWith(c.path.endsWith('/') ? c.path : c.path + '/')));
     return matching.length ? matching.map((c) => `${c.name}=${c.value}`).join('; ') : undefined;
   }
 
-  private remember(res: Response): void {
+  private remember(url: URL, res: Response): void {
     for (const line of res.headers.getSetCookie()) {
       const [pair, ...attrs] = line.split(';').map((s) => s.trim());
       const eq = pair.indexOf('=');
       const name = pair.slice(0, eq);
       const value = pair.slice(eq + 1);
       const path = attrs.find((a) => /^path=/i.test(a))?.slice(5) ?? '/';
-      const i = this.jar.findIndex((c) => c.name === name && c.path === path);
+      const i = this.jar.findIndex((c) => c.host === url.host && c.name === name && c.path === path);
       const maxAge = attrs.find((a) => /^max-age=/i.test(a));
       if (i >= 0) this.jar.splice(i, 1);
-      if (!maxAge || Number(maxAge.slice(8)) > 0) this.jar.push({ name, value, path, attributes: line });
+      if (!maxAge || Number(maxAge.slice(8)) > 0) this.jar.push({ host: url.host, name, value, path, attributes: line });
     }
   }
 
@@ -48,7 +53,7 @@ export class FormDriver {
     const u = this.absolute(url);
     const cookie = this.cookieHeader(u);
     const res = await this.fetcher(u.toString(), { redirect: 'manual', headers: { ...headers, ...(cookie ? { cookie } : {}) } });
-    this.remember(res);
+    this.remember(u, res);
     return res;
   }
 
@@ -61,7 +66,7 @@ export class FormDriver {
       headers: { 'content-type': 'application/x-www-form-urlencoded', ...headers, ...(cookie ? { cookie } : {}) },
       body: new URLSearchParams(fields).toString(),
     });
-    this.remember(res);
+    this.remember(u, res);
     return res;
   }
 

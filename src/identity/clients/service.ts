@@ -230,6 +230,12 @@ export function createClientService(deps: { store: Stores & TxRunner<Stores>; ca
       return change(tenantId, clientId, webOrigins, actor, { webOrigins: patch.webOrigins ?? null });
     },
 
+    /** Replaces the redirect URIs of an internal client whose callbacks follow another tenant's issuers (federations). */
+    async setRedirectUris(tenantId: string, clientId: string, redirectUris: string[], actor: AuditActor = SYSTEM_ACTOR): Promise<ClientView> {
+      const uris = [...new Set(redirectUris)];
+      return change(tenantId, clientId, { redirectUris: JSON.stringify(uris) }, actor, { redirectUris: uris });
+    },
+
     /**
      * A DISABLED client can't authenticate or start an authorization, and its live access tokens
      * are inactive at introspection and userinfo from the next request (see introspection.ts).

@@ -32,7 +32,7 @@ function authorize(p = pkce()) {
 
 /** The "Sign in with <source>" form of a sign-in page. */
 function federationForm(page: string, source: string) {
-  const m = new RegExp(`<form method="post" action="([^"]+/oauth2/authorize/federation)">\\s*<input type="hidden" name="interaction_id" value="([^"]+)">\\s*<input type="hidden" name="csrf_token" value="([^"]+)">\\s*<button[^>]*name="source" value="${source}">`).exec(page);
+  const m = new RegExp(`<form method="post" action="([^"]*/oauth2/authorize/federation)">\\s*<input type="hidden" name="interaction_id" value="([^"]+)">\\s*<input type="hidden" name="csrf_token" value="([^"]+)">\\s*<button[^>]*name="source" value="${source}">`).exec(page);
   return m && { action: m[1], interaction_id: m[2], csrf_token: m[3], source };
 }
 
@@ -132,6 +132,46 @@ describe('sign-in through a federated tenant', () => {
     const res = await d.get(back.toString());
     expect(res.status).toBe(400);
     expect(await res.text()).toContain('Signing in with home did not succeed');
+  });
+
+  it('follows the target\u2019s issuers: under a custom issuer set later, through its managed path too, and after it is cleared', async () => {
+    const custom = 'https://id.shop.example';
+    const callbacks = async () => {
+      const f = await h.services.store.federations.find(home.tenantId, shop.tenantId);
+      return (await h.services.clients.find(home.tenantId, f!.clientId))!.redirectUris;
+    };
+    expect(await callbacks()).toEqual([`${shop.issuer}/oauth2/authorize/federation/callback`]);
+    await h.services.tenants.setCustomIssuer('shop', custom);
+    try {
+      // A browser at the custom host: each request carries its URL's host, cookies stay on their host.
+      const d = new FormDriver(async (u, i) => h.app.request(u, { ...i, headers: { ...(i?.headers as Record<string, string>), host: new URL(u).host } }), custom);
+      const p = pkce();
+      const page = await (await d.get(`${custom}${authorize(p).replace('/t/shop', '')}`)).text();
+      const f = federationForm(page, 'home')!;
+      const toSource = new URL((await d.post(f.action, { interaction_id: f.interaction_id, csrf_token: f.csrf_token, source: 'home' })).headers.get('location')!);
+      expect(toSource.searchParams.get('redirect_uri')).toBe(`${custom}/oauth2/authorize/federation/callback`);
+      expect((await callbacks()).sort()).toEqual([`${custom}/oauth2/authorize/federation/callback`, `${shop.issuer}/oauth2/authorize/federation/callback`].sort());
+      const back = await d.signIn(toSource.toString(), 'alice@example.com', PASSWORD);
+      expect(back.headers.get('location')!.startsWith(`${custom}/oauth2/authorize/federation/callback?`)).toBe(true);
+      const done = await d.get(back.headers.get('location')!);
+      expect(done.status).toBe(302);
+      const params = redirectParams(done);
+      expect(params.iss).toBe(custom);
+      const token = await h.app.request(`${custom}/oauth2/token`, {
+        method: 'POST', headers: { host: 'id.shop.example', 'content-type': 'application/x-www-form-urlencoded' },
+        body: form({ grant_type: 'authorization_code', code: params.code, redirect_uri: APP_CALLBACK, code_verifier: p.verifier, client_id: 'app' }),
+      });
+      expect(token.status).toBe(200);
+      const idToken = ((await token.json()) as { id_token: string }).id_token;
+      expect(JSON.parse(Buffer.from(idToken.split('.')[1], 'base64url').toString())).toMatchObject({ iss: custom, sub: shop.alice.subject });
+      // The managed path still answers for shop, and its brokered sign-in still works.
+      expect((await brokered(driver())).res.status).toBe(302);
+    } finally {
+      await h.services.tenants.setCustomIssuer('shop', null);
+    }
+    // Cleared: the next sign-in drops the old host's callback.
+    expect((await brokered(driver())).res.status).toBe(302);
+    expect(await callbacks()).toEqual([`${shop.issuer}/oauth2/authorize/federation/callback`]);
   });
 
   it('deleting the federation removes the option and stops sign-ins under way', async () => {

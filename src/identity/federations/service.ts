@@ -74,6 +74,8 @@ export function createFederationService(deps: {
   const aad = (sourceTenantId: string, targetTenantId: string) => `federation|${sourceTenantId}|${targetTenantId}`;
   const resolved = (t: TenantRow): ResolvedTenant => ({ tenant: t, issuer: tenants.issuerOf(t) });
   const callbackOf = (targetIssuer: string) => `${targetIssuer}${CALLBACK_PATH}`;
+  /** The target's callback under each issuer it answers on: its managed one and its custom one, if set. */
+  const callbacksOf = (target: TenantRow) => [...new Set([tenants.managedIssuerOf(target), tenants.issuerOf(target)])].map(callbackOf);
 
   /** A tenant by id (the management API) or, from the CLI, slug. */
   async function tenant(ref: string, byIdOnly: boolean): Promise<TenantRow> {
@@ -114,7 +116,7 @@ export function createFederationService(deps: {
         applicationType: 'WEB',
         tokenEndpointAuthMethod: 'CLIENT_SECRET_BASIC',
         consentPolicy: 'PRE_AUTHORIZED',
-        redirectUris: [callbackOf(tenants.issuerOf(target))],
+        redirectUris: callbacksOf(target),
         scopes: ['openid', 'email'],
       }, actor);
       const at = clock.now();
@@ -184,6 +186,11 @@ export function createFederationService(deps: {
       }
       const f = await store.federations.find(source.id, target.tenant.id);
       if (!f || f.status !== 'ACTIVE' || source.status !== 'ACTIVE') return undefined;
+      // The target's issuers may have changed since (a custom issuer set, changed or cleared):
+      // its callbacks follow them before the source is asked to redirect to one.
+      const client = await deps.clients.find(source.id, f.clientId);
+      const callbacks = callbacksOf(target.tenant);
+      if (client && !sameMembers(client.redirectUris, callbacks)) await deps.clients.setRedirectUris(source.id, f.clientId, callbacks);
       const state = newSecret();
       const now = clock.nowSeconds();
       await store.tx(async (tx) => {
@@ -251,3 +258,5 @@ export function createFederationService(deps: {
 }
 
 export type FederationService = ReturnType<typeof createFederationService>;
+
+const sameMembers = (a: string[], b: string[]) => a.length === b.length && a.every((x) => b.includes(x));
