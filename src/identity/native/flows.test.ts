@@ -69,6 +69,24 @@ describe('native password sign-in', () => {
     expect((await post('/password', { interaction_id: it.interactionId, email: EMAIL, password: PASSWORD })).status).toBe(200);
   });
 
+  it('a correct password clears the account\u2019s failures; a password sent to another flow\u2019s interaction counts none', async () => {
+    for (let i = 0; i < 4; i++) expect((await passwordSignIn(EMAIL, 'wrong password')).res.status).toBe(401);
+    expect((await passwordSignIn()).res.status).toBe(200);
+    // Five free failures again (sessions/throttle.ts): the success was settled, not counted.
+    for (let i = 0; i < 5; i++) expect((await passwordSignIn(EMAIL, 'wrong password')).res.status).toBe(401);
+    expect((await passwordSignIn(EMAIL, 'wrong password')).res.status).toBe(429);
+    // Another tenant, whose counters are its own: six passwords at an email-flow interaction.
+    const g = await createNativeFixture(h, { slug: 'other' });
+    const it = await openInteraction(h.request, g);
+    expect((await nativePost(h.request, g, '/email/request', { interaction_id: it.interactionId, email: EMAIL })).status).toBe(202);
+    for (let i = 0; i < 6; i++) {
+      const res = await nativePost(h.request, g, '/password', { interaction_id: it.interactionId, email: EMAIL, password: 'wrong password' });
+      expect(await res.json()).toEqual({ error: 'invalid_interaction' });
+    }
+    const fresh = await openInteraction(h.request, g);
+    expect((await nativePost(h.request, g, '/password', { interaction_id: fresh.interactionId, email: EMAIL, password: PASSWORD })).status).toBe(200);
+  });
+
   it('answers an unknown account exactly as a wrong password', async () => {
     const wrong = await passwordSignIn(EMAIL, 'wrong password');
     const unknown = await passwordSignIn('nobody@example.com', 'wrong password');

@@ -1,7 +1,7 @@
 import { digest, newSecret, safeEqual } from '../../platform/crypto';
 import type { Client } from '../clients/service';
 import type { ResolvedTenant } from '../tenants/service';
-import { NATIVE_LIMITS, type CodeResult, type NativeDeps, type NativeRequest, type ProofResult } from './context';
+import { NATIVE_LIMITS, type CodeResult, type NativeDeps, type NativeRequest, type NativeStores, type ProofResult } from './context';
 import { nativeFailure } from './errors';
 import type { InteractionRow, InteractionState } from './store';
 
@@ -23,6 +23,11 @@ const NATIVE_CODE: Record<string, 'invalid_request' | 'invalid_client' | 'invali
 };
 
 const gone = (detail: string) => nativeFailure('invalid_interaction', detail);
+const claimedElsewhere = (it: LiveInteraction) => gone(`the interaction belongs to the ${it.row.flow ?? 'another'} flow`);
+
+type ProofFlow = 'password' | 'social' | 'email';
+/** Work of the proof's own (its throttle's success) done in the transaction that ends the proof. */
+export type Settle = (tx: NativeStores) => Promise<void>;
 
 /**
  * Interactions (spec 02 "Native flow"): POST /interactions validates the authorization
@@ -41,11 +46,15 @@ export function createInteractions(deps: NativeDeps) {
     return client;
   }
 
-  /** Issues the code and ends the interaction, atomically: of two racing proofs only one gets a code. */
-  async function complete(tenant: ResolvedTenant, it: LiveInteraction, userId: string, from: InteractionState, replacementRecoveryCode: string | null): Promise<CodeResult> {
+  /**
+   * Issues the code and ends the interaction, atomically: of two racing proofs only one gets a
+   * code. `settle` runs first in the same transaction, whatever the outcome (a proof's throttle).
+   */
+  async function complete(tenant: ResolvedTenant, it: LiveInteraction, userId: string, from: InteractionState, replacementRecoveryCode: string | null, settle?: Settle): Promise<CodeResult> {
     const tenantId = tenant.tenant.id;
     const r = it.request;
     const code = await store.tx(async (tx) => {
+      await settle?.(tx);
       if (!(await tx.native.finish(tenantId, it.digest, from, now()))) return undefined;
       return oauth.issueAuthorizationCodeIn(tx, {
         tenantId, clientId: it.client.clientId, userId, redirectUri: r.redirectUri, codeChallenge: r.codeChallenge,
@@ -57,8 +66,11 @@ export function createInteractions(deps: NativeDeps) {
   }
 
   /** Registration done, or a page needed: the interaction cannot yield a code any more. */
-  async function end(tenant: ResolvedTenant, it: LiveInteraction): Promise<void> {
-    await store.tx((tx) => tx.native.end(tenant.tenant.id, it.digest));
+  async function end(tenant: ResolvedTenant, it: LiveInteraction, settle?: Settle): Promise<void> {
+    await store.tx(async (tx) => {
+      await settle?.(tx);
+      await tx.native.end(tenant.tenant.id, it.digest);
+    });
   }
 
   return {
@@ -101,31 +113,41 @@ export function createInteractions(deps: NativeDeps) {
     },
 
     /** Binds the interaction to one proof flow (spec 02: "passed as interaction_id to exactly one proof flow"). */
-    async claim(tenant: ResolvedTenant, it: LiveInteraction, flow: 'password' | 'social' | 'email'): Promise<void> {
+    async claim(tenant: ResolvedTenant, it: LiveInteraction, flow: ProofFlow): Promise<void> {
       // Already this flow's: nothing to write (the move to DONE re-checks the state anyway).
       if (it.row.flow === flow) return;
-      if (!(await store.tx((tx) => tx.native.claimFlow(tenant.tenant.id, it.digest, flow, now())))) throw gone(`the interaction belongs to the ${it.row.flow ?? 'another'} flow`);
+      if (!(await store.tx((tx) => tx.native.claimFlow(tenant.tenant.id, it.digest, flow, now())))) throw claimedElsewhere(it);
     },
+
+    /** claim in the caller's transaction: false when another flow has the interaction (throw `claimedElsewhere`). */
+    async claimIn(tx: NativeStores, tenant: ResolvedTenant, it: LiveInteraction, flow: ProofFlow): Promise<boolean> {
+      return it.row.flow === flow || tx.native.claimFlow(tenant.tenant.id, it.digest, flow, now());
+    },
+
+    claimedElsewhere,
 
     /**
      * After a correct primary proof: a consent the user never gave needs the browser; a second
      * factor answers mfa_required; otherwise the code.
      */
-    async afterPrimaryProof(tenant: ResolvedTenant, it: LiveInteraction, userId: string): Promise<ProofResult> {
+    async afterPrimaryProof(tenant: ResolvedTenant, it: LiveInteraction, userId: string, settle?: Settle): Promise<ProofResult> {
       const tenantId = tenant.tenant.id;
       const r = it.request;
       if (!(await oauth.hasConsent(tenantId, userId, it.client.clientId, r.scope, r.resource))) {
-        await end(tenant, it);
+        await end(tenant, it, settle);
         throw nativeFailure('browser_required', 'the client needs the user’s consent, given on the consent page');
       }
       if (await mfa.hasSecondFactor(tenantId, userId)) {
         const challengeToken = newSecret();
         const t = now();
-        const started = await store.tx((tx) => tx.native.startMfa(tenantId, it.digest, userId, t, digest(challengeToken), t));
+        const started = await store.tx(async (tx) => {
+          await settle?.(tx);
+          return tx.native.startMfa(tenantId, it.digest, userId, t, digest(challengeToken), t);
+        });
         if (!started) throw gone('the interaction was used by another request');
         return { status: 'mfa_required', challengeToken };
       }
-      return complete(tenant, it, userId, 'OPEN', null);
+      return complete(tenant, it, userId, 'OPEN', null, settle);
     },
 
     /** The MFA-pending interaction's user, when the challenge token is the one it was given. */

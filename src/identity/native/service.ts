@@ -17,31 +17,31 @@ export function createNativeService(deps: NativeDeps) {
   const challenges = createChallenges(deps);
   const accounts = createAccounts(deps, interactions, challenges);
 
-  /** The browser sign-in's throttle (sessions/throttle.ts): per account key and per client address, counted before any check. */
-  async function throttled<T>(tenantId: string, key: string, ip: string, attempt: () => Promise<T | undefined>): Promise<T | undefined> {
-    const admitted = await sessions.beginAttempt(tenantId, key, ip);
-    if (!admitted.ticket) throw tooManyAttempts(admitted.wait);
-    const result = await attempt();
-    if (result !== undefined) await sessions.attemptSucceeded(admitted.ticket);
-    return result;
-  }
-
   return {
     /** POST /interactions. */
     openInteraction: (tenant: ResolvedTenant, form: Record<string, string>) => interactions.open(tenant, form),
 
     /**
-     * POST /password: argon2id verification behind the browser sign-in's throttle. An unknown
-     * address, a wrong password and a disabled account answer alike, after the same work (a
-     * dummy hash is verified when there is no account: users/service.ts).
+     * POST /password: argon2id verification behind the browser sign-in's throttle
+     * (sessions/throttle.ts: per account and per client address, counted before the hash is
+     * verified, settled when the password was right). An unknown address, a wrong password and a
+     * disabled account answer alike, after the same work (a dummy hash is verified when there is
+     * no account: users/service.ts).
      */
     async password(tenant: ResolvedTenant, input: { interactionId: string; email: string; password: string; ip: string }): Promise<ProofResult> {
       const it = await interactions.load(tenant, input.interactionId);
-      await interactions.claim(tenant, it, 'password');
       const tenantId = tenant.tenant.id;
-      const user = await throttled(tenantId, input.email, input.ip, () => users.verifyPassword(tenantId, input.email, input.password));
+      // One transaction binds the interaction to this flow and admits (counts) the attempt; the
+      // one that issues the code (or starts MFA) settles it: two commits per proof, not four.
+      const admitted = await deps.store.tx(async (tx) =>
+        (await interactions.claimIn(tx, tenant, it, 'password')) ? sessions.beginAttemptIn(tx, tenantId, input.email, input.ip) : undefined,
+      );
+      if (!admitted) throw interactions.claimedElsewhere(it);
+      const { ticket } = admitted;
+      if (!ticket) throw tooManyAttempts(admitted.wait);
+      const user = await users.verifyPassword(tenantId, input.email, input.password);
       if (!user) throw nativeFailure('invalid_credentials');
-      return interactions.afterPrimaryProof(tenant, it, user.id);
+      return interactions.afterPrimaryProof(tenant, it, user.id, (tx) => sessions.attemptSucceededIn(tx, ticket));
     },
 
     /** POST /social: the upstream ID token, verified and linked by the identity providers (services.providers). */
@@ -84,12 +84,12 @@ export function createNativeService(deps: NativeDeps) {
       const it = await interactions.load(tenant, input.interactionId, ['MFA']);
       const userId = interactions.checkChallenge(it, input.challengeToken);
       const tenantId = tenant.tenant.id;
-      const verified = await throttled(tenantId, `mfa:${userId}`, input.ip, async () => {
-        const r = await mfa.verifySecondFactor(tenantId, userId, input.method, input.code);
-        return r.ok ? r : undefined;
-      });
-      if (!verified) throw nativeFailure('invalid_code', 'wrong second-factor code');
-      return interactions.complete(tenant, it, userId, 'MFA', verified.replacementRecoveryCode);
+      const admitted = await sessions.beginAttempt(tenantId, `mfa:${userId}`, input.ip);
+      const { ticket } = admitted;
+      if (!ticket) throw tooManyAttempts(admitted.wait);
+      const verified = await mfa.verifySecondFactor(tenantId, userId, input.method, input.code);
+      if (!verified.ok) throw nativeFailure('invalid_code', 'wrong second-factor code');
+      return interactions.complete(tenant, it, userId, 'MFA', verified.replacementRecoveryCode, (tx) => sessions.attemptSucceededIn(tx, ticket));
     },
 
     ...accounts,

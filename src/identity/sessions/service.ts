@@ -70,6 +70,28 @@ export function createSessionService(deps: { store: Stores & TxRunner<Stores>; c
     });
   }
 
+  /** beginAttempt in the caller's transaction (the native password proof binds its interaction in the same one). */
+  async function beginAttemptIn(tx: SessionTx, tenantId: string, email: string, ip: string): Promise<SignInAttempt> {
+    const t = now();
+    const emailKey = throttleKey(tenantId, 'email', email);
+    const ipKey = throttleKey(tenantId, 'ip', ip);
+    // Email first, then address: the one lock order of every attempt (lockThrottle).
+    const emailRow = await tx.sessions.lockThrottle(emailKey);
+    const ipRow = await tx.sessions.lockThrottle(ipKey);
+    const wait = Math.max(lockRemaining(emailRow, t), lockRemaining(ipRow, t));
+    if (wait > 0) return { wait };
+    const ipCounted = afterFailure(ipRow, ipKey, 'ip', t);
+    await tx.sessions.saveThrottle(afterFailure(emailRow, emailKey, 'email', t));
+    await tx.sessions.saveThrottle(ipCounted);
+    return { wait: 0, ticket: { emailKey, ipKey, ipLockBefore: ipRow.lockedUntil, ipLockCounted: ipCounted.lockedUntil } };
+  }
+
+  /** attemptSucceeded in the caller's transaction (the native proofs settle it with the code they issue). */
+  async function attemptSucceededIn(tx: SessionTx, ticket: AttemptTicket): Promise<void> {
+    await tx.sessions.clearThrottle(ticket.emailKey);
+    await tx.sessions.refundThrottle(ticket.ipKey, ticket.ipLockCounted, ticket.ipLockBefore);
+  }
+
   return {
     now,
     ttl: deps.sessionTtl,
@@ -174,20 +196,7 @@ export function createSessionService(deps: { store: Stores & TxRunner<Stores>; c
      * verification; the rest wait. A correct password then settles the attempt (attemptSucceeded).
      */
     async beginAttempt(tenantId: string, email: string, ip: string): Promise<SignInAttempt> {
-      const t = now();
-      const emailKey = throttleKey(tenantId, 'email', email);
-      const ipKey = throttleKey(tenantId, 'ip', ip);
-      return store.tx(async (tx): Promise<SignInAttempt> => {
-        // Email first, then address: the one lock order of every attempt (lockThrottle).
-        const emailRow = await tx.sessions.lockThrottle(emailKey);
-        const ipRow = await tx.sessions.lockThrottle(ipKey);
-        const wait = Math.max(lockRemaining(emailRow, t), lockRemaining(ipRow, t));
-        if (wait > 0) return { wait };
-        const ipCounted = afterFailure(ipRow, ipKey, 'ip', t);
-        await tx.sessions.saveThrottle(afterFailure(emailRow, emailKey, 'email', t));
-        await tx.sessions.saveThrottle(ipCounted);
-        return { wait: 0, ticket: { emailKey, ipKey, ipLockBefore: ipRow.lockedUntil, ipLockCounted: ipCounted.lockedUntil } };
-      });
+      return store.tx((tx) => beginAttemptIn(tx, tenantId, email, ip));
     },
 
     /**
@@ -212,11 +221,12 @@ export function createSessionService(deps: { store: Stores & TxRunner<Stores>; c
      * address counter only counts failures.
      */
     async attemptSucceeded(ticket: AttemptTicket): Promise<void> {
-      await store.tx(async (tx) => {
-        await tx.sessions.clearThrottle(ticket.emailKey);
-        await tx.sessions.refundThrottle(ticket.ipKey, ticket.ipLockCounted, ticket.ipLockBefore);
-      });
+      await store.tx((tx) => attemptSucceededIn(tx, ticket));
     },
+
+    beginAttemptIn,
+    attemptSucceededIn,
+
   };
 }
 
