@@ -5,8 +5,7 @@ import { DomainError } from '../../platform/errors';
 import type { ClientService } from '../clients/service';
 import type { ResourceService } from '../resources/service';
 import type { TenantView } from '../tenants/service';
-import type { ClientStore } from '../clients/store';
-import type { ResourceStore } from '../resources/store';
+import type { ConfigurationStore } from './store';
 import { ADMIN_PERMISSIONS } from '../directory/permissions';
 
 /** Spec 03 "Authentication": the management API's audience and its five scopes. */
@@ -25,7 +24,7 @@ export const CLI_SCOPES = ['openid', 'offline_access', ...ADMIN_API_SCOPES];
 /** The management API's resource URI: its root under the control issuer (spec 03). */
 export const adminResourceUri = (controlIssuer: string) => `${controlIssuer}/identity/admin`;
 
-type Stores = { resources: ResourceStore; clients: ClientStore };
+type Stores = { configuration: ConfigurationStore };
 
 /**
  * The control tenant's system objects, created at initialisation and checked at every start
@@ -41,10 +40,10 @@ export async function ensureControlObjects(
   const { store } = deps;
   const tenantId = control.id;
   const uri = adminResourceUri(control.issuer);
-  let resource = await store.resources.findByAudience(tenantId, ADMIN_API_AUDIENCE);
+  let resource = await store.configuration.resourceByAudience(tenantId, ADMIN_API_AUDIENCE);
   if (!resource) {
     await tolerateTwin(() => deps.resources.create(tenantId, { uri, audience: ADMIN_API_AUDIENCE, scopes: [...ADMIN_API_SCOPES] }));
-    resource = (await store.resources.findByAudience(tenantId, ADMIN_API_AUDIENCE))!;
+    resource = (await store.configuration.resourceByAudience(tenantId, ADMIN_API_AUDIENCE))!;
   }
   const current = new Set<string>(JSON.parse(resource.scopes) as string[]);
   const resourceId = resource.id;
@@ -52,9 +51,9 @@ export async function ensureControlObjects(
   // scopes added by a newer version.
   if (resource.uri !== uri || ADMIN_API_SCOPES.some((s) => !current.has(s))) {
     const scopes = JSON.stringify([...new Set([...current, ...ADMIN_API_SCOPES])]);
-    await store.tx((tx) => tx.resources.update(tenantId, resourceId, { uri, scopes, status: 'ACTIVE' }));
+    await store.tx((tx) => tx.configuration.replaceResource(tenantId, resourceId, uri, scopes));
   }
-  if (!(await store.resources.isManaged(tenantId, resourceId))) await store.tx((tx) => tx.resources.markManaged(tenantId, resourceId));
+  if (!resource.managed) await store.tx((tx) => tx.configuration.markResource(tenantId, resourceId));
 
   const client = await deps.clients.find(tenantId, CLI_CLIENT_ID);
   if (!client) {
@@ -73,10 +72,17 @@ export async function ensureControlObjects(
     );
   } else if (client.defaultResource !== uri) {
     await store.tx((tx) =>
-      tx.clients.update(tenantId, CLI_CLIENT_ID, { defaultResource: uri, status: 'ACTIVE', updatedAt: deps.clock.now().toISOString() }),
+      tx.configuration.replaceClient(tenantId, CLI_CLIENT_ID, {
+        ...client,
+        redirectUris: JSON.stringify(client.redirectUris),
+        scopes: JSON.stringify(client.scopes),
+        webOrigins: client.webOrigins && JSON.stringify(client.webOrigins),
+        defaultResource: uri,
+        updatedAt: deps.clock.now().toISOString(),
+      }),
     );
   }
-  if (!client?.configurationManaged) await store.tx((tx) => tx.clients.update(tenantId, CLI_CLIENT_ID, { configurationManaged: true }));
+  if (!client?.configurationManaged) await store.tx((tx) => tx.configuration.markClient(tenantId, CLI_CLIENT_ID));
 }
 
 /** A concurrent process created the same object first: what we wanted exists. */
