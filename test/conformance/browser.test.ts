@@ -1,65 +1,17 @@
 import { existsSync } from 'node:fs';
-import { createServer, type Server } from 'node:http';
-import type { AddressInfo } from 'node:net';
 import path from 'node:path';
-import * as client from 'openid-client';
 import { chromium, type Browser, type Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { PASSWORD, seedThroughCli, startEngage, type Engage } from './engage-process';
+import { startRelyingParty } from './relying-party';
 
 /**
  * A real browser (Debian's chromium via playwright-core) signs in to a real relying party
- * (openid-client in a tiny loopback web app) through engage's sign-in, consent and
- * account-selection pages. Set CONFORMANCE_SCREENSHOTS=<dir> to keep screenshots.
+ * (openid-client in a tiny loopback web app, relying-party.ts; no prompt unless the test asks)
+ * through engage's sign-in, consent and account-selection pages. Set CONFORMANCE_SCREENSHOTS=<dir> to keep screenshots.
  */
 const CHROMIUM = process.env.CHROMIUM_PATH ?? '/usr/bin/chromium';
 const SHOTS = process.env.CONFORMANCE_SCREENSHOTS;
-
-/** The relying party: /login starts a flow (optional ?prompt=), /callback finishes it. */
-async function startRelyingParty(issuer: () => string, secret: () => string) {
-  const pending = new Map<string, { verifier: string; nonce: string }>();
-  let config: client.Configuration | undefined;
-  let redirectUri = '';
-  const server: Server = createServer((req, res) => {
-    void (async () => {
-      config ??= await client.discovery(new URL(issuer()), 'web', secret(), client.ClientSecretBasic(secret()), { execute: [client.allowInsecureRequests] });
-      const url = new URL(req.url!, redirectUri);
-      if (url.pathname === '/login') {
-        const verifier = client.randomPKCECodeVerifier();
-        const state = client.randomState();
-        const nonce = client.randomNonce();
-        pending.set(state, { verifier, nonce });
-        const params: Record<string, string> = {
-          redirect_uri: redirectUri,
-          scope: 'openid email',
-          code_challenge: await client.calculatePKCECodeChallenge(verifier),
-          code_challenge_method: 'S256',
-          state,
-          nonce,
-        };
-        const prompt = url.searchParams.get('prompt');
-        if (prompt) params.prompt = prompt;
-        res.writeHead(302, { location: client.buildAuthorizationUrl(config, params).href }).end();
-        return;
-      }
-      if (url.pathname === '/callback') {
-        const state = url.searchParams.get('state') ?? '';
-        const p = pending.get(state);
-        pending.delete(state);
-        if (!p) throw new Error('unknown state');
-        const tokens = await client.authorizationCodeGrant(config, url, { pkceCodeVerifier: p.verifier, expectedState: state, expectedNonce: p.nonce, idTokenExpected: true });
-        const info = await client.fetchUserInfo(config, tokens.access_token, tokens.claims()!.sub);
-        res.writeHead(200, { 'content-type': 'text/html; charset=utf-8' }).end(`<!doctype html><title>RP</title><p id="who">Signed in as ${String(info.email)}</p>`);
-        return;
-      }
-      res.writeHead(404).end();
-    })().catch((err: Error) => res.writeHead(500, { 'content-type': 'text/plain' }).end(`RP error: ${err.message}`));
-  });
-  await new Promise<void>((r) => server.listen(0, '127.0.0.1', r));
-  const base = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
-  redirectUri = `${base}/callback`;
-  return { base, redirectUri, close: () => new Promise<void>((r) => server.close(() => r())) };
-}
 
 describe.skipIf(!existsSync(CHROMIUM))('a real browser signs in through the pages', () => {
   let e: Engage;
@@ -70,7 +22,7 @@ describe.skipIf(!existsSync(CHROMIUM))('a real browser signs in through the page
 
   beforeAll(async () => {
     e = await startEngage();
-    rp = await startRelyingParty(() => issuer, () => secret);
+    rp = await startRelyingParty(() => issuer, () => secret, {});
     const seed = await seedThroughCli(e, rp.redirectUri);
     issuer = seed.issuer;
     secret = seed.webSecret;
