@@ -48,14 +48,16 @@ export function createInteractions(deps: NativeDeps) {
 
   /**
    * Issues the code and ends the interaction, atomically: of two racing proofs only one gets a
-   * code. `settle` runs first in the same transaction, whatever the outcome (a proof's throttle).
+   * code. `settle` runs in the same transaction whatever the outcome, after the interaction's row
+   * (the lock order of every proof: interaction, then throttle counters).
    */
   async function complete(tenant: ResolvedTenant, it: LiveInteraction, userId: string, from: InteractionState, replacementRecoveryCode: string | null, settle?: Settle): Promise<CodeResult> {
     const tenantId = tenant.tenant.id;
     const r = it.request;
     const code = await store.tx(async (tx) => {
+      const finished = await tx.native.finish(tenantId, it.digest, from, now());
       await settle?.(tx);
-      if (!(await tx.native.finish(tenantId, it.digest, from, now()))) return undefined;
+      if (!finished) return undefined;
       return oauth.issueAuthorizationCodeIn(tx, {
         tenantId, clientId: it.client.clientId, userId, redirectUri: r.redirectUri, codeChallenge: r.codeChallenge,
         scope: r.scope, resource: r.resource, nonce: r.nonce, authTime: now(),
@@ -68,8 +70,8 @@ export function createInteractions(deps: NativeDeps) {
   /** Registration done, or a page needed: the interaction cannot yield a code any more. */
   async function end(tenant: ResolvedTenant, it: LiveInteraction, settle?: Settle): Promise<void> {
     await store.tx(async (tx) => {
-      await settle?.(tx);
       await tx.native.end(tenant.tenant.id, it.digest);
+      await settle?.(tx);
     });
   }
 
@@ -141,8 +143,9 @@ export function createInteractions(deps: NativeDeps) {
         const challengeToken = newSecret();
         const t = now();
         const started = await store.tx(async (tx) => {
+          const ok = await tx.native.startMfa(tenantId, it.digest, userId, t, digest(challengeToken), t);
           await settle?.(tx);
-          return tx.native.startMfa(tenantId, it.digest, userId, t, digest(challengeToken), t);
+          return ok;
         });
         if (!started) throw gone('the interaction was used by another request');
         return { status: 'mfa_required', challengeToken };

@@ -226,7 +226,6 @@ export function createSessionService(deps: { store: Stores & TxRunner<Stores>; c
 
     beginAttemptIn,
     attemptSucceededIn,
-
   };
 }
 
