@@ -3,10 +3,11 @@
 //  1. ceiling: argon2id verifications per second at the server's parameters (OWASP: m=19 MiB,
 //     t=2, p=1) by @node-rs/argon2 in this process on both cores with the server idle, the
 //     better of as many at once as there are cores and as many as libuv's pool runs (4);
-//  2. peak: complete sign-ins per second, closed loop (`rounds` runs, a ceiling run between each
-//     two and at both ends, each peak run compared with the ceiling runs around it): POST {issuer}/oauth2/native/interactions,
-//     POST …/password (one argon2id verification), POST {issuer}/oauth2/token (the code with
-//     its PKCE verifier), each virtual user over and over;
+//  2. peak: complete sign-ins per second, closed loop, after `warmup` seconds of the same
+//     (`rounds` runs, a ceiling run between each two and at both ends, each peak run compared
+//     with the ceiling runs around it): POST {issuer}/oauth2/native/interactions, POST …/password
+//     (one argon2id verification), POST {issuer}/oauth2/token (the code with its PKCE verifier),
+//     each virtual user over and over, on keep-alive connections;
 //  3. half the peak, open loop (sign-in i is due at start + i/rate): latency percentiles per
 //     step, the non-hashing steps (interactions, token) apart from the password step.
 //
