@@ -13,7 +13,6 @@ import { createNativeStore } from './identity/native/store';
 import { createMailOutboxStore } from './platform/mail/store';
 import { createMfaStore } from './identity/mfa/store';
 import { createProviderStore } from './identity/providers/store';
-import { createConfigurationStore } from './identity/operators/store';
 import { createTransferStore } from './identity/transfer/store';
 import { createDirectoryStore } from './identity/directory/store';
 import { createAuditStore } from './platform/audit/store';
@@ -40,7 +39,6 @@ export function bindStores(db: Sql) {
     mail: createMailOutboxStore(db),
     mfa: createMfaStore(db),
     providers: createProviderStore(db),
-    configuration: createConfigurationStore(db),
     transfer: createTransferStore(db),
     directory: createDirectoryStore(db),
     audit: createAuditStore(db),

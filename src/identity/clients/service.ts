@@ -69,6 +69,8 @@ function auditDetails(input: ClientInput): Record<string, unknown> {
 }
 
 type Stores = { clients: ClientStore } & ResourceTx & AuditTx;
+/** The stores a transaction that writes a client must carry. */
+export type ClientTx = { clients: ClientStore };
 
 
 /** The origin of each http(s) redirect URI (private-use schemes have none). */
@@ -228,6 +230,24 @@ export function createClientService(deps: { store: Stores & TxRunner<Stores>; ca
       checkWebOrigins(patch.webOrigins);
       const webOrigins = patch.webOrigins === undefined ? {} : { webOrigins: originList(patch.webOrigins) };
       return change(tenantId, clientId, webOrigins, actor, { webOrigins: patch.webOrigins ?? null });
+    },
+
+    /**
+     * `engage apply` and the control tenant's system objects, in the caller's transaction (with
+     * its audit event): a managed client's settings as declared (lists as stored: JSON), ACTIVE.
+     */
+    async replaceManagedIn(tx: ClientTx, tenantId: string, clientId: string, settings: Omit<ClientChange, 'status' | 'secretDigest'>): Promise<void> {
+      await tx.clients.update(tenantId, clientId, { ...settings, status: 'ACTIVE' });
+    },
+
+    /** A secret given by the operator (its digest, as issued secrets are stored; null for a public client), in the caller's transaction. */
+    async setSecretDigestIn(tx: ClientTx, tenantId: string, clientId: string, secretDigest: string | null, at: string): Promise<void> {
+      await tx.clients.update(tenantId, clientId, { secretDigest, updatedAt: at });
+    },
+
+    /** The client is configuration-managed from now on (the management API refuses to change it). */
+    async markManagedIn(tx: ClientTx, tenantId: string, clientId: string): Promise<void> {
+      await tx.clients.update(tenantId, clientId, { configurationManaged: true });
     },
 
     /** Replaces the redirect URIs of an internal client whose callbacks follow another tenant's issuers (federations). */

@@ -22,6 +22,7 @@ const CHANGE_COLUMNS = {
   nativeAuthenticationEnabled: 'native_authentication_enabled',
   secretDigest: 'secret_digest',
   status: 'status',
+  configurationManaged: 'configuration_managed',
   updatedAt: 'updated_at',
 } as const;
 

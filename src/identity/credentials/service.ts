@@ -31,6 +31,8 @@ export interface ResourceServer {
 }
 
 type Stores = { credentials: CredentialStore } & ResourceTx & AuditTx;
+/** The stores a transaction that writes a credential must carry. */
+export type CredentialTx = { credentials: CredentialStore };
 
 /** Compared against when the credential id is unknown, so both paths do the same work. */
 const NO_DIGEST = digest('no such credential');
@@ -88,6 +90,19 @@ export function createCredentialService(deps: { store: Stores & TxRunner<Stores>
     },
 
     /** The credential and its resource, from the catalogue cache (try `cached` first on hot paths). */
+    /** The ACTIVE credential `engage apply` keeps for a resource (one per resource), if any. */
+    managedOf: (tenantId: string, resourceId: string) => store.credentials.managedOf(tenantId, resourceId),
+
+    /** `engage apply`, in its transaction: a secret given by the operator (its digest, as issued secrets are stored). */
+    async setSecretDigestIn(tx: CredentialTx, tenantId: string, credentialId: string, secretDigest: string): Promise<void> {
+      await tx.credentials.setSecretDigest(tenantId, credentialId, secretDigest);
+    },
+
+    /** The credential is configuration-managed from now on (revocation refuses it). */
+    async markManagedIn(tx: CredentialTx, tenantId: string, credentialId: string): Promise<void> {
+      await tx.credentials.markManaged(tenantId, credentialId);
+    },
+
     find(tenantId: string, credentialId: string): Promise<CredentialWithResource | undefined> {
       return found.get(`${tenantId} ${credentialId}`, () => store.credentials.findWithResource(tenantId, credentialId));
     },

@@ -1,7 +1,7 @@
 import type { resourceCredentials } from '../../db/schema';
 import type { Sql } from '../../platform/store/sql';
 
-/** configuration_managed (migration 0012) is set by operators/store.ts; `find` reads it (revocation refuses a managed credential). */
+/** configuration_managed (migration 0012) is set by `markManaged` (`engage apply`); `find` reads it (revocation refuses a managed credential). */
 export type CredentialRow = Omit<typeof resourceCredentials.$inferSelect, 'configurationManaged'>;
 export type NewCredentialRow = Omit<CredentialRow, 'status' | 'revokedAt'> & Partial<Pick<CredentialRow, 'status' | 'revokedAt'>>;
 
@@ -32,6 +32,10 @@ const SQL = {
   find: `SELECT ${COLUMNS}, c.configuration_managed AS "configurationManaged" FROM resource_credentials c WHERE c.tenant_id = ? AND c.id = ?`,
   // Never a configuration-managed credential: `engage apply` owns it (the service says why).
   revoke: `UPDATE resource_credentials SET status = 'REVOKED', revoked_at = ? WHERE tenant_id = ? AND id = ? AND status = 'ACTIVE' AND configuration_managed = 0`,
+  managedOf: `SELECT id, secret_digest AS "secretDigest" FROM resource_credentials
+    WHERE tenant_id = ? AND resource_id = ? AND configuration_managed = 1 AND status = 'ACTIVE' ORDER BY created_at LIMIT 1`,
+  markManaged: `UPDATE resource_credentials SET configuration_managed = 1 WHERE tenant_id = ? AND id = ? AND configuration_managed = 0`,
+  secretDigest: `UPDATE resource_credentials SET secret_digest = ? WHERE tenant_id = ? AND id = ?`,
 } as const;
 
 export function createCredentialStore(db: Sql) {
@@ -56,6 +60,18 @@ export function createCredentialStore(db: Sql) {
     /** ACTIVE to REVOKED; 0 when it was not ACTIVE (conditional, so safe under races). */
     revoke(tenantId: string, id: string, at: string): Promise<number> {
       return db.run(SQL.revoke, [at, tenantId, id]);
+    },
+    /** The ACTIVE credential `engage apply` keeps for a resource (one per resource), if any. */
+    managedOf(tenantId: string, resourceId: string): Promise<{ id: string; secretDigest: string } | undefined> {
+      return db.get<{ id: string; secretDigest: string }>(SQL.managedOf, [tenantId, resourceId]);
+    },
+    /** Marks it configuration-managed; false if it was already. */
+    async markManaged(tenantId: string, id: string): Promise<boolean> {
+      return (await db.run(SQL.markManaged, [tenantId, id])) === 1;
+    },
+    /** A secret given by the operator (its digest, as issued secrets are stored). */
+    async setSecretDigest(tenantId: string, id: string, secretDigest: string): Promise<void> {
+      await db.run(SQL.secretDigest, [secretDigest, tenantId, id]);
     },
   };
 }

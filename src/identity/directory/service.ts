@@ -18,6 +18,8 @@ import type { DirectoryStore, Member, Organization, Permission, Role, RoleAssign
 
 /** The users' own transaction stores (users/service.ts `UserTx`): a member must be a user of the tenant, read in the transaction. */
 type Stores = { directory: DirectoryStore; audit: AuditStore } & UserTx;
+/** The stores a transaction that writes the directory must carry. */
+export type DirectoryTx = { directory: DirectoryStore };
 type Tx = Stores;
 
 export type RoleAssignmentInput = Static<typeof RoleAssignmentBody>;
@@ -225,6 +227,19 @@ export function createDirectoryService(deps: { store: Stores & TxRunner<Stores>;
         await tx.audit.record(actor, { tenantId, action: 'directory.team_member.removed', targetType: 'directory_team', targetId: t.id, details: { subject, roleAssignmentsRevoked: assignments }, at });
       });
     },
+    /** The keys of the tenant's permissions and roles `engage apply` owns. */
+    managedKeys: (tenantId: string) => store.directory.managedKeys(tenantId),
+
+    /** `engage apply`, in its transaction: a permission's display name as declared, ACTIVE, configuration-managed. */
+    async replaceManagedPermissionIn(tx: DirectoryTx, tenantId: string, key: string, displayName: string): Promise<void> {
+      await tx.directory.replaceManagedPermission(tenantId, key, displayName);
+    },
+
+    /** `engage apply`, in its transaction: a role's display name as declared, ACTIVE, configuration-managed. */
+    async replaceManagedRoleIn(tx: DirectoryTx, tenantId: string, key: string, displayName: string): Promise<void> {
+      await tx.directory.replaceManagedRole(tenantId, key, displayName);
+    },
+
     async createPermission(tenantId: string, body: unknown, actor: AuditActor): Promise<void> {
       const p = input(checkPermissionCreate, body);
       const at = now();

@@ -93,6 +93,10 @@ const SQL = {
   addRolePermission: `INSERT INTO directory_role_permissions (tenant_id, role_id, permission_key, created_at) VALUES (?, ?, ?, ?)
     ON CONFLICT (role_id, permission_key) DO NOTHING`,
   removeRolePermission: `DELETE FROM directory_role_permissions WHERE tenant_id = ? AND role_id = ? AND permission_key = ?`,
+  managedPermissionKeys: `SELECT key FROM directory_permissions WHERE tenant_id = ? AND configuration_managed = 1`,
+  managedRoleKeys: `SELECT key FROM directory_roles WHERE tenant_id = ? AND configuration_managed = 1`,
+  replaceManagedPermission: `UPDATE directory_permissions SET display_name = ?, status = 'ACTIVE', configuration_managed = 1 WHERE tenant_id = ? AND key = ?`,
+  replaceManagedRole: `UPDATE directory_roles SET display_name = ?, status = 'ACTIVE', configuration_managed = 1 WHERE tenant_id = ? AND key = ?`,
   rolePermissions: `SELECT p.key, p.display_name AS "displayName", p.status FROM directory_role_permissions rp
     JOIN directory_permissions p ON p.tenant_id = rp.tenant_id AND p.key = rp.permission_key
     WHERE rp.tenant_id = ? AND rp.role_id = ? ORDER BY p.key ${PAGE}`,
@@ -192,6 +196,20 @@ export function createDirectoryStore(db: Sql) {
       return (await db.run(SQL.removeRolePermission, [tenantId, roleId, key])) > 0;
     },
     rolePermissions: (tenantId: string, roleId: string, req: PageRequest) => page<Permission>(SQL.rolePermissions, [tenantId, roleId], req),
+
+    /** The keys of the tenant's permissions and roles `engage apply` owns (configuration-managed). */
+    async managedKeys(tenantId: string): Promise<{ permissions: Set<string>; roles: Set<string> }> {
+      const keys = async (text: string) => new Set((await db.all<{ key: string }>(text, [tenantId])).map((r) => r.key));
+      return { permissions: await keys(SQL.managedPermissionKeys), roles: await keys(SQL.managedRoleKeys) };
+    },
+    /** A permission as `engage apply` declares it: its display name, ACTIVE, configuration-managed. */
+    async replaceManagedPermission(tenantId: string, key: string, displayName: string): Promise<void> {
+      await db.run(SQL.replaceManagedPermission, [displayName, tenantId, key]);
+    },
+    /** A role as `engage apply` declares it: its display name, ACTIVE, configuration-managed. */
+    async replaceManagedRole(tenantId: string, key: string, displayName: string): Promise<void> {
+      await db.run(SQL.replaceManagedRole, [displayName, tenantId, key]);
+    },
 
     /** False when the same assignment exists already. */
     async assign(a: AssignmentRow, at: string): Promise<boolean> {

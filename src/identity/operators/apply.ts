@@ -9,10 +9,10 @@ import { ensureOperator } from './operators';
 
 /**
  * `engage apply`: reads the environment, plans (apply-plan.ts), then carries the plan out.
- * Every call into the identity and directory services is in this one module, so the lead can
- * move it onto the management API's update functions (and their `actor` argument) at merge;
- * what those services cannot do yet goes through operators/store.ts, each write with its audit
- * event in the same transaction.
+ * Creations go through the services' own create functions (validation, conflicts, generated
+ * secrets). What only apply does (the configuration-managed mark, a managed object's fields
+ * replaced as declared, a secret from a variable) goes through the owning services' `…In(tx)`
+ * functions, each write with apply's audit event in the same transaction.
  */
 
 export interface GeneratedSecret {
@@ -70,19 +70,18 @@ async function readTenant(services: Services, slug: string): Promise<CurrentTena
     throw e;
   });
   if (!t || t.slug !== slug) return undefined;
-  const cfg = services.store.configuration;
   const resources: CurrentTenant['resources'] = [];
   for (const r of await services.resources.list(t.id)) {
-    const row = (await cfg.resourceByUri(t.id, r.uri))!;
-    const cred = await cfg.managedCredential(t.id, row.id);
-    resources.push({ ...r, id: row.id, managed: row.managed, credentialDigest: cred?.secretDigest ?? null, credentialId: cred?.id ?? null });
+    const row = (await services.resources.findByUri(t.id, r.uri))!;
+    const cred = await services.credentials.managedOf(t.id, row.id);
+    resources.push({ ...r, id: row.id, managed: await services.resources.isManaged(t.id, row.id), credentialDigest: cred?.secretDigest ?? null, credentialId: cred?.id ?? null });
   }
   const clients: CurrentTenant['clients'] = [];
   for (const c of await services.clients.list(t.id)) {
     const full = (await services.clients.find(t.id, c.clientId))!;
     clients.push({ ...c, defaultResource: c.defaultResource ?? null, managed: c.configurationManaged, secretDigest: full.secretDigest });
   }
-  const managed = await cfg.managedDirectoryKeys(t.id);
+  const managed = await services.directory.managedKeys(t.id);
   const permissions = (await allPages((p) => services.directory.permissions(t.id, p))).map((p) => ({ ...p, managed: managed.permissions.has(p.key) }));
   const roles: CurrentTenant['roles'] = [];
   for (const r of await allPages((p) => services.directory.roles(t.id, p))) {
@@ -127,12 +126,12 @@ export async function applyConfiguration(services: Services, file: ApplyFile, op
   if (opts.dryRun || !changed) return result;
 
   const stepOf = (kind: Step['kind'], tenant: string, key: string) => steps.find((s) => s.kind === kind && s.tenant === tenant && s.key === key)!;
-  const cfg = services.store;
+  const { store } = services;
   const now = () => new Date().toISOString();
   /** One of apply's own writes, with its audit event in the same transaction. */
-  const write = (tenantId: string, action: string, targetType: string, targetId: string, step: Step, fn: (tx: typeof cfg) => Promise<unknown>) =>
-    cfg.tx(async (tx) => {
-      await fn(tx as unknown as typeof cfg);
+  const write = (tenantId: string, action: string, targetType: string, targetId: string, step: Step, fn: (tx: typeof store) => Promise<unknown>) =>
+    store.tx(async (tx) => {
+      await fn(tx as unknown as typeof store);
       await tx.audit.record(opts.actor, { tenantId, action, targetType, targetId, details: { source: 'apply', changes: step.action === 'create' ? ['adopt'] : step.changes } });
     });
 
@@ -143,19 +142,19 @@ export async function applyConfiguration(services: Services, file: ApplyFile, op
     const id = tenantId!;
     if (ts.action !== 'unchanged')
       await write(id, ts.action === 'create' ? 'tenant.configuration_managed' : 'tenant.updated', 'tenant', id, ts, async (tx) => {
-        if (ts.changes.includes('registrationMode')) await tx.configuration.setRegistrationMode(id, t.registrationMode as 'CONTROLLED' | 'SELF_SERVICE', now());
-        if (ts.action === 'create' || ts.changes.includes('adopt')) await tx.configuration.markTenant(id);
+        if (ts.changes.includes('registrationMode')) await services.tenants.setRegistrationModeIn(tx, id, t.registrationMode as 'CONTROLLED' | 'SELF_SERVICE', now());
+        if (ts.action === 'create' || ts.changes.includes('adopt')) await services.tenants.markManagedIn(tx, id);
       });
     const have = state.tenants.get(t.slug);
 
     for (const r of t.resources ?? []) {
       const rs = stepOf('resource', t.slug, r.audience);
       if (rs.action === 'create') await services.resources.create(id, { uri: r.uri, audience: r.audience, scopes: r.scopes }, opts.actor);
-      const row = rs.action === 'create' ? (await cfg.configuration.resourceByUri(id, r.uri))! : have!.resources.find((x) => x.audience === r.audience)!;
+      const row = rs.action === 'create' ? (await services.resources.findByUri(id, r.uri))! : have!.resources.find((x) => x.audience === r.audience)!;
       if (rs.action !== 'unchanged')
         await write(id, rs.action === 'create' ? 'resource.configuration_managed' : 'resource.updated', 'resource', r.uri, rs, async (tx) => {
-          if (rs.action === 'update') await tx.configuration.replaceResource(id, row.id, r.uri, JSON.stringify(r.scopes));
-          await tx.configuration.markResource(id, row.id);
+          if (rs.action === 'update') await services.resources.replaceManagedIn(tx, id, row.id, r.uri, r.scopes);
+          await services.resources.markManagedIn(tx, id, row.id);
         });
       if (!r.credential) continue;
       const cs = stepOf('credential', t.slug, r.audience);
@@ -164,13 +163,13 @@ export async function applyConfiguration(services: Services, file: ApplyFile, op
         const issued = await services.credentials.issue(id, r.uri, opts.actor);
         if (!env) result.secrets.push({ kind: 'credential', tenant: t.slug, resourceUri: r.uri, credentialId: issued.credentialId, secret: issued.credentialSecret });
         await write(id, 'credential.configuration_managed', 'credential', issued.credentialId, cs, async (tx) => {
-          if (env) await tx.configuration.setCredentialSecretDigest(id, issued.credentialId, digests.get(env)!);
-          await tx.configuration.markCredential(id, issued.credentialId);
+          if (env) await services.credentials.setSecretDigestIn(tx, id, issued.credentialId, digests.get(env)!);
+          await services.credentials.markManagedIn(tx, id, issued.credentialId);
         });
         if (env) result.secrets.push({ kind: 'credential', tenant: t.slug, resourceUri: r.uri, credentialId: issued.credentialId, secret: null, secretEnv: env });
       } else if (cs.action === 'update') {
         const credentialId = have!.resources.find((x) => x.audience === r.audience)!.credentialId!;
-        await write(id, 'credential.updated', 'credential', credentialId, cs, (tx) => tx.configuration.setCredentialSecretDigest(id, credentialId, digests.get(env!)!));
+        await write(id, 'credential.updated', 'credential', credentialId, cs, (tx) => services.credentials.setSecretDigestIn(tx, id, credentialId, digests.get(env!)!));
       }
     }
 
@@ -184,7 +183,7 @@ export async function applyConfiguration(services: Services, file: ApplyFile, op
         c.tokenEndpointAuthMethod !== 'CLIENT_SECRET_BASIC' ? null : c.secretEnv ? digests.get(c.secretEnv)! : generated !== null ? digest(generated) : undefined;
       await write(id, cs.action === 'create' ? 'client.configuration_managed' : 'client.updated', 'client', c.clientId, cs, async (tx) => {
         if (cs.action === 'update')
-          await tx.configuration.replaceClient(id, c.clientId, {
+          await services.clients.replaceManagedIn(tx, id, c.clientId, {
             displayName: c.displayName,
             applicationType: c.applicationType,
             tokenEndpointAuthMethod: c.tokenEndpointAuthMethod,
@@ -197,8 +196,8 @@ export async function applyConfiguration(services: Services, file: ApplyFile, op
             updatedAt: now(),
           });
         if (secretDigest !== undefined && (cs.action === 'create' ? !!c.secretEnv : cs.changes.includes('secret')))
-          await tx.configuration.setClientSecretDigest(id, c.clientId, secretDigest, now());
-        await tx.configuration.markClient(id, c.clientId);
+          await services.clients.setSecretDigestIn(tx, id, c.clientId, secretDigest, now());
+        await services.clients.markManagedIn(tx, id, c.clientId);
       });
       if (generated !== null && !c.secretEnv) result.secrets.push({ kind: 'client', tenant: t.slug, clientId: c.clientId, secret: generated });
     }
@@ -207,7 +206,7 @@ export async function applyConfiguration(services: Services, file: ApplyFile, op
       const ps = stepOf('permission', t.slug, p.key);
       if (ps.action === 'unchanged') continue;
       if (ps.action === 'create') await services.directory.createPermission(id, { key: p.key, displayName: p.displayName }, opts.actor);
-      await write(id, 'directory.permission.updated', 'directory_permission', p.key, ps, (tx) => tx.configuration.replacePermission(id, p.key, p.displayName));
+      await write(id, 'directory.permission.updated', 'directory_permission', p.key, ps, (tx) => services.directory.replaceManagedPermissionIn(tx, id, p.key, p.displayName));
     }
 
     for (const r of t.roles ?? []) {
@@ -218,7 +217,7 @@ export async function applyConfiguration(services: Services, file: ApplyFile, op
       const want = r.permissions ?? [];
       for (const k of want.filter((k) => !held.includes(k))) await services.directory.addRolePermission(id, r.key, { key: k }, opts.actor);
       for (const k of held.filter((k) => !want.includes(k))) await services.directory.removeRolePermission(id, r.key, k, opts.actor);
-      await write(id, 'directory.role.updated', 'directory_role', r.key, rs, (tx) => tx.configuration.replaceRole(id, r.key, r.displayName));
+      await write(id, 'directory.role.updated', 'directory_role', r.key, rs, (tx) => services.directory.replaceManagedRoleIn(tx, id, r.key, r.displayName));
     }
   }
 

@@ -2,10 +2,9 @@ import type { Clock } from '../../platform/clock';
 import type { TxRunner } from '../../platform/store/store';
 import { UniqueViolation } from '../../platform/store/sql';
 import { DomainError } from '../../platform/errors';
-import type { ClientService } from '../clients/service';
-import type { ResourceService } from '../resources/service';
+import type { ClientService, ClientTx } from '../clients/service';
+import type { ResourceService, ResourceTx } from '../resources/service';
 import type { TenantView } from '../tenants/service';
-import type { ConfigurationStore } from './store';
 import { ADMIN_PERMISSIONS } from '../directory/permissions';
 
 /** Spec 03 "Authentication": the management API's audience and its five scopes. */
@@ -24,8 +23,6 @@ export const CLI_SCOPES = ['openid', 'offline_access', ...ADMIN_API_SCOPES];
 /** The management API's resource URI: its root under the control issuer (spec 03). */
 export const adminResourceUri = (controlIssuer: string) => `${controlIssuer}/identity/admin`;
 
-type Stores = { configuration: ConfigurationStore };
-
 /**
  * The control tenant's system objects, created at initialisation and checked at every start
  * and CLI command (so databases created before them get them too): the resource
@@ -34,26 +31,26 @@ type Stores = { configuration: ConfigurationStore };
  * depends on (docs/decisions.md). Idempotent and safe when two processes start at once.
  */
 export async function ensureControlObjects(
-  deps: { store: Stores & TxRunner<Stores>; resources: ResourceService; clients: ClientService; clock: Clock },
+  deps: { store: TxRunner<ResourceTx & ClientTx>; resources: ResourceService; clients: ClientService; clock: Clock },
   control: TenantView,
 ): Promise<void> {
   const { store } = deps;
   const tenantId = control.id;
   const uri = adminResourceUri(control.issuer);
-  let resource = await store.configuration.resourceByAudience(tenantId, ADMIN_API_AUDIENCE);
+  let resource = await deps.resources.findByAudience(tenantId, ADMIN_API_AUDIENCE);
   if (!resource) {
     await tolerateTwin(() => deps.resources.create(tenantId, { uri, audience: ADMIN_API_AUDIENCE, scopes: [...ADMIN_API_SCOPES] }));
-    resource = (await store.configuration.resourceByAudience(tenantId, ADMIN_API_AUDIENCE))!;
+    resource = (await deps.resources.findByAudience(tenantId, ADMIN_API_AUDIENCE))!;
   }
-  const current = new Set<string>(JSON.parse(resource.scopes) as string[]);
+  const current = new Set<string>(resource.scopes);
   const resourceId = resource.id;
   // The public URL (so the control issuer) is configuration: the resource follows it, as do
   // scopes added by a newer version.
   if (resource.uri !== uri || ADMIN_API_SCOPES.some((s) => !current.has(s))) {
-    const scopes = JSON.stringify([...new Set([...current, ...ADMIN_API_SCOPES])]);
-    await store.tx((tx) => tx.configuration.replaceResource(tenantId, resourceId, uri, scopes));
+    const scopes = [...current, ...ADMIN_API_SCOPES];
+    await store.tx((tx) => deps.resources.replaceManagedIn(tx, tenantId, resourceId, uri, scopes));
   }
-  if (!resource.managed) await store.tx((tx) => tx.configuration.markResource(tenantId, resourceId));
+  if (!(await deps.resources.isManaged(tenantId, resourceId))) await store.tx((tx) => deps.resources.markManagedIn(tx, tenantId, resourceId));
 
   const client = await deps.clients.find(tenantId, CLI_CLIENT_ID);
   if (!client) {
@@ -72,17 +69,10 @@ export async function ensureControlObjects(
     );
   } else if (client.defaultResource !== uri) {
     await store.tx((tx) =>
-      tx.configuration.replaceClient(tenantId, CLI_CLIENT_ID, {
-        ...client,
-        redirectUris: JSON.stringify(client.redirectUris),
-        scopes: JSON.stringify(client.scopes),
-        webOrigins: client.webOrigins && JSON.stringify(client.webOrigins),
-        defaultResource: uri,
-        updatedAt: deps.clock.now().toISOString(),
-      }),
+      deps.clients.replaceManagedIn(tx, tenantId, CLI_CLIENT_ID, { defaultResource: uri, updatedAt: deps.clock.now().toISOString() }),
     );
   }
-  if (!client?.configurationManaged) await store.tx((tx) => tx.configuration.markClient(tenantId, CLI_CLIENT_ID));
+  if (!client?.configurationManaged) await store.tx((tx) => deps.clients.markManagedIn(tx, tenantId, CLI_CLIENT_ID));
 }
 
 /** A concurrent process created the same object first: what we wanted exists. */

@@ -123,6 +123,25 @@ export function createResourceService(deps: { store: Stores & TxRunner<Stores>; 
       return byUri.peek(`${tenantId} ${uri}`);
     },
 
+    /** By audience (the name `engage apply` and the control tenant give a managed resource). */
+    async findByAudience(tenantId: string, audience: string): Promise<Resource | undefined> {
+      const r = await store.resources.findByAudience(tenantId, audience);
+      return r && toResource(r);
+    },
+
+    /** Whether bootstrap configuration (`engage apply`, the control tenant) owns it. */
+    isManaged: (tenantId: string, id: string): Promise<boolean> => store.resources.isManaged(tenantId, id),
+
+    /** `engage apply` and the control tenant, in the caller's transaction: a managed resource's URI and scopes as declared, ACTIVE. */
+    async replaceManagedIn(tx: ResourceTx, tenantId: string, id: string, uri: string, scopes: string[]): Promise<void> {
+      await tx.resources.update(tenantId, id, { uri, scopes: JSON.stringify([...new Set(scopes)]), status: 'ACTIVE' });
+    },
+
+    /** The resource is configuration-managed from now on (the management API refuses to change it). */
+    async markManagedIn(tx: ResourceTx, tenantId: string, id: string): Promise<void> {
+      await tx.resources.markManaged(tenantId, id);
+    },
+
     /** The same lookup inside another context's transaction (client and credential creation). */
     async findByUriIn(tx: ResourceTx, tenantId: string, uri: string): Promise<Resource | undefined> {
       const r = await tx.resources.findByUri(tenantId, uri);

@@ -1,7 +1,7 @@
 import type { resources } from '../../db/schema';
 import { updateStatement, type Sql } from '../../platform/store/sql';
 
-/** configuration_managed (migration 0012) is read by operators/store.ts only, for now. */
+/** configuration_managed (migration 0012) is read by `isManaged` and set by `markManaged` (`engage apply`). */
 export type ResourceRow = Omit<typeof resources.$inferSelect, 'configurationManaged'>;
 export type NewResourceRow = Omit<ResourceRow, 'status'> & Partial<Pick<ResourceRow, 'status'>>;
 
@@ -15,10 +15,14 @@ const SQL = {
   list: `SELECT ${COLUMNS} FROM resources WHERE tenant_id = ? ORDER BY created_at, uri`,
   listPage: `SELECT ${COLUMNS} FROM resources WHERE tenant_id = ? ORDER BY created_at, uri LIMIT ? OFFSET ?`,
   managed: `SELECT configuration_managed AS "managed" FROM resources WHERE tenant_id = ? AND id = ?`,
+  markManaged: `UPDATE resources SET configuration_managed = 1 WHERE tenant_id = ? AND id = ? AND configuration_managed = 0`,
 } as const;
 
-/** What `update` may change, with its column (the URI is the resource's name and stays). */
-const CHANGE_COLUMNS = { audience: 'audience', scopes: 'scopes', status: 'status' } as const;
+/**
+ * What `update` may change, with its column. The URI is the resource's name in the management
+ * API and stays there; `engage apply` names a managed resource by its audience and may move it.
+ */
+const CHANGE_COLUMNS = { uri: 'uri', audience: 'audience', scopes: 'scopes', status: 'status' } as const;
 const update = updateStatement('resources', CHANGE_COLUMNS, 'tenant_id = ? AND id = ?');
 export type ResourceChange = Partial<Pick<ResourceRow, keyof typeof CHANGE_COLUMNS>>;
 
@@ -45,6 +49,10 @@ export function createResourceStore(db: Sql) {
     /** Whether bootstrap configuration (`engage apply`, migration 0012) owns the resource. */
     async isManaged(tenantId: string, id: string): Promise<boolean> {
       return (await db.get<{ managed: number }>(SQL.managed, [tenantId, id]))?.managed === 1;
+    },
+    /** Marks it configuration-managed; false if it was already. */
+    async markManaged(tenantId: string, id: string): Promise<boolean> {
+      return (await db.run(SQL.markManaged, [tenantId, id])) === 1;
     },
     async update(tenantId: string, id: string, change: ResourceChange): Promise<void> {
       const u = update(change);

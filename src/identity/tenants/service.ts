@@ -40,6 +40,8 @@ export const CONTROL_SLUG = 'control';
 const MANAGED_PREFIX = '/t/';
 
 type Stores = { tenants: TenantStore } & KeyTx & AuditTx;
+/** The stores a transaction that writes a tenant must carry. */
+export type TenantTx = { tenants: TenantStore };
 
 /** A host-only custom issuer (`https://id.example.com`) normalised, with its host; null clears it. */
 function parseCustomIssuer(issuer: string | null): { issuer: string | null; host: string | null } {
@@ -280,6 +282,16 @@ export function createTenantService(deps: {
         await tx.audit.record(actor, { at: clock.now(), tenantId: current.id, action: 'tenant.updated', targetType: 'tenant', targetId: current.id, details: changes });
       });
       return view((await store.tenants.findById(t.id))!);
+    },
+
+    /** `engage apply`, in its transaction (with its audit event): the tenant is configuration-managed from now on. */
+    async markManagedIn(tx: TenantTx, id: string): Promise<void> {
+      await tx.tenants.update(id, { configurationManaged: true });
+    },
+
+    /** `engage apply`, in its transaction: the registration mode as declared (a managed tenant refuses the management API's PUT). */
+    async setRegistrationModeIn(tx: TenantTx, id: string, mode: RegistrationMode, at: string): Promise<void> {
+      await tx.tenants.update(id, { registrationMode: mode, updatedAt: at });
     },
 
     async setStatus(ref: string, status: TenantRow['status'], actor: AuditActor = SYSTEM_ACTOR): Promise<TenantView> {
