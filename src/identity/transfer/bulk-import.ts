@@ -1,6 +1,7 @@
 import { once } from 'node:events';
 import type { Writable } from 'node:stream';
 import type { AuditActor } from '../../platform/audit/audit';
+import { collectGarbage } from '../../platform/gc';
 import { CONVERTERS, type FormatOptions, type SourceFormat } from './formats';
 import type { ImportItem } from './importer';
 import { jsonArrayElements, ndjsonRecords, type ByteCounter, type ReadRecord } from './reader';
@@ -9,6 +10,8 @@ import type { TransferService } from './service';
 
 /** Records per transaction of a CLI import (set-oriented inserts; docs/benchmarks.md). */
 export const CLI_BATCH = 2_000;
+/** A full collection every this many batches (platform/gc.ts): about 20 ms each 50,000 records. */
+const GC_EVERY = 25;
 
 export interface BulkImportOptions {
   tenantId: string;
@@ -76,10 +79,12 @@ export async function bulkImport(transfer: TransferService, o: BulkImportOptions
     if (report) await write((reportStream ??= o.report()), report);
     items = [];
     lines = [];
+    if (++batches % GC_EVERY === 0) collectGarbage();
     o.progress?.(summary, counter.bytes);
   };
 
   let position = 0;
+  let batches = 0;
   await transfer.bulkWrites(true);
   try {
     for await (const r of records) {
