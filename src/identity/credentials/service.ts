@@ -89,7 +89,6 @@ export function createCredentialService(deps: { store: Stores & TxRunner<Stores>
       return verify(this.cached(tenantId, credentialId) ?? (await this.find(tenantId, credentialId)), secret);
     },
 
-    /** The credential and its resource, from the catalogue cache (try `cached` first on hot paths). */
     /** The ACTIVE credential `engage apply` keeps for a resource (one per resource), if any. */
     managedOf: (tenantId: string, resourceId: string) => store.credentials.managedOf(tenantId, resourceId),
 
@@ -103,6 +102,7 @@ export function createCredentialService(deps: { store: Stores & TxRunner<Stores>
       await tx.credentials.markManaged(tenantId, credentialId);
     },
 
+    /** The credential and its resource, from the catalogue cache (try `cached` first on hot paths). */
     find(tenantId: string, credentialId: string): Promise<CredentialWithResource | undefined> {
       return found.get(`${tenantId} ${credentialId}`, () => store.credentials.findWithResource(tenantId, credentialId));
     },
