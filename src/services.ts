@@ -74,11 +74,15 @@ export function createServices(deps: CoreDeps) {
   const clients = createClientService({ store, catalog, clock, resources });
   const credentials = createCredentialService({ store, catalog, clock, resources });
   // Deleting a user ends their grants, tokens and browser sign-ins and removes their directory
-  // memberships and role assignments, in the same transaction.
+  // memberships and role assignments, in the same transaction. A password change that signs out
+  // elsewhere (the account page) ends the grants and the other browser sessions likewise.
   const users = createUserService({ store, clock, endAccess: async (tx, tenantId, user) => {
     await oauth.revokeAllOfUserIn(tx, tenantId, user.id);
     await sessions.signOutEverywhereIn(tx, tenantId, user.id);
     await directory.forgetSubjectIn(tx, tenantId, user.subject);
+  }, endOtherAccess: async (tx, tenantId, userId, keepSessionId) => {
+    await oauth.revokeAllOfUserIn(tx, tenantId, userId);
+    await sessions.signOutOtherSessionsIn(tx, tenantId, userId, keepSessionId);
   } });
   const mfa = createMfaService({ store, clock, sealer, masterKey: deps.masterKey });
   const providers = createProviderService({ store, clock, users, publicUrl: config.publicUrl });

@@ -11,6 +11,7 @@ import { startRelyingParty } from './relying-party';
  * A real browser (Debian's chromium via playwright-core) on dist/engage (issue 10): the account
  * page enrols an authenticator, then a real relying party (openid-client) signs in through the
  * authorization code flow with the password and a TOTP code, and with a recovery code.
+ * The password change signs out the other sessions (issue 21) and keeps this one.
  * CONFORMANCE_SCREENSHOTS=<dir> keeps screenshots.
  */
 const CHROMIUM = process.env.CHROMIUM_PATH ?? '/usr/bin/chromium';
@@ -102,8 +103,12 @@ describe.skipIf(!existsSync(CHROMIUM))('a real browser: account page and sign-in
 
     await page.getByLabel('Current password', { exact: true }).fill(PASSWORD);
     await page.getByLabel('New password').fill(NEW_PASSWORD);
+    // Issue 21: signing out the other sessions is offered, checked by default, named by its label.
+    const signOutOthers = page.getByRole('checkbox', { name: 'Sign out other sessions' });
+    await expect(signOutOthers.isChecked()).resolves.toBe(true);
     await page.getByRole('button', { name: 'Change password' }).click();
-    await expect(page.getByRole('status').textContent()).resolves.toBe('Your password was changed.');
+    await expect(page.getByRole('status').textContent()).resolves.toBe('Your password was changed. Your other sessions were signed out.');
+    await expect(page.title()).resolves.toBe('Your account');
     expect(problems).toEqual([]);
     await page.context().close();
   }, 90_000);

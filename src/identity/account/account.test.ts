@@ -1,7 +1,7 @@
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { createHarness, type Harness } from '../../../test/helpers/harness';
 import { FormDriver, parseForm } from '../../../test/conformance/form-driver';
-import { PASSWORD, seedTenant } from '../../../test/conformance/fixtures';
+import { APP_CALLBACK, authorizeUrl, PASSWORD, pkce, seedTenant } from '../../../test/conformance/fixtures';
 import { stepAt, totpCode } from '../mfa/totp';
 
 /** The account page `{issuer}/account` in process (issue 10); the Chromium test is test/conformance/account-browser.test.ts. */
@@ -142,6 +142,65 @@ describe('{issuer}/account', () => {
     expect(await ok.text()).toContain('Your password was changed.');
     expect(await h.services.users.verifyPassword(seed.tenantId, 'alice@example.com', 'a brand new secret')).toBeDefined();
     expect(await h.services.users.verifyPassword(seed.tenantId, 'alice@example.com', PASSWORD)).toBeUndefined();
+  });
+
+  /** Another browser signs alice in to the native app by the authorization pages: its session and a refresh token. */
+  async function otherBrowserWithRefreshToken(): Promise<{ browser: FormDriver; refreshToken: string }> {
+    const browser = driver();
+    const { verifier, challenge } = pkce();
+    const res = await browser.signIn(authorizeUrl('acme', { scope: 'openid offline_access', code_challenge: challenge }, 'app'), 'alice@example.com', PASSWORD);
+    expect(res.status).toBe(302);
+    const code = new URL(res.headers.get('location')!).searchParams.get('code')!;
+    const token = await h.app.request('/t/acme/oauth2/token', {
+      method: 'POST', headers: { 'content-type': 'application/x-www-form-urlencoded' },
+      body: new URLSearchParams({ grant_type: 'authorization_code', client_id: 'app', code, redirect_uri: APP_CALLBACK, code_verifier: verifier }).toString(),
+    });
+    expect(token.status).toBe(200);
+    return { browser, refreshToken: ((await token.json()) as { refresh_token: string }).refresh_token };
+  }
+  const refresh = (refreshToken: string) =>
+    h.app.request('/t/acme/oauth2/token', {
+      method: 'POST', headers: { 'content-type': 'application/x-www-form-urlencoded' },
+      body: new URLSearchParams({ grant_type: 'refresh_token', client_id: 'app', refresh_token: refreshToken }).toString(),
+    });
+
+  it('offers "Sign out other sessions", checked by default, with an accessible label', async () => {
+    const { page } = await signIn(driver());
+    expect(page).toContain('<input id="sign_out_others" name="sign_out_others" type="checkbox" value="yes" checked aria-describedby="sign_out_others-hint">');
+    expect(page).toContain('<label for="sign_out_others">Sign out other sessions</label>');
+  });
+
+  it('a password change with "Sign out other sessions" ends refresh tokens and other sessions, not this one (issue 21)', async () => {
+    const other = await otherBrowserWithRefreshToken();
+    const d = driver();
+    const { page } = await signIn(d);
+    const ok = await d.post('/t/acme/account/password', { csrf_token: csrfOf(page), current_password: PASSWORD, new_password: 'a brand new secret', sign_out_others: 'yes' });
+    expect(ok.status).toBe(200);
+    // The refresh token issued before the change: invalid_grant.
+    const refused = await refresh(other.refreshToken);
+    expect(refused.status).toBe(400);
+    expect(await refused.json()).toMatchObject({ error: 'invalid_grant' });
+    expect(await ok.text()).toContain('Your password was changed. Your other sessions were signed out.');
+    // The other browser is signed out; this one is still signed in and can use its session.
+    expect(await (await other.browser.get('/t/acme/account')).text()).toContain('<h1>Sign in</h1>');
+    const home = await (await d.get('/t/acme/account')).text();
+    expect(home).toContain('Signed in as <strong>alice@example.com</strong>');
+    const enrol = await d.post('/t/acme/account/totp/enrol', { csrf_token: csrfOf(home) });
+    expect(enrol.status).toBe(200);
+    expect(await h.services.users.verifyPassword(seed.tenantId, 'alice@example.com', 'a brand new secret')).toBeDefined();
+  });
+
+  it('a password change with the box unchecked keeps refresh tokens and other sessions', async () => {
+    const other = await otherBrowserWithRefreshToken();
+    const d = driver();
+    const { page } = await signIn(d);
+    const ok = await d.post('/t/acme/account/password', { csrf_token: csrfOf(page), current_password: PASSWORD, new_password: 'a brand new secret' });
+    expect(ok.status).toBe(200);
+    const body = await ok.text();
+    expect(body).toContain('Your password was changed.');
+    expect(body).not.toContain('other sessions were signed out');
+    expect((await refresh(other.refreshToken)).status).toBe(200);
+    expect(await (await other.browser.get('/t/acme/account')).text()).toContain('Signed in as <strong>alice@example.com</strong>');
   });
 
   it('refuses a form with a wrong CSRF token, and a signed-out post gets the sign-in form', async () => {

@@ -37,12 +37,12 @@ export function createAccountFlow(deps: { sessions: SessionService; users: UserS
   const toHome = (tenant: ResolvedTenant, cookie?: string): AccountOutcome => ({ kind: 'redirect', location: accountUrl(tenant), cookie });
 
   /** The signed-in, active user of this browser's session at this tenant. */
-  async function signedIn(tenant: ResolvedTenant, cookie: string | undefined): Promise<{ user: UserRow; token: string } | undefined> {
+  async function signedIn(tenant: ResolvedTenant, cookie: string | undefined): Promise<{ user: UserRow; token: string; sessionId: string } | undefined> {
     const live = await sessions.lookup(tenant.tenant.id, cookie);
     const userId = live?.session.activeUserId;
     if (!live || !cookie || !userId || !live.accounts.some((a) => a.userId === userId)) return undefined;
     const user = await users.findById(tenant.tenant.id, userId);
-    return user && user.status === 'ACTIVE' ? { user, token: cookie } : undefined;
+    return user && user.status === 'ACTIVE' ? { user, token: cookie, sessionId: live.session.id } : undefined;
   }
 
   async function homePage(tenant: ResolvedTenant, s: { user: UserRow; token: string }, extra: { notice?: string; error?: PageError; errorAt?: 'mfa' | 'password' } = {}): Promise<AccountOutcome> {
@@ -208,12 +208,18 @@ export function createAccountFlow(deps: { sessions: SessionService; users: UserS
       return homePage(tenant, a.s, { notice: 'Two-step verification is off.' });
     },
 
-    /** POST {issuer}/account/password: the current password, and a new one that meets the tenant's policy. */
+    /**
+     * POST {issuer}/account/password: the current password, and a new one that meets the tenant's
+     * policy. With `sign_out_others` (a checkbox, checked by default) the user's grants and refresh
+     * tokens at every client and their other browser sessions end with the change, as after a
+     * recovery; this browser stays signed in (issue 21). Unchecked, a checkbox sends nothing.
+     */
     async changePassword(tenant: ResolvedTenant, form: Form, cookie: string | undefined, ip: string): Promise<AccountOutcome> {
       const a = await authorized(tenant, form, cookie);
       if (a.error) return a.error;
       const { user } = a.s;
       const tenantId = tenant.tenant.id;
+      const signOutOthers = form.sign_out_others === 'yes';
       const attempt = await sessions.beginAttempt(tenantId, user.email, ip);
       if (!attempt.ticket) return homePage(tenant, a.s, { error: PageErrors.throttled(attempt.wait), errorAt: 'password' });
       if (!form.current_password || !(await users.verifyPassword(tenantId, user.email, form.current_password))) {
@@ -221,12 +227,12 @@ export function createAccountFlow(deps: { sessions: SessionService; users: UserS
       }
       await sessions.attemptSucceeded(attempt.ticket);
       try {
-        await users.changePassword(tenantId, user.id, form.new_password ?? '');
+        await users.changePassword(tenantId, user.id, form.new_password ?? '', signOutOthers ? { keepSessionId: a.s.sessionId } : undefined);
       } catch (err) {
         if (isDomainError(err) && err.code === 'invalid_password') return homePage(tenant, a.s, { error: { status: 400, title: 'Your account', message: `The new password is not accepted: ${err.message}.` }, errorAt: 'password' });
         throw err;
       }
-      return homePage(tenant, a.s, { notice: 'Your password was changed.' });
+      return homePage(tenant, a.s, { notice: signOutOthers ? 'Your password was changed. Your other sessions were signed out.' : 'Your password was changed.' });
     },
   };
 }

@@ -15,7 +15,7 @@ import { createAccountFlow, type AccountOutcome } from './flow';
 import { AccountConfirmForm, AccountCsrfForm, AccountLoginForm, AccountMfaForm, AccountPasswordForm, AccountProofForm } from './schemas';
 import { ACCOUNT_PATHS, renderAccountPage } from './templates';
 
-const FIELDS = ['interaction_id', 'csrf_token', 'email', 'password', 'method', 'code', 'proof', 'current_password', 'new_password'] as const;
+const FIELDS = ['interaction_id', 'csrf_token', 'email', 'password', 'method', 'code', 'proof', 'current_password', 'new_password', 'sign_out_others'] as const;
 const MAX_FORM_BYTES = 16 * 1024;
 
 const issuerPath = (c: Context<IssuerEnv>) => new URL(c.get('tenant').issuer).pathname.replace(/\/+$/, '');

@@ -8,4 +8,9 @@ export const AccountMfaForm = T.Object({ ...SignIn, method: T.Optional(T.Union([
 export const AccountCsrfForm = T.Object(Csrf);
 export const AccountConfirmForm = T.Object({ ...Csrf, code: T.Optional(T.String()) });
 export const AccountProofForm = T.Object({ ...Csrf, proof: T.Optional(T.String({ description: 'the current password, or a current authenticator or recovery code' })) });
-export const AccountPasswordForm = T.Object({ ...Csrf, current_password: T.Optional(T.String()), new_password: T.Optional(T.String()) });
+export const AccountPasswordForm = T.Object({
+  ...Csrf,
+  current_password: T.Optional(T.String()),
+  new_password: T.Optional(T.String()),
+  sign_out_others: T.Optional(T.Literal('yes', { description: "sent by the checked box 'Sign out other sessions': ends the user's refresh tokens, grants and other browser sessions" })),
+});

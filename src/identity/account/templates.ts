@@ -76,6 +76,11 @@ ${csrfField(m.csrf)}
 <label for="new_password">New password</label>
 <input id="new_password" name="new_password" type="password" autocomplete="new-password" minlength="8" required>
 </div>
+<div class="field check">
+<input id="sign_out_others" name="sign_out_others" type="checkbox" value="yes" checked aria-describedby="sign_out_others-hint">
+<label for="sign_out_others">Sign out other sessions</label>
+<p class="hint" id="sign_out_others-hint">Other browsers and apps signed in to your account must sign in again with the new password.</p>
+</div>
 <button class="primary" type="submit">Change password</button>
 </form>
 </section>`,

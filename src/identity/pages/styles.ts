@@ -14,6 +14,10 @@ h1{font-size:22px;line-height:1.3;margin:0 0 6px;font-weight:650}
 .lead strong{color:var(--ink);font-weight:600}
 label{display:block;font-size:14px;font-weight:600;margin:0 0 6px}
 .field{margin:0 0 18px}
+.check{display:flex;flex-wrap:wrap;align-items:center;gap:4px 8px}
+.check input{width:18px;height:18px;margin:0}
+.check label{margin:0;font-weight:500}
+.check .hint{flex-basis:100%;margin:0;color:var(--muted);font-size:13px}
 input[type=email],input[type=password],input[type=text]{width:100%;font:inherit;padding:10px 12px;border:1px solid var(--line);border-radius:8px;background:#fff;color:var(--ink)}
 input:focus-visible,button:focus-visible{outline:3px solid var(--focus);outline-offset:1px}
 input[aria-invalid=true]{border-color:var(--danger)}

@@ -132,6 +132,11 @@ export function createSessionService(deps: { store: Stores & TxRunner<Stores>; c
       await tx.sessions.removeAccountEverywhere(tenantId, userId);
     },
 
+    /** The same in every session but `keepSessionId` (a password change on the account page, issue 21). */
+    async signOutOtherSessionsIn(tx: SessionTx, tenantId: string, userId: string, keepSessionId: string): Promise<void> {
+      await tx.sessions.removeAccountElsewhere(tenantId, userId, keepSessionId);
+    },
+
     async selectAccount(sessionId: string, userId: string): Promise<void> {
       await store.tx((tx) => tx.sessions.setActiveAccount(sessionId, userId));
     },

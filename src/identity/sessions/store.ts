@@ -40,6 +40,8 @@ const SQL = {
   clearThrottle: `DELETE FROM login_throttle WHERE key = ?`,
   removeAccountEverywhere: `DELETE FROM session_accounts WHERE tenant_id = ? AND user_id = ?`,
   clearActiveAccount: `UPDATE browser_sessions SET active_user_id = NULL WHERE tenant_id = ? AND active_user_id = ?`,
+  removeAccountElsewhere: `DELETE FROM session_accounts WHERE tenant_id = ? AND user_id = ? AND session_id <> ?`,
+  clearActiveAccountElsewhere: `UPDATE browser_sessions SET active_user_id = NULL WHERE tenant_id = ? AND active_user_id = ? AND id <> ?`,
   deleteStaleThrottles: `DELETE FROM login_throttle WHERE last_failure_at < ? AND locked_until < ?`,
 } as const;
 
@@ -125,6 +127,11 @@ export function createSessionStore(db: Sql) {
     async removeAccountEverywhere(tenantId: string, userId: string): Promise<void> {
       await db.run(SQL.removeAccountEverywhere, [tenantId, userId]);
       await db.run(SQL.clearActiveAccount, [tenantId, userId]);
+    },
+    /** The same, except in the session `keepSessionId` (the one that changed the password). */
+    async removeAccountElsewhere(tenantId: string, userId: string, keepSessionId: string): Promise<void> {
+      await db.run(SQL.removeAccountElsewhere, [tenantId, userId, keepSessionId]);
+      await db.run(SQL.clearActiveAccountElsewhere, [tenantId, userId, keepSessionId]);
     },
     deleteStaleThrottles(before: number): Promise<number> {
       return db.run(SQL.deleteStaleThrottles, [before, before]);

@@ -56,6 +56,8 @@ export function createUserService<S extends Stores>(deps: {
   clock: Clock;
   /** Called inside the deletion's transaction (services.ts wires the OAuth grants and browser sessions). */
   endAccess?: (tx: S, tenantId: string, user: { id: string; subject: string }) => Promise<void>;
+  /** Called inside a password change's transaction when the user signs out elsewhere (services.ts: grants, other browser sessions). */
+  endOtherAccess?: (tx: S, tenantId: string, userId: string, keepSessionId: string) => Promise<void>;
 }) {
   const { store, clock } = deps;
   let dummyHash: Promise<string> | undefined;
@@ -230,12 +232,18 @@ export function createUserService<S extends Stores>(deps: {
     /**
      * Replaces a user's password after the caller has checked the current one (the account
      * page, issue 10); the tenant's policy applies and the hash is made before the transaction.
+     * `signOutOthers`: in the same transaction, end what the old password opened elsewhere (the
+     * user's grants and refresh tokens, their other browser sessions), keeping the browser
+     * session that made the change (issue 21; recovery ends them all).
      */
-    async changePassword(tenantId: string, userId: string, password: string): Promise<void> {
+    async changePassword(tenantId: string, userId: string, password: string, signOutOthers?: { keepSessionId: string }): Promise<void> {
       const problem = checkPasswordPolicy(password);
       assertThat(!problem, UserErrors.invalidPassword(problem!));
       const passwordHash = await hashPassword(password);
-      await store.tx((tx) => tx.users.update(tenantId, userId, { passwordHash, updatedAt: clock.now().toISOString() }));
+      await store.tx(async (tx) => {
+        await tx.users.update(tenantId, userId, { passwordHash, updatedAt: clock.now().toISOString() });
+        if (signOutOthers) await deps.endOtherAccess?.(tx, tenantId, userId, signOutOthers.keepSessionId);
+      });
     },
 
     /**
