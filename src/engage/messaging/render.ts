@@ -4,6 +4,7 @@
  * substitution with locale-aware number and date formatting (Intl).
  */
 import { createHash } from 'node:crypto';
+import { parseDateTime } from '../../platform/http/schema';
 import { MessagingErrors } from './errors';
 import type { VariableType } from './schemas';
 
@@ -30,8 +31,8 @@ export interface Rendered {
 }
 
 export const PLACEHOLDER = /\{\{\s*([A-Za-z_][A-Za-z0-9_]*)\s*\}\}/g;
-const DATE_ONLY = /^\d{4}-\d{2}-\d{2}$/;
-const DATE_TIME = /^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}(:\d{2}(\.\d{1,9})?)?(Z|[+-]\d{2}:\d{2})$/;
+/** RFC 3339 §5.6 full-date is the date-time's first 10 characters. */
+const FULL_DATE_LENGTH = 10;
 const MAX_STRING = 1024;
 
 type Value = string | number | boolean;
@@ -51,12 +52,21 @@ export function typeProblem(type: VariableType, v: unknown): string | null {
     case 'boolean':
       return typeof v === 'boolean' ? null : 'must be a boolean';
     case 'date':
-      return typeof v === 'string' && (DATE_ONLY.test(v) || DATE_TIME.test(v)) && !Number.isNaN(Date.parse(v))
-        ? null
-        : 'must be an ISO 8601 date (YYYY-MM-DD) or date-time';
+      return typeof v === 'string' && !Number.isNaN(dateValue(v)) ? null : 'must be an RFC 3339 date (YYYY-MM-DD) or date-time';
     case 'url':
       return typeof v === 'string' && v.length <= 2048 && URL.canParse(v) && /^[A-Za-z][A-Za-z0-9+.-]*:/.test(v) ? null : 'must be an absolute URL';
   }
+}
+
+/**
+ * A date variable's instant (epoch ms), or NaN: an RFC 3339 full-date (midnight UTC) or
+ * date-time, read strictly by the mobile edge's parser (platform/http/schema.ts): a real
+ * calendar day (no 2026-02-30, Feb 29 only in leap years), hours 00–23, seconds required.
+ * Date.parse rolled 2026-02-30 over to March 2 (issue 21 point 13).
+ */
+function dateValue(v: string): number {
+  if (v.length !== FULL_DATE_LENGTH) return parseDateTime(v);
+  return parseDateTime(`${v}T00:00:00Z`);
 }
 
 /** The supplied variables checked and completed with defaults; throws naming the first bad one. */
@@ -125,7 +135,7 @@ function display(def: TemplateDefinition, name: string, v: Value | undefined, lo
     case 'number':
       return f.number.format(v as number);
     case 'date':
-      return (DATE_ONLY.test(v as string) ? f.date : f.dateTime).format(new Date(v as string));
+      return ((v as string).length === FULL_DATE_LENGTH ? f.date : f.dateTime).format(dateValue(v as string));
     default:
       return String(v);
   }

@@ -51,7 +51,7 @@ describe('POST /api/v1/environments/{environmentId}/transactional/{templateKey}/
     const cases: [Record<string, unknown>, string][] = [
       [{ amount: 1, shippedOn: '2026-01-01' }, 'variables.orderId: is required'],
       [{ ...VARS, amount: '12' }, 'variables.amount: must be a number'],
-      [{ ...VARS, shippedOn: 'yesterday' }, 'variables.shippedOn: must be an ISO 8601 date (YYYY-MM-DD) or date-time'],
+      [{ ...VARS, shippedOn: 'yesterday' }, 'variables.shippedOn: must be an RFC 3339 date (YYYY-MM-DD) or date-time'],
       [{ ...VARS, gift: 'yes' }, 'variables.gift: must be a boolean'],
       [{ ...VARS, trackingUrl: 'not a url' }, 'variables.trackingUrl: must be an absolute URL'],
       [{ ...VARS, coupon: 'X' }, 'variables.coupon: is not a variable of template order.shipped'],
@@ -60,6 +60,22 @@ describe('POST /api/v1/environments/{environmentId}/transactional/{templateKey}/
       const p = await problem(await send(w, sendBody({ type: 'EXTERNAL_ID', value: 'user-vars' }, { variables })));
       expect(p).toEqual({ status: 400, type: 'application/problem+json', body: { code: 'invalid_variables', message } });
     }
+  });
+
+  it('takes only real RFC 3339 dates and date-times (issue 21 point 13): 2026-02-30 is refused, not rendered as March 2', async () => {
+    await device(w, { externalId: 'user-dates' });
+    const go = (shippedOn: string) => send(w, sendBody({ type: 'EXTERNAL_ID', value: 'user-dates' }, { variables: { ...VARS, shippedOn } }));
+    const message = 'variables.shippedOn: must be an RFC 3339 date (YYYY-MM-DD) or date-time';
+    for (const bad of [
+      '2026-02-30', '2026-13-01', '2026-00-10', '2026-04-31', '2025-02-29', '1900-02-29', '2026-3-4', '2026-03-04 ',
+      '2026-03-04T24:00:00Z', '2026-03-04T23:60:00Z', '2026-03-04T10:00Z', '2026-03-04T10:00:00', '2026-02-30T10:00:00Z', '2026-03-04T10:00:00+24:00',
+    ])
+      expect([bad, await problem(await go(bad))]).toEqual([bad, { status: 400, type: 'application/problem+json', body: { code: 'invalid_variables', message } }]);
+    const body = async (shippedOn: string) => ((await (await go(shippedOn)).json()) as { renderedBody: string }).renderedBody;
+    expect(await body('2024-02-29')).toBe('Total 1,234.5, shipped February 29, 2024');
+    expect(await body('2000-02-29')).toBe('Total 1,234.5, shipped February 29, 2000');
+    expect(await body('2026-03-04T23:30:00-02:00')).toBe('Total 1,234.5, shipped March 5, 2026 at 1:30 AM');
+    expect(await body('2026-03-04t10:15:00.5z')).toBe('Total 1,234.5, shipped March 4, 2026 at 10:15 AM');
   });
 
   it('rejects malformed requests and TEST_GROUP with a 400 naming the field', async () => {
