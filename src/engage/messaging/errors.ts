@@ -21,6 +21,9 @@ export const MessagingErrors = {
   recipientNotFound: () => new DomainError('not_found', 'recipient_not_found', 'recipient: no such profile or installation in this environment'),
   idempotencyReused: () =>
     new DomainError('conflict', 'idempotency_key_reused', 'idempotencyKey: already used with a different request'),
+  /** Admitted under another access key of the environment: never that key's answer (issue 21 point 10). */
+  idempotencyReusedByAnotherKey: () =>
+    new DomainError('conflict', 'idempotency_key_reused', 'idempotencyKey: already used by another access key'),
   rateLimited: (retryAfterSeconds: number) =>
     new DomainError('rate_limited', 'rate_limited', 'The template’s per-minute rate limit is reached.', { 'Retry-After': String(retryAfterSeconds) }),
   /** CLI: template state changes. */

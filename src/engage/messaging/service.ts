@@ -97,8 +97,11 @@ export function createSendService(deps: { store: Stores & TxRunner<Stores>; cloc
       .update(canonical({ templateKey, recipient: req.recipient, locale: req.locale ?? null, variables: req.variables ?? {} }))
       .digest('hex');
 
-    const replay = (found: { requestHash: string; response: string } | undefined) => {
+    const replay = (found: { accessKeyId: string; requestHash: string; response: string } | undefined) => {
       if (!found) return undefined;
+      // The key is part of the request: another key's send, even of the identical body, is not
+      // this key's to replay (issue 21 point 10); checked before anything of it is answered.
+      if (found.accessKeyId !== key.id) throw MessagingErrors.idempotencyReusedByAnotherKey();
       if (found.requestHash !== requestHash) throw MessagingErrors.idempotencyReused();
       return { replayed: true, response: JSON.parse(found.response) as SendResponse };
     };
