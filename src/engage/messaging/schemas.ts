@@ -2,7 +2,7 @@
  * Wire shapes of the transactional send (spec 01 "Transactional send") and of the template file
  * the CLI reads (issue 13). One schema each: validation, types and the OpenAPI document.
  */
-import { checker, Enum, Strict, T, Uuid, type Static } from '../../platform/http/schema';
+import { checker, Enum, FreeValue, Strict, T, Uuid, type Static } from '../../platform/http/schema';
 import { atBody, FreeObject, KEY_PATTERN, OrNull, Platform } from '../shared/schemas';
 
 /** A BCP 47 language tag as installations report it (spec 01: at most 35 characters). */
@@ -23,7 +23,7 @@ export const Localization = Strict({
   title: T.String({ minLength: 1, maxLength: 256 }),
   body: T.String({ minLength: 1, maxLength: 2048 }),
   deepLink: T.Optional(T.String({ minLength: 1, maxLength: 2048 })),
-  customData: T.Optional(FreeObject({ maxProperties: 50, description: 'String values may hold {{variable}} placeholders.' })),
+  customData: T.Optional(FreeObject({ maxProperties: 50, values: FreeValue(), description: 'String values may hold {{variable}} placeholders.' })),
 });
 
 /** The template file of `engage templates create|update --file` (no additional properties). */
@@ -48,16 +48,18 @@ export const RECIPIENT_TYPES = ['EXTERNAL_ID', 'PROFILE', 'INSTALLATION_ID', 'TE
 export const SendRequest = Strict({
   recipient: Strict({ type: Enum(RECIPIENT_TYPES), value: T.String({ minLength: 1, maxLength: 255 }) }),
   locale: T.Optional(T.String({ minLength: 1, maxLength: 35, description: 'Requested locale; default: the template’s default locale.' })),
-  variables: T.Optional(FreeObject({ maxProperties: 100, description: 'Typed template variables; at most 100.' })),
+  variables: T.Optional(FreeObject({ maxProperties: 100, values: FreeValue(), description: 'Typed template variables; at most 100.' })),
   idempotencyKey: T.String({ minLength: 1, maxLength: 255, description: 'Derived from the business operation; 1 to 255 characters.' }),
 });
 export type SendRequest = Static<typeof SendRequest>;
 
-/** What happened to each installation the recipient resolved to (docs/decisions.md "Transactional push"). */
+/**
+ * What happened to each installation the recipient resolved to in the apps the access key may
+ * use (docs/decisions.md "Transactional push"); installations of other apps are not reported.
+ */
 export const DIAGNOSTIC_CODES = [
   'TARGETED',
   'APP_NOT_TARGETED',
-  'APP_NOT_ALLOWED',
   'APP_DISABLED',
   'PRIVACY_OPTED_OUT',
   'PUSH_UNSUBSCRIBED',
@@ -86,7 +88,7 @@ export const SendResponse = T.Object({
   renderedDeepLink: T.String({ description: 'Empty when the template has none.' }),
   renderedCustomData: FreeObject(),
   targetAppIds: T.Array(Uuid(), { description: 'The template’s apps the access key may use.' }),
-  diagnostics: T.Array(Diagnostic, { description: 'One entry per installation of the recipient.' }),
+  diagnostics: T.Array(Diagnostic, { description: 'One entry per installation of the recipient in an app the access key may use; nothing of the others.' }),
   requestId: T.String({ description: 'The send id (`engage sends show`); the same on a replay.' }),
 });
 export type SendResponse = Static<typeof SendResponse>;

@@ -76,4 +76,51 @@ describe('transactional send: access key scope (issue 21 points 10 and 14)', () 
     expect(await sendsWithKey(w, body.idempotencyKey)).toBe(1);
     expect(await deliveryRows(w, 'send_id = ?', [admitted[0].body.requestId])).toHaveLength(1);
   });
+
+  it('point 14: a key limited to one app sees nothing of the recipient’s installations in other apps', async () => {
+    const ios = await device(w, { externalId: 'user-scope' });
+    const android = await device(w, { platform: 'ANDROID', externalId: 'user-scope' });
+    const req = sendBody({ type: 'EXTERNAL_ID', value: 'user-scope' });
+    const res = await send(w, req, { key: keyA });
+    expect(res.status).toBe(202);
+    const text = await res.text();
+    const body = JSON.parse(text) as Answer;
+    expect(body.targetAppIds).toEqual([w.ios.id]);
+    expect(body.diagnostics).toEqual([{ installationId: ios.installationId, appId: w.ios.id, platform: 'IOS', code: 'TARGETED', deliveryId: expect.any(String) as string }]);
+    // Neither the other app's installation, nor that app, nor the code that named them.
+    expect(text).not.toContain(android.installationId);
+    expect(text).not.toContain(w.android.id);
+    expect(text).not.toContain('APP_NOT_ALLOWED');
+    expect(await deliveryRows(w, 'installation_id = ?', [android.installationId])).toEqual([]);
+    // The replay answers the same, no more.
+    expect(await (await send(w, req, { key: keyA })).text()).toBe(text);
+  });
+
+  it('point 14: a recipient whose installations are all in other apps is answered as one without installations', async () => {
+    const android = await device(w, { platform: 'ANDROID', externalId: 'user-elsewhere' });
+    const body = (await (await send(w, sendBody({ type: 'EXTERNAL_ID', value: 'user-elsewhere' }), { key: keyA })).json()) as Answer;
+    expect(body).toMatchObject({ accepted: false, diagnostics: [] });
+    expect(await deliveryRows(w, 'installation_id = ?', [android.installationId])).toEqual([]);
+  });
+
+  it('point 14: an INSTALLATION_ID of an app the key may not use is not found, and nothing is recorded', async () => {
+    const android = await device(w, { platform: 'ANDROID' });
+    const body = sendBody({ type: 'INSTALLATION_ID', value: android.installationId });
+    expect(await problem(await send(w, body, { key: keyA }))).toMatchObject({ status: 404, body: { code: 'recipient_not_found' } });
+    expect(await sendsWithKey(w, body.idempotencyKey)).toBe(0);
+    // The same installation through a key for its app.
+    expect((await send(w, sendBody({ type: 'INSTALLATION_ID', value: android.installationId }), { key: keyB })).status).toBe(202);
+  });
+
+  it('point 14: a replay answers only the diagnostics of the apps the key may use, whatever the stored answer holds', async () => {
+    await device(w, { externalId: 'user-legacy' });
+    const body = sendBody({ type: 'EXTERNAL_ID', value: 'user-legacy' });
+    const first = (await (await send(w, body, { key: keyA })).json()) as Answer;
+    // A send recorded before this fix stored the other apps' installations too.
+    const leaked = { installationId: crypto.randomUUID(), appId: w.android.id, platform: 'ANDROID', code: 'APP_NOT_ALLOWED', deliveryId: null };
+    await w.h.sql.run('UPDATE push_sends SET response = ? WHERE id = ?', [JSON.stringify({ ...first, diagnostics: [...first.diagnostics, leaked] }), first.requestId]);
+    const replay = await send(w, body, { key: keyA });
+    expect(replay.status).toBe(202);
+    expect(await replay.json()).toEqual(first);
+  });
 });

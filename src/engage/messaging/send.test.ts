@@ -104,20 +104,6 @@ describe('POST /api/v1/environments/{environmentId}/transactional/{templateKey}/
     expect(p.body.code).toBe('unauthorized');
   });
 
-  it('sends only through the apps the key allows: an installation of another app is skipped as APP_NOT_ALLOWED', async () => {
-    const iosOnly = await w.h.services.engage.environments.createAccessKey({ environment: w.envId, apps: [w.ios.id] });
-    const ios = await device(w, { externalId: 'user-scope' });
-    const android = await device(w, { platform: 'ANDROID', externalId: 'user-scope' });
-    const body = (await (await send(w, sendBody({ type: 'EXTERNAL_ID', value: 'user-scope' }), { key: iosOnly.key })).json()) as {
-      targetAppIds: string[];
-      diagnostics: { installationId: string; code: string }[];
-    };
-    expect(body.targetAppIds).toEqual([w.ios.id]);
-    expect(body.diagnostics.find((d) => d.installationId === ios.installationId)?.code).toBe('TARGETED');
-    expect(body.diagnostics.find((d) => d.installationId === android.installationId)?.code).toBe('APP_NOT_ALLOWED');
-    expect(await deliveryRows(w, 'installation_id = ?', [android.installationId])).toEqual([]);
-  });
-
   it('skips opted-out, unsubscribed, denied and token-less installations with their code, and admits nothing for them', async () => {
     const optedOut = await device(w, { externalId: 'user-skip', ops: [] });
     await w.h.request('/v1/sdk/operations:batch', json({ batchId: crypto.randomUUID(), operations: [{ operationId: crypto.randomUUID(), generation: optedOut.generation, type: 'PRIVACY_STATE_SET', occurredAt: '2026-01-01T00:00:01.000Z', payload: { state: 'OPTED_OUT' } }] }, bearer(optedOut.credential)));
