@@ -17,6 +17,7 @@ import type { CredentialService } from './credentials';
 import type { FcmClient } from './fcm';
 import type { AttemptOutcome } from './outcome';
 import type { DeliveryMessage } from './service';
+import { notReadyReason, type PushConditions } from './readiness';
 import type { DeliveryRow, MessagingStore } from './store';
 
 type Stores = { messaging: MessagingStore };
@@ -77,11 +78,48 @@ export function createDeliveryWorker(deps: {
     }
   }
 
-  /** One round: claim, send concurrently (HTTP/2 multiplexes), record. The number of rows handled. */
+  /**
+   * In the claim's transaction, before any attempt (issue 21 point 15): each claimed delivery's
+   * installation as it stands now. One that no longer qualifies (privacy or push subscription
+   * opted out, permission denied, token cleared, app disabled) ends FAILED with the admission's
+   * code as its reason and no request is made; one whose token changed since admission goes to
+   * the current token (the same installation registered again; docs/decisions.md). Returns the
+   * deliveries to attempt.
+   */
+  async function recheck(s: MessagingStore, due: DeliveryRow[], at: string): Promise<{ keep: DeliveryRow[]; skipped: DeliveryRow[] }> {
+    const current = await s.currentRecipients(due.map((r) => r.id));
+    const keep: DeliveryRow[] = [];
+    const skipped: DeliveryRow[] = [];
+    for (const r of due) {
+      const i = current.get(r.id);
+      // Gone: erased with its installation since the claim read it; nothing to record.
+      if (!i) continue;
+      const reason = i.id === null ? 'NO_PUSH_TOKEN' : notReadyReason(i as PushConditions);
+      if (reason) {
+        await s.withdraw(r.id, reason, at);
+        skipped.push(r);
+        continue;
+      }
+      if (i.pushToken !== r.token) {
+        await s.retarget(r.id, i.pushToken!, at);
+        r.token = i.pushToken!;
+      }
+      keep.push(r);
+    }
+    return { keep, skipped };
+  }
+
+  /** One round: claim, check again, send concurrently (HTTP/2 multiplexes), record. The number of rows claimed. */
   async function round(): Promise<number> {
     const nowMs = clock.now().getTime();
-    const rows = await store.tx((tx) => tx.messaging.claimDue(nowMs, nowMs + claimMs, batchSize));
-    if (rows.length === 0) return 0;
+    const claimedAt = new Date(nowMs).toISOString();
+    const { claimed, keep: rows, skipped } = await store.tx(async (tx) => {
+      const due = await tx.messaging.claimDue(nowMs, nowMs + claimMs, batchSize);
+      return { claimed: due.length, ...(due.length === 0 ? { keep: due, skipped: due } : await recheck(tx.messaging, due, claimedAt)) };
+    });
+    // Counted once committed (a PostgreSQL transaction may run again).
+    for (const r of skipped) count(r.provider, 'skipped');
+    if (rows.length === 0) return claimed;
     const creds = new Map<string, Promise<unknown>>();
     const outcomes = await Promise.all(
       rows.map((r): Promise<AttemptOutcome> | AttemptOutcome => {
@@ -121,7 +159,7 @@ export function createDeliveryWorker(deps: {
       const o = outcomes[i];
       count(rows[i].provider, o.kind === 'failed' && o.error === 'expired' ? 'expired' : o.kind);
     }
-    return rows.length;
+    return claimed;
   }
 
   return {

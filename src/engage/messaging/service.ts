@@ -13,6 +13,7 @@ import type { AccessKeyPrincipal } from '../environments/service';
 import { EdgeErrors } from '../shared/errors';
 import { apnsPayload } from './apns';
 import { MessagingErrors } from './errors';
+import { notReadyReason } from './readiness';
 import { canonical, contentHash, render, resolveVariables, type Rendered, type TemplateDefinition } from './render';
 import { checkSend, type Diagnostic, type DiagnosticCode, type SendRequest, type SendResponse } from './schemas';
 import type { DeliveryRow, MessagingStore, RecipientInstallation } from './store';
@@ -41,19 +42,13 @@ const MAX_PAYLOAD = 4096;
 
 class IdempotencyRace extends Error {}
 
-/**
- * Why an installation of an app the key may use gets no delivery, in the order the conditions
- * are checked (docs/decisions.md). Installations of other apps never get this far (point 14).
- */
-function skipReason(i: RecipientInstallation, template: ReadonlySet<string>, credentialed: ReadonlySet<string>): DiagnosticCode | undefined {
+/** Why an installation gets no delivery, in the order the conditions are checked (docs/decisions.md). */
+function skipReason(i: RecipientInstallation, template: ReadonlySet<string>, allowed: ReadonlySet<string>, credentialed: ReadonlySet<string>): DiagnosticCode | undefined {
   if (!template.has(i.appId)) return 'APP_NOT_TARGETED';
-  if (i.appStatus !== 'ACTIVE') return 'APP_DISABLED';
-  if (i.privacy === 'OPTED_OUT') return 'PRIVACY_OPTED_OUT';
-  if (i.pushSubscription === 'OPTED_OUT') return 'PUSH_UNSUBSCRIBED';
-  if (i.pushPermission === 'DENIED') return 'PUSH_PERMISSION_DENIED';
-  // iOS shows nothing before the user answers the permission prompt; Android (before 13) may.
-  if (i.pushPermission === 'NOT_DETERMINED' && i.platform === 'IOS') return 'PUSH_PERMISSION_NOT_DETERMINED';
-  if (!i.pushToken) return 'NO_PUSH_TOKEN';
+  if (!allowed.has(i.appId)) return 'APP_NOT_ALLOWED';
+  // The conditions the delivery worker checks again before every attempt (readiness.ts).
+  const notReady = notReadyReason(i);
+  if (notReady) return notReady;
   if (!credentialed.has(`${i.appId}:${i.platform === 'IOS' ? 'APNS' : 'FCM'}`)) return 'NO_PROVIDER_CREDENTIALS';
   return undefined;
 }
@@ -74,19 +69,15 @@ export function createSendService(deps: { store: Stores & TxRunner<Stores>; cloc
     (job) => job.templateId,
   );
 
-  /**
-   * The recipient's installations in the apps the key may use: the answer speaks of nothing
-   * else (issue 21 point 14, least privilege), so an installation of another app is not found.
-   * Inside the send's transaction: `s` is the transaction's store (never a second connection).
-   */
-  async function recipients(s: MessagingStore, env: string, r: SendRequest['recipient'], keyApps: ReadonlySet<string>): Promise<RecipientInstallation[]> {
+  /** Inside the send's transaction: `s` is the transaction's store (never a second connection). */
+  async function recipients(s: MessagingStore, env: string, r: SendRequest['recipient']): Promise<RecipientInstallation[]> {
     if (r.type === 'EXTERNAL_ID' || r.type === 'PROFILE') {
       const found = await s.profileInstallations(env, r.type === 'EXTERNAL_ID' ? 'externalId' : 'id', r.value);
       if (!found) throw MessagingErrors.recipientNotFound();
-      return found.filter((i) => keyApps.has(i.appId));
+      return found;
     }
     const one = await s.installation(env, r.value);
-    if (!one || !keyApps.has(one.appId)) throw MessagingErrors.recipientNotFound();
+    if (!one) throw MessagingErrors.recipientNotFound();
     return [one];
   }
 
@@ -103,16 +94,10 @@ export function createSendService(deps: { store: Stores & TxRunner<Stores>; cloc
       .update(canonical({ templateKey, recipient: req.recipient, locale: req.locale ?? null, variables: req.variables ?? {} }))
       .digest('hex');
 
-    const replay = (found: { accessKeyId: string; requestHash: string; response: string } | undefined) => {
+    const replay = (found: { requestHash: string; response: string } | undefined) => {
       if (!found) return undefined;
-      // The key is part of the request: another key's send, even of the identical body, is not
-      // this key's to replay (issue 21 point 10); checked before anything of it is answered.
-      if (found.accessKeyId !== key.id) throw MessagingErrors.idempotencyReusedByAnotherKey();
       if (found.requestHash !== requestHash) throw MessagingErrors.idempotencyReused();
-      const response = JSON.parse(found.response) as SendResponse;
-      // Only what this key may reach, whatever was stored (sends admitted before point 14 held other apps' installations).
-      const diagnostics = response.diagnostics.filter((d) => key.appIds.has(d.appId));
-      return { replayed: true, response: diagnostics.length === response.diagnostics.length ? response : { ...response, diagnostics } };
+      return { replayed: true, response: JSON.parse(found.response) as SendResponse };
     };
     // An admitted request answers the same whatever happened to the template since.
     const early = replay(await store.messaging.findSend(env, req.idempotencyKey));
@@ -144,6 +129,7 @@ export function createSendService(deps: { store: Stores & TxRunner<Stores>; cloc
     const hash = contentHash(rendered);
     const messageJson = JSON.stringify(message);
     const templateApps = new Set(def.appIds);
+    const allowed = new Set(targetAppIds);
     const d = def;
 
     // Read outside the transaction: a credential set or removed while this send is admitted may
@@ -157,7 +143,7 @@ export function createSendService(deps: { store: Stores & TxRunner<Stores>; cloc
           const again = replay(await tx.messaging.findSend(env, req.idempotencyKey));
           if (again) return again;
         }
-        const installations = await recipients(tx.messaging, env, req.recipient, key.appIds);
+        const installations = await recipients(tx.messaging, env, req.recipient);
         const now = clock.now();
         const nowMs = now.getTime();
         const windowMs = nowMs - (nowMs % MINUTE);
@@ -168,7 +154,7 @@ export function createSendService(deps: { store: Stores & TxRunner<Stores>; cloc
         const diagnostics: Diagnostic[] = [];
         const rows: DeliveryRow[] = [];
         for (const i of installations) {
-          let code = skipReason(i, templateApps, credentialed);
+          let code = skipReason(i, templateApps, allowed, credentialed);
           if (!code && d.dedupWindowSeconds > 0 && (await tx.messaging.recentDuplicate(i.id, active.templateId, nowMs - d.dedupWindowSeconds * 1000, hash)))
             code = 'SUPPRESSED_DUPLICATE';
           if (code) {

@@ -20,6 +20,17 @@ export interface RecipientInstallation {
   pushToken: string | null;
 }
 
+/** An installation of a claimed delivery as it stands now; null columns when the installation is gone. */
+export interface CurrentRecipient {
+  id: string | null;
+  appStatus: 'ACTIVE' | 'DISABLED' | null;
+  platform: 'IOS' | 'ANDROID' | null;
+  privacy: string | null;
+  pushSubscription: string | null;
+  pushPermission: string | null;
+  pushToken: string | null;
+}
+
 const TEMPLATE = `id, environment_id AS "environmentId", key, status, published_version AS "publishedVersion", latest_version AS "latestVersion",
   created_at AS "createdAt", updated_at AS "updatedAt"`;
 const VERSION = `template_id AS "templateId", version, state, definition, created_at AS "createdAt", published_at AS "publishedAt"`;
@@ -87,6 +98,16 @@ const SQL = {
     `UPDATE push_deliveries SET state = 'SENT', sent_at = ?, last_error = NULL, updated_at = ? WHERE id IN (${new Array<string>(n).fill('?').join(', ')}) AND state = 'PENDING'`,
   retry: `UPDATE push_deliveries SET next_attempt_ms = ?, last_error = ?, updated_at = ? WHERE id = ? AND state = 'PENDING'`,
   fail: `UPDATE push_deliveries SET state = ?, last_error = ?, updated_at = ? WHERE id = ? AND state = 'PENDING'`,
+  // Before the attempt (issue 21 point 15): the installation as it stands now, through its delivery
+  // (scoped by the delivery's environment). No row: the delivery is gone (erased meanwhile).
+  currentRecipients: (n: number) => `SELECT d.id AS "deliveryId", i.id, a.status AS "appStatus", i.platform, i.privacy,
+      i.push_subscription AS "pushSubscription", i.push_permission AS "pushPermission", i.push_token AS "pushToken"
+    FROM push_deliveries d LEFT JOIN installations i ON i.environment_id = d.environment_id AND i.id = d.installation_id
+      LEFT JOIN apps a ON a.id = i.app_id
+    WHERE d.id IN (${new Array<string>(n).fill('?').join(', ')})`,
+  // The claim counted an attempt that is not made: it is given back.
+  withdraw: `UPDATE push_deliveries SET state = 'FAILED', last_error = ?, attempts = attempts - 1, updated_at = ? WHERE id = ? AND state = 'PENDING'`,
+  retarget: `UPDATE push_deliveries SET token = ?, updated_at = ? WHERE id = ? AND state = 'PENDING'`,
   // "Unless it was registered again since" (issue 13): the same token, set no later than the provider says it became invalid.
   clearToken: `UPDATE installations SET push_token = NULL, updated_at = ? WHERE environment_id = ? AND id = ? AND push_token = ? AND push_token_ms <= ?`,
   nextDue: `SELECT MIN(next_attempt_ms) AS "nextMs" FROM push_deliveries WHERE state = 'PENDING'`,
@@ -225,6 +246,28 @@ export function createMessagingStore(db: Sql) {
     },
     async markFinal(id: string, state: 'FAILED' | 'EXPIRED', error: string, at: string): Promise<void> {
       await db.run(SQL.fail, [state, error, at, id]);
+    },
+    /**
+     * The installations of these deliveries as they stand now, by delivery id (a claimed batch,
+     * padded to a power of two as markSent does); a delivery missing from the map is gone.
+     */
+    async currentRecipients(deliveryIds: readonly string[]): Promise<Map<string, CurrentRecipient>> {
+      const out = new Map<string, CurrentRecipient>();
+      for (let i = 0; i < deliveryIds.length; i += 500) {
+        const part = deliveryIds.slice(i, i + 500);
+        const size = Math.min(512, 2 ** Math.ceil(Math.log2(part.length)));
+        while (part.length < size) part.push(part[part.length - 1]);
+        for (const r of await db.all<CurrentRecipient & { deliveryId: string }>(SQL.currentRecipients(size), part)) out.set(r.deliveryId, r);
+      }
+      return out;
+    },
+    /** Ends a claimed delivery without an attempt: FAILED with the reason, the claim's attempt given back. */
+    async withdraw(id: string, reason: string, at: string): Promise<void> {
+      await db.run(SQL.withdraw, [reason, at, id]);
+    },
+    /** A claimed delivery goes to the installation's current token (registered again since admission). */
+    async retarget(id: string, token: string, at: string): Promise<void> {
+      await db.run(SQL.retarget, [token, at, id]);
     },
     async clearToken(environmentId: string, installationId: string, token: string, invalidSinceMs: number, at: string): Promise<boolean> {
       return (await db.run(SQL.clearToken, [at, environmentId, installationId, token, invalidSinceMs])) === 1;
