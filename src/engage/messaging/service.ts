@@ -42,10 +42,12 @@ const MAX_PAYLOAD = 4096;
 
 class IdempotencyRace extends Error {}
 
-/** Why an installation gets no delivery, in the order the conditions are checked (docs/decisions.md). */
-function skipReason(i: RecipientInstallation, template: ReadonlySet<string>, allowed: ReadonlySet<string>, credentialed: ReadonlySet<string>): DiagnosticCode | undefined {
+/**
+ * Why an installation of an app the key may use gets no delivery, in the order the conditions
+ * are checked (docs/decisions.md). Installations of other apps never get this far (point 14).
+ */
+function skipReason(i: RecipientInstallation, template: ReadonlySet<string>, credentialed: ReadonlySet<string>): DiagnosticCode | undefined {
   if (!template.has(i.appId)) return 'APP_NOT_TARGETED';
-  if (!allowed.has(i.appId)) return 'APP_NOT_ALLOWED';
   // The conditions the delivery worker checks again before every attempt (readiness.ts).
   const notReady = notReadyReason(i);
   if (notReady) return notReady;
@@ -69,15 +71,19 @@ export function createSendService(deps: { store: Stores & TxRunner<Stores>; cloc
     (job) => job.templateId,
   );
 
-  /** Inside the send's transaction: `s` is the transaction's store (never a second connection). */
-  async function recipients(s: MessagingStore, env: string, r: SendRequest['recipient']): Promise<RecipientInstallation[]> {
+  /**
+   * The recipient's installations in the apps the key may use: the answer speaks of nothing
+   * else (issue 21 point 14, least privilege), so an installation of another app is not found.
+   * Inside the send's transaction: `s` is the transaction's store (never a second connection).
+   */
+  async function recipients(s: MessagingStore, env: string, r: SendRequest['recipient'], keyApps: ReadonlySet<string>): Promise<RecipientInstallation[]> {
     if (r.type === 'EXTERNAL_ID' || r.type === 'PROFILE') {
       const found = await s.profileInstallations(env, r.type === 'EXTERNAL_ID' ? 'externalId' : 'id', r.value);
       if (!found) throw MessagingErrors.recipientNotFound();
-      return found;
+      return found.filter((i) => keyApps.has(i.appId));
     }
     const one = await s.installation(env, r.value);
-    if (!one) throw MessagingErrors.recipientNotFound();
+    if (!one || !keyApps.has(one.appId)) throw MessagingErrors.recipientNotFound();
     return [one];
   }
 
@@ -94,10 +100,16 @@ export function createSendService(deps: { store: Stores & TxRunner<Stores>; cloc
       .update(canonical({ templateKey, recipient: req.recipient, locale: req.locale ?? null, variables: req.variables ?? {} }))
       .digest('hex');
 
-    const replay = (found: { requestHash: string; response: string } | undefined) => {
+    const replay = (found: { accessKeyId: string; requestHash: string; response: string } | undefined) => {
       if (!found) return undefined;
+      // The key is part of the request: another key's send, even of the identical body, is not
+      // this key's to replay (issue 21 point 10); checked before anything of it is answered.
+      if (found.accessKeyId !== key.id) throw MessagingErrors.idempotencyReusedByAnotherKey();
       if (found.requestHash !== requestHash) throw MessagingErrors.idempotencyReused();
-      return { replayed: true, response: JSON.parse(found.response) as SendResponse };
+      const response = JSON.parse(found.response) as SendResponse;
+      // Only what this key may reach, whatever was stored (sends admitted before point 14 held other apps' installations).
+      const diagnostics = response.diagnostics.filter((d) => key.appIds.has(d.appId));
+      return { replayed: true, response: diagnostics.length === response.diagnostics.length ? response : { ...response, diagnostics } };
     };
     // An admitted request answers the same whatever happened to the template since.
     const early = replay(await store.messaging.findSend(env, req.idempotencyKey));
@@ -129,7 +141,6 @@ export function createSendService(deps: { store: Stores & TxRunner<Stores>; cloc
     const hash = contentHash(rendered);
     const messageJson = JSON.stringify(message);
     const templateApps = new Set(def.appIds);
-    const allowed = new Set(targetAppIds);
     const d = def;
 
     // Read outside the transaction: a credential set or removed while this send is admitted may
@@ -143,7 +154,7 @@ export function createSendService(deps: { store: Stores & TxRunner<Stores>; cloc
           const again = replay(await tx.messaging.findSend(env, req.idempotencyKey));
           if (again) return again;
         }
-        const installations = await recipients(tx.messaging, env, req.recipient);
+        const installations = await recipients(tx.messaging, env, req.recipient, key.appIds);
         const now = clock.now();
         const nowMs = now.getTime();
         const windowMs = nowMs - (nowMs % MINUTE);
@@ -154,7 +165,7 @@ export function createSendService(deps: { store: Stores & TxRunner<Stores>; cloc
         const diagnostics: Diagnostic[] = [];
         const rows: DeliveryRow[] = [];
         for (const i of installations) {
-          let code = skipReason(i, templateApps, allowed, credentialed);
+          let code = skipReason(i, templateApps, credentialed);
           if (!code && d.dedupWindowSeconds > 0 && (await tx.messaging.recentDuplicate(i.id, active.templateId, nowMs - d.dedupWindowSeconds * 1000, hash)))
             code = 'SUPPRESSED_DUPLICATE';
           if (code) {
