@@ -56,7 +56,7 @@ export function registerUsers(program: Command): void {
   );
 
   target(withCommon(users.command('update').description("change a user's email or its verified mark (the management API's PUT)")))
-    .option('--email <email>', 'new email address')
+    .option('--email <email>', 'new email address (not verified unless --verified is given too)')
     .option('--verified', 'mark the email address verified')
     .option('--unverified', 'mark the email address not verified')
     .action(
@@ -65,7 +65,8 @@ export function registerUsers(program: Command): void {
         await withServices(opts, async ({ services, json }) => {
           const tenantId = (await services.tenants.get(opts.tenant)).id;
           const u = await userOf(services, tenantId, opts.user);
-          const emailVerified = opts.verified ? true : opts.unverified ? false : u.emailVerified;
+          // Neither flag: unchanged, or false when the email changes (the service decides, as for the PUT).
+          const emailVerified = opts.verified ? true : opts.unverified ? false : undefined;
           output(json, await services.users.update(tenantId, u.id, { email: opts.email ?? u.email, emailVerified, status: u.status }, cliActor()), COLUMNS);
         });
       }),

@@ -17,4 +17,9 @@ export const AdminErrors = {
   insufficientScope: (scope: string) =>
     new DomainError('forbidden', 'insufficient_scope', `scope ${scope} is required`, { 'WWW-Authenticate': `Bearer error="insufficient_scope", scope="${scope}"` }),
   accessDenied: (key: string) => new DomainError('forbidden', 'access_denied', `permission ${key} is required`),
+  /**
+   * The user of the control tenant holds a permission the operator does not (issue 21): spec
+   * 03's access_denied, "operator lacks the matching live directory permission".
+   */
+  outranked: (key: string) => new DomainError('forbidden', 'access_denied', `the user holds permission ${key}, which you do not`),
 };

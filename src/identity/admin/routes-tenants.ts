@@ -6,6 +6,7 @@ import type { TenantService } from '../tenants/service';
 import type { AdminDeps } from './app';
 import { AdminErrors } from './errors';
 import { actor, jsonBody, uuidParam, type AdminEnv, type AdminGuard } from './guards';
+import { withinRank } from './operator-rank';
 import {
   ADMIN_SCOPES, AdminUserCreate, AuditEventPage, Overview, Tenant, TenantCreate, TenantIdParam, TenantPage, TenantUpdate, User, UserIdParam, UserPage, UserUpdate,
   checkAdminUserCreate,
@@ -48,6 +49,8 @@ export function mountTenantRoutes(admin: Hono<AdminEnv>, guard: AdminGuard, deps
   const read = guard(ADMIN_SCOPES.read);
   const manage = guard(ADMIN_SCOPES.manage);
   const users = guard(ADMIN_SCOPES.usersManage);
+  /** A change of a control-tenant user needs every permission they hold (operator-rank.ts). */
+  const rank = (c: Context<AdminEnv>) => ({ authorize: withinRank(services.directory, c.get('principal')) });
 
   admin.get('/overview', read, described(
     adminDoc('Totals of the environment', { responses: { 200: json(Overview, 'the overview') } }),
@@ -117,24 +120,25 @@ export function mountTenantRoutes(admin: Hono<AdminEnv>, guard: AdminGuard, deps
   ));
 
   admin.put('/tenants/:tenantId/users/:userId', users, described(
-    adminDoc("Replace a user's email, emailVerified and status", {
+    adminDoc("Replace a user's email, emailVerified and status (an email change without emailVerified leaves the address unverified)", {
       params: USER, body: { schema: UserUpdate }, responses: { 200: json(User, 'the updated user') },
-      errors: { 400: 'invalid_request', 404: 'unknown_user', 409: 'user_conflict' },
+      errors: { 400: 'invalid_request', 403: '(access_denied also for a user of the control tenant who holds a permission the operator does not)', 404: 'unknown_user', 409: 'user_conflict' },
     }),
     async (c) => {
       const t = await pathTenant(c, deps);
       const userId = uuidParam(c, 'userId');
-      return c.json(await services.users.update(t.id, userId, await jsonBody(c, check.userUpdate), actor(c)));
+      return c.json(await services.users.update(t.id, userId, await jsonBody(c, check.userUpdate), actor(c), rank(c)));
     },
   ));
 
   admin.delete('/tenants/:tenantId/users/:userId', users, described(
     adminDoc("Delete a user, ending their sessions, grants and tokens", {
-      params: USER, responses: { 204: { description: 'deleted' } }, errors: { 400: 'invalid_request', 404: 'unknown_user' },
+      params: USER, responses: { 204: { description: 'deleted' } },
+      errors: { 400: 'invalid_request', 403: '(access_denied also for a user of the control tenant who holds a permission the operator does not)', 404: 'unknown_user' },
     }),
     async (c) => {
       const t = await pathTenant(c, deps);
-      await services.users.delete(t.id, uuidParam(c, 'userId'), actor(c));
+      await services.users.delete(t.id, uuidParam(c, 'userId'), actor(c), rank(c));
       return c.body(null, 204);
     },
   ));

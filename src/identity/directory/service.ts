@@ -91,6 +91,15 @@ export function createDirectoryService(deps: { store: Stores & TxRunner<Stores>;
     },
 
     /**
+     * Every live permission of `subject` in the tenant (what `hasPermission` answers true for),
+     * read in the caller's transaction, uncached: the management API compares an operator's
+     * with the user they change (issue 21).
+     */
+    livePermissionsIn(tx: DirectoryTx, tenantId: string, subject: string): Promise<string[]> {
+      return tx.directory.livePermissions(tenantId, subject);
+    },
+
+    /**
      * Makes `subject` an administrator of the tenant, idempotently: the permissions (created
      * when absent), the TENANT role `administrator` (created or re-used, the permissions added)
      * and its assignment to the subject. The subject must be a user of the tenant.

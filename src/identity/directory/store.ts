@@ -124,6 +124,12 @@ const SQL = {
     JOIN directory_role_permissions rp ON rp.role_id = a.role_id AND rp.permission_key = ?
     JOIN directory_permissions p ON p.tenant_id = a.tenant_id AND p.key = rp.permission_key AND p.status = 'ACTIVE'
     WHERE a.tenant_id = ? AND a.subject = ? AND a.scope = 'TENANT' LIMIT 1`,
+  /** Every permission key `hasPermission` would answer true for, by the same joins. */
+  livePermissions: `SELECT DISTINCT rp.permission_key AS "key" FROM directory_role_assignments a
+    JOIN directory_roles r ON r.id = a.role_id AND r.status = 'ACTIVE'
+    JOIN directory_role_permissions rp ON rp.role_id = a.role_id
+    JOIN directory_permissions p ON p.tenant_id = a.tenant_id AND p.key = rp.permission_key AND p.status = 'ACTIVE'
+    WHERE a.tenant_id = ? AND a.subject = ? AND a.scope = 'TENANT' ORDER BY 1`,
 } as const;
 
 /** The directory of each tenant (spec 03): every query takes the tenant id. */
@@ -233,6 +239,10 @@ export function createDirectoryStore(db: Sql) {
     },
     async hasPermission(tenantId: string, subject: string, key: string): Promise<boolean> {
       return (await db.get(SQL.hasPermission, [key, tenantId, subject])) !== undefined;
+    },
+    /** The keys of every live permission of `subject` in the tenant, sorted. */
+    async livePermissions(tenantId: string, subject: string): Promise<string[]> {
+      return (await db.all<{ key: string }>(SQL.livePermissions, [tenantId, subject])).map((r) => r.key);
     },
   };
 }

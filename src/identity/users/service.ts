@@ -10,6 +10,9 @@ import type { UserRow, UserStore } from './store';
 import { onUnique, UniqueViolation } from '../../platform/store/sql';
 import { SYSTEM_ACTOR, type AuditActor, type AuditTx } from '../audit';
 import { verifyImportedHash } from '../transfer/hashes';
+import { createPasswordCheck, DEFAULT_KDFS, type PasswordKdfs } from './password-check';
+
+export type { PasswordKdfs };
 
 /** The User object of spec 03. */
 export interface UserView {
@@ -25,6 +28,14 @@ export interface UserView {
 export const PASSWORD_HASH_OPTIONS: Argon2Options = { algorithm: ARGON2ID, memoryCost: 19456, timeCost: 2, parallelism: 1 };
 
 type Stores = { users: UserStore } & AuditTx;
+
+/**
+ * What a caller adds to a change of a user: `authorize` runs in the change's transaction with
+ * the user as read there, and refuses by throwing (the management API's operator rank, issue 21).
+ */
+export interface ChangeOptions<S> {
+  authorize?: (tx: S, user: UserRow) => Promise<void>;
+}
 
 /** A transaction's stores, for contexts that create users or change passwords in their own transaction. */
 export type UserTx = { users: UserStore };
@@ -54,29 +65,24 @@ async function found(tx: Stores, tenantId: string, userId: string): Promise<User
 export function createUserService<S extends Stores>(deps: {
   store: S & TxRunner<S>;
   clock: Clock;
+  /** The key derivations of password checks (tests pass recording ones); argon2id and transfer/hashes by default. */
+  kdfs?: PasswordKdfs;
   /** Called inside the deletion's transaction (services.ts wires the OAuth grants and browser sessions). */
   endAccess?: (tx: S, tenantId: string, user: { id: string; subject: string }) => Promise<void>;
   /** Called inside a password change's transaction when the user signs out elsewhere (services.ts: grants, other browser sessions). */
   endOtherAccess?: (tx: S, tenantId: string, userId: string, keepSessionId: string) => Promise<void>;
 }) {
   const { store, clock } = deps;
-  let dummyHash: Promise<string> | undefined;
   const hashPassword = (password: string) => loadArgon2().hash(password, PASSWORD_HASH_OPTIONS);
+  const checkPassword = createPasswordCheck({ kdfs: deps.kdfs ?? DEFAULT_KDFS, hashPassword });
 
   /**
    * The re-hash hook of imported accounts (issue 12): a hash brought by an import (bcrypt,
    * PBKDF2, Firebase scrypt…) is verified once, at the first sign-in with the right password,
    * and replaced then with argon2id, hashed before the transaction; the next sign-in uses that.
    */
-  async function verifyImportedPassword(user: UserRow, password: string): Promise<UserRow | undefined> {
+  async function rehashImported(user: UserRow, password: string): Promise<UserRow> {
     const imported = user.importedPasswordHash!;
-    if (!(await verifyImportedHash(imported, password)) || user.status !== 'ACTIVE') {
-      // Some imported formats verify in microseconds (salted SHA): a failure costs what an
-      // unknown user's does (the dummy argon2id below), so timing does not tell them apart.
-      dummyHash ??= hashPassword(newId());
-      await loadArgon2().verify(await dummyHash, password);
-      return undefined;
-    }
     const passwordHash = await hashPassword(password);
     const now = clock.now().toISOString();
     await store.tx((tx) => tx.users.replaceImportedHash(user.tenantId, user.id, imported, passwordHash, now));
@@ -125,20 +131,26 @@ export function createUserService<S extends Stores>(deps: {
      * A DISABLED user cannot sign in and their live access tokens are inactive from the next
      * request (the token state moves with the status); nothing is revoked, so enabling the user
      * again brings back what has not expired, as for clients (docs/decisions.md).
+     * An email change resets emailVerified unless the same call sets it (issue 21): nobody has
+     * proved control of the new address, and recovery mails its codes there.
      */
-    async update(tenantId: string, userId: string, input: { email: string; emailVerified: boolean; status: UserRow['status'] }, actor: AuditActor): Promise<UserView> {
+    async update(
+      tenantId: string, userId: string, input: { email: string; emailVerified?: boolean; status: UserRow['status'] }, actor: AuditActor, opts: ChangeOptions<S> = {},
+    ): Promise<UserView> {
       validInput(checkUserUpdate, input, UserErrors.invalid);
       const email = normalizeEmail(input.email);
       await store.tx(async (tx) => {
         const u = await found(tx, tenantId, userId);
+        await opts.authorize?.(tx, u);
         if (email !== u.email) assertThat(!(await tx.users.findByEmail(tenantId, email)), UserErrors.conflict(`a user with email ${email} exists`));
+        const emailVerified = input.emailVerified ?? (email === u.email ? u.emailVerified : false);
         const changes: Record<string, unknown> = {};
         if (email !== u.email) changes.email = email;
-        if (input.emailVerified !== u.emailVerified) changes.emailVerified = input.emailVerified;
+        if (emailVerified !== u.emailVerified) changes.emailVerified = emailVerified;
         if (input.status !== u.status) changes.status = input.status;
         if (Object.keys(changes).length === 0) return;
         await tx.users
-          .update(tenantId, userId, { email, emailVerified: input.emailVerified, status: input.status, updatedAt: clock.now().toISOString() })
+          .update(tenantId, userId, { email, emailVerified, status: input.status, updatedAt: clock.now().toISOString() })
           .catch(onUnique(() => UserErrors.conflict(`a user with email ${email} exists`)));
         await tx.audit.record(actor, { at: clock.now(), tenantId, action: 'user.updated', targetType: 'user', targetId: userId, details: changes });
       });
@@ -146,9 +158,9 @@ export function createUserService<S extends Stores>(deps: {
     },
 
     /** `users disable|enable`: the status alone (the same rules as update). */
-    async setStatus(tenantId: string, userId: string, status: UserRow['status'], actor: AuditActor): Promise<UserView> {
+    async setStatus(tenantId: string, userId: string, status: UserRow['status'], actor: AuditActor, opts: ChangeOptions<S> = {}): Promise<UserView> {
       const u = await this.get(tenantId, userId);
-      return this.update(tenantId, userId, { email: u.email, emailVerified: u.emailVerified, status }, actor);
+      return this.update(tenantId, userId, { email: u.email, emailVerified: u.emailVerified, status }, actor, opts);
     },
 
     /**
@@ -156,9 +168,10 @@ export function createUserService<S extends Stores>(deps: {
      * everything they hold ends: grants, refresh tokens and codes at every client (their access
      * tokens turn inactive at once), browser sign-ins; factors and upstream links go with the row.
      */
-    async delete(tenantId: string, userId: string, actor: AuditActor): Promise<void> {
+    async delete(tenantId: string, userId: string, actor: AuditActor, opts: ChangeOptions<S> = {}): Promise<void> {
       await store.tx(async (tx) => {
         const u = await found(tx, tenantId, userId);
+        await opts.authorize?.(tx, u);
         await deps.endAccess?.(tx, tenantId, u);
         assertThat((await tx.users.delete(tenantId, userId)) === 1, UserErrors.unknown(userId));
         await tx.audit.record(actor, { at: clock.now(), tenantId, action: 'user.deleted', targetType: 'user', targetId: userId, details: { subject: u.subject } });
@@ -247,20 +260,14 @@ export function createUserService<S extends Stores>(deps: {
     },
 
     /**
-     * The ACTIVE user with this email and password, or undefined. When there is no such user
-     * (or no password), a dummy hash is verified so timing does not reveal existence.
+     * The ACTIVE user with this email and password, or undefined, after the same work whatever
+     * the account (none, without a password, native, imported, disabled): ./password-check.ts.
      */
     async verifyPassword(tenantId: string, email: string, password: string): Promise<UserRow | undefined> {
-      const user = typeof email === 'string' ? await store.users.findByEmail(tenantId, normalizeEmail(email)) : undefined;
-      const argon2 = loadArgon2();
-      if (!user || !(user.passwordHash || user.importedPasswordHash) || typeof password !== 'string') {
-        dummyHash ??= hashPassword(newId());
-        await argon2.verify(await dummyHash, typeof password === 'string' ? password : '');
-        return undefined;
-      }
-      if (!user.passwordHash) return verifyImportedPassword(user, password);
-      const ok = await argon2.verify(user.passwordHash, password);
-      return ok && user.status === 'ACTIVE' ? user : undefined;
+      const { user, importedSample } = await store.users.findForPasswordCheck(tenantId, typeof email === 'string' ? normalizeEmail(email) : '');
+      const matched = await checkPassword(user, importedSample, password);
+      if (!user || !matched || user.status !== 'ACTIVE') return undefined;
+      return matched === 'imported' ? rehashImported(user, password) : user;
     },
   };
 }
