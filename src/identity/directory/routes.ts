@@ -32,11 +32,14 @@ function doc(summary: string, parts: Omit<RouteDoc, 'summary' | 'errors'>, error
 }
 const list = (summary: string, schema: TSchema, params: Record<string, TSchema> = {}, conflict?: string): RouteDoc =>
   doc(summary, { params, query: pageQuery, responses: { 200: { description: 'a page', schema } } }, conflict ? { 400: 'invalid_request (pagination or path value)', 409: conflict } : { 400: 'invalid_request (pagination)' });
-const write = (summary: string, body: TSchema, params: Record<string, TSchema>, status: 201 | 204, created?: TSchema): RouteDoc =>
+const REJECTED = 'directory_operation_rejected (a duplicate or a missing dependency)';
+/** Issue 21: a role `engage apply` owns keeps its permissions as the file declares them. */
+const MANAGED = 'configuration_managed (the role is owned by engage apply)';
+const write = (summary: string, body: TSchema, params: Record<string, TSchema>, status: 201 | 204, created?: TSchema, conflict = REJECTED): RouteDoc =>
   doc(
     summary,
     { params, body: { schema: body }, responses: { [status]: created ? { description: 'created', schema: created } : { description: 'empty body' } } },
-    { 400: 'invalid_request (JSON shape, slug, key, subject, scope context or path value)', 409: 'directory_operation_rejected (a duplicate or a missing dependency)' },
+    { 400: 'invalid_request (JSON shape, slug, key, subject, scope context or path value)', 409: conflict },
   );
 
 const ORG = { organizationSlug: SlugParam };
@@ -129,13 +132,13 @@ export function mountDirectoryRoutes(
 
   r.get(`${P}/roles/:roleKey/permissions`, ...read, described(list('List the permissions of a role', PermissionPage, ROLE, 'directory_operation_rejected (no such role)'), async (c) =>
     c.json(await directory.rolePermissions(tenantOf(c), param(c, 'roleKey'), readPage(c)))));
-  r.post(`${P}/roles/:roleKey/permissions`, ...manage, described(write('Add a permission to a role', RolePermissionAdd, ROLE, 204), async (c) => {
+  r.post(`${P}/roles/:roleKey/permissions`, ...manage, described(write('Add a permission to a role', RolePermissionAdd, ROLE, 204, undefined, `${REJECTED}, ${MANAGED}`), async (c) => {
     await directory.addRolePermission(tenantOf(c), param(c, 'roleKey'), await body(c), actor(c));
     return empty(c, 204);
   }));
   r.delete(`${P}/roles/:roleKey/permissions/:permissionKey`, ...manage, described(
     doc('Remove a permission from a role', { params: { roleKey: KeyParam, permissionKey: KeyParam }, responses: { 204: { description: 'empty body' } } }, {
-      400: 'invalid_request (path value)', 409: 'directory_operation_rejected (no such role, or the role does not hold the permission)',
+      400: 'invalid_request (path value)', 409: `directory_operation_rejected (no such role, or the role does not hold the permission), ${MANAGED}`,
     }),
     async (c) => {
       await directory.removeRolePermission(tenantOf(c), param(c, 'roleKey'), param(c, 'permissionKey'), actor(c));

@@ -23,6 +23,13 @@ export type DirectoryTx = { directory: DirectoryStore };
 type Tx = Stores;
 
 export type RoleAssignmentInput = Static<typeof RoleAssignmentBody>;
+/**
+ * What `engage apply` owns (configuration-managed roles) is refused to every other caller, the
+ * directory API and CLI alike (issue 21); apply passes allowManaged, as it does for clients.
+ */
+export interface ManagedOption {
+  allowManaged?: boolean;
+}
 
 const input = <S extends TSchema>(check: Checker<S>, value: unknown) => validInput(check, value, DirectoryErrors.invalid);
 const slugOf = (v: string, what: string) => {
@@ -57,7 +64,14 @@ export function createDirectoryService(deps: { store: Stores & TxRunner<Stores>;
     const org = await organization(tx, tenantId, orgSlug);
     return (await tx.directory.teamBySlug(tenantId, org.id, slugOf(teamSlug, 'teamSlug'))) ?? reject(`no team ${teamSlug} in ${orgSlug}`);
   };
-  const role = async (tx: Tx, tenantId: string, key: string): Promise<Role> => (await tx.directory.roleByKey(tenantId, keyOf(key, 'roleKey'))) ?? reject(`no role ${key}`);
+  const role = async (tx: Tx, tenantId: string, key: string): Promise<Role & { configurationManaged: boolean }> =>
+    (await tx.directory.roleByKey(tenantId, keyOf(key, 'roleKey'))) ?? reject(`no role ${key}`);
+  /** A role whose permissions change: refused when `engage apply` owns it, unless apply is the caller. */
+  const editableRole = async (tx: Tx, tenantId: string, key: string, opts: ManagedOption) => {
+    const r = await role(tx, tenantId, key);
+    if (r.configurationManaged && !opts.allowManaged) throw DirectoryErrors.configurationManaged(`role ${r.key}`);
+    return r;
+  };
   const user = async (tx: Tx, tenantId: string, subject: string) => {
     const u = await tx.users.findBySubject(tenantId, subject);
     if (!u) reject(`no user with subject ${subject} in the tenant`);
@@ -267,21 +281,21 @@ export function createDirectoryService(deps: { store: Stores & TxRunner<Stores>;
         return { id };
       });
     },
-    async addRolePermission(tenantId: string, roleKey: string, body: unknown, actor: AuditActor): Promise<void> {
+    async addRolePermission(tenantId: string, roleKey: string, body: unknown, actor: AuditActor, opts: ManagedOption = {}): Promise<void> {
       const { key } = input(checkRolePermissionAdd, body);
       const at = now();
       await store.tx(async (tx) => {
-        const r = await role(tx, tenantId, roleKey);
+        const r = await editableRole(tx, tenantId, roleKey, opts);
         if (!(await tx.directory.permission(tenantId, key))) reject(`no permission ${key}`);
         if (!(await tx.directory.addRolePermission(tenantId, r.id, key, at.toISOString()))) reject(`role ${roleKey} holds ${key} already`);
         await tx.audit.record(actor, { tenantId, action: 'directory.role_permission.added', targetType: 'directory_role', targetId: r.id, details: { roleKey, permissionKey: key }, at });
       });
     },
-    async removeRolePermission(tenantId: string, roleKey: string, permissionKey: string, actor: AuditActor): Promise<void> {
+    async removeRolePermission(tenantId: string, roleKey: string, permissionKey: string, actor: AuditActor, opts: ManagedOption = {}): Promise<void> {
       keyOf(permissionKey, 'permissionKey');
       const at = now();
       await store.tx(async (tx) => {
-        const r = await role(tx, tenantId, roleKey);
+        const r = await editableRole(tx, tenantId, roleKey, opts);
         if (!(await tx.directory.removeRolePermission(tenantId, r.id, permissionKey))) reject(`role ${roleKey} does not hold ${permissionKey}`);
         await tx.audit.record(actor, { tenantId, action: 'directory.role_permission.removed', targetType: 'directory_role', targetId: r.id, details: { roleKey, permissionKey }, at });
       });

@@ -88,7 +88,7 @@ const SQL = {
 
   insertRole: `INSERT INTO directory_roles (id, tenant_id, key, display_name, scope, status, created_at) VALUES (?, ?, ?, ?, ?, 'ACTIVE', ?)
     ON CONFLICT (tenant_id, key) DO NOTHING`,
-  roleByKey: `SELECT ${ROLE} FROM directory_roles WHERE tenant_id = ? AND key = ?`,
+  roleByKey: `SELECT ${ROLE}, configuration_managed AS "configurationManaged" FROM directory_roles WHERE tenant_id = ? AND key = ?`,
   roles: `SELECT ${ROLE} FROM directory_roles WHERE tenant_id = ? ORDER BY key ${PAGE}`,
   addRolePermission: `INSERT INTO directory_role_permissions (tenant_id, role_id, permission_key, created_at) VALUES (?, ?, ?, ?)
     ON CONFLICT (role_id, permission_key) DO NOTHING`,
@@ -192,7 +192,11 @@ export function createDirectoryStore(db: Sql) {
     async insertRole(tenantId: string, r: { id: string; key: string; displayName: string; scope: RoleScope }, at: string): Promise<boolean> {
       return (await db.run(SQL.insertRole, [r.id, tenantId, r.key, r.displayName, r.scope, at])) > 0;
     },
-    roleByKey: (tenantId: string, key: string) => db.get<Role>(SQL.roleByKey, [tenantId, key]),
+    /** The role, and whether `engage apply` owns it (configuration-managed). */
+    async roleByKey(tenantId: string, key: string): Promise<(Role & { configurationManaged: boolean }) | undefined> {
+      const r = await db.get<Role & { configurationManaged: number }>(SQL.roleByKey, [tenantId, key]);
+      return r && { ...r, configurationManaged: Number(r.configurationManaged) === 1 };
+    },
     roles: (tenantId: string, req: PageRequest) => page<Role>(SQL.roles, [tenantId], req),
     /** False when the role holds it already. */
     async addRolePermission(tenantId: string, roleId: string, key: string, at: string): Promise<boolean> {

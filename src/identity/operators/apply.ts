@@ -215,8 +215,8 @@ export async function applyConfiguration(services: Services, file: ApplyFile, op
       if (rs.action === 'create') await services.directory.createRole(id, { key: r.key, displayName: r.displayName, scope: r.scope }, opts.actor);
       const held = rs.action === 'create' ? [] : have!.roles.find((x) => x.key === r.key)!.permissions;
       const want = r.permissions ?? [];
-      for (const k of want.filter((k) => !held.includes(k))) await services.directory.addRolePermission(id, r.key, { key: k }, opts.actor);
-      for (const k of held.filter((k) => !want.includes(k))) await services.directory.removeRolePermission(id, r.key, k, opts.actor);
+      for (const k of want.filter((k) => !held.includes(k))) await services.directory.addRolePermission(id, r.key, { key: k }, opts.actor, { allowManaged: true });
+      for (const k of held.filter((k) => !want.includes(k))) await services.directory.removeRolePermission(id, r.key, k, opts.actor, { allowManaged: true });
       await write(id, 'directory.role.updated', 'directory_role', r.key, rs, (tx) => services.directory.replaceManagedRoleIn(tx, id, r.key, r.displayName));
     }
   }
