@@ -5,6 +5,7 @@ import type { KeyService } from './identity/keys/service';
 import type { OAuthService } from './identity/oauth/service';
 import type { SessionService } from './identity/sessions/service';
 import type { NativeService } from './identity/native/service';
+import type { ProviderService } from './identity/providers/service';
 import { MAIL_JOB, type MailService } from './platform/mail/outbox';
 
 /** What the jobs need of the services (named here, so services.ts can import this file). */
@@ -15,6 +16,7 @@ export interface JobServices {
   oauth: Pick<OAuthService, 'purgeExpired'>;
   mail: Pick<MailService, 'sendDue'>;
   native: Pick<NativeService, 'purgeExpired'>;
+  providers: Pick<ProviderService, 'sweepTokenUses'>;
 }
 
 /** The background jobs of a serving process (platform/jobs): leased, so each runs once across processes. */
@@ -33,6 +35,8 @@ export const JOBS = {
   sendMail: MAIL_JOB,
   /** Native interactions, email challenges and registration/reset grants past their expiry. */
   purgeNative: 'native.purge-expired',
+  /** Upstream ID tokens of the social sign-in's replay cache that can no longer be accepted. */
+  purgeTokenUses: 'providers.purge-token-uses',
 } as const;
 
 const MINUTE = 60_000;
@@ -54,6 +58,7 @@ export function backgroundJobs(s: JobServices, logger: Logger, checkpointer?: Ch
     // Every 10 s besides the wake-ups: retries come due (MAIL_RETRY), and a wake-up may be lost with its process.
     { name: JOBS.sendMail, intervalMs: 10_000, run: () => s.mail.sendDue() },
     { name: JOBS.purgeNative, intervalMs: MINUTE, run: () => s.native.purgeExpired().then(() => undefined) },
+    { name: JOBS.purgeTokenUses, intervalMs: MINUTE, run: () => s.providers.sweepTokenUses().then(() => undefined) },
     // Hourly as well, for an erasure whose wake-up was lost (the process died right after it,
     // or another process without jobs erased). Busy (a reader on an older snapshot, another
     // checkpoint under way): again in a second.

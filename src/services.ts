@@ -110,7 +110,7 @@ export function createServices(deps: CoreDeps) {
   });
   // Every second for retries that came due; at once after a send commits (wake).
   jobs.register({ name: JOBS.pushDeliver, intervalMs: 1_000, run: () => engage.messaging.deliveries.run() });
-  for (const job of backgroundJobs({ store, keys, sessions, oauth, mail, native }, deps.logger, deps.checkpointer)) jobs.register(job);
+  for (const job of backgroundJobs({ store, keys, sessions, oauth, mail, native, providers }, deps.logger, deps.checkpointer)) jobs.register(job);
   // The leased jobs' queue, across every process on the database: 1 while a job is due and not yet run.
   metrics.registry.gauge('engage_job_due', 'Leased background jobs due and not yet run, across all processes (1) or not (0), by job.', ['job'], async () => {
     const now = clock.now().getTime();

@@ -59,3 +59,18 @@ export const userIdentities = sqliteTable(
   },
   (t) => [primaryKey({ columns: [t.tenantId, t.issuer, t.subject] }), index('user_identities_user').on(t.userId)],
 );
+
+/**
+ * Upstream ID tokens already accepted by a social sign-in (issue 21): one row per token, keyed
+ * by a SHA-256 digest of (issuer, jti), or of the token's signed part when it has no jti, kept
+ * until the token can no longer be accepted (epoch seconds). The primary key makes a second use
+ * fail its insert, in every process on the database. No personal data: digests only.
+ */
+export const upstreamTokenUses = sqliteTable(
+  'upstream_token_uses',
+  {
+    digest: text('digest').primaryKey(),
+    expiresAt: integer('expires_at').notNull(),
+  },
+  (t) => [index('upstream_token_uses_expiry').on(t.expiresAt)],
+);

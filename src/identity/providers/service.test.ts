@@ -2,9 +2,10 @@ import { generateKeyPair, SignJWT } from 'jose';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { createHarness, PUBLIC_URL, TEST_ENGINE, type Harness } from '../../../test/helpers/harness';
 import { FormDriver, redirectParams } from '../../../test/conformance/form-driver';
+import { appWith } from '../native/testing';
 import { CALLBACK, createFixture, exchange, FORM, pkce, type OAuthFixture } from '../oauth/testing';
 import type { ResolvedTenant } from '../tenants/service';
-import { createProviderService, type SocialSignIn } from './service';
+import { createProviderService, ID_TOKEN_SKEW, MAX_ID_TOKEN_AGE, type SocialSignIn } from './service';
 import { UPSTREAM_KEYS } from './upstream-keys';
 
 /**
@@ -42,8 +43,13 @@ beforeEach(async () => {
 });
 afterEach(() => h.close());
 
-/** An ID token from the upstream issuer by the authorization code flow (public client `mobile`). */
+/**
+ * An ID token from the upstream issuer by the authorization code flow (public client `mobile`),
+ * a second later than the last one: with the fixed clock, two sign-ins in the same second with
+ * the same nonce would make the same token, which the replay cache accepts once (issue 21).
+ */
 async function idToken(opts: { userId?: string; nonce?: string } = {}): Promise<string> {
+  h.clock.advance(1);
   const t = await exchange(h, { ...up, userId: opts.userId ?? up.userId }, { scope: ['openid', 'email'], resource: null, nonce: opts.nonce ?? NONCE });
   return t.id_token!;
 }
@@ -200,12 +206,94 @@ describe('signInWithIdToken', () => {
   });
 
   it('parallel first sign-ins of one identity create one account', async () => {
-    const tokens = await Promise.all([idToken(), idToken(), idToken(), idToken()]);
+    const nonces = ['n-1', 'n-2', 'n-3', 'n-4'];
+    const tokens = await Promise.all(nonces.map((nonce) => idToken({ nonce })));
     const other = TEST_ENGINE === 'sqlite' ? h.services.store : (await h.otherProcess()).store;
     const second = createProviderService({ store: other, clock: h.clock, users: h.services.users, publicUrl: PUBLIC_URL, fetch: async (u, i) => h.app.request(u, i) });
-    const results = await Promise.all(tokens.map((t, i) => (i % 2 ? second : providers).signInWithIdToken(shop, input(t))));
+    const results = await Promise.all(tokens.map((t, i) => (i % 2 ? second : providers).signInWithIdToken(shop, input(t, { nonce: nonces[i] }))));
     expect(new Set(results.map((r) => r.userId)).size).toBe(1);
     expect(await h.services.users.list(shop.tenant.id)).toHaveLength(1);
+  });
+});
+
+describe('replay of an upstream ID token (issue 21)', () => {
+  /** A native client of `shop`, and the app whose native adapter uses this test's provider service. */
+  async function nativeApp() {
+    await h.services.clients.create(shop.tenant.id, {
+      clientId: 'app', displayName: 'App', applicationType: 'NATIVE', tokenEndpointAuthMethod: 'NONE', consentPolicy: 'PRE_AUTHORIZED',
+      redirectUris: [CALLBACK], scopes: ['openid', 'email'], nativeAuthenticationEnabled: true,
+    });
+    const request = appWith(h, { providers });
+    const post = (route: string, fields: Record<string, string>) =>
+      request(`/t/shop/oauth2/native${route}`, { method: 'POST', headers: { 'content-type': FORM }, body: new URLSearchParams(fields).toString() });
+    return async (token: string) => {
+      const opened = await post('/interactions', {
+        client_id: 'app', redirect_uri: CALLBACK, response_type: 'code', scope: 'openid email', state: 'st', nonce: 'app-nonce',
+        code_challenge: pkce().challenge, code_challenge_method: 'S256',
+      });
+      expect(opened.status).toBe(201);
+      const { interactionId } = (await opened.json()) as { interactionId: string };
+      return post('/social', { interaction_id: interactionId, provider: 'upstream', id_token: token, nonce: NONCE, audience: 'mobile' });
+    };
+  }
+
+  it('one ID token signs in on one interaction only: the second and third are invalid_credentials; a new token works', async () => {
+    const social = await nativeApp();
+    const token = await idToken();
+    const first = await social(token);
+    expect(first.status).toBe(200);
+    expect(await first.json()).toHaveProperty('code');
+    for (let i = 0; i < 2; i++) {
+      const again = await social(token);
+      expect([again.status, await again.json()]).toEqual([401, { error: 'invalid_credentials' }]);
+    }
+    // A new sign-in upstream: another token, accepted.
+    expect((await social(await idToken())).status).toBe(200);
+  });
+
+  it('holds across processes on one database, and for a token whose signature is re-encoded', async () => {
+    const token = await idToken();
+    await providers.signInWithIdToken(shop, input(token));
+    const other = await h.otherProcess();
+    const elsewhere = createProviderService({ store: other.store, clock: h.clock, users: h.services.users, publicUrl: PUBLIC_URL, fetch: async (u, i) => h.app.request(u, i) });
+    await expect(elsewhere.signInWithIdToken(shop, input(token))).rejects.toMatchObject({ code: 'invalid_credentials' });
+    // Another tenant configured with the same provider: the token was spent upstream-wide.
+    await expect(elsewhere.signInWithIdToken(corp, input(token))).rejects.toMatchObject({ code: 'invalid_credentials' });
+    // The signature's last base64url character carries 2 unused bits: a different string, the same signature.
+    const [hd, body, sig] = token.split('.');
+    const last = sig.at(-1)!;
+    const alphabet = 'ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789-_';
+    const twin = `${hd}.${body}.${sig.slice(0, -1)}${alphabet[alphabet.indexOf(last) ^ 1]}`;
+    expect(twin).not.toBe(token);
+    await expect(providers.signInWithIdToken(shop, input(twin))).rejects.toMatchObject({ code: 'invalid_credentials' });
+  });
+
+  it('keyed by issuer and jti when the token has one; kept until the token expires, then swept', async () => {
+    const claims = JSON.parse(Buffer.from((await idToken()).split('.')[1], 'base64url').toString()) as Record<string, unknown>;
+    await providers.signInWithIdToken(shop, input(await signedByUpstream({ ...claims, jti: 'upstream-jti-1' })));
+    // Other bytes (another iat), the same jti: refused.
+    const sameJti = await signedByUpstream({ ...claims, iat: (claims.iat as number) - 1, jti: 'upstream-jti-1' });
+    await expect(providers.signInWithIdToken(shop, input(sameJti))).rejects.toMatchObject({ code: 'invalid_credentials' });
+    await expect(providers.signInWithIdToken(shop, input(await signedByUpstream({ ...claims, jti: 'upstream-jti-2' })))).resolves.toHaveProperty('userId');
+    const rows = async () => Number((await h.sql.get<{ n: number | string }>('SELECT COUNT(*) AS "n" FROM upstream_token_uses'))!.n);
+    expect(await rows()).toBe(2);
+    h.clock.advance(h.config.idTokenTtl + 2 * 60 + 1);
+    expect(await h.services.providers.sweepTokenUses()).toBe(2);
+    expect(await rows()).toBe(0);
+  });
+
+  it('a long-lived token is held at most 24 h after its iat, and refused once older (the cache stays bounded)', async () => {
+    const claims = JSON.parse(Buffer.from((await idToken()).split('.')[1], 'base64url').toString()) as Record<string, unknown>;
+    const now = h.clock.nowSeconds();
+    const longLived = await signedByUpstream({ ...claims, iat: now, exp: now + 7 * 86400 });
+    await expect(providers.signInWithIdToken(shop, input(longLived))).resolves.toHaveProperty('userId');
+    const row = await h.sql.get<{ expiresAt: number | string }>('SELECT expires_at AS "expiresAt" FROM upstream_token_uses');
+    expect(Number(row!.expiresAt)).toBe(now + MAX_ID_TOKEN_AGE + ID_TOKEN_SKEW + 1);
+    await expect(providers.signInWithIdToken(shop, input(longLived))).rejects.toMatchObject({ code: 'invalid_credentials' });
+    // Past the cap its entry is swept, and the token, though its exp is days away, is too old.
+    h.clock.advance(MAX_ID_TOKEN_AGE + ID_TOKEN_SKEW + 1);
+    expect(await providers.sweepTokenUses()).toBe(1);
+    await expect(providers.signInWithIdToken(shop, input(longLived))).rejects.toMatchObject({ code: 'invalid_credentials' });
   });
 });
 

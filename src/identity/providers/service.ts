@@ -1,6 +1,6 @@
 import { jwtVerify, type JWTPayload } from 'jose';
 import type { Clock } from '../../platform/clock';
-import { newId, safeEqual } from '../../platform/crypto';
+import { digest, newId, safeEqual } from '../../platform/crypto';
 import { isDomainError } from '../../platform/errors';
 import { assertThat } from '../../platform/http/errors';
 import type { TxRunner } from '../../platform/store/store';
@@ -31,10 +31,27 @@ export interface SocialSignIn {
 const NAME = /^[a-z0-9](?:[a-z0-9_-]{0,62})$/;
 /** Clock skew tolerated on `exp`, `nbf` and `iat` (seconds). */
 export const ID_TOKEN_SKEW = 60;
+/**
+ * An upstream ID token is accepted at most this long after its `iat`, whatever its `exp`, so the
+ * replay cache holds no entry longer (issue 21). Google, Apple, Microsoft and Firebase issue
+ * ID tokens for an hour or less.
+ */
+export const MAX_ID_TOKEN_AGE = 24 * 3600;
 /** Asymmetric algorithms only: `none` and HMAC (a secret we do not hold) are refused. */
 const ALGORITHMS = ['RS256', 'RS384', 'RS512', 'PS256', 'PS384', 'PS512', 'ES256', 'ES384', 'ES512', 'EdDSA'];
 
 const view = (p: ProviderRow): ProviderView => ({ name: p.name, issuer: p.issuer, audiences: JSON.parse(p.audiences) as string[], createdAt: p.createdAt });
+
+/**
+ * The replay cache's key of a verified upstream token: its issuer and `jti` (RFC 7519 §4.1.7: unique
+ * per issuer) when it has one, else its signed part (header and payload). Not the whole token:
+ * the same signature has other spellings (the unused bits of base64url's last character, and
+ * (r, n−s) for ECDSA) that verify as well; the signed part has one.
+ */
+function tokenUseDigest(idToken: string, claims: JWTPayload): string {
+  if (typeof claims.jti === 'string' && claims.jti) return digest(`jti\n${claims.iss}\n${claims.jti}`);
+  return digest(`jws\n${idToken.slice(0, idToken.lastIndexOf('.'))}`);
+}
 
 /** Apple sends `email_verified` as the string "true". */
 const verifiedEmail = (p: JWTPayload) => p.email_verified === true || p.email_verified === 'true';
@@ -57,6 +74,7 @@ export function createProviderService(deps: { store: Stores & TxRunner<Stores>; 
         algorithms: ALGORITHMS,
         currentDate: clock.now(),
         clockTolerance: ID_TOKEN_SKEW,
+        maxTokenAge: MAX_ID_TOKEN_AGE,
         requiredClaims: ['sub', 'exp', 'iat'],
       });
       // jose checks iat only against a maximum age; one from the future is refused here.
@@ -68,6 +86,18 @@ export function createProviderService(deps: { store: Stores & TxRunner<Stores>; 
       if (isDomainError(e)) throw e;
       throw ProviderErrors.invalidCredentials();
     }
+  }
+
+  /**
+   * One upstream token signs in once (issue 21): its first use is recorded until it can no longer
+   * be accepted (its `exp`, or `iat` + MAX_ID_TOKEN_AGE, plus the skew); another use, in any
+   * process and at any tenant, is a rejected proof. The nonce does not prevent this: the native
+   * client names the nonce it expects, so whoever holds a token also holds its nonce.
+   */
+  async function spend(idToken: string, claims: JWTPayload): Promise<void> {
+    const until = Math.min(claims.exp!, claims.iat! + MAX_ID_TOKEN_AGE) + ID_TOKEN_SKEW + 1;
+    const first = await store.tx((tx) => tx.providers.recordTokenUse(tokenUseDigest(idToken, claims), until, clock.nowSeconds()));
+    if (!first) throw ProviderErrors.invalidCredentials();
   }
 
   /** The linked user, if any: a disabled one is a rejected proof. */
@@ -147,7 +177,15 @@ export function createProviderService(deps: { store: Stores & TxRunner<Stores>; 
       }
     },
 
-    /** spec 02 `POST /oauth2/native/social`: the user the upstream identity proves, creating one where allowed. */
+    /** The replay cache's entries whose tokens can no longer be accepted (a background job, src/jobs.ts). */
+    async sweepTokenUses(): Promise<number> {
+      return store.tx((tx) => tx.providers.purgeTokenUses(clock.nowSeconds()));
+    },
+
+    /**
+     * spec 02 `POST /oauth2/native/social`: the user the upstream identity proves, creating one
+     * where allowed. A token already accepted once is invalid_credentials (spend).
+     */
     async signInWithIdToken(tenant: ResolvedTenant, input: SocialSignIn): Promise<{ userId: string }> {
       const tenantId = tenant.tenant.id;
       const provider = typeof input.provider === 'string' ? await store.providers.findByName(tenantId, input.provider) : undefined;
@@ -155,6 +193,7 @@ export function createProviderService(deps: { store: Stores & TxRunner<Stores>; 
       const audiences = JSON.parse(provider.audiences) as string[];
       if (typeof input.idToken !== 'string' || typeof input.nonce !== 'string' || !input.nonce || !audiences.includes(input.audience)) throw ProviderErrors.invalidCredentials();
       const claims = await verify(provider, input);
+      await spend(input.idToken, claims);
       const subject = claims.sub!;
       const linked = await linkedUser(tenantId, provider.issuer, subject);
       if (linked) return linked;

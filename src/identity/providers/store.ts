@@ -15,9 +15,13 @@ const SQL = {
   identity: `SELECT ${IDENTITY_COLUMNS} FROM user_identities WHERE tenant_id = ? AND issuer = ? AND subject = ?`,
   link: `INSERT INTO user_identities (tenant_id, issuer, subject, user_id, provider, created_at) VALUES (?, ?, ?, ?, ?, ?)`,
   countLinks: `SELECT COUNT(*) AS "n" FROM user_identities WHERE tenant_id = ? AND user_id = ?`,
+  // A row past its expiry that the sweep has not removed yet does not count: it is taken over.
+  recordTokenUse: `INSERT INTO upstream_token_uses (digest, expires_at) VALUES (?, ?)
+    ON CONFLICT (digest) DO UPDATE SET expires_at = excluded.expires_at WHERE upstream_token_uses.expires_at <= ?`,
+  purgeTokenUses: `DELETE FROM upstream_token_uses WHERE expires_at <= ?`,
 } as const;
 
-/** Identity providers of a tenant and the upstream identities linked to its users. */
+/** Identity providers of a tenant, the upstream identities linked to its users, and the upstream tokens already used. */
 export function createProviderStore(db: Sql) {
   return {
     async insert(r: ProviderRow): Promise<void> {
@@ -41,6 +45,17 @@ export function createProviderStore(db: Sql) {
     },
     async countLinks(tenantId: string, userId: string): Promise<number> {
       return Number((await db.get<{ n: number | string }>(SQL.countLinks, [tenantId, userId]))?.n ?? 0);
+    },
+    /**
+     * Records the first use of an upstream token (by digest) until `expiresAt`: false, and
+     * nothing written, when it was used before and that use has not expired. One conditional
+     * statement, so of two concurrent uses, in any processes, exactly one is first.
+     */
+    async recordTokenUse(digest: string, expiresAt: number, now: number): Promise<boolean> {
+      return (await db.run(SQL.recordTokenUse, [digest, expiresAt, now])) === 1;
+    },
+    purgeTokenUses(now: number): Promise<number> {
+      return db.run(SQL.purgeTokenUses, [now]);
     },
   };
 }
