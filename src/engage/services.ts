@@ -16,6 +16,7 @@ import { createCredentialService } from './messaging/credentials';
 import { createDeliveryWorker, type DeliveryMetrics } from './messaging/delivery';
 import { createFcmClient } from './messaging/fcm';
 import { createMessagingInspection } from './messaging/inspection';
+import { redactSendsIn } from './messaging/send-erasure';
 import { createSendService, type SendMetrics } from './messaging/service';
 import { createTemplateService } from './messaging/templates';
 
@@ -45,6 +46,8 @@ export function createEngageServices(deps: {
     credentials,
     deliveries: createDeliveryWorker({ store, clock, logger: deps.logger, credentials, apns, fcm, metrics: deps.metrics }),
     inspection: createMessagingInspection({ store }),
+    /** What privacy erasure asks of the send ledger (issue 21 point 16). */
+    erasure: { redactSendsIn },
     close: () => {
       apns.close();
       fcm.close();
@@ -56,7 +59,7 @@ export function createEngageServices(deps: {
     installations: createInstallationService({ store, clock, environments }),
     binding: createBindingService({ store, clock, sealer: deps.sealer, codeTtl: deps.config.bindingCodeTtl }),
     operations: createOperationService({ store, clock, metrics: deps.metrics }),
-    privacy: createPrivacyService({ store, clock, scrubDeleted: deps.scrubDeleted }),
+    privacy: createPrivacyService({ store, clock, scrubDeleted: deps.scrubDeleted, sends: messaging.erasure }),
     inspection: createInspectionService({ store, environments }),
     /** What the edge routes read before any service runs. */
     limits: { maxRequestBytes: deps.config.maxRequestBytes },

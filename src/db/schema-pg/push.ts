@@ -85,6 +85,22 @@ export const pushSends = pgTable(
   (t) => [uniqueIndex('push_sends_idempotency').on(t.environmentId, t.idempotencyKey), index('push_sends_template').on(t.templateId, t.createdMs)],
 );
 
+/**
+ * The installations and profiles each send names (its recipient, the installations of its
+ * diagnostics), written with the send: how privacy erasure finds the sends to redact without
+ * reading the whole ledger (issue 21 point 16, migration 0017). Erased with its installation or
+ * profile (db/schema/erasure.ts).
+ */
+export const pushSendRecipients = pgTable(
+  'push_send_recipients',
+  {
+    recipientId: text('recipient_id').notNull(),
+    sendId: text('send_id').notNull(),
+    environmentId: text('environment_id').notNull(),
+  },
+  (t) => [primaryKey({ columns: [t.recipientId, t.sendId] })],
+);
+
 /** The outbox: one row per (send, installation), committed with the 202 (DESIGN.md "outbox"). */
 export const pushDeliveries = pgTable(
   'push_deliveries',

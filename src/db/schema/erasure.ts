@@ -13,7 +13,7 @@ import {
   profileTags,
   profiles,
 } from './engage';
-import { pushDeliveries } from './push';
+import { pushDeliveries, pushSendRecipients, pushSends } from './push';
 
 /**
  * What privacy erasure (spec 01, privacy revocation) does to the rows of a table that belong
@@ -46,6 +46,8 @@ export const installationOwned: OwnedRows[] = [
   { table: installationGenerations, owner: installationGenerations.installationId, erase: 'delete' },
   // Deliveries hold the push token and the rendered message.
   { table: pushDeliveries, owner: pushDeliveries.installationId, erase: 'delete' },
+  // The sends' index of the installation (after the sends it finds were redacted, below).
+  { table: pushSendRecipients, owner: pushSendRecipients.recipientId, erase: 'delete' },
   // The row itself: device metadata, push token, credentials.
   { table: installations, owner: installations.id, erase: 'delete' },
 ];
@@ -60,5 +62,33 @@ export const profileOwned: OwnedRows[] = [
   { table: profileAttributes, owner: profileAttributes.profileId, erase: 'delete' },
   { table: profileTags, owner: profileTags.profileId, erase: 'delete' },
   { table: profileSubscriptions, owner: profileSubscriptions.profileId, erase: 'delete' },
+  // The sends' index of the profile (a PROFILE recipient).
+  { table: pushSendRecipients, owner: pushSendRecipients.recipientId, erase: 'delete' },
   { table: profiles, owner: profiles.id, erase: 'delete' },
+];
+
+/**
+ * Tables that name an installation or a profile in columns not named for it (a recipient
+ * value, a stored answer), whose rows stay for others (a ledger) and are redacted by the
+ * owning context before the rows above go: privacy/service.ts calls it, through `index`, a
+ * table declared above that says which rows name the erased owner. The registry test fails for
+ * a table with a recipient column that is declared neither here nor above, and a whole-database
+ * search after erasure (messaging/send-erasure.test.ts) for any column still naming it.
+ */
+export interface MentioningRows {
+  table: SQLiteTable;
+  /** The columns that may name an installation or profile, or hold what was sent to it. */
+  columns: SQLiteColumn[];
+  index: SQLiteTable;
+  /** Where the redaction is written. */
+  redactedBy: string;
+}
+
+export const installationMentioned: MentioningRows[] = [
+  {
+    table: pushSends,
+    columns: [pushSends.recipientValue, pushSends.response],
+    index: pushSendRecipients,
+    redactedBy: 'engage/messaging/send-erasure.ts redactSendsIn',
+  },
 ];

@@ -1,5 +1,6 @@
 import type { pushCredentials, pushDeliveries, pushSends, pushTemplates, pushTemplateVersions } from '../../db/schema';
 import { valuesList, type Sql } from '../../platform/store/sql';
+import { idsNamedBy } from './send-erasure';
 
 export type TemplateRow = typeof pushTemplates.$inferSelect;
 export type TemplateVersionRow = typeof pushTemplateVersions.$inferSelect;
@@ -75,6 +76,11 @@ const SQL = {
       recipient_type, recipient_value, response, created_at, created_ms)
     VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?) ON CONFLICT (environment_id, idempotency_key) DO NOTHING`,
   sendCount: `SELECT COUNT(*) AS n FROM push_sends WHERE template_id = ?`,
+  insertSendRecipients: (n: number) =>
+    `INSERT INTO push_send_recipients (recipient_id, send_id, environment_id) VALUES ${valuesList(n, 3)} ON CONFLICT (recipient_id, send_id) DO NOTHING`,
+  sendsNaming: (n: number) => `SELECT ${SEND} FROM push_sends WHERE id IN (SELECT send_id FROM push_send_recipients
+      WHERE environment_id = ? AND recipient_id IN (${new Array<string>(n).fill('?').join(', ')})) AND environment_id = ?`,
+  redactSend: `UPDATE push_sends SET recipient_value = ?, response = ? WHERE id = ? AND environment_id = ?`,
   // The profile and its installations in one statement: no row means no profile; one row with a
   // NULL installation id means a profile without installations.
   profileInstallations: (by: 'external_id' | 'id') => `SELECT ${INSTALLATION} FROM profiles p
@@ -178,14 +184,31 @@ export function createMessagingStore(db: Sql) {
     findSendById(id: string): Promise<SendRow | undefined> {
       return db.get<SendRow>(SQL.sendById, [id]);
     },
-    /** Records an admitted send; false when its idempotencyKey was taken meanwhile (another process). */
+    /**
+     * Records an admitted send, and the installations and profiles it names (push_send_recipients,
+     * so erasure finds it); false when its idempotencyKey was taken meanwhile (another process).
+     */
     async insertSend(r: SendRow): Promise<boolean> {
-      return (
+      const inserted =
         (await db.run(SQL.insertSend, [
           r.id, r.environmentId, r.templateId, r.templateVersion, r.idempotencyKey, r.requestHash, r.accessKeyId,
           r.recipientType, r.recipientValue, r.response, r.createdAt, r.createdMs,
-        ])) === 1
-      );
+        ])) === 1;
+      if (!inserted) return false;
+      const ids = idsNamedBy(r);
+      for (let i = 0; i < ids.length; i += 300) {
+        const part = ids.slice(i, i + 300);
+        await db.run(SQL.insertSendRecipients(part.length), part.flatMap((id) => [id, r.id, r.environmentId]));
+      }
+      return true;
+    },
+    /** The sends of the environment that name any of these installations or profiles. */
+    async sendsNaming(environmentId: string, ids: readonly string[]): Promise<SendRow[]> {
+      if (ids.length === 0) return [];
+      return db.all<SendRow>(SQL.sendsNaming(ids.length), [environmentId, ...ids, environmentId]);
+    },
+    async redactSend(environmentId: string, id: string, recipientValue: string, response: string): Promise<void> {
+      await db.run(SQL.redactSend, [recipientValue, response, id, environmentId]);
     },
     async sendCount(templateId: string): Promise<number> {
       return Number((await db.get<{ n: number }>(SQL.sendCount, [templateId]))?.n ?? 0);

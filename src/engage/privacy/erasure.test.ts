@@ -2,7 +2,7 @@ import { randomUUID } from 'node:crypto';
 import { getTableConfig, integer, sqliteTable, text } from 'drizzle-orm/sqlite-core';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { createHarness, type Harness } from '../../../test/helpers/harness';
-import { installationOwned, profileOwned, type OwnedRows } from '../../db/schema/erasure';
+import { installationMentioned, installationOwned, profileOwned, type OwnedRows } from '../../db/schema/erasure';
 import { bearer, bind, bootstrap, ingest, issueCode, op, setupEnvironment } from '../testing';
 import { eraseOwnedRows } from './store';
 
@@ -14,6 +14,8 @@ afterEach(() => h.close());
 
 const INSTALLATION_COLUMN = /(^|_)installation(_id)?$/;
 const PROFILE_COLUMN = /(^|_)profile(_id)?$/;
+// A column that names whom something was sent to (a recipient value, an index of recipients).
+const RECIPIENT_COLUMN = /(^|_)recipients?(_|$)/;
 const nameOf = (r: OwnedRows) => getTableConfig(r.table).name;
 
 /** Every table of the live database (migrations applied) with its columns, on either engine. */
@@ -37,12 +39,16 @@ async function tables(): Promise<Map<string, string[]>> {
 async function undeclared(): Promise<string[]> {
   const byInstallation = new Set(installationOwned.map(nameOf));
   const byProfile = new Set(profileOwned.map(nameOf));
+  const mentioned = new Map(installationMentioned.map((m) => [getTableConfig(m.table).name, m.columns.map((c) => c.name)]));
   const out: string[] = [];
   for (const [table, columns] of await tables()) {
     const namesInstallation = table === 'installations' || columns.some((c) => INSTALLATION_COLUMN.test(c));
     const namesProfile = table === 'profiles' || columns.some((c) => PROFILE_COLUMN.test(c));
+    const recipients = columns.filter((c) => RECIPIENT_COLUMN.test(c) && !/_type$/.test(c));
     if (namesInstallation && !byInstallation.has(table)) out.push(table);
     else if (namesProfile && !byInstallation.has(table) && !byProfile.has(table)) out.push(table);
+    // A recipient column: erased with its owner (declared above), or redacted (every such column declared in installationMentioned).
+    else if (recipients.length > 0 && !byInstallation.has(table) && !recipients.every((c) => mentioned.get(table)?.includes(c))) out.push(table);
   }
   return out.sort();
 }
@@ -59,12 +65,20 @@ describe('erasure registry (db/schema/erasure.ts)', () => {
       expect(live.get(nameOf(r)), nameOf(r)).toContain(r.owner.name);
       if (r.erase !== 'delete') for (const c of r.erase.clear) expect(live.get(nameOf(r))).toContain(c.name);
     }
+    // A redacted table's columns exist, and the index that finds its rows is erased with installations and profiles.
+    for (const m of installationMentioned) {
+      for (const c of m.columns) expect(live.get(getTableConfig(m.table).name)).toContain(c.name);
+      expect(installationOwned.map((r) => r.table)).toContain(m.index);
+      expect(profileOwned.map((r) => r.table)).toContain(m.index);
+    }
   });
 
   it('fails for a new table with an installation or profile column that is not declared', async () => {
     await h.sql.run('CREATE TABLE inbox_messages (id TEXT PRIMARY KEY, installation_id TEXT NOT NULL, body TEXT)');
     await h.sql.run('CREATE TABLE automation_runs (id TEXT PRIMARY KEY, target_profile_id TEXT)');
-    expect(await undeclared()).toEqual(['automation_runs', 'inbox_messages']);
+    // No installation column, but whom it was sent to (issue 21 point 16: push_sends was missed so).
+    await h.sql.run('CREATE TABLE email_sends (id TEXT PRIMARY KEY, recipient_type TEXT, recipient_value TEXT, response TEXT)');
+    expect(await undeclared()).toEqual(['automation_runs', 'email_sends', 'inbox_messages']);
   });
 });
 
@@ -102,6 +116,10 @@ describe('privacy erasure clears exactly what the registry declares', () => {
           attempts, next_attempt_ms, expires_ms, created_ms, created_at, updated_at) VALUES (?, ?, ?, 't', ?, ?, 'APNS', 'tok', 'h', '{}', 'SENT', 1, 0, 0, 0, 'x', 'x')`,
         [randomUUID(), randomUUID(), env.environment.id, s.installationId, env.app.id],
       );
+      // A send naming it and its anonymous profile (the index erasure finds such sends by).
+      const profile = (await h.sql.get<{ p: string }>('SELECT profile_id AS p FROM installations WHERE id = ?', [s.installationId]))!.p;
+      for (const id of [s.installationId, profile])
+        await h.sql.run('INSERT INTO push_send_recipients (recipient_id, send_id, environment_id) VALUES (?, ?, ?)', [id, randomUUID(), env.environment.id]);
     }
     const profilesOf = async (id: string) => (await h.services.engage.inspection.installation(id)).generations.map((g: { profileId: string }) => g.profileId);
     const [erasedProfiles, keptProfiles] = [await profilesOf(erased.installationId), await profilesOf(kept.installationId)];

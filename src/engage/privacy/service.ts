@@ -2,18 +2,20 @@ import type { Clock } from '../../platform/clock';
 import { digest } from '../../platform/crypto';
 import type { TxRunner } from '../../platform/store/store';
 import { REVOCATION_PREFIX } from '../installations/service';
+import type { SendErasure, SendLedgerTx } from '../messaging/send-erasure';
 import { EdgeErrors } from '../shared/errors';
 import { checkOperationId } from './schemas';
 import type { PrivacyStore } from './store';
 
-type Stores = { privacy: PrivacyStore };
+// The messaging context's store only through `sends.redactSendsIn`, its erasure of the send ledger.
+type Stores = { privacy: PrivacyStore } & SendLedgerTx;
 
 /** A revocation credential that is, or was, valid: its digest (a repeat after erasure is a 204). */
 export interface RevocationPrincipal {
   digest: string;
 }
 
-export function createPrivacyService(deps: { store: Stores & TxRunner<Stores>; clock: Clock; scrubDeleted: () => void }) {
+export function createPrivacyService(deps: { store: Stores & TxRunner<Stores>; clock: Clock; scrubDeleted: () => void; sends: SendErasure }) {
   const { store, clock } = deps;
 
   /**
@@ -42,7 +44,11 @@ export function createPrivacyService(deps: { store: Stores & TxRunner<Stores>; c
       // guard looked, and nothing of this installation may be written while it is erased.
       const inst = await tx.privacy.lockByRevocationDigest(d);
       if (!inst) return;
-      await tx.privacy.erase(inst.environmentId, inst.id, d, operationId.toLowerCase(), at);
+      const anonymous = await tx.privacy.anonymousProfiles(inst.environmentId, inst.id);
+      // The send ledger keeps its rows but names neither any more (issue 21 point 16); before
+      // the erasure below, which removes the index that finds those sends.
+      await deps.sends.redactSendsIn(tx, inst.environmentId, [inst.id, ...anonymous]);
+      await tx.privacy.erase(inst.environmentId, inst.id, anonymous, d, operationId.toLowerCase(), at);
       // secure_delete zeroed the erased rows in their pages; older images of those pages stay
       // in the WAL until a checkpoint truncates it, done off this request (docs/decisions.md).
       tx.afterCommit(deps.scrubDeleted);

@@ -66,15 +66,19 @@ export function createPrivacyStore(db: Sql) {
     async wasRevoked(revocationDigest: string): Promise<boolean> {
       return (await db.get(SQL.revoked, [revocationDigest])) !== undefined;
     },
+    /** The anonymous profiles the installation used (none has an external id): erased with it. */
+    async anonymousProfiles(environmentId: string, installationId: string): Promise<string[]> {
+      return (await db.all<{ profileId: string }>(ANONYMOUS_PROFILES, [installationId, environmentId])).map((r) => r.profileId);
+    },
     /**
      * Erases everything declared as the installation's (db/schema/erasure.ts): operations
      * (events and state history), batches, attributes, subscriptions, binding codes and
-     * transitions, generations, the row (device metadata, push token, credentials), then the
-     * anonymous profiles only it used. Profiles with an external id belong to the person
-     * across devices and stay. Call with the installation locked (`lockByRevocationDigest`).
+     * transitions, generations, deliveries, the sends' index of it, the row (device metadata,
+     * push token, credentials), then the anonymous profiles only it used (`anonymousProfiles`).
+     * Profiles with an external id belong to the person across devices and stay. Call with the
+     * installation locked (`lockByRevocationDigest`), after the sends naming them are redacted.
      */
-    async erase(environmentId: string, installationId: string, revocationDigest: string, operationId: string, at: string): Promise<void> {
-      const anonymous = (await db.all<{ profileId: string }>(ANONYMOUS_PROFILES, [installationId, environmentId])).map((r) => r.profileId);
+    async erase(environmentId: string, installationId: string, anonymous: readonly string[], revocationDigest: string, operationId: string, at: string): Promise<void> {
       await eraseInstallationRows(installationId, environmentId);
       for (const profileId of anonymous) await eraseProfileRows(profileId, environmentId);
       await db.run(SQL.recordRevoked, [revocationDigest, environmentId, operationId, at]);

@@ -1,6 +1,6 @@
 import { getTableName } from 'drizzle-orm';
 import type pg from 'pg';
-import { installationOwned, profileOwned } from '../../db/schema/erasure';
+import { installationMentioned, installationOwned, profileOwned } from '../../db/schema/erasure';
 import type { Logger } from '../logger';
 import { pendingPgMigrations } from './pg-migrations';
 import { createPostgresSql, isConnectionLost, newPgClient, scrubFor, type Pg, type PgRunner } from './postgres';
@@ -348,7 +348,7 @@ export async function createPostgresStore<S extends object>(
   // removes the dead rows of the tables erasure touches from their pages and indexes; older
   // images may survive in WAL segments until they are recycled (docs/decisions.md). Best
   // effort, always 'done'; several processes may run it at once.
-  const erasedTables = [...new Set([...installationOwned, ...profileOwned].map((o) => getTableName(o.table)))];
+  const erasedTables = [...new Set([...installationOwned, ...profileOwned, ...installationMentioned].map((o) => getTableName(o.table)))];
   const scrubDeleted = async (): Promise<'done' | 'busy'> => {
     await poolRunner.query({ text: `VACUUM ${erasedTables.map((t) => `"${t}"`).join(', ')}` });
     return 'done';
