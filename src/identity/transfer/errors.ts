@@ -17,6 +17,8 @@ export const RecordError = {
   duplicateEmail: 'duplicate_email',
   duplicateExternalId: 'duplicate_external_id',
   unknownHashFormat: 'unknown_hash_format',
+  /** A cost parameter beyond the bounds of hashes/bounds.ts (issue 21). */
+  hashCostOutOfBounds: 'hash_cost_out_of_bounds',
   unknownProvider: 'unknown_identity_provider',
   duplicateIdentity: 'duplicate_identity',
 } as const;

@@ -4,7 +4,7 @@ import { UniqueViolation } from '../../platform/store/sql';
 import type { TxRunner, TxScope } from '../../platform/store/store';
 import { normalizeEmail } from '../users/service';
 import { RecordError } from './errors';
-import { hashFormatOf } from './hashes';
+import { checkImportedHash } from './hashes';
 import { uuidV7 } from './ids';
 import { checkImportRecord, SCHEMA_VERSION, type ImportMode, type ImportRecord } from './schemas';
 import type { ImportedUserRow, TransferStore } from './store';
@@ -118,11 +118,16 @@ export function createImporter(deps: { store: Stores & TxRunner<Stores>; clock: 
         continue;
       }
       const email = normalizeEmail(r.email);
-      const format = r.password ? hashFormatOf(r.password.hash) : null;
-      if (r.password && !format) {
+      const hash = r.password ? checkImportedHash(r.password.hash) : null;
+      if (r.password && !hash) {
         outcomes.set(item.position, failed(item, RecordError.unknownHashFormat, 'password.hash: not a hash format we can verify', r));
         continue;
       }
+      if (hash?.outOfBounds) {
+        outcomes.set(item.position, failed(item, RecordError.hashCostOutOfBounds, `password.hash: ${hash.outOfBounds}`, r));
+        continue;
+      }
+      const format = hash?.format ?? null;
       if (externalIds.has(r.externalId)) {
         outcomes.set(item.position, failed(item, RecordError.duplicateExternalId, 'externalId: appears twice in the import', r));
         continue;

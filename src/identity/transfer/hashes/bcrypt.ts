@@ -67,13 +67,16 @@ export async function bcryptRaw(password: Uint8Array, salt: Uint8Array, cost: nu
   return out.subarray(0, 23);
 }
 
-/** Whether `password` matches the modular-crypt bcrypt string `hash` (already matched by BCRYPT_PATTERN). */
-export async function verifyBcrypt(hash: string, password: string): Promise<boolean> {
+/**
+ * Whether `password` matches the modular-crypt bcrypt string `hash` (already matched by
+ * BCRYPT_PATTERN, its cost already within the bounds: ./bounds.ts). `raw` computes the checksum.
+ */
+export async function verifyBcrypt(hash: string, password: string, raw: typeof bcryptRaw = bcryptRaw): Promise<boolean> {
   if (!BCRYPT_PATTERN.test(hash)) return false;
   const cost = Number(hash.slice(4, 6));
   const salt = decode(hash.slice(7, 29), 16);
   const expected = decode(hash.slice(29), 23);
   if (!salt || !expected) return false;
-  const actual = await bcryptRaw(Buffer.from(password, 'utf8'), salt, cost);
+  const actual = await raw(Buffer.from(password, 'utf8'), salt, cost);
   return timingSafeEqual(actual, expected);
 }

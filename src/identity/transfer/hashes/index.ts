@@ -1,6 +1,7 @@
 import { createCipheriv, createHash, pbkdf2, scrypt, timingSafeEqual, type ScryptOptions } from 'node:crypto';
 import { loadArgon2 } from '../../../platform/native';
-import { BCRYPT_PATTERN, verifyBcrypt } from './bcrypt';
+import { BCRYPT_PATTERN, bcryptRaw, verifyBcrypt } from './bcrypt';
+import { argon2Problem, bcryptProblem, pbkdf2Problem, scryptProblem } from './bounds';
 
 /**
  * Password hashes that migrations bring (../shared/notes/import-formats.md), kept as imported and
@@ -21,6 +22,8 @@ import { BCRYPT_PATTERN, verifyBcrypt } from './bcrypt';
  * | ldap            | RFC 2307 `{SHA}`, `{SSHA}`, `{SHA256}`, `{SSHA256}`, `{SHA384}`, `{SSHA384}`, `{SHA512}`, `{SSHA512}` |
  *
  * Salts and digests are base64 (standard or URL alphabet, padding optional; passlib's `.` for `+`).
+ * Every cost parameter is bounded (./bounds.ts): beyond the bounds a hash is refused, at import
+ * and again before verification, without running its key derivation.
  */
 export type HashFormat = 'bcrypt' | 'argon2' | 'scrypt' | 'pbkdf2' | 'django-pbkdf2' | 'firebase-scrypt' | 'salted-sha' | 'ldap';
 
@@ -60,16 +63,19 @@ interface SaltedSha {
   salt: Buffer;
   hash: Buffer;
 }
-interface Plain {
-  kind: 'bcrypt' | 'argon2';
+interface Bcrypt {
+  kind: 'bcrypt';
+  cost: number;
+}
+interface Argon2 {
+  kind: 'argon2';
+  m: number;
+  t: number;
+  p: number;
+  length: number;
 }
 
-type Parsed = Scrypt | Pbkdf2 | Firebase | SaltedSha | Plain;
-
-// Bounds on work factors an import may carry: generous for real exports, but a record cannot
-// make a first sign-in allocate gigabytes or spin for minutes.
-const MAX_SCRYPT_N = 2 ** 20;
-const MAX_PBKDF2_ITERATIONS = 10_000_000;
+type Parsed = Scrypt | Pbkdf2 | Firebase | SaltedSha | Bcrypt | Argon2;
 
 /** Base64 in any of the alphabets the sources use: standard, URL-safe, passlib's adapted (`.`). */
 function b64(s: string | undefined): Buffer | undefined {
@@ -111,8 +117,9 @@ const LDAP_DIGESTS: Record<string, { digest: Digest; length: number; salted: boo
 
 function parse(encoded: string): Parsed | undefined {
   if (typeof encoded !== 'string' || encoded.length > 2048) return undefined;
-  if (BCRYPT_PATTERN.test(encoded)) return { kind: 'bcrypt' };
-  if (/^\$argon2(id|i|d)\$(v=(16|19)\$)?m=\d+,t=\d+,p=\d+\$[A-Za-z0-9+/]+\$[A-Za-z0-9+/]+$/.test(encoded)) return { kind: 'argon2' };
+  if (BCRYPT_PATTERN.test(encoded)) return { kind: 'bcrypt', cost: Number(encoded.slice(4, 6)) };
+  const argon2 = /^\$argon2(?:id|i|d)\$(?:v=(?:16|19)\$)?m=(\d{1,10}),t=(\d{1,10}),p=(\d{1,10})\$[A-Za-z0-9+/]+\$([A-Za-z0-9+/]+)$/.exec(encoded);
+  if (argon2) return { kind: 'argon2', m: Number(argon2[1]), t: Number(argon2[2]), p: Number(argon2[3]), length: Buffer.from(argon2[4], 'base64').length };
 
   const ldap = /^\{([A-Z0-9]+)\}([A-Za-z0-9+/]+={0,2})$/.exec(encoded);
   if (ldap) {
@@ -122,11 +129,10 @@ function parse(encoded: string): Parsed | undefined {
     return { kind: 'salted-sha', digest: d.digest, template: '{PASSWORD}{SALT}', salt: raw.subarray(d.length), hash: raw.subarray(0, d.length) };
   }
 
-  const django = /^pbkdf2_(sha1|sha256)\$(\d{1,8})\$([^$]{1,128})\$([A-Za-z0-9+/]+={0,2})$/.exec(encoded);
+  const django = /^pbkdf2_(sha1|sha256)\$(\d{1,10})\$([^$]{1,128})\$([A-Za-z0-9+/]+={0,2})$/.exec(encoded);
   if (django) {
     // Django (django/contrib/auth/hashers.py): the salt is used as text, the hash is standard base64.
     const iterations = Number(django[2]);
-    if (iterations < 1 || iterations > MAX_PBKDF2_ITERATIONS) return undefined;
     return { kind: 'pbkdf2', digest: django[1] as Digest, iterations, salt: Buffer.from(django[3], 'utf8'), hash: Buffer.from(django[4], 'base64') };
   }
 
@@ -140,13 +146,14 @@ function parse(encoded: string): Parsed | undefined {
     if (!p || p.ln === undefined || !salt || !hash || hash.length < 16) return undefined;
     // passlib writes log2(N) ("ln=16"); Kratos writes N itself ("ln=16384"): tell them apart by size.
     const n = p.ln <= 63 ? 2 ** p.ln : p.ln;
-    if (n < 2 || n > MAX_SCRYPT_N || (n & (n - 1)) !== 0) return undefined;
+    if (n < 2 || !Number.isInteger(Math.log2(n))) return undefined;
     return { kind: 'scrypt', n, r: p.r ?? 8, p: p.p ?? 1, salt, hash };
   }
   if (id === 'firescrypt' && parts.length === 7) {
     const p = params(parts[2]);
     const [salt, hash, separator, signerKey] = [b64(parts[3]), b64(parts[4]), b64(parts[5]), b64(parts[6])];
-    if (!p || p.ln === undefined || p.ln < 1 || p.ln > 20 || !p.r || !salt || !hash || !separator || !signerKey || hash.length === 0) return undefined;
+    // ln is Firebase's mem_cost, log2 N; r its rounds.
+    if (!p || p.ln === undefined || p.ln < 1 || p.ln > 63 || !salt || !hash || !separator || !signerKey || hash.length === 0) return undefined;
     return { kind: 'firebase-scrypt', n: 2 ** p.ln, r: p.r, p: p.p ?? 1, salt, hash, separator, signerKey };
   }
   if (id in PBKDF2_DIGESTS && parts.length === 5) {
@@ -160,7 +167,7 @@ function parse(encoded: string): Parsed | undefined {
     }
     const salt = b64(parts[3]);
     const hash = b64(parts[4]);
-    if (!iterations || iterations > MAX_PBKDF2_ITERATIONS || !salt || !hash || hash.length === 0) return undefined;
+    if (!iterations || !salt || !hash || hash.length === 0) return undefined;
     if (length !== undefined && length !== hash.length) return undefined;
     return { kind: 'pbkdf2', digest: PBKDF2_DIGESTS[id], iterations, salt, hash };
   }
@@ -178,20 +185,66 @@ function parse(encoded: string): Parsed | undefined {
   return undefined;
 }
 
-/** The format of an imported hash string, or undefined when it is not one we can verify. */
-export function hashFormatOf(encoded: string): HashFormat | undefined {
-  const p = parse(encoded);
-  if (!p) return undefined;
+function formatOf(encoded: string, p: Parsed): HashFormat {
   if (p.kind === 'salted-sha') return encoded.startsWith('{') ? 'ldap' : 'salted-sha';
   if (p.kind === 'pbkdf2' && encoded.startsWith('pbkdf2_')) return 'django-pbkdf2';
   return p.kind;
 }
 
-const scryptAsync = (password: Buffer, salt: Buffer, length: number, o: ScryptOptions) =>
-  new Promise<Buffer>((resolve, reject) => scrypt(password, salt, length, o, (e, key) => (e ? reject(e) : resolve(key))));
+/** Why a parsed hash's cost parameters are beyond the bounds (./bounds.ts), or undefined. */
+function costProblem(p: Parsed): string | undefined {
+  switch (p.kind) {
+    case 'bcrypt':
+      return bcryptProblem(p.cost);
+    case 'argon2':
+      return argon2Problem(p.m, p.t, p.p, p.length);
+    case 'scrypt':
+      return scryptProblem(p.n, p.r, p.p, p.hash.length);
+    case 'firebase-scrypt':
+      return scryptProblem(p.n, p.r, p.p, 64);
+    case 'pbkdf2':
+      return pbkdf2Problem(p.digest, p.iterations, p.hash.length);
+    case 'salted-sha':
+      return undefined; // one digest: no cost parameter
+  }
+}
 
-const pbkdf2Async = (password: Buffer, salt: Buffer, iterations: number, length: number, digest: string) =>
-  new Promise<Buffer>((resolve, reject) => pbkdf2(password, salt, iterations, length, digest, (e, key) => (e ? reject(e) : resolve(key))));
+/**
+ * What an import makes of a hash string: undefined when it is no format we verify; otherwise its
+ * format, and `outOfBounds` (for people: which parameter, which bound) when a cost parameter is
+ * beyond the bounds, which the importer reports as hash_cost_out_of_bounds.
+ */
+export function checkImportedHash(encoded: string): { format: HashFormat; outOfBounds?: string } | undefined {
+  const p = parse(encoded);
+  if (!p) return undefined;
+  return { format: formatOf(encoded, p), outOfBounds: costProblem(p) };
+}
+
+/** The format of an imported hash string, or undefined when it is not one we verify (or beyond the bounds). */
+export function hashFormatOf(encoded: string): HashFormat | undefined {
+  const c = checkImportedHash(encoded);
+  return c && !c.outOfBounds ? c.format : undefined;
+}
+
+/** The key derivations verification runs: node:crypto, @node-rs/argon2, our bcrypt (tests pass spies). */
+export interface Kdfs {
+  bcrypt(password: Uint8Array, salt: Uint8Array, cost: number): Promise<Uint8Array>;
+  scrypt(password: Buffer, salt: Buffer, length: number, o: ScryptOptions): Promise<Buffer>;
+  pbkdf2(password: Buffer, salt: Buffer, iterations: number, length: number, digest: string): Promise<Buffer>;
+  /** Whether `password` matches the argon2 PHC string. */
+  argon2(encoded: string, password: string): Promise<boolean>;
+}
+
+export const NODE_KDFS: Kdfs = {
+  bcrypt: bcryptRaw,
+  scrypt: (password, salt, length, o) => new Promise((resolve, reject) => scrypt(password, salt, length, o, (e, key) => (e ? reject(e) : resolve(key)))),
+  pbkdf2: (password, salt, iterations, length, digest) =>
+    new Promise((resolve, reject) => pbkdf2(password, salt, iterations, length, digest, (e, key) => (e ? reject(e) : resolve(key)))),
+  argon2: (encoded, password) => loadArgon2().verify(encoded, password).catch(() => false),
+};
+
+// scrypt's working memory, 128·N·r (+ 128·r·p), with room: within the bounds, at most 257 MiB.
+const maxmem = (p: { n: number; r: number; p: number }) => 128 * p.n * p.r + 128 * p.r * p.p + (1 << 20);
 
 const same = (a: Uint8Array, b: Uint8Array) => a.length === b.length && timingSafeEqual(a, b);
 
@@ -208,28 +261,30 @@ function salted(template: string, salt: Buffer, password: Buffer): Buffer {
 
 /**
  * Whether `password` matches the imported hash `encoded`. False for a string of no known
- * format. CPU-heavy work (scrypt, PBKDF2, argon2) runs off the event loop; bcrypt runs on it.
+ * format, and false without running anything for one beyond the cost bounds (a hash that reached
+ * the database other than through an import, or before the bounds). CPU-heavy work (scrypt,
+ * PBKDF2, argon2) runs off the event loop; bcrypt runs on it, yielding.
  */
-export async function verifyImportedHash(encoded: string, password: string): Promise<boolean> {
+export async function verifyImportedHash(encoded: string, password: string, kdfs: Kdfs = NODE_KDFS): Promise<boolean> {
   const p = parse(encoded);
-  if (!p || typeof password !== 'string') return false;
+  if (!p || costProblem(p) || typeof password !== 'string') return false;
   const pw = Buffer.from(password, 'utf8');
   switch (p.kind) {
     case 'bcrypt':
-      return verifyBcrypt(encoded, password);
+      return verifyBcrypt(encoded, password, kdfs.bcrypt);
     case 'argon2':
-      return loadArgon2().verify(encoded, password).catch(() => false);
+      return kdfs.argon2(encoded, password);
     case 'scrypt': {
-      const key = await scryptAsync(pw, p.salt, p.hash.length, { N: p.n, r: p.r, p: p.p, maxmem: 256 * p.n * p.r * p.p + (1 << 20) });
+      const key = await kdfs.scrypt(pw, p.salt, p.hash.length, { N: p.n, r: p.r, p: p.p, maxmem: maxmem(p) });
       return same(key, p.hash);
     }
     case 'pbkdf2':
-      return same(await pbkdf2Async(pw, p.salt, p.iterations, p.hash.length, p.digest), p.hash);
+      return same(await kdfs.pbkdf2(pw, p.salt, p.iterations, p.hash.length, p.digest), p.hash);
     case 'firebase-scrypt': {
       // Firebase's modified scrypt (github.com/firebase/scrypt): a 64-byte scrypt key of the
       // password with salt ‖ separator, then AES-256-CTR (zero IV) of the project's signer key
       // under its first 32 bytes; the result is the stored hash.
-      const derived = await scryptAsync(pw, Buffer.concat([p.salt, p.separator]), 64, { N: p.n, r: p.r, p: p.p, maxmem: 256 * p.n * p.r * p.p + (1 << 20) });
+      const derived = await kdfs.scrypt(pw, Buffer.concat([p.salt, p.separator]), 64, { N: p.n, r: p.r, p: p.p, maxmem: maxmem(p) });
       const c = createCipheriv('aes-256-ctr', derived.subarray(0, 32), Buffer.alloc(16));
       const out = Buffer.concat([c.update(p.signerKey), c.final()]);
       return same(out.subarray(0, p.hash.length), p.hash) && out.length >= p.hash.length;
@@ -238,3 +293,4 @@ export async function verifyImportedHash(encoded: string, password: string): Pro
       return same(createHash(p.digest).update(salted(p.template, p.salt, pw)).digest(), p.hash);
   }
 }
+
