@@ -17,6 +17,7 @@ import { mountFederationRoutes } from './identity/federations/routes';
 import { actorOf } from './identity/audit';
 import { createOAuthApp, createPathMetadataApp } from './identity/oauth/routes';
 import { createPlatformRoutes } from './platform/http/platform-routes';
+import { metricsPolicy } from './platform/metrics-access';
 
 export interface AppDeps {
   config: Config;
@@ -73,6 +74,7 @@ export function createApp(deps: AppDeps): Hono<AppEnv> {
     true,
   );
   mount(createOAuthApp(services, config), true);
-  mount(createPlatformRoutes({ readiness: () => services.readiness(), metrics: services.metrics.registry, document: () => app, publicUrl: config.publicUrl }), false);
+  const metricsAccess = metricsPolicy(config).main;
+  mount(createPlatformRoutes({ readiness: () => services.readiness(), metrics: services.metrics.registry, metricsAccess, document: () => app, publicUrl: config.publicUrl }), false);
   return app;
 }

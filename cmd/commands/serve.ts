@@ -5,7 +5,7 @@ import { createServer, type IncomingMessage, type Server, type ServerResponse } 
 import type { AddressInfo } from 'node:net';
 import { createApp } from '../../src/app';
 import { systemClock } from '../../src/platform/clock';
-import type { Config } from '../../src/platform/config';
+import { parseListen, type Config } from '../../src/platform/config';
 import { createLogger, type Logger } from '../../src/platform/logger';
 import { loadMasterKey } from '../../src/platform/master-key';
 import { isSingleExecutable } from '../../src/platform/native';
@@ -13,6 +13,8 @@ import { sizeThreadPool } from '../../src/platform/thread-pool';
 import { startCheckpointer } from '../../src/platform/store/checkpointer';
 import { openAppStore } from '../../src/open-store';
 import { createMetrics } from '../../src/platform/metrics';
+import { metricsListener, metricsPolicy } from '../../src/platform/metrics-access';
+import { answerMetricsRequests, collectWorkerMetrics, mergeWorkerMetrics, type MetricsWorker } from '../../src/platform/metrics-cluster';
 import { redactUrl } from '../../src/platform/store/database-url';
 import path from 'node:path';
 import { createServices } from '../../src/services';
@@ -29,6 +31,7 @@ type ServeOptions = CommonOptions & {
   smtpUrl?: string;
   mailFrom?: string;
   administrationApi?: boolean;
+  metricsListen?: string;
 };
 
 export function registerServe(program: Command): void {
@@ -42,6 +45,7 @@ export function registerServe(program: Command): void {
     .option('--shutdown-timeout <seconds>', 'on SIGTERM, how long in-flight requests may take to finish (default 10)')
     .option('--smtp-url <url>', 'SMTP server for sign-in, registration and recovery codes: smtp://user:password@host:587 (STARTTLS) or smtps://…:465 (TLS); or ENGAGE_SMTP_URL')
     .option('--mail-from <address>', 'From address of that mail (default no-reply@<public URL host>; or ENGAGE_MAIL_FROM)')
+    .option('--metrics-listen <host:port>', 'serve GET /metrics on this address only, not on the main port, e.g. 127.0.0.1:9464 (or ENGAGE_METRICS_LISTEN; see README "Metrics")')
     .option('--no-administration-api', 'do not serve the management API at {control_issuer}/identity/admin (404 administration_disabled; or ENGAGE_ADMINISTRATION_API=false)')
     .action(
       action(async (opts: ServeOptions) => {
@@ -57,6 +61,7 @@ export function registerServe(program: Command): void {
           mailFrom: opts.mailFrom,
           // commander sets true unless --no-administration-api is given: only the flag overrides the environment.
           administrationApi: opts.administrationApi === false ? 'false' : undefined,
+          metricsListen: opts.metricsListen,
         };
         const config = configFrom(opts, flags);
         // Before the database opens (a PostgreSQL host name is looked up on the pool).
@@ -78,6 +83,8 @@ export function registerServe(program: Command): void {
 async function serveHere(opts: ServeOptions, flags: Record<string, string | undefined>, initial: Config, logger: Logger): Promise<void> {
   let config = initial;
   const metrics = createMetrics();
+  // A worker's metrics go to its primary, which serves --metrics-listen for all of them.
+  if (cluster.isWorker) answerMetricsRequests(() => metrics.registry.render());
   const { store, sqlite } = await openAppStore(config, { logger, metrics, poolSize: config.databasePoolSize });
   const masterKey = loadMasterKey(config);
   // SQLite: WAL checkpoints on a worker thread rather than inside commits.
@@ -99,6 +106,7 @@ async function serveHere(opts: ServeOptions, flags: Record<string, string | unde
   const control = await services.tenants.ensureControl();
   await services.keys.verifyMasterKey(control.id);
   handler = getRequestListener(createApp({ config, clock: systemClock, logger, services }).fetch);
+  const metricsServer = cluster.isWorker ? undefined : await serveMetrics(config, () => metrics.registry.render(), logger);
 
   if (!config.smtpUrl) logger.warn('no SMTP server configured (--smtp-url): native email codes, registration and password recovery answer 503 temporarily_unavailable');
   // Housekeeping (src/jobs.ts): key retirement, purges of expired sessions, codes, tokens
@@ -138,6 +146,8 @@ async function serveHere(opts: ServeOptions, flags: Record<string, string | unde
     // Stops accepting; keep-alive connections are closed as soon as they are idle (their
     // request answered), looked at every 100 ms.
     const idle = setInterval(() => server.closeIdleConnections(), 100);
+    metricsServer?.close();
+    metricsServer?.closeAllConnections();
     server.close(() => {
       clearTimeout(deadline);
       clearInterval(idle);
@@ -150,6 +160,23 @@ async function serveHere(opts: ServeOptions, flags: Record<string, string | unde
   // A worker of --workers is told to stop by its primary (which got the signal).
   // (A terminal's Ctrl-C reaches the workers too: the message then finds them stopping already.)
   if (cluster.isWorker) process.on('message', (m) => m === 'engage:shutdown' && !stopping && stop('primary'));
+}
+
+/**
+ * `--metrics-listen`: a listener of its own for GET /metrics (src/platform/metrics-access.ts),
+ * started once per serve command: by the single process, or by a `--workers` primary.
+ */
+async function serveMetrics(config: Config, render: () => Promise<string>, logger: Logger): Promise<Server | undefined> {
+  if (!config.metricsListen) {
+    if (!config.metricsToken) logger.info('GET /metrics: served on the main port to loopback peers only (see --metrics-listen, ENGAGE_METRICS_TOKEN)');
+    return undefined;
+  }
+  const { host, port } = parseListen(config.metricsListen)!;
+  const server = createServer(metricsListener(render, metricsPolicy(config), (err) => logger.error('rendering /metrics failed', { err })));
+  await listen(server, port, host);
+  const bound = (server.address() as AddressInfo).port;
+  logger.info(`metrics on http://${host.includes(':') ? `[${host}]` : host}:${bound}/metrics`, { metricsAddress: `${host}:${bound}`, token: !!config.metricsToken });
+  return server;
 }
 
 function listen(server: Server, port: number, host: string): Promise<void> {
@@ -194,10 +221,15 @@ async function runPrimary(config: Config, logger: Logger): Promise<void> {
     setTimeout(() => !stopping && fork(), 1_000).unref();
   });
   logger.info(`engage primary: ${config.workers} workers on port ${port}`, { workers: config.workers, port });
+  const workers = () => Object.values(cluster.workers ?? {}).filter((w): w is Worker => !!w && w.isConnected()) as MetricsWorker[];
+  const metricsServer = await serveMetrics(config, async () => mergeWorkerMetrics(await collectWorkerMetrics(workers())), logger);
+  if (!metricsServer) logger.warn('with --workers, GET /metrics on the main port answers from one worker per scrape; --metrics-listen serves every worker\'s metrics at once');
   const stop = (signal: string) => {
     if (stopping) process.exit(1);
     stopping = true;
     logger.info('shutting down workers', { signal });
+    metricsServer?.close();
+    metricsServer?.closeAllConnections();
     for (const w of Object.values(cluster.workers ?? {})) w?.send('engage:shutdown');
     // Workers bound their own shutdown; this bounds the primary's wait if one hangs.
     setTimeout(() => process.exit(1), (config.shutdownTimeout + 10) * 1000).unref();

@@ -73,6 +73,17 @@ export interface Config {
    * 404 administration_disabled (spec 03).
    */
   administrationApi: boolean;
+  /**
+   * `serve`: `host:port` (`[v6]:port`) of a listener of its own for GET /metrics (issue 21); then
+   * the main port does not serve it. Unset: the main port serves it to loopback peers only, or
+   * with `metricsToken` to bearers of that token (platform/metrics-access.ts).
+   */
+  metricsListen?: string;
+  /**
+   * A bearer token GET /metrics then requires, wherever it is served (at least 16 characters;
+   * environment or configuration file only: a flag shows in `ps`). Never printed.
+   */
+  metricsToken?: string;
 }
 
 export class ConfigError extends Error {}
@@ -82,7 +93,7 @@ type Raw = Record<string, unknown>;
 interface Setting {
   key: keyof Config;
   env: string;
-  kind: 'string' | 'int' | 'url' | 'enum' | 'database-url' | 'smtp-url' | 'email' | 'boolean';
+  kind: 'string' | 'int' | 'url' | 'enum' | 'database-url' | 'smtp-url' | 'email' | 'boolean' | 'listen' | 'token';
   values?: readonly string[];
   min?: number;
   max?: number;
@@ -117,7 +128,16 @@ const SETTINGS: Setting[] = [
   { key: 'smtpUrl', env: 'ENGAGE_SMTP_URL', kind: 'smtp-url' },
   { key: 'mailFrom', env: 'ENGAGE_MAIL_FROM', kind: 'email' },
   { key: 'administrationApi', env: 'ENGAGE_ADMINISTRATION_API', kind: 'boolean' },
+  { key: 'metricsListen', env: 'ENGAGE_METRICS_LISTEN', kind: 'listen' },
+  { key: 'metricsToken', env: 'ENGAGE_METRICS_TOKEN', kind: 'token' },
 ];
+
+/** `host:port` or `[v6]:port` (a listen address), or undefined when it is not one. */
+export function parseListen(value: string): { host: string; port: number } | undefined {
+  const m = /^(?:\[([0-9A-Fa-f:.]+)\]|([A-Za-z0-9.-]+)):(\d{1,5})$/.exec(value);
+  const port = m ? Number(m[3]) : NaN;
+  return m && port <= 65535 ? { host: m[1] ?? m[2], port } : undefined;
+}
 
 export const DEFAULTS = {
   dataDir: '.engage',
@@ -183,6 +203,14 @@ function coerce(s: Setting, value: unknown, origin: string): unknown {
     }
     case 'email':
       if (typeof value !== 'string' || !/^[^\s@<>]{1,64}@[^\s@<>]{1,255}$/.test(value)) throw new ConfigError(`invalid setting ${name}: expected an email address`);
+      return value;
+    case 'listen':
+      if (typeof value !== 'string' || !parseListen(value)) throw new ConfigError(`invalid setting ${name}: expected host:port (or [IPv6]:port), got ${JSON.stringify(value)}`);
+      return value;
+    case 'token':
+      // The message never repeats the value.
+      if (typeof value !== 'string' || value.length < 16 || value.length > 512 || !/^[\x21-\x7e]+$/.test(value))
+        throw new ConfigError(`invalid setting ${name}: expected 16 to 512 printable ASCII characters without spaces`);
       return value;
     case 'boolean':
       if (value === true || value === 'true') return true;
@@ -259,5 +287,6 @@ export function redactedConfig(cfg: Config): Record<string, unknown> {
   if (cfg.databaseUrl) out.databaseUrl = redactUrl(cfg.databaseUrl);
   if (cfg.masterKey) out.masterKey = '[redacted]';
   if (cfg.smtpUrl) out.smtpUrl = redactSmtpUrl(cfg.smtpUrl);
+  if (cfg.metricsToken) out.metricsToken = '[redacted]';
   return out;
 }

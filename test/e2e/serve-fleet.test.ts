@@ -67,6 +67,56 @@ describe('metrics', () => {
   });
 });
 
+describe('metrics on a listener of their own (issue 21)', () => {
+  /** The address `--metrics-listen 127.0.0.1:0` bound, from its log line. */
+  const metricsAddress = async (output: () => string) => {
+    const deadline = Date.now() + 15_000;
+    let m: RegExpExecArray | null = null;
+    while (!(m = /"metricsAddress":"([^"]+)"/.exec(output())) && Date.now() < deadline) await new Promise((r) => setTimeout(r, 100));
+    expect(m).not.toBeNull();
+    return `http://${m![1]}`;
+  };
+
+  it('--metrics-listen serves /metrics there and not on the main port', async () => {
+    const server = await sb.serve({ args: ['--metrics-listen', '127.0.0.1:0'] });
+    try {
+      const metrics = await metricsAddress(server.output);
+      expect((await fetch(`${server.url}/t/acme/.well-known/openid-configuration`)).status).toBe(200);
+      const main = await fetch(`${server.url}/metrics`);
+      expect([main.status, await main.json()]).toEqual([404, { error: 'not_found' }]);
+      const res = await fetch(`${metrics}/metrics`);
+      expect(res.status).toBe(200);
+      expect(await res.text()).toContain('engage_http_requests_total{route="/t/:tenantSegment/.well-known/openid-configuration",method="GET",status="200"} 1');
+      expect((await fetch(`${metrics}/healthz`)).status).toBe(404);
+    } finally {
+      await server.stop();
+    }
+  });
+
+  it('with --workers, the primary serves every worker\'s metrics at once, by worker; ENGAGE_METRICS_TOKEN is required there', async () => {
+    const token = 'metrics-token-for-the-fleet-test';
+    const server = await sb.serve({ args: ['--workers', '2', '--metrics-listen', '127.0.0.1:0'], env: { ENGAGE_METRICS_TOKEN: token } });
+    try {
+      const metrics = await metricsAddress(server.output);
+      expect((await fetch(`${metrics}/metrics`)).status).toBe(401);
+      const scrape = async () => (await fetch(`${metrics}/metrics`, { headers: { authorization: `Bearer ${token}` } })).text();
+      let text = '';
+      for (let i = 0; i < 150 && !(text.includes('worker="1"') && text.includes('worker="2"')); i++) {
+        await new Promise((r) => setTimeout(r, 100));
+        text = await scrape();
+      }
+      expect(text).toMatch(/^engage_process_info\{worker="1",fact="resident_memory_bytes"\} \d+$/m);
+      expect(text).toMatch(/^engage_process_info\{worker="2",fact="resident_memory_bytes"\} \d+$/m);
+      expect(text.match(/^# TYPE engage_process_info gauge$/gm)).toHaveLength(1);
+      // The main port serves none of it, whichever worker answers.
+      for (let i = 0; i < 4; i++) expect((await fetch(`${server.url}/metrics`, { headers: { authorization: `Bearer ${token}` } })).status).toBe(404);
+    } finally {
+      const result = await server.stop(20_000);
+      expect(result).toMatchObject({ code: 0, forced: false });
+    }
+  });
+});
+
 describe('graceful shutdown', () => {
   it('on SIGTERM, answers the request in flight, refuses new connections, and exits 0', async () => {
     const server = await sb.serve();

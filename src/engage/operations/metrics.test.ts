@@ -1,6 +1,6 @@
 import { randomUUID } from 'node:crypto';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import { createHarness, type Harness } from '../../../test/helpers/harness';
+import { createHarness, PUBLIC_URL, type Harness } from '../../../test/helpers/harness';
 import { bootstrap, op, sendBatch, setupEnvironment } from '../testing';
 
 let h: Harness;
@@ -18,7 +18,8 @@ describe('ingest in /metrics', () => {
     expect((await sendBatch(h, s, ops, batchId)).status).toBe(202);
     expect((await sendBatch(h, s, ops, batchId)).status).toBe(200);
     expect((await sendBatch(h, s, [op('EVENT_TRACKED', { name: 'other', properties: {} })], batchId)).status).toBe(409);
-    const text = await (await h.request('/metrics')).text();
+    // From a loopback peer: the main port serves /metrics to no one else by default (issue 21).
+    const text = await (await h.app.request(`${PUBLIC_URL}/metrics`, {}, { incoming: { socket: { remoteAddress: '127.0.0.1' } } })).text();
     expect(text).toContain('engage_ingest_batches_total{outcome="stored"} 1');
     expect(text).toContain('engage_ingest_batches_total{outcome="replayed"} 1');
     expect(text).toContain('engage_ingest_batches_total{outcome="conflict"} 1');

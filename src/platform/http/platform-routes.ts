@@ -1,8 +1,11 @@
-import { Hono } from 'hono';
+import { Hono, type Context } from 'hono';
+import type { IncomingMessage } from 'node:http';
 import type { Registry } from '../metrics';
+import { METRICS_CHALLENGE, METRICS_CONTENT_TYPE, type MetricsRequest, type MetricsVerdict } from '../metrics-access';
+import { ApiError, notFoundError } from './errors';
 import { T } from './schema';
 import { described, openApiDocument, type RouteSource } from './openapi';
-import type { AppEnv } from './request';
+import { headerOf, type AppEnv } from './request';
 
 const Status = T.Object({ status: T.String() });
 
@@ -11,6 +14,8 @@ export function createPlatformRoutes(deps: {
   readiness: () => Promise<string>;
   /** Rendered at GET /metrics. */
   metrics: Pick<Registry, 'render'>;
+  /** Whether this request may read /metrics on the main port (metricsPolicy(config).main). */
+  metricsAccess: (req: MetricsRequest) => MetricsVerdict;
   /** The app whose routes the document describes (the whole composed app). */
   document: () => RouteSource;
   publicUrl: string;
@@ -41,11 +46,17 @@ export function createPlatformRoutes(deps: {
     '/metrics',
     described(
       {
-        summary: 'Prometheus metrics of this process (text exposition format 0.0.4)',
+        summary: 'Prometheus metrics of this process (text exposition format 0.0.4): to loopback peers, or bearers of ENGAGE_METRICS_TOKEN; not here with --metrics-listen',
         tags: ['platform'],
         responses: { 200: { description: 'requests by route and status, latency histograms, transaction timings, job runs, ingest counters' } },
+        errors: { 401: 'ENGAGE_METRICS_TOKEN is set and the bearer token is missing or wrong', 404: 'not served to this peer, or served on --metrics-listen only' },
       },
-      async (c) => c.body(await deps.metrics.render(), 200, { 'Content-Type': 'text/plain; version=0.0.4; charset=utf-8', 'Cache-Control': 'no-store' }),
+      async (c) => {
+        const verdict = deps.metricsAccess(metricsRequest(c));
+        if (verdict === 'not_found') throw notFoundError('api');
+        if (verdict === 'unauthorized') throw new ApiError(401, 'invalid_token', { ...METRICS_CHALLENGE });
+        return c.body(await deps.metrics.render(), 200, { 'Content-Type': METRICS_CONTENT_TYPE, 'Cache-Control': 'no-store' });
+      },
     ),
   );
   let doc: string | undefined;
@@ -57,6 +68,12 @@ export function createPlatformRoutes(deps: {
     }),
   );
   return app;
+}
+
+/** The TCP peer (from @hono/node-server's `incoming`) and headers of a request. */
+function metricsRequest(c: Context<AppEnv>): MetricsRequest {
+  const peer = (c.env as { incoming?: IncomingMessage } | undefined)?.incoming?.socket?.remoteAddress;
+  return { peer, header: (name) => headerOf(c, name) };
 }
 
 declare const __ENGAGE_VERSION__: string | undefined;
