@@ -1,3 +1,4 @@
+import { sql } from 'drizzle-orm';
 import { bigint, index, integer, pgTable, primaryKey, text, uniqueIndex } from 'drizzle-orm/pg-core';
 
 /**
@@ -132,6 +133,9 @@ export const users = pgTable(
     uniqueIndex('users_tenant_email').on(t.tenantId, t.email),
     // Exports page a tenant's users in creation order (identity/transfer).
     index('users_tenant_created').on(t.tenantId, t.createdAt, t.id),
+    // A password check reads one of the tenant's imported hashes not yet re-hashed (issue 21):
+    // only those rows are in the index, which empties as imported users sign in.
+    index('users_tenant_imported').on(t.tenantId).where(sql`imported_password_hash IS NOT NULL`),
   ],
 );
 

@@ -10,6 +10,9 @@ import type { UserRow, UserStore } from './store';
 import { onUnique, UniqueViolation } from '../../platform/store/sql';
 import { SYSTEM_ACTOR, type AuditActor, type AuditTx } from '../audit';
 import { verifyImportedHash } from '../transfer/hashes';
+import { createPasswordCheck, DEFAULT_KDFS, type PasswordKdfs } from './password-check';
+
+export type { PasswordKdfs };
 
 /** The User object of spec 03. */
 export interface UserView {
@@ -62,29 +65,24 @@ async function found(tx: Stores, tenantId: string, userId: string): Promise<User
 export function createUserService<S extends Stores>(deps: {
   store: S & TxRunner<S>;
   clock: Clock;
+  /** The key derivations of password checks (tests pass recording ones); argon2id and transfer/hashes by default. */
+  kdfs?: PasswordKdfs;
   /** Called inside the deletion's transaction (services.ts wires the OAuth grants and browser sessions). */
   endAccess?: (tx: S, tenantId: string, user: { id: string; subject: string }) => Promise<void>;
   /** Called inside a password change's transaction when the user signs out elsewhere (services.ts: grants, other browser sessions). */
   endOtherAccess?: (tx: S, tenantId: string, userId: string, keepSessionId: string) => Promise<void>;
 }) {
   const { store, clock } = deps;
-  let dummyHash: Promise<string> | undefined;
   const hashPassword = (password: string) => loadArgon2().hash(password, PASSWORD_HASH_OPTIONS);
+  const checkPassword = createPasswordCheck({ kdfs: deps.kdfs ?? DEFAULT_KDFS, hashPassword });
 
   /**
    * The re-hash hook of imported accounts (issue 12): a hash brought by an import (bcrypt,
    * PBKDF2, Firebase scrypt…) is verified once, at the first sign-in with the right password,
    * and replaced then with argon2id, hashed before the transaction; the next sign-in uses that.
    */
-  async function verifyImportedPassword(user: UserRow, password: string): Promise<UserRow | undefined> {
+  async function rehashImported(user: UserRow, password: string): Promise<UserRow> {
     const imported = user.importedPasswordHash!;
-    if (!(await verifyImportedHash(imported, password)) || user.status !== 'ACTIVE') {
-      // Some imported formats verify in microseconds (salted SHA): a failure costs what an
-      // unknown user's does (the dummy argon2id below), so timing does not tell them apart.
-      dummyHash ??= hashPassword(newId());
-      await loadArgon2().verify(await dummyHash, password);
-      return undefined;
-    }
     const passwordHash = await hashPassword(password);
     const now = clock.now().toISOString();
     await store.tx((tx) => tx.users.replaceImportedHash(user.tenantId, user.id, imported, passwordHash, now));
@@ -262,20 +260,14 @@ export function createUserService<S extends Stores>(deps: {
     },
 
     /**
-     * The ACTIVE user with this email and password, or undefined. When there is no such user
-     * (or no password), a dummy hash is verified so timing does not reveal existence.
+     * The ACTIVE user with this email and password, or undefined, after the same work whatever
+     * the account (none, without a password, native, imported, disabled): ./password-check.ts.
      */
     async verifyPassword(tenantId: string, email: string, password: string): Promise<UserRow | undefined> {
-      const user = typeof email === 'string' ? await store.users.findByEmail(tenantId, normalizeEmail(email)) : undefined;
-      const argon2 = loadArgon2();
-      if (!user || !(user.passwordHash || user.importedPasswordHash) || typeof password !== 'string') {
-        dummyHash ??= hashPassword(newId());
-        await argon2.verify(await dummyHash, typeof password === 'string' ? password : '');
-        return undefined;
-      }
-      if (!user.passwordHash) return verifyImportedPassword(user, password);
-      const ok = await argon2.verify(user.passwordHash, password);
-      return ok && user.status === 'ACTIVE' ? user : undefined;
+      const { user, importedSample } = await store.users.findForPasswordCheck(tenantId, typeof email === 'string' ? normalizeEmail(email) : '');
+      const matched = await checkPassword(user, importedSample, password);
+      if (!user || !matched || user.status !== 'ACTIVE') return undefined;
+      return matched === 'imported' ? rehashImported(user, password) : user;
     },
   };
 }

@@ -26,6 +26,12 @@ const SQL = {
   list: `SELECT ${COLUMNS} FROM users WHERE tenant_id = ? ORDER BY created_at, email`,
   listPage: `SELECT ${COLUMNS} FROM users WHERE tenant_id = ? ORDER BY created_at, id LIMIT ? OFFSET ?`,
   delete: `DELETE FROM users WHERE tenant_id = ? AND id = ?`,
+  // The account, if any, and one of the tenant's imported hashes, if any (partial index
+  // users_tenant_imported), in one round trip: what a password check needs (issue 21).
+  forPasswordCheck: `SELECT (SELECT s.imported_password_hash FROM users s
+      WHERE s.tenant_id = ? AND s.imported_password_hash IS NOT NULL LIMIT 1) AS "importedSample",
+    ${COLUMNS.split(',').map((c) => `u.${c.trim()}`).join(', ')}
+    FROM (SELECT 1 AS one) o LEFT JOIN users u ON u.tenant_id = ? AND u.email = ?`,
 } as const;
 
 /** What `update` may change, with its column. */
@@ -66,6 +72,16 @@ export function createUserStore(db: Sql) {
     },
     async list(tenantId: string): Promise<UserRow[]> {
       return (await db.all<Raw>(SQL.list, [tenantId])).map(fromRaw);
+    },
+    /**
+     * The user with this (lower-cased) email, if any, and one imported hash of the tenant not yet
+     * re-hashed, if any: the tenant's kind and cost of imported hash, which a password check
+     * spends on every account alike (users/service.ts `verifyPassword`).
+     */
+    async findForPasswordCheck(tenantId: string, email: string): Promise<{ user?: UserRow; importedSample?: string }> {
+      const r = (await db.get<Raw & { importedSample: string | null }>(SQL.forPasswordCheck, [tenantId, tenantId, email]))!;
+      const { importedSample, ...row } = r;
+      return { user: row.id ? fromRaw(row) : undefined, importedSample: importedSample ?? undefined };
     },
     async listPage(tenantId: string, offset: number, limit: number): Promise<UserRow[]> {
       return (await db.all<Raw>(SQL.listPage, [tenantId, limit, offset])).map(fromRaw);

@@ -1,7 +1,7 @@
 import { createHash, pbkdf2Sync } from 'node:crypto';
 import { describe, expect, it } from 'vitest';
 import { piWords } from './blowfish';
-import { hashFormatOf, verifyImportedHash, type HashFormat } from './index';
+import { costTwin, hashFormatOf, NODE_KDFS, verifyImportedHash, type HashFormat, type Kdfs } from './index';
 
 const b64 = (hex: string) => Buffer.from(hex, 'hex').toString('base64');
 
@@ -114,6 +114,40 @@ describe('imported password hashes', () => {
   ])('%s is not a hash we accept', async (_name, encoded) => {
     expect(hashFormatOf(encoded)).toBeUndefined();
     expect(await verifyImportedHash(encoded, 'test')).toBe(false);
+  });
+});
+
+/** The real derivations, each call recorded with what sets its cost (not the salt's bytes). */
+function costRecorder() {
+  const calls: unknown[] = [];
+  const kdfs: Kdfs = {
+    bcrypt: (password, salt, cost) => (calls.push(['bcrypt', cost, salt.length]), NODE_KDFS.bcrypt(password, salt, cost)),
+    scrypt: (password, salt, length, o) => (calls.push(['scrypt', length, o, salt.length]), NODE_KDFS.scrypt(password, salt, length, o)),
+    pbkdf2: (password, salt, i, length, digest) => (calls.push(['pbkdf2', i, length, digest, salt.length]), NODE_KDFS.pbkdf2(password, salt, i, length, digest)),
+    argon2: (encoded, password) => {
+      const parts = encoded.split('$');
+      calls.push(['argon2', parts.slice(0, -2).join('$'), ...parts.slice(-2).map((x) => Buffer.from(x, 'base64').length)]);
+      return NODE_KDFS.argon2(encoded, password);
+    },
+  };
+  return { calls, kdfs };
+}
+
+describe('cost twins (issue 21 point 4)', () => {
+  it.each(VECTORS)('%s (%s): the twin of %s runs the same derivation at the same cost, and its password does not match it', async (format, _source, encoded, password) => {
+    const twin = costTwin(encoded)!;
+    expect(hashFormatOf(twin)).toBe(format);
+    expect(twin).not.toBe(encoded);
+    const real = costRecorder();
+    const twinned = costRecorder();
+    expect(await verifyImportedHash(encoded, password, real.kdfs)).toBe(true);
+    expect(await verifyImportedHash(twin, password, twinned.kdfs)).toBe(false);
+    expect(twinned.calls).toEqual(real.calls);
+  });
+
+  it('beyond the bounds or unknown: no twin', () => {
+    expect(costTwin('$2b$31$abcdefghijklmnopqrstuu5s2v8.iXieOjg/.AySBTTZIIVFJeBui')).toBeUndefined();
+    expect(costTwin('$md4$abc')).toBeUndefined();
   });
 });
 

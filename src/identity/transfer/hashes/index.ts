@@ -1,4 +1,4 @@
-import { createCipheriv, createHash, pbkdf2, scrypt, timingSafeEqual, type ScryptOptions } from 'node:crypto';
+import { createCipheriv, createHash, pbkdf2, randomBytes, randomInt, scrypt, timingSafeEqual, type ScryptOptions } from 'node:crypto';
 import { loadArgon2 } from '../../../platform/native';
 import { BCRYPT_PATTERN, bcryptRaw, verifyBcrypt } from './bcrypt';
 import { argon2Problem, bcryptProblem, pbkdf2Problem, scryptProblem } from './bounds';
@@ -294,3 +294,37 @@ export async function verifyImportedHash(encoded: string, password: string, kdfs
   }
 }
 
+const BCRYPT_ALPHABET = './ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789';
+const randomText = (n: number, alphabet = BCRYPT_ALPHABET.slice(2)) => Array.from({ length: n }, () => alphabet[randomInt(alphabet.length)]).join('');
+/** Random bytes as long as the base64 `segment` decodes to, in unpadded standard base64. */
+const randomLike = (segment: string) => randomBytes(b64(segment)?.length ?? 0).toString('base64').replace(/=+$/, '');
+
+/**
+ * A hash of the same format and cost parameters as `encoded`, with a random salt and digest:
+ * verifying it runs the same key derivation at the same cost, and no password matches it in
+ * practice. Accounts without that hash verify it so a password check costs the same for every
+ * account of a tenant that holds imported hashes (issue 21 point 4, users/service.ts). Undefined
+ * when `encoded` is no hash we verify (unknown, or beyond the bounds).
+ */
+export function costTwin(encoded: string): string | undefined {
+  const c = checkImportedHash(encoded);
+  if (!c || c.outOfBounds) return undefined;
+  if (c.format === 'bcrypt') return encoded.slice(0, 7) + randomText(53, BCRYPT_ALPHABET);
+  if (c.format === 'ldap') {
+    const [, scheme, body] = /^(\{[A-Z0-9]+\})(.*)$/.exec(encoded)!;
+    return scheme + randomBytes(Buffer.from(body, 'base64').length).toString('base64');
+  }
+  const parts = encoded.split('$');
+  if (c.format === 'django-pbkdf2') {
+    // pbkdf2_sha256$N$salt$hash: a text salt, a padded standard base64 hash.
+    parts[2] = randomText(parts[2].length);
+    parts[3] = randomBytes(Buffer.from(parts[3], 'base64').length).toString('base64');
+    return parts.join('$');
+  }
+  // `$id$params$salt$hash` (argon2: `$id$v=19$params$salt$hash`); Firebase's salt and hash come
+  // before its separator and signer key, which stay (the project's, not the account's).
+  const [salt, hash] = c.format === 'firebase-scrypt' ? [3, 4] : [parts.length - 2, parts.length - 1];
+  parts[salt] = randomLike(parts[salt]);
+  parts[hash] = randomLike(parts[hash]);
+  return parts.join('$');
+}
