@@ -6,15 +6,16 @@
  * wrong, and the payload's JSON made here is the one stored.
  */
 import { createHash } from 'node:crypto';
+import { MAX_FREE_FORM_BYTES, MAX_FREE_FORM_DEPTH as FREE_FORM_DEPTH } from '../../platform/http/json-bounds';
 import { checker, violation, ViolationCode, type Checker, type TSchema, type Violation } from '../../platform/http/schema';
 import { atBody } from '../shared/schemas';
 import { OperationErrorCode } from './errors';
 import { OPERATION_TYPES, OperationBatchEnvelope, PAYLOADS, SdkOperationEnvelope } from './schemas';
 
-/** Levels of arrays and objects one free-form value may nest (docs/decisions.md). */
-export const MAX_FREE_FORM_DEPTH = 32;
+/** Levels of arrays and objects one free-form value may nest: the bound of every API (json-bounds.ts). */
+export const MAX_FREE_FORM_DEPTH = FREE_FORM_DEPTH;
 /** Bytes of an operation's payload as JSON (UTF-8); 100 of them fit in the default request cap. */
-export const MAX_PAYLOAD_BYTES = 64 * 1024;
+export const MAX_PAYLOAD_BYTES = MAX_FREE_FORM_BYTES;
 
 type Obj = Record<string, unknown>;
 

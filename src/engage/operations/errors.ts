@@ -1,4 +1,5 @@
 import { DomainError } from '../../platform/errors';
+import { ViolationCode } from '../../platform/http/schema';
 
 /**
  * errorCode values of REJECTED operations beyond the shape codes of `ViolationCode`
@@ -8,7 +9,7 @@ export const OperationErrorCode = {
   generationNotReached: 'GENERATION_NOT_REACHED',
   privacyOptedOut: 'PRIVACY_OPTED_OUT',
   /** A free-form value (event property, attribute value) nests deeper than MAX_FREE_FORM_DEPTH. */
-  nestingTooDeep: 'NESTING_TOO_DEEP',
+  nestingTooDeep: ViolationCode.depth,
   /** The payload's JSON is larger than MAX_PAYLOAD_BYTES. */
   payloadTooLarge: 'PAYLOAD_TOO_LARGE',
 } as const;

@@ -22,7 +22,7 @@ export function mountOperationRoutes(app: Hono<EdgeEnv>, engage: EngageServices,
         errors: { 400: 'invalid_request', 401: 'unauthorized', 409: 'batch_conflict', 413: 'payload_too_large' },
       },
       async (c) => {
-        const { replayed, body } = await engage.operations.ingest(c.get('installation'), await readEdgeJson(c, engage.limits.maxRequestBytes));
+        const { replayed, body } = await engage.operations.ingest(c.get('installation'), await readEdgeJson(c, engage.limits.maxRequestBytes, { perItem: true }));
         // The answer is stored serialized; a replay returns the first answer byte for byte.
         return c.body(body, replayed ? 200 : 202, { 'Content-Type': 'application/json' });
       },

@@ -39,9 +39,12 @@ export function OrNull<S extends TSchema>(schema: S) {
   return T.Unsafe<Static<S> | null>({ ...plain, type: [plain.type, 'null'] });
 }
 
-/** A free-form JSON object (event properties, sync payloads): any keys, any values. */
-export const FreeObject = (opts: { description?: string; maxProperties?: number; propertyNames?: object } = {}) =>
-  T.Unsafe<Record<string, unknown>>({ type: 'object', ...opts });
+/**
+ * A free-form JSON object (event properties, sync payloads): any keys, any values; with
+ * `values: FreeValue()`, each value within the bounds every API holds free-form values to.
+ */
+export const FreeObject = ({ values, ...opts }: { description?: string; maxProperties?: number; propertyNames?: object; values?: TSchema } = {}) =>
+  T.Unsafe<Record<string, unknown>>({ type: 'object', ...opts, ...(values ? { additionalProperties: values } : {}) });
 
 /**
  * A violation of a whole request body: the root is named `body` (`body: must be an object`)

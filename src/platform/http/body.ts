@@ -1,6 +1,7 @@
 /**
  * Reading a JSON request body strictly: a size cap that stops buffering at once, UTF-8 only
- * (RFC 8259 §8.1), no lone surrogates, and a client that goes away mid-upload reported as such
+ * (RFC 8259 §8.1), no lone surrogates, at most MAX_JSON_DEPTH levels of
+ * nesting (json-bounds.ts), and a client that goes away mid-upload reported as such
  * rather than as a server fault. Failures are described, and the caller's error family renders
  * them.
  */
@@ -8,6 +9,7 @@ import type { Context } from 'hono';
 import { isUtf8 } from 'node:buffer';
 import type { IncomingMessage } from 'node:http';
 import { ClientClosedError } from './errors';
+import { MAX_JSON_DEPTH, tooDeep } from './json-bounds';
 import { headerOf } from './request';
 
 export type BodyFailure =
@@ -19,6 +21,11 @@ export type BodyFailure =
 export interface JsonBodyOptions {
   maxBytes: number;
   fail: (f: BodyFailure) => Error;
+  /**
+   * Levels of arrays and objects the body may nest (default MAX_JSON_DEPTH). Only a route that
+   * bounds each item itself, iteratively, and answers per item (the operation batch) lifts it.
+   */
+  maxDepth?: number;
 }
 
 const JSON_TYPE = /^application\/(?:[^;\s]+\+)?json\s*(?:;|$)/i;
@@ -40,6 +47,12 @@ export async function readJsonBody(c: Context, opts: JsonBodyOptions): Promise<u
     value = JSON.parse(text);
   } catch {
     throw opts.fail({ kind: 'invalid', field: 'body', reason: 'is not valid JSON' });
+  }
+  // Before anything else walks the value: every later walk may be recursive.
+  const maxDepth = opts.maxDepth ?? MAX_JSON_DEPTH;
+  if (maxDepth !== Infinity) {
+    const deep = tooDeep(value, maxDepth);
+    if (deep !== undefined) throw opts.fail({ kind: 'invalid', field: deep, reason: `nests arrays and objects more than ${maxDepth} levels deep` });
   }
   // A lone surrogate can only come from a \uD800–\uDFFF escape (UTF-8 cannot encode one), so
   // the walk runs only when the text holds such an escape.

@@ -10,6 +10,7 @@ import { Type, type Static, type TSchema } from '@sinclair/typebox';
 import type Ajv2020 from 'ajv/dist/2020';
 import type { ErrorObject, ValidateFunction } from 'ajv/dist/2020';
 import { nodeRequire } from '../native';
+import { freeFormFault, MAX_FREE_FORM_BYTES, MAX_FREE_FORM_DEPTH } from './json-bounds';
 
 export { Type as T, type Static, type TSchema };
 
@@ -22,6 +23,8 @@ export const ViolationCode = {
   range: 'OUT_OF_RANGE',
   unique: 'DUPLICATE_ITEM',
   value: 'INVALID_VALUE',
+  /** A free-form value nests deeper than MAX_FREE_FORM_DEPTH (json-bounds.ts). */
+  depth: 'NESTING_TOO_DEEP',
 } as const;
 export type ViolationCode = (typeof ViolationCode)[keyof typeof ViolationCode];
 
@@ -132,8 +135,18 @@ function compiler(): Ajv2020 {
       'date-time': { type: 'string', validate: (v: string) => !Number.isNaN(parseDateTime(v)) },
       uri: { type: 'string', validate: isAbsoluteUri },
     },
+    keywords: [{ keyword: FREE_FORM, schemaType: 'boolean', errors: true, validate: validateFreeForm }],
   });
   return ajv;
+}
+
+/** Our keyword on a free-form value (FreeValue): the bounds of json-bounds.ts, walked iteratively. */
+const FREE_FORM = 'x-freeForm';
+
+function validateFreeForm(on: boolean, data: unknown): boolean {
+  const fault = on ? freeFormFault(data) : null;
+  (validateFreeForm as { errors?: Partial<ErrorObject>[] }).errors = fault ? [{ keyword: FREE_FORM, params: { fault } }] : [];
+  return fault === null;
 }
 
 function isAbsoluteUri(v: string): boolean {
@@ -233,6 +246,10 @@ export function toViolation(e: ErrorObject, at = ''): Violation {
     case 'uniqueItems':
       // ajv names the pair (i, j) in either order; the later one is the duplicate.
       return violation(ViolationCode.unique, `${field}[${Math.max(Number(p.i), Number(p.j))}]`, 'duplicates an earlier item');
+    case FREE_FORM:
+      if (p.fault === 'depth') return violation(ViolationCode.depth, field, `must not nest arrays and objects more than ${MAX_FREE_FORM_DEPTH} levels deep`);
+      if (p.fault === 'size') return violation(ViolationCode.range, field, `must be at most ${MAX_FREE_FORM_BYTES} bytes as JSON`);
+      return violation(ViolationCode.value, field, 'must hold only finite numbers');
     default:
       return violation(ViolationCode.value, field, e.message ?? 'is not valid');
   }
@@ -264,6 +281,11 @@ export const DateTime = (opts: { description?: string } = {}) => Type.String({ f
 /** int64 as JSON carries it here: integers up to 2^53 − 1 (docs/decisions.md). */
 export const Int64 = (min: number, opts: { description?: string } = {}) =>
   Type.Integer({ minimum: min, maximum: Number.MAX_SAFE_INTEGER, ...opts });
+/**
+ * A free-form JSON value (a template variable, custom data, an import record): any shape within
+ * one set of bounds for every API (json-bounds.ts), named by its own path when it breaks them.
+ */
+export const FreeValue = (opts: { description?: string } = {}) => Type.Unsafe<unknown>({ [FREE_FORM]: true, ...opts });
 export const Enum = <V extends string>(values: readonly V[], opts: { description?: string } = {}) =>
   Type.Unsafe<V>({ type: 'string', enum: [...values], ...opts });
 

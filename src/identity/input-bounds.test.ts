@@ -1,0 +1,60 @@
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { createAdminFixture, type AdminFixture } from '../../test/helpers/admin';
+import { createHarness, type Harness } from '../../test/helpers/harness';
+import { directoryFixture, type DirectoryFixture } from './directory/testing';
+import { createNativeFixture, nativePost, openInteraction, type NativeFixture } from './native/testing';
+import { FORM } from './oauth/testing';
+
+/**
+ * Issue 21, points 3 and 11, on the management, directory, native and OAuth routes: bodies nested
+ * thousands of levels deep and NUL characters (U+0000), which PostgreSQL's text cannot hold, are
+ * answered the same on both engines (400 invalid_request, nothing written), never a 500.
+ */
+let h: Harness;
+let admin: AdminFixture;
+let token: string;
+let dir: DirectoryFixture;
+let dirAdmin: { token: string };
+let native: NativeFixture;
+beforeAll(async () => {
+  h = await createHarness();
+  admin = await createAdminFixture(h);
+  token = await admin.token();
+  dir = await directoryFixture(h, 'acme');
+  dirAdmin = await dir.admin();
+  native = await createNativeFixture(h, { slug: 'app' });
+});
+afterAll(() => h.close());
+
+const nested = (levels: number, leaf = '1') => '['.repeat(levels) + leaf + ']'.repeat(levels);
+const count = async (table: string, where = '1 = 1', params: unknown[] = []) => (await h.sql.get<{ n: number }>(`SELECT COUNT(*) AS n FROM ${table} WHERE ${where}`, params))!.n;
+const mgmt = (method: string, path: string, body: string) =>
+  h.request(`${admin.root}${path}`, { method, headers: { authorization: `Bearer ${token}`, 'content-type': 'application/json' }, body });
+
+async function invalidRequest(res: Response) {
+  expect(res.status).toBe(400);
+  expect(await res.json()).toEqual({ error: 'invalid_request' });
+}
+
+describe('JSON depth (point 3)', () => {
+  it('an import body nested 5,000 levels: 400 invalid_request, no job created', async () => {
+    const tenantId = (await h.services.tenants.create({ slug: 'deep' })).id;
+    const record = `{"externalId":"e1","email":"u1@example.com","emailVerified":true,"active":true,"extra":${nested(5000)}}`;
+    const body = `{"schemaVersion":1,"source":"legacy","mode":"CREATE_ONLY","idempotencyKey":"k1","records":[${record}]}`;
+    await invalidRequest(await mgmt('POST', `/tenants/${tenantId}/user-imports`, body));
+    expect(await count('user_transfer_jobs')).toBe(0);
+    expect(await count('users', 'tenant_id = ?', [tenantId])).toBe(0);
+  });
+
+  it('a management body nested 5,000 levels: 400 invalid_request, no user', async () => {
+    const before = await count('users');
+    await invalidRequest(await mgmt('POST', `/tenants/${admin.controlId}/users`, `{"email":"deep@example.com","emailVerified":${nested(5000, 'true')}}`));
+    expect(await count('users')).toBe(before);
+  });
+
+  it('a directory body nested 5,000 levels: 400 invalid_request, no organization', async () => {
+    const res = await dir.call(dirAdmin.token, 'POST', '/organizations', `{"slug":"deep","displayName":${nested(5000, '"x"')}}`);
+    await invalidRequest(res);
+    expect(await count('directory_organizations', 'tenant_id = ?', [dir.tenantId])).toBe(0);
+  });
+});
