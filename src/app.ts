@@ -3,7 +3,7 @@ import type { Config } from './platform/config';
 import type { Clock } from './platform/clock';
 import { notFoundError } from './platform/http/errors';
 import { familyOnError } from './platform/http/family';
-import { requestContext, type AppEnv } from './platform/http/request';
+import { refuseNulInUrl, requestContext, type AppEnv } from './platform/http/request';
 import type { Logger } from './platform/logger';
 import { ISSUER_PREFIX } from './platform/http/openapi';
 import { createEdgeApp } from './engage/routes';
@@ -36,6 +36,7 @@ export function createApp(deps: AppDeps): Hono<AppEnv> {
   const { services, config } = deps;
   const app = new Hono<AppEnv>();
   app.use(requestContext(deps.logger, { onRequest: () => services.store.shareReadsThisTurn(), metrics: services.metrics }));
+  app.use(refuseNulInUrl);
   // Each family names its renderer for the paths it owns; elsewhere the api family's form.
   app.onError(familyOnError);
   app.notFound(() => {

@@ -61,3 +61,55 @@ describe('JSON depth (point 12)', () => {
     expect(await problem(res)).toBe('target: nests arrays and objects more than 64 levels deep');
   });
 });
+
+describe('NUL characters (point 11)', () => {
+  it('idempotencyKey with \\u0000: 400 naming it, nothing sent', async () => {
+    await device(w, { externalId: 'nul-1' });
+    const sends = await count('push_sends');
+    const res = await send(w, sendBody({ type: 'EXTERNAL_ID', value: 'nul-1' }, { idempotencyKey: 'order-\u0000-1' }));
+    expect(await problem(res)).toMatch(/^idempotencyKey: holds a NUL character/);
+    expect(await count('push_sends')).toBe(sends);
+  });
+
+  it('recipient.value with \\u0000: 400 naming it, nothing sent', async () => {
+    const sends = await count('push_sends');
+    const res = await send(w, sendBody({ type: 'EXTERNAL_ID', value: 'nul\u0000user' }));
+    expect(await problem(res)).toMatch(/^recipient\.value: holds a NUL character/);
+    expect(await count('push_sends')).toBe(sends);
+  });
+
+  it('bootstrap deviceModel with \\u0000: 400 naming it, no installation', async () => {
+    const before = await count('installations');
+    const res = await w.h.request('/v1/sdk/installations', json(bootstrapBody({ platform: 'ANDROID', deviceModel: 'Pixel\u00008' }), { 'X-Service-App-Key': w.android.appKey }));
+    expect(await problem(res)).toMatch(/^deviceModel: holds a NUL character/);
+    expect(await count('installations')).toBe(before);
+  });
+
+  it('PUSH_TOKEN_SET with \\u0000: that operation REJECTED naming payload.token, the rest of the batch stored', async () => {
+    const s = await bootstrap(w.h, w.ios.appKey);
+    const bad = op('PUSH_TOKEN_SET', { token: 'abc\u0000def' });
+    const tagged = op('PROFILE_TAGS_EDITED', { add: ['vip\u0000'] });
+    const good = op('PUSH_TOKEN_SET', { token: 'abcdef' });
+    const r: BatchResult = await ingest(w.h, s, [bad, tagged, good]);
+    expect(r.results.map((x) => [x.status, x.errorCode])).toEqual([
+      ['REJECTED', 'INVALID_VALUE'],
+      ['REJECTED', 'INVALID_VALUE'],
+      ['ACCEPTED', null],
+    ]);
+    expect(r.results[0].message).toMatch(/^payload\.token: holds a NUL character/);
+    expect(r.results[1].message).toMatch(/^payload\.add\[0\]: holds a NUL character/);
+    expect(await pushToken(w, s.installationId)).toBe('abcdef');
+    // The same batch again is a replay of the first answer.
+    const again = await sendBatch(w.h, s, [bad, tagged, good], r.batchId);
+    expect(again.status).toBe(200);
+  });
+
+  it('a NUL in a path value (%00): 400 Problem, not a 500', async () => {
+    const sends = await count('push_sends');
+    const res = await w.h.request(`/api/v1/environments/${w.envId}%00/transactional/order.shipped/send`, json(sendBody({ type: 'EXTERNAL_ID', value: 'x' }), bearer(w.accessKey)));
+    expect(await problem(res)).toBe('path: holds a NUL character (%00), which text values may not contain');
+    const key = await w.h.request('/api/v1/environments/x/transactional/order%00shipped/send', json(sendBody({ type: 'EXTERNAL_ID', value: 'x' }), bearer(w.accessKey)));
+    expect(key.status).toBe(400);
+    expect(await count('push_sends')).toBe(sends);
+  });
+});

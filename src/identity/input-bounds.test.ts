@@ -58,3 +58,44 @@ describe('JSON depth (point 3)', () => {
     expect(await count('directory_organizations', 'tenant_id = ?', [dir.tenantId])).toBe(0);
   });
 });
+
+describe('NUL characters (point 11)', () => {
+  it('management: an email with \\u0000 is 400 invalid_request, no user', async () => {
+    const before = await count('users');
+    await invalidRequest(await mgmt('POST', `/tenants/${admin.controlId}/users`, JSON.stringify({ email: 'nul\u0000@example.com' })));
+    expect(await count('users')).toBe(before);
+  });
+
+  it('directory: a displayName with \\u0000 is 400 invalid_request, no organization', async () => {
+    const res = await dir.call(dirAdmin.token, 'POST', '/organizations', { slug: 'nul', displayName: 'Nul\u0000Org' });
+    await invalidRequest(res);
+    expect(await count('directory_organizations', 'tenant_id = ?', [dir.tenantId])).toBe(0);
+  });
+
+  it('management: a query filter with %00 is 400 invalid_request', async () => {
+    const res = await h.request(`${admin.root}/audit-events?action=user.created%00`, { headers: { authorization: `Bearer ${token}` } });
+    await invalidRequest(res);
+  });
+
+  it('management: a path value with %00 is 400 invalid_request', async () => {
+    const res = await h.request(`${admin.root}/tenants/${admin.controlId}/users/ab%00cd`, { headers: { authorization: `Bearer ${token}` } });
+    await invalidRequest(res);
+  });
+
+  it('native: an email with %00 is 400 invalid_request', async () => {
+    const { interactionId } = await openInteraction(h.request, native);
+    const res = await nativePost(h.request, native, '/password', { interaction_id: interactionId, email: 'ada\u0000@example.com', password: 'x' });
+    await invalidRequest(res);
+  });
+
+  it('OAuth token endpoint: a client_id with %00 is 400 invalid_request', async () => {
+    const res = await h.request(`/t/${native.slug}/oauth2/token`, { method: 'POST', headers: { 'content-type': FORM }, body: 'grant_type=authorization_code&code=x&client_id=app%00' });
+    expect(res.status).toBe(400);
+    expect(((await res.json()) as { error: string }).error).toBe('invalid_request');
+  });
+
+  it('the store refuses NUL in any text parameter on both engines (the last line behind the readers)', async () => {
+    await expect(h.sql.get('SELECT id FROM users WHERE email = ?', ['a\u0000b'])).rejects.toMatchObject({ kind: 'invalid', code: 'invalid_request' });
+    await expect(h.sql.get('SELECT id FROM users WHERE email = @e', { e: 'a\u0000b' })).rejects.toMatchObject({ kind: 'invalid', code: 'invalid_request' });
+  });
+});

@@ -6,7 +6,8 @@
  * wrong, and the payload's JSON made here is the one stored.
  */
 import { createHash } from 'node:crypto';
-import { MAX_FREE_FORM_BYTES, MAX_FREE_FORM_DEPTH as FREE_FORM_DEPTH } from '../../platform/http/json-bounds';
+import { findString } from '../../platform/http/body';
+import { hasNul, MAX_FREE_FORM_BYTES, MAX_FREE_FORM_DEPTH as FREE_FORM_DEPTH, NUL_REASON } from '../../platform/http/json-bounds';
 import { checker, violation, ViolationCode, type Checker, type TSchema, type Violation } from '../../platform/http/schema';
 import { atBody } from '../shared/schemas';
 import { OperationErrorCode } from './errors';
@@ -48,10 +49,19 @@ export function checkOperations(ops: readonly Obj[], violations: (Violation | nu
       const json = JSON.stringify(op.payload);
       if (json.length * 3 > MAX_PAYLOAD_BYTES && Buffer.byteLength(json) > MAX_PAYLOAD_BYTES)
         v = violation(OperationErrorCode.payloadTooLarge, 'payload', `must be at most ${MAX_PAYLOAD_BYTES} bytes as JSON`);
-      else payloads[i] = json;
+      // The body reader let NUL through for this check (shared/body.ts): JSON.stringify writes it
+      // as \u0000, so only a payload whose JSON holds that text is walked.
+      else if (json.includes('\\u0000')) v = nulIn(op.payload as Obj);
+      if (v === null) payloads[i] = json;
     }
     violations[i] = v;
   }
+}
+
+/** A NUL character in a string or property name of the payload, which PostgreSQL's text cannot hold. */
+function nulIn(payload: Obj): Violation | null {
+  const at = findString(payload, hasNul);
+  return at === undefined ? null : violation(ViolationCode.value, `payload.${at}`, NUL_REASON);
 }
 
 const NESTED = 1;

@@ -1,5 +1,6 @@
 import type { Context, MiddlewareHandler } from 'hono';
 import { headerOf, readBodyText } from '../../platform/http/request';
+import { hasNul } from '../../platform/http/json-bounds';
 import type { Checker, Static, TSchema } from '../../platform/http/schema';
 import { ApiError } from '../../platform/http/errors';
 import { invalidRequest } from './errors';
@@ -31,7 +32,10 @@ export async function readNativeForm<S extends TSchema>(c: Context, check: Check
   if (text === undefined) throw invalidRequest('the form is too large');
   const values = Object.create(null) as Record<string, string>;
   const seen = new Set<string>();
+  // Decoded, %00 would reach lookups as text PostgreSQL cannot hold (docs/decisions.md "Input bounds").
+  const nul = text.includes('%00');
   for (const [k, v] of new URLSearchParams(text)) {
+    if (nul && (hasNul(k) || hasNul(v))) throw invalidRequest(`${hasNul(k) ? 'form' : k}: holds a NUL character (%00), which text values may not contain`);
     if (seen.has(k)) throw invalidRequest(`${k} is duplicated`);
     seen.add(k);
     if (v !== '') values[k] = v;

@@ -1,5 +1,6 @@
 import type { Context } from 'hono';
 import { headerOf, readBodyText } from '../../platform/http/request';
+import { hasNul } from '../../platform/http/json-bounds';
 import type { Checker, TSchema } from '../../platform/http/schema';
 import { invalidRequest } from './errors';
 
@@ -23,7 +24,11 @@ export function parseForm(text: string): Form {
   // One null-prototype object (no Map to convert): it is also what the route's schema checks.
   const values = Object.create(null) as Record<string, string>;
   const seen = new Set<string>();
-  for (const [k, v] of /[%+]/.test(text) ? new URLSearchParams(text) : plainPairs(text)) {
+  const encoded = /[%+]/.test(text);
+  // Decoded, %00 would reach lookups as text PostgreSQL cannot hold (docs/decisions.md "Input bounds").
+  const nul = encoded && text.includes('%00');
+  for (const [k, v] of encoded ? new URLSearchParams(text) : plainPairs(text)) {
+    if (nul && (hasNul(k) || hasNul(v))) throw invalidRequest(`${hasNul(k) ? 'form' : k}: holds a NUL character (%00), which text values may not contain`);
     if (seen.has(k)) throw invalidRequest(`${k} is duplicated`);
     seen.add(k);
     if (v !== '') values[k] = v;

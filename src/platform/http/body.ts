@@ -1,6 +1,6 @@
 /**
  * Reading a JSON request body strictly: a size cap that stops buffering at once, UTF-8 only
- * (RFC 8259 §8.1), no lone surrogates, at most MAX_JSON_DEPTH levels of
+ * (RFC 8259 §8.1), no lone surrogates, no NUL characters, at most MAX_JSON_DEPTH levels of
  * nesting (json-bounds.ts), and a client that goes away mid-upload reported as such
  * rather than as a server fault. Failures are described, and the caller's error family renders
  * them.
@@ -9,7 +9,7 @@ import type { Context } from 'hono';
 import { isUtf8 } from 'node:buffer';
 import type { IncomingMessage } from 'node:http';
 import { ClientClosedError } from './errors';
-import { MAX_JSON_DEPTH, tooDeep } from './json-bounds';
+import { hasNul, MAX_JSON_DEPTH, NUL_REASON, tooDeep } from './json-bounds';
 import { headerOf } from './request';
 
 export type BodyFailure =
@@ -26,6 +26,11 @@ export interface JsonBodyOptions {
    * bounds each item itself, iteratively, and answers per item (the operation batch) lifts it.
    */
   maxDepth?: number;
+  /**
+   * `reject` (the default): a NUL character in any string or property name is a failure naming
+   * it. `allow` only for a route whose per-item validation rejects it (the operation batch).
+   */
+  nul?: 'reject' | 'allow';
 }
 
 const JSON_TYPE = /^application\/(?:[^;\s]+\+)?json\s*(?:;|$)/i;
@@ -59,6 +64,11 @@ export async function readJsonBody(c: Context, opts: JsonBodyOptions): Promise<u
   if (SURROGATE_ESCAPE.test(text)) {
     const at = findString(value, (s) => LONE_SURROGATE.test(s));
     if (at !== undefined) throw opts.fail({ kind: 'invalid', field: at, reason: 'holds a lone surrogate (\\uD800–\\uDFFF escape), which is not Unicode text' });
+  }
+  // Likewise NUL: inside a JSON string it can only be written as the escape \u0000.
+  if (opts.nul !== 'allow' && text.includes('\\u0000')) {
+    const at = findString(value, hasNul);
+    if (at !== undefined) throw opts.fail({ kind: 'invalid', field: at, reason: NUL_REASON });
   }
   return value;
 }

@@ -16,6 +16,10 @@ export const MAX_FREE_FORM_BYTES = 64 * 1024;
  */
 export const MAX_JSON_DEPTH = 64;
 
+/** NUL (U+0000): PostgreSQL's text cannot hold it (22021), so no API accepts it in a string. */
+export const hasNul = (s: string): boolean => s.includes('\0');
+export const NUL_REASON = 'holds a NUL character (\\u0000), which text values may not contain';
+
 /**
  * The top-level member (`variables`, `records`; `body` when the root itself is the array) that
  * holds an array or object more than `max` levels deep, the root being level 1; undefined when

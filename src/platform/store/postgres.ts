@@ -2,7 +2,7 @@ import { createHash } from 'node:crypto';
 import pg from 'pg';
 import { parseIntoClientConfig } from 'pg-connection-string';
 import { parseDatabaseUrl } from './database-url';
-import { UniqueViolation, type Params, type Sql } from './sql';
+import { refuseNulParams, UniqueViolation, type Params, type Sql } from './sql';
 
 export { DatabaseUrlError, parseDatabaseUrl, redactUrl } from './database-url';
 
@@ -290,8 +290,10 @@ export function createPostgresSql(runner: PgRunner | (() => PgRunner), cache = n
   const exec = async (text: string, params: Params | undefined): Promise<pg.QueryResult<Row>> => {
     const t = translated(text);
     const r = current();
+    const values = args(t, params);
+    refuseNulParams(values);
     try {
-      return await r.query<Row>({ name: t.name, text: t.text, values: args(t, params) });
+      return await r.query<Row>({ name: t.name, text: t.text, values });
     } catch (e) {
       // unique_violation: a concurrent insert of the same key (sql.ts).
       throw (e as { code?: string }).code === '23505' ? new UniqueViolation(scrubFor(r, e)) : scrubFor(r, e);

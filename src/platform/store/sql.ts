@@ -1,4 +1,5 @@
 import type BetterSqlite3 from 'better-sqlite3';
+import { DomainError } from '../errors';
 
 /**
  * The store port's one way to the database (DESIGN.md "Storage"): each context writes its store
@@ -37,6 +38,31 @@ export class UniqueViolation extends Error {
   constructor(cause: unknown) {
     super('unique constraint violated', { cause });
     this.name = 'UniqueViolation';
+  }
+}
+
+/**
+ * A text parameter holding NUL (U+0000): PostgreSQL's text cannot hold it (22021, "invalid byte
+ * sequence for encoding UTF8: 0x00") while SQLite would store it. Both engines refuse it before
+ * running the statement, as the same 400 `invalid_request` in every API family: the last line
+ * behind the field-naming checks where input is read (docs/decisions.md "Input bounds").
+ */
+export class NulInText extends DomainError {
+  constructor() {
+    super('invalid', 'invalid_request', 'a text value holds a NUL character (\\u0000), which text values may not contain');
+    this.name = 'NulInText';
+  }
+}
+
+/** Throws NulInText when a string parameter holds NUL. */
+export function refuseNulParams(params: readonly unknown[]): void {
+  for (let i = 0; i < params.length; i++) {
+    const v = params[i];
+    if (typeof v === 'string' && v.includes('\0')) throw new NulInText();
+    // SQLite's named parameters (one object), PostgreSQL's array parameters (`= ANY(?)`).
+    if (typeof v === 'object' && v !== null && !(v instanceof Uint8Array) && !(v instanceof Date)) {
+      for (const x of Array.isArray(v) ? v : Object.values(v)) if (typeof x === 'string' && x.includes('\0')) throw new NulInText();
+    }
   }
 }
 
@@ -104,7 +130,11 @@ export function createSqliteSql(conn: BetterSqlite3.Database): Sql {
     }
     return s;
   };
-  const bind = (p: Params | undefined): unknown[] => (p === undefined ? [] : Array.isArray(p) ? p : [p]);
+  const bind = (p: Params | undefined): unknown[] => {
+    const values = p === undefined ? [] : Array.isArray(p) ? p : [p];
+    refuseNulParams(values);
+    return values;
+  };
   const failed = (e: unknown): Promise<never> => {
     const code = (e as { code?: string }).code;
     return Promise.reject(code === 'SQLITE_CONSTRAINT_UNIQUE' || code === 'SQLITE_CONSTRAINT_PRIMARYKEY' ? new UniqueViolation(e) : e);
