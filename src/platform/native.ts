@@ -102,9 +102,26 @@ export function loadSqliteNativeBinding(): unknown | undefined {
  */
 export function sqliteNativeBindingPath(): string {
   const s = sea();
-  if (!s) return nodeRequire().resolve('better-sqlite3/build/Release/better_sqlite3.node');
+  if (!s) return sqliteAddonInNodeModules();
   const asset = assets().sqlite;
   return materialise(asset, new Uint8Array(s.getRawAsset(asset.key) as ArrayBuffer));
+}
+
+/**
+ * The addon better-sqlite3 itself loads when given no `nativeBinding` (its lib/binding.js): one
+ * compiled on purpose into build/Release, else the N-API prebuild shipped in its package.
+ */
+function sqliteAddonInNodeModules(): string {
+  const dir = path.dirname(nodeRequire().resolve('better-sqlite3/package.json'));
+  const compiled = path.join(dir, 'build', 'Release', 'better_sqlite3.node');
+  if (fs.existsSync(compiled)) return compiled;
+  const libc = process.platform === 'linux' && !glibcRuntime() ? 'linuxmusl' : process.platform;
+  return path.join(dir, 'prebuilds', `${libc}-${process.arch}.node`);
+}
+
+function glibcRuntime(): boolean {
+  const report = process.report?.getReport() as { header?: { glibcVersionRuntime?: string } } | undefined;
+  return Boolean(report?.header?.glibcVersionRuntime);
 }
 
 /** @node-rs/argon2, from the embedded asset in the executable or from node_modules otherwise. */

