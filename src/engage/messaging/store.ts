@@ -1,5 +1,6 @@
 import type { pushCredentials, pushDeliveries, pushSends, pushTemplates, pushTemplateVersions } from '../../db/schema';
 import { valuesList, type Sql } from '../../platform/store/sql';
+import type { PushConditions } from './readiness';
 import { idsNamedBy } from './send-erasure';
 
 export type TemplateRow = typeof pushTemplates.$inferSelect;
@@ -10,15 +11,9 @@ export type CredentialRow = typeof pushCredentials.$inferSelect;
 export type DeliveryState = DeliveryRow['state'];
 
 /** What admission needs of an installation: its app and the per-installation push conditions. */
-export interface RecipientInstallation {
+export interface RecipientInstallation extends PushConditions {
   id: string;
   appId: string;
-  appStatus: 'ACTIVE' | 'DISABLED';
-  platform: 'IOS' | 'ANDROID';
-  privacy: string;
-  pushSubscription: string;
-  pushPermission: string;
-  pushToken: string | null;
 }
 
 /** An installation of a claimed delivery as it stands now; null columns when the installation is gone. */
