@@ -1,5 +1,6 @@
 import { readFileSync } from 'node:fs';
 import type { Command } from 'commander';
+import { templateJsonSchema } from '../../src/engage/messaging/schemas';
 import { action, output, withCommon, withServices, type CommonOptions } from '../cli';
 
 const TEMPLATE_COLUMNS = ['id', 'key', 'status', 'publishedVersion', 'latestVersion', 'updatedAt'];
@@ -21,19 +22,46 @@ function readJsonFile(file: string, what: string): unknown {
 }
 
 type EnvOpts = CommonOptions & { environment: string };
+type FileOpts = CommonOptions & { environment?: string; file?: string; printSchema?: boolean };
+
+const TEMPLATE_HELP = `
+The template file: docs/templates.md (a first push step by step, an example file, every field,
+variable types: string, number, boolean, date as strict RFC 3339, url). Its JSON Schema, the one
+the file is checked with: engage templates create --print-schema
+
+Example:
+  engage templates create --environment shop --file order-shipped.json
+  engage templates publish order.shipped --environment shop`;
+
+/** --environment and --file (not required with --print-schema; commander would refuse it without them), and where the format is documented. */
+function withTemplateFile(cmd: Command): Command {
+  return cmd
+    .option('--environment <env>', 'environment id or name (required)')
+    .option('--file <file>', 'template JSON file (required; format: docs/templates.md)')
+    .option('--print-schema', "print the template file's JSON Schema and exit")
+    .addHelpText('after', TEMPLATE_HELP);
+}
+
+function required(opts: FileOpts): { environment: string; file: string } {
+  if (!opts.environment) throw new Error("required option '--environment <env>' not specified");
+  if (!opts.file) throw new Error("required option '--file <file>' not specified");
+  return { environment: opts.environment, file: opts.file };
+}
+
+const printTemplateSchema = () => void process.stdout.write(JSON.stringify(templateJsonSchema(), null, 2) + '\n');
 
 /** `engage templates …`, `engage sends show`, `engage deliveries list`, `engage apps set-apns|set-fcm` (issue 13). */
 export function registerMessaging(program: Command): void {
   const templates = program.command('templates').description('transactional push templates of an environment (JSON files; draft and published versions)');
 
-  withCommon(templates.command('create').description('create a template from a JSON file (its first draft)'))
-    .requiredOption('--environment <env>', 'environment id or name')
-    .requiredOption('--file <file>', 'template JSON file')
+  withTemplateFile(withCommon(templates.command('create').description('create a template from a JSON file (its first draft, DRAFT until published)')))
     .action(
-      action(async (opts: EnvOpts & { file: string }) => {
-        const file = readJsonFile(opts.file, 'template file');
+      action(async (opts: FileOpts) => {
+        if (opts.printSchema) return printTemplateSchema();
+        const { environment, file: path } = required(opts);
+        const file = readJsonFile(path, 'template file');
         await withServices(opts, async ({ services, json }) =>
-          output(json, await services.engage.messaging.templates.create({ environment: opts.environment, file }), TEMPLATE_COLUMNS),
+          output(json, await services.engage.messaging.templates.create({ environment, file }), TEMPLATE_COLUMNS),
         );
       }),
     );
@@ -41,12 +69,14 @@ export function registerMessaging(program: Command): void {
   withCommon(templates.command('update').description('edit a template from a JSON file: a new draft (the published version keeps serving until publish)'))
     .argument('<key>', 'template key (immutable)')
     .requiredOption('--environment <env>', 'environment id or name')
-    .requiredOption('--file <file>', 'template JSON file')
+    .requiredOption('--file <file>', 'template JSON file (format: docs/templates.md)')
+    .addHelpText('after', TEMPLATE_HELP)
     .action(
       action(async (key: string, opts: EnvOpts & { file: string }) => {
+        const { environment } = opts;
         const file = readJsonFile(opts.file, 'template file');
         await withServices(opts, async ({ services, json }) =>
-          output(json, await services.engage.messaging.templates.update({ environment: opts.environment, key, file }), TEMPLATE_COLUMNS),
+          output(json, await services.engage.messaging.templates.update({ environment, key, file }), TEMPLATE_COLUMNS),
         );
       }),
     );

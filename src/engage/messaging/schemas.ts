@@ -98,3 +98,8 @@ export const TemplateKeyParam = T.String({ pattern: KEY_PATTERN });
 const sendRequest = checker(SendRequest);
 export const checkSend = (body: unknown) => atBody(sendRequest(body));
 export const checkTemplateFile = checker(TemplateFile);
+/**
+ * The JSON Schema the template file is checked with, as JSON (`engage templates create
+ * --print-schema`; docs/templates.md): the very schema `checkTemplateFile` compiles, not a copy.
+ */
+export const templateJsonSchema = () => JSON.parse(JSON.stringify(checkTemplateFile.schema)) as unknown;

@@ -39,11 +39,16 @@ describe('templates (engage templates create|update|publish|archive|show|list)',
 
   it('versions: create a draft, publish, edit into a new draft, publish supersedes; the key is immutable', async () => {
     const created = await t().create({ environment: env, file: templateFile() });
-    expect(created).toMatchObject({ key: 'order.shipped', status: 'ACTIVE', publishedVersion: null, latestVersion: 1 });
+    // Issue 23 point 1: DRAFT until a version is published (sends answer template_not_active till then).
+    expect(created).toMatchObject({ key: 'order.shipped', status: 'DRAFT', publishedVersion: null, latestVersion: 1 });
+    expect((await t().list(env)).map((x) => [x.key, x.status])).toEqual([['order.shipped', 'DRAFT']]);
+    expect(await t().show(env, 'order.shipped')).toMatchObject({ status: 'DRAFT' });
     await expect(t().create({ environment: env, file: templateFile() })).rejects.toThrow('template order.shipped already exists');
-    expect(await t().publish(env, 'order.shipped')).toMatchObject({ publishedVersion: 1, latestVersion: 1 });
+    expect(await t().publish(env, 'order.shipped')).toMatchObject({ status: 'ACTIVE', publishedVersion: 1, latestVersion: 1 });
+    expect((await t().list(env)).map((x) => [x.key, x.status])).toEqual([['order.shipped', 'ACTIVE']]);
     await expect(t().publish(env, 'order.shipped')).rejects.toThrow('has no draft to publish');
-    expect(await t().update({ environment: env, key: 'order.shipped', file: templateFile({ priority: 'normal' }) })).toMatchObject({ publishedVersion: 1, latestVersion: 2 });
+    // A new draft beside a published version: still ACTIVE (the published version keeps serving).
+    expect(await t().update({ environment: env, key: 'order.shipped', file: templateFile({ priority: 'normal' }) })).toMatchObject({ status: 'ACTIVE', publishedVersion: 1, latestVersion: 2 });
     // A second edit before publishing replaces the draft.
     expect(await t().update({ environment: env, key: 'order.shipped', file: templateFile({ priority: 'normal', ttlSeconds: 60 }) })).toMatchObject({ latestVersion: 2 });
     await expect(t().update({ environment: env, key: 'order.shipped', file: templateFile({ key: 'other' }) })).rejects.toThrow('key: is immutable');

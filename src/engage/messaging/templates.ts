@@ -16,18 +16,32 @@ type Stores = { messaging: MessagingStore };
 
 export const DEFAULTS = { ttlSeconds: 86_400, priority: 'high', rateLimitPerMinute: 6_000, dedupWindowSeconds: 0 } as const;
 
+/**
+ * What a template answers to sends, as the CLI shows it: DRAFT until a version is published
+ * (sends answer template_not_active), ACTIVE while a published version serves, ARCHIVED. The
+ * stored `status` is only the archive flag (ACTIVE | ARCHIVED); issue 23 point 1.
+ */
+export type TemplateStatus = 'DRAFT' | 'ACTIVE' | 'ARCHIVED';
+
 export interface TemplateView {
   id: string;
   environmentId: string;
   key: string;
-  status: TemplateRow['status'];
+  status: TemplateStatus;
   publishedVersion: number | null;
   latestVersion: number;
   createdAt: string;
   updatedAt: string;
 }
 
-const view = (t: TemplateRow): TemplateView => ({ ...t, publishedVersion: t.publishedVersion === null ? null : Number(t.publishedVersion), latestVersion: Number(t.latestVersion) });
+const statusOf = (t: TemplateRow): TemplateStatus => (t.status === 'ARCHIVED' ? 'ARCHIVED' : t.publishedVersion === null ? 'DRAFT' : 'ACTIVE');
+
+const view = (t: TemplateRow): TemplateView => ({
+  ...t,
+  status: statusOf(t),
+  publishedVersion: t.publishedVersion === null ? null : Number(t.publishedVersion),
+  latestVersion: Number(t.latestVersion),
+});
 
 export function createTemplateService(deps: { store: Stores & TxRunner<Stores>; clock: Clock; environments: EnvironmentService }) {
   const { store, clock, environments } = deps;
