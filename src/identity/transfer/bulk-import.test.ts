@@ -87,6 +87,35 @@ describe('users import (CLI)', () => {
     expect(await h.services.users.list(tenantId)).toEqual([]);
   });
 
+  it('a record with a NUL character in a string fails on its own (nul_character); the rest of its batch is imported', async () => {
+    await h.services.providers.add(tenantId, { name: 'google', issuer: 'https://accounts.google.com', audiences: ['web'] });
+    const rec = (i: number, extra: Record<string, unknown> = {}) => ({ externalId: `n${i}`, email: `n${i}@example.com`, emailVerified: true, active: true, ...extra });
+    const lines = [
+      rec(0),
+      rec(1, { email: 'n1\u0000@example.com' }),
+      rec(2, { externalId: 'n\u00002' }),
+      rec(3, { identities: [{ provider: 'google', subject: 'sub\u00003' }] }),
+      rec(4, { password: { hash: `${HASHES[0]}\u0000` } }),
+      rec(5),
+    ].map((r) => JSON.stringify(r));
+    lines.push('{"externalId":"n6","email":"n6@example.com","emailVerified":true,"active":true,"x\\u0000":1}');
+    // One batch: before, the store refused the NUL text (NulInText) and the whole batch stopped.
+    const { summary, report } = await run(lines.join('\n') + '\n');
+    expect(summary).toEqual({ source: 'legacy', mode: 'CREATE_ONLY', processed: 7, succeeded: 2, failed: 5, skipped: 0 });
+    expect(report.map((r) => [r.position, r.errorCode])).toEqual([[1, 'nul_character'], [2, 'nul_character'], [3, 'nul_character'], [4, 'nul_character'], [6, 'nul_character']]);
+    expect(report.map((r) => r.detail)).toEqual([
+      'email: holds a NUL character (\\u0000), which text values may not contain',
+      'externalId: holds a NUL character (\\u0000), which text values may not contain',
+      'identities[0].subject: holds a NUL character (\\u0000), which text values may not contain',
+      'password.hash: holds a NUL character (\\u0000), which text values may not contain',
+      'x\\u0000: holds a NUL character (\\u0000), which text values may not contain',
+    ]);
+    // The report names the record without the NUL text: its own fields when clean, else null.
+    expect(report[0]).toMatchObject({ line: 2, externalId: 'n1', email: null });
+    expect(report[1]).toMatchObject({ externalId: null, email: 'n2@example.com' });
+    expect((await h.services.users.list(tenantId)).map((u) => u.email).sort()).toEqual(['n0@example.com', 'n5@example.com']);
+  });
+
   it('export streams every user as NDJSON in creation order', async () => {
     await run(Array.from({ length: 2_500 }, (_, i) => JSON.stringify({ externalId: `e${i}`, email: `u${i}@example.com`, emailVerified: true, active: true })).join('\n'), { batch: 700 });
     const out = new PassThrough();

@@ -19,6 +19,8 @@ export const RecordError = {
   unknownHashFormat: 'unknown_hash_format',
   /** A cost parameter beyond the bounds of hashes/bounds.ts (issue 21). */
   hashCostOutOfBounds: 'hash_cost_out_of_bounds',
+  /** A string or property name holds NUL (\u0000), which no text column takes (issue 21 point 11). */
+  nulCharacter: 'nul_character',
   unknownProvider: 'unknown_identity_provider',
   duplicateIdentity: 'duplicate_identity',
 } as const;

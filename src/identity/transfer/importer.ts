@@ -1,5 +1,7 @@
 import type { Clock } from '../../platform/clock';
 import { newId, type Sealer } from '../../platform/crypto';
+import { findString } from '../../platform/http/body';
+import { hasNul, NUL_REASON } from '../../platform/http/json-bounds';
 import { UniqueViolation } from '../../platform/store/sql';
 import type { TxRunner, TxScope } from '../../platform/store/store';
 import { normalizeEmail } from '../users/service';
@@ -56,10 +58,13 @@ interface Candidate {
   identities: { issuer: string; subject: string; provider: string }[];
 }
 
+/** A record's own text for its outcome; none when it holds NUL, which no store may keep (an API job stores outcomes). */
+const text = (v: unknown): string | null => (typeof v === 'string' && !hasNul(v) ? v : null);
+
 const failed = (item: ImportItem, code: string, detail: string, r?: { externalId?: unknown; email?: unknown }): ImportOutcome => ({
   position: item.position,
-  externalId: typeof r?.externalId === 'string' ? r.externalId : null,
-  email: typeof r?.email === 'string' ? r.email : null,
+  externalId: text(r?.externalId),
+  email: text(r?.email),
   status: 'FAILED',
   subject: null,
   errorCode: code,
@@ -104,6 +109,13 @@ export function createImporter(deps: { store: Stores & TxRunner<Stores>; clock: 
       const v = item.record;
       if (v === MALFORMED) {
         outcomes.set(item.position, failed(item, RecordError.malformed, 'not a JSON object'));
+        continue;
+      }
+      // Both store engines refuse NUL in text (NulInText): caught here, the record fails alone
+      // instead of its batch's transaction. The field is named with the NUL written out.
+      const nulAt = typeof v === 'object' && v !== null ? findString(v, hasNul) : undefined;
+      if (nulAt !== undefined) {
+        outcomes.set(item.position, failed(item, RecordError.nulCharacter, `${nulAt.replaceAll('\0', '\\u0000')}: ${NUL_REASON}`, v as Record<string, unknown>));
         continue;
       }
       const bad = checkImportRecord(v);
