@@ -21,10 +21,12 @@ INSERT OR IGNORE INTO `push_send_recipients` (`recipient_id`, `send_id`, `enviro
 --> statement-breakpoint
 -- Installations erased before this migration, still named in sends: redacted as erasure now does
 -- (engage/messaging/send-erasure.ts): the nil UUID for the id, no delivery id…
-UPDATE push_sends SET response = json_set(response, '$.diagnostics', (
+-- json(...) around the subquery: a subquery's result loses its JSON subtype in SQLite 3.45 and
+-- later, and json_set would then store the array as a string.
+UPDATE push_sends SET response = json_set(response, '$.diagnostics', json((
     SELECT json_group_array(CASE WHEN json_extract(d.value, '$.installationId') IN (SELECT id FROM installations) THEN json(d.value)
       ELSE json_set(d.value, '$.installationId', '00000000-0000-0000-0000-000000000000', '$.deliveryId', json('null')) END)
-    FROM json_each(push_sends.response, '$.diagnostics') d))
+    FROM json_each(push_sends.response, '$.diagnostics') d)))
  WHERE EXISTS (SELECT 1 FROM json_each(push_sends.response, '$.diagnostics') d
                 WHERE json_extract(d.value, '$.installationId') NOT IN (SELECT id FROM installations));
 --> statement-breakpoint
