@@ -35,7 +35,7 @@ export interface AppDeps {
 export function createApp(deps: AppDeps): Hono<AppEnv> {
   const { services, config } = deps;
   const app = new Hono<AppEnv>();
-  app.use(requestContext(deps.logger, { onRequest: () => services.store.shareReadsThisTurn(), metrics: services.metrics }));
+  app.use(requestContext(deps.logger, { onRequest: () => services.store.shareReadsThisTurn(), metrics: services.metrics, accessLog: config.accessLog }));
   app.use(refuseNulInUrl);
   // Each family names its renderer for the paths it owns; elsewhere the api family's form.
   app.onError(familyOnError);

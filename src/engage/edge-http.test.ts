@@ -112,13 +112,13 @@ describe('the mobile edge on a real socket', () => {
     expect(installations).toEqual({ n: 0 });
   });
 
-  it('a client that closes mid-upload is no error and no 5xx: status 499 at debug, nothing stored', async () => {
+  it('a client that closes mid-upload is no error and no 5xx: status 499 in its access line, nothing stored', async () => {
     const head = request('POST', '/v1/sdk/operations:batch', [`Authorization: Bearer ${s.credential}`, 'Content-Type: application/json'], 5000);
     const res = await exchange(head, ['{"batchId":"'], { closeAfterBody: true });
     expect(res).toBeNull();
     await new Promise((r) => setTimeout(r, 100));
     expect(errorLines()).toEqual([]);
-    const logged = lines.map((l) => JSON.parse(l) as { msg?: string; message?: string; status?: number; path?: string }).filter((l) => l.path === '/v1/sdk/operations:batch');
+    const logged = lines.map((l) => JSON.parse(l) as { msg?: string; message?: string; status?: number; route?: string }).filter((l) => l.route === '/v1/sdk/operations:batch');
     expect(logged.map((l) => l.status)).toEqual([499]);
     expect(await countOps()).toBe(0);
   });

@@ -15,6 +15,7 @@ import { createApnsClient } from './messaging/apns';
 import { createCredentialService } from './messaging/credentials';
 import { createDeliveryWorker, type DeliveryMetrics } from './messaging/delivery';
 import { createFcmClient } from './messaging/fcm';
+import { withFailureLog } from './messaging/provider-log';
 import { createMessagingInspection } from './messaging/inspection';
 import { redactSendsIn } from './messaging/send-erasure';
 import { createSendService, type SendMetrics } from './messaging/service';
@@ -38,8 +39,9 @@ export function createEngageServices(deps: {
   const credentials = createCredentialService({ store, clock, sealer: deps.sealer, environments });
   // Provider connections open lazily, on the first delivery: the CLI never makes one.
   const ca = config.pushCaFile ? readFileSync(config.pushCaFile) : undefined;
-  const apns = createApnsClient({ productionUrl: config.apnsUrl, sandboxUrl: config.apnsSandboxUrl, ca, clock });
-  const fcm = createFcmClient({ baseUrl: config.fcmUrl, ca, clock });
+  // Every attempt a provider does not accept is a warn line (issue 23 point 5).
+  const apns = withFailureLog('APNS', createApnsClient({ productionUrl: config.apnsUrl, sandboxUrl: config.apnsSandboxUrl, ca, clock }), deps.logger);
+  const fcm = withFailureLog('FCM', createFcmClient({ baseUrl: config.fcmUrl, ca, clock }), deps.logger);
   const messaging = {
     templates: createTemplateService({ store, clock, environments }),
     sends: createSendService({ store, clock, wake: deps.wakeDeliveries, metrics: deps.metrics }),

@@ -92,3 +92,12 @@ describe('databaseUrl', () => {
     expect(redactedConfig(cfg).databaseUrl).toBe('postgres://u:***@db/engage');
   });
 });
+
+describe('accessLog', () => {
+  it('is on by default; ENGAGE_ACCESS_LOG=false or the flag (serve --no-access-log) turns it off', () => {
+    expect(loadConfig({}).accessLog).toBe(true);
+    expect(loadConfig({ env: { ENGAGE_ACCESS_LOG: 'false' } }).accessLog).toBe(false);
+    expect(loadConfig({ env: { ENGAGE_ACCESS_LOG: 'true' }, flags: { accessLog: 'false' } }).accessLog).toBe(false);
+    expect(() => loadConfig({ env: { ENGAGE_ACCESS_LOG: 'off' } })).toThrow(/accessLog \(ENGAGE_ACCESS_LOG\): expected true or false/);
+  });
+});

@@ -74,6 +74,11 @@ export interface Config {
    */
   administrationApi: boolean;
   /**
+   * `serve`: one `info` line per request (method, route pattern, status, duration, request id;
+   * never the query string). false (`--no-access-log`, ENGAGE_ACCESS_LOG=false): none.
+   */
+  accessLog: boolean;
+  /**
    * `serve`: `host:port` (`[v6]:port`) of a listener of its own for GET /metrics (issue 21); then
    * the main port does not serve it. Unset: the main port serves it to loopback peers only, or
    * with `metricsToken` to bearers of that token (platform/metrics-access.ts).
@@ -128,6 +133,7 @@ const SETTINGS: Setting[] = [
   { key: 'smtpUrl', env: 'ENGAGE_SMTP_URL', kind: 'smtp-url' },
   { key: 'mailFrom', env: 'ENGAGE_MAIL_FROM', kind: 'email' },
   { key: 'administrationApi', env: 'ENGAGE_ADMINISTRATION_API', kind: 'boolean' },
+  { key: 'accessLog', env: 'ENGAGE_ACCESS_LOG', kind: 'boolean' },
   { key: 'metricsListen', env: 'ENGAGE_METRICS_LISTEN', kind: 'listen' },
   { key: 'metricsToken', env: 'ENGAGE_METRICS_TOKEN', kind: 'token' },
 ];
@@ -160,6 +166,7 @@ export const DEFAULTS = {
   apnsSandboxUrl: 'https://api.sandbox.push.apple.com',
   fcmUrl: 'https://fcm.googleapis.com',
   administrationApi: true,
+  accessLog: true,
 } satisfies Partial<Config>;
 
 function coerce(s: Setting, value: unknown, origin: string): unknown {

@@ -7,7 +7,7 @@ import { createApp } from '../../src/app';
 import { openAppStore } from '../../src/open-store';
 import { fixedClock } from '../../src/platform/clock';
 import { loadConfig, type Config } from '../../src/platform/config';
-import { silentLogger } from '../../src/platform/logger';
+import { silentLogger, type Logger } from '../../src/platform/logger';
 import { createServices } from '../../src/services';
 import { createTestDatabase } from './pg-cluster';
 
@@ -26,16 +26,17 @@ export const itSqlite = TEST_ENGINE === 'sqlite' ? it : it.skip;
  * SQLite file, or a fresh database of the test cluster (test/helpers/pg-cluster.ts).
  * `app.request(url)` exercises the real routes in process; `services` is what the CLI uses.
  */
-export async function createHarness(overrides: Partial<Config> = {}) {
+export async function createHarness(overrides: Partial<Config> = {}, opts: { logger?: Logger } = {}) {
+  const logger = opts.logger ?? silentLogger;
   const dataDir = mkdtempSync(path.join(tmpdir(), 'engage-test-'));
   const pg = TEST_ENGINE === 'postgres' ? await createTestDatabase() : undefined;
   const config = { ...loadConfig({ flags: { dataDir, publicUrl: PUBLIC_URL, databaseUrl: pg?.url } }), ...overrides };
   const opened = await openAppStore(config, { logger: silentLogger, poolSize: 4 });
   const clock = fixedClock(new Date('2026-01-01T00:00:00Z'));
   const masterKey = randomBytes(32);
-  const services = createServices({ config, store: opened.store, clock, logger: silentLogger, masterKey });
+  const services = createServices({ config, store: opened.store, clock, logger, masterKey });
   await services.tenants.ensureControl();
-  const app = createApp({ config, clock, logger: silentLogger, services });
+  const app = createApp({ config, clock, logger, services });
   const others: { close(): Promise<void> }[] = [];
   return {
     config,

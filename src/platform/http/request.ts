@@ -102,14 +102,27 @@ export const refuseNulInUrl: MiddlewareHandler = (c, next) => {
   throw new DomainError('invalid', 'invalid_request', `${field}: holds a NUL character (%00), which text values may not contain`);
 };
 
+/** Probes and scrapes, every few seconds all day: their access lines are `debug`. */
+const QUIET_ROUTES = new Set(['/healthz', '/readyz', '/metrics']);
+
 /**
- * Assigns a request id (a sane inbound X-Request-Id is kept), echoes it, logs the outcome and
- * counts it in the metrics, by route pattern (never the path: it carries ids). `onRequest` runs
- * first on every request (the composition root's per-request hook).
+ * Assigns a request id (a sane inbound X-Request-Id is kept), echoes it, counts the request in
+ * the metrics and writes its access line, both by route pattern (never the path: it carries
+ * ids; never the query: it can carry codes and tokens). `onRequest` runs first on every request
+ * (the composition root's per-request hook).
+ *
+ * The access line (`accessLog`, on by default) is one `info` line per request, `debug` for
+ * QUIET_ROUTES: `msg: "request"`, method, route, status, ms (until the handler's answer, before
+ * its body is on the wire) and the request id. Nothing a client sent is in it beyond the
+ * method: no query, header, body or secret.
  */
-export function requestContext(logger: Logger, opts: { onRequest?: () => void; metrics?: Pick<Metrics, 'httpRequests' | 'httpDuration'> } = {}): MiddlewareHandler<AppEnv> {
-  const debug = logger.enabled('debug');
+export function requestContext(
+  logger: Logger,
+  opts: { onRequest?: () => void; metrics?: Pick<Metrics, 'httpRequests' | 'httpDuration'>; accessLog?: boolean } = {},
+): MiddlewareHandler<AppEnv> {
   const { onRequest, metrics } = opts;
+  const info = (opts.accessLog ?? true) && logger.enabled('info');
+  const debug = (opts.accessLog ?? true) && logger.enabled('debug');
   return async (c, next) => {
     onRequest?.();
     const inbound = headerOf(c, 'x-request-id');
@@ -117,20 +130,23 @@ export function requestContext(logger: Logger, opts: { onRequest?: () => void; m
     const log = logger.child({ requestId });
     c.set('requestId', requestId);
     c.set('log', log);
-    const started = debug || metrics ? performance.now() : 0;
+    const started = info || metrics ? performance.now() : 0;
     await nextWithHeaders(c, next, [['X-Request-Id', requestId]]);
+    if (!metrics && !info) return;
+    const elapsed = performance.now() - started;
+    // After the answer, routeIndex is the handler that gave it (hono's compose).
+    const route = routePath(c) || 'unmatched';
+    const method = c.req.method;
+    const status = c.res.status;
     if (metrics) {
-      // After the answer, routeIndex is the handler that gave it (hono's compose).
-      const route = routePath(c) || 'unmatched';
-      const method = c.req.method;
-      metrics.httpRequests.inc({ route, method, status: String(c.res.status) });
-      metrics.httpDuration.observe((performance.now() - started) / 1000, { route, method });
+      metrics.httpRequests.inc({ route, method, status: String(status) });
+      metrics.httpDuration.observe(elapsed / 1000, { route, method });
     }
-    if (debug) {
-      const ms = Math.round((performance.now() - started) * 10) / 10;
-      // Path only: queries can carry codes and tokens.
-      log.debug('request', { method: c.req.method, path: c.req.path, status: c.res.status, ms });
-    }
+    const quiet = QUIET_ROUTES.has(route);
+    if (quiet ? !debug : !info) return;
+    const fields = { method, route, status, ms: Math.round(elapsed * 10) / 10 };
+    if (quiet) log.debug('request', fields);
+    else log.info('request', fields);
   };
 }
 

@@ -3,6 +3,7 @@ import { createHarness, type Harness } from '../../../test/helpers/harness';
 import { startSmtp, type TestSmtp } from '../../../test/helpers/smtp';
 import { ConfigError, loadConfig, redactedConfig } from '../config';
 import { EMAIL, createNativeFixture, nativePost, openInteraction } from '../../identity/native/testing';
+import { createLogger } from '../logger';
 import { MAIL_RETRY } from './outbox';
 
 let h: Harness | undefined;
@@ -93,6 +94,29 @@ describe('mail outbox', () => {
     await h.services.mail.sendDue();
     const [row] = await outbox(h);
     expect(row).toMatchObject({ status: 'PENDING', attempts: 1 });
+  });
+});
+
+describe('SMTP failures in the log (issue 23 point 5)', () => {
+  it('a transient refusal is a warn line, a permanent one an error line: mail id, provider, status; never the address', async () => {
+    const lines: string[] = [];
+    smtp = await startSmtp();
+    h = await createHarness({ smtpUrl: smtp.url, mailFrom: 'auth@engage.test' }, { logger: createLogger({ level: 'info', format: 'json', write: (l) => lines.push(l) }) });
+    const f = await createNativeFixture(h);
+    const it = await openInteraction(h.request, f);
+    expect((await nativePost(h.request, f, '/email/request', { interaction_id: it.interactionId, email: EMAIL })).status).toBe(202);
+    smtp.failNext(1, 451);
+    await h.services.mail.sendDue();
+    h.clock.advance(MAIL_RETRY.baseSeconds);
+    smtp.failNext(1, 550);
+    await h.services.mail.sendDue();
+    const mail = lines.map((l) => JSON.parse(l) as Record<string, unknown>).filter((l) => /^mail /.test(l.msg as string));
+    expect(mail).toEqual([
+      expect.objectContaining({ level: 'warn', msg: 'mail not sent; will retry', provider: 'smtp', status: 451, attempts: 1, purpose: expect.any(String), mailId: expect.any(String) }),
+      expect.objectContaining({ level: 'error', msg: 'mail given up', provider: 'smtp', status: 550, attempts: 2 }),
+    ]);
+    expect(lines.join('\n')).not.toContain(EMAIL);
+    expect(lines.join('\n').toLowerCase()).not.toContain(EMAIL.toLowerCase());
   });
 });
 

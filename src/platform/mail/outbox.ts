@@ -19,6 +19,9 @@ export const MAIL_RETRY = { maxAttempts: 8, baseSeconds: 30, maxSeconds: 3600, b
 
 type Stores = { mail: MailOutboxStore };
 
+/** Email addresses in a server's reply, replaced before the reply is logged. */
+const withoutAddresses = (text: string) => text.replace(/[^\s<>@"',;:]+@[^\s<>@"',;:]+/g, '[address]');
+
 export const mailUnavailable = () => new DomainError('unavailable', 'temporarily_unavailable', 'no SMTP server is configured (--smtp-url)');
 
 /**
@@ -56,12 +59,14 @@ export function createMailService(deps: {
     } catch (e) {
       if (!(e instanceof MailFailure)) throw e;
       const attempts = row.attempts + 1;
+      // The server's reply may quote the recipient: the log line names the mail by its id only.
+      const failure = { mailId: row.id, purpose: row.purpose, provider: 'smtp', ...(e.status ? { status: e.status } : {}), attempts, error: withoutAddresses(e.message) };
       if (e.permanent || attempts >= MAIL_RETRY.maxAttempts) {
-        logger.error('mail given up', { mailId: row.id, purpose: row.purpose, attempts, error: e.message });
+        logger.error('mail given up', failure);
         await store.tx((tx) => tx.mail.giveUp(row.id, e.message));
       } else {
         const wait = Math.min(MAIL_RETRY.baseSeconds * 2 ** (attempts - 1), MAIL_RETRY.maxSeconds);
-        logger.warn('mail not sent; will retry', { mailId: row.id, purpose: row.purpose, attempts, retryInSeconds: wait, error: e.message });
+        logger.warn('mail not sent; will retry', { ...failure, retryInSeconds: wait });
         await store.tx((tx) => tx.mail.retryLater(row.id, clock.nowSeconds() + wait, e.message));
       }
     }

@@ -9,11 +9,12 @@ export interface MailSender {
   close(): void;
 }
 
-/** A failed delivery: `permanent` when retrying cannot help (a 5xx answer of the server). */
+/** A failed delivery: `permanent` when retrying cannot help (a 5xx answer of the server); `status` the SMTP reply code, if any. */
 export class MailFailure extends Error {
   constructor(
     message: string,
     readonly permanent: boolean,
+    readonly status?: number,
   ) {
     super(message);
   }
@@ -53,7 +54,7 @@ export function createSmtpSender(smtpUrl: string, from: string): MailSender {
         // RFC 5321 §4.2.1: 5yz is a permanent failure; 4yz and connection trouble are transient.
         const permanent = typeof err.responseCode === 'number' && err.responseCode >= 500;
         const what = err.responseCode ? `SMTP ${err.responseCode}` : (err.code ?? 'error');
-        throw new MailFailure(`${what}: ${(err.message ?? '').slice(0, 200)}`, permanent);
+        throw new MailFailure(`${what}: ${(err.message ?? '').slice(0, 200)}`, permanent, typeof err.responseCode === 'number' ? err.responseCode : undefined);
       }
     },
     close: () => transport?.close(),
