@@ -18,15 +18,7 @@ const ROOT = path.resolve(__dirname, '../..');
 
 /** Writes that break the rule today, `<file> -> <table>`: this list only shrinks. */
 const KNOWN_VIOLATIONS: string[] = [
-  'src/engage/binding/store.ts -> installation_generations',
-  'src/engage/binding/store.ts -> installations',
-  'src/engage/binding/store.ts -> profiles',
-  'src/engage/installations/store.ts -> installation_generations',
-  'src/engage/installations/store.ts -> installations',
-  'src/engage/installations/store.ts -> profiles',
   'src/engage/messaging/store.ts -> installations',
-  'src/engage/operations/store.ts -> installations',
-  'src/engage/operations/store.ts -> push_deliveries',
   'src/identity/transfer/store.ts -> user_identities',
   'src/identity/transfer/store.ts -> user_totp_factors',
   'src/identity/transfer/store.ts -> users',

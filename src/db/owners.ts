@@ -92,7 +92,5 @@ export const TABLE_OWNERS: Readonly<Record<string, string>> = {
 export const DYNAMIC_WRITERS: Readonly<Record<string, string>> = {
   // `updateStatement(table, …)` builds partial UPDATEs; each call's table is checked at the call.
   'src/platform/store/sql.ts': 'updateStatement: the table is the caller’s (checked where it is called)',
-  // The last-writer-wins effects (attributes, tags, subscriptions): moving to engage/profiles.
-  'src/engage/operations/store.ts': 'last-writer-wins upsert of the effect tables',
   'src/engage/privacy/store.ts': 'executes the erasure registry (db/schema/erasure.ts), declared by each owning table',
 };

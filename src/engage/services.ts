@@ -8,6 +8,7 @@ import { createInspectionService } from './inspection/service';
 import { createInstallationService } from './installations/service';
 import { createOperationService, type IngestMetrics } from './operations/service';
 import { createPrivacyService } from './privacy/service';
+import { createProfileService } from './profiles/service';
 import type { EngageStores } from './stores';
 import { readFileSync } from 'node:fs';
 import type { Logger } from '../platform/logger';
@@ -58,6 +59,7 @@ export function createEngageServices(deps: {
   return {
     messaging,
     environments,
+    profiles: createProfileService({ store }),
     installations: createInstallationService({ store, clock, environments }),
     binding: createBindingService({ store, clock, sealer: deps.sealer, codeTtl: deps.config.bindingCodeTtl }),
     operations: createOperationService({ store, clock, metrics: deps.metrics }),

@@ -6,6 +6,7 @@ import type { AccessKeyPrincipal } from '../environments/service';
 import type { InstallationPrincipal } from '../installations/service';
 import { EdgeErrors } from '../shared/errors';
 import { BindingErrors } from './errors';
+import { commitGenerationIn, createAnonymousProfileIn, ensureProfileIn, type ProfileTx } from '../profiles/service';
 import type { BindingCodeRow, BindingStore } from './store';
 import { checkIdempotencyKey, checkTransition, type BindingCode, type BindingTransition, type BindingTransitionRequest } from './schemas';
 
@@ -14,7 +15,8 @@ const NOT_ALLOWED = 'The access key is not allowed for this installation’s app
 
 export type { BindingCode, BindingTransition };
 
-type Stores = { binding: BindingStore };
+// Profiles and the generation fence are profile state's (db/owners.ts): through its `…In(tx)` functions.
+type Stores = { binding: BindingStore } & ProfileTx;
 
 /** Another request committed a transition under the same Idempotency-Key while this one ran. */
 class IdempotencyRace extends Error {}
@@ -120,16 +122,16 @@ export function createBindingService(deps: {
         }
 
         let profileId: string;
-        if (target) profileId = await tx.binding.ensureProfile(env, target.externalId, newId(), now.toISOString());
+        if (target) profileId = await ensureProfileIn(tx, env, target.externalId, newId(), now.toISOString());
         else {
           profileId = newId();
-          await tx.binding.insertAnonymousProfile(env, profileId, now.toISOString());
+          await createAnonymousProfileIn(tx, env, profileId, now.toISOString());
         }
         const state = target ? 'BOUND' : 'ANONYMOUS';
         // The code reserved installation.generation + 1 when issued; only one code is ever
         // pending, so it is still the next generation.
         const generation = Math.max(code.generation, inst.generation + 1);
-        if (!(await tx.binding.commitGeneration(env, inst.id, generation, profileId, state, now.toISOString()))) throw BindingErrors.codeConsumed();
+        if (!(await commitGenerationIn(tx, env, inst.id, generation, profileId, state, now.toISOString()))) throw BindingErrors.codeConsumed();
         const result: BindingTransition = { transitionId: newId(), installationId: inst.id, generation, state, committedAt: now.toISOString() };
         const recorded = await tx.binding.insertTransition({
           id: result.transitionId,

@@ -22,23 +22,13 @@ const SQL = {
   insertTransition: `INSERT INTO binding_transitions (id, environment_id, idempotency_key, request_hash, installation_id, response, committed_at)
     VALUES (?, ?, ?, ?, ?, ?, ?) ON CONFLICT (environment_id, idempotency_key) DO NOTHING`,
   installation: `SELECT id, app_id AS "appId", generation FROM installations WHERE environment_id = ? AND id = ?`,
-  profileByExternalId: 'SELECT id FROM profiles WHERE environment_id = ? AND external_id = ?',
-  insertProfile: 'INSERT INTO profiles (id, environment_id, external_id, created_at) VALUES (?, ?, ?, ?)',
-  insertNamedProfile: `INSERT INTO profiles (id, environment_id, external_id, created_at) VALUES (?, ?, ?, ?)
-    ON CONFLICT (environment_id, external_id) WHERE external_id IS NOT NULL DO NOTHING`,
-  // Generations only move forward: a conditional write, whoever else commits at the same time.
-  advance: `UPDATE installations SET generation = ?, profile_id = ?, binding_state = ?, updated_at = ?
-    WHERE environment_id = ? AND id = ? AND generation < ?`,
-  insertGeneration: 'INSERT INTO installation_generations (installation_id, generation, profile_id, binding_state, committed_at) VALUES (?, ?, ?, ?, ?)',
 } as const;
 
-/** Binding codes, committed transitions and the generation fence they advance. */
+/** Binding codes and committed transitions; the generation fence they advance is profile state's (profiles/service.ts). */
 export function createBindingStore(db: Sql) {
   // The installation row locked until the transaction ends (PostgreSQL): binding, ingest and
   // erasure of one installation run one after the other.
   const lockInstallation = `${SQL.installation}${forUpdate(db.dialect)}`;
-  const findProfileByExternalId = async (environmentId: string, externalId: string): Promise<string | undefined> =>
-    (await db.get<{ id: string }>(SQL.profileByExternalId, [environmentId, externalId]))?.id;
   return {
     findPendingCode(environmentId: string, installationId: string): Promise<BindingCodeRow | undefined> {
       return db.get<BindingCodeRow>(SQL.pendingCode, [environmentId, installationId]);
@@ -71,33 +61,6 @@ export function createBindingStore(db: Sql) {
     /** `installation`, locked until the transaction ends (a read that decides a write). */
     lockInstallation(environmentId: string, id: string): Promise<{ id: string; appId: string; generation: number } | undefined> {
       return db.get<{ id: string; appId: string; generation: number }>(lockInstallation, [environmentId, id]);
-    },
-    findProfileByExternalId,
-    async insertAnonymousProfile(environmentId: string, id: string, createdAt: string): Promise<void> {
-      await db.run(SQL.insertProfile, [id, environmentId, null, createdAt]);
-    },
-    /** The profile with `externalId`, created as `newId` when there is none (once, whoever else creates it at the same time). */
-    async ensureProfile(environmentId: string, externalId: string, newId: string, createdAt: string): Promise<string> {
-      const found = await findProfileByExternalId(environmentId, externalId);
-      if (found !== undefined) return found;
-      if ((await db.run(SQL.insertNamedProfile, [newId, environmentId, externalId, createdAt])) === 1) return newId;
-      return (await findProfileByExternalId(environmentId, externalId))!;
-    },
-    /**
-     * Moves the installation to `generation`, bound to `profileId`, and records the fence;
-     * false (nothing written) when the installation is already at `generation` or beyond.
-     */
-    async commitGeneration(
-      environmentId: string,
-      installationId: string,
-      generation: number,
-      profileId: string,
-      bindingState: 'BOUND' | 'ANONYMOUS',
-      at: string,
-    ): Promise<boolean> {
-      if ((await db.run(SQL.advance, [generation, profileId, bindingState, at, environmentId, installationId, generation])) !== 1) return false;
-      await db.run(SQL.insertGeneration, [installationId, generation, profileId, bindingState, at]);
-      return true;
     },
   };
 }

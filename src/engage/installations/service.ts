@@ -5,6 +5,7 @@ import type { TxRunner } from '../../platform/store/store';
 import type { EnvironmentService } from '../environments/service';
 import type { AppRow } from '../environments/service';
 import { EdgeErrors } from '../shared/errors';
+import { createInstallationIn, recoverIn, type ProfileTx } from '../profiles/service';
 import type { InstallationPrincipal, InstallationRow, InstallationStore, NewInstallation } from './store';
 import { checkBootstrap, type BootstrapInstallationRequest, type InstallationSession, type InstallationState } from './schemas';
 
@@ -17,7 +18,8 @@ export const RECOVERY_PREFIX = 'svc_rec_';
 
 export type { InstallationSession, InstallationState };
 
-type Stores = { installations: InstallationStore };
+// The installation row is written by profile state (db/owners.ts), through its `…In(tx)` functions.
+type Stores = { installations: InstallationStore } & ProfileTx;
 
 function freshCredentials() {
   const credential = newSecret(CREDENTIAL_PREFIX);
@@ -38,7 +40,7 @@ export function createInstallationService(deps: { store: Stores & TxRunner<Store
    * "Durability promise"). The commit, not the inserts, dominates a lone bootstrap. One insert
    * failing fails only its own bootstrap (platform/store/group-commit.ts).
    */
-  const insertGrouped = createGroupCommit(store, (tx, row: NewInstallation) => tx.installations.insertAnonymous(row));
+  const insertGrouped = createGroupCommit(store, (tx, row: NewInstallation) => createInstallationIn(tx, row));
 
   /**
    * POST /v1/sdk/installations. A valid recoveryToken (of an installation of the same app)
@@ -94,10 +96,10 @@ export function createInstallationService(deps: { store: Stores & TxRunner<Store
         // The recovery is a conditional write on the token presented: when another recovery
         // with the same token won meanwhile, the token is spent and a new installation is made,
         // as it would be had this request come second.
-        if (existing && (await tx.installations.recover(existing.environmentId, existing.id, recoveryDigest, { ...meta, ...creds.digests, updatedAt: now })))
+        if (existing && (await recoverIn(tx, existing.environmentId, existing.id, recoveryDigest, { ...meta, ...creds.digests, updatedAt: now })))
           return { created: false, row: existing };
         const row = fresh();
-        await tx.installations.insertAnonymous(row);
+        await createInstallationIn(tx, row);
         return created(row);
       });
     }

@@ -10,25 +10,7 @@ export interface InstallationPrincipal {
   appId: string;
 }
 
-/** A new anonymous installation at generation 0. */
-export interface NewInstallation {
-  id: string;
-  environmentId: string;
-  appId: string;
-  platform: string;
-  locale: string;
-  timezone: string;
-  sdkVersion: string;
-  appVersion: string;
-  appBuild: string | null;
-  deviceModel: string | null;
-  osVersion: string | null;
-  credentialDigest: string;
-  revocationDigest: string;
-  recoveryDigest: string;
-  profileId: string;
-  createdAt: string;
-}
+export type { NewInstallation, Recovery } from '../profiles/schemas';
 
 const COLUMNS = `id, environment_id AS "environmentId", app_id AS "appId", platform, locale, timezone, sdk_version AS "sdkVersion",
   app_version AS "appVersion", app_build AS "appBuild", device_model AS "deviceModel", os_version AS "osVersion",
@@ -47,25 +29,9 @@ const SQL = {
   byRevocation: `SELECT ${COLUMNS} FROM installations WHERE revocation_digest = ?`,
   byRecovery: `SELECT ${COLUMNS} FROM installations WHERE app_id = ? AND recovery_digest = ?`,
   find: `SELECT ${COLUMNS} FROM installations WHERE environment_id = ? AND id = ?`,
-  insertProfile: 'INSERT INTO profiles (id, environment_id, external_id, created_at) VALUES (?, ?, NULL, ?)',
-  insertInstallation: `INSERT INTO installations (id, environment_id, app_id, platform, locale, timezone, sdk_version, app_version, app_build, device_model,
-      os_version, credential_digest, revocation_digest, recovery_digest, generation, profile_id, binding_state, created_at, updated_at)
-    VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, 0, ?, 'ANONYMOUS', ?, ?)`,
-  insertGeneration: `INSERT INTO installation_generations (installation_id, generation, profile_id, binding_state, committed_at) VALUES (?, 0, ?, 'ANONYMOUS', ?)`,
-  // Recovery: new credentials and metadata, only while the recovery digest is still the one
-  // presented (a conditional write: of two recoveries with the same token, one wins).
-  recover: `UPDATE installations SET locale = ?, timezone = ?, sdk_version = ?, app_version = ?, app_build = ?, device_model = ?, os_version = ?,
-      credential_digest = ?, revocation_digest = ?, recovery_digest = ?, updated_at = ?
-    WHERE environment_id = ? AND id = ? AND recovery_digest = ?`,
 } as const;
 
-/** Device metadata and fresh credential digests a recovery writes. */
-export type Recovery = Pick<
-  NewInstallation,
-  'locale' | 'timezone' | 'sdkVersion' | 'appVersion' | 'appBuild' | 'deviceModel' | 'osVersion' | 'credentialDigest' | 'revocationDigest' | 'recoveryDigest'
-> & { updatedAt: string };
-
-/** Installations, their credentials and their generation-0 anonymous profile. */
+/** Reads of installations and their credentials; their writes are profile state's (profiles/service.ts). */
 export function createInstallationStore(db: Sql) {
   return {
     /** Hot path: one indexed lookup by credential digest; a disabled app's installations do not authenticate. */
@@ -81,25 +47,6 @@ export function createInstallationStore(db: Sql) {
     },
     find(environmentId: string, id: string): Promise<InstallationRow | undefined> {
       return db.get<InstallationRow>(SQL.find, [environmentId, id]);
-    },
-    /**
-     * Bootstrap hot path (spec goal: thousands per second): the anonymous profile, the
-     * installation and its generation-0 fence.
-     */
-    async insertAnonymous(r: NewInstallation): Promise<void> {
-      await db.run(SQL.insertProfile, [r.profileId, r.environmentId, r.createdAt]);
-      await db.run(SQL.insertInstallation, [r.id, r.environmentId, r.appId, r.platform, r.locale, r.timezone, r.sdkVersion, r.appVersion, r.appBuild,
-        r.deviceModel, r.osVersion, r.credentialDigest, r.revocationDigest, r.recoveryDigest, r.profileId, r.createdAt, r.createdAt]);
-      await db.run(SQL.insertGeneration, [r.id, r.profileId, r.createdAt]);
-    },
-    /**
-     * Replaces the metadata and credentials of an installation recovered with `presentedRecoveryDigest`;
-     * false when that digest no longer names it (another recovery won).
-     */
-    async recover(environmentId: string, id: string, presentedRecoveryDigest: string, r: Recovery): Promise<boolean> {
-      const changed = await db.run(SQL.recover, [r.locale, r.timezone, r.sdkVersion, r.appVersion, r.appBuild, r.deviceModel, r.osVersion,
-        r.credentialDigest, r.revocationDigest, r.recoveryDigest, r.updatedAt, environmentId, id, presentedRecoveryDigest]);
-      return changed === 1;
     },
   };
 }

@@ -8,7 +8,9 @@ import { parseDateTime, type Violation } from '../../platform/http/schema';
 import { batchDigest, checkBatchEnvelope, checkOperations, KNOWN_TYPES } from './check';
 import { OperationErrorCode, OperationErrors } from './errors';
 import { TRACKED_TYPES, type OperationResult } from './schemas';
-import { EFFECT_KEY_COLUMNS, EFFECT_KINDS, type EffectKind, type IngestState, type LwwValue, type OperationRow, type OperationStore } from './store';
+import { recordPushReceiptIn, type ReceiptTx } from '../messaging/receipts';
+import { applyIn, lockStateIn, profilesOfGenerationsIn, setState, StateEffects, type ProfileTx, type StateKind } from '../profiles/service';
+import type { IngestState, OperationRow, OperationStore } from './store';
 
 export type { OperationResult };
 export { MAX_BATCH } from './schemas';
@@ -29,7 +31,8 @@ export interface IngestMetrics {
   ingestBatches: { inc(labels: { outcome: string }): void };
 }
 
-type Stores = { operations: OperationStore };
+// Profile state and delivery receipts through their owners' `…In(tx)` functions (db/owners.ts).
+type Stores = { operations: OperationStore } & ProfileTx & ReceiptTx;
 
 const rejected = (operationId: string, errorCode: string, message: string): OperationResult => ({ operationId, status: 'REJECTED', errorCode, message });
 
@@ -76,7 +79,7 @@ export function createOperationService(deps: { store: Stores & TxRunner<Stores>;
    */
   const grouped = createGroupCommit(
     store,
-    (tx, job: Job) => processBatch(tx.operations, job),
+    (tx, job: Job) => processBatch(tx, job),
     // Each batch locks its installation's row: in id order, across processes.
     (job) => job.p.id,
   );
@@ -109,16 +112,18 @@ const accepted = (operationId: string): OperationResult => ({ operationId, statu
  * operation is still decided as if the batch ran one operation after the other (duplicates
  * inside the batch, privacy changed by an earlier operation, last-writer-wins ties).
  */
-async function processBatch(s: OperationStore, job: Job): Promise<IngestOutcome> {
+async function processBatch(tx: Stores, job: Job): Promise<IngestOutcome> {
+  const s = tx.operations;
   const { p, batch, violations, payloads, digest, batchKey, nowMs, serverTime } = job;
   const ops = batch.operations;
   const n = ops.length;
   // The installation's row, locked (PostgreSQL), then the batch's stored answer: a copy of this
   // batch, or another batch of this installation, sent to another process waits here until this
   // one commits, and then finds its stored answer and its operations in the ledger.
-  const read = await s.ingestState(p.environmentId, p.id, batchKey);
-  if (!read) throw EdgeErrors.unauthorized();
-  const { state, previous } = read;
+  const locked = await lockStateIn(tx, p.environmentId, p.id);
+  if (!locked) throw EdgeErrors.unauthorized();
+  const { previous, profileId: currentProfile } = await s.batchAndProfile(p.id, batchKey, locked.generation);
+  const state: IngestState = { ...locked, profileId: currentProfile };
   if (previous !== undefined) {
     // Same operations: the first answer again. Other operations under a used batchId would
     // otherwise be answered with results that are not theirs and never stored (409, nothing
@@ -140,13 +145,13 @@ async function processBatch(s: OperationStore, job: Job): Promise<IngestOutcome>
     if (violations[i] === null && typeof g === 'number' && g < state.generation && !profiles.has(g) && !older.includes(g)) older.push(g);
   }
   if (older.length > 0) {
-    const found = await s.profilesOfGenerations(p.id, older);
+    const found = await profilesOfGenerationsIn(tx, p.id, older);
     for (const g of older) profiles.set(g, found.get(g) ?? null);
   }
 
   const results: OperationResult[] = new Array(n);
   const ledger: OperationRow[] = [];
-  const effects = new Effects();
+  const effects = new StateEffects();
   const receipts: { deliveryId: string; type: 'DELIVERED' | 'OPENED'; at: string }[] = [];
   let changed = false;
   for (let i = 0; i < n; i++) {
@@ -183,12 +188,8 @@ async function processBatch(s: OperationStore, job: Job): Promise<IngestOutcome>
     results[i] = accepted(opId);
   }
   await s.insertOperations(p.environmentId, p.id, nowMs, ledger);
-  for (const kind of EFFECT_KINDS) {
-    const rows = effects.rows(kind);
-    if (rows.length > 0) await s.upsert(kind, rows);
-  }
-  for (const r of receipts) await s.recordPushReceipt(p.environmentId, p.id, r.deliveryId.toLowerCase(), r.type, r.at);
-  if (changed) await s.writeInstallationState(p.environmentId, p.id, state, serverTime);
+  await applyIn(tx, { environmentId: p.environmentId, installationId: p.id, at: serverTime }, effects, changed ? state : undefined);
+  for (const r of receipts) await recordPushReceiptIn(tx, p.environmentId, p.id, r);
   const out = JSON.stringify({ batchId: batch.batchId, results, serverTime });
   await s.insertBatchResult(p.id, batchKey, digest, out, serverTime);
   const statuses: Record<string, number> = {};
@@ -196,50 +197,9 @@ async function processBatch(s: OperationStore, job: Job): Promise<IngestOutcome>
   return { replayed: false, body: out, statuses };
 }
 
-/** Last-writer-wins on (ms, op): the later write wins a tie, as it would written one after the other. */
-const wins = (ms: number, op: string, over: { ms: number; op: string }) => ms > over.ms || (ms === over.ms && op >= over.op);
-
-/**
- * The effect rows of one batch, one per key and kind: the row that would stand had the batch's
- * writes been made one after the other (each key's last-writer-wins winner). The database then
- * applies the same rule between that row and the stored one, which gives the same result.
- */
-class Effects {
-  private readonly byKind = new Map<EffectKind, Map<string, unknown[]>>();
-
-  /** `row` is the key values, then value, ms and op. */
-  put(kind: EffectKind, row: unknown[]): void {
-    let rows = this.byKind.get(kind);
-    if (rows === undefined) this.byKind.set(kind, (rows = new Map()));
-    const k = EFFECT_KEY_COLUMNS[kind];
-    // Owner ids never hold a NUL, and the last key column is the only free-form one but for lists,
-    // which are followed only by a channel (never holding a NUL): the joined key is unambiguous.
-    let id = row[0] as string;
-    for (let c = 1; c < k; c++) id += `\u0000${row[c] as string}`;
-    const held = rows.get(id);
-    const ms = row[k + 1] as number;
-    const op = row[k + 2] as string;
-    if (held === undefined || wins(ms, op, { ms: held[k + 1] as number, op: held[k + 2] as string })) rows.set(id, row);
-  }
-
-  rows(kind: EffectKind): unknown[][] {
-    const rows = this.byKind.get(kind);
-    return rows === undefined ? [] : [...rows.values()];
-  }
-}
-
-/** Last-writer-wins update of one installation-level state in `state` (written once, at the end of the batch); true when it landed. */
-function setState<V>(column: LwwValue<V>, value: V, ms: number, op: string): boolean {
-  if (column.op !== '' && !wins(ms, op, column)) return false;
-  column.value = value;
-  column.ms = ms;
-  column.op = op;
-  return true;
-}
-
 /** Applies one accepted state operation; returns whether installation-level state may have changed. */
 function applyState(
-  e: Effects,
+  e: StateEffects,
   p: InstallationPrincipal,
   state: IngestState,
   profileId: string | null,
@@ -254,7 +214,7 @@ function applyState(
       const onProfile = type === 'PROFILE_ATTRIBUTES_EDITED';
       if (onProfile && !profileId) return false;
       const owner = onProfile ? profileId! : p.id;
-      const kind: EffectKind = onProfile ? 'profileAttributes' : 'installationAttributes';
+      const kind: StateKind = onProfile ? 'profileAttributes' : 'installationAttributes';
       const set = payload.set as Obj | undefined;
       // Removal after set: a key named in both ends removed (docs/decisions.md).
       if (set) for (const k in set) e.put(kind, [owner, k, JSON.stringify(set[k]), ms, op]);

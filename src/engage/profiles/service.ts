@@ -1,0 +1,164 @@
+import type { TxRunner } from '../../platform/store/store';
+import { STATE_KEY_COLUMNS, STATE_KINDS, type InstallationState, type LwwValue, type NewInstallation, type ProfileSnapshot, type Recovery, type StateKind } from './schemas';
+import type { ProfileStore } from './store';
+
+export type { InstallationState, LwwValue, NewInstallation, ProfileSnapshot, Recovery, StateKind } from './schemas';
+
+/**
+ * Profile state: the one context that writes installations, their generations, profiles and
+ * the last-writer-wins attributes, tags and subscriptions (db/owners.ts). Other contexts change
+ * them only through the `…In(tx, …)` functions below, inside their own transaction, and read
+ * them through `snapshot` and the lookups.
+ */
+export type ProfileTx = { profiles: ProfileStore };
+
+/** Last-writer-wins on (ms, op): the later write wins a tie, as it would written one after the other. */
+export const wins = (ms: number, op: string, over: { ms: number; op: string }) => ms > over.ms || (ms === over.ms && op >= over.op);
+
+/** Last-writer-wins update of one installation-level state value in `state` (written by `applyIn`); true when it landed. */
+export function setState<V>(column: LwwValue<V>, value: V, ms: number, op: string): boolean {
+  if (column.op !== '' && !wins(ms, op, column)) return false;
+  column.value = value;
+  column.ms = ms;
+  column.op = op;
+  return true;
+}
+
+/**
+ * A set of last-writer-wins effects, one row per key and kind: the row that would stand had the
+ * writes been made one after the other (each key's winner). The database then applies the same
+ * rule between that row and the stored one, which gives the same result.
+ */
+export class StateEffects {
+  private readonly byKind = new Map<StateKind, Map<string, unknown[]>>();
+
+  /** `row` is the key values (owner id first), then value, ms and op (booleans as 0/1). */
+  put(kind: StateKind, row: unknown[]): void {
+    let rows = this.byKind.get(kind);
+    if (rows === undefined) this.byKind.set(kind, (rows = new Map()));
+    const k = STATE_KEY_COLUMNS[kind];
+    // Owner ids never hold a NUL, and the last key column is the only free-form one but for lists,
+    // which are followed only by a channel (never holding a NUL): the joined key is unambiguous.
+    let id = row[0] as string;
+    for (let c = 1; c < k; c++) id += `\u0000${row[c] as string}`;
+    const held = rows.get(id);
+    const ms = row[k + 1] as number;
+    const op = row[k + 2] as string;
+    if (held === undefined || wins(ms, op, { ms: held[k + 1] as number, op: held[k + 2] as string })) rows.set(id, row);
+  }
+
+  rows(kind: StateKind): unknown[][] {
+    const rows = this.byKind.get(kind);
+    return rows === undefined ? [] : [...rows.values()];
+  }
+}
+
+/** The installation-level state, its row locked until the caller's transaction ends (PostgreSQL); undefined for no such installation. */
+export function lockStateIn(tx: ProfileTx, environmentId: string, installationId: string): Promise<InstallationState | undefined> {
+  return tx.profiles.lockState(environmentId, installationId);
+}
+
+/** The profiles bound in `generations` of the installation (the generation fence of spec 01). */
+export function profilesOfGenerationsIn(tx: ProfileTx, installationId: string, generations: readonly number[]): Promise<Map<number, string>> {
+  return tx.profiles.profilesOfGenerations(installationId, generations);
+}
+
+/**
+ * Applies `effects` (last-writer-wins against the stored rows) in the caller's transaction, and
+ * writes the installation-level `state` when given (as decided under `lockStateIn`'s lock).
+ * One multi-row statement per kind of effect.
+ */
+export async function applyIn(
+  tx: ProfileTx,
+  target: { environmentId: string; installationId: string; at: string },
+  effects: StateEffects,
+  state?: InstallationState,
+): Promise<void> {
+  for (const kind of STATE_KINDS) {
+    const rows = effects.rows(kind);
+    if (rows.length > 0) await tx.profiles.upsert(kind, rows);
+  }
+  if (state) await tx.profiles.writeState(target.environmentId, target.installationId, state, target.at);
+}
+
+/** A provider reported `token` invalid since `invalidSinceMs`: cleared unless the app set it again later; false when nothing was cleared. */
+export function clearPushTokenIn(tx: ProfileTx, environmentId: string, installationId: string, token: string, invalidSinceMs: number, at: string): Promise<boolean> {
+  return tx.profiles.clearPushToken(environmentId, installationId, token, invalidSinceMs, at);
+}
+
+/** Bootstrap: the installation at generation 0 with its anonymous profile. */
+export function createInstallationIn(tx: ProfileTx, r: NewInstallation): Promise<void> {
+  return tx.profiles.insertInstallation(r);
+}
+
+/** Recovery: new metadata and credentials while `presentedRecoveryDigest` still names the installation; false when another recovery won. */
+export function recoverIn(tx: ProfileTx, environmentId: string, id: string, presentedRecoveryDigest: string, r: Recovery): Promise<boolean> {
+  return tx.profiles.recover(environmentId, id, presentedRecoveryDigest, r);
+}
+
+/** The profile with `externalId`, created as `newId` when there is none. */
+export function ensureProfileIn(tx: ProfileTx, environmentId: string, externalId: string, newId: string, createdAt: string): Promise<string> {
+  return tx.profiles.ensureProfile(environmentId, externalId, newId, createdAt);
+}
+
+export function createAnonymousProfileIn(tx: ProfileTx, environmentId: string, id: string, createdAt: string): Promise<void> {
+  return tx.profiles.insertAnonymousProfile(environmentId, id, createdAt);
+}
+
+/** Moves the installation to `generation`, bound to `profileId`, recording the fence; false when it is already there or beyond. */
+export function commitGenerationIn(
+  tx: ProfileTx,
+  environmentId: string,
+  installationId: string,
+  generation: number,
+  profileId: string,
+  bindingState: 'BOUND' | 'ANONYMOUS',
+  at: string,
+): Promise<boolean> {
+  return tx.profiles.commitGeneration(environmentId, installationId, generation, profileId, bindingState, at);
+}
+
+const parsed = (rows: { key: string; value: string }[]): Record<string, unknown> => Object.fromEntries(rows.map((r) => [r.key, JSON.parse(r.value)]));
+
+export function createProfileService(deps: { store: ProfileTx & TxRunner<ProfileTx> }) {
+  const { store } = deps;
+
+  /** The profile id with `externalId` in the environment, if any. */
+  function findProfileByExternalId(environmentId: string, externalId: string): Promise<string | undefined> {
+    return store.profiles.findProfileByExternalId(environmentId, externalId);
+  }
+
+  /** The current state of an installation and of the profile it is bound to, read in one snapshot; undefined for no such installation. */
+  function snapshot(environmentId: string, installationId: string): Promise<ProfileSnapshot | undefined> {
+    return store.tx(async (tx) => {
+      const s = await tx.profiles.state(environmentId, installationId);
+      if (!s) return undefined;
+      const profile = s.profileId ? await tx.profiles.profile(environmentId, s.profileId) : undefined;
+      return {
+        installation: {
+          id: installationId,
+          generation: s.generation,
+          privacy: s.privacy.value,
+          pushSubscription: s.pushSubscription.value,
+          pushPermission: s.pushPermission.value,
+          pushToken: s.pushToken.value,
+          attributes: parsed(await tx.profiles.installationAttributes(installationId)),
+          subscriptions: Object.fromEntries((await tx.profiles.installationSubscriptions(installationId)).map((r) => [r.list, Boolean(r.subscribed)])),
+        },
+        profile: profile
+          ? {
+              id: profile.id,
+              externalId: profile.externalId,
+              attributes: parsed(await tx.profiles.profileAttributes(profile.id)),
+              tags: await tx.profiles.profileTags(profile.id),
+              subscriptions: (await tx.profiles.profileSubscriptions(profile.id)).map((r) => ({ list: r.list, channel: r.channel, subscribed: Boolean(r.subscribed) })),
+            }
+          : null,
+      };
+    });
+  }
+
+  return { snapshot, findProfileByExternalId };
+}
+
+export type ProfileService = ReturnType<typeof createProfileService>;
