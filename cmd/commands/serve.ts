@@ -31,6 +31,7 @@ type ServeOptions = CommonOptions & {
   smtpUrl?: string;
   mailFrom?: string;
   administrationApi?: boolean;
+  accessLog?: boolean;
   metricsListen?: string;
 };
 
@@ -46,6 +47,7 @@ export function registerServe(program: Command): void {
     .option('--smtp-url <url>', 'SMTP server for sign-in, registration and recovery codes: smtp://user:password@host:587 (STARTTLS) or smtps://…:465 (TLS); or ENGAGE_SMTP_URL')
     .option('--mail-from <address>', 'From address of that mail (default no-reply@<public URL host>; or ENGAGE_MAIL_FROM)')
     .option('--metrics-listen <host:port>', 'serve GET /metrics on this address only, not on the main port, e.g. 127.0.0.1:9464 (or ENGAGE_METRICS_LISTEN; see README "Metrics")')
+    .option('--no-access-log', 'write no line per request (on by default: method, route, status, duration, request id at info; or ENGAGE_ACCESS_LOG=false)')
     .option('--no-administration-api', 'do not serve the management API at {control_issuer}/identity/admin (404 administration_disabled; or ENGAGE_ADMINISTRATION_API=false)')
     .action(
       action(async (opts: ServeOptions) => {
@@ -61,14 +63,23 @@ export function registerServe(program: Command): void {
           mailFrom: opts.mailFrom,
           // commander sets true unless --no-administration-api is given: only the flag overrides the environment.
           administrationApi: opts.administrationApi === false ? 'false' : undefined,
+          accessLog: opts.accessLog === false ? 'false' : undefined,
           metricsListen: opts.metricsListen,
         };
         const config = configFrom(opts, flags);
         // Before the database opens (a PostgreSQL host name is looked up on the pool).
         sizeThreadPool(config.workers);
         const logger = createLogger({ level: config.logLevel, format: config.logFormat });
-        if (cluster.isPrimary && config.workers > 1) await runPrimary(config, logger);
-        else await serveHere(opts, flags, config, logger);
+        try {
+          if (cluster.isPrimary && config.workers > 1) await runPrimary(config, logger);
+          else await serveHere(opts, flags, config, logger);
+        } catch (e) {
+          // Once the logger exists, a failure to start is one log line like every other (a port
+          // clash included), then exit 1: a worker would otherwise stay connected to its primary.
+          const { msg, fields } = startFailure(e);
+          logger.error(msg, fields);
+          process.exit(1);
+        }
       }),
     );
 }
@@ -180,6 +191,23 @@ async function serveMetrics(config: Config, render: () => Promise<string>, logge
   return server;
 }
 
+const LISTEN_PROBLEMS: Record<string, string> = {
+  EADDRINUSE: 'the address is already in use (another process listens on it)',
+  EACCES: 'permission denied (ports below 1024 need privileges)',
+  EADDRNOTAVAIL: 'no interface of this machine has that address',
+};
+
+/** The log line of a failed start: what could not be done, in one sentence, and its error code (`errorCode`: the logger hides a field named `code`). */
+function startFailure(e: unknown): { msg: string; fields: Record<string, unknown> } {
+  const err = e as NodeJS.ErrnoException & { address?: string; port?: number };
+  const code = typeof err?.code === 'string' ? err.code : undefined;
+  if (err?.syscall === 'listen' || err?.syscall === 'bind') {
+    const address = `${err.address?.includes(':') ? `[${err.address}]` : err.address}:${err.port}`;
+    return { msg: `cannot listen on ${address}: ${LISTEN_PROBLEMS[code ?? ''] ?? err.message}`, fields: { errorCode: code, address } };
+  }
+  return { msg: `engage serve could not start: ${err instanceof Error ? err.message : String(e)}`, fields: code ? { errorCode: code } : {} };
+}
+
 function listen(server: Server, port: number, host: string): Promise<void> {
   return new Promise<void>((resolve, reject) => {
     server.once('error', reject);
@@ -194,20 +222,22 @@ function listen(server: Server, port: number, host: string): Promise<void> {
  * tells every worker to shut down gracefully and exits when all have.
  */
 async function runPrimary(config: Config, logger: Logger): Promise<void> {
-  // Port 0: pick the free port once, so every worker shares the same one.
-  let port = config.port;
-  if (port === 0) {
-    const probe = createServer();
-    await listen(probe, 0, config.host);
-    port = (probe.address() as AddressInfo).port;
-    await new Promise((r) => probe.close(r));
-  }
+  // Port 0: pick the free port once, so every worker shares the same one. Any port is tried
+  // here first: taken, the command fails at once with one line, not once per worker.
+  const probe = createServer();
+  await listen(probe, config.port, config.host);
+  const port = (probe.address() as AddressInfo).port;
+  await new Promise((r) => probe.close(r));
   // Workers rerun this command with the port fixed and one worker each.
   const args = process.argv.slice(2).filter((a, i, all) => !/^--(workers|port)(=|$)/.test(a) && !/^--(workers|port)$/.test(all[i - 1] ?? ''));
   // The executable forks itself by its absolute path (however it was started); under node, the script.
   cluster.setupPrimary({ ...(isSingleExecutable() ? { exec: process.execPath } : {}), args: [...args, '--port', String(port), '--workers', '1'] });
 
   let stopping = false;
+  // Workers that have listened once: one that exits before it ever did cannot start (its own
+  // line says why), and another in its place would fail alike, every second.
+  const listened = new WeakSet<Worker>();
+  cluster.on('listening', (worker) => listened.add(worker));
   const fork = (): Worker => cluster.fork();
   for (let i = 0; i < config.workers; i++) fork();
   cluster.on('exit', (worker, code, signal) => {
@@ -217,6 +247,11 @@ async function runPrimary(config: Config, logger: Logger): Promise<void> {
         process.exit(0);
       }
       return;
+    }
+    if (!listened.has(worker)) {
+      logger.error('a worker could not start; stopping', { worker: worker.id, code, signal });
+      for (const w of Object.values(cluster.workers ?? {})) w?.process.kill('SIGKILL');
+      process.exit(1);
     }
     logger.error('worker died; starting another', { worker: worker.id, code, signal });
     setTimeout(() => !stopping && fork(), 1_000).unref();
