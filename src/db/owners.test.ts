@@ -18,7 +18,6 @@ const ROOT = path.resolve(__dirname, '../..');
 
 /** Writes that break the rule today, `<file> -> <table>`: this list only shrinks. */
 const KNOWN_VIOLATIONS: string[] = [
-  'src/engage/messaging/store.ts -> installations',
   'src/identity/transfer/store.ts -> user_identities',
   'src/identity/transfer/store.ts -> user_totp_factors',
   'src/identity/transfer/store.ts -> users',

@@ -18,9 +18,11 @@ import type { FcmClient } from './fcm';
 import type { AttemptOutcome } from './outcome';
 import type { DeliveryMessage } from './service';
 import { notReadyReason, type PushConditions } from './readiness';
+import { clearPushTokenIn, type ProfileTx } from '../profiles/service';
 import type { DeliveryRow, MessagingStore } from './store';
 
-type Stores = { messaging: MessagingStore };
+// A token a provider reports invalid is cleared through profile state, the installation row's owner (db/owners.ts).
+type Stores = { messaging: MessagingStore } & ProfileTx;
 
 export interface DeliveryMetrics {
   pushDeliveries: { inc(labels: { provider: string; outcome: string }, by?: number): void };
@@ -150,7 +152,7 @@ export function createDeliveryWorker(deps: {
             break;
           case 'unregistered':
             await tx.messaging.markFinal(r.id, 'FAILED', o.error, at);
-            await tx.messaging.clearToken(r.environmentId, r.installationId, r.token, o.sinceMs, at);
+            await clearPushTokenIn(tx, r.environmentId, r.installationId, r.token, o.sinceMs, at);
             break;
         }
       }

@@ -109,8 +109,6 @@ const SQL = {
   // The claim counted an attempt that is not made: it is given back.
   withdraw: `UPDATE push_deliveries SET state = 'FAILED', last_error = ?, attempts = attempts - 1, updated_at = ? WHERE id = ? AND state = 'PENDING'`,
   retarget: `UPDATE push_deliveries SET token = ?, updated_at = ? WHERE id = ? AND state = 'PENDING'`,
-  // "Unless it was registered again since" (issue 13): the same token, set no later than the provider says it became invalid.
-  clearToken: `UPDATE installations SET push_token = NULL, updated_at = ? WHERE environment_id = ? AND id = ? AND push_token = ? AND push_token_ms <= ?`,
   nextDue: `SELECT MIN(next_attempt_ms) AS "nextMs" FROM push_deliveries WHERE state = 'PENDING'`,
   delivery: `SELECT ${DELIVERY} FROM push_deliveries WHERE id = ?`,
   bySend: `SELECT ${DELIVERY} FROM push_deliveries WHERE send_id = ? ORDER BY created_ms, id`,
@@ -286,9 +284,6 @@ export function createMessagingStore(db: Sql) {
     /** A claimed delivery goes to the installation's current token (registered again since admission). */
     async retarget(id: string, token: string, at: string): Promise<void> {
       await db.run(SQL.retarget, [token, at, id]);
-    },
-    async clearToken(environmentId: string, installationId: string, token: string, invalidSinceMs: number, at: string): Promise<boolean> {
-      return (await db.run(SQL.clearToken, [at, environmentId, installationId, token, invalidSinceMs])) === 1;
     },
     async nextDue(): Promise<number | undefined> {
       const r = await db.get<{ nextMs: number | null }>(SQL.nextDue);
