@@ -43,11 +43,17 @@ export function createEngageServices(deps: {
   // Every attempt a provider does not accept is a warn line (issue 23 point 5).
   const apns = withFailureLog('APNS', createApnsClient({ productionUrl: config.apnsUrl, sandboxUrl: config.apnsSandboxUrl, ca, clock }), deps.logger);
   const fcm = withFailureLog('FCM', createFcmClient({ baseUrl: config.fcmUrl, ca, clock }), deps.logger);
+  const deliveries = createDeliveryWorker({ store, clock, logger: deps.logger, credentials, apns, fcm, metrics: deps.metrics });
+  // A committed send: a run under way claims it at once (issue 22 point 3), otherwise the job runs.
+  const wakeDeliveries = () => {
+    deliveries.poke();
+    deps.wakeDeliveries();
+  };
   const messaging = {
     templates: createTemplateService({ store, clock, environments }),
-    sends: createSendService({ store, clock, wake: deps.wakeDeliveries, metrics: deps.metrics }),
+    sends: createSendService({ store, clock, wake: wakeDeliveries, metrics: deps.metrics }),
     credentials,
-    deliveries: createDeliveryWorker({ store, clock, logger: deps.logger, credentials, apns, fcm, metrics: deps.metrics }),
+    deliveries,
     inspection: createMessagingInspection({ store }),
     /** What privacy erasure asks of the send ledger (issue 21 point 16). */
     erasure: { redactSendsIn },

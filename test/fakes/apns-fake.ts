@@ -25,6 +25,17 @@ export interface Scripted {
   /** 410: when the token became invalid (ms). */
   timestamp?: number;
   retryAfter?: string;
+  /** Answers this long after the request arrived (a slow device or provider). */
+  delayMs?: number;
+  /** Sends the response headers, then nothing more: a half-open stream. */
+  halfOpen?: boolean;
+}
+
+/** A request as it arrived (before any answer), with the wall-clock time it arrived. */
+export interface ApnsArrival {
+  apnsId: string;
+  token: string;
+  receivedMs: number;
 }
 
 const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
@@ -33,6 +44,7 @@ export async function startApnsFake(opts: { ca: TestCa; now?: () => number; topi
   const now = opts.now ?? (() => Date.now());
   const keys = new Map<string, { teamId: string; key: KeyObject }>();
   const requests: ApnsRequest[] = [];
+  const arrivals: ApnsArrival[] = [];
   /** Accepted notifications (200 answered) by apns-id. */
   const delivered = new Map<string, number>();
   /** Answers queued per device token, used first-in first-out; then 200. */
@@ -72,6 +84,8 @@ export async function startApnsFake(opts: { ca: TestCa; now?: () => number; topi
     const chunks: Buffer[] = [];
     stream.on('data', (c: Buffer) => chunks.push(c));
     stream.on('end', () => {
+      const path = String(headers[':path'] ?? '');
+      arrivals.push({ apnsId: String(headers['apns-id'] ?? ''), token: decodeURIComponent(path.slice('/3/device/'.length)), receivedMs: Date.now() });
       const answer = () => handle(stream, headers, Buffer.concat(chunks));
       if (holding) held.push(answer);
       else answer();
@@ -115,6 +129,14 @@ export async function startApnsFake(opts: { ca: TestCa; now?: () => number; topi
     if (typeof payload.aps !== 'object' || payload.aps === null) return reply(400, 'PayloadEmpty');
     const queued = scripts.get(token);
     const next = queued?.shift();
+    if (next?.halfOpen) {
+      if (!stream.destroyed && !stream.closed) stream.respond({ ':status': next.status, 'apns-id': apnsId });
+      return;
+    }
+    if (next?.delayMs) {
+      setTimeout(() => (next.status === 200 ? reply(200) : reply(next.status, next.reason, next)), next.delayMs);
+      return;
+    }
     if (next) return reply(next.status, next.reason, next);
     reply(200);
   }
@@ -125,6 +147,7 @@ export async function startApnsFake(opts: { ca: TestCa; now?: () => number; topi
   return {
     url,
     requests,
+    arrivals,
     delivered,
     /** Registers a provider key (the public half of the .p8) for its key id and team. */
     addKey(keyId: string, teamId: string, privatePem: string) {

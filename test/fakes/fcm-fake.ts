@@ -24,6 +24,8 @@ export interface FcmSend {
   token: string;
   message: Record<string, unknown>;
   status: number;
+  /** Wall-clock time the request arrived. */
+  receivedMs: number;
 }
 
 const SCOPE = 'https://www.googleapis.com/auth/firebase.messaging';
@@ -64,6 +66,7 @@ export async function startFcmFake(opts: { ca: TestCa; now?: () => number; proje
 
   let url = '';
   const server = https.createServer({ key: opts.ca.key, cert: opts.ca.cert }, (req, res) => {
+    const receivedMs = Date.now();
     void (async () => {
       const body = await read(req);
       if (req.method === 'POST' && req.url === '/token') {
@@ -120,15 +123,15 @@ export async function startFcmFake(opts: { ca: TestCa; now?: () => number; proje
                   ? 'message is too big'
                   : undefined;
       if (bad) {
-        sends.push({ token: String(token), message: msg, status: 400 });
+        sends.push({ token: String(token), message: msg, status: 400, receivedMs });
         return rpcError(res, { status: 400, rpcStatus: 'INVALID_ARGUMENT', errorCode: 'INVALID_ARGUMENT', message: bad });
       }
       const next = scripts.get(token as string)?.shift();
       if (next) {
-        sends.push({ token: token as string, message: msg, status: next.status });
+        sends.push({ token: token as string, message: msg, status: next.status, receivedMs });
         return rpcError(res, next);
       }
-      sends.push({ token: token as string, message: msg, status: 200 });
+      sends.push({ token: token as string, message: msg, status: 200, receivedMs });
       const id = String(data.deliveryId);
       delivered.set(id, (delivered.get(id) ?? 0) + 1);
       json(res, 200, { name: `projects/${opts.projectId}/messages/${randomBytes(8).toString('hex')}` });

@@ -3,7 +3,10 @@
  * (header kid = key id; claims iss = team id, iat) reused for 40 minutes and renewed on
  * 403 ExpiredProviderToken; APNs refuses a token older than an hour and renewing more often
  * than every 20 minutes (../shared/notes/push-providers.md, Apple "Establishing a token-based
- * connection to APNs"). One HTTP/2 session per host, opened again after GOAWAY or an error.
+ * connection to APNs"). A refusal renews only the token that was refused: of thirty pushes
+ * refused at once, the first renews and the others retry with its token (issue 22 point 3).
+ * One HTTP/2 session per host, opened again after GOAWAY or an error; every request has a
+ * deadline (headers then silence is a timeout, a transient failure).
  */
 import http2 from 'node:http2';
 import { createPrivateKey, sign, type KeyObject } from 'node:crypto';
@@ -39,10 +42,12 @@ export function apnsPayload(m: DeliveryMessage, deliveryId: string): Record<stri
 }
 
 const TOKEN_REUSE_MS = 40 * 60_000;
-const REQUEST_TIMEOUT_MS = 30_000;
+/** The whole request, from opening the stream to the end of the answer. */
+export const REQUEST_TIMEOUT_MS = 10_000;
 const b64 = (v: unknown) => Buffer.from(JSON.stringify(v)).toString('base64url');
 
-export function createApnsClient(opts: { productionUrl: string; sandboxUrl: string; ca?: string | Buffer; clock: Clock }) {
+export function createApnsClient(opts: { productionUrl: string; sandboxUrl: string; ca?: string | Buffer; clock: Clock; requestTimeoutMs?: number }) {
+  const timeoutMs = opts.requestTimeoutMs ?? REQUEST_TIMEOUT_MS;
   const sessions = new Map<string, http2.ClientHttp2Session>();
   const tokens = new Map<string, { jwt: string; iatMs: number }>();
   const keys = new Map<string, KeyObject>();
@@ -63,12 +68,18 @@ export function createApnsClient(opts: { productionUrl: string; sandboxUrl: stri
     return s;
   }
 
-  function providerToken(c: ApnsCredentials, renew = false): string {
+  /**
+   * The provider token for these credentials. `refused`: APNs answered ExpiredProviderToken to
+   * that token; it is renewed only if it is still the one held, so a burst of refusals renews
+   * once and the rest reuse the renewal (signing is synchronous: no renewal is ever in flight
+   * twice). Without a refusal a token is kept for TOKEN_REUSE_MS, past Apple's 20 minutes.
+   */
+  function providerToken(c: ApnsCredentials, refused?: string): string {
     // Per key: credentials replaced under the same key id (a new .p8) get a token of their own at once.
     const id = `${c.teamId}:${c.keyId}:${c.keyPem}`;
     const now = opts.clock.now().getTime();
     const held = tokens.get(id);
-    if (!renew && held && now - held.iatMs < TOKEN_REUSE_MS) return held.jwt;
+    if (held && (refused === undefined ? now - held.iatMs < TOKEN_REUSE_MS : held.jwt !== refused)) return held.jwt;
     let key = keys.get(c.keyPem);
     if (!key) keys.set(c.keyPem, (key = createPrivateKey(c.keyPem)));
     const iat = Math.floor(now / 1000);
@@ -95,7 +106,8 @@ export function createApnsClient(opts: { productionUrl: string; sandboxUrl: stri
       'apns-id': d.id,
       'content-type': 'application/json',
     };
-    if (d.message.collapseId) headers['apns-collapse-id'] = d.message.collapseId;
+    // The template's collapse id, else the delivery's own: a copy sent again after a crash replaces the first on the device.
+    headers['apns-collapse-id'] = d.message.collapseId ?? d.id;
     return new Promise((resolve) => {
       let s: http2.ClientHttp2Session;
       try {
@@ -108,27 +120,38 @@ export function createApnsClient(opts: { productionUrl: string; sandboxUrl: stri
       let status = 0;
       let resHeaders: http2.IncomingHttpHeaders = {};
       const chunks: Buffer[] = [];
-      req.setTimeout(REQUEST_TIMEOUT_MS, () => req.close(http2.constants.NGHTTP2_CANCEL));
+      let settled = false;
+      const settle = (r: Awaited<ReturnType<typeof request>>) => {
+        if (settled) return;
+        settled = true;
+        clearTimeout(deadline);
+        resolve(r);
+      };
+      // A deadline for the whole exchange: a stream that answered headers and then nothing (half-open) ends here too.
+      const deadline = setTimeout(() => {
+        settle({ error: `timed out after ${timeoutMs} ms` });
+        req.close(http2.constants.NGHTTP2_CANCEL);
+      }, timeoutMs);
+      deadline.unref();
       req.on('response', (h) => {
         status = Number(h[':status']);
         resHeaders = h;
       });
       req.on('data', (c: Buffer) => chunks.push(c));
-      req.on('end', () => resolve(status ? { status, body: Buffer.concat(chunks).toString('utf8'), headers: resHeaders } : { error: 'stream closed without a response' }));
-      req.on('error', (e) => resolve({ error: `connection: ${e.message}` }));
-      req.on('close', () => {
-        if (!status) resolve({ error: `stream closed (${req.rstCode})` });
-      });
+      req.on('end', () => settle(status ? { status, body: Buffer.concat(chunks).toString('utf8'), headers: resHeaders } : { error: 'stream closed without a response' }));
+      req.on('error', (e) => settle({ error: `connection: ${e.message}` }));
+      req.on('close', () => settle({ error: status ? 'stream closed before the end of the answer' : `stream closed (${req.rstCode})` }));
       req.end(payload);
     });
   }
 
   async function send(c: ApnsCredentials, d: ApnsDelivery): Promise<AttemptOutcome> {
-    let res = await request(c, d, providerToken(c));
+    const jwt = providerToken(c);
+    let res = await request(c, d, jwt);
     let reason = 'error' in res ? undefined : reasonOf(res.body);
     if (!('error' in res) && res.status === 403 && reason === 'ExpiredProviderToken') {
-      // Renewed once, then the same request again (notes/push-providers.md, as Parse Server does).
-      res = await request(c, d, providerToken(c, true));
+      // Renewed once for the burst, then the same request again (notes/push-providers.md, as Parse Server does).
+      res = await request(c, d, providerToken(c, jwt));
       reason = 'error' in res ? undefined : reasonOf(res.body);
     }
     if ('error' in res) return { kind: 'retry', error: res.error };

@@ -2,7 +2,15 @@
  * The delivery worker: takes due rows of the outbox (push_deliveries) and sends them to APNs
  * or FCM. It runs as a leased background job (platform/jobs), woken after each send commits;
  * each row is also claimed for the time of its attempt, so a process that dies mid-attempt
- * leaves it due again (at-least-once; the same apns-id is sent again, docs/decisions.md).
+ * leaves it due again (at-least-once; the same apns-id and collapse id are sent again, so the
+ * device shows one notification, docs/decisions.md).
+ *
+ * Attempts flow (issue 22 point 3): up to FLOW.concurrency claimed attempts in this process, at
+ * most FLOW.perApp of them for one app (one provider credential); as answers free slots, more
+ * rows are claimed, skipping apps whose share is full, so a slow device, provider or tenant
+ * delays nobody else. Each outcome is recorded within milliseconds of its answer: outcomes are
+ * collected for FLOW.commitDelayMs and written in one transaction (group commit), so a crash
+ * repeats only the attempts answered in those last milliseconds.
  *
  * States (docs/decisions.md "Transactional push"): PENDING (admitted, waiting for its first
  * attempt or a retry) -> SENT (the provider accepted it) -> DELIVERED / OPENED (the SDK's
@@ -42,6 +50,40 @@ export function backoffMs(attempts: number, retryAfter: number | undefined, rand
   return Math.ceil(Math.max(jittered, retryAfter ?? 0));
 }
 
+export const FLOW = {
+  /** Claimed attempts in this process at once (in flight, or waiting for their app's turn). */
+  concurrency: 512,
+  /** Attempts of one app (one provider credential, one share of a provider connection) in flight at once. */
+  perApp: 100,
+  /** Rows claimed by one claim, at most. */
+  claimBatch: 100,
+  /** Outcomes are collected this long, then written in one transaction. */
+  commitDelayMs: 5,
+  /** How long a claim lasts: the longest a dead process delays its claimed rows. */
+  claimMs: 30_000,
+  /** An attempt starts only with this much of its claim left (a request and its one retry after a token renewal); otherwise the row is given back. */
+  attemptMs: 20_000,
+  /** With nothing due and attempts still in flight, how often the worker looks for new due rows besides the wake-ups. */
+  idleLookMs: 1_000,
+} as const;
+
+/** An attempt's outcome, or a claim given back without an attempt. */
+type Outcome = AttemptOutcome | { kind: 'released' };
+interface Claimed {
+  row: DeliveryRow;
+  claimUntil: number;
+  creds: Map<string, Promise<unknown>>;
+}
+interface Lane {
+  running: number;
+  queue: Claimed[];
+}
+interface Answered {
+  row: DeliveryRow;
+  outcome: Outcome;
+  atMs: number;
+}
+
 export function createDeliveryWorker(deps: {
   store: Stores & TxRunner<Stores>;
   clock: Clock;
@@ -50,17 +92,12 @@ export function createDeliveryWorker(deps: {
   apns: ApnsClient;
   fcm: FcmClient;
   metrics?: DeliveryMetrics;
-  /** Rows claimed per round, and how long a claim lasts (the longest a dead process delays them). */
-  batchSize?: number;
-  claimMs?: number;
-  /** Rounds in flight at once. */
-  lanes?: number;
+  flow?: Partial<Record<keyof typeof FLOW, number>>;
 }) {
   const { store, clock, logger } = deps;
-  const batchSize = deps.batchSize ?? 250;
-  const claimMs = deps.claimMs ?? 30_000;
-  const lanes = deps.lanes ?? 3;
+  const flow = { ...FLOW, ...deps.flow };
   const count = (provider: string, outcome: string) => deps.metrics?.pushDeliveries.inc({ provider, outcome });
+  const nowMs = () => clock.now().getTime();
 
   async function attempt(row: DeliveryRow, creds: Map<string, Promise<unknown>>): Promise<AttemptOutcome> {
     const message = JSON.parse(row.message) as DeliveryMessage;
@@ -111,72 +148,177 @@ export function createDeliveryWorker(deps: {
     return { keep, skipped };
   }
 
-  /** One round: claim, check again, send concurrently (HTTP/2 multiplexes), record. The number of rows claimed. */
-  async function round(): Promise<number> {
-    const nowMs = clock.now().getTime();
-    const claimedAt = new Date(nowMs).toISOString();
-    const { claimed, keep: rows, skipped } = await store.tx(async (tx) => {
-      const due = await tx.messaging.claimDue(nowMs, nowMs + claimMs, batchSize);
-      return { claimed: due.length, ...(due.length === 0 ? { keep: due, skipped: due } : await recheck(tx.messaging, due, claimedAt)) };
-    });
-    // Counted once committed (a PostgreSQL transaction may run again).
-    for (const r of skipped) count(r.provider, 'skipped');
-    if (rows.length === 0) return claimed;
-    const creds = new Map<string, Promise<unknown>>();
-    const outcomes = await Promise.all(
-      rows.map((r): Promise<AttemptOutcome> | AttemptOutcome => {
-        // Past its TTL after a first attempt: APNs and FCM would drop it anyway.
-        if (Number(r.attempts) > 1 && nowMs > Number(r.expiresMs)) return { kind: 'failed', error: 'expired' };
-        if (Number(r.attempts) > RETRY.maxAttempts) return { kind: 'failed', error: `gave up after ${RETRY.maxAttempts} attempts` };
-        return attempt(r, creds);
-      }),
-    );
-    const done = clock.now();
-    const at = done.toISOString();
-    await store.tx(async (tx) => {
-      await tx.messaging.markSent(rows.filter((_r, i) => outcomes[i].kind === 'sent').map((r) => r.id), at);
-      for (let i = 0; i < rows.length; i++) {
-        const r = rows[i];
-        const o = outcomes[i];
-        switch (o.kind) {
-          case 'sent':
-            break;
-          case 'retry': {
-            const last = `${o.error}`;
-            if (Number(r.attempts) >= RETRY.maxAttempts) await tx.messaging.markFinal(r.id, 'FAILED', `${last}; gave up after ${r.attempts} attempts`, at);
-            else await tx.messaging.markRetry(r.id, done.getTime() + backoffMs(Number(r.attempts), o.retryAfterMs), last, at);
-            break;
-          }
-          case 'failed':
-            await tx.messaging.markFinal(r.id, o.error === 'expired' ? 'EXPIRED' : 'FAILED', o.error, at);
-            break;
-          case 'unregistered':
-            await tx.messaging.markFinal(r.id, 'FAILED', o.error, at);
-            await clearPushTokenIn(tx, r.environmentId, r.installationId, r.token, o.sinceMs, at);
-            break;
-        }
-      }
-    });
-    for (let i = 0; i < rows.length; i++) {
-      const o = outcomes[i];
-      count(rows[i].provider, o.kind === 'failed' && o.error === 'expired' ? 'expired' : o.kind);
-    }
-    return claimed;
+  // ---- Recording: outcomes collected for a few milliseconds, then one transaction (group commit).
+  const answered: Answered[] = [];
+  let flushing: Promise<void> | undefined;
+  let flushTimer: NodeJS.Timeout | undefined;
+
+  function record(a: Answered): void {
+    answered.push(a);
+    if (flushing || flushTimer) return;
+    flushTimer = setTimeout(() => {
+      flushTimer = undefined;
+      void flush();
+    }, flow.commitDelayMs);
   }
 
+  /** Writes what has been answered; outcomes answered meanwhile go in the next transaction, at once. */
+  function flush(): Promise<void> {
+    flushing ??= (async () => {
+      while (answered.length > 0) await write(answered.splice(0, 500));
+    })().finally(() => (flushing = undefined));
+    return flushing;
+  }
+
+  async function write(batch: Answered[]): Promise<void> {
+    const at = clock.now().toISOString();
+    try {
+      await store.tx(async (tx) => {
+        await tx.messaging.markSent(batch.filter((a) => a.outcome.kind === 'sent').map((a) => a.row.id), at);
+        for (const { row: r, outcome: o, atMs } of batch) {
+          switch (o.kind) {
+            case 'sent':
+              break;
+            case 'released':
+              await tx.messaging.release(r.id, atMs, at);
+              break;
+            case 'retry':
+              if (Number(r.attempts) >= RETRY.maxAttempts) await tx.messaging.markFinal(r.id, 'FAILED', `${o.error}; gave up after ${r.attempts} attempts`, at);
+              else await tx.messaging.markRetry(r.id, atMs + backoffMs(Number(r.attempts), o.retryAfterMs), o.error, at);
+              break;
+            case 'failed':
+              await tx.messaging.markFinal(r.id, o.error === 'expired' ? 'EXPIRED' : 'FAILED', o.error, at);
+              break;
+            case 'unregistered':
+              await tx.messaging.markFinal(r.id, 'FAILED', o.error, at);
+              await clearPushTokenIn(tx, r.environmentId, r.installationId, r.token, o.sinceMs, at);
+              break;
+          }
+        }
+      });
+    } catch (e) {
+      // Not recorded: the rows stay claimed and are attempted again once their claim lapses (at-least-once).
+      logger.error('push delivery outcomes not recorded', { count: batch.length, err: e });
+      return;
+    }
+    // Counted once committed (a PostgreSQL transaction may run again).
+    for (const { row, outcome: o } of batch) if (o.kind !== 'released') count(row.provider, o.kind === 'failed' && o.error === 'expired' ? 'expired' : o.kind);
+  }
+
+  // ---- Attempts: per-app lanes under a global cap.
+  const lanes = new Map<string, Lane>();
+  /** Claimed and not yet answered (in flight or waiting in a lane). */
+  let held = 0;
+  /** What the pump waits for: a free slot (it has more to claim), or a wake-up (nothing was due). */
+  let waitingFor: 'slot' | 'wake' = 'wake';
+  let wakePump: (() => void) | undefined;
+  let poked = false;
+  /** A wake-up that came while the pump was claiming: it claims again rather than wait. */
+  let missed = false;
+  const wake = () => {
+    const w = wakePump;
+    wakePump = undefined;
+    if (w) w();
+    else missed = true;
+  };
+
+  function drain(appId: string, lane: Lane): void {
+    while (lane.running < flow.perApp && lane.queue.length > 0) {
+      const c = lane.queue.shift()!;
+      lane.running++;
+      void go(c).then((outcome) => {
+        lane.running--;
+        held--;
+        record({ row: c.row, outcome, atMs: nowMs() });
+        if (lane.running === 0 && lane.queue.length === 0) lanes.delete(appId);
+        else drain(appId, lane);
+        // The pump claims again when this answer frees what it waits for: its app's share, or a batch of slots (not per answer).
+        const freedShare = lane.running + lane.queue.length === flow.perApp - 1;
+        const freedBatch = held === flow.concurrency - flow.claimBatch;
+        if ((waitingFor === 'slot' && (freedShare || freedBatch)) || held === 0) wake();
+      });
+    }
+  }
+
+  async function go(c: Claimed): Promise<Outcome> {
+    // Waited in its lane so long that its claim could lapse mid-attempt (another process would send it too): given back.
+    if (c.claimUntil - nowMs() < flow.attemptMs) return { kind: 'released' };
+    return attempt(c.row, c.creds);
+  }
+
+  /** Claims as many due rows as there are free slots (up to a batch): 'full' when the claim was filled. */
+  async function claim(): Promise<'full' | 'short' | 'skipped'> {
+    const want = Math.min(flow.concurrency - held, flow.claimBatch);
+    if (want <= 0) return 'full';
+    const skip = [...lanes].filter(([, l]) => l.running + l.queue.length >= flow.perApp).map(([id]) => id);
+    const now = nowMs();
+    const claimUntil = now + flow.claimMs;
+    const claimedAt = new Date(now).toISOString();
+    const { claimed, keep, skipped } = await store.tx(async (tx) => {
+      const due = await tx.messaging.claimDue(now, claimUntil, want, skip);
+      return { claimed: due.length, ...(due.length === 0 ? { keep: due, skipped: due } : await recheck(tx.messaging, due, claimedAt)) };
+    });
+    for (const r of skipped) count(r.provider, 'skipped');
+    const creds = new Map<string, Promise<unknown>>();
+    for (const row of keep) {
+      // Past its TTL after a first attempt: APNs and FCM would drop it anyway.
+      if (Number(row.attempts) > 1 && now > Number(row.expiresMs)) record({ row, outcome: { kind: 'failed', error: 'expired' }, atMs: now });
+      else if (Number(row.attempts) > RETRY.maxAttempts) record({ row, outcome: { kind: 'failed', error: `gave up after ${RETRY.maxAttempts} attempts` }, atMs: now });
+      else {
+        let lane = lanes.get(row.appId);
+        if (!lane) lanes.set(row.appId, (lane = { running: 0, queue: [] }));
+        lane.queue.push({ row, claimUntil, creds });
+        held++;
+        drain(row.appId, lane);
+      }
+    }
+    return claimed === want ? 'full' : skip.length > 0 ? 'skipped' : 'short';
+  }
+
+  async function pump(): Promise<void> {
+    try {
+      for (;;) {
+        poked = false;
+        missed = false;
+        const got = await claim();
+        if (got === 'full' && held < flow.concurrency) continue;
+        if (got !== 'full' && held === 0) break;
+        waitingFor = got === 'short' ? 'wake' : 'slot';
+        if (poked || missed) continue;
+        await new Promise<void>((resolve) => {
+          const tick = waitingFor === 'wake' ? setTimeout(wake, flow.idleLookMs) : undefined;
+          wakePump = () => {
+            clearTimeout(tick);
+            resolve();
+          };
+        });
+      }
+    } finally {
+      // Every attempt answered: what was answered is written before the run ends.
+      while (held > 0) await new Promise<void>((resolve) => (wakePump = resolve));
+      if (flushTimer) clearTimeout(flushTimer);
+      flushTimer = undefined;
+      do await flush();
+      while (answered.length > 0);
+    }
+  }
+
+  let running: Promise<void> | undefined;
   return {
     /**
-     * Delivers everything due now (the job's run). Several rounds overlap, so claiming and
-     * recording one batch happen while another is on the wire; claims never overlap (a
-     * conditional UPDATE; SKIP LOCKED on PostgreSQL).
+     * Delivers everything due now (the job's run), returning once nothing is due and every
+     * attempt made is answered and recorded. Claims never overlap (a conditional UPDATE; SKIP
+     * LOCKED on PostgreSQL), so several processes share the work.
      */
-    async run(): Promise<void> {
-      const loop = async () => {
-        while ((await round()) === batchSize);
-      };
-      await Promise.all(Array.from({ length: lanes }, loop));
+    run(): Promise<void> {
+      running ??= pump().finally(() => (running = undefined));
+      return running;
     },
-    round,
+    /** A send committed: while a run is going, it claims at once rather than at its next look. */
+    poke(): void {
+      poked = true;
+      if (waitingFor === 'wake') wake();
+    },
   };
 }
 

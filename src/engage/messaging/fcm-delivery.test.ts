@@ -28,7 +28,7 @@ describe('FCM HTTP v1 delivery (service-account OAuth token)', () => {
       token: d.token,
       notification: { title: 'Order A-17 shipped', body: 'Total 1,234.5, shipped March 4, 2026' },
       data: { deliveryId: id, deepLink: 'shop://orders/A-17', data: JSON.stringify({ orderId: 'A-17', gift: 'false' }) },
-      android: { priority: 'HIGH', ttl: '3600s', collapse_key: 'order' },
+      android: { priority: 'HIGH', ttl: '3600s', collapse_key: 'order', notification: { tag: 'order' } },
     });
     expect(await row(w, id)).toMatchObject({ state: 'SENT', attempts: 1 });
     expect(w.fcm.tokenRequests()).toBe(1);

@@ -28,7 +28,8 @@ export interface FcmDelivery {
 }
 
 export const FCM_SCOPE = 'https://www.googleapis.com/auth/firebase.messaging';
-const REQUEST_TIMEOUT_MS = 30_000;
+/** The whole request, from asking for a socket to the end of the answer. */
+export const REQUEST_TIMEOUT_MS = 10_000;
 const b64 = (v: unknown) => Buffer.from(JSON.stringify(v)).toString('base64url');
 
 interface Answer {
@@ -51,13 +52,19 @@ export function fcmMessage(d: FcmDelivery, nowMs: number): Record<string, unknow
         priority: d.message.priority === 'high' ? 'HIGH' : 'NORMAL',
         ttl: `${Math.max(0, Math.floor((d.expiresMs - nowMs) / 1000))}s`,
         ...(d.message.collapseId ? { collapse_key: d.message.collapseId } : {}),
+        // AndroidNotification.tag: a notification with the same tag replaces the one shown. The
+        // template's collapse id, else the delivery's own, so a copy sent again after a crash
+        // replaces the first (FCM apps are Android apps here: no apns override is sent).
+        notification: { tag: d.message.collapseId ?? d.id },
       },
     },
   };
 }
 
-export function createFcmClient(opts: { baseUrl: string; ca?: string | Buffer; clock: Clock }) {
-  const agents = { http: new http.Agent({ keepAlive: true, maxSockets: 64 }), https: new https.Agent({ keepAlive: true, maxSockets: 64, ca: opts.ca }) };
+export function createFcmClient(opts: { baseUrl: string; ca?: string | Buffer; clock: Clock; requestTimeoutMs?: number }) {
+  const timeoutMs = opts.requestTimeoutMs ?? REQUEST_TIMEOUT_MS;
+  // As many sockets as the delivery worker lets attempts of one app be in flight (delivery.ts PER_APP).
+  const agents = { http: new http.Agent({ keepAlive: true, maxSockets: 128 }), https: new https.Agent({ keepAlive: true, maxSockets: 128, ca: opts.ca }) };
   const tokens = new Map<string, { token: string; expiresMs: number }>();
   const keys = new Map<string, KeyObject>();
 
@@ -65,18 +72,31 @@ export function createFcmClient(opts: { baseUrl: string; ca?: string | Buffer; c
     return new Promise((resolve) => {
       const u = new URL(url);
       const secure = u.protocol === 'https:';
+      let settled = false;
+      const settle = (r: Answer | { error: string }) => {
+        if (settled) return;
+        settled = true;
+        clearTimeout(deadline);
+        resolve(r);
+      };
       const req = (secure ? https : http).request(
         u,
         { method: 'POST', agent: secure ? agents.https : agents.http, headers: { ...headers, 'content-length': String(Buffer.byteLength(body)) } },
         (res) => {
           const chunks: Buffer[] = [];
           res.on('data', (c: Buffer) => chunks.push(c));
-          res.on('end', () => resolve({ status: res.statusCode ?? 0, headers: res.headers, body: Buffer.concat(chunks).toString('utf8') }));
-          res.on('error', (e) => resolve({ error: `connection: ${e.message}` }));
+          res.on('end', () => settle({ status: res.statusCode ?? 0, headers: res.headers, body: Buffer.concat(chunks).toString('utf8') }));
+          res.on('error', (e) => settle({ error: `connection: ${e.message}` }));
+          res.on('close', () => settle({ error: 'connection closed before the end of the answer' }));
         },
       );
-      req.setTimeout(REQUEST_TIMEOUT_MS, () => req.destroy(new Error('timed out')));
-      req.on('error', (e) => resolve({ error: `connection: ${e.message}` }));
+      // A deadline for the whole exchange, waiting for a socket included (not an idle timeout a trickle would reset).
+      const deadline = setTimeout(() => {
+        settle({ error: `timed out after ${timeoutMs} ms` });
+        req.destroy();
+      }, timeoutMs);
+      deadline.unref();
+      req.on('error', (e) => settle({ error: `connection: ${e.message}` }));
       req.end(body);
     });
   }

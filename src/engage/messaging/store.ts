@@ -40,6 +40,7 @@ const DELIVERY = `id, send_id AS "sendId", environment_id AS "environmentId", te
 const INSTALLATION = `i.id, i.app_id AS "appId", a.status AS "appStatus", i.platform, i.privacy, i.push_subscription AS "pushSubscription",
   i.push_permission AS "pushPermission", i.push_token AS "pushToken"`;
 const DELIVERY_INSERT_COLUMNS = 21;
+const SKIP_WINDOW = 1000;
 
 const SQL = {
   insertTemplate: `INSERT INTO push_templates (id, environment_id, key, status, published_version, latest_version, created_at, updated_at)
@@ -95,6 +96,15 @@ const SQL = {
   claim: (pg: boolean) => `UPDATE push_deliveries SET next_attempt_ms = ?, attempts = attempts + 1
      WHERE id IN (SELECT id FROM push_deliveries WHERE state = 'PENDING' AND next_attempt_ms <= ? ORDER BY next_attempt_ms LIMIT ?${pg ? ' FOR UPDATE SKIP LOCKED' : ''})
      RETURNING ${DELIVERY}`,
+  // Skipping apps whose deliveries already fill their share of the worker (delivery.ts): among the
+  // SKIP_WINDOW earliest due rows only, so a backlog of the skipped apps is never scanned whole.
+  claimSkipping: (pg: boolean, skipApps: number) => `UPDATE push_deliveries SET next_attempt_ms = ?, attempts = attempts + 1
+     WHERE id IN (SELECT id FROM push_deliveries WHERE state = 'PENDING'
+         AND next_attempt_ms <= COALESCE((SELECT next_attempt_ms FROM push_deliveries WHERE state = 'PENDING' AND next_attempt_ms <= ?
+           ORDER BY next_attempt_ms LIMIT 1 OFFSET ${SKIP_WINDOW - 1}), ?)
+         AND app_id NOT IN (${new Array<string>(skipApps).fill('?').join(', ')})
+       ORDER BY next_attempt_ms LIMIT ?${pg ? ' FOR UPDATE SKIP LOCKED' : ''})
+     RETURNING ${DELIVERY}`,
   sent: (n: number) =>
     `UPDATE push_deliveries SET state = 'SENT', sent_at = ?, last_error = NULL, updated_at = ? WHERE id IN (${new Array<string>(n).fill('?').join(', ')}) AND state = 'PENDING'`,
   retry: `UPDATE push_deliveries SET next_attempt_ms = ?, last_error = ?, updated_at = ? WHERE id = ? AND state = 'PENDING'`,
@@ -107,6 +117,8 @@ const SQL = {
       LEFT JOIN apps a ON a.id = i.app_id
     WHERE d.id IN (${new Array<string>(n).fill('?').join(', ')})`,
   // The claim counted an attempt that is not made: it is given back.
+  // A claim given back unattempted: due again at once, its attempt not counted.
+  release: `UPDATE push_deliveries SET next_attempt_ms = ?, attempts = attempts - 1, updated_at = ? WHERE id = ? AND state = 'PENDING'`,
   withdraw: `UPDATE push_deliveries SET state = 'FAILED', last_error = ?, attempts = attempts - 1, updated_at = ? WHERE id = ? AND state = 'PENDING'`,
   retarget: `UPDATE push_deliveries SET token = ?, updated_at = ? WHERE id = ? AND state = 'PENDING'`,
   nextDue: `SELECT MIN(next_attempt_ms) AS "nextMs" FROM push_deliveries WHERE state = 'PENDING'`,
@@ -120,7 +132,8 @@ const SQL = {
 
 /** Templates, provider credentials, sends and the delivery outbox (migration 0008). */
 export function createMessagingStore(db: Sql) {
-  const claim = SQL.claim(db.dialect === 'postgres');
+  const pg = db.dialect === 'postgres';
+  const claim = SQL.claim(pg);
   const byExternalId = SQL.profileInstallations('external_id');
   const byProfileId = SQL.profileInstallations('id');
   return {
@@ -243,8 +256,17 @@ export function createMessagingStore(db: Sql) {
      * that dies mid-attempt leaves them due again then (at-least-once), and another worker skips
      * them meanwhile (PostgreSQL: SKIP LOCKED). Counts the attempt.
      */
-    claimDue(nowMs: number, claimUntil: number, limit: number): Promise<DeliveryRow[]> {
-      return db.all<DeliveryRow>(claim, [claimUntil, nowMs, limit]);
+    claimDue(nowMs: number, claimUntil: number, limit: number, skipApps: readonly string[] = []): Promise<DeliveryRow[]> {
+      if (skipApps.length === 0) return db.all<DeliveryRow>(claim, [claimUntil, nowMs, limit]);
+      // Padded to a power of two (repeating the last id) so a handful of statement texts get prepared.
+      const skip = [...skipApps];
+      const size = 2 ** Math.ceil(Math.log2(skip.length));
+      while (skip.length < size) skip.push(skip[skip.length - 1]);
+      return db.all<DeliveryRow>(SQL.claimSkipping(pg, size), [claimUntil, nowMs, nowMs, ...skip, limit]);
+    },
+    /** Gives a claimed delivery back unattempted (its claim would lapse before its turn): due at `dueMs`, the attempt not counted. */
+    async release(id: string, dueMs: number, at: string): Promise<void> {
+      await db.run(SQL.release, [dueMs, at, id]);
     },
     /** Marks deliveries SENT (those still PENDING), a few hundred per statement. */
     async markSent(ids: readonly string[], at: string): Promise<void> {
