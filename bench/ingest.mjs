@@ -62,6 +62,7 @@ const run = (opts) =>
     autocannon.track(inst, { renderProgressBar: false, renderResultsTable: false, renderLatencyTable: false });
   });
 
+cli('init');
 const env = cli('environments', 'create', '--name', 'bench');
 const app = cli('apps', 'create', '--environment', env.id, '--platform', 'IOS', '--name', 'bench-ios');
 // The "listening" line (with its url) is logged at info; request logs are debug, so info is quiet.

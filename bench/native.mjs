@@ -185,6 +185,7 @@ const pct = (xs, p) => {
   return s.length ? s[Math.min(s.length - 1, Math.floor((p / 100) * s.length))] : NaN;
 };
 
+cli(['init']);
 cli(['tenants', 'create', '--slug', 'bench']);
 cli(['clients', 'create', '--tenant', 'bench', '--client-id', 'app', '--name', 'Bench App', '--type', 'NATIVE', '--auth', 'NONE',
   '--redirect-uri', CALLBACK, '--scope', 'openid email', '--consent', 'PRE_AUTHORIZED', '--native-auth']);

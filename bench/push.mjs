@@ -101,6 +101,7 @@ const post = async (url, body, headers) => {
   return res.json();
 };
 
+cli('init');
 const env = cli('environments', 'create', '--name', 'bench');
 const app = cli('apps', 'create', '--environment', env.id, '--platform', 'IOS', '--name', 'bench-ios');
 const accessKey = cli('access-keys', 'create', '--environment', env.id, '--app', app.id).key;

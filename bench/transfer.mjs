@@ -58,6 +58,7 @@ function timed(argv) {
 process.stderr.write(`generating ${N.toLocaleString('en')} records in ${input}\n`);
 await generate();
 process.stderr.write(`${(statSync(input).size / 1e6).toFixed(0)} MB\n`);
+spawnSync(bin, ['init'], { env, stdio: 'ignore' });
 spawnSync(bin, ['tenants', 'create', '--slug', 'bench'], { env, stdio: 'ignore' });
 
 const [importSecs, importRss, importOut] = timed(['users', 'import', '--tenant', 'bench', input, '--source', 'legacy', '--json']);

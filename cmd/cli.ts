@@ -1,11 +1,14 @@
 import { Command, Option } from 'commander';
+import path from 'node:path';
 import { systemClock } from '../src/platform/clock';
 import { ConfigError, loadConfig, type Config } from '../src/platform/config';
 import { openAppStore } from '../src/open-store';
 import { HttpError } from '../src/platform/http/errors';
 import { DomainError } from '../src/platform/errors';
+import { NotInitialised, NotInitialisedError } from '../src/platform/data-dir';
 import { createLogger } from '../src/platform/logger';
 import { loadMasterKey } from '../src/platform/master-key';
+import { redactUrl } from '../src/platform/store/postgres';
 import { createServices, type Services } from '../src/services';
 
 /** Options every command takes. */
@@ -21,7 +24,7 @@ export interface CommonOptions {
 
 export function withCommon(cmd: Command): Command {
   return cmd
-    .option('--data-dir <dir>', 'data directory (default ./.engage, or ENGAGE_DATA_DIR)')
+    .option('--data-dir <dir>', 'data directory (default ./.engage, or ENGAGE_DATA_DIR; engage init creates it)')
     .option('--config <file>', 'JSON configuration file (or ENGAGE_CONFIG)')
     .option('--public-url <url>', 'public base URL; issuers live under it')
     .option('--master-key-file <file>', 'master key file (default <data-dir>/master.key; or ENGAGE_MASTER_KEY)')
@@ -45,16 +48,57 @@ export interface CommandContext {
   json: boolean;
 }
 
-/** Opens the store, builds the services (the same ones `serve` uses), runs, closes. */
+/**
+ * Opens the store, builds the services (the same ones `serve` uses), runs, closes. Creates
+ * nothing (issue 23 point 2): the database, the master key and the control tenant must exist
+ * (`engage init`, or `serve`); a missing one is a one-line NotInitialised naming where it looked.
+ */
 export async function withServices<T>(opts: CommonOptions, fn: (ctx: CommandContext) => Promise<T>): Promise<T> {
+  return opened(opts, false, async (ctx) => fn({ ...ctx, json: !!opts.json }));
+}
+
+export interface Initialised {
+  /** False when everything was already there (a second `engage init`). */
+  created: boolean;
+  dataDir: string;
+  /** The SQLite file, or the PostgreSQL URL without its password. */
+  database: string;
+  /** The key file, or ENGAGE_MASTER_KEY. */
+  masterKey: string;
+  controlIssuer: string;
+}
+
+/**
+ * `engage init`: the database (migrated), the master key and the control tenant, each made
+ * unless it exists, as `serve` does at start; idempotent.
+ */
+export async function initialise(opts: CommonOptions): Promise<Initialised> {
+  const config = configFrom(opts);
+  const existed = await opened(opts, false, async () => true).catch((e: unknown) => {
+    if (e instanceof NotInitialisedError) return false;
+    throw e;
+  });
+  return opened(opts, true, async ({ services }) => ({
+    created: !existed,
+    dataDir: config.dataDir,
+    database: config.databaseUrl ? redactUrl(config.databaseUrl) : path.join(config.dataDir, 'engage.db'),
+    masterKey: config.masterKey ? 'ENGAGE_MASTER_KEY' : config.masterKeyFile,
+    controlIssuer: (await services.tenants.ensureControl()).issuer,
+  }));
+}
+
+/** The store, master key and services; with `create` the missing ones are made (init), else refused. */
+async function opened<T>(opts: CommonOptions, create: boolean, fn: (ctx: Omit<CommandContext, 'json'>) => Promise<T>): Promise<T> {
   const config = configFrom(opts);
   const logger = createLogger({ level: config.logLevel === 'info' ? 'warn' : config.logLevel, format: config.logFormat });
-  const { store } = await openAppStore(config, { logger, poolSize: 2 });
+  const { store } = await openAppStore(config, { logger, poolSize: 2, create });
   try {
-    const services = createServices({ config, store, clock: systemClock, logger, masterKey: loadMasterKey(config) });
+    // After `engage migrate` alone the tables exist, the control tenant does not.
+    if (!create && !(await store.tenants.findControl())) throw NotInitialised.control(config.databaseUrl ? redactUrl(config.databaseUrl) : path.join(config.dataDir, 'engage.db'));
+    const services = createServices({ config, store, clock: systemClock, logger, masterKey: loadMasterKey(config, { create }) });
     const control = await services.tenants.ensureControl();
     await services.keys.verifyMasterKey(control.id);
-    return await fn({ config, services, json: !!opts.json });
+    return await fn({ config, services });
   } finally {
     await store.close();
   }

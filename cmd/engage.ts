@@ -3,6 +3,7 @@ import { Command } from 'commander';
 import cluster from 'node:cluster';
 import { registerKeys } from './commands/keys';
 import { registerEngageCommands } from './commands/environments';
+import { registerInit } from './commands/init';
 import { registerMigrate } from './commands/migrate';
 import { registerServe } from './commands/serve';
 import { registerTenants } from './commands/tenants';
@@ -26,6 +27,7 @@ const program = new Command('engage')
   .version(version, '-v, --version');
 
 registerServe(program);
+registerInit(program);
 registerMigrate(program);
 registerTenants(program);
 registerKeys(program);

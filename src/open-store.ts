@@ -1,7 +1,8 @@
 import type { Config } from './platform/config';
 import type { Logger } from './platform/logger';
 import type { Metrics } from './platform/metrics';
-import { applyPgMigrations } from './platform/store/pg-migrations';
+import { NotInitialised, NotInitialisedError } from './platform/data-dir';
+import { applyPgMigrations, hasMigrationLedger } from './platform/store/pg-migrations';
 import { createPostgresSql, openPostgres, redactUrl } from './platform/store/postgres';
 import { createSqliteSql, type Sql } from './platform/store/sql';
 import { createPostgresStore } from './platform/store/postgres-store';
@@ -24,22 +25,26 @@ export interface OpenedStore {
  * Opens the configured engine (DESIGN.md "Storage"): PostgreSQL when `databaseUrl` is set,
  * otherwise the SQLite file in the data directory; applies pending migrations unless told not to
  * (`engage migrate` applies them itself), then binds every context's stores. Errors never carry
- * the URL's password.
+ * the URL's password. `create: false` opens only what `engage init` (or migrate, serve) made:
+ * a missing SQLite file or an unmigrated PostgreSQL database is NotInitialised, and nothing is created.
  */
 export async function openAppStore(
   config: Pick<Config, 'dataDir' | 'databaseUrl'>,
-  deps: { logger: Logger; metrics?: Metrics; migrate?: boolean; poolSize?: number },
+  deps: { logger: Logger; metrics?: Metrics; migrate?: boolean; poolSize?: number; create?: boolean },
 ): Promise<OpenedStore> {
   if (config.databaseUrl) {
     const pg = openPostgres(config.databaseUrl, { max: deps.poolSize });
     try {
+      // create: false (CLI commands but init, migrate, serve): a database engage never migrated stays untouched.
+      if (deps.create === false && !(await hasMigrationLedger(pg))) throw NotInitialised.database(config.databaseUrl);
       if (deps.migrate !== false) await applyPgMigrations(pg);
       return { store: await createPostgresStore(pg, bindStores, deps.logger, { metrics: deps.metrics }), sql: createPostgresSql(pg) };
     } catch (e) {
       await pg.end({ timeout: 1 }).catch(() => {});
+      if (e instanceof NotInitialisedError) throw e;
       throw new Error(`PostgreSQL at ${redactUrl(config.databaseUrl)}: ${e instanceof Error ? e.message : String(e)}`, { cause: e });
     }
   }
-  const sqlite = openDatabase(config.dataDir, { migrate: deps.migrate });
+  const sqlite = openDatabase(config.dataDir, { migrate: deps.migrate, create: deps.create });
   return { store: createSqliteStore(sqlite, bindStores, deps.logger, deps.metrics), sql: createSqliteSql(sqlite.write.$client), sqlite };
 }

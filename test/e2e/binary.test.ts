@@ -62,7 +62,7 @@ describe('dist/engage from an empty directory', () => {
   let firstKid: string;
 
   beforeAll(async () => {
-    sb = await createSandbox();
+    sb = await createSandbox({ init: false });
   });
 
   afterAll(async () => {
@@ -77,6 +77,35 @@ describe('dist/engage from an empty directory', () => {
     expect(r.stdout.trim()).toBe(pkg.version);
     // Printing the version must not create a data directory.
     expect(await listDir(sb.dir)).toEqual(['engage']);
+  });
+
+  it('a command before engage init fails in one line naming the directory, and leaves nothing behind (issue 23 point 2)', async () => {
+    const dataDir = path.join(sb.dir, 'data');
+    for (const args of [['tenants', 'create', '--slug', 'acme'], ['users', 'list', '--tenant', 'acme', '--json'], ['templates', 'list', '--environment', 'shop']]) {
+      const r = await sb.run(args);
+      expect({ args, code: r.code, stdout: r.stdout }).toEqual({ args, code: 1, stdout: '' });
+      if (sb.database) expect(r.stderr).toMatch(/^engage: no engage database at postgres:\/\/\S+ \(run engage init, or pass --database-url\)\n$/);
+      else expect(r.stderr).toBe(`engage: no engage data directory at ${dataDir} (run engage init, or pass --data-dir)\n`);
+      expect(await listDir(sb.dir)).toEqual(['engage']);
+    }
+    // In the current folder too (the default ./.engage; the SQLite engine's case).
+    if (!sb.database) {
+      const here = await sb.run(['tenants', 'list'], { noDataDir: true });
+      expect(here.code).toBe(1);
+      expect(here.stderr).toBe(`engage: no engage data directory at ${path.join(sb.dir, '.engage')} (run engage init, or pass --data-dir)\n`);
+      expect(await listDir(sb.dir)).toEqual(['engage']);
+    }
+  });
+
+  it('engage init creates the data directory; a second init says it exists and exits 0', async () => {
+    const first = await sb.run(['init']);
+    expect(first.code).toBe(0);
+    expect(first.stdout).toMatch(/^initialised the engage (data directory|database) at /);
+    expect(first.stdout).toContain(`control issuer: ${sb.publicUrl}/t/control`);
+    expect(await listDir(path.join(sb.dir, 'data'))).toEqual(sb.database ? ['master.key'] : expect.arrayContaining(['engage.db', 'master.key']));
+    const again = await sb.run(['init', '--json']);
+    expect(again.code).toBe(0);
+    expect(JSON.parse(again.stdout)).toMatchObject({ created: false, controlIssuer: `${sb.publicUrl}/t/control` });
   });
 
   it('tenants create --json prints the new tenant', async () => {

@@ -65,6 +65,7 @@ afterAll(() => {
 // SQLite engine: counts in the database file; on PostgreSQL, test/e2e/fleet-postgres.test.ts kills one of three processes.
 describe.skipIf(!existsSync(BIN) || process.env.ENGAGE_TEST_ENGINE === 'postgres')('ingest durability (dist/engage, kill -9)', () => {
   it('every operation in a 202 answer survives a SIGKILL, none stored twice', async () => {
+    cli('init');
     const env = cli('environments', 'create', '--name', 'durability') as { id: string };
     const app = cli('apps', 'create', '--environment', env.id, '--platform', 'ANDROID', '--name', 'load') as { appKey: string };
 

@@ -2,9 +2,11 @@ import { randomUUID } from 'node:crypto';
 import { existsSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import Ajv2020 from 'ajv/dist/2020';
 import { startFcmFake, type FcmFake } from '../fakes/fcm-fake';
 import { createTestCa } from '../fakes/test-ca';
 import { createSandbox, type RunningServer, type Sandbox } from '../helpers/binary';
+import { docsExample } from '../helpers/docs-examples';
 
 /**
  * Issue 13 on the built executable: a template's whole life through the CLI (create, list,
@@ -38,6 +40,21 @@ afterAll(async () => {
 });
 
 describe.skipIf(!existsSync(path.resolve(__dirname, '../../dist/engage')))('templates and FCM through the CLI (dist/engage)', () => {
+  it('templates create --print-schema prints the schema the docs example conforms to; --help points to both', async () => {
+    const schema = JSON.parse(await sandbox.cli(['templates', 'create', '--print-schema'])) as Record<string, unknown>;
+    // Our free-form keyword (x-freeForm) is unknown to a plain validator: strict off ignores it, as an editor would.
+    const validate = new Ajv2020({ strict: false, allErrors: true }).compile(schema);
+    const example = docsExample('templates.md', 'order-shipped.json');
+    expect(validate(example), JSON.stringify(validate.errors)).toBe(true);
+    expect(validate({ ...example, extra: true })).toBe(false);
+    expect(validate({ ...example, localizations: {} })).toBe(false);
+    for (const verb of ['create', 'update']) {
+      const help = await sandbox.cli(['templates', verb, '--help']);
+      expect(help, verb).toContain('docs/templates.md');
+      expect(help, verb).toContain('engage templates create --print-schema');
+    }
+  });
+
   it('a template is drafted, published, edited, republished and archived; sends follow the published version', async () => {
     const cli = <T>(args: string[]) => sandbox.cliJson<T>(args, { env });
     const environment = await cli<{ id: string }>(['environments', 'create', '--name', 'shop']);
@@ -55,8 +72,14 @@ describe.skipIf(!existsSync(path.resolve(__dirname, '../../dist/engage')))('temp
       return f;
     };
     const created = await cli<{ key: string; status: string; latestVersion: number; publishedVersion: number | null }>(['templates', 'create', '--environment', environment.id, '--file', file('Shipped')]);
-    expect(created).toMatchObject({ key: 'order.shipped', latestVersion: 1, publishedVersion: null });
+    expect(created).toMatchObject({ key: 'order.shipped', status: 'DRAFT', latestVersion: 1, publishedVersion: null });
+    // Issue 23 point 1: DRAFT until a version is published, in the list too (it said ACTIVE while sends answered template_not_active).
+    const listStatus = async () => (await cli<{ key: string; status: string }[]>(['templates', 'list', '--environment', environment.id])).map((t) => [t.key, t.status]);
+    expect(await listStatus()).toEqual([['order.shipped', 'DRAFT']]);
+    const table = await sandbox.cli(['templates', 'list', '--environment', environment.id], { env });
+    expect(table).toMatch(/order\.shipped\s+DRAFT\s/);
     await cli(['templates', 'publish', 'order.shipped', '--environment', environment.id]);
+    expect(await listStatus()).toEqual([['order.shipped', 'ACTIVE']]);
 
     server = await sandbox.serve({ env });
     const reg = await fetch(`${server.url}/v1/sdk/installations`, {

@@ -100,7 +100,11 @@ function cleanEnv(extra: Record<string, string | undefined>): NodeJS.ProcessEnv 
   return { ...env, ENGAGE_LOG_FORMAT: 'json', ...extra };
 }
 
-export async function createSandbox(opts: { prefix?: string } = {}): Promise<Sandbox> {
+/**
+ * A sandbox whose data directory (and, on PostgreSQL, database) `engage init` has made, as a
+ * user does before any other command (issue 23 point 2); `init: false` leaves it empty.
+ */
+export async function createSandbox(opts: { prefix?: string; init?: boolean } = {}): Promise<Sandbox> {
   const source = binaryPath();
   const dir = await mkdtemp(path.join(tmpdir(), opts.prefix ?? 'engage-e2e-'));
   const bin = path.join(dir, 'engage');
@@ -168,7 +172,7 @@ export async function createSandbox(opts: { prefix?: string } = {}): Promise<San
     return server.handle;
   };
 
-  return {
+  const sandbox: Sandbox = {
     dir,
     bin,
     dataDir,
@@ -186,6 +190,8 @@ export async function createSandbox(opts: { prefix?: string } = {}): Promise<San
       await rm(dir, { recursive: true, force: true });
     },
   };
+  if (opts.init !== false) await cli(['init']);
+  return sandbox;
 }
 
 /** Lists a directory (sorted), for "starts from an empty directory" assertions. */

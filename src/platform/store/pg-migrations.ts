@@ -30,6 +30,12 @@ async function appliedTags(pg: PgRunner): Promise<Set<string>> {
   return new Set(rows.map((r) => r.tag));
 }
 
+/** Whether engage was ever migrated into this database (its ledger exists): what "initialised" needs first. */
+export async function hasMigrationLedger(pg: PgRunner): Promise<boolean> {
+  const { rows: [has] } = await pg.query<{ t: string | null }>({ text: `SELECT to_regclass('engage_migrations')::text AS t` });
+  return !!has?.t;
+}
+
 /** The migrations not yet applied (readiness, `engage migrate --status`). */
 export async function pendingPgMigrations(pg: PgRunner, migrations = loadPgMigrations()): Promise<Migration[]> {
   const done = await appliedTags(pg);

@@ -1,8 +1,9 @@
 import BetterSqlite3 from 'better-sqlite3';
 import { drizzle, type BetterSQLite3Database } from 'drizzle-orm/better-sqlite3';
-import { mkdirSync } from 'node:fs';
+import { existsSync, mkdirSync } from 'node:fs';
 import path from 'node:path';
 import * as schema from '../../db/schema';
+import { NotInitialised } from '../data-dir';
 import { applyMigrations } from './migrations';
 import { loadSqliteNativeBinding } from '../native';
 
@@ -42,11 +43,18 @@ function configure(conn: RawDb, role: 'write' | 'read'): void {
   }
 }
 
-export function openDatabase(dataDir: string, opts: { migrate?: boolean } = {}): Database {
-  mkdirSync(dataDir, { recursive: true, mode: 0o700 });
+/**
+ * Opens `<dataDir>/engage.db`. With `create: false` (every CLI command but init, migrate and
+ * serve) nothing is made: a missing file is NotInitialised, naming the directory.
+ */
+export function openDatabase(dataDir: string, opts: { migrate?: boolean; create?: boolean } = {}): Database {
   const file = path.join(dataDir, 'engage.db');
+  const create = opts.create !== false;
+  if (create) mkdirSync(dataDir, { recursive: true, mode: 0o700 });
+  else if (!existsSync(file)) throw NotInitialised.dataDir(dataDir);
   const nativeBinding = loadSqliteNativeBinding();
-  const options = nativeBinding ? { nativeBinding: nativeBinding as string } : {};
+  // fileMustExist: the file removed between the check and the open is not silently recreated.
+  const options = { ...(nativeBinding ? { nativeBinding: nativeBinding as string } : {}), fileMustExist: !create };
   const writeConn = new BetterSqlite3(file, options);
   configure(writeConn, 'write');
   if (opts.migrate !== false) applyMigrations(writeConn);
