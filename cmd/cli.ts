@@ -1,4 +1,4 @@
-import { Command, Option } from 'commander';
+import { Command, CommanderError, Option } from 'commander';
 import path from 'node:path';
 import { systemClock } from '../src/platform/clock';
 import { ConfigError, loadConfig, type Config } from '../src/platform/config';
@@ -122,16 +122,54 @@ export function output(json: boolean, value: unknown, columns?: string[]): void 
   process.stdout.write([line(cols), ...rows.map((r) => line(cols.map((c) => cell(r[c]))))].join('\n') + '\n');
 }
 
-/** Runs an action; any failure becomes one line on stderr and exit code 1. */
+/**
+ * Exit statuses (README "Exit status"): 1 when a command ran and failed, 64 (EX_USAGE of BSD's
+ * sysexits.h) when the command line is wrong (unknown command or option, a missing or invalid
+ * argument). `users import` adds 2: it finished, some records failed.
+ */
+export const EXIT = { failed: 1, usage: 64 } as const;
+
+/** Runs an action; any failure becomes one line on stderr (a JSON object with --json) and exit code 1. */
 export function action<A extends unknown[]>(fn: (...args: A) => Promise<void>): (...args: A) => Promise<void> {
   return async (...args: A) => {
     try {
       await fn(...args);
     } catch (e) {
-      process.stderr.write(`engage: ${describe(e)}\n`);
-      process.exitCode = 1;
+      reportFailure(e, jsonOf(args));
     }
   };
+}
+
+/** Whether the command was given --json: commander hands an action its Command last. */
+function jsonOf(args: readonly unknown[]): boolean {
+  const cmd = args.at(-1);
+  return cmd instanceof Command && cmd.optsWithGlobals<{ json?: boolean }>().json === true;
+}
+
+/** A failure as the CLI prints it: a stable code (`error` under --json) and a line for people. */
+export interface CliFailure {
+  error: string;
+  message: string;
+}
+
+export function cliFailure(e: unknown): CliFailure {
+  if (e instanceof ConfigError) return { error: (e as { code?: string }).code ?? 'invalid_configuration', message: e.message };
+  if (e instanceof DomainError) return { error: e.code, message: e.message };
+  if (e instanceof HttpError) {
+    const body = e.body() as { error?: string; code?: string } | null;
+    return { error: body?.error ?? body?.code ?? 'request_failed', message: e.message };
+  }
+  if (e instanceof Error && (e as NodeJS.ErrnoException).code === 'SQLITE_BUSY') return { error: 'database_busy', message: 'the database is busy; try again' };
+  return { error: 'command_failed', message: e instanceof Error ? e.message : String(e) };
+}
+
+/** One line on stderr: `engage: code: message` (describe), or with --json `{"error","message"}`. */
+export function reportFailure(e: unknown, json: boolean): void {
+  if (json) {
+    const f = cliFailure(e);
+    process.stderr.write(`${JSON.stringify({ error: f.error, message: f.message })}\n`);
+  } else process.stderr.write(`engage: ${describe(e)}\n`);
+  process.exitCode = EXIT.failed;
 }
 
 function describe(e: unknown): string {
@@ -144,6 +182,40 @@ function describe(e: unknown): string {
   }
   if (e instanceof Error && (e as NodeJS.ErrnoException).code === 'SQLITE_BUSY') return 'the database is busy; try again';
   return e instanceof Error ? e.message : String(e);
+}
+
+/** --json anywhere before `--` (a usage error may come before commander has read the options). */
+export function jsonRequested(argv: readonly string[]): boolean {
+  const end = argv.indexOf('--');
+  return (end === -1 ? argv : argv.slice(0, end)).includes('--json');
+}
+
+/**
+ * Usage errors (commander's: unknown command or option, missing or invalid argument) exit
+ * EXIT.usage instead of commander's 1. With --json commander prints nothing; the caller reports
+ * the CommanderError as `{"error":"usage_error","message"}` (usageFailure). Applied to every
+ * command, since commander copies these settings only to subcommands made after them.
+ */
+export function configureUsageErrors(root: Command, json: boolean): void {
+  const visit = (cmd: Command) => {
+    cmd.exitOverride();
+    if (json) cmd.configureOutput({ writeErr: () => {}, outputError: () => {} });
+    cmd.commands.forEach(visit);
+  };
+  visit(root);
+}
+
+/** What parseAsync's rejection means: help or version (exit 0), a usage error (64), or a failure. */
+export function reportParseFailure(e: unknown, json: boolean): void {
+  if (!(e instanceof CommanderError)) return reportFailure(e, json);
+  if (e.exitCode === 0) {
+    process.exitCode = 0;
+    return;
+  }
+  // Commander has printed its message unless --json; `(outputHelp)` is a command given without its subcommand.
+  const message = e.code === 'commander.help' ? 'a subcommand is required (see --help)' : e.message.replace(/^error: /, '');
+  if (json) process.stderr.write(`${JSON.stringify({ error: 'usage_error', message })}\n`);
+  process.exitCode = EXIT.usage;
 }
 
 /** Reads all of standard input (for --password-stdin and friends). */

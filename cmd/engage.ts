@@ -18,6 +18,7 @@ import { registerAudit } from './commands/audit';
 import { registerLogin } from './commands/login';
 import { registerOperators } from './commands/operators';
 import { registerApply } from './commands/apply';
+import { configureUsageErrors, jsonRequested, reportParseFailure } from './cli';
 
 declare const __ENGAGE_VERSION__: string | undefined;
 const version = typeof __ENGAGE_VERSION__ !== 'undefined' ? __ENGAGE_VERSION__ : process.env.npm_package_version ?? '0.0.0-dev';
@@ -48,7 +49,7 @@ registerApply(program);
 // (the executable's, serve.ts) once more before its arguments (nodejs/node#62776): drop it.
 const argv = cluster.isWorker && process.argv[2] === process.execPath ? [...process.argv.slice(0, 2), ...process.argv.slice(3)] : process.argv;
 
-program.parseAsync(argv).catch((e: unknown) => {
-  process.stderr.write(`engage: ${e instanceof Error ? e.message : String(e)}\n`);
-  process.exitCode = 1;
-});
+// Usage errors exit 64, and with --json every error is one JSON line on stderr (cmd/cli.ts EXIT).
+const json = jsonRequested(argv.slice(2));
+configureUsageErrors(program, json);
+program.parseAsync(argv).catch((e: unknown) => reportParseFailure(e, json));

@@ -31,9 +31,12 @@ const count = async (table: string, where = '1 = 1', params: unknown[] = []) => 
 const mgmt = (method: string, path: string, body: string) =>
   h.request(`${admin.root}${path}`, { method, headers: { authorization: `Bearer ${token}`, 'content-type': 'application/json' }, body });
 
-async function invalidRequest(res: Response) {
+/** 400 invalid_request whose error_description (issue 23) starts with the offending field. */
+async function invalidRequest(res: Response, field: string) {
   expect(res.status).toBe(400);
-  expect(await res.json()).toEqual({ error: 'invalid_request' });
+  const body = (await res.json()) as { error: string; error_description: string };
+  expect(body).toEqual({ error: 'invalid_request', error_description: expect.any(String) });
+  expect(body.error_description.startsWith(`${field}: `)).toBe(true);
 }
 
 describe('JSON depth (point 3)', () => {
@@ -41,20 +44,20 @@ describe('JSON depth (point 3)', () => {
     const tenantId = (await h.services.tenants.create({ slug: 'deep' })).id;
     const record = `{"externalId":"e1","email":"u1@example.com","emailVerified":true,"active":true,"extra":${nested(5000)}}`;
     const body = `{"schemaVersion":1,"source":"legacy","mode":"CREATE_ONLY","idempotencyKey":"k1","records":[${record}]}`;
-    await invalidRequest(await mgmt('POST', `/tenants/${tenantId}/user-imports`, body));
+    await invalidRequest(await mgmt('POST', `/tenants/${tenantId}/user-imports`, body), 'records');
     expect(await count('user_transfer_jobs')).toBe(0);
     expect(await count('users', 'tenant_id = ?', [tenantId])).toBe(0);
   });
 
   it('a management body nested 5,000 levels: 400 invalid_request, no user', async () => {
     const before = await count('users');
-    await invalidRequest(await mgmt('POST', `/tenants/${admin.controlId}/users`, `{"email":"deep@example.com","emailVerified":${nested(5000, 'true')}}`));
+    await invalidRequest(await mgmt('POST', `/tenants/${admin.controlId}/users`, `{"email":"deep@example.com","emailVerified":${nested(5000, 'true')}}`), 'emailVerified');
     expect(await count('users')).toBe(before);
   });
 
   it('a directory body nested 5,000 levels: 400 invalid_request, no organization', async () => {
     const res = await dir.call(dirAdmin.token, 'POST', '/organizations', `{"slug":"deep","displayName":${nested(5000, '"x"')}}`);
-    await invalidRequest(res);
+    await invalidRequest(res, 'displayName');
     expect(await count('directory_organizations', 'tenant_id = ?', [dir.tenantId])).toBe(0);
   });
 });
@@ -62,30 +65,30 @@ describe('JSON depth (point 3)', () => {
 describe('NUL characters (point 11)', () => {
   it('management: an email with \\u0000 is 400 invalid_request, no user', async () => {
     const before = await count('users');
-    await invalidRequest(await mgmt('POST', `/tenants/${admin.controlId}/users`, JSON.stringify({ email: 'nul\u0000@example.com' })));
+    await invalidRequest(await mgmt('POST', `/tenants/${admin.controlId}/users`, JSON.stringify({ email: 'nul\u0000@example.com' })), 'email');
     expect(await count('users')).toBe(before);
   });
 
   it('directory: a displayName with \\u0000 is 400 invalid_request, no organization', async () => {
     const res = await dir.call(dirAdmin.token, 'POST', '/organizations', { slug: 'nul', displayName: 'Nul\u0000Org' });
-    await invalidRequest(res);
+    await invalidRequest(res, 'displayName');
     expect(await count('directory_organizations', 'tenant_id = ?', [dir.tenantId])).toBe(0);
   });
 
   it('management: a query filter with %00 is 400 invalid_request', async () => {
     const res = await h.request(`${admin.root}/audit-events?action=user.created%00`, { headers: { authorization: `Bearer ${token}` } });
-    await invalidRequest(res);
+    await invalidRequest(res, 'action');
   });
 
   it('management: a path value with %00 is 400 invalid_request', async () => {
     const res = await h.request(`${admin.root}/tenants/${admin.controlId}/users/ab%00cd`, { headers: { authorization: `Bearer ${token}` } });
-    await invalidRequest(res);
+    await invalidRequest(res, 'path');
   });
 
   it('native: an email with %00 is 400 invalid_request', async () => {
     const { interactionId } = await openInteraction(h.request, native);
     const res = await nativePost(h.request, native, '/password', { interaction_id: interactionId, email: 'ada\u0000@example.com', password: 'x' });
-    await invalidRequest(res);
+    await invalidRequest(res, 'email');
   });
 
   it('OAuth token endpoint: a client_id with %00 is 400 invalid_request', async () => {

@@ -70,9 +70,9 @@ describe('dist/engage users mfa and providers', () => {
     expect(table.split('\n')[0]).toMatch(/^name\s+issuer\s+audiences\s+createdAt$/);
     await fails(['providers', 'add', ...T, '--name', 'google', '--issuer', 'https://accounts.google.com', '--audience', 'x'], /google/);
     await fails(['providers', 'add', ...T, '--name', 'bad', '--issuer', 'not a url', '--audience', 'x'], /issuer/);
-    // commander itself refuses a missing required option.
+    // commander itself refuses a missing required option: a usage error, exit 64 (README "Exit status").
     const missing = await sb.run(['providers', 'add', ...T, '--name', 'bad', '--issuer', 'https://idp.example.com']);
-    expect(missing.code).toBe(1);
+    expect(missing.code).toBe(64);
     expect(missing.stderr).toMatch(/--audience/);
     expect(await json(['providers', 'remove', ...T, '--name', 'apple'])).toEqual({ name: 'apple', removed: true });
     await fails(['providers', 'remove', ...T, '--name', 'apple'], /apple/);

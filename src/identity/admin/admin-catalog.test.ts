@@ -2,6 +2,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createHarness, type Harness } from '../../../test/helpers/harness';
 import { createAdminFixture, type AdminFixture } from '../../../test/helpers/admin';
 import { API, CALLBACK, createFixture, type OAuthFixture } from '../oauth/testing';
+import { apiError } from '../../../test/helpers/api-error';
 
 /** Spec 03 management table: resources, clients, credentials and signing keys of a tenant. */
 let h: Harness;
@@ -44,7 +45,7 @@ describe('resources', () => {
     ['a relative URI', { uri: '/api', audience: 'x', scopes: [] }, 400, 'invalid_request'],
     ['a bad scope', { uri: 'https://x.example.com', audience: 'x', scopes: ['a b'] }, 400, 'invalid_request'],
   ])('POST with %s is %i %s', async (_what, body, status, error) => {
-    expect(await call('POST', `${base}/resources`, body)).toEqual({ status, body: { error } });
+    expect(await call('POST', `${base}/resources`, body)).toEqual({ status, body: apiError(error) });
   });
 });
 
@@ -64,7 +65,7 @@ describe('clients', () => {
     ['no redirect URI', client({ clientId: 'n2', redirectUris: [] }), 400, 'invalid_request'],
     ['an unknown application type', client({ clientId: 'n3', applicationType: 'SPA' }), 400, 'invalid_request'],
   ])('POST with %s is %i %s', async (_what, body, status, error) => {
-    expect(await call('POST', `${base}/clients`, body)).toEqual({ status, body: { error } });
+    expect(await call('POST', `${base}/clients`, body)).toEqual({ status, body: apiError(error) });
   });
 
   it('PUT replaces the settings and keeps the secret (clientSecret null), which still authenticates', async () => {
@@ -97,7 +98,7 @@ describe('clients', () => {
     ['an unregistered default resource', 'web', client({ clientId: 'web', defaultResource: 'https://nowhere.example' }), 409, 'unknown_client_resource'],
     ['a bad body', 'web', { clientId: 'web' }, 400, 'invalid_request'],
   ])('PUT with %s is %i %s', async (_what, id, body, status, error) => {
-    expect(await call('PUT', `${base}/clients/${id}`, body)).toEqual({ status, body: { error } });
+    expect(await call('PUT', `${base}/clients/${id}`, body)).toEqual({ status, body: apiError(error) });
   });
 
   it('PUT of a configurationManaged client is 409 configuration_managed and changes nothing', async () => {
@@ -135,7 +136,7 @@ describe('credentials', () => {
     ['DELETE', '/credentials/not-a-uuid', undefined, 400, 'invalid_request'],
     ['DELETE', '/credentials/00000000-0000-4000-8000-00000000dead', undefined, 409, 'operation_conflict'],
   ])('%s %s with a bad request is %i %s', async (method, path, body, status, error) => {
-    expect(await call(method, `${base}${path}`, body)).toEqual({ status, body: { error } });
+    expect(await call(method, `${base}${path}`, body)).toEqual({ status, body: apiError(error) });
   });
 
   it('a configurationManaged credential is 409 configuration_managed and keeps working; so is a managed resource on the CLI path', async () => {
@@ -183,7 +184,7 @@ describe('signing keys', () => {
     const kid = (await call('POST', `${base}/signing-keys`, {})).body.keyId;
     expect(await call('POST', `${base}/signing-keys/${kid}/retirement`)).toEqual({ status: 204, body: null });
     expect(await stateOf(kid)).toBe('RETIRED');
-    expect(await call('POST', `${base}/signing-keys`, { algorithm: 'ES256' })).toEqual({ status: 400, body: { error: 'invalid_request' } });
+    expect(await call('POST', `${base}/signing-keys`, { algorithm: 'ES256' })).toEqual({ status: 400, body: apiError('invalid_request') });
     expect(await call('POST', `${base}/signing-keys/unknown-kid/activation`)).toEqual({ status: 409, body: { error: 'operation_conflict' } });
   });
 

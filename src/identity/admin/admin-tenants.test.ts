@@ -3,6 +3,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createHarness, PUBLIC_URL, type Harness } from '../../../test/helpers/harness';
 import { createAdminFixture, type AdminFixture } from '../../../test/helpers/admin';
 import { createFixture, exchange, type OAuthFixture } from '../oauth/testing';
+import { apiError } from '../../../test/helpers/api-error';
 
 /** Spec 03 management table: overview, tenants and users: success, each error row, state afterwards. */
 let h: Harness;
@@ -55,7 +56,7 @@ describe('overview and tenants', () => {
     ['an unknown registration mode', { slug: 'gamma', registrationMode: 'OPEN' }, 400, 'invalid_request'],
     ['no JSON', 'slug=gamma', 400, 'invalid_request'],
   ])('POST /tenants with %s is %i %s', async (_what, body, status, error) => {
-    expect(await call('POST', '/tenants', body)).toEqual({ status, body: { error } });
+    expect(await call('POST', '/tenants', body)).toEqual({ status, body: apiError(error) });
   });
 
   it.each([
@@ -63,7 +64,7 @@ describe('overview and tenants', () => {
     ['an unknown id', `/tenants/${UNKNOWN}`, 404, 'unknown_tenant'],
     ['an unknown id (users)', `/tenants/${UNKNOWN}/users`, 404, 'unknown_tenant'],
   ])('GET with %s is %i %s', async (_what, path, status, error) => {
-    expect(await call('GET', path)).toEqual({ status, body: { error } });
+    expect(await call('GET', path)).toEqual({ status, body: apiError(error) });
   });
 
   it('PUT /tenants/{id} replaces slug, issuer and registration mode (200), and the managed issuer stays', async () => {
@@ -93,8 +94,8 @@ describe('overview and tenants', () => {
     expect((await put(one.id, { slug: 'lock-one', issuer: 'https://shared.example', registrationMode: 'CONTROLLED' })).status).toBe(200);
     expect(await put(two.id, { slug: 'lock-two', issuer: 'https://shared.example', registrationMode: 'CONTROLLED' })).toEqual({ status: 409, body: { error: 'tenant_issuer_locked' } });
     expect(await put(two.id, { slug: 'lock-one', issuer: two.issuer, registrationMode: 'CONTROLLED' })).toEqual({ status: 409, body: { error: 'tenant_conflict' } });
-    expect(await put(two.id, { slug: 'lock-two', issuer: 'https://x.example/path', registrationMode: 'CONTROLLED' })).toEqual({ status: 400, body: { error: 'invalid_request' } });
-    expect(await put(two.id, { slug: 'lock-two' })).toEqual({ status: 400, body: { error: 'invalid_request' } });
+    expect(await put(two.id, { slug: 'lock-two', issuer: 'https://x.example/path', registrationMode: 'CONTROLLED' })).toEqual({ status: 400, body: apiError('invalid_request') });
+    expect(await put(two.id, { slug: 'lock-two' })).toEqual({ status: 400, body: apiError('invalid_request') });
 
     await h.changedElsewhere(() => h.sql.run('UPDATE tenants SET configuration_managed = 1 WHERE id = ?', [two.id]));
     expect(await put(two.id, { slug: 'lock-two', issuer: two.issuer, registrationMode: 'SELF_SERVICE' })).toEqual({ status: 409, body: { error: 'configuration_managed' } });
@@ -120,7 +121,7 @@ describe('pagination (every collection shares the envelope)', () => {
 
   it.each(['page=-1', 'page=1000001', 'page=1.5', 'page=x', 'size=0', 'size=201', 'size=', 'size=1&size=2', 'page=01'])('?%s is 400 invalid_request', async (q) => {
     for (const path of ['/tenants', `/tenants/${acmeId()}/users`, `/tenants/${acmeId()}/clients`, '/audit-events']) {
-      expect(await call('GET', `${path}?${q}`)).toEqual({ status: 400, body: { error: 'invalid_request' } });
+      expect(await call('GET', `${path}?${q}`)).toEqual({ status: 400, body: apiError('invalid_request') });
     }
   });
 });
@@ -148,14 +149,14 @@ describe('users', () => {
     ['a password (the CLI only)', { email: 'pw@example.com', password: 'correct horse battery' }, 400, 'invalid_request'],
     ['no email', { emailVerified: true }, 400, 'invalid_request'],
   ])('POST with %s is %i %s', async (_what, body, status, error) => {
-    expect(await call('POST', users(), body)).toEqual({ status, body: { error } });
+    expect(await call('POST', users(), body)).toEqual({ status, body: apiError(error) });
   });
 
   it('PUT answers user_conflict for a taken email and invalid_request for a partial body', async () => {
     const u = (await call('POST', users(), { email: 'put-conflict@example.com' })).body;
     expect(await call('PUT', `${users()}/${u.id}`, { email: 'ada@example.com', emailVerified: true, status: 'ACTIVE' })).toEqual({ status: 409, body: { error: 'user_conflict' } });
-    expect(await call('PUT', `${users()}/${u.id}`, { email: 'x@example.com' })).toEqual({ status: 400, body: { error: 'invalid_request' } });
-    expect(await call('GET', `${users()}/not-a-uuid`)).toEqual({ status: 400, body: { error: 'invalid_request' } });
+    expect(await call('PUT', `${users()}/${u.id}`, { email: 'x@example.com' })).toEqual({ status: 400, body: apiError('invalid_request') });
+    expect(await call('GET', `${users()}/not-a-uuid`)).toEqual({ status: 400, body: apiError('invalid_request') });
   });
 
   it("is isolated by tenant: another tenant's user is unknown here", async () => {

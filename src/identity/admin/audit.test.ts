@@ -3,6 +3,7 @@ import { createHarness, type Harness } from '../../../test/helpers/harness';
 import { ADMIN_CLIENT, createAdminFixture, type AdminFixture } from '../../../test/helpers/admin';
 import { API, CALLBACK, createFixture, type OAuthFixture } from '../oauth/testing';
 import { cliActor } from '../audit';
+import { apiError } from '../../../test/helpers/api-error';
 
 /** Issue 11 point 4: every mutation writes an audit event in its transaction; GET /audit-events reads them. */
 let h: Harness;
@@ -108,7 +109,7 @@ describe('audit events of management mutations', () => {
     expect((await events(`&to=${encodeURIComponent(cut)}`)).some((e) => e.createdAt >= cut)).toBe(false);
 
     for (const q of ['tenantId=' + acme.tenant.tenant.id, 'from=yesterday', 'to=2026-13-01T00:00:00Z', 'tenant=acme', 'action=', 'actor=a&actor=b']) {
-      expect(await call('GET', `/audit-events?${q}`)).toEqual({ status: 400, body: { error: 'invalid_request' } });
+      expect(await call('GET', `/audit-events?${q}`)).toEqual({ status: 400, body: apiError('invalid_request') });
     }
   });
 

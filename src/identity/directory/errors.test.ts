@@ -2,6 +2,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createHarness, type Harness } from '../../../test/helpers/harness';
 import { API } from '../oauth/testing';
 import { directoryFixture, type DirectoryFixture } from './testing';
+import { apiError } from '../../../test/helpers/api-error';
 
 /** Spec 03 directory errors, as a table per route, and the guards (scope, live permission, token). */
 let h: Harness;
@@ -118,7 +119,7 @@ describe('directory error table', () => {
     const before = await h.services.store.audit.list({ tenantId: f.tenantId, page: 0, size: 200 });
     for (const [name, method, path, body, status, error] of rows()) {
       const res = await f.call(admin.token, method, path, body);
-      expect([name, res.status, await res.json()]).toEqual([name, status, { error }]);
+      expect([name, res.status, await res.json()]).toEqual([name, status, apiError(error)]);
     }
     const after = await h.services.store.audit.list({ tenantId: f.tenantId, page: 0, size: 200 });
     expect(after.items).toEqual(before.items);
@@ -165,7 +166,7 @@ describe('directory guards', () => {
   ];
   const ALL: [string, string, unknown][] = [...GETS.map((p): [string, string, unknown] => ['GET', p, undefined]), ...WRITES];
   const expectError = async (res: Response, status: number, error: string, wwwAuthenticate?: string | null) => {
-    expect([res.status, await res.json()]).toEqual([status, { error }]);
+    expect([res.status, await res.json()]).toEqual([status, apiError(error)]);
     if (wwwAuthenticate !== undefined) expect(res.headers.get('www-authenticate')).toBe(wwwAuthenticate);
   };
 

@@ -4,6 +4,7 @@ import { SYSTEM_ACTOR } from '../audit';
 import { applyConfiguration } from '../operators/apply';
 import type { ApplyFile } from '../operators/apply-schema';
 import { directoryFixture, type DirectoryFixture } from './testing';
+import { apiError } from '../../../test/helpers/api-error';
 
 /**
  * Issue 21 point 5: a role `engage apply` created could be edited through the directory API. What
@@ -50,7 +51,7 @@ describe('configuration-managed directory objects', () => {
     expect(await permissionsOf('approver')).toEqual(['orders.approve']);
     expect((await roleEvents()).length).toBe(events);
     // The validation of the request still comes first (400), and a role apply does not own is not this case.
-    expect(await call('POST', '/roles/approver/permissions', { key: 'Not A Key' })).toEqual({ status: 400, body: { error: 'invalid_request' } });
+    expect(await call('POST', '/roles/approver/permissions', { key: 'Not A Key' })).toEqual({ status: 400, body: apiError('invalid_request') });
     expect(await call('POST', '/roles/nobody/permissions', { key: 'orders.refund' })).toEqual({ status: 409, body: { error: 'directory_operation_rejected' } });
   });
 

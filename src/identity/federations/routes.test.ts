@@ -6,6 +6,7 @@ import { requestContext } from '../../platform/http/request';
 import { silentLogger } from '../../platform/logger';
 import { DomainError } from '../../platform/errors';
 import { mountFederationRoutes } from './routes';
+import { apiError } from '../../../test/helpers/api-error';
 
 /**
  * The management API's federation routes (spec 03), mounted as the lead mounts them on the
@@ -102,7 +103,7 @@ describe('management federation routes', () => {
     ['bad size', 'GET', '/federations?size=201', undefined, 400, 'invalid_request'],
   ] as const)('%s', async (_name, method, path, body, status, error) => {
     const res = await call(method, typeof path === 'function' ? path() : path, typeof body === 'function' ? body() : body);
-    expect([res.status, await res.json()]).toEqual([status, { error }]);
+    expect([res.status, await res.json()]).toEqual([status, apiError(error)]);
   });
 
   it('runs behind the guards it is given', async () => {

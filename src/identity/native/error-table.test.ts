@@ -38,6 +38,8 @@ interface Case {
   /** Builds and sends the request. */
   send: () => Promise<Response>;
   headers?: Record<string, RegExp>;
+  /** What an invalid_request's error_description must mention (issue 23). */
+  describes?: string[];
 }
 
 const post = (route: string, fields: Record<string, string>, headers?: Record<string, string>, fx = f, request: Request = h.request) => nativePost(request, fx, route, fields, headers);
@@ -81,6 +83,7 @@ const cases: Case[] = [
   { name: 'no content type', status: 400, error: 'invalid_request', send: async () => h.request(`${f.base}/interactions`, { method: 'POST', body: form(openFields()) }) },
   { name: 'duplicated field', status: 400, error: 'invalid_request', send: async () => h.request(`${f.base}/password`, { method: 'POST', headers: { 'content-type': FORM }, body: `${form({ interaction_id: (await open()).interactionId, email: EMAIL, password: PASSWORD })}&email=${encodeURIComponent(EMAIL)}` }) },
   { name: 'missing field', status: 400, error: 'invalid_request', send: async () => post('/password', { interaction_id: (await open()).interactionId, email: EMAIL }) },
+  { name: 'two malformed fields, both named', status: 400, error: 'invalid_request', describes: ['email: must match', 'password: is required'], send: async () => post('/password', { interaction_id: (await open()).interactionId, email: 'nope' }) },
   { name: 'empty field', status: 400, error: 'invalid_request', send: async () => post('/password', { interaction_id: (await open()).interactionId, email: EMAIL, password: '' }) },
   { name: 'malformed email', status: 400, error: 'invalid_request', send: async () => post('/email/request', { interaction_id: (await open()).interactionId, email: 'not-an-address' }) },
   { name: 'malformed code (five digits)', status: 400, error: 'invalid_request', send: async () => post('/email/verify', { interaction_id: (await open()).interactionId, email: EMAIL, code: '12345' }) },
@@ -237,7 +240,11 @@ describe('native error table (spec 02)', () => {
       const res = await c.send();
       expect(res.status).toBe(c.status);
       expect(res.headers.get('content-type')).toMatch(/^application\/json/);
-      expect(await res.json()).toEqual({ error: c.error });
+      // Issue 23: invalid_request says what is wrong (error_description); every other code is the bare {error}.
+      const body = (await res.json()) as { error: string; error_description?: string };
+      if (c.error !== 'invalid_request') expect(body).toEqual({ error: c.error });
+      else expect(body).toEqual({ error: c.error, error_description: expect.stringMatching(/^[\x20-\x7e]+$/) });
+      for (const m of c.describes ?? []) expect(body.error_description).toContain(m);
       for (const [k, v] of Object.entries(c.headers ?? {})) expect(res.headers.get(k)).toMatch(v);
     });
   }

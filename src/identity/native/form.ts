@@ -1,7 +1,7 @@
 import type { Context, MiddlewareHandler } from 'hono';
 import { headerOf, readBodyText } from '../../platform/http/request';
 import { hasNul } from '../../platform/http/json-bounds';
-import type { Checker, Static, TSchema } from '../../platform/http/schema';
+import { describeViolations, type Checker, type Static, type TSchema } from '../../platform/http/schema';
 import { ApiError } from '../../platform/http/errors';
 import { invalidRequest } from './errors';
 
@@ -40,7 +40,8 @@ export async function readNativeForm<S extends TSchema>(c: Context, check: Check
     seen.add(k);
     if (v !== '') values[k] = v;
   }
-  const bad = check(values);
-  if (bad) throw invalidRequest(bad.message);
+  // Every violation, not only the first (issue 23): its error_description names each field.
+  const bad = check.all(values);
+  if (bad.length > 0) throw invalidRequest(describeViolations(bad));
   return values as Static<S> & Record<string, string>;
 }

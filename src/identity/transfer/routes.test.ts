@@ -6,6 +6,7 @@ import { renderError } from '../../platform/http/errors';
 import { openApiDocument, routeTable } from '../../platform/http/openapi';
 import type { TokenEnv } from '../token-guards';
 import { mountTransferRoutes } from './routes';
+import { apiError } from '../../../test/helpers/api-error';
 
 /**
  * The user-imports and user-exports routes (spec 03) as the management app will mount them: here
@@ -76,7 +77,7 @@ describe('user-imports routes', () => {
   ])('%s: %s %s', async (_n, body, status, error) => {
     const r = await call('POST', `/tenants/${tenantId}/user-imports`, IMPORT, body);
     expect(r.status).toBe(status);
-    expect(await r.json()).toEqual({ error });
+    expect(await r.json()).toEqual(apiError(error));
   });
 
   it('unknown jobs and tenants are 404; bad ids and pages are 400; DELETE is 204', async () => {

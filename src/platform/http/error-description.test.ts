@@ -21,4 +21,9 @@ describe('safeErrorDescription (RFC 6749 %x20-21 / %x23-5B / %x5D-7E)', () => {
   it('bounds what is echoed', () => {
     expect(safeErrorDescription('x'.repeat(1000))).toBe('x'.repeat(200) + '...');
   });
+
+  it('jsonOnly (the api family): keeps quote and backslash, still replaces controls and non-ASCII; max bounds it', () => {
+    expect(safeErrorDescription('subject: must match ^[\\x21-\\x7e]+$ "é"\n', { jsonOnly: true })).toBe('subject: must match ^[\\x21-\\x7e]+$ "?"?');
+    expect(safeErrorDescription('x'.repeat(2000), { max: 1000, jsonOnly: true })).toBe('x'.repeat(1000) + '...');
+  });
 });

@@ -56,22 +56,38 @@ export class OAuthError extends HttpError {
   }
 }
 
-/** Native adapter, directory and management: `{error}` with the exact codes of spec 02/03. */
+/**
+ * Native adapter, directory and management: `{error}` with the exact codes of spec 02/03. An
+ * `invalid_request` also carries `error_description`, its detail: the fields and the rules they
+ * break (issue 23; docs/decisions.md "Errors that say what is wrong"). Every other code keeps
+ * the bare `{error}`: their details (which check refused a credential, a grant, an interaction)
+ * are for the logs.
+ */
 export class ApiError extends HttpError {
   readonly family = 'api';
+  /**
+   * Sanitized once here, whatever input it echoes: printable ASCII, bounded (controls and
+   * non-ASCII become `?`); `"` and `\` stay, as the body is JSON only (error-description.ts).
+   */
+  readonly description: string | undefined;
   constructor(
     status: number,
     readonly error: string,
     headers?: Record<string, string>,
-    /** Internal detail for logs only; never sent. */
+    /** Detail: sent as error_description for invalid_request, for logs only otherwise. */
     detail?: string,
   ) {
     super(status, detail ?? error, headers);
+    this.description = error === INVALID_REQUEST && detail !== undefined && detail !== error ? safeErrorDescription(detail, { max: MAX_API_DESCRIPTION, jsonOnly: true }) : undefined;
   }
   body() {
-    return { error: this.error };
+    return this.description ? { error: this.error, error_description: this.description } : { error: this.error };
   }
 }
+
+const INVALID_REQUEST = 'invalid_request';
+/** Room for several violations (schema.ts describeViolations stays within 900 characters). */
+const MAX_API_DESCRIPTION = 1000;
 
 /** 404 with an empty body: an unknown or disabled issuer on protocol routes (spec 02). */
 export class EmptyNotFound extends HttpError {

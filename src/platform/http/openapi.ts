@@ -130,7 +130,15 @@ const ERROR_SCHEMAS: Record<ErrorFamily, { type: string; schema: object }> = {
   },
   api: {
     type: 'application/json',
-    schema: { type: 'object', required: ['error'], properties: { error: { type: 'string' } } },
+    schema: {
+      type: 'object',
+      required: ['error'],
+      properties: {
+        error: { type: 'string' },
+        // Issue 23: only with invalid_request, naming each field and the rule it breaks.
+        error_description: { type: 'string', description: 'with invalid_request only: every field and the rule it breaks (field: reason; ...)' },
+      },
+    },
   },
 };
 

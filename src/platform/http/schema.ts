@@ -122,10 +122,21 @@ function loadAjv(): typeof Ajv2020 {
   return mod.default;
 }
 
+/**
+ * Two compilers: the first stops at a schema's first failure (the hot paths only ask whether a
+ * value conforms); the second collects every failure and compiles a schema only once a value
+ * has failed it and a caller wants them all (`Checker.all`: a 400 that names each violation).
+ */
 let ajv: Ajv2020 | undefined;
-function compiler(): Ajv2020 {
-  ajv ??= new (loadAjv())({
-    allErrors: false,
+let ajvAll: Ajv2020 | undefined;
+function compiler(allErrors = false): Ajv2020 {
+  if (allErrors) return (ajvAll ??= createAjv(true));
+  return (ajv ??= createAjv(false));
+}
+
+function createAjv(allErrors: boolean): Ajv2020 {
+  return new (loadAjv())({
+    allErrors,
     strict: true,
     // TypeBox marks its schemas with symbol keys, which ajv does not see; `x-` keywords are ours.
     strictRequired: false,
@@ -137,7 +148,6 @@ function compiler(): Ajv2020 {
     },
     keywords: [{ keyword: FREE_FORM, schemaType: 'boolean', errors: true, validate: validateFreeForm }],
   });
-  return ajv;
 }
 
 /** Our keyword on a free-form value (FreeValue): the bounds of json-bounds.ts, walked iteratively. */
@@ -160,6 +170,8 @@ export interface Checker<S extends TSchema> {
   readonly schema: S;
   /** Narrowing form for callers that only need yes or no. */
   is(value: unknown): value is Static<S>;
+  /** Every violation of `value` (the first one per field), in schema order; empty when it conforms. */
+  all(value: unknown, at?: string): Violation[];
 }
 
 /** A validator for `schema`, compiled by ajv the first time it is called. */
@@ -170,15 +182,52 @@ export function checker<S extends TSchema>(schema: S): Checker<S> {
     fn(value);
     return fn;
   };
+  let fnAll: ValidateFunction | undefined;
   const check = ((value: unknown, at = '') => {
     const f = validate(value);
     return f.errors?.length ? toViolation(f.errors[0], at) : null;
   }) as Checker<S>;
+  const all = (value: unknown, at = ''): Violation[] => {
+    if (!validate(value).errors?.length) return [];
+    fnAll ??= compiler(true).compile(schema);
+    fnAll(value);
+    return firstPerField((fnAll.errors ?? []).map((e) => toViolation(e, at)));
+  };
   Object.defineProperties(check, {
     schema: { value: schema },
     is: { value: (value: unknown) => validate(value).errors == null },
+    all: { value: all },
   });
   return check;
+}
+
+/**
+ * One violation per field: a union (`Nullable`) fails once per branch and once as a whole at
+ * the same path, and the first of them is the one `checker` reports alone.
+ */
+function firstPerField(list: Violation[]): Violation[] {
+  const seen = new Set<string>();
+  return list.filter((v) => !seen.has(v.field) && seen.add(v.field));
+}
+
+/** Longest text `describeViolations` returns (within the api family's error_description bound). */
+export const MAX_VIOLATIONS_TEXT = 900;
+
+/**
+ * Violations as one line for people (`field: reason; field: reason`), as many as fit in
+ * MAX_VIOLATIONS_TEXT characters, then how many were left out.
+ */
+export function describeViolations(list: readonly Violation[]): string {
+  let out = '';
+  for (let i = 0; i < list.length; i++) {
+    const next = out === '' ? list[i].message : `${out}; ${list[i].message}`;
+    const rest = list.length - i - 1;
+    // Room for the count of those left out, should any be.
+    const tail = rest > 0 ? `; and ${list.length - i} more violations`.length : 0;
+    if (next.length + tail > MAX_VIOLATIONS_TEXT && out !== '') return `${out}; and ${list.length - i} more violations`;
+    out = next;
+  }
+  return out;
 }
 
 /** `/operations/3/payload/name` under `at` → `at.operations[3].payload.name`. */
@@ -291,11 +340,12 @@ export const Enum = <V extends string>(values: readonly V[], opts: { description
 
 /**
  * Checks a service's input against its schema: the HTTP API and the CLI call the same service,
- * so both report the same message for the same bad value. Returns the value, now typed.
+ * so both report the same message for the same bad value, naming every violation (issue 23).
+ * Returns the value, now typed.
  */
 export function validInput<S extends TSchema>(check: Checker<S>, value: unknown, error: (message: string) => Error): Static<S> {
-  const bad = check(value);
-  if (bad) throw error(bad.message);
+  const bad = check.all(value);
+  if (bad.length > 0) throw error(describeViolations(bad));
   return value as Static<S>;
 }
 
