@@ -103,6 +103,35 @@ describe('openid-client, confidential client (client_secret_basic, EXPLICIT cons
   });
 });
 
+describe('openid-client, the standard scopes openid email profile (issue 23 point 3)', () => {
+  it('a client registered with openid email profile signs in; the ID token and userinfo carry updated_at', async () => {
+    const secret = (await e.cliJson<{ clientSecret: string }>([
+      'clients', 'create', '--tenant', 'acme', '--client-id', 'rp', '--name', 'Standard RP', '--type', 'WEB', '--auth', 'CLIENT_SECRET_BASIC',
+      '--redirect-uri', REDIRECT_URI, '--scope', 'openid email profile', '--consent', 'PRE_AUTHORIZED',
+    ])).clientSecret;
+    const config = await client.discovery(new URL(seed.issuer), 'rp', secret, client.ClientSecretBasic(secret), { execute: [client.allowInsecureRequests] });
+    const verifier = client.randomPKCECodeVerifier();
+    const state = client.randomState();
+    const nonce = client.randomNonce();
+    const url = client.buildAuthorizationUrl(config, {
+      redirect_uri: REDIRECT_URI, scope: 'openid email profile', code_challenge: await client.calculatePKCECodeChallenge(verifier), code_challenge_method: 'S256', state, nonce,
+    });
+    const res = await new FormDriver(fetch, e.url).signIn(url.href, 'alice@example.com', PASSWORD);
+    expect(res.status).toBe(302);
+    const callback = new URL(res.headers.get('location')!);
+    expect(callback.searchParams.get('error')).toBeNull();
+    const tokens = await client.authorizationCodeGrant(config, callback, { pkceCodeVerifier: verifier, expectedState: state, expectedNonce: nonce, idTokenExpected: true });
+    expect(tokens.scope).toBe('openid email profile');
+
+    // A user never updated: updated_at is the creation time, in seconds since the epoch.
+    const updatedAt = Math.floor(Date.parse((seed.user as unknown as { createdAt: string }).createdAt) / 1000);
+    const id = await verifyIdToken(tokens.id_token!, 'rp', nonce);
+    expect(id).toMatchObject({ email: 'alice@example.com', email_verified: true, updated_at: updatedAt });
+    const info = await client.fetchUserInfo(config, tokens.access_token, seed.user.subject);
+    expect(info).toEqual({ sub: seed.user.subject, email: 'alice@example.com', email_verified: true, updated_at: updatedAt });
+  });
+});
+
 describe('oauth4webapi, public client (none, PRE_AUTHORIZED)', () => {
   const opts = { [oauth.allowInsecureRequests]: true };
   const app: oauth.Client = { client_id: 'app' };

@@ -51,6 +51,8 @@ export type AuthorizationValidation = { ok: true; request: AuthorizationRequest 
 export interface AuthorizationLookups {
   findClient(tenantId: string, clientId: string): Promise<Client | undefined>;
   findResource(tenantId: string, uri: string): Promise<Resource | undefined>;
+  /** The tenant's resources (any status): asked only when scopes come without a resource. */
+  listResources(tenantId: string): Promise<readonly { scopes: readonly string[] }[]>;
 }
 
 /** Parameters whose repetition is an error (RFC 6749 §3.1: "MUST NOT be included more than once"). */
@@ -155,11 +157,18 @@ async function checkResource(m: Map<string, string[]>, tenantId: string, client:
 }
 
 /** Scopes other than the OpenID Connect ones must belong to the resource (spec 02 native table: "for the client and resource"). */
-function checkScopeForResource(scope: string[], resource: Resource | null): void {
+async function checkScopeForResource(scope: string[], resource: Resource | null, tenantId: string, lookups: AuthorizationLookups): Promise<void> {
   const api = scope.filter((s) => !OIDC_SCOPES.has(s));
   if (api.length === 0) return;
-  // Spec 02: invalid_target when "the requested resource is absent".
-  if (!resource) throw new Rejection(E.invalidTarget, `scope needs a resource: ${api.join(' ')}`);
+  if (!resource) {
+    // A scope no resource of the tenant offers names no resource: naming one would not help,
+    // so it is invalid_scope (RFC 6749 §4.1.2.1: "unknown"), never invalid_target (issue 23).
+    const offered = new Set((await lookups.listResources(tenantId)).flatMap((r) => r.scopes));
+    const unknown = api.filter((s) => !offered.has(s));
+    if (unknown.length) throw new Rejection(E.invalidScope, `scope is not an OpenID Connect scope nor a resource's: ${unknown.join(' ')}`);
+    // Spec 02: invalid_target when "the requested resource is absent".
+    throw new Rejection(E.invalidTarget, `scope needs a resource: ${api.join(' ')}`);
+  }
   const own = new Set(resource.scopes);
   const foreign = api.filter((s) => !own.has(s));
   if (foreign.length) throw new Rejection(E.invalidScope, `scope not offered by ${resource.uri}: ${foreign.join(' ')}`);
@@ -205,7 +214,7 @@ export async function validateAuthorizationRequest(tenant: ResolvedTenant, param
     const codeChallenge = checkPkce(m);
     const scope = checkScope(m, client);
     const resource = await checkResource(m, tenantId, client, lookups);
-    checkScopeForResource(scope, resource);
+    await checkScopeForResource(scope, resource, tenantId, lookups);
     const prompt = checkPrompt(m);
     const maxAge = checkMaxAge(m);
     return {

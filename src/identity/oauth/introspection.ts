@@ -3,7 +3,7 @@ import type { ResourceServer } from '../credentials/service';
 import type { ResolvedTenant } from '../tenants/service';
 import { insufficientScope, invalidToken } from './errors';
 import type { OAuthContext } from './context';
-import { hasScope } from './scopes';
+import { epochSeconds, hasScope } from './scopes';
 import { KEY_MISS, type AccessTokenClaims } from './tokens';
 import type { AccessTokenState } from './store';
 
@@ -29,6 +29,8 @@ export interface UserinfoResponse {
   sub: string;
   email?: string;
   email_verified?: boolean;
+  /** OIDC Core §5.1, under the profile scope. */
+  updated_at?: number;
 }
 
 const INACTIVE = { active: false } as const;
@@ -97,6 +99,7 @@ export function createTokenIntrospection(ctx: OAuthContext) {
         body.email = t.state.email;
         body.email_verified = t.state.emailVerified === 1;
       }
+      if (hasScope(t.claims.scope, 'profile')) body.updated_at = epochSeconds(t.state.updatedAt);
       return body;
     },
   };

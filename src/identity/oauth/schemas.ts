@@ -87,6 +87,8 @@ export const UserinfoResponse = T.Object({
   sub: T.String(),
   email: T.Optional(T.String()),
   email_verified: T.Optional(T.Boolean()),
+  /** Under the profile scope: seconds since the epoch of the user's last update (OIDC Core §5.1). */
+  updated_at: T.Optional(T.Integer()),
 });
 
 export const Jwks = T.Object({

@@ -36,6 +36,7 @@ export function createOAuthService(deps: OAuthDeps) {
   const lookups = {
     findClient: async (tenantId: string, clientId: string) => clients.cached(tenantId, clientId) ?? (await clients.find(tenantId, clientId)),
     findResource: (tenantId: string, uri: string) => resources.findByUri(tenantId, uri),
+    listResources: (tenantId: string) => resources.list(tenantId),
   };
   const ctx = { ...deps, tokens };
 

@@ -61,6 +61,8 @@ export interface RefreshTokenState extends RefreshTokenRow {
   subject: string;
   email: string;
   emailVerified: number;
+  /** The user's updated_at (ISO 8601): the profile scope's claim. */
+  updatedAt: string;
   userStatus: 'ACTIVE' | 'DISABLED';
 }
 
@@ -88,6 +90,8 @@ export interface LiveRefreshState {
   subject: string;
   email: string;
   emailVerified: number;
+  /** The user's updated_at (ISO 8601): the profile scope's claim. */
+  updatedAt: string;
 }
 
 /** The rotation of a live refresh token (rotateLiveRefreshToken); a type: bound as named parameters. */
@@ -112,6 +116,8 @@ export interface AccessTokenState {
   subject: string;
   email: string;
   emailVerified: number;
+  /** The user's updated_at (ISO 8601): the profile scope's claim. */
+  updatedAt: string;
   userStatus: 'ACTIVE' | 'DISABLED';
 }
 
@@ -139,7 +145,7 @@ const SQL = {
   findRefresh: `SELECT t.token_digest AS "tokenDigest", t.tenant_id AS "tenantId", t.grant_id AS "grantId", t.client_id AS "clientId", t.scope,
       t.expires_at AS "expiresAt", t.created_at AS "createdAt", t.rotated_at AS "rotatedAt", t.replaced_by AS "replacedBy", t.revoked_at AS "revokedAt",
       g.revoked_at AS "grantRevokedAt", g.expires_at AS "grantExpiresAt", g.resource, g.auth_time AS "authTime", g.user_id AS "userId",
-      u.subject, u.email, u.email_verified AS "emailVerified", u.status AS "userStatus"
+      u.subject, u.email, u.email_verified AS "emailVerified", u.updated_at AS "updatedAt", u.status AS "userStatus"
     FROM refresh_tokens t JOIN grants g ON g.id = t.grant_id JOIN users u ON u.id = g.user_id
     WHERE t.tenant_id = ? AND t.token_digest = ?`,
   rotateRefresh: `UPDATE refresh_tokens SET rotated_at = ?, replaced_by = ?
@@ -152,7 +158,7 @@ const SQL = {
   // Live: unused, unrevoked, unexpired, of this client; its grant unrevoked, its user active,
   // its resource (if any) active. Written for both engines (PostgreSQL wraps it: PG.rotateLive).
   findLiveRefresh: `SELECT t.grant_id AS "grantId", t.scope, g.resource, rs.audience, g.auth_time AS "authTime", g.expires_at AS "grantExpiresAt",
-      u.subject, u.email, u.email_verified AS "emailVerified"
+      u.subject, u.email, u.email_verified AS "emailVerified", u.updated_at AS "updatedAt"
     FROM refresh_tokens t JOIN grants g ON g.id = t.grant_id JOIN users u ON u.id = g.user_id
       LEFT JOIN resources rs ON rs.tenant_id = g.tenant_id AND rs.uri = g.resource
     WHERE t.tenant_id = @tenantId AND t.token_digest = @rotated AND t.client_id = @clientId AND t.expires_at > @createdAt
@@ -160,7 +166,7 @@ const SQL = {
       AND (g.resource IS NULL OR rs.status = 'ACTIVE')`,
   accessState: `SELECT g.revoked_at AS "grantRevokedAt",
       CASE WHEN EXISTS (SELECT 1 FROM revoked_access_tokens r WHERE r.jti = ? AND r.tenant_id = g.tenant_id) THEN 1 ELSE 0 END AS "jtiRevoked",
-      u.subject, u.email, u.email_verified AS "emailVerified", u.status AS "userStatus"
+      u.subject, u.email, u.email_verified AS "emailVerified", u.updated_at AS "updatedAt", u.status AS "userStatus"
     FROM grants g JOIN users u ON u.id = g.user_id WHERE g.tenant_id = ? AND g.id = ?`,
   revokeJti: `INSERT INTO revoked_access_tokens (jti, tenant_id, expires_at) VALUES (?, ?, ?) ON CONFLICT (jti) DO NOTHING`,
   revokeSubjectGrants: `UPDATE grants SET revoked_at = ? WHERE tenant_id = ? AND user_id = ? AND client_id = ? AND revoked_at IS NULL`,

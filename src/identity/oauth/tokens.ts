@@ -5,7 +5,7 @@ import { OAuthError } from '../../platform/http/errors';
 import type { KeyService } from '../keys/service';
 import type { ResolvedTenant } from '../tenants/service';
 import { decodeJws, signJwt, verifyJws } from './jwt';
-import { formatScope } from './scopes';
+import { epochSeconds, formatScope } from './scopes';
 
 /**
  * ID tokens (OIDC Core §2) and access tokens (RFC 9068), both RS256 with the tenant's ACTIVE key.
@@ -17,6 +17,8 @@ export interface TokenSubject {
   subject: string;
   email: string;
   emailVerified: boolean | number;
+  /** ISO 8601; released as updated_at (epoch seconds) under the profile scope. */
+  updatedAt: string;
 }
 
 export interface IssueInput {
@@ -98,6 +100,8 @@ export function createTokenIssuer(deps: { keys: KeyService; clock: Clock; config
           claims.email = input.user.email;
           claims.email_verified = !!input.user.emailVerified;
         }
+        // OIDC Core §5.4: the profile claims the user has (no name, no preferred_username).
+        if (input.scope.includes('profile')) claims.updated_at = epochSeconds(input.user.updatedAt);
         id = signJwt(key, 'JWT', claims);
       }
       const [accessToken, idToken] = await Promise.all([at, id]);

@@ -5,6 +5,7 @@ const OIDC_SCOPE_TEXT: Record<string, ScopeLine | null> = {
   // openid itself grants nothing a user needs to weigh; its meaning is carried by the others.
   openid: { what: 'Confirm your identity', detail: 'Know who you are when you sign in' },
   email: { what: 'See your email address', detail: 'Including whether it is verified' },
+  profile: { what: 'See your basic profile', detail: 'When your account was last updated' },
   offline_access: { what: 'Stay connected', detail: 'Keep access while you are not using the application' },
 };
 
