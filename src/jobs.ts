@@ -11,7 +11,7 @@ import { MAIL_JOB, type MailService } from './platform/mail/outbox';
 /** What the jobs need of the services (named here, so services.ts can import this file). */
 export interface JobServices {
   store: { scrubDeleted(): Promise<'done' | 'busy'> };
-  keys: Pick<KeyService, 'sweep'>;
+  keys: Pick<KeyService, 'sweep' | 'activateDue'>;
   sessions: Pick<SessionService, 'sweep'>;
   oauth: Pick<OAuthService, 'purgeExpired'>;
   mail: Pick<MailService, 'sendDue'>;
@@ -23,6 +23,8 @@ export interface JobServices {
 export const JOBS = {
   /** RETIRING keys past their last token become RETIRED (docs/decisions.md, retirement). */
   retireKeys: 'keys.retire-expired',
+  /** Keys staged by `keys rotate` become ACTIVE once the JWKS cache lifetime has passed (issue 23). */
+  activateKeys: 'keys.activate-due',
   /** Expired sessions, interactions and stale sign-in throttles. */
   purgeSessions: 'sessions.purge-expired',
   /** Authorization codes, refresh tokens and grants a day past their expiry. */
@@ -53,6 +55,8 @@ export function backgroundJobs(s: JobServices, logger: Logger, checkpointer?: Ch
       : s.store.scrubDeleted();
   return [
     { name: JOBS.retireKeys, intervalMs: MINUTE, run: () => s.keys.sweep().then(() => undefined) },
+    // Every 10 s: a scheduled rotation is due JWKS_MAX_AGE_SECONDS after it, activated soon after.
+    { name: JOBS.activateKeys, intervalMs: 10_000, run: () => s.keys.activateDue().then(() => undefined) },
     { name: JOBS.purgeSessions, intervalMs: MINUTE, run: () => s.sessions.sweep() },
     { name: JOBS.purgeGrants, intervalMs: MINUTE, run: () => s.oauth.purgeExpired().then(() => undefined) },
     // Every 10 s besides the wake-ups: retries come due (MAIL_RETRY), and a wake-up may be lost with its process.

@@ -136,7 +136,7 @@ describe('a change by another process is seen by the next request', () => {
   it('a revoked signing key stops verifying, and a rotation changes the signing key', async () => {
     const t = await h.services.tenants.create({ slug: 'acme' });
     const kid = (await h.services.keys.signingKey(t.id))!.kid;
-    await h.services.keys.rotate(t.id);
+    await h.services.keys.rotate(t.id, undefined, { now: true });
     const rotated = (await h.services.keys.signingKey(t.id))!.kid;
     expect(rotated).not.toBe(kid);
     const [first, , next] = await seenNextTurn(

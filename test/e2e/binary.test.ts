@@ -6,7 +6,9 @@
 import { readFileSync } from 'node:fs';
 import { availableParallelism } from 'node:os';
 import path from 'node:path';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import BetterSqlite3 from 'better-sqlite3';
+import pg from 'pg';
+import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
 import { threadPoolSize } from '../../src/platform/thread-pool';
 import { createSandbox, listDir, repoRoot, type RunningServer, type Sandbox } from '../helpers/binary';
 
@@ -27,7 +29,29 @@ interface KeyJson {
   state: string;
   createdAt: string;
   activatedAt: string | null;
+  /** A STAGED key of a scheduled rotation: when it becomes ACTIVE. */
+  activatesAt: string | null;
   retiredAt: string | null;
+}
+
+/** A statement on the sandbox's database, as another process would run it (either engine). */
+async function keyDb(sb: Sandbox, text: string): Promise<unknown[]> {
+  if (sb.database) {
+    const db = new pg.Client({ connectionString: sb.database });
+    await db.connect();
+    try {
+      return (await db.query(text)).rows;
+    } finally {
+      await db.end();
+    }
+  }
+  const db = new BetterSqlite3(path.join(sb.dataDir, 'engage.db'));
+  try {
+    const stmt = db.prepare(text);
+    return stmt.reader ? stmt.all() : (stmt.run(), []);
+  } finally {
+    db.close();
+  }
 }
 
 interface Jwk {
@@ -188,21 +212,46 @@ describe('dist/engage from an empty directory', () => {
     for (const m of PRIVATE_MEMBERS) expect(keys[0], `private member ${m}`).not.toHaveProperty(m);
   });
 
-  it('keys rotate while the server runs publishes the new key beside the retiring one', async () => {
-    await sb.cliJson(['keys', 'rotate', '--tenant', 'acme']);
-    const keys = await sb.cliJson<KeyJson[]>(['keys', 'list', '--tenant', 'acme']);
-    const byState = Object.fromEntries(keys.map((k) => [k.state, k]));
-    expect(keys).toHaveLength(2);
-    expect(byState.RETIRING?.keyId).toBe(firstKid);
-    expect(byState.ACTIVE?.keyId).toEqual(expect.any(String));
-    expect(byState.ACTIVE.keyId).not.toBe(firstKid);
-    expect(byState.ACTIVE.activatedAt).not.toBeNull();
+  it('keys rotate while the server runs stages the new key in the JWKS; the server activates it once the JWKS cache lifetime has passed (issue 23 point 8)', async () => {
+    const help = await sb.cli(['keys', 'rotate', '--help'], { noDataDir: true });
+    expect(help).toContain('--now');
+    expect(help).toContain('max-age 300 s');
+    const jwksKids = async () => ((await getJson(`${acme.issuer}/oauth2/jwks`)).body as { keys: Jwk[] }).keys.map((k) => k.kid).sort();
 
-    const { status, body } = await getJson(`${acme.issuer}/oauth2/jwks`);
-    expect(status).toBe(200);
-    const jwks = (body as { keys: Jwk[] }).keys;
-    expect(jwks.map((k) => k.kid).sort()).toEqual([firstKid, byState.ACTIVE.keyId].sort());
-    for (const k of jwks) expect(k).toMatchObject({ kty: 'RSA', use: 'sig', alg: 'RS256' });
+    const rotatedAt = Date.now();
+    const rotated = await sb.cliJson<KeyJson[]>(['keys', 'rotate', '--tenant', 'acme']);
+    const byState = Object.fromEntries(rotated.map((k) => [k.state, k]));
+    expect(rotated).toHaveLength(2);
+    expect(byState.ACTIVE?.keyId).toBe(firstKid);
+    const staged = byState.STAGED;
+    expect(staged).toMatchObject({ activatedAt: null, activatesAt: expect.any(String) });
+    // Due when the JWKS's max-age (Cache-Control) has passed since the stage.
+    const maxAge = Number(/max-age=(\d+)/.exec((await fetch(`${acme.issuer}/oauth2/jwks`)).headers.get('cache-control')!)![1]);
+    expect(Math.abs(Date.parse(staged.activatesAt!) - (rotatedAt + maxAge * 1000))).toBeLessThan(5_000);
+    // Published at once by the running server, beside the key that still signs.
+    expect(await jwksKids()).toEqual([firstKid, staged.keyId].sort());
+
+    const again = await sb.run(['keys', 'rotate', '--tenant', 'acme']);
+    expect(again.code).toBe(1);
+    expect(again.stderr).toMatch(new RegExp(`^engage: operation_conflict: a rotation is already scheduled: key ${staged.keyId} .*--now\\)\n$`));
+
+    // The cache lifetime passes (the due time moved into the past in the database): the server's
+    // leased job activates the key by itself, nobody runs a command.
+    await keyDb(sb, `UPDATE signing_keys SET activate_after = 0 WHERE kid = '${staged.keyId}'`);
+    await vi.waitFor(async () => {
+      const rows = await keyDb(sb, `SELECT kid, state FROM signing_keys WHERE kid IN ('${firstKid}', '${staged.keyId}')`);
+      expect(rows).toHaveLength(2);
+      expect(rows).toEqual(expect.arrayContaining([{ kid: firstKid, state: 'RETIRING' }, { kid: staged.keyId, state: 'ACTIVE' }]));
+    }, { timeout: 20_000, interval: 200 });
+
+    // --now: ACTIVE at once.
+    const now = await sb.cliJson<KeyJson[]>(['keys', 'rotate', '--tenant', 'acme', '--now']);
+    const active = now.find((k) => k.state === 'ACTIVE')!;
+    expect([firstKid, staged.keyId]).not.toContain(active.keyId);
+    expect(now.find((k) => k.keyId === staged.keyId)?.state).toBe('RETIRING');
+    const jwks = (await getJson(`${acme.issuer}/oauth2/jwks`)).body as { keys: Jwk[] };
+    expect(jwks.keys.map((k) => k.kid).sort()).toEqual([firstKid, staged.keyId, active.keyId].sort());
+    for (const k of jwks.keys) expect(k).toMatchObject({ kty: 'RSA', use: 'sig', alg: 'RS256' });
 
     // The other tenant's keys are untouched.
     const beta = await getJson(`${sb.publicUrl}/t/beta/oauth2/jwks`);

@@ -38,6 +38,11 @@ export const signingKeys = sqliteTable(
     retiredAt: text('retired_at'),
     /** Epoch seconds after which a RETIRING key can no longer have valid tokens and becomes RETIRED. */
     retireAfter: integer('retire_after'),
+    /**
+     * Epoch seconds after which a STAGED key staged by `keys rotate` becomes ACTIVE (the JWKS cache
+     * lifetime after its stage, issue 23), done by the leased job keys.activate-due; null otherwise.
+     */
+    activateAfter: integer('activate_after'),
   },
   (t) => [index('signing_keys_tenant_state').on(t.tenantId, t.state)],
 );

@@ -18,6 +18,25 @@ export interface KeyView {
   retiredAt: string | null;
 }
 
+/**
+ * What the CLI shows of a key: the management API's fields (KeyView, spec 03) and, for a STAGED
+ * key that `keys rotate` scheduled, when it becomes ACTIVE.
+ */
+export interface KeyDetail extends KeyView {
+  activatesAt: string | null;
+}
+
+/**
+ * The JWKS's max-age (Cache-Control, oauth/discovery-routes.ts). A rotation activates its new key
+ * no sooner than this after staging it: by then every cached copy of the JWKS holds the new key.
+ */
+export const JWKS_MAX_AGE_SECONDS = 300;
+
+export interface RotateOptions {
+  /** Activate the new key at once (the previous default): relying parties that cached the JWKS in the last max-age fail to verify until they refetch. */
+  now?: boolean;
+}
+
 export interface PublicJwk {
   kty: 'RSA';
   kid: string;
@@ -56,6 +75,11 @@ export function toKeyView(k: SigningKeyRow): KeyView {
   return { keyId: k.kid, state: k.state, createdAt: k.createdAt, activatedAt: k.activatedAt, retiredAt: k.retiredAt };
 }
 
+function toKeyDetail(k: SigningKeyRow): KeyDetail {
+  const scheduled = k.state === 'STAGED' && k.activateAfter !== null;
+  return { ...toKeyView(k), activatesAt: scheduled ? new Date(k.activateAfter! * 1000).toISOString() : null };
+}
+
 export function createKeyService(deps: {
   store: Stores & TxRunner<Stores>;
   /** platform/catalog.ts: every token signed or verified needs its key row. */
@@ -85,10 +109,10 @@ export function createKeyService(deps: {
     return { kid: g.kid, publicJwk: g.publicJwk, privateSealed: sealer.seal(g.pkcs8, `signing-key:${g.kid}`) };
   }
 
-  const audit = (tx: Stores, actor: AuditActor, tenantId: string, action: string, kid: string) =>
-    tx.audit.record(actor, { at: clock.now(), tenantId, action: `signing_key.${action}`, targetType: 'signing_key', targetId: kid, details: {} });
+  const audit = (tx: Stores, actor: AuditActor, tenantId: string, action: string, kid: string, details: Record<string, unknown> = {}) =>
+    tx.audit.record(actor, { at: clock.now(), tenantId, action: `signing_key.${action}`, targetType: 'signing_key', targetId: kid, details });
 
-  async function insert(tx: KeyTx, tenantId: string, k: SealedKey, state: 'STAGED' | 'ACTIVE'): Promise<void> {
+  async function insert(tx: KeyTx, tenantId: string, k: SealedKey, state: 'STAGED' | 'ACTIVE', activateAfter: number | null = null): Promise<void> {
     const now = clock.now().toISOString();
     await tx.keys.insert({
       kid: k.kid,
@@ -98,6 +122,7 @@ export function createKeyService(deps: {
       privateSealed: k.privateSealed,
       createdAt: now,
       activatedAt: state === 'ACTIVE' ? now : null,
+      activateAfter,
     });
   }
 
@@ -111,7 +136,7 @@ export function createKeyService(deps: {
     if (current && current.kid !== kid) {
       await tx.keys.setState(current.kid, { state: 'RETIRING', retireAfter: clock.nowSeconds() + deps.maxSignedTokenTtl });
     }
-    await tx.keys.setState(kid, { state: 'ACTIVE', activatedAt: now.toISOString() });
+    await tx.keys.setState(kid, { state: 'ACTIVE', activatedAt: now.toISOString(), activateAfter: null });
   }
 
   /** The tenant's key `kid`, read under the tenant's key lock (a transition decides on its state). */
@@ -152,14 +177,19 @@ export function createKeyService(deps: {
     /** Used by tenant creation: the first key is ACTIVE at once, inside the tenant's transaction. */
     insertActive: (tx: KeyTx, tenantId: string, k: SealedKey) => insert(tx, tenantId, k, 'ACTIVE'),
 
-    async list(tenantId: string): Promise<KeyView[]> {
+    /**
+     * The tenant's keys, after the due transitions (scheduled activations, expired RETIRING
+     * keys): a `keys list` with no server running shows, and makes, the states of now.
+     */
+    async list(tenantId: string): Promise<KeyDetail[]> {
+      await this.activateDue();
       await this.sweep();
-      return (await store.keys.listForTenant(tenantId)).map(toKeyView);
+      return (await store.keys.listForTenant(tenantId)).map(toKeyDetail);
     },
 
-    /** A page of keys, newest first as the store lists them. */
+    /** A page of keys, newest first as the store lists them (the management API's fields). */
     async page(tenantId: string, page: number, size: number): Promise<{ items: KeyView[]; hasMore: boolean }> {
-      const all = await this.list(tenantId);
+      const all = (await this.list(tenantId)).map(({ activatesAt: _, ...view }) => view);
       return { items: all.slice(page * size, page * size + size), hasMore: all.length > page * size + size };
     },
 
@@ -192,7 +222,7 @@ export function createKeyService(deps: {
         assertThat(k.state === 'STAGED' || k.state === 'RETIRING', keyTransitionInvalid(
           k.state === 'ACTIVE' ? `key ${kid} is ACTIVE; activate or rotate to another key first` : `key ${kid} is already ${k.state}`,
         ));
-        await tx.keys.setState(kid, { state: 'RETIRED', retiredAt: clock.now().toISOString() });
+        await tx.keys.setState(kid, { state: 'RETIRED', retiredAt: clock.now().toISOString(), activateAfter: null });
         await audit(tx, actor, tenantId, 'retired', kid);
       });
     },
@@ -208,16 +238,62 @@ export function createKeyService(deps: {
       });
     },
 
-    /** Stages a new key, makes it ACTIVE and moves the previous ACTIVE key to RETIRING. */
-    async rotate(tenantId: string, actor: AuditActor = SYSTEM_ACTOR): Promise<KeyView[]> {
+    /**
+     * Stages a new key, published in the JWKS at once, and schedules its activation for when
+     * every cached copy of the JWKS holds it (JWKS_MAX_AGE_SECONDS): relying parties that cache
+     * the JWKS as its headers allow never meet a token signed by a key they do not know. The
+     * leased job keys.activate-due (or the next `keys list`) then makes it ACTIVE and the
+     * previous ACTIVE key RETIRING. One scheduled rotation at a time: another is a conflict.
+     * `now`: ACTIVE at once (a compromised key); a scheduled key, which never signed, is retired.
+     */
+    async rotate(tenantId: string, actor: AuditActor = SYSTEM_ACTOR, opts: RotateOptions = {}): Promise<KeyDetail[]> {
       const k = seal(await generate());
       await store.tx(async (tx) => {
         await tx.keys.lockTenant(tenantId);
-        await insert(tx, tenantId, k, 'STAGED');
-        await promote(tx, tenantId, k.kid);
-        await audit(tx, actor, tenantId, 'rotated', k.kid);
+        const pending = await tx.keys.scheduled(tenantId);
+        if (opts.now) {
+          for (const p of pending) {
+            await tx.keys.setState(p.kid, { state: 'RETIRED', retiredAt: clock.now().toISOString(), activateAfter: null });
+            await audit(tx, actor, tenantId, 'retired', p.kid, { replacedBy: k.kid });
+          }
+          await insert(tx, tenantId, k, 'STAGED');
+          await promote(tx, tenantId, k.kid);
+          await audit(tx, actor, tenantId, 'rotated', k.kid, { activation: 'now' });
+          return;
+        }
+        const [p] = pending;
+        if (p) {
+          throw keyTransitionInvalid(
+            `a rotation is already scheduled: key ${p.kid} becomes ACTIVE at ${toKeyDetail(p).activatesAt}; wait for it, or rotate now (engage keys rotate --now)`,
+          );
+        }
+        const activateAfter = clock.nowSeconds() + JWKS_MAX_AGE_SECONDS;
+        await insert(tx, tenantId, k, 'STAGED', activateAfter);
+        await audit(tx, actor, tenantId, 'rotated', k.kid, { activation: 'scheduled', activatesAt: new Date(activateAfter * 1000).toISOString() });
       });
       return this.list(tenantId);
+    },
+
+    /**
+     * Scheduled rotations that came due, in every tenant: the key becomes ACTIVE and the previous
+     * ACTIVE key RETIRING (the leased job keys.activate-due, and `list`). Each in its own
+     * transaction under the tenant's key lock, re-read there: a key activated, retired or revoked
+     * meanwhile is left as it is. Returns how many were activated.
+     */
+    async activateDue(): Promise<number> {
+      const nowS = clock.nowSeconds();
+      let activated = 0;
+      for (const due of await store.keys.dueForActivation(nowS)) {
+        activated += await store.tx(async (tx) => {
+          await tx.keys.lockTenant(due.tenantId);
+          const k = await tx.keys.find(due.tenantId, due.kid);
+          if (k?.state !== 'STAGED' || k.activateAfter === null || k.activateAfter > nowS) return 0;
+          await promote(tx, due.tenantId, k.kid);
+          await audit(tx, SYSTEM_ACTOR, due.tenantId, 'activated', k.kid, { scheduled: true });
+          return 1;
+        });
+      }
+      return activated;
     },
 
     async sweep(): Promise<number> {

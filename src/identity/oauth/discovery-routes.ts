@@ -1,6 +1,6 @@
 import type { Context, Hono, MiddlewareHandler } from 'hono';
 import { described, type RouteDoc } from '../../platform/http/openapi';
-import type { KeyService } from '../keys/service';
+import { JWKS_MAX_AGE_SECONDS, type KeyService } from '../keys/service';
 import type { IssuerEnv } from '../issuer';
 import { DiscoveryDocument, Jwks } from './schemas';
 import { publicCors } from './cors';
@@ -33,9 +33,12 @@ export function discoveryDocument(issuer: string) {
 /** The discovery document serialized once per issuer, with its ETag (etag.ts). */
 export const discoveryRepresentation = (issuer: string): Representation => keyedRepresentation(`discovery ${issuer}`, () => discoveryDocument(issuer));
 
-/** Metadata changes only with configuration; keys rotate with a staged key published first. */
+/**
+ * Metadata changes only with configuration; keys rotate with a staged key published first, and
+ * `keys rotate` activates it only once this max-age has passed (keys/service.ts, issue 23).
+ */
 export const METADATA_CACHE = 'public, max-age=300';
-export const JWKS_CACHE = 'public, max-age=300, must-revalidate';
+export const JWKS_CACHE = `public, max-age=${JWKS_MAX_AGE_SECONDS}, must-revalidate`;
 
 const metadataDoc = (summary: string): RouteDoc => ({
   summary,

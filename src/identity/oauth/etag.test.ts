@@ -51,7 +51,7 @@ describe('ETag and If-None-Match on discovery and JWKS (RFC 9110 §13.1.2)', () 
 
   it('the JWKS validator changes with the key set: a rotation, and a RETIRING key leaving when its time is up', async () => {
     const v1 = (await get('/t/acme/oauth2/jwks')).headers.get('etag')!;
-    await h.services.keys.rotate(tenantId);
+    await h.services.keys.rotate(tenantId, undefined, { now: true });
     const rotated = await get('/t/acme/oauth2/jwks', { 'if-none-match': v1 });
     expect(rotated.status).toBe(200);
     expect(((await rotated.json()) as { keys: unknown[] }).keys).toHaveLength(2);

@@ -16,7 +16,7 @@ describe('signing keys rotated mid-session', () => {
   it('old tokens verify while the old key is RETIRING; new tokens use the new key', async () => {
     const t = await exchange(h, f);
     const oldKid = decodeJwt(t.access_token).header.kid;
-    await h.services.keys.rotate(f.tenant.tenant.id);
+    await h.services.keys.rotate(f.tenant.tenant.id, undefined, { now: true });
     const newKid = (await h.services.keys.signingKey(f.tenant.tenant.id))!.kid;
     expect(newKid).not.toBe(oldKid);
 
@@ -39,7 +39,7 @@ describe('signing keys rotated mid-session', () => {
     const t = await exchange(h, f);
     const oldKid = decodeJwt(t.access_token).header.kid as string;
     expect(((await (await introspect(t.access_token)).json()) as { active: boolean }).active).toBe(true);
-    await h.services.keys.rotate(f.tenant.tenant.id);
+    await h.services.keys.rotate(f.tenant.tenant.id, undefined, { now: true });
     await h.services.keys.revoke(f.tenant.tenant.id, oldKid);
     // Seen at once: the token was verified (and remembered) before, under a key now revoked.
     expect(await (await introspect(t.access_token)).json()).toEqual({ active: false });

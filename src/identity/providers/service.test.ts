@@ -173,7 +173,7 @@ describe('signInWithIdToken', () => {
     }
     expect(fetched).toHaveLength(4); // one refetch (discovery + JWKS) for five unknown kids
     // The upstream rotates its key: within the cool-down the new kid is not known yet...
-    await h.services.keys.rotate(up.tenant.tenant.id);
+    await h.services.keys.rotate(up.tenant.tenant.id, undefined, { now: true });
     const rotated = await idToken();
     await expect(providers.signInWithIdToken(shop, input(rotated))).rejects.toMatchObject({ code: 'invalid_credentials' });
     // ...after it, one refetch finds it.

@@ -164,7 +164,7 @@ describe('signing keys', () => {
   it('rotates: new ACTIVE key, previous RETIRING, both published; RETIRED once its tokens expired', async () => {
     const t = await h.services.tenants.create({ slug: 'acme' });
     const [first] = await h.services.keys.list(t.id);
-    const after = await h.services.keys.rotate(t.id);
+    const after = await h.services.keys.rotate(t.id, undefined, { now: true });
     expect(after.map((k) => [k.keyId === first.keyId, k.state])).toEqual([
       [true, 'RETIRING'],
       [false, 'ACTIVE'],
@@ -235,7 +235,7 @@ describe('signing keys', () => {
     const before = await jwksKids('acme');
     // Another process on the same database (sharing the master key) stands in for `engage keys rotate`.
     const cli = await h.otherProcess();
-    await h.changedElsewhere(() => cli.keys.rotate(t.id));
+    await h.changedElsewhere(() => cli.keys.rotate(t.id, undefined, { now: true }));
     const after = await jwksKids('acme');
     expect(after).toHaveLength(2);
     expect(after).toContain(before[0]);
