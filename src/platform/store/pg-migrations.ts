@@ -7,7 +7,7 @@ import { isConnectionLost, scrubFor, type Pg, type PgRunner } from './postgres';
 declare const __ENGAGE_PG_MIGRATIONS__: Migration[] | undefined;
 
 
-/** The PostgreSQL migrations (drizzle-kit, drizzle.pg.config.ts), in order. */
+/** The PostgreSQL migrations (migrations/pg, src/db/migrated-schema.test.ts checks them), in order. */
 export function loadPgMigrations(): Migration[] {
   return typeof __ENGAGE_PG_MIGRATIONS__ !== 'undefined' ? __ENGAGE_PG_MIGRATIONS__ : migrationsFromDisk('pg');
 }
