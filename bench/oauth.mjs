@@ -17,12 +17,15 @@
  * Env: BENCH_DURATION (10), BENCH_CONNECTIONS (32), BENCH_ENGAGE (command for the server, default
  * "node --import tsx cmd/engage.ts"; e.g. "dist/engage"), BENCH_ONLY (comma list of flows), BENCH_SERVERS
  * (comma list of engage,oidc-provider),
- * BENCH_SIGN_INLINE=1 (also measure engage refresh with signing on the event loop).
+ * BENCH_SIGN_INLINE=1 (also measure engage refresh with signing on the event loop),
+ * BENCH_ACCESS_LOG=compare (issue 23: the cost of the access log. Two engage processes on the same
+ * database, both at log level info writing to a file, one with --no-access-log; they are the
+ * servers measured, flow by flow, in the same run; the peer is not measured).
  */
 import autocannon from 'autocannon';
 import { fork, spawn } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
-import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
+import { closeSync, mkdtempSync, openSync, readFileSync, rmSync, statSync } from 'node:fs';
 import { cpus, tmpdir } from 'node:os';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
@@ -35,12 +38,15 @@ const DURATION = Number(process.env.BENCH_DURATION ?? 10);
 const CONNECTIONS = Number(process.env.BENCH_CONNECTIONS ?? 32);
 const ONLY = process.env.BENCH_ONLY?.split(',');
 /** The servers measured (BENCH_SERVERS=engage skips the peer's runs, for a same-run comparison of two engage builds). */
-const SERVERS = process.env.BENCH_SERVERS?.split(',') ?? ['engage', 'oidc-provider'];
+const ACCESS_COMPARE = process.env.BENCH_ACCESS_LOG === 'compare';
+const QUIET = 'engage --no-access-log';
+const SERVERS = ACCESS_COMPARE ? ['engage', QUIET] : (process.env.BENCH_SERVERS?.split(',') ?? ['engage', 'oidc-provider']);
 const API = 'https://api.example.com';
 const CALLBACK = 'https://app.example.com/cb';
 const FORM = { 'content-type': 'application/x-www-form-urlencoded' };
 const ENGAGE_PORT = 9731;
 const PEER_PORT = 9732;
+const QUIET_PORT = 9733;
 
 const { openAppStore } = await import('../src/open-store.ts');
 const { loadConfig } = await import('../src/platform/config.ts');
@@ -62,7 +68,7 @@ const argUrl = process.argv.indexOf('--database-url');
 const DATABASE_URL = argUrl > 0 ? process.argv[argUrl + 1] : process.env.BENCH_DATABASE_URL;
 const env = {
   ...process.env, ENGAGE_DATA_DIR: dataDir, ENGAGE_MASTER_KEY: masterKey, ENGAGE_PUBLIC_URL: engageUrl,
-  ENGAGE_LOG_LEVEL: 'warn', ENGAGE_AUTHORIZATION_CODE_TTL: '600', ...(DATABASE_URL ? { ENGAGE_DATABASE_URL: DATABASE_URL } : {}),
+  ENGAGE_LOG_LEVEL: ACCESS_COMPARE ? 'info' : 'warn', ENGAGE_AUTHORIZATION_CODE_TTL: '600', ...(DATABASE_URL ? { ENGAGE_DATABASE_URL: DATABASE_URL } : {}),
 };
 const config = loadConfig({ env });
 const { store } = await openAppStore(config, { logger: silentLogger });
@@ -90,11 +96,16 @@ async function engageCodes(n) {
   return out;
 }
 
-function startEngage(extraEnv = {}) {
+/** With `logFile`, the server's output goes to that file (as under a service manager), not to the terminal. */
+function startEngage(extraEnv = {}, port = ENGAGE_PORT, logFile) {
   const cmd = (process.env.BENCH_ENGAGE ?? `${process.execPath} --import tsx cmd/engage.ts`).split(' ');
-  const child = spawn(cmd[0], [...cmd.slice(1), 'serve', '--port', String(ENGAGE_PORT)], { cwd: ROOT, env: { ...env, ...extraEnv }, stdio: ['ignore', 'inherit', 'inherit'] });
+  const fd = logFile ? openSync(logFile, 'a') : undefined;
+  const out = fd ?? 'inherit';
+  const child = spawn(cmd[0], [...cmd.slice(1), 'serve', '--port', String(port)], { cwd: ROOT, env: { ...env, ...extraEnv }, stdio: ['ignore', out, out] });
+  if (fd !== undefined) closeSync(fd);
   return child;
 }
+const logFiles = { engage: path.join(dataDir, 'engage.log'), [QUIET]: path.join(dataDir, 'engage-no-access-log.log') };
 
 async function waitFor(url) {
   for (let i = 0; i < 200; i++) {
@@ -151,6 +162,14 @@ const targets = {
     token: `${engageUrl}/t/bench/oauth2/token`,
     introspect: `${engageUrl}/t/bench/oauth2/introspect`,
     userinfo: `${engageUrl}/t/bench/oauth2/userinfo`,
+    rsAuth: basic(cred.credentialId, cred.credentialSecret),
+    codes: (n) => engageCodes(n),
+    resourceParam: {},
+  },
+  [QUIET]: {
+    token: `http://127.0.0.1:${QUIET_PORT}/t/bench/oauth2/token`,
+    introspect: `http://127.0.0.1:${QUIET_PORT}/t/bench/oauth2/introspect`,
+    userinfo: `http://127.0.0.1:${QUIET_PORT}/t/bench/oauth2/userinfo`,
     rsAuth: basic(cred.credentialId, cred.credentialSecret),
     codes: (n) => engageCodes(n),
     resourceParam: {},
@@ -282,7 +301,7 @@ const FLOWS = {
   async introspect(name, t) {
     // oidc-provider introspects only the tokens it stores: its JWT access tokens are not
     // introspectable, so the peer gets an opaque token (no resource); engage its JWT.
-    const [tok] = name === 'engage' ? await exchangeAll(t, await t.codes(1)) : await exchangeAll(t, await t.codes(1, false), {});
+    const [tok] = name.startsWith('engage') ? await exchangeAll(t, await t.codes(1)) : await exchangeAll(t, await t.codes(1, false), {});
     const req = { url: t.introspect, method: 'POST', headers: { ...FORM, authorization: t.rsAuth }, body: form({ token: tok.access_token }) };
     const check = await fetch(req.url, { method: 'POST', headers: req.headers, body: req.body }).then((r) => r.json());
     if (check.active !== true) throw new Error(`${name}: token not active at introspection`);
@@ -290,7 +309,7 @@ const FLOWS = {
   },
   async userinfo(name, t) {
     // oidc-provider's userinfo accepts only its opaque (non-resource) access tokens.
-    const [tok] = name === 'engage' ? await exchangeAll(t, await t.codes(1)) : await exchangeAll(t, await t.codes(1, false), {});
+    const [tok] = name.startsWith('engage') ? await exchangeAll(t, await t.codes(1)) : await exchangeAll(t, await t.codes(1, false), {});
     const req = { url: t.userinfo, method: 'GET', headers: { authorization: `Bearer ${tok.access_token}` } };
     if ((await fetch(req.url, { headers: req.headers })).status !== 200) throw new Error(`${name}: userinfo rejected the token`);
     return staticLoad(req);
@@ -299,17 +318,20 @@ const FLOWS = {
 
 // ---------------------------------------------------------------- run
 const results = [];
-let engage = startEngage();
+let engage = startEngage({}, ENGAGE_PORT, ACCESS_COMPARE ? logFiles.engage : undefined);
+const quiet = ACCESS_COMPARE ? startEngage({ ENGAGE_ACCESS_LOG: 'false' }, QUIET_PORT, logFiles[QUIET]) : undefined;
 /** The process whose CPU time peakRun measures: the server under test. */
 let serverPid;
 try {
   await waitFor(`${engageUrl}/healthz`);
+  if (quiet) await waitFor(`http://127.0.0.1:${QUIET_PORT}/healthz`);
   await new Promise((r) => peer.once('message', r));
-  for (const flow of Object.keys(FLOWS)) {
+  for (const [i, flow] of Object.keys(FLOWS).entries()) {
     if (ONLY && !ONLY.includes(flow)) continue;
-    for (const name of SERVERS) {
+    // Comparing two engage processes: which goes first alternates from flow to flow.
+    for (const name of ACCESS_COMPARE && i % 2 ? [...SERVERS].reverse() : SERVERS) {
       await quiesce();
-      serverPid = name === 'engage' ? engage.pid : peer.pid;
+      serverPid = name === 'engage' ? engage.pid : name === QUIET ? quiet.pid : peer.pid;
       const r = await FLOWS[flow](name, targets[name], results.find((x) => x.flow === 'refresh' && x.name === name)?.peak.rps);
       results.push({ flow, name, ...r });
       console.error(`${flow.padEnd(10)} ${name.padEnd(14)} peak ${r.peak.rps}/s (${r.peak.cpuUs} µs CPU/req) p50 ${r.peak.p50} ms p99 ${r.peak.p99} ms | at ${Math.floor(r.peak.rps / 2)}/s: autocannon p50 ${r.half.p50} ms p99 ${r.half.p99} ms, paced p50 ${r.even.p50} ms p99 ${r.even.p99} ms (non-2xx ${r.peak.non2xx + r.half.non2xx + r.even.non2xx}, errors ${r.peak.errors + r.half.errors + r.even.errors}, skipped ${r.even.skipped})`);
@@ -327,9 +349,17 @@ try {
   }
 } finally {
   engage.kill('SIGTERM');
+  quiet?.kill('SIGTERM');
   peer.send({ cmd: 'stop' });
   await store.close();
   await sleep(300);
+  if (ACCESS_COMPARE) {
+    for (const [name, file] of Object.entries(logFiles)) {
+      const text = readFileSync(file, 'utf8');
+      const lines = text.split('\n').filter((l) => l.includes('"msg":"request"')).length;
+      console.log(`${name}: ${lines} access lines, ${statSync(file).size} bytes of log`);
+    }
+  }
   rmSync(dataDir, { recursive: true, force: true });
 }
 
@@ -344,4 +374,6 @@ for (const flow of [...new Set(results.map((r) => r.flow))]) {
   const e = results.find((r) => r.flow === flow && r.name === 'engage');
   const p = results.find((r) => r.flow === flow && r.name === 'oidc-provider');
   if (e && p) console.log(`${flow}: engage / oidc-provider = ${(e.peak.rps / p.peak.rps).toFixed(2)}×`);
+  const q = results.find((r) => r.flow === flow && r.name === QUIET);
+  if (e && q) console.log(`${flow}: access log on / off = ${(e.peak.rps / q.peak.rps).toFixed(2)}× peak req/s, ${e.peak.cpuUs - q.peak.cpuUs} µs CPU/req`);
 }
