@@ -17,7 +17,7 @@ export const BootstrapInstallationRequest = Strict({
   recoveryToken: T.Optional(
     T.String({
       maxLength: 1024,
-      description: 'Locally persisted token used only to recover the same installation. The 1024 bound is ours: the contract sets none, and no token we issue comes near it.',
+      description: 'Locally persisted token used only to recover the same installation. The 1024 bound is engage’s own (no token it issues comes near it).',
     }),
   ),
 });

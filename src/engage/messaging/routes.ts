@@ -13,7 +13,7 @@ export function mountMessagingRoutes(app: Hono<EdgeEnv>, engage: EngageServices,
     guards.accessKey,
     described(
       {
-        summary: 'Send a transactional push: admits one delivery per reachable installation (spec 01 rule 7)',
+        summary: 'Send a transactional push: admits one delivery per reachable installation (202: accepted, not yet delivered)',
         tags: ['server'],
         security: ['accessKey'],
         params: { environmentId: T.String({ description: 'The access key’s environment.' }), templateKey: TemplateKeyParam },

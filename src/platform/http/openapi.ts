@@ -7,8 +7,13 @@
 import type { Handler } from 'hono';
 import type { TSchema } from '@sinclair/typebox';
 import type { ErrorFamily } from './errors';
+import { exampleOf } from './openapi-example';
 
-export type SecurityName = 'appKey' | 'installation' | 'revocation' | 'accessKey' | 'clientBasic' | 'resourceServerBasic' | 'bearerToken';
+/**
+ * The schemes of components.securitySchemes, and `none`: the credential is optional (an
+ * alternative of no requirement, `{}`).
+ */
+export type SecurityName = 'appKey' | 'installation' | 'revocation' | 'accessKey' | 'clientBasic' | 'resourceServerBasic' | 'bearerToken' | 'metricsToken' | 'none';
 
 export type BodyType = 'json' | 'form' | 'html' | 'ndjson' | 'empty';
 
@@ -21,14 +26,22 @@ export interface ResponseDoc {
 }
 
 export interface RouteDoc {
+  /** One line: the operation's description in the document. */
   summary: string;
+  /** Stable name of the operation; by default made from the method and path (operationIdOf). */
+  operationId?: string;
   tags?: string[];
+  /**
+   * Alternatives, any one of which authenticates. Absent: the route is public (`security: []`),
+   * which the browser pages are too (their session cookie and CSRF field are not API credentials).
+   */
   security?: SecurityName[];
   /** Path parameters, by name. */
   params?: Record<string, TSchema>;
   query?: Record<string, { schema: TSchema; required?: boolean; description?: string }>;
   headers?: Record<string, { schema: TSchema; required?: boolean; description?: string }>;
-  body?: { schema: TSchema; type?: 'json' | 'form'; required?: boolean };
+  /** `example` overrides the one made from the schema (openapi-example.ts). */
+  body?: { schema: TSchema; type?: 'json' | 'form'; required?: boolean; example?: unknown };
   responses: Record<number, ResponseDoc>;
   /** Failure statuses, each answered in the route's error family. */
   errors?: Record<number, string>;
@@ -158,7 +171,29 @@ const SECURITY_SCHEMES = {
   clientBasic: { type: 'http', scheme: 'basic', description: 'OAuth client (client_secret_basic); public clients send client_id in the form.' },
   resourceServerBasic: { type: 'http', scheme: 'basic', description: 'Resource-server credential issued for a resource.' },
   bearerToken: { type: 'http', scheme: 'bearer', bearerFormat: 'JWT', description: 'Access token issued by the tenant.' },
+  metricsToken: { type: 'http', scheme: 'bearer', description: 'ENGAGE_METRICS_TOKEN, when set (loopback peers need none otherwise).' },
 };
+
+/** Descriptions of path parameters a route's doc leaves undeclared (each is a string). */
+const PATH_PARAMETERS: Record<string, string> = {
+  tenantSegment: 'The tenant’s slug: the path segment of its managed issuer {publicUrl}/t/{slug}.',
+};
+
+/**
+ * The default operationId: the method, then each path segment in camelCase, a parameter as
+ * `By<Name>` (`GET /v1/sdk/installation` → `getV1SdkInstallation`, `PUT
+ * /identity/admin/tenants/{tenantId}` → `putIdentityAdminTenantsByTenantId`). Stable while the
+ * route keeps its method and path; openApiDocument refuses two operations with one name.
+ */
+export function operationIdOf(method: string, path: string): string {
+  const words = [method.toLowerCase()];
+  for (const seg of path.split('/')) {
+    const param = /^\{(.+)\}$/.exec(seg);
+    if (param) words.push('by', param[1]);
+    else words.push(...seg.split(/[^A-Za-z0-9]+/).filter(Boolean));
+  }
+  return words.map((w, i) => (i === 0 ? w : w[0].toUpperCase() + w.slice(1))).join('');
+}
 
 /** Drops TypeBox's symbol keys and `undefined`s: a plain JSON Schema 2020-12 object. */
 function plain(schema: TSchema): object {
@@ -173,9 +208,13 @@ function response(r: ResponseDoc) {
   return out;
 }
 
-function operation(d: RouteDoc) {
+function operation(d: RouteDoc, method: string, path: string) {
   const parameters: object[] = [];
   for (const [name, schema] of Object.entries(d.params ?? {})) parameters.push({ name, in: 'path', required: true, schema: plain(schema) });
+  // Every {name} of the path is a parameter of the operation, declared or not (OpenAPI 3.1 §4.8.12.1).
+  for (const [, name] of path.matchAll(/\{([^}]+)\}/g)) {
+    if (!d.params?.[name]) parameters.push({ name, in: 'path', required: true, schema: { type: 'string' }, ...(PATH_PARAMETERS[name] ? { description: PATH_PARAMETERS[name] } : {}) });
+  }
   for (const [name, q] of Object.entries(d.query ?? {}))
     parameters.push({ name, in: 'query', required: q.required ?? false, schema: plain(q.schema), ...(q.description ? { description: q.description } : {}) });
   for (const [name, h] of Object.entries(d.headers ?? {}))
@@ -186,13 +225,20 @@ function operation(d: RouteDoc) {
   for (const [status, description] of Object.entries(d.errors ?? {})) {
     responses[status] = { description, content: { [err.type]: { schema: err.schema } } };
   }
+  const body = d.body && plain(d.body.schema);
   return {
+    operationId: d.operationId ?? operationIdOf(method, path),
     summary: d.summary,
     ...(d.tags ? { tags: d.tags } : {}),
-    ...(d.security ? { security: d.security.map((s) => ({ [s]: [] })) } : {}),
+    security: (d.security ?? []).map((s) => (s === 'none' ? {} : { [s]: [] })),
     ...(parameters.length ? { parameters } : {}),
-    ...(d.body
-      ? { requestBody: { required: d.body.required ?? true, content: { [MEDIA[d.body.type ?? 'json']]: { schema: plain(d.body.schema) } } } }
+    ...(d.body && body
+      ? {
+          requestBody: {
+            required: d.body.required ?? true,
+            content: { [MEDIA[d.body.type ?? 'json']]: { schema: body, example: d.body.example ?? exampleOf(body) } },
+          },
+        }
       : {}),
     responses,
   };
@@ -203,6 +249,7 @@ export function openApiDocument(app: RouteSource, info: { version: string; publi
   const paths: Record<string, Record<string, unknown>> = {};
   const { documented } = routeTable(app);
   documented.sort((a, b) => a.path.localeCompare(b.path) || a.method.localeCompare(b.method));
+  const operationIds = new Map<string, string>();
   for (const r of documented) {
     const item = (paths[r.path] ??= {});
     if (r.issuer) {
@@ -215,7 +262,11 @@ export function openApiDocument(app: RouteSource, info: { version: string; publi
         },
       ];
     }
-    item[r.method] = operation(r.doc);
+    const op = operation(r.doc, r.method, r.path);
+    const other = operationIds.get(op.operationId);
+    if (other) throw new Error(`operationId ${op.operationId} names both ${other} and ${r.method.toUpperCase()} ${r.path}: declare one explicitly`);
+    operationIds.set(op.operationId, `${r.method.toUpperCase()} ${r.path}`);
+    item[r.method] = op;
   }
   return {
     openapi: '3.1.0',

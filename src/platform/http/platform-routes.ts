@@ -48,6 +48,7 @@ export function createPlatformRoutes(deps: {
       {
         summary: 'Prometheus metrics of this process (text exposition format 0.0.4): to loopback peers, or bearers of ENGAGE_METRICS_TOKEN; not here with --metrics-listen',
         tags: ['platform'],
+        security: ['metricsToken', 'none'],
         responses: { 200: { description: 'requests by route and status, latency histograms, transaction timings, job runs, ingest counters' } },
         errors: { 401: 'ENGAGE_METRICS_TOKEN is set and the bearer token is missing or wrong', 404: 'not served to this peer, or served on --metrics-listen only' },
       },
