@@ -1,4 +1,5 @@
 import { TransactionAborted, type TxRunner, type TxScope } from './store';
+import { outsideTransaction } from './tx-frame';
 
 /**
  * Group commit: items that arrive in the same turn of the event loop are processed one after
@@ -12,6 +13,10 @@ import { TransactionAborted, type TxRunner, type TxScope } from './store';
  * own writes and after-commit hooks undone, and only its caller gets the error; the others
  * commit and answer. Only a failure of the transaction itself (COMMIT, or an error after which
  * SQLite rolled the whole transaction back) fails every item of the group.
+ *
+ * Called inside a transaction of the store (an item's own work included), an item does not
+ * wait for the next group, which could only start after that transaction (a deadlock): it
+ * runs at once in that transaction, as a nested `tx` (store.ts), and commits with it.
  */
 export function createGroupCommit<S, I, O>(
   store: TxRunner<S>,
@@ -62,7 +67,9 @@ export function createGroupCommit<S, I, O>(
   const kick = () => {
     if (scheduled || flushing || queued.length === 0) return;
     scheduled = true;
-    setImmediate(() => {
+    // The flush runs outside whatever transaction the first item came from (its context would
+    // otherwise reach the flush's `tx`).
+    setImmediate(outsideTransaction, () => {
       scheduled = false;
       flushing = true;
       void flush().finally(() => {
@@ -73,8 +80,10 @@ export function createGroupCommit<S, I, O>(
   };
 
   return (item: I) =>
-    new Promise<O>((resolve, reject) => {
-      queued.push({ item, resolve, reject });
-      kick();
-    });
+    store.inTransaction()
+      ? store.tx((tx) => work(tx, item))
+      : new Promise<O>((resolve, reject) => {
+          queued.push({ item, resolve, reject });
+          kick();
+        });
 }

@@ -6,6 +6,7 @@ import { pendingPgMigrations } from './pg-migrations';
 import { createPostgresSql, isConnectionLost, newPgClient, scrubFor, type Pg, type PgRunner } from './postgres';
 import type { Sql } from './sql';
 import { TransactionAborted, runAfterCommitHooks, type StoreOf, type TxMetrics, type TxOptions, type TxScope } from './store';
+import { joinable, runFrame, TxFrame, type Isolation } from './tx-frame';
 import { CATALOG, DIRECTORY, HeardVersion, noticeReport, TOKEN_STATE, versionReport } from './pg-versions';
 
 export interface PostgresStoreOptions {
@@ -49,6 +50,7 @@ const RELISTEN_MAX_MS = 3000;
  *   then the client is destroyed (`release(err)`) and the error goes to the caller (nothing
  *   runs again, as a COMMIT whose answer was lost may have committed; except when the loss is
  *   found by BEGIN, before anything ran: then `fn` runs on another connection);
+ * - a `tx` or `write` nested in a transaction joins it as a savepoint (tx-frame.ts), as on SQLite;
  * - `savepoint` is a SAVEPOINT on that client, rolled back to (and released) when `fn` throws;
  *   a failure that took the transaction with it (connection lost, transaction ended) is a
  *   `TransactionAborted`;
@@ -220,10 +222,15 @@ export async function createPostgresStore<S extends object>(
   /** Every context's stores bound to a client of the pool, made at its first transaction. */
   const boundTo = new WeakMap<pg.PoolClient, S>();
 
-  const attempt = <T>(fn: (stores: S & TxScope) => Promise<T> | T, begin: string, hooks: (() => unknown)[]): Promise<{ result: T; reported: Map<number, number> }> =>
+  const owner = {}; // what a nested `tx` recognises this store's transactions by
+  const attempt = <T>(
+    fn: (stores: S & TxScope) => Promise<T> | T,
+    isolation: Isolation,
+    hooks: (() => unknown)[],
+  ): Promise<{ result: T; reported: Map<number, number> }> =>
     withClient(async (client, state) => {
       try {
-        await client.query(begin);
+        await client.query(BEGIN[isolation]);
       } catch (e) {
         // An idle connection of the pool that died unnoticed (a failover): nothing ran yet.
         if (isConnectionLost(e, client) && e instanceof Error) lostAtBegin.add(e);
@@ -277,7 +284,7 @@ export async function createPostgresStore<S extends object>(
       let result: T;
       try {
         try {
-          result = await fn(scope);
+          result = await runFrame(new TxFrame(owner, scope, isolation), fn);
         } finally {
           open = false;
         }
@@ -298,14 +305,16 @@ export async function createPostgresStore<S extends object>(
   const pauseBeforeAttempt = (n: number) => new Promise((r) => setTimeout(r, Math.random() * Math.min(200, 5 * 2 ** n)));
 
   const tx = async <T>(fn: (stores: S & TxScope) => Promise<T> | T, txOptions: TxOptions = {}): Promise<T> => {
-    const begin = BEGIN[txOptions.isolation ?? 'read committed'];
-    if (!begin) throw new Error(`unknown isolation level ${String(txOptions.isolation)}`);
+    const joined = joinable<S & TxScope>(owner);
+    if (joined) return joined.join(fn, txOptions.isolation);
+    const isolation = txOptions.isolation ?? 'read committed';
+    if (!BEGIN[isolation]) throw new Error(`unknown isolation level ${String(txOptions.isolation)}`);
     for (let n = 1; ; n++) {
       const hooks: (() => unknown)[] = [];
       let done: { result: T; reported: Map<number, number> };
       const began = options.metrics ? performance.now() : 0;
       try {
-        done = await attempt(fn, begin, hooks);
+        done = await attempt(fn, isolation, hooks);
         options.metrics?.txDuration.observe((performance.now() - began) / 1000, { engine: 'postgres', outcome: 'commit' });
       } catch (e) {
         options.metrics?.txDuration.observe((performance.now() - began) / 1000, { engine: 'postgres', outcome: 'rollback' });
@@ -328,6 +337,10 @@ export async function createPostgresStore<S extends object>(
   // A deadlock rolled it back whole, so it may run again; a lost connection is the caller's
   // (the statement may have committed).
   const write = async <T>(fn: (stores: S) => Promise<T>): Promise<T> => {
+    // Inside a transaction a statement on another connection would not see its writes, and
+    // would wait forever for a row it locked: it joins instead.
+    const joined = joinable<S & TxScope>(owner);
+    if (joined) return joined.join(fn, undefined);
     for (let n = 1; ; n++) {
       try {
         return await fn(readStores);
@@ -374,6 +387,7 @@ export async function createPostgresStore<S extends object>(
     dialect: 'postgres' as const,
     tx,
     write,
+    inTransaction: () => joinable(owner) !== undefined,
     shareReadsThisTurn: () => {},
     readSnapshot: () => undefined,
     scrubDeleted,

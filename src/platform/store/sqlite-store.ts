@@ -3,32 +3,21 @@ import type { Logger } from '../logger';
 import { pendingMigrations } from './migrations';
 import { createSqliteSql, type Sql } from './sql';
 import { BUSY_TIMEOUT_MS, type Database } from './sqlite';
-import { TransactionAborted, runAfterCommitHooks, type StoreOf, type TxMetrics, type TxScope } from './store';
+import { TransactionAborted, runAfterCommitHooks, type StoreOf, type TxMetrics, type TxOptions, type TxScope } from './store';
+import { AsyncLock, joinable, NestedTransactionMisuse, runFrame, TxFrame } from './tx-frame';
 const ENGINE = { engine: 'sqlite' } as const;
-
-/**
- * A FIFO async mutex. SQLite has one writer; serializing `tx` callers in-process keeps
- * BEGIN IMMEDIATE from ever waiting on ourselves and keeps async callbacks from interleaving.
- */
-export class AsyncLock {
-  private tail: Promise<void> = Promise.resolve();
-
-  acquire(): Promise<() => void> {
-    let release!: () => void;
-    const next = new Promise<void>((r) => (release = r));
-    const prev = this.tail;
-    this.tail = prev.then(() => next);
-    return prev.then(() => release);
-  }
-}
 
 /**
  * The SQLite engine of the store port: builds the application store from a binder that creates
  * every context's stores on a `Sql`. Reads outside transactions go to the read connection; `tx`
- * runs on the one write connection, serialized in-process by a lock (BEGIN IMMEDIATE).
+ * runs on the one write connection, serialized in-process by a lock (BEGIN IMMEDIATE); a `tx`
+ * nested in one joins it as a savepoint (tx-frame.ts) instead of waiting for that lock.
  */
 export function createSqliteStore<S extends object>(db: Database, bind: (sql: Sql) => S, logger: Logger, metrics?: TxMetrics): StoreOf<S> {
+  // One writer: serializing `tx` callers in-process keeps BEGIN IMMEDIATE from ever waiting on
+  // ourselves and keeps async callbacks from interleaving.
   const lock = new AsyncLock();
+  const owner = {}; // what a nested `tx` recognises its store's transaction by
   const raw = db.write.$client;
   const reader = db.read.$client;
   const readStores = bind(createSqliteSql(reader));
@@ -90,7 +79,9 @@ export function createSqliteStore<S extends object>(db: Database, bind: (sql: Sq
     setImmediate(endShared);
   };
 
-  const tx = async <T>(fn: (stores: S & TxScope) => Promise<T> | T): Promise<T> => {
+  const tx = async <T>(fn: (stores: S & TxScope) => Promise<T> | T, options?: TxOptions): Promise<T> => {
+    const joined = joinable<S & TxScope>(owner);
+    if (joined) return joined.join(fn, options?.isolation);
     const asked = metrics ? performance.now() : 0;
     const release = await lock.acquire();
     const began = metrics ? performance.now() : 0;
@@ -103,7 +94,7 @@ export function createSqliteStore<S extends object>(db: Database, bind: (sql: Sq
       hooks = committed;
       depth = 0;
       try {
-        result = await fn(writeStores);
+        result = await runFrame(new TxFrame(owner, writeStores, 'serializable'), fn);
         hooks = undefined;
         raw.exec('COMMIT');
         outcome = 'commit';
@@ -125,6 +116,7 @@ export function createSqliteStore<S extends object>(db: Database, bind: (sql: Sq
   const readSnapshot = () => (sharing ? snapshot : undefined);
 
   const scrubDeleted = async (): Promise<'done' | 'busy'> => {
+    if (joinable(owner)) throw new NestedTransactionMisuse('scrubDeleted inside a transaction would wait for it forever');
     const release = await lock.acquire();
     try {
       // Our own shared read snapshot would hold the WAL back; end it first.
@@ -172,7 +164,8 @@ export function createSqliteStore<S extends object>(db: Database, bind: (sql: Sq
 
   // One writer: a single-statement write is a transaction like any other.
   const write = <T>(fn: (stores: S) => Promise<T>): Promise<T> => tx(fn);
+  const inTransaction = () => joinable(owner) !== undefined;
 
-  const engine = { dialect: 'sqlite' as const, tx, write, shareReadsThisTurn, readSnapshot, scrubDeleted, catalogVersion, tokenStateVersion, directoryVersion, readiness, close };
+  const engine = { dialect: 'sqlite' as const, tx, write, inTransaction, shareReadsThisTurn, readSnapshot, scrubDeleted, catalogVersion, tokenStateVersion, directoryVersion, readiness, close };
   return Object.assign(Object.create(null) as object, readStores, engine) as StoreOf<S>;
 }

@@ -1,6 +1,7 @@
 import type { Logger } from '../logger';
 import type { Metrics } from '../metrics';
 import type { Dialect } from './sql';
+import { outsideTransaction, type Isolation } from './tx-frame';
 
 /** The transaction timings an engine records (platform/metrics.ts). */
 export type TxMetrics = Pick<Metrics, 'txWait' | 'txDuration' | 'txRetries'>;
@@ -36,7 +37,7 @@ export interface TxOptions {
    * reads decide its writes in ways a row lock cannot cover. SQLite ignores it: its single
    * writer is serializable already.
    */
-  isolation?: 'read committed' | 'repeatable read' | 'serializable';
+  isolation?: Isolation;
 }
 
 export interface TxRunner<S> {
@@ -46,6 +47,19 @@ export interface TxRunner<S> {
    * sign and send before or after (DESIGN.md "Storage"), or in an `afterCommit` hook.
    * On PostgreSQL `fn` runs again (a bounded number of times) when the database aborts the
    * transaction for a serialization failure or a deadlock, so it must not act outside it.
+   *
+   * Nested (composable transactions, tx-frame.ts): called inside a transaction of the same
+   * store, by its callback or anything that callback awaits, `tx` joins that transaction rather
+   * than opening another (which would wait for the outer one's lock forever on SQLite). The
+   * nested `fn` runs in a SAVEPOINT with the same stores: a throw undoes its writes and its
+   * after-commit hooks and reaches the caller, which may catch it and go on (the outer
+   * transaction keeps its own writes) or let it roll back the whole transaction. Nothing
+   * commits before the outer transaction does, and its hooks run after that commit. Nested
+   * calls must be awaited inside the transaction (one the outer `fn` did not await fails it);
+   * calls nested together take turns; a nested call cannot ask for a stronger isolation level
+   * than the outer transaction has. What only starts inside a transaction (after-commit hooks,
+   * timers, a group commit's next flush) runs outside it and opens transactions of its own
+   * (`outsideTransaction`).
    */
   tx<T>(fn: (stores: S & TxScope) => Promise<T> | T, options?: TxOptions): Promise<T>;
   /**
@@ -54,9 +68,12 @@ export interface TxRunner<S> {
    * autocommit on any connection of the pool, without the round trips of BEGIN and COMMIT,
    * and again (a bounded number of times) on a deadlock. On SQLite it is a transaction, in which
    * the method may take several statements. For the hottest writes (token rotation, code
-   * exchange); anything else is a `tx`.
+   * exchange); anything else is a `tx`. Inside a transaction of the same store it joins it,
+   * as a nested `tx` does.
    */
   write<T>(fn: (stores: S) => Promise<T>): Promise<T>;
+  /** Whether the caller runs inside a transaction of this store, which `tx` and `write` would join. */
+  inTransaction(): boolean;
 }
 
 /**
@@ -125,12 +142,15 @@ export interface StoreEngine {
  * rejection is logged, never handed to the caller, whose transaction has committed.
  */
 export function runAfterCommitHooks(fns: readonly (() => unknown)[], logger: Logger): void {
-  for (const fn of fns) {
-    try {
-      const r = fn();
-      if (r instanceof Promise) r.catch((e: unknown) => logger.error('after-commit hook failed', { err: e }));
-    } catch (e) {
-      logger.error('after-commit hook failed', { err: e });
+  // Outside the committed transaction's context: what a hook starts opens transactions of its own.
+  outsideTransaction(() => {
+    for (const fn of fns) {
+      try {
+        const r = fn();
+        if (r instanceof Promise) r.catch((e: unknown) => logger.error('after-commit hook failed', { err: e }));
+      } catch (e) {
+        logger.error('after-commit hook failed', { err: e });
+      }
     }
-  }
+  });
 }
