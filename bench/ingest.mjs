@@ -41,7 +41,7 @@ const engineEnv = { ...process.env, ...(args['database-url'] ? { ENGAGE_DATABASE
 const cli = (...a) => JSON.parse(execFileSync(BIN, [...a, '--data-dir', dataDir, '--json', '--log-level', 'error'], { encoding: 'utf8', env: engineEnv }));
 
 function start() {
-  const proc = spawn(BIN, ['serve', '--data-dir', dataDir, '--port', '0', '--log-level', 'info', ...(args.workers === '1' ? [] : ['--workers', args.workers])], { stdio: ['ignore', 'pipe', 'pipe'], env: engineEnv });
+  const proc = spawn(BIN, ['serve', '--data-dir', dataDir, '--port', '0', '--log-level', 'info', '--no-access-log', ...(args.workers === '1' ? [] : ['--workers', args.workers])], { stdio: ['ignore', 'pipe', 'pipe'], env: engineEnv });
   return new Promise((resolve, reject) => {
     proc.once('exit', (c) => reject(new Error(`server exited ${c}`)));
     for (const s of [proc.stdout, proc.stderr])
@@ -65,7 +65,8 @@ const run = (opts) =>
 cli('init');
 const env = cli('environments', 'create', '--name', 'bench');
 const app = cli('apps', 'create', '--environment', env.id, '--platform', 'IOS', '--name', 'bench-ios');
-// The "listening" line (with its url) is logged at info; request logs are debug, so info is quiet.
+// The "listening" line (with its url) is logged at info; without access lines (measured on their own in
+// docs/benchmarks.md "Access log"), info is quiet and the figures compare with earlier runs.
 const { proc, url } = await start();
 
 try {

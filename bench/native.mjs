@@ -85,7 +85,7 @@ async function ceiling() {
 }
 
 function start() {
-  const proc = spawn(BIN, ['serve', '--data-dir', dataDir, '--port', '0', '--log-level', 'info'], { stdio: ['ignore', 'pipe', 'pipe'], env });
+  const proc = spawn(BIN, ['serve', '--data-dir', dataDir, '--port', '0', '--log-level', 'info', '--no-access-log'], { stdio: ['ignore', 'pipe', 'pipe'], env });
   return new Promise((resolve, reject) => {
     proc.once('exit', (c) => reject(new Error(`server exited ${c}`)));
     for (const s of [proc.stdout, proc.stderr])

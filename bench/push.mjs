@@ -76,7 +76,7 @@ const engineEnv = {
 const cli = (...a) => JSON.parse(execFileSync(BIN, [...a, '--data-dir', dataDir, '--json', '--log-level', 'error'], { encoding: 'utf8', env: engineEnv }));
 
 function start() {
-  const proc = spawn(BIN, ['serve', '--data-dir', dataDir, '--port', '0', '--log-level', 'info'], { stdio: ['ignore', 'pipe', 'pipe'], env: engineEnv });
+  const proc = spawn(BIN, ['serve', '--data-dir', dataDir, '--port', '0', '--log-level', 'info', '--no-access-log'], { stdio: ['ignore', 'pipe', 'pipe'], env: engineEnv });
   return new Promise((resolve, reject) => {
     proc.once('exit', (c) => reject(new Error(`server exited ${c}`)));
     for (const s of [proc.stdout, proc.stderr])
