@@ -108,8 +108,17 @@ describe('dist/engage from an empty directory', () => {
     for (const args of [['tenants', 'create', '--slug', 'acme'], ['users', 'list', '--tenant', 'acme', '--json'], ['templates', 'list', '--environment', 'shop']]) {
       const r = await sb.run(args);
       expect({ args, code: r.code, stdout: r.stdout }).toEqual({ args, code: 1, stdout: '' });
-      if (sb.database) expect(r.stderr).toMatch(/^engage: no engage database at postgres:\/\/\S+ \(run engage init, or pass --database-url\)\n$/);
-      else expect(r.stderr).toBe(`engage: no engage data directory at ${dataDir} (run engage init, or pass --data-dir)\n`);
+      const message = sb.database
+        ? expect.stringMatching(/^no engage database at postgres:\/\/\S+ \(run engage init, or pass --database-url\)$/)
+        : `no engage data directory at ${dataDir} (run engage init, or pass --data-dir)`;
+      // Under --json the one line is JSON on stderr (issue 23 point 4); otherwise plain text.
+      if (args.includes('--json')) {
+        expect(r.stderr.endsWith('\n') && r.stderr.indexOf('\n') === r.stderr.length - 1).toBe(true);
+        expect(JSON.parse(r.stderr)).toEqual({ error: 'not_initialised', message });
+      } else {
+        expect(r.stderr).toMatch(/^engage: .*\n$/);
+        expect(r.stderr.slice('engage: '.length, -1)).toEqual(message);
+      }
       expect(await listDir(sb.dir)).toEqual(['engage']);
     }
     // In the current folder too (the default ./.engage; the SQLite engine's case).
