@@ -1,6 +1,7 @@
 import { existsSync } from 'node:fs';
 import path from 'node:path';
 import { chromium, type Browser, type Page } from 'playwright-core';
+import { seriousAxeFindings } from '../helpers/axe';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { PASSWORD, seedThroughCli, startEngage, type Engage } from './engage-process';
 import { startRelyingParty } from './relying-party';
@@ -68,15 +69,18 @@ describe.skipIf(!existsSync(CHROMIUM))('a real browser signs in through the page
     const { page, problems } = await newPage();
     await page.goto(`${rp.base}/login`);
     await expect(page.title()).resolves.toBe('Sign in – Acme Web');
+    await expect(seriousAxeFindings(page)).resolves.toEqual([]);
     await shot(page, 'sign-in');
     await page.getByLabel('Email').fill('alice@example.com');
     await page.getByLabel('Password').fill('not the password');
     await page.getByRole('button', { name: 'Sign in' }).click();
     await expect(page.getByRole('alert').textContent()).resolves.toContain('email address or password is incorrect');
+    await expect(seriousAxeFindings(page)).resolves.toEqual([]);
     await shot(page, 'sign-in-error');
     await page.getByLabel('Password').fill(PASSWORD);
     await page.getByRole('button', { name: 'Sign in' }).click();
     await expect(page.title()).resolves.toBe('Allow access – Acme Web');
+    await expect(seriousAxeFindings(page)).resolves.toEqual([]);
     await shot(page, 'consent');
     await page.getByRole('button', { name: 'Allow' }).click();
     await page.waitForURL(`${rp.base}/callback?**`);
@@ -102,6 +106,7 @@ describe.skipIf(!existsSync(CHROMIUM))('a real browser signs in through the page
 
     await page.goto(`${rp.base}/login?prompt=select_account`);
     await expect(page.title()).resolves.toBe('Choose an account – Acme Web');
+    await expect(seriousAxeFindings(page)).resolves.toEqual([]);
     await shot(page, 'select-account');
     await page.getByRole('button', { name: 'alice@example.com' }).click();
     await expect(page.locator('#who').textContent()).resolves.toBe('Signed in as alice@example.com');

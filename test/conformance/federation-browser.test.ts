@@ -1,5 +1,6 @@
 import { existsSync } from 'node:fs';
 import { chromium, type Browser, type Page } from 'playwright-core';
+import { seriousAxeFindings } from '../helpers/axe';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { PASSWORD, seedThroughCli, startEngage, type Engage } from './engage-process';
 import { startRelyingParty } from './relying-party';
@@ -62,6 +63,7 @@ describe.skipIf(!existsSync(CHROMIUM))('a real browser: sign-in at one tenant th
     // home's own sign-in page, for the federation's internal client.
     await page.waitForURL((u) => u.pathname === '/t/home/oauth2/authorize');
     await expect(page.title()).resolves.toBe('Sign in – Sign-in at shop');
+    await expect(seriousAxeFindings(page)).resolves.toEqual([]);
     await page.getByLabel('Email').fill('bob@home.example');
     await page.getByLabel('Password').fill(PASSWORD);
     await page.getByRole('button', { name: 'Sign in', exact: true }).click();
@@ -98,5 +100,6 @@ describe.skipIf(!existsSync(CHROMIUM))('a real browser: sign-in at one tenant th
     await e.cliJson(['federations', 'delete', '--source', 'home', '--target', 'shop']);
     await button.click();
     await expect(page.title()).resolves.toBe('This sign-in option is not available');
+    await expect(seriousAxeFindings(page)).resolves.toEqual([]);
   });
 });

@@ -2,6 +2,7 @@ import { existsSync, mkdirSync } from 'node:fs';
 import path from 'node:path';
 import * as client from 'openid-client';
 import { chromium, type Browser, type Page } from 'playwright-core';
+import { seriousAxeFindings } from '../helpers/axe';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { stepAt, totpCode } from '../../src/identity/mfa/totp';
 import { PASSWORD, seedThroughCli, startEngage, type Engage } from './engage-process';
@@ -80,9 +81,11 @@ describe.skipIf(!existsSync(CHROMIUM))('a real browser: account page and sign-in
     await page.getByLabel('Password').fill(PASSWORD);
     await page.getByRole('button', { name: 'Sign in' }).click();
     await expect(page.title()).resolves.toBe('Your account');
+    await expect(seriousAxeFindings(page)).resolves.toEqual([]);
     await shot(page, 'account');
     await page.getByRole('button', { name: 'Set up an authenticator app' }).click();
     await expect(page.title()).resolves.toBe('Set up an authenticator app');
+    await expect(seriousAxeFindings(page)).resolves.toEqual([]);
     await expect(page.getByRole('img', { name: 'QR code of the authenticator key' }).isVisible()).resolves.toBe(true);
     await shot(page, 'account-enrol');
     totpSecret = (await page.locator('#totp-secret').textContent())!;
@@ -94,6 +97,7 @@ describe.skipIf(!existsSync(CHROMIUM))('a real browser: account page and sign-in
     await page.getByLabel('Code from the app').fill(totpCode(totpSecret, lastStep));
     await page.getByRole('button', { name: 'Turn on' }).click();
     await expect(page.title()).resolves.toBe('Save your recovery codes');
+    await expect(seriousAxeFindings(page)).resolves.toEqual([]);
     recoveryCodes = await page.locator('#recovery-codes code').allTextContents();
     expect(recoveryCodes).toHaveLength(10);
     await shot(page, 'account-recovery-codes');
@@ -120,6 +124,7 @@ describe.skipIf(!existsSync(CHROMIUM))('a real browser: account page and sign-in
     await page.getByLabel('Password').fill(NEW_PASSWORD);
     await page.getByRole('button', { name: 'Sign in' }).click();
     await expect(page.title()).resolves.toBe('Two-step verification – Acme Web');
+    await expect(seriousAxeFindings(page)).resolves.toEqual([]);
     await shot(page, 'sign-in-totp');
     await page.getByLabel('Authentication code').fill('123456');
     await page.getByRole('button', { name: 'Verify' }).click();
@@ -144,6 +149,7 @@ describe.skipIf(!existsSync(CHROMIUM))('a real browser: account page and sign-in
     await page.getByLabel('Recovery code').fill(recoveryCodes[0].toUpperCase());
     await page.getByRole('button', { name: 'Verify' }).click();
     await expect(page.title()).resolves.toBe('New recovery code – Acme Web');
+    await expect(seriousAxeFindings(page)).resolves.toEqual([]);
     const replacement = (await page.locator('#replacement-code').textContent())!.trim();
     expect(replacement).toMatch(/^[0-9a-z]{4}-[0-9a-z]{4}-[0-9a-z]{4}$/);
     expect(recoveryCodes).not.toContain(replacement);
