@@ -51,7 +51,8 @@ describe('dist/engage management parity', () => {
     expect([conflict.code, conflict.stderr.trim()]).toEqual([1, 'engage: user_conflict: a user with email bob@acme.test exists']);
     expect(await json(['users', 'delete', ...T, '--user', u.id])).toEqual({ id: u.id, email: 'ada.l@acme.test', deleted: true });
     const gone = await sb.run(['users', 'show', ...T, '--user', u.id, '--json']);
-    expect([gone.code, gone.stderr.trim()]).toEqual([1, `engage: unknown_user: no user ${u.id} in this tenant`]);
+    // Under --json the error is one JSON line on stderr (issue 23 point 4).
+    expect([gone.code, JSON.parse(gone.stderr)]).toEqual([1, { error: 'unknown_user', message: `no user ${u.id} in this tenant` }]);
   });
 
   it('resources update, disable and enable; clients update, disable and enable', async () => {
