@@ -1,5 +1,7 @@
 import { readFileSync } from 'node:fs';
-import type { Command } from 'commander';
+import { Option, type Command } from 'commander';
+import { DELIVERY_STATES } from '../../src/engage/messaging/inspection';
+import { outputPage, pageRequestOf, withPaging } from '../paging';
 import { templateJsonSchema } from '../../src/engage/messaging/schemas';
 import { action, output, withCommon, withServices, type CommonOptions } from '../cli';
 
@@ -129,13 +131,14 @@ export function registerMessaging(program: Command): void {
     );
 
   const deliveries = program.command('deliveries').description('push deliveries (the outbox)');
-  withCommon(deliveries.command('list').description('deliveries of a send or of an installation: state, attempts, last error'))
+  withPaging(withCommon(deliveries.command('list').description('deliveries of a send (oldest first) or of an installation (newest first): state, attempts, last error')))
     .option('--send <id>', 'send id')
-    .option('--installation <id>', 'installation id (its latest 100)')
+    .option('--installation <id>', 'installation id')
+    .addOption(new Option('--state <state>', 'only deliveries in this state').choices(DELIVERY_STATES))
     .action(
-      action(async (opts: CommonOptions & { send?: string; installation?: string }) => {
+      action(async (opts: CommonOptions & { send?: string; installation?: string; state?: string; page: number; size: number }) => {
         await withServices(opts, async ({ services, json }) =>
-          output(json, await services.engage.messaging.inspection.listDeliveries({ send: opts.send, installation: opts.installation }), DELIVERY_COLUMNS),
+          outputPage(json, await services.engage.messaging.inspection.listDeliveries({ send: opts.send, installation: opts.installation, state: opts.state }, pageRequestOf(opts)), DELIVERY_COLUMNS),
         );
       }),
     );

@@ -1,6 +1,7 @@
 import type { Command } from 'commander';
 import { action, output, readStdin, withCommon, withServices, type CommonOptions } from '../cli';
 import { registerUserMfa } from './mfa';
+import { outputPage, pageRequestOf, withPaging } from '../paging';
 import { cliActor } from '../../src/identity/audit';
 import { UserErrors } from '../../src/identity/users/errors';
 import type { Services } from '../../src/services';
@@ -36,11 +37,16 @@ export function registerUsers(program: Command): void {
       }),
     );
 
-  withCommon(users.command('list').description('list users'))
+  withPaging(withCommon(users.command('list').description('list users, oldest first, a page at a time')))
     .requiredOption('--tenant <tenant>', 'slug or id')
+    .option('--email <text>', 'only users whose email address contains this text (case-insensitive; a whole address or @acme.test)')
     .action(
-      action(async (opts: CommonOptions & { tenant: string }) => {
-        await withServices(opts, async ({ services, json }) => output(json, await services.users.list((await services.tenants.get(opts.tenant)).id), COLUMNS));
+      action(async (opts: CommonOptions & { tenant: string; email?: string; page: number; size: number }) => {
+        await withServices(opts, async ({ services, json }) => {
+          const { page, size } = pageRequestOf(opts);
+          const found = await services.users.page((await services.tenants.get(opts.tenant)).id, page, size, { emailContains: opts.email });
+          outputPage(json, { ...found, page }, COLUMNS);
+        });
       }),
     );
 

@@ -1,10 +1,14 @@
 /** Inspection of sends and deliveries (`engage sends show`, `engage deliveries list`): never a push token in clear. */
-import type { MessagingStore, DeliveryRow } from './store';
+import type { MessagingStore, DeliveryRow, DeliveryState } from './store';
+import { DEFAULT_PAGE_SIZE, limitOf, pageFrom, type Page, type PageRequest } from '../../platform/http/pagination';
 import { MessagingErrors } from './errors';
 
 type Stores = { messaging: MessagingStore };
 
 const masked = (token: string) => (token.length <= 8 ? '****' : `${token.slice(0, 4)}…${token.slice(-4)}`);
+
+/** The states of push_deliveries (src/db/schema/push.ts). */
+export const DELIVERY_STATES: readonly DeliveryState[] = ['PENDING', 'SENT', 'DELIVERED', 'OPENED', 'FAILED', 'EXPIRED'];
 
 export interface DeliveryView {
   id: string;
@@ -63,10 +67,16 @@ export function createMessagingInspection(deps: { store: Stores }) {
         deliveries: states,
       };
     },
-    async listDeliveries(by: { send?: string; installation?: string }): Promise<DeliveryView[]> {
-      if (by.send) return (await store.messaging.deliveriesOfSend(by.send)).map(deliveryView);
-      if (by.installation) return (await store.messaging.deliveriesOfInstallation(by.installation)).map(deliveryView);
-      throw MessagingErrors.invalid('give --send or --installation');
+    /**
+     * A page of the deliveries of a send (oldest first) or of an installation (newest first), in one
+     * state when `state` is given; size + 1 rows read to answer hasMore (the pagination contract's).
+     */
+    async listDeliveries(by: { send?: string; installation?: string; state?: string }, req: PageRequest = { page: 0, size: DEFAULT_PAGE_SIZE }): Promise<Page<DeliveryView>> {
+      if (by.state !== undefined && !DELIVERY_STATES.includes(by.state as DeliveryState)) throw MessagingErrors.invalid(`state: must be one of ${DELIVERY_STATES.join(', ')}`);
+      const of = by.send ? { sendId: by.send } : by.installation ? { installationId: by.installation } : undefined;
+      if (!of) throw MessagingErrors.invalid('give --send or --installation');
+      const { limit, offset } = limitOf(req);
+      return pageFrom((await store.messaging.pageDeliveries(of, by.state as DeliveryState | undefined, limit, offset)).map(deliveryView), req);
     },
   };
 }

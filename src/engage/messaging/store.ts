@@ -125,6 +125,10 @@ const SQL = {
   delivery: `SELECT ${DELIVERY} FROM push_deliveries WHERE id = ?`,
   bySend: `SELECT ${DELIVERY} FROM push_deliveries WHERE send_id = ? ORDER BY created_ms, id`,
   byInstallation: `SELECT ${DELIVERY} FROM push_deliveries WHERE installation_id = ? ORDER BY created_ms DESC, id LIMIT ?`,
+  // `engage deliveries list` (issue 23 point 10): a page of a send's deliveries (oldest first) or an
+  // installation's (newest first), optionally in one state; `? IS NULL` keeps one text per scope.
+  pageBySend: `SELECT ${DELIVERY} FROM push_deliveries WHERE send_id = ? AND (CAST(? AS TEXT) IS NULL OR state = ?) ORDER BY created_ms, id LIMIT ? OFFSET ?`,
+  pageByInstallation: `SELECT ${DELIVERY} FROM push_deliveries WHERE installation_id = ? AND (CAST(? AS TEXT) IS NULL OR state = ?) ORDER BY created_ms DESC, id LIMIT ? OFFSET ?`,
   countsByState: `SELECT state, COUNT(*) AS n FROM push_deliveries WHERE template_id = ? GROUP BY state`,
   // Only PENDING rows (the due index): cheap enough for every scrape.
   pendingByProvider: `SELECT provider, COUNT(*) AS n FROM push_deliveries WHERE state = 'PENDING' GROUP BY provider`,
@@ -319,6 +323,11 @@ export function createMessagingStore(db: Sql) {
     },
     deliveriesOfInstallation(installationId: string, limit = 100): Promise<DeliveryRow[]> {
       return db.all<DeliveryRow>(SQL.byInstallation, [installationId, limit]);
+    },
+    /** A page (LIMIT/OFFSET) of a send's or an installation's deliveries, in `state` when given. */
+    pageDeliveries(of: { sendId: string } | { installationId: string }, state: DeliveryState | undefined, limit: number, offset: number): Promise<DeliveryRow[]> {
+      const [sql, id] = 'sendId' in of ? [SQL.pageBySend, of.sendId] : [SQL.pageByInstallation, of.installationId];
+      return db.all<DeliveryRow>(sql, [id, state ?? null, state ?? null, limit, offset]);
     },
     async countsByState(templateId: string): Promise<Record<string, number>> {
       const rows = await db.all<{ state: string; n: number }>(SQL.countsByState, [templateId]);

@@ -120,9 +120,12 @@ export function createUserService<S extends Stores>(deps: {
       return toUserView(await found(store, tenantId, userId));
     },
 
-    /** A page of users, oldest first (size + 1 rows read: hasMore without a count). */
-    async page(tenantId: string, page: number, size: number): Promise<{ items: UserView[]; hasMore: boolean }> {
-      const rows = await store.users.listPage(tenantId, page * size, size + 1);
+    /**
+     * A page of users, oldest first (size + 1 rows read: hasMore without a count); with
+     * `emailContains`, only those whose address contains it, case-insensitively (`engage users list --email`).
+     */
+    async page(tenantId: string, page: number, size: number, filter: { emailContains?: string } = {}): Promise<{ items: UserView[]; hasMore: boolean }> {
+      const rows = await store.users.listPage(tenantId, page * size, size + 1, filter.emailContains?.toLowerCase());
       return { items: rows.slice(0, size).map(toUserView), hasMore: rows.length > size };
     },
 

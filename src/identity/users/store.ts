@@ -25,6 +25,9 @@ const SQL = {
   bySubject: `SELECT ${COLUMNS} FROM users WHERE tenant_id = ? AND subject = ?`,
   list: `SELECT ${COLUMNS} FROM users WHERE tenant_id = ? ORDER BY created_at, email`,
   listPage: `SELECT ${COLUMNS} FROM users WHERE tenant_id = ? ORDER BY created_at, id LIMIT ? OFFSET ?`,
+  // `engage users list --email` (issue 23 point 10): a substring of the lower-cased address, LIKE's
+  // wildcards in it escaped so that `_` and `%` match themselves.
+  listPageByEmail: `SELECT ${COLUMNS} FROM users WHERE tenant_id = ? AND email LIKE ? ESCAPE '\\' ORDER BY created_at, id LIMIT ? OFFSET ?`,
   delete: `DELETE FROM users WHERE tenant_id = ? AND id = ?`,
   // The account, if any, and one of the tenant's imported hashes, if any (partial index
   // users_tenant_imported), in one round trip: what a password check needs (issue 21).
@@ -83,8 +86,11 @@ export function createUserStore(db: Sql) {
       const { importedSample, ...row } = r;
       return { user: row.id ? fromRaw(row) : undefined, importedSample: importedSample ?? undefined };
     },
-    async listPage(tenantId: string, offset: number, limit: number): Promise<UserRow[]> {
-      return (await db.all<Raw>(SQL.listPage, [tenantId, limit, offset])).map(fromRaw);
+    /** With `emailContains` (already lower-cased), only the users whose address contains it. */
+    async listPage(tenantId: string, offset: number, limit: number, emailContains?: string): Promise<UserRow[]> {
+      if (emailContains === undefined) return (await db.all<Raw>(SQL.listPage, [tenantId, limit, offset])).map(fromRaw);
+      const pattern = `%${emailContains.replace(/[\\%_]/g, (c) => `\\${c}`)}%`;
+      return (await db.all<Raw>(SQL.listPageByEmail, [tenantId, pattern, limit, offset])).map(fromRaw);
     },
     /** Removes the user; their factors, links, grants, codes and consents go with the row (ON DELETE CASCADE). */
     delete(tenantId: string, id: string): Promise<number> {
