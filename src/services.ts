@@ -83,6 +83,9 @@ export function createServices(deps: CoreDeps) {
   }, endOtherAccess: async (tx, tenantId, userId, keepSessionId) => {
     await oauth.revokeAllOfUserIn(tx, tenantId, userId);
     await sessions.signOutOtherSessionsIn(tx, tenantId, userId, keepSessionId);
+  }, endSignIns: async (tx, tenantId, userId) => {
+    await oauth.revokeAllOfUserIn(tx, tenantId, userId);
+    await sessions.signOutEverywhereIn(tx, tenantId, userId);
   } });
   const mfa = createMfaService({ store, clock, sealer, masterKey: deps.masterKey });
   const providers = createProviderService({ store, clock, users, publicUrl: config.publicUrl });

@@ -92,6 +92,25 @@ export function registerUsers(program: Command): void {
     );
   }
 
+  withCommon(users.command('set-password').description("set a user's password (the registration policy); their sessions, grants and refresh tokens end"))
+    .requiredOption('--tenant <tenant>', 'slug or id')
+    .option('--user <user>', 'user id or email address')
+    .option('--email <email>', 'email address of the user (instead of --user)')
+    .requiredOption('--password-stdin', 'read the new password from standard input (one line); never from argv')
+    .addHelpText('after', '\nExample:\n  printf %s "$NEW_PASSWORD" | engage users set-password --tenant acme --email ada@example.com --password-stdin')
+    .action(
+      action(async (opts: CommonOptions & { tenant: string; user?: string; email?: string }) => {
+        if (!opts.user === !opts.email) throw new Error('give exactly one of --user or --email');
+        // Read before opening the store: the password never appears in argv or the environment.
+        const password = (await readStdin()).replace(/\r?\n$/, '');
+        await withServices(opts, async ({ services, json }) => {
+          const tenantId = (await services.tenants.get(opts.tenant)).id;
+          const u = await userOf(services, tenantId, (opts.user ?? opts.email)!);
+          output(json, await services.users.setPassword(tenantId, u.id, password, cliActor()), COLUMNS);
+        });
+      }),
+    );
+
   target(withCommon(users.command('delete').description("delete a user, ending their sessions, grants and tokens at once"))).action(
     action(async (opts: UserOpts) => {
       await withServices(opts, async ({ services, json }) => {

@@ -5,11 +5,12 @@ import { DateTime, T, type TSchema } from '../../platform/http/schema';
 import type { TenantService } from '../tenants/service';
 import type { AdminDeps } from './app';
 import { AdminErrors } from './errors';
+import { checkPasswordPolicy } from '../users/service';
 import { actor, jsonBody, uuidParam, type AdminEnv, type AdminGuard } from './guards';
 import { withinRank } from './operator-rank';
 import {
-  ADMIN_SCOPES, AdminUserCreate, AuditEventPage, Overview, Tenant, TenantCreate, TenantIdParam, TenantPage, TenantUpdate, User, UserIdParam, UserPage, UserUpdate,
-  checkAdminUserCreate,
+  ADMIN_SCOPES, AdminPasswordSet, AdminUserCreate, AuditEventPage, Overview, Tenant, TenantCreate, TenantIdParam, TenantPage, TenantUpdate, User, UserIdParam, UserPage, UserUpdate,
+  checkAdminPasswordSet, checkAdminUserCreate,
 } from './schemas';
 import { checker } from '../../platform/http/schema';
 import { parseDateTime } from '../../platform/http/schema';
@@ -128,6 +129,23 @@ export function mountTenantRoutes(admin: Hono<AdminEnv>, guard: AdminGuard, deps
       const t = await pathTenant(c, deps);
       const userId = uuidParam(c, 'userId');
       return c.json(await services.users.update(t.id, userId, await jsonBody(c, check.userUpdate), actor(c), rank(c)));
+    },
+  ));
+
+  admin.post('/tenants/:tenantId/users/:userId/password', users, described(
+    adminDoc("Set a user's password (the registration policy applies); their sessions, grants and refresh tokens end", {
+      params: USER, body: { schema: AdminPasswordSet }, responses: { 204: { description: 'password set' } },
+      errors: { 400: 'invalid_request (also for a password outside the policy, named in error_description)', 403: '(access_denied also for a user of the control tenant who holds a permission the operator does not)', 404: 'unknown_user' },
+    }),
+    async (c) => {
+      const t = await pathTenant(c, deps);
+      const userId = uuidParam(c, 'userId');
+      const body = await jsonBody(c, checkAdminPasswordSet);
+      // The policy's rule as a body failure: invalid_request names it (the service would answer a bare invalid_password).
+      const problem = checkPasswordPolicy(body.password);
+      if (problem) throw AdminErrors.invalid(problem);
+      await services.users.setPassword(t.id, userId, body.password, actor(c), rank(c));
+      return c.body(null, 204);
     },
   ));
 

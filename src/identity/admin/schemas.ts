@@ -31,6 +31,10 @@ export const ADMIN_ROOT = '/identity/admin';
 export const AdminUserCreate = Strict({ email: Email(), emailVerified: T.Optional(T.Boolean()) });
 export const checkAdminUserCreate = checker(AdminUserCreate);
 
+/** POST …/users/{userId}/password (issue 23 point 6): the new password, under the registration policy (8 to 1024 characters). */
+export const AdminPasswordSet = Strict({ password: T.String({ description: 'the new password: 8 to 1024 characters, never returned or logged' }) });
+export const checkAdminPasswordSet = checker(AdminPasswordSet);
+
 /** POST signing-keys: spec 03 shows no body; none, or an empty JSON object. */
 export const KeyStage = Strict({});
 export const checkKeyStage = checker(KeyStage);

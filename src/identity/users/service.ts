@@ -71,6 +71,8 @@ export function createUserService<S extends Stores>(deps: {
   endAccess?: (tx: S, tenantId: string, user: { id: string; subject: string }) => Promise<void>;
   /** Called inside a password change's transaction when the user signs out elsewhere (services.ts: grants, other browser sessions). */
   endOtherAccess?: (tx: S, tenantId: string, userId: string, keepSessionId: string) => Promise<void>;
+  /** Called inside an administrator's password reset (services.ts: grants, refresh tokens, every browser session, as recovery does). */
+  endSignIns?: (tx: S, tenantId: string, userId: string) => Promise<void>;
 }) {
   const { store, clock } = deps;
   const hashPassword = (password: string) => loadArgon2().hash(password, PASSWORD_HASH_OPTIONS);
@@ -260,6 +262,27 @@ export function createUserService<S extends Stores>(deps: {
         await tx.users.update(tenantId, userId, { passwordHash, updatedAt: clock.now().toISOString() });
         if (signOutOthers) await deps.endOtherAccess?.(tx, tenantId, userId, signOutOthers.keepSessionId);
       });
+    },
+
+    /**
+     * An administrator sets a user's password (`engage users set-password`, the management API's
+     * POST …/users/{userId}/password; issue 23 point 6): the registration policy applies, the hash
+     * is made before the transaction, and in it, as after a recovery, everything the old password
+     * opened ends (grants and refresh tokens at every client, every browser session). Audited as
+     * `user.password_set`, without the password. The status is left as it is.
+     */
+    async setPassword(tenantId: string, userId: string, password: string, actor: AuditActor, opts: ChangeOptions<S> = {}): Promise<UserView> {
+      const problem = checkPasswordPolicy(password);
+      assertThat(!problem, UserErrors.invalidPassword(problem!));
+      const passwordHash = await hashPassword(password);
+      await store.tx(async (tx) => {
+        const u = await found(tx, tenantId, userId);
+        await opts.authorize?.(tx, u);
+        await tx.users.update(tenantId, userId, { passwordHash, updatedAt: clock.now().toISOString() });
+        await deps.endSignIns?.(tx, tenantId, userId);
+        await tx.audit.record(actor, { at: clock.now(), tenantId, action: 'user.password_set', targetType: 'user', targetId: userId, details: {} });
+      });
+      return this.get(tenantId, userId);
     },
 
     /**
