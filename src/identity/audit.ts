@@ -5,7 +5,16 @@
 import type { AuditActor, AuditEventInput } from '../platform/audit/audit';
 
 export type { AuditActor } from '../platform/audit/audit';
-export { cliActor, actorOf } from '../platform/audit/audit';
+export { cliActor } from '../platform/audit/audit';
+
+/**
+ * The actor of a bearer-token request (directory and management APIs): its subject and client.
+ * Typed by shape rather than as token-guards' TokenPrincipal: the guards' tenant lookup records
+ * audit events, so this module cannot import them back (src/layering.test.ts).
+ */
+export function actorOf(principal: { subject: string; clientId: string | null }): AuditActor {
+  return { subject: principal.subject, clientId: principal.clientId };
+}
 
 /** The stores a transaction that records audit events carries (the `audit` store of src/stores.ts). */
 export interface AuditTx {

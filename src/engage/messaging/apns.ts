@@ -12,7 +12,7 @@ import http2 from 'node:http2';
 import { createPrivateKey, sign, type KeyObject } from 'node:crypto';
 import type { Clock } from '../../platform/clock';
 import { retryAfterMs, type AttemptOutcome } from './outcome';
-import type { DeliveryMessage } from './service';
+import type { DeliveryMessage } from './message';
 
 export interface ApnsCredentials {
   keyPem: string;

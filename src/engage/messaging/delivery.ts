@@ -24,7 +24,7 @@ import type { ApnsClient } from './apns';
 import type { CredentialService } from './credentials';
 import type { FcmClient } from './fcm';
 import type { AttemptOutcome } from './outcome';
-import type { DeliveryMessage } from './service';
+import type { DeliveryMessage } from './message';
 import { notReadyReason, type PushConditions } from './readiness';
 import { clearPushTokenIn, type ProfileTx } from '../profiles/service';
 import type { DeliveryRow, MessagingStore } from './store';

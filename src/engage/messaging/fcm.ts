@@ -10,7 +10,7 @@ import https from 'node:https';
 import { createPrivateKey, sign, type KeyObject } from 'node:crypto';
 import type { Clock } from '../../platform/clock';
 import { retryAfterMs, type AttemptOutcome } from './outcome';
-import type { DeliveryMessage } from './service';
+import type { DeliveryMessage } from './message';
 
 export interface FcmCredentials {
   projectId: string;

@@ -3,7 +3,7 @@ import { createLogger } from '../../platform/logger';
 import { createApnsClient, type ApnsCredentials } from './apns';
 import { createFcmClient, type FcmCredentials } from './fcm';
 import { withFailureLog } from './provider-log';
-import type { DeliveryMessage } from './service';
+import type { DeliveryMessage } from './message';
 import { apnsToken, createPushWorld, testCa, type PushWorld } from './testing';
 
 /** Issue 23 point 5: APNs and FCM failures at warn, with the delivery id and never the token. */

@@ -13,6 +13,7 @@ import type { AccessKeyPrincipal } from '../environments/service';
 import { EdgeErrors } from '../shared/errors';
 import { apnsPayload } from './apns';
 import { MessagingErrors } from './errors';
+import type { DeliveryMessage } from './message';
 import { notReadyReason } from './readiness';
 import { canonical, contentHash, render, resolveVariables, type Rendered, type TemplateDefinition } from './render';
 import { checkSend, type Diagnostic, type DiagnosticCode, type SendRequest, type SendResponse } from './schemas';
@@ -20,16 +21,6 @@ import type { DeliveryRow, MessagingStore, RecipientInstallation } from './store
 import { KEY_PATTERN } from '../shared/schemas';
 
 type Stores = { messaging: MessagingStore };
-
-/** The provider-neutral message a delivery carries (push_deliveries.message). */
-export interface DeliveryMessage {
-  title: string;
-  body: string;
-  deepLink: string;
-  data: Record<string, unknown>;
-  priority: 'normal' | 'high';
-  collapseId?: string;
-}
 
 export interface SendMetrics {
   pushSends: { inc(labels: { outcome: string }): void };

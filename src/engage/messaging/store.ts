@@ -1,7 +1,7 @@
 import type { pushCredentials, pushDeliveries, pushSends, pushTemplates, pushTemplateVersions } from '../../db/schema';
 import { valuesList, type Sql } from '../../platform/store/sql';
 import type { PushConditions } from './readiness';
-import { idsNamedBy } from './send-erasure';
+import { idsNamedBy } from './send-names';
 
 export type TemplateRow = typeof pushTemplates.$inferSelect;
 export type TemplateVersionRow = typeof pushTemplateVersions.$inferSelect;

@@ -1,24 +1,15 @@
 import { Hono, type MiddlewareHandler } from 'hono';
-import type { Config } from '../../platform/config';
-import type { Services } from '../../services';
 import type { IssuerEnv } from '../issuer';
 import { AdminErrors } from './errors';
 import { createAdminGuard, type AdminEnv, type AdminGuard } from './guards';
 import { mountCatalogRoutes } from './routes-catalog';
 import { mountTenantRoutes } from './routes-tenants';
+import type { AdminDeps } from './routing';
 import { ADMIN_ROOT } from './schemas';
 
 export { ADMIN_AUDIENCE, ADMIN_ROOT, ADMIN_SCOPES } from './schemas';
 export { createAdminGuard, type AdminEnv, type AdminGuard } from './guards';
-
-export interface AdminDeps {
-  services: Services;
-  config: Pick<Config, 'administrationApi'>;
-  /** The operator's live directory permission (`services.directory.hasPermission`, contracts §1). */
-  hasPermission: (tenantId: string, subject: string, key: string) => Promise<boolean>;
-  /** ACTIVE federations for the overview; the federations context provides it (0 without one). */
-  activeFederations?: () => Promise<number>;
-}
+export type { AdminDeps } from './routing';
 
 /**
  * Route groups other contexts add to the management API (federations, user imports and

@@ -4,7 +4,7 @@ import { readPage } from '../../platform/http/pagination';
 import { checker } from '../../platform/http/schema';
 import type { Services } from '../../services';
 import { actor, jsonBody, optionalJsonBody, uuidParam, type AdminEnv, type AdminGuard } from './guards';
-import { adminDoc, envelope, json, PAGED, pathTenant, TENANT } from './routes-tenants';
+import { adminDoc, envelope, json, PAGED, pathTenant, TENANT } from './routing';
 import {
   ADMIN_SCOPES, ClientIdParam, ClientInput, ClientIssuance, ClientPage, CredentialIdParam, CredentialIssuance, CredentialIssue, CredentialPage, KeyIdParam,
   Resource, ResourceInput, ResourcePage, SigningKeyPage, StagedKey, checkKeyStage,

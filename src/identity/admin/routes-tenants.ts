@@ -1,13 +1,12 @@
 import type { Context, Hono } from 'hono';
-import { described, type RouteDoc } from '../../platform/http/openapi';
+import { described } from '../../platform/http/openapi';
 import { pageQuery, readPage } from '../../platform/http/pagination';
-import { DateTime, T, type TSchema } from '../../platform/http/schema';
-import type { TenantService } from '../tenants/service';
-import type { AdminDeps } from './app';
+import { DateTime, T } from '../../platform/http/schema';
 import { AdminErrors } from './errors';
 import { checkPasswordPolicy } from '../users/service';
 import { actor, jsonBody, uuidParam, type AdminEnv, type AdminGuard } from './guards';
 import { withinRank } from './operator-rank';
+import { adminDoc, envelope, json, PAGED, pathTenant, TENANT, type AdminDeps } from './routing';
 import {
   ADMIN_SCOPES, AdminPasswordSet, AdminUserCreate, AuditEventPage, Overview, Tenant, TenantCreate, TenantIdParam, TenantPage, TenantUpdate, User, UserIdParam, UserPage, UserUpdate,
   checkAdminPasswordSet, checkAdminUserCreate,
@@ -16,34 +15,6 @@ import { checker } from '../../platform/http/schema';
 import { parseDateTime } from '../../platform/http/schema';
 
 const check = { tenantCreate: checker(TenantCreate), tenantUpdate: checker(TenantUpdate), userUpdate: checker(UserUpdate) };
-
-/** Errors every management route may answer (spec 03 "Errors"). */
-const COMMON: Record<number, string> = {
-  401: 'invalid_token',
-  403: 'insufficient_scope (WWW-Authenticate names the scope), access_denied',
-  404: 'administration_disabled, unknown_tenant (issuer)',
-};
-
-/** A management route's OpenAPI description. */
-export function adminDoc(summary: string, opts: Omit<RouteDoc, 'summary' | 'tags' | 'security'>): RouteDoc {
-  const errors: Record<number, string> = { ...COMMON };
-  for (const [k, v] of Object.entries(opts.errors ?? {})) errors[Number(k)] = errors[Number(k)] ? `${errors[Number(k)]}, ${v}` : v;
-  return { summary, tags: ['management'], security: ['bearerToken'], ...opts, errors };
-}
-
-export const json = (schema: TSchema, description: string) => ({ description, schema });
-export const PAGED = { query: pageQuery };
-export const TENANT = { tenantId: TenantIdParam };
-
-/** The tenant of the path (400 for a malformed id, 404 unknown_tenant). */
-export async function pathTenant(c: Context<AdminEnv>, deps: Pick<AdminDeps, 'services'>): ReturnType<TenantService['byId']> {
-  return deps.services.tenants.byId(uuidParam(c, 'tenantId'));
-}
-
-/** The page envelope of contracts §1. */
-export function envelope<T>(c: Context, q: { page: number; size: number }, r: { items: T[]; hasMore: boolean }) {
-  return c.json({ items: r.items, page: q.page, size: q.size, hasMore: r.hasMore });
-}
 
 export function mountTenantRoutes(admin: Hono<AdminEnv>, guard: AdminGuard, deps: AdminDeps): void {
   const { services } = deps;

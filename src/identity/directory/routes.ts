@@ -1,11 +1,11 @@
 import type { Context, Hono, MiddlewareHandler } from 'hono';
-import { actorOf } from '../../platform/audit/audit';
 import { DomainError } from '../../platform/errors';
 import { readJsonBody } from '../../platform/http/body';
 import { described, type RouteDoc } from '../../platform/http/openapi';
 import { pageQuery, readPage } from '../../platform/http/pagination';
 import { withHeaders } from '../../platform/http/request';
 import type { TSchema } from '../../platform/http/schema';
+import { actorOf } from '../audit';
 import type { IssuerEnv } from '../issuer';
 import type { AccessTokenClaims } from '../oauth/tokens';
 import { hasScope } from '../oauth/scopes';

@@ -1,9 +1,9 @@
 import type { Context, Hono, MiddlewareHandler } from 'hono';
-import { actorOf } from '../../platform/audit/audit';
 import { readJsonBody, type BodyFailure } from '../../platform/http/body';
 import { described, type RouteDoc } from '../../platform/http/openapi';
 import { pageQuery, readPage } from '../../platform/http/pagination';
 import { Uuid } from '../../platform/http/schema';
+import { actorOf } from '../audit';
 import type { TokenEnv } from '../token-guards';
 import { TransferErrors } from './errors';
 import { ExportRecord, ExportRecordPage, ExportRequest, ImportRequestDoc, ImportResultPage, Job, JobPage } from './schemas';

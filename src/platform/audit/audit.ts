@@ -1,5 +1,4 @@
 import os from 'node:os';
-import type { TokenPrincipal } from '../../identity/token-guards';
 
 /**
  * Who made a change (issue 11 point 4): the token's subject and client over HTTP, the
@@ -19,11 +18,6 @@ export function cliActor(): AuditActor {
     // No passwd entry for the uid (containers): the CLI still runs.
   }
   return { subject: `os:${name || 'unknown'}`, clientId: null };
-}
-
-/** The actor of a bearer-token request (directory and management APIs). */
-export function actorOf(principal: Pick<TokenPrincipal, 'subject' | 'clientId'>): AuditActor {
-  return { subject: principal.subject, clientId: principal.clientId };
 }
 
 /**
