@@ -11,8 +11,8 @@ import {
   randomState,
   refresh,
   revoke,
+  identityOf,
   startLoopbackReceiver,
-  subjectOf,
   type ClientAuth,
 } from '../../src/cli/oauth-client';
 import { CLI_CLIENT_ID, CLI_SCOPES } from '../../src/identity/operators/control';
@@ -27,10 +27,14 @@ const summary = (s: StoredSignIn) => ({
   issuer: s.issuer,
   clientId: s.clientId,
   subject: s.subject,
+  email: s.email ?? null,
   scope: s.scope,
   accessTokenExpiresAt: new Date(s.accessTokenExpiresAt * 1000).toISOString(),
   credentialsFile: credentialsPath(),
 });
+
+/** Who signed in: the email (the `email` scope; a client given --scope without it has none) and the subject. */
+const operatorOf = (s: StoredSignIn) => (s.email ? `${s.email} (subject ${s.subject ?? 'unknown'})` : (s.subject ?? 'unknown subject'));
 
 /** Refreshes and stores the sign-in (under the credentials lock). */
 async function refreshed(s: StoredSignIn): Promise<StoredSignIn> {
@@ -116,11 +120,11 @@ export function registerLogin(program: Command): void {
             accessTokenExpiresAt: nowS() + tokens.expires_in,
             refreshToken: tokens.refresh_token ?? null,
             scope: tokens.scope ?? '',
-            subject: subjectOf(tokens.id_token),
+            ...identityOf(tokens.id_token),
           };
           await withCredentialsLock(async () => saveSignIn(signIn));
           if (opts.json) output(true, summary(signIn));
-          else process.stdout.write(`Signed in to ${url} as ${signIn.subject ?? 'unknown subject'}; tokens stored in ${credentialsPath()}\n`);
+          else process.stdout.write(`Signed in to ${url} as ${operatorOf(signIn)}; tokens stored in ${credentialsPath()}\n`);
         } finally {
           receiver.close();
         }

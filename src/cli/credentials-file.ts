@@ -25,6 +25,8 @@ export interface StoredSignIn {
   refreshToken: string | null;
   scope: string;
   subject: string | null;
+  /** The ID token's `email` (absent in files written before it was kept, or without the `email` scope). */
+  email?: string | null;
 }
 
 interface CredentialsFile {

@@ -124,12 +124,22 @@ export async function revoke(revocationEndpoint: string, auth: ClientAuth, token
 
 /** The `sub` of an ID token received straight from the token endpoint (OIDC Core §3.1.3.7: shown, not trusted for anything). */
 export function subjectOf(idToken: string | undefined): string | null {
-  if (!idToken) return null;
+  return identityOf(idToken).subject;
+}
+
+/**
+ * The operator an ID token names: `sub`, and `email` when the `email` scope was granted (engage
+ * login prints it). Received straight from the token endpoint (OIDC Core §3.1.3.7): shown, not
+ * trusted for anything; a claim of the wrong type reads as absent.
+ */
+export function identityOf(idToken: string | undefined): { subject: string | null; email: string | null } {
+  const none = { subject: null, email: null };
+  if (!idToken) return none;
   try {
-    const payload = JSON.parse(Buffer.from(idToken.split('.')[1], 'base64url').toString('utf8')) as { sub?: unknown };
-    return typeof payload.sub === 'string' ? payload.sub : null;
+    const payload = JSON.parse(Buffer.from(idToken.split('.')[1], 'base64url').toString('utf8')) as { sub?: unknown; email?: unknown };
+    return { subject: typeof payload.sub === 'string' ? payload.sub : null, email: typeof payload.email === 'string' ? payload.email : null };
   } catch {
-    return null;
+    return none;
   }
 }
 

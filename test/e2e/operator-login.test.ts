@@ -95,9 +95,10 @@ describe.skipIf(!existsSync(CHROMIUM))('engage operators create, login, token, l
     await page.waitForURL(`${redirect.origin}/callback?**`);
     await expect(page.locator('h1').textContent()).resolves.toBe('Signed in');
     expect(await exited).toBe(0);
-    const signedIn = JSON.parse(out()) as { url: string; subject: string; scope: string; clientId: string };
-    expect(signedIn).toMatchObject({ url: server.url, subject: operator.subject, clientId: 'engage-cli' });
-    expect(signedIn.scope.split(' ').sort()).toEqual(['offline_access', 'openid', ...ADMIN_SCOPES].sort());
+    const signedIn = JSON.parse(out()) as { url: string; subject: string; email: string; scope: string; clientId: string };
+    // Issue 23 point 10: the operator is named by email (the ID token's, the `email` scope).
+    expect(signedIn).toMatchObject({ url: server.url, subject: operator.subject, email: 'ops@example.com', clientId: 'engage-cli' });
+    expect(signedIn.scope.split(' ').sort()).toEqual(['email', 'offline_access', 'openid', ...ADMIN_SCOPES].sort());
 
     expect(statSync(file()).mode & 0o777).toBe(0o600);
     expect(statSync(path.dirname(file())).mode & 0o777).toBe(0o700);

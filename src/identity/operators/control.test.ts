@@ -36,7 +36,7 @@ describe('control tenant initialisation', () => {
       configurationManaged: true,
       status: 'ACTIVE',
     });
-    expect([...client.scopes].sort()).toEqual(['openid', 'offline_access', ...ADMIN_API_SCOPES].sort());
+    expect([...client.scopes].sort()).toEqual(['openid', 'email', 'offline_access', ...ADMIN_API_SCOPES].sort());
     expect(await managedFlags(id)).toEqual({ resource: 1, client: 1 });
     // Another tenant gets neither.
     const other = await h.services.tenants.create({ slug: 'acme' });
@@ -64,6 +64,15 @@ describe('control tenant initialisation', () => {
     await h.services.tenants.ensureControl();
     expect(await h.services.resources.list(id)).toEqual([{ uri: ADMIN_URI, audience: 'identity-admin-api', status: 'ACTIVE', scopes: [...ADMIN_API_SCOPES] }]);
     expect((await h.services.clients.list(id)).map((c) => c.clientId)).toEqual(['engage-cli']);
+    expect(await managedFlags(id)).toEqual({ resource: 1, client: 1 });
+  });
+
+  it("gives an engage-cli registered before `email` was among its scopes that scope (engage login prints the operator's email)", async () => {
+    const id = await controlId();
+    await h.changedElsewhere(() => h.sql.run(`UPDATE clients SET scopes = ? WHERE tenant_id = ? AND client_id = ?`, [JSON.stringify(['openid', 'offline_access', ...ADMIN_API_SCOPES]), id, CLI_CLIENT_ID]));
+    await h.services.tenants.ensureControl();
+    const [client] = await h.services.clients.list(id);
+    expect([...client.scopes].sort()).toEqual(['openid', 'email', 'offline_access', ...ADMIN_API_SCOPES].sort());
     expect(await managedFlags(id)).toEqual({ resource: 1, client: 1 });
   });
 

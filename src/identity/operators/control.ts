@@ -18,7 +18,8 @@ export const CLI_CLIENT_ID = 'engage-cli';
  * authorization server matches this URI with any port for a NATIVE client (oauth/redirect-uri.ts).
  */
 export const CLI_REDIRECT_URI = 'http://127.0.0.1/callback';
-export const CLI_SCOPES = ['openid', 'offline_access', ...ADMIN_API_SCOPES];
+// `email`: the ID token names the operator, which `engage login` prints (issue 23 point 10).
+export const CLI_SCOPES = ['openid', 'email', 'offline_access', ...ADMIN_API_SCOPES];
 
 /** The management API's resource URI: its root under the control issuer (spec 03). */
 export const adminResourceUri = (controlIssuer: string) => `${controlIssuer}/identity/admin`;
@@ -67,9 +68,11 @@ export async function ensureControlObjects(
         defaultResource: uri,
       }),
     );
-  } else if (client.defaultResource !== uri) {
+  } else if (client.defaultResource !== uri || CLI_SCOPES.some((sc) => !client.scopes.includes(sc))) {
+    // As for the resource: the public URL moves the default resource, a newer version adds scopes.
+    const scopes = JSON.stringify([...new Set([...client.scopes, ...CLI_SCOPES])]);
     await store.tx((tx) =>
-      deps.clients.replaceManagedIn(tx, tenantId, CLI_CLIENT_ID, { defaultResource: uri, updatedAt: deps.clock.now().toISOString() }),
+      deps.clients.replaceManagedIn(tx, tenantId, CLI_CLIENT_ID, { defaultResource: uri, scopes, updatedAt: deps.clock.now().toISOString() }),
     );
   }
   if (!client?.configurationManaged) await store.tx((tx) => deps.clients.markManagedIn(tx, tenantId, CLI_CLIENT_ID));
