@@ -1,5 +1,5 @@
 import type { Command } from 'commander';
-import { createReadStream, createWriteStream, statSync } from 'node:fs';
+import { createReadStream, createWriteStream, openSync, statSync } from 'node:fs';
 import { finished } from 'node:stream/promises';
 import type { Writable } from 'node:stream';
 import { cliActor } from '../../src/platform/audit/audit';
@@ -63,6 +63,24 @@ function parseMap(v: string | undefined): Record<string, string> | undefined {
   return out;
 }
 
+/**
+ * The default report (`<file>.errors.ndjson`) of a run never replaces an earlier run's: when it
+ * exists the next free `<file>.errors.N.ndjson` is taken, created exclusively ('wx', so two runs at
+ * once cannot take the same name). A `--report` the operator names is written as named.
+ */
+function openReport(reportPath: string, named: boolean): { path: string; stream: Writable } {
+  if (named) return { path: reportPath, stream: createWriteStream(reportPath) };
+  const stem = reportPath.replace(/\.ndjson$/, '');
+  for (let n = 0; ; n++) {
+    const candidate = n === 0 ? reportPath : `${stem}.${n}.ndjson`;
+    try {
+      return { path: candidate, stream: createWriteStream(candidate, { fd: openSync(candidate, 'wx') }) };
+    } catch (e) {
+      if ((e as NodeJS.ErrnoException).code !== 'EEXIST' || n >= 10_000) throw e;
+    }
+  }
+}
+
 async function closeStream(s: Writable): Promise<void> {
   s.end();
   await finished(s);
@@ -76,7 +94,7 @@ export function registerUserTransfer(users: Command): void {
     .option('--source <source>', 'names the source system: (source, externalId) identifies an account (default: the --from value, or "default")')
     .option('--mode <mode>', 'CREATE_ONLY, or VALIDATE_ONLY to check without creating', 'CREATE_ONLY')
     .option('--from <format>', 'auth0 (bulk user export NDJSON), firebase (auth:export JSON), keycloak (realm export JSON)')
-    .option('--report <file>', 'where failed records go, one JSON line each (default <file>.errors.ndjson, or import-errors.ndjson for -)')
+    .option('--report <file>', 'where failed records go, one JSON line each, replaced if it exists (default <file>.errors.ndjson, or import-errors.ndjson for -; when taken by an earlier run, the next free <file>.errors.N.ndjson; the summary names it)')
     .option('--batch <n>', 'records per transaction', '2000')
     .option('--hash-key <base64>', 'Firebase: base64_signer_key of the project')
     .option('--salt-separator <base64>', 'Firebase: base64_salt_separator of the project')
@@ -92,7 +110,7 @@ export function registerUserTransfer(users: Command): void {
         const source = opts.source ?? opts.from ?? 'default';
         if (!/^[\x21-\x7E]{1,100}$/.test(source)) throw invalid('--source: 1 to 100 visible ASCII characters');
         const total = file === '-' ? undefined : statSync(file).size;
-        const reportPath = opts.report ?? (file === '-' ? 'import-errors.ndjson' : `${file}.errors.ndjson`);
+        let reportPath = opts.report ?? (file === '-' ? 'import-errors.ndjson' : `${file}.errors.ndjson`);
         const from = opts.from as SourceFormat | undefined;
         const formatOptions = {
           providerMap: parseMap(opts.providerMap),
@@ -107,7 +125,11 @@ export function registerUserTransfer(users: Command): void {
           try {
             summary = await bulkImport(services.transfer, {
               tenantId, source, mode: opts.mode as 'CREATE_ONLY', from, formatOptions, batch, actor: cliActor(),
-              report: () => (report = createWriteStream(reportPath)),
+              report: () => {
+                const opened = openReport(reportPath, opts.report !== undefined);
+                reportPath = opened.path;
+                return (report = opened.stream);
+              },
               checkpoint: () => services.store.scrubDeleted(),
               input: file === '-' ? process.stdin : createReadStream(file, { highWaterMark: 1 << 20 }),
               progress: (s, bytes) => progress.update(s, bytes),
