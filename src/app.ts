@@ -48,7 +48,7 @@ export function createApp(deps: AppDeps): Hono<AppEnv> {
     app.route('/', sub);
   };
   mount(createEdgeApp(services.engage), false);
-  mount(createPathMetadataApp(services.tenants), false);
+  mount(createPathMetadataApp(services.tenants, services.clients), false);
   // The management API (spec 03) under the control issuer; other contexts add route groups as extensions.
   const adminExtensions: AdminExtension[] = [
     (admin, guard) => mountTransferRoutes(admin, { transfer: services.transfer, guard, tenantId: async (id) => (await services.tenants.byId(id)).id }),

@@ -3,7 +3,7 @@ import { action, output, withCommon, withServices, type CommonOptions } from '..
 import { cliActor } from '../../src/identity/audit';
 import { ClientErrors } from '../../src/identity/clients/errors';
 
-const COLUMNS = ['clientId', 'displayName', 'applicationType', 'tokenEndpointAuthMethod', 'consentPolicy', 'redirectUris', 'webOrigins', 'scopes', 'defaultResource', 'nativeAuthenticationEnabled', 'status', 'createdAt'];
+const COLUMNS = ['clientId', 'displayName', 'applicationType', 'tokenEndpointAuthMethod', 'consentPolicy', 'redirectUris', 'webOrigins', 'postLogoutRedirectUris', 'scopes', 'defaultResource', 'nativeAuthenticationEnabled', 'status', 'createdAt'];
 
 /** `--scope "openid email" --scope api.read` and `--scope openid email` all mean the same. */
 export function splitScopes(values: string[]): string[] {
@@ -22,6 +22,7 @@ interface CreateOpts extends CommonOptions {
   defaultResource?: string;
   nativeAuth?: boolean;
   webOrigin?: string[];
+  postLogoutRedirectUri?: string[];
 }
 
 interface UpdateOpts extends CommonOptions {
@@ -39,7 +40,10 @@ interface UpdateOpts extends CommonOptions {
   webOrigin?: string[];
   noWebOrigins?: boolean;
   defaultWebOrigins?: boolean;
+  postLogoutRedirectUri?: string[];
 }
+
+const LOGOUT_HELP = 'URI RP-initiated logout may send the browser back to (exact match; registering one makes discovery advertise end_session_endpoint); repeatable';
 
 const WEB_ORIGIN_HELP = 'browser origin allowed to call the token, revocation and userinfo endpoints (CORS), e.g. https://app.example.com; repeatable (default: the origins of the redirect URIs)';
 
@@ -58,6 +62,7 @@ export function registerClients(program: Command): void {
     .option('--default-resource <uri>', 'resource used when a request names none')
     .option('--native-auth', 'enable the native authentication adapter for this client')
     .option('--web-origin <origin...>', WEB_ORIGIN_HELP)
+    .option('--post-logout-redirect-uri <uri...>', LOGOUT_HELP)
     .action(
       action(async (opts: CreateOpts) => {
         await withServices(opts, async ({ services, json }) => {
@@ -73,6 +78,7 @@ export function registerClients(program: Command): void {
             defaultResource: opts.defaultResource ?? null,
             nativeAuthenticationEnabled: !!opts.nativeAuth,
             webOrigins: opts.webOrigin ?? null,
+            postLogoutRedirectUris: opts.postLogoutRedirectUri ?? [],
           }, cliActor());
           output(json, issued, ['clientId', 'clientSecret']);
           if (!json && issued.clientSecret) process.stderr.write('The client secret is shown only now; store it safely.\n');
@@ -96,12 +102,14 @@ export function registerClients(program: Command): void {
     .option('--web-origin <origin...>', WEB_ORIGIN_HELP.replace('; repeatable (default: the origins of the redirect URIs)', '; repeatable; replaces the list'))
     .option('--no-web-origins', 'no browser origin at all')
     .option('--default-web-origins', 'back to the default: the origins of the redirect URIs')
+    .option('--post-logout-redirect-uri <uri...>', `${LOGOUT_HELP}; replaces the list`)
+    .option('--no-post-logout-redirect-uris', 'no post-logout redirect URI at all')
     .action(
       action(async (opts: UpdateOpts) => {
         // commander: --no-x sets x to false; with both --x and --no-x defined, x is undefined unless given.
-        const raw = opts as unknown as { webOrigins?: boolean; defaultResource?: string | boolean; nativeAuth?: boolean };
+        const raw = opts as unknown as { webOrigins?: boolean; defaultResource?: string | boolean; nativeAuth?: boolean; postLogoutRedirectUris?: boolean };
         const none = raw.webOrigins === false;
-        const changes = [opts.name, opts.type, opts.auth, opts.redirectUri, opts.scope, opts.consent, raw.defaultResource, raw.nativeAuth, opts.webOrigin, opts.defaultWebOrigins];
+        const changes = [opts.name, opts.type, opts.auth, opts.redirectUri, opts.scope, opts.consent, raw.defaultResource, raw.nativeAuth, opts.webOrigin, opts.defaultWebOrigins, opts.postLogoutRedirectUri, raw.postLogoutRedirectUris === false ? false : undefined];
         if (!none && changes.every((v) => v === undefined)) throw new Error('give at least one setting to change');
         if ([!!opts.webOrigin, none, !!opts.defaultWebOrigins].filter(Boolean).length > 1) {
           throw new Error('give at most one of --web-origin, --no-web-origins or --default-web-origins');
@@ -124,6 +132,7 @@ export function registerClients(program: Command): void {
             defaultResource,
             nativeAuthenticationEnabled,
             webOrigins,
+            postLogoutRedirectUris: opts.postLogoutRedirectUri ?? (raw.postLogoutRedirectUris === false ? [] : current.postLogoutRedirectUris),
           }, cliActor());
           const view = (await services.clients.list(tenantId)).find((c) => c.clientId === opts.clientId)!;
           if (json) output(true, { ...view, clientSecret: issued.clientSecret });

@@ -80,6 +80,8 @@ export const clients = pgTable(
      * endpoints with CORS; null means the origins of the redirect URIs (docs/decisions.md).
      */
     webOrigins: text('web_origins'),
+    /** JSON array of URIs a relying party may be sent back to after RP-initiated logout (issue 23); null: none. */
+    postLogoutRedirectUris: text('post_logout_redirect_uris'),
     scopes: text('scopes').notNull(),
     defaultResource: text('default_resource'),
     nativeAuthenticationEnabled: integer('native_authentication_enabled').notNull().default(0),

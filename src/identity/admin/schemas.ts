@@ -60,6 +60,7 @@ export const ClientEntry = T.Object({
   defaultResource: Nullable(T.String()),
   nativeAuthenticationEnabled: T.Boolean(),
   webOrigins: Nullable(T.Array(T.String())),
+  postLogoutRedirectUris: T.Array(T.String(), { description: 'an engage extension: where RP-initiated logout may return the browser (exact match)' }),
   status: Enum(['ACTIVE', 'DISABLED']),
   createdAt: DateTime(),
   configurationManaged: T.Boolean(),

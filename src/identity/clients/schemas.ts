@@ -16,9 +16,11 @@ const fields = {
   nativeAuthenticationEnabled: T.Optional(T.Boolean()),
   /** Not in spec 03's Client: browser origins allowed by CORS (docs/decisions.md). */
   webOrigins: T.Optional(Nullable(T.Array(WebOrigin()))),
+  /** Not in spec 03's Client: where RP-initiated logout may send the browser back (issue 23), compared exactly. */
+  postLogoutRedirectUris: T.Optional(T.Array(RedirectUri())),
 };
 
-/** Spec 03 Client (request), plus webOrigins. */
+/** Spec 03 Client (request), plus webOrigins and postLogoutRedirectUris. */
 export const ClientInput = Strict({
   clientId: T.String({ pattern: '^[A-Za-z0-9._~-]{1,128}$', description: '1-128 letters, digits, ".", "_", "~" or "-"' }),
   ...fields,
@@ -26,5 +28,5 @@ export const ClientInput = Strict({
 export const checkClientInput = checker(ClientInput);
 
 /** What `clients update` may change. */
-export const ClientPatch = Strict({ webOrigins: fields.webOrigins });
+export const ClientPatch = Strict({ webOrigins: fields.webOrigins, postLogoutRedirectUris: fields.postLogoutRedirectUris });
 export const checkClientPatch = checker(ClientPatch);

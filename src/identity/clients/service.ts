@@ -13,8 +13,10 @@ import { onUnique } from '../../platform/store/sql';
 import { SYSTEM_ACTOR, type AuditActor, type AuditTx } from '../audit';
 
 /** A client with its lists parsed: what the protocol code works with. */
-export interface Client extends Omit<ClientRow, 'redirectUris' | 'scopes' | 'webOrigins'> {
+export interface Client extends Omit<ClientRow, 'redirectUris' | 'scopes' | 'webOrigins' | 'postLogoutRedirectUris'> {
   redirectUris: string[];
+  /** RP-initiated logout: where the browser may be sent back, compared exactly (issue 23). */
+  postLogoutRedirectUris: string[];
   scopes: string[];
   /** Registered browser origins; null: the origins of its http(s) redirect URIs. */
   webOrigins: string[] | null;
@@ -35,11 +37,14 @@ export interface ClientInput {
   nativeAuthenticationEnabled?: boolean;
   /** Browser origins allowed by CORS; null or absent: the origins of the redirect URIs. */
   webOrigins?: string[] | null;
+  /** Not in spec 03: RP-initiated logout's registered return URIs (absent: none). */
+  postLogoutRedirectUris?: string[];
 }
 
 /** What `clients update` may change. */
 export interface ClientPatch {
   webOrigins?: string[] | null;
+  postLogoutRedirectUris?: string[];
 }
 
 /** Client (list entry) of spec 03: never the secret. */
@@ -65,6 +70,7 @@ function auditDetails(input: ClientInput): Record<string, unknown> {
     displayName: input.displayName, applicationType: input.applicationType, tokenEndpointAuthMethod: input.tokenEndpointAuthMethod,
     consentPolicy: input.consentPolicy, redirectUris: input.redirectUris, scopes: input.scopes, defaultResource: input.defaultResource ?? null,
     nativeAuthenticationEnabled: input.nativeAuthenticationEnabled ?? false,
+    ...(input.postLogoutRedirectUris?.length ? { postLogoutRedirectUris: input.postLogoutRedirectUris } : {}),
   };
 }
 
@@ -86,7 +92,8 @@ export function redirectOrigins(redirectUris: string[]): string[] {
 export function toClient(r: ClientRow): Client {
   const redirectUris = parseJsonList(r.redirectUris);
   const webOrigins = r.webOrigins === null ? null : parseJsonList(r.webOrigins);
-  return { ...r, redirectUris, scopes: parseJsonList(r.scopes), webOrigins, allowedOrigins: new Set(webOrigins ?? redirectOrigins(redirectUris)) };
+  const postLogoutRedirectUris = r.postLogoutRedirectUris === null ? [] : parseJsonList(r.postLogoutRedirectUris);
+  return { ...r, redirectUris, postLogoutRedirectUris, scopes: parseJsonList(r.scopes), webOrigins, allowedOrigins: new Set(webOrigins ?? redirectOrigins(redirectUris)) };
 }
 
 export function toClientView(r: ClientRow): ClientView {
@@ -101,6 +108,7 @@ export function toClientView(r: ClientRow): ClientView {
     defaultResource: r.defaultResource,
     nativeAuthenticationEnabled: r.nativeAuthenticationEnabled,
     webOrigins: r.webOrigins === null ? null : parseJsonList(r.webOrigins),
+    postLogoutRedirectUris: r.postLogoutRedirectUris === null ? [] : parseJsonList(r.postLogoutRedirectUris),
     status: r.status,
     createdAt: r.createdAt,
     configurationManaged: r.configurationManaged,
@@ -120,6 +128,8 @@ function checkWebOrigins(webOrigins: string[] | null | undefined): void {
 
 const originList = (webOrigins: string[] | null | undefined) => (webOrigins === null || webOrigins === undefined ? null : JSON.stringify([...new Set(webOrigins)]));
 
+const logoutList = (uris: string[] | undefined) => (uris?.length ? JSON.stringify([...new Set(uris)]) : null);
+
 /** The stored columns of a client's settings (creation and replacement alike). */
 function settingsOf(input: ClientInput) {
   return {
@@ -132,6 +142,7 @@ function settingsOf(input: ClientInput) {
     defaultResource: input.defaultResource ?? null,
     nativeAuthenticationEnabled: input.nativeAuthenticationEnabled ?? false,
     webOrigins: originList(input.webOrigins),
+    postLogoutRedirectUris: logoutList(input.postLogoutRedirectUris),
   };
 }
 
@@ -139,6 +150,7 @@ export function createClientService(deps: { store: Stores & TxRunner<Stores>; ca
   const { store, clock } = deps;
   const found = new CatalogCache<Client>(deps.catalog);
   const tenantOrigins = new CatalogCache<ReadonlySet<string>>(deps.catalog);
+  const tenantLogout = new CatalogCache<boolean>(deps.catalog);
 
   /** Changes one existing client; every change moves catalog_version, so every process sees it on its next request. */
   async function change(
@@ -229,7 +241,9 @@ export function createClientService(deps: { store: Stores & TxRunner<Stores>; ca
       validInput(checkClientPatch, patch, ClientErrors.invalid);
       checkWebOrigins(patch.webOrigins);
       const webOrigins = patch.webOrigins === undefined ? {} : { webOrigins: originList(patch.webOrigins) };
-      return change(tenantId, clientId, webOrigins, actor, { webOrigins: patch.webOrigins ?? null });
+      const logout = patch.postLogoutRedirectUris === undefined ? {} : { postLogoutRedirectUris: logoutList(patch.postLogoutRedirectUris) };
+      const details = { ...(patch.webOrigins === undefined && patch.postLogoutRedirectUris !== undefined ? {} : { webOrigins: patch.webOrigins ?? null }), ...(patch.postLogoutRedirectUris === undefined ? {} : { postLogoutRedirectUris: patch.postLogoutRedirectUris }) };
+      return change(tenantId, clientId, { ...webOrigins, ...logout }, actor, details);
     },
 
     /**
@@ -283,6 +297,14 @@ export function createClientService(deps: { store: Stores & TxRunner<Stores>; ca
         for (const r of await store.clients.list(tenantId)) if (r.status === 'ACTIVE') for (const o of toClient(r).allowedOrigins) all.add(o);
         return all;
       }))!;
+    },
+
+    /**
+     * Does the tenant offer RP-initiated logout? Only once an ACTIVE client of it registered a
+     * post-logout redirect URI (issue 23): until then discovery stays exactly spec 02's.
+     */
+    async offersRpLogout(tenantId: string): Promise<boolean> {
+      return (await tenantLogout.get(tenantId, async () => (await store.clients.list(tenantId)).some((r) => r.status === 'ACTIVE' && r.postLogoutRedirectUris !== null)))!;
     },
 
     /** The client, from the catalogue cache (synchronous on a hit: try `cached` first on hot paths). */

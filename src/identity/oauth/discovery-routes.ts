@@ -1,6 +1,7 @@
 import type { Context, Hono, MiddlewareHandler } from 'hono';
 import { described, type RouteDoc } from '../../platform/http/openapi';
 import { JWKS_MAX_AGE_SECONDS, type KeyService } from '../keys/service';
+import type { ClientService } from '../clients/service';
 import type { IssuerEnv } from '../issuer';
 import { DiscoveryDocument, Jwks } from './schemas';
 import { publicCors } from './cors';
@@ -30,8 +31,22 @@ export function discoveryDocument(issuer: string) {
   };
 }
 
-/** The discovery document serialized once per issuer, with its ETag (etag.ts). */
-export const discoveryRepresentation = (issuer: string): Representation => keyedRepresentation(`discovery ${issuer}`, () => discoveryDocument(issuer));
+/**
+ * The discovery document serialized once per issuer, with its ETag (etag.ts). `endSession`:
+ * once a client of the tenant registered a post-logout redirect URI, the document also names
+ * end_session_endpoint (OpenID Connect RP-Initiated Logout 1.0 §2.1, issue 23); without one it
+ * is exactly spec 02's.
+ */
+export const discoveryRepresentation = (issuer: string, endSession = false): Representation =>
+  endSession
+    ? keyedRepresentation(`discovery ${issuer} end_session`, () => ({ ...discoveryDocument(issuer), end_session_endpoint: `${issuer}/oauth2/logout` }))
+    : keyedRepresentation(`discovery ${issuer}`, () => discoveryDocument(issuer));
+
+/** The tenant's document, with end_session_endpoint when it offers RP-initiated logout. */
+const discoveryOf = async (c: Context<IssuerEnv>, clients: Pick<ClientService, 'offersRpLogout'>): Promise<Representation> => {
+  const { issuer, tenant } = c.get('tenant');
+  return discoveryRepresentation(issuer, await clients.offersRpLogout(tenant.id));
+};
 
 /**
  * Metadata changes only with configuration; keys rotate with a staged key published first, and
@@ -47,16 +62,16 @@ const metadataDoc = (summary: string): RouteDoc => ({
   errors: { 404: 'unknown issuer (empty body)' },
 });
 
-const metadata = described(metadataDoc('RFC 8414 authorization server metadata'), (c: Context<IssuerEnv>) =>
-  sendRepresentation(c, discoveryRepresentation(c.get('tenant').issuer), METADATA_CACHE),
-);
+const metadataRoute = (clients: Pick<ClientService, 'offersRpLogout'>) =>
+  described(metadataDoc('RFC 8414 authorization server metadata'), async (c: Context<IssuerEnv>) => sendRepresentation(c, await discoveryOf(c, clients), METADATA_CACHE));
 
-export function mountDiscoveryRoutes(app: Hono<IssuerEnv>, keys: KeyService): void {
+export function mountDiscoveryRoutes(app: Hono<IssuerEnv>, keys: KeyService, clients: Pick<ClientService, 'offersRpLogout'>): void {
+  const metadata = metadataRoute(clients);
   // Public documents: readable by any origin (cors.ts). ETag and If-None-Match: see etag.ts.
   for (const p of ['/.well-known/openid-configuration', '/.well-known/oauth-authorization-server', '/oauth2/jwks']) app.use(p, publicCors());
   app.get(
     '/.well-known/openid-configuration',
-    described(metadataDoc('OpenID Connect discovery document'), (c) => sendRepresentation(c, discoveryRepresentation(c.get('tenant').issuer), METADATA_CACHE)),
+    described(metadataDoc('OpenID Connect discovery document'), async (c) => sendRepresentation(c, await discoveryOf(c, clients), METADATA_CACHE)),
   );
   // RFC 8414 §3 for a host-only issuer; path issuers use the route below.
   app.get('/.well-known/oauth-authorization-server', metadata);
@@ -73,7 +88,8 @@ export function mountDiscoveryRoutes(app: Hono<IssuerEnv>, keys: KeyService): vo
 }
 
 /** RFC 8414 §3.1: for an issuer with a path, the path goes after the well-known prefix. */
-export function mountPathMetadataRoute(app: Hono<IssuerEnv>, resolve: MiddlewareHandler<IssuerEnv>): void {
+export function mountPathMetadataRoute(app: Hono<IssuerEnv>, resolve: MiddlewareHandler<IssuerEnv>, clients: Pick<ClientService, 'offersRpLogout'>): void {
+  const metadata = metadataRoute(clients);
   const path = '/.well-known/oauth-authorization-server/t/:tenantSegment';
   app.use(path, publicCors());
   // Its own handler (and doc): the document tells it apart from the issuer-relative route.

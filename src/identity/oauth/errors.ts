@@ -36,3 +36,19 @@ export const invalidToken = () => new OAuthError(401, E.invalidToken, undefined,
 /** RFC 6750 §3.1: a valid token without the scope the resource needs. */
 export const insufficientScope = (scope: string) =>
   new OAuthError(403, E.insufficientScope, undefined, { 'WWW-Authenticate': `Bearer error="insufficient_scope", scope="${scope}"` });
+
+/** What the RP-initiated logout page says when the request is refused (issue 23): a page, never a redirect. */
+export interface LogoutError {
+  status: number;
+  title: string;
+  message: string;
+}
+
+export const LogoutErrors = {
+  badHint: { status: 400, title: 'Sign-out link not valid', message: 'The application sent a sign-out request this server cannot verify. Return to the application.' },
+  clientMismatch: { status: 400, title: 'Sign-out link not valid', message: 'The application named in the sign-out request does not match its ID token.' },
+  unknownClient: { status: 400, title: 'Sign-out link not valid', message: 'The application named in the sign-out request is not registered.' },
+  badRedirect: { status: 400, title: 'Sign-out link not valid', message: 'The address to return to after signing out is not registered for this application.' },
+  csrf: { status: 403, title: 'This form could not be verified', message: 'For your security you were not signed out. Return to the application and try again.' },
+  badForm: { status: 400, title: 'Sign-out link not valid', message: 'The sign-out request was malformed.' },
+} satisfies Record<string, LogoutError>;

@@ -11,6 +11,7 @@ import { mountAccountRoutes } from '../account/routes';
 import { clientCors, namedClient, tokenClient } from './cors';
 import { mountDiscoveryRoutes, mountPathMetadataRoute } from './discovery-routes';
 import { mountIntrospectRoute } from './introspect-route';
+import { mountLogoutRoute } from './logout-route';
 import { mountRevokeGrantsRoute } from './revoke-grants-route';
 import { mountRevokeRoute } from './revoke-route';
 import { mountTokenRoute } from './token-route';
@@ -38,20 +39,21 @@ export function createOAuthApp(services: Services, config: Pick<Config, 'trusted
   app.use('/oauth2/token', clientCors(services.clients, namedClient, 'POST', NO_STORE));
   app.use('/oauth2/revoke', clientCors(services.clients, namedClient, 'POST', NO_STORE));
   app.use('/oauth2/userinfo', clientCors(services.clients, tokenClient(services.oauth.tokens), 'GET, POST', NO_STORE));
-  mountDiscoveryRoutes(app, services.keys);
+  mountDiscoveryRoutes(app, services.keys, services.clients);
   mountTokenRoute(app, services);
   mountUserinfoRoute(app, services);
   mountIntrospectRoute(app, services);
   mountRevokeRoute(app, services);
   mountRevokeGrantsRoute(app, services);
   mountBrowserRoutes(app, services, config);
+  mountLogoutRoute(app, services);
   mountAccountRoutes(app, services, config);
   return oauth.close();
 }
 
 /** RFC 8414 §3.1: for an issuer with a path, the metadata path ends with the issuer's path. */
-export function createPathMetadataApp(tenants: TenantService): Hono<IssuerEnv> {
+export function createPathMetadataApp(tenants: TenantService, clients: Services['clients']): Hono<IssuerEnv> {
   const meta = createFamilyApp<IssuerEnv>('oauth', { prefixes: ['/.well-known/oauth-authorization-server/t/*'] });
-  mountPathMetadataRoute(meta.app, resolveTenant(tenants, unknownIssuer));
+  mountPathMetadataRoute(meta.app, resolveTenant(tenants, unknownIssuer), clients);
   return meta.close();
 }

@@ -117,6 +117,7 @@ export const DiscoveryDocument = T.Object({
   id_token_signing_alg_values_supported: Strings,
   request_uri_parameter_supported: T.Boolean(),
   prompt_values_supported: Strings,
+  end_session_endpoint: T.Optional(T.String({ description: 'present only once a client of the tenant registered a post-logout redirect URI (OpenID Connect RP-Initiated Logout 1.0)' })),
 });
 
 /** The browser pages' forms (the values are checked by the sign-in flow; shapes here). */

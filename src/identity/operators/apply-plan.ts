@@ -46,6 +46,8 @@ export interface CurrentClient {
   defaultResource: string | null;
   nativeAuthenticationEnabled: boolean;
   webOrigins: string[] | null;
+  /** RP-initiated logout's return URIs (issue 23); absent: none. */
+  postLogoutRedirectUris?: string[];
   status: string;
   managed: boolean;
   secretDigest: string | null;
@@ -111,6 +113,7 @@ export function clientChanges(want: ApplyClient, have: CurrentClient, secrets: S
   eq('nativeAuthenticationEnabled', want.nativeAuthenticationEnabled ?? false);
   const wantOrigins = want.webOrigins ?? null;
   if ((wantOrigins === null) !== (have.webOrigins === null) || (wantOrigins && !sameSet(wantOrigins, have.webOrigins!))) c.push('webOrigins');
+  if (!sameSet(have.postLogoutRedirectUris ?? [], want.postLogoutRedirectUris ?? [])) c.push('postLogoutRedirectUris');
   if (have.status !== 'ACTIVE') c.push('status');
   // The secret: from its variable when named; generated when a public client becomes confidential; dropped when it becomes public.
   if (want.tokenEndpointAuthMethod === 'CLIENT_SECRET_BASIC') {

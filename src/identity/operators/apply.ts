@@ -193,6 +193,7 @@ export async function applyConfiguration(services: Services, file: ApplyFile, op
             defaultResource: c.defaultResource ?? null,
             nativeAuthenticationEnabled: c.nativeAuthenticationEnabled ?? false,
             webOrigins: c.webOrigins ? JSON.stringify(c.webOrigins) : null,
+            postLogoutRedirectUris: c.postLogoutRedirectUris?.length ? JSON.stringify([...new Set(c.postLogoutRedirectUris)]) : null,
             updatedAt: now(),
           });
         if (secretDigest !== undefined && (cs.action === 'create' ? !!c.secretEnv : cs.changes.includes('secret')))

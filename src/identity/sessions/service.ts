@@ -137,6 +137,11 @@ export function createSessionService(deps: { store: Stores & TxRunner<Stores>; c
       await tx.sessions.removeAccountElsewhere(tenantId, userId, keepSessionId);
     },
 
+    /** Ends a browser session: its cookie signs no one in any more (RP-initiated logout, issue 23). */
+    async end(tenantId: string, sessionId: string): Promise<void> {
+      await store.tx((tx) => tx.sessions.deleteSession(tenantId, sessionId));
+    },
+
     async selectAccount(sessionId: string, userId: string): Promise<void> {
       await store.tx((tx) => tx.sessions.setActiveAccount(sessionId, userId));
     },

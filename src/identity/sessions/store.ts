@@ -15,6 +15,8 @@ const SQL = {
   insertSession: `INSERT INTO browser_sessions (id, tenant_id, token_digest, active_user_id, created_at, expires_at) VALUES (?, ?, ?, ?, ?, ?)`,
   findSessionByDigest: `SELECT ${SESSION} FROM browser_sessions WHERE token_digest = ? AND tenant_id = ?`,
   findSessionById: `SELECT ${SESSION} FROM browser_sessions WHERE id = ? AND tenant_id = ?`,
+  // Its accounts and interactions go with it (ON DELETE CASCADE).
+  deleteSession: `DELETE FROM browser_sessions WHERE id = ? AND tenant_id = ?`,
   renewSession: `UPDATE browser_sessions SET token_digest = ?, expires_at = ? WHERE id = ?`,
   setActiveAccount: `UPDATE browser_sessions SET active_user_id = ? WHERE id = ?`,
   upsertAccount: `INSERT INTO session_accounts (session_id, tenant_id, user_id, auth_time) VALUES (?, ?, ?, ?)
@@ -59,6 +61,10 @@ export function createSessionStore(db: Sql) {
     },
     findSessionById(tenantId: string, id: string): Promise<SessionRow | undefined> {
       return db.get<SessionRow>(SQL.findSessionById, [id, tenantId]);
+    },
+    /** RP-initiated logout (issue 23): the session ends with every account signed in to it. */
+    async deleteSession(tenantId: string, id: string): Promise<void> {
+      await db.run(SQL.deleteSession, [id, tenantId]);
     },
     /** A new cookie secret and a fresh lifetime (every sign-in). */
     async renewSession(id: string, tokenDigest: string, expiresAt: number): Promise<void> {
