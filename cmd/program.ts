@@ -1,4 +1,5 @@
 import { Command } from 'commander';
+import { addExamples } from './examples';
 import { registerKeys } from './commands/keys';
 import { registerEngageCommands } from './commands/environments';
 import { registerInit } from './commands/init';
@@ -20,8 +21,8 @@ import { registerApply } from './commands/apply';
 /** The `engage` command tree (cmd/engage.ts runs it; tests walk it). */
 export function buildProgram(version: string): Command {
   const program = new Command('engage')
-  .description('engage: OAuth 2.0 / OpenID Connect server, directory and mobile engagement backend in one executable')
-  .version(version, '-v, --version');
+    .description('engage: OAuth 2.0 / OpenID Connect server, directory and mobile engagement backend in one executable')
+    .version(version, '-v, --version');
 
   registerServe(program);
   registerInit(program);
@@ -40,5 +41,6 @@ export function buildProgram(version: string): Command {
   registerOperators(program);
   registerLogin(program);
   registerApply(program);
+  addExamples(program);
   return program;
 }
