@@ -151,6 +151,7 @@ describe.skipIf(!existsSync(CHROMIUM))('engage operators create, login, token, l
     expect((await ok(200, call('GET', '/tenants/{tenantId}/users', `${t}/users`))).items).toHaveLength(1);
     expect(await ok(200, call('GET', '/tenants/{tenantId}/users/{userId}', `${t}/users/${user.id}`))).toMatchObject({ email: 'bob@example.com' });
     expect(await ok(200, call('PUT', '/tenants/{tenantId}/users/{userId}', `${t}/users/${user.id}`, { email: 'bob@example.com', emailVerified: true, status: 'DISABLED' }))).toMatchObject({ status: 'DISABLED' });
+    await ok(204, call('POST', '/tenants/{tenantId}/users/{userId}/password', `${t}/users/${user.id}/password`, { password: 'a new password, set by an operator' }));
     await ok(204, call('DELETE', '/tenants/{tenantId}/users/{userId}', `${t}/users/${user.id}`));
 
     await ok(201, call('POST', '/tenants/{tenantId}/resources', `${t}/resources`, { uri: 'https://api.shop.example', audience: 'shop-api', scopes: ['orders.read'] }));
@@ -208,10 +209,10 @@ describe.skipIf(!existsSync(CHROMIUM))('engage operators create, login, token, l
     expect(ours.every((e) => e.actorSubject === operator.subject)).toBe(true);
     // A cancellation is recorded only when the job had not finished yet (the worker may be first).
     expect(new Set(ours.map((e) => e.action).filter((a) => !a.endsWith('.cancelled') && !a.startsWith('federation.')))).toEqual(new Set(['tenant.created', 'tenant.updated', 'user.created', 'user.updated',
-      'user.deleted', 'resource.created', 'client.created', 'client.updated', 'credential.issued', 'credential.revoked', 'signing_key.staged', 'signing_key.activated',
+      'user.password_set', 'user.deleted', 'resource.created', 'client.created', 'client.updated', 'credential.issued', 'credential.revoked', 'signing_key.staged', 'signing_key.activated',
       'signing_key.retired', 'user_import.created', 'user_export.created']));
     const trail = JSON.stringify(events);
-    for (const secret of [issued.clientSecret, credential.credentialSecret, token]) expect(trail).not.toContain(secret);
+    for (const secret of [issued.clientSecret, credential.credentialSecret, token, 'a new password, set by an operator']) expect(trail).not.toContain(secret);
 
     // Every route of the management API in the served document was called above.
     const doc = (await (await fetch(`${server.url}/openapi.json`)).json()) as { paths: Record<string, Record<string, unknown>> };
