@@ -4,8 +4,9 @@ import ts from 'typescript';
 import { describe, expect, it } from 'vitest';
 
 // The house is layered (cmd → app → contexts → platform → db): the import graph of src/ and cmd/
-// has no cycle. Type-only imports count: a layer that needs a type from a higher one is still
-// upside down.
+// has no cycle, and no production file in src/ or cmd/ reaches into test/ (fixtures and helpers
+// live there and import the production code, never the other way round). Type-only imports count:
+// a layer that needs a type from a higher one is still upside down.
 const ROOT = path.resolve(import.meta.dirname, '..');
 
 function sources(dir: string): string[] {
@@ -109,4 +110,14 @@ describe('layering', () => {
     expect(cycles().map((cycle) => cycle.join(' → '))).toEqual([]);
   });
 
+  it('no production file in src/ or cmd/ imports from test/', () => {
+    const offenders = [...graph.keys()]
+      .filter((file) => !file.endsWith('.test.ts'))
+      .flatMap((file) =>
+        importsOf(file)
+          .filter((spec) => spec.startsWith('.') && path.normalize(path.join(path.dirname(file), spec)).startsWith(`test${path.sep}`))
+          .map((spec) => `${file} imports ${spec}`),
+      );
+    expect(offenders).toEqual([]);
+  });
 });

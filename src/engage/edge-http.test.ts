@@ -6,7 +6,7 @@ import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { createHarness, type Harness } from '../../test/helpers/harness';
 import { createApp } from '../app';
 import { createLogger } from '../platform/logger';
-import { bootstrap, op, setupEnvironment, type Session } from './testing';
+import { bootstrap, op, setupEnvironment, type Session } from '../../test/fixtures/engage';
 
 /**
  * What only a real socket shows: repeated header lines, the head of a 204, a body cut off by

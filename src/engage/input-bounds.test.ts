@@ -1,7 +1,7 @@
 import { randomUUID } from 'node:crypto';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { createPushWorld, device, deliveryRows, pushToken, send, sendBody, type PushWorld } from './messaging/testing';
-import { bearer, bootstrap, bootstrapBody, ingest, issueCode, json, op, sendBatch, type BatchResult } from './testing';
+import { createPushWorld, device, deliveryRows, pushToken, send, sendBody, type PushWorld } from '../../test/fixtures/messaging';
+import { bearer, bootstrap, bootstrapBody, ingest, issueCode, json, op, sendBatch, type BatchResult } from '../../test/fixtures/engage';
 
 /**
  * Issue 21, points 11 and 12, on the mobile edge and server messaging: JSON nested thousands of

@@ -1,9 +1,9 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createAdminFixture, type AdminFixture } from '../../test/helpers/admin';
 import { createHarness, type Harness } from '../../test/helpers/harness';
-import { directoryFixture, type DirectoryFixture } from './directory/testing';
-import { createNativeFixture, nativePost, openInteraction, type NativeFixture } from './native/testing';
-import { FORM } from './oauth/testing';
+import { directoryFixture, type DirectoryFixture } from '../../test/fixtures/directory';
+import { createNativeFixture, nativePost, openInteraction, type NativeFixture } from '../../test/fixtures/native';
+import { FORM } from '../../test/fixtures/oauth';
 
 /**
  * Issue 21, points 3 and 11, on the management, directory, native and OAuth routes: bodies nested

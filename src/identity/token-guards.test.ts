@@ -6,7 +6,7 @@ import { requestContext } from '../platform/http/request';
 import { silentLogger } from '../platform/logger';
 import { resolveTenant } from './issuer';
 import { ApiError } from '../platform/http/errors';
-import { API_AUDIENCE, createFixture, exchange, type OAuthFixture } from './oauth/testing';
+import { API_AUDIENCE, createFixture, exchange, type OAuthFixture } from '../../test/fixtures/oauth';
 import { createTokenGuards, type TokenEnv } from './token-guards';
 import { authorizationOf } from '../platform/http/guards';
 

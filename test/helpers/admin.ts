@@ -5,7 +5,7 @@
  * initialisation may create the resource first: each step is skipped when already there.
  */
 import type { Harness } from './harness';
-import { basic, CALLBACK, form, FORM, pkce, type Tokens } from '../../src/identity/oauth/testing';
+import { basic, CALLBACK, form, FORM, pkce, type Tokens } from '../fixtures/oauth';
 import { ADMIN_AUDIENCE, ADMIN_ROOT, ADMIN_SCOPES } from '../../src/identity/admin/schemas';
 import { SYSTEM_ACTOR } from '../../src/identity/audit';
 import { ADMINISTRATOR_ROLE } from '../../src/identity/directory/permissions';

@@ -1,7 +1,7 @@
 import { randomUUID } from 'node:crypto';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { createHarness, type Harness } from '../../../test/helpers/harness';
-import { bearer, bootstrap, issueCode, json, op, setupEnvironment, transition } from '../testing';
+import { bearer, bootstrap, issueCode, json, op, setupEnvironment, transition } from '../../../test/fixtures/engage';
 
 let h: Harness;
 beforeEach(async () => {

@@ -1,6 +1,6 @@
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { createHarness, type Harness } from '../../../test/helpers/harness';
-import { bearer, bootstrap, bootstrapBody, json, setupEnvironment } from '../testing';
+import { bearer, bootstrap, bootstrapBody, json, setupEnvironment } from '../../../test/fixtures/engage';
 
 let h: Harness;
 let appKey: string;

@@ -1,6 +1,6 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { ingest, op } from '../testing';
-import { createPushWorld, device, send, sendBody, templateFile, deliveryRows, pushToken, TOPIC, type PushWorld } from './testing';
+import { ingest, op } from '../../../test/fixtures/engage';
+import { createPushWorld, device, send, sendBody, templateFile, deliveryRows, pushToken, TOPIC, type PushWorld } from '../../../test/fixtures/messaging';
 
 /** One send to a fresh iOS device; returns its delivery id and the device. */
 async function sendTo(w: PushWorld, opts: Parameters<typeof device>[1] = {}, template = 'order.shipped') {

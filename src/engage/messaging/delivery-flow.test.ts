@@ -4,7 +4,7 @@ import { silentLogger } from '../../platform/logger';
 import { createApnsClient } from './apns';
 import { createDeliveryWorker } from './delivery';
 import { createFcmClient } from './fcm';
-import { createPushWorld, device, send, sendBody, templateFile, deliveryRows, testCa, type PushWorld } from './testing';
+import { createPushWorld, device, send, sendBody, templateFile, deliveryRows, testCa, type PushWorld } from '../../../test/fixtures/messaging';
 
 /**
  * Issue 22 point 3: deliveries never wait on each other, and each outcome is recorded as its

@@ -1,6 +1,6 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { ingest, op } from '../testing';
-import { apnsToken, createPushWorld, deliveryRows, device, send, sendBody, type PushWorld } from './testing';
+import { ingest, op } from '../../../test/fixtures/engage';
+import { apnsToken, createPushWorld, deliveryRows, device, send, sendBody, type PushWorld } from '../../../test/fixtures/messaging';
 
 /**
  * Issue 21 point 15: a delivery waiting for its retry is checked again against the installation

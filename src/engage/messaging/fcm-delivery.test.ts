@@ -1,7 +1,7 @@
 import { generateKeyPairSync } from 'node:crypto';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { bootstrap, ingest, op } from '../testing';
-import { createPushWorld, device, send, sendBody, deliveryRows, pushToken, templateFile, type PushWorld } from './testing';
+import { bootstrap, ingest, op } from '../../../test/fixtures/engage';
+import { createPushWorld, device, send, sendBody, deliveryRows, pushToken, templateFile, type PushWorld } from '../../../test/fixtures/messaging';
 
 async function sendTo(w: PushWorld) {
   const d = await device(w, { platform: 'ANDROID', externalId: `a-${crypto.randomUUID()}` });

@@ -1,5 +1,5 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { createPushWorld, device, send, sendBody, type PushWorld } from './testing';
+import { createPushWorld, device, send, sendBody, type PushWorld } from '../../../test/fixtures/messaging';
 
 /** Issue 23 point 10: `engage deliveries list` pages (--page, --size) and filters by --state. */
 describe('listDeliveries (engage deliveries list)', () => {

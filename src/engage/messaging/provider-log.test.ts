@@ -4,7 +4,7 @@ import { createApnsClient, type ApnsCredentials } from './apns';
 import { createFcmClient, type FcmCredentials } from './fcm';
 import { withFailureLog } from './provider-log';
 import type { DeliveryMessage } from './message';
-import { apnsToken, createPushWorld, testCa, type PushWorld } from './testing';
+import { apnsToken, createPushWorld, testCa, type PushWorld } from '../../../test/fixtures/messaging';
 
 /** Issue 23 point 5: APNs and FCM failures at warn, with the delivery id and never the token. */
 const MESSAGE: DeliveryMessage = { title: 'Order shipped', body: 'Your parcel is on its way', deepLink: 'shop://orders/A-17', data: { orderId: 'A-17' }, priority: 'high' };

@@ -1,9 +1,9 @@
 import { randomUUID } from 'node:crypto';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { migrationsFromDisk } from '../../platform/store/migrations';
-import { bearer } from '../testing';
+import { bearer } from '../../../test/fixtures/engage';
 import { ERASED_ID } from './send-erasure';
-import { createPushWorld, device, send, sendBody, type PushWorld } from './testing';
+import { createPushWorld, device, send, sendBody, type PushWorld } from '../../../test/fixtures/messaging';
 
 /**
  * Issue 21 point 16: after a privacy revocation the erased installation (and the anonymous

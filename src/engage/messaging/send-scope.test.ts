@@ -3,8 +3,8 @@
  * answer speaks only of the apps that key may use.
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { bearer, json } from '../testing';
-import { createPushWorld, deliveryRows, device, send, sendBody, type PushWorld } from './testing';
+import { bearer, json } from '../../../test/fixtures/engage';
+import { createPushWorld, deliveryRows, device, send, sendBody, type PushWorld } from '../../../test/fixtures/messaging';
 
 interface Answer {
   accepted: boolean;

@@ -1,6 +1,6 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { bearer, json } from '../testing';
-import { createPushWorld, device, send, sendBody, templateFile, VARS, deliveryRows, type PushWorld } from './testing';
+import { bearer, json } from '../../../test/fixtures/engage';
+import { createPushWorld, device, send, sendBody, templateFile, VARS, deliveryRows, type PushWorld } from '../../../test/fixtures/messaging';
 
 const problem = async (res: Response) => ({ status: res.status, type: res.headers.get('content-type'), body: (await res.json()) as { code: string; message: string } });
 

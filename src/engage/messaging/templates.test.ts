@@ -1,7 +1,7 @@
 import { generateKeyPairSync } from 'node:crypto';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createHarness, type Harness } from '../../../test/helpers/harness';
-import { templateFile } from './testing';
+import { templateFile } from '../../../test/fixtures/messaging';
 
 describe('templates (engage templates create|update|publish|archive|show|list)', () => {
   let h: Harness;

@@ -1,6 +1,6 @@
 import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
 import { createHarness, TEST_ENGINE, type Harness } from '../../../test/helpers/harness';
-import { bootstrap, op, sendBatch, setupEnvironment, type Session } from '../testing';
+import { bootstrap, op, sendBatch, setupEnvironment, type Session } from '../../../test/fixtures/engage';
 
 let h: Harness;
 beforeEach(async () => {

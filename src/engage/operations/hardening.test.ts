@@ -1,7 +1,7 @@
 import { randomUUID } from 'node:crypto';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { createHarness, type Harness } from '../../../test/helpers/harness';
-import { bearer, bootstrap, op, setupEnvironment, type BatchResult, type Session } from '../testing';
+import { bearer, bootstrap, op, setupEnvironment, type BatchResult, type Session } from '../../../test/fixtures/engage';
 
 /**
  * Issue 8 (mobile edge): bodies that passed validation and then broke storage, altered text,

@@ -1,7 +1,7 @@
 import { randomUUID } from 'node:crypto';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { createHarness, PUBLIC_URL, type Harness } from '../../../test/helpers/harness';
-import { bootstrap, op, sendBatch, setupEnvironment } from '../testing';
+import { bootstrap, op, sendBatch, setupEnvironment } from '../../../test/fixtures/engage';
 
 let h: Harness;
 beforeEach(async () => {

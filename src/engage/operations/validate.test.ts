@@ -1,7 +1,7 @@
 import { randomUUID } from 'node:crypto';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createHarness, type Harness } from '../../../test/helpers/harness';
-import { bootstrap, op, sendBatch, setupEnvironment, type BatchResult, type Session } from '../testing';
+import { bootstrap, op, sendBatch, setupEnvironment, type BatchResult, type Session } from '../../../test/fixtures/engage';
 import { OPERATION_TYPES } from './schemas';
 
 /**

@@ -3,7 +3,7 @@ import { randomUUID } from 'node:crypto';
 import BetterSqlite3 from 'better-sqlite3';
 import { afterEach, beforeEach, expect, it, vi } from 'vitest';
 import { createHarness, describeSqlite, type Harness } from '../../../test/helpers/harness';
-import { bearer, bootstrap, ingest, op, setupEnvironment } from '../testing';
+import { bearer, bootstrap, ingest, op, setupEnvironment } from '../../../test/fixtures/engage';
 
 // SQLite-only: scans the SQLite database file, its WAL and shared-memory index (`h.db`), and
 // opens a second SQLite connection; PostgreSQL keeps its files to itself.

@@ -3,7 +3,7 @@ import { getTableConfig, integer, sqliteTable, text } from 'drizzle-orm/sqlite-c
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { createHarness, type Harness } from '../../../test/helpers/harness';
 import { installationMentioned, installationOwned, profileOwned, type OwnedRows } from '../../db/schema/erasure';
-import { bearer, bind, bootstrap, ingest, issueCode, op, setupEnvironment } from '../testing';
+import { bearer, bind, bootstrap, ingest, issueCode, op, setupEnvironment } from '../../../test/fixtures/engage';
 import { eraseOwnedRows } from './store';
 
 let h: Harness;

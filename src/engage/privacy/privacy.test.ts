@@ -1,7 +1,7 @@
 import { randomUUID } from 'node:crypto';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { createHarness, type Harness } from '../../../test/helpers/harness';
-import { bearer, bind, bootstrap, ingest, issueCode, op, setupEnvironment, type Session } from '../testing';
+import { bearer, bind, bootstrap, ingest, issueCode, op, setupEnvironment, type Session } from '../../../test/fixtures/engage';
 
 let h: Harness;
 let accessKey: string;

@@ -1,7 +1,7 @@
 import { randomUUID } from 'node:crypto';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { createHarness, type Harness } from '../../../test/helpers/harness';
-import { bind, bootstrap, ingest, op, setupEnvironment, type Session } from '../testing';
+import { bind, bootstrap, ingest, op, setupEnvironment, type Session } from '../../../test/fixtures/engage';
 import { applyIn, lockStateIn, StateEffects } from './service';
 import { createProfileStore } from './store';
 

@@ -1,7 +1,7 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createHarness, type Harness } from '../../../test/helpers/harness';
 import { createAdminFixture, type AdminFixture } from '../../../test/helpers/admin';
-import { API, CALLBACK, createFixture, type OAuthFixture } from '../oauth/testing';
+import { API, CALLBACK, createFixture, type OAuthFixture } from '../../../test/fixtures/oauth';
 import { apiError } from '../../../test/helpers/api-error';
 
 /** Spec 03 management table: resources, clients, credentials and signing keys of a tenant. */

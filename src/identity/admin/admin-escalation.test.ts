@@ -2,8 +2,8 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createHarness, type Harness } from '../../../test/helpers/harness';
 import { ALL_ADMIN_SCOPES, createAdminFixture, type AdminFixture } from '../../../test/helpers/admin';
 import { startSmtp, type TestSmtp } from '../../../test/helpers/smtp';
-import { CALLBACK, createFixture, type OAuthFixture } from '../oauth/testing';
-import { nativePost, openInteraction, redeem, type NativeFixture } from '../native/testing';
+import { CALLBACK, createFixture, type OAuthFixture } from '../../../test/fixtures/oauth';
+import { nativePost, openInteraction, redeem, type NativeFixture } from '../../../test/fixtures/native';
 import { ADMIN_ROOT, ADMIN_SCOPES } from './schemas';
 
 /**

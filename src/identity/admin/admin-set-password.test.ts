@@ -1,7 +1,7 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createHarness, type Harness } from '../../../test/helpers/harness';
 import { createAdminFixture, type AdminFixture } from '../../../test/helpers/admin';
-import { createFixture, exchange, form, post, type OAuthFixture } from '../oauth/testing';
+import { createFixture, exchange, form, post, type OAuthFixture } from '../../../test/fixtures/oauth';
 import { cliActor } from '../audit';
 import { ADMIN_SCOPES } from './schemas';
 

@@ -2,7 +2,7 @@ import { SYSTEM_ACTOR } from '../audit';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createHarness, PUBLIC_URL, type Harness } from '../../../test/helpers/harness';
 import { createAdminFixture, type AdminFixture } from '../../../test/helpers/admin';
-import { createFixture, exchange, type OAuthFixture } from '../oauth/testing';
+import { createFixture, exchange, type OAuthFixture } from '../../../test/fixtures/oauth';
 import { apiError } from '../../../test/helpers/api-error';
 
 /** Spec 03 management table: overview, tenants and users: success, each error row, state afterwards. */

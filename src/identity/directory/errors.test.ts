@@ -1,7 +1,7 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createHarness, type Harness } from '../../../test/helpers/harness';
-import { API } from '../oauth/testing';
-import { directoryFixture, type DirectoryFixture } from './testing';
+import { API } from '../../../test/fixtures/oauth';
+import { directoryFixture, type DirectoryFixture } from '../../../test/fixtures/directory';
 import { apiError } from '../../../test/helpers/api-error';
 
 /** Spec 03 directory errors, as a table per route, and the guards (scope, live permission, token). */

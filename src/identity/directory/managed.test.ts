@@ -3,7 +3,7 @@ import { createHarness, type Harness } from '../../../test/helpers/harness';
 import { SYSTEM_ACTOR } from '../audit';
 import { applyConfiguration } from '../operators/apply';
 import type { ApplyFile } from '../operators/apply-schema';
-import { directoryFixture, type DirectoryFixture } from './testing';
+import { directoryFixture, type DirectoryFixture } from '../../../test/fixtures/directory';
 import { apiError } from '../../../test/helpers/api-error';
 
 /**

@@ -1,6 +1,6 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createHarness, type Harness } from '../../../test/helpers/harness';
-import { directoryFixture, type DirectoryFixture } from './testing';
+import { directoryFixture, type DirectoryFixture } from '../../../test/fixtures/directory';
 
 /** Spec 03 directory routes: each route's success, with the state afterwards and its audit event. */
 let h: Harness;

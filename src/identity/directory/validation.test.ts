@@ -1,6 +1,6 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createHarness, type Harness } from '../../../test/helpers/harness';
-import { directoryFixture, type DirectoryFixture } from './testing';
+import { directoryFixture, type DirectoryFixture } from '../../../test/fixtures/directory';
 
 /**
  * Issue 23 point 4: a bad body is 400 invalid_request with an error_description that names every

@@ -2,7 +2,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createHarness, type Harness } from '../../../test/helpers/harness';
 import { FormDriver, redirectParams } from '../../../test/conformance/form-driver';
 import { APP_CALLBACK, PASSWORD, pkce, seedTenant } from '../../../test/conformance/fixtures';
-import { form, post } from '../oauth/testing';
+import { form, post } from '../../../test/fixtures/oauth';
 
 /**
  * Brokered sign-in between two tenants of one server (issue 11 point 3): the target's sign-in

@@ -2,7 +2,7 @@ import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { createHarness, type Harness } from '../../../test/helpers/harness';
 import { silentLogger } from '../../platform/logger';
 import { JOBS, backgroundJobs } from '../../jobs';
-import { decodeJwt, exchange, createFixture, type OAuthFixture } from '../oauth/testing';
+import { decodeJwt, exchange, createFixture, type OAuthFixture } from '../../../test/fixtures/oauth';
 
 /**
  * Issue 23 point 8: a rotation cannot break relying parties that cache the JWKS. `rotate`

@@ -1,6 +1,6 @@
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { createHarness, TEST_ENGINE, type Harness } from '../../../test/helpers/harness';
-import { createFixture, type OAuthFixture } from '../oauth/testing';
+import { createFixture, type OAuthFixture } from '../../../test/fixtures/oauth';
 import { stepAt, totpCode } from './totp';
 
 /** Second factors through services.mfa (the port native sign-in calls), on the test engine. */

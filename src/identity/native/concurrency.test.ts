@@ -1,7 +1,7 @@
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { createHarness, type Harness } from '../../../test/helpers/harness';
 import { startSmtp, type TestSmtp } from '../../../test/helpers/smtp';
-import { EMAIL, PASSWORD, createNativeFixture, nativePost, openInteraction, type NativeFixture } from './testing';
+import { EMAIL, PASSWORD, createNativeFixture, nativePost, openInteraction, type NativeFixture } from '../../../test/fixtures/native';
 
 /**
  * One-use guarantees under concurrency (conditional writes, store.ts): on PostgreSQL the

@@ -2,8 +2,8 @@ import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import { createHarness, type Harness } from '../../../test/helpers/harness';
 import { startSmtp, type TestSmtp } from '../../../test/helpers/smtp';
 import { DomainError } from '../../platform/errors';
-import { FORM, form, pkce } from '../oauth/testing';
-import { EMAIL, PASSWORD, appWith, createNativeFixture, interactionFields, nativePost, openInteraction, type NativeFixture, type Request } from './testing';
+import { FORM, form, pkce } from '../../../test/fixtures/oauth';
+import { EMAIL, PASSWORD, appWith, createNativeFixture, interactionFields, nativePost, openInteraction, type NativeFixture, type Request } from '../../../test/fixtures/native';
 
 /**
  * Spec 02's native error table, row by row: each case reaches the error through the HTTP

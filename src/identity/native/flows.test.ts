@@ -1,8 +1,8 @@
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { createHarness, type Harness } from '../../../test/helpers/harness';
 import { startSmtp, type TestSmtp } from '../../../test/helpers/smtp';
-import { decodeJwt } from '../oauth/testing';
-import { EMAIL, PASSWORD, appWith, createNativeFixture, nativePost, openInteraction, redeem, type NativeFixture } from './testing';
+import { decodeJwt } from '../../../test/fixtures/oauth';
+import { EMAIL, PASSWORD, appWith, createNativeFixture, nativePost, openInteraction, redeem, type NativeFixture } from '../../../test/fixtures/native';
 
 let h: Harness;
 let f: NativeFixture;

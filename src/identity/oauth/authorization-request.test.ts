@@ -1,6 +1,6 @@
 import { afterEach, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import { createHarness, type Harness } from '../../../test/helpers/harness';
-import { API, CALLBACK, createFixture, pkce, type OAuthFixture } from './testing';
+import { API, CALLBACK, createFixture, pkce, type OAuthFixture } from '../../../test/fixtures/oauth';
 
 let h: Harness;
 let f: OAuthFixture;

@@ -1,7 +1,7 @@
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { createHarness, TEST_ENGINE, type Harness } from '../../../test/helpers/harness';
 import { digest } from '../../platform/crypto';
-import { CALLBACK, createFixture, decodeJwt, exchange, form, FORM, issueCode, type OAuthFixture, type Tokens } from './testing';
+import { CALLBACK, createFixture, decodeJwt, exchange, form, FORM, issueCode, type OAuthFixture, type Tokens } from '../../../test/fixtures/oauth';
 
 /**
  * What the single SQLite writer gave for free, held by conditional writes and row locks on both

@@ -1,6 +1,6 @@
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { createHarness, type Harness } from '../../../test/helpers/harness';
-import { CALLBACK, basic, createFixture, exchange, form, issueCode, post, type OAuthFixture } from './testing';
+import { CALLBACK, basic, createFixture, exchange, form, issueCode, post, type OAuthFixture } from '../../../test/fixtures/oauth';
 
 /** Nothing of one tenant works at another: clients, codes, tokens, credentials (same ids in both). */
 let h: Harness;

@@ -1,6 +1,6 @@
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { createHarness, type Harness } from '../../../test/helpers/harness';
-import { basic, createFixture, decodeJwt, exchange, form, post, type OAuthFixture } from './testing';
+import { basic, createFixture, decodeJwt, exchange, form, post, type OAuthFixture } from '../../../test/fixtures/oauth';
 
 let h: Harness;
 let f: OAuthFixture;

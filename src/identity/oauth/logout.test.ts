@@ -1,7 +1,7 @@
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { createHarness, PUBLIC_URL, type Harness } from '../../../test/helpers/harness';
 import { FormDriver, parseForm } from '../../../test/conformance/form-driver';
-import { CALLBACK, createFixture, exchange, pkce, type OAuthFixture } from './testing';
+import { CALLBACK, createFixture, exchange, pkce, type OAuthFixture } from '../../../test/fixtures/oauth';
 import { applyConfiguration } from '../operators/apply';
 import type { ApplyFile } from '../operators/apply-schema';
 

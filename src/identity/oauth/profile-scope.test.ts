@@ -2,7 +2,7 @@ import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { createHarness, type Harness } from '../../../test/helpers/harness';
 import { FormDriver, redirectParams } from '../../../test/conformance/form-driver';
 import { SYSTEM_ACTOR } from '../audit';
-import { CALLBACK, createFixture, decodeJwt, form, pkce, post, type OAuthFixture } from './testing';
+import { CALLBACK, createFixture, decodeJwt, form, pkce, post, type OAuthFixture } from '../../../test/fixtures/oauth';
 
 /**
  * Issue 23 point 3: the OpenID Connect `profile` scope (OIDC Core §5.4). A client registered

@@ -2,7 +2,7 @@ import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { createHarness, type Harness } from '../../../test/helpers/harness';
 import { digest } from '../../platform/crypto';
 import { SYSTEM_ACTOR } from '../audit';
-import { API, API_AUDIENCE, CALLBACK, FORM, basic, createFixture, decodeJwt, exchange, form, issueCode, post, type OAuthFixture, type Tokens } from './testing';
+import { API, API_AUDIENCE, CALLBACK, FORM, basic, createFixture, decodeJwt, exchange, form, issueCode, post, type OAuthFixture, type Tokens } from '../../../test/fixtures/oauth';
 
 let h: Harness;
 let f: OAuthFixture;

@@ -1,6 +1,6 @@
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { createHarness, TEST_ENGINE, type Harness } from '../../../test/helpers/harness';
-import { basic, createFixture, exchange, form, post, type OAuthFixture, type Tokens } from './testing';
+import { basic, createFixture, exchange, form, post, type OAuthFixture, type Tokens } from '../../../test/fixtures/oauth';
 
 /**
  * Introspection and userinfo keep what the database says about a token (grant, jti, user) per

@@ -1,6 +1,6 @@
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { createHarness, PUBLIC_URL, type Harness } from '../../../test/helpers/harness';
-import { pkce } from '../oauth/testing';
+import { pkce } from '../../../test/fixtures/oauth';
 import { ADMIN_API_AUDIENCE, ADMIN_API_SCOPES, CLI_CLIENT_ID } from './control';
 
 let h: Harness;

@@ -1,6 +1,6 @@
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { createHarness, type Harness } from '../../../test/helpers/harness';
-import { EMAIL, createNativeFixture, nativePost, openInteraction } from '../native/testing';
+import { EMAIL, createNativeFixture, nativePost, openInteraction } from '../../../test/fixtures/native';
 import { BCRYPT_TAIL, ISSUE_HASHES } from './hashes/testing';
 import type { ImportItem } from './importer';
 

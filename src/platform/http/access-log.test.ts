@@ -1,7 +1,7 @@
 import { afterEach, describe, expect, it } from 'vitest';
 import { createHarness, PUBLIC_URL, type Harness } from '../../../test/helpers/harness';
 import { createApp } from '../../app';
-import { CALLBACK, FORM, createFixture, form, issueCode, pkce, type OAuthFixture } from '../../identity/oauth/testing';
+import { CALLBACK, FORM, createFixture, form, issueCode, pkce, type OAuthFixture } from '../../../test/fixtures/oauth';
 import type { Config, LogLevel } from '../config';
 import { createLogger } from '../logger';
 

@@ -2,7 +2,7 @@ import { afterEach, describe, expect, it } from 'vitest';
 import { createHarness, type Harness } from '../../../test/helpers/harness';
 import { startSmtp, type TestSmtp } from '../../../test/helpers/smtp';
 import { ConfigError, loadConfig, redactedConfig } from '../config';
-import { EMAIL, createNativeFixture, nativePost, openInteraction } from '../../identity/native/testing';
+import { EMAIL, createNativeFixture, nativePost, openInteraction } from '../../../test/fixtures/native';
 import { createLogger } from '../logger';
 import { MAIL_RETRY } from './outbox';
 
