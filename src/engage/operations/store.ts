@@ -1,4 +1,4 @@
-import { valuesList, type Sql } from '../../platform/store/sql';
+import { textsByRows, valuesList, type Sql } from '../../platform/store/sql';
 import type { InstallationState } from '../profiles/service';
 
 /**
@@ -50,19 +50,9 @@ export const MAX_ROWS_PER_STATEMENT = 100;
 
 const LEDGER_COLUMNS = 'installation_id, operation_id, environment_id, profile_id, generation, type, status, occurred_ms, received_ms, payload';
 
-/** Texts made once per row count. */
-function memo(make: (rows: number) => string): (rows: number) => string {
-  const texts = new Map<number, string>();
-  return (rows) => {
-    let t = texts.get(rows);
-    if (t === undefined) texts.set(rows, (t = make(rows)));
-    return t;
-  };
-}
-
 // The multi-row statements by row count, built once per process (both engines: same text).
-const seenText = memo((n) => `SELECT operation_id AS "operationId" FROM operations WHERE installation_id = ? AND operation_id IN (${valuesList(1, n).slice(1, -1)})`);
-const ledgerText = memo((n) => `INSERT INTO operations (${LEDGER_COLUMNS}) VALUES ${valuesList(n, 10)}`);
+const seenText = textsByRows((n) => `SELECT operation_id AS "operationId" FROM operations WHERE installation_id = ? AND operation_id IN (${valuesList(1, n).slice(1, -1)})`);
+const ledgerText = textsByRows((n) => `INSERT INTO operations (${LEDGER_COLUMNS}) VALUES ${valuesList(n, 10)}`);
 
 /**
  * The ingest hot path (operations/service.ts): a batch is a handful of statements whatever its

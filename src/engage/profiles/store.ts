@@ -1,4 +1,4 @@
-import { forUpdate, valuesList, type Sql } from '../../platform/store/sql';
+import { forUpdate, textsByRows, valuesList, type Sql } from '../../platform/store/sql';
 import type { InstallationState, NewInstallation, Recovery, StateKind } from './schemas';
 
 /**
@@ -35,18 +35,8 @@ function upsertText(kind: StateKind, rows: number): string {
     WHERE excluded.ms > ${table}.ms OR (excluded.ms = ${table}.ms AND excluded.op >= ${table}.op)`;
 }
 
-/** Texts made once per row count. */
-function memo(make: (rows: number) => string): (rows: number) => string {
-  const texts = new Map<number, string>();
-  return (rows) => {
-    let t = texts.get(rows);
-    if (t === undefined) texts.set(rows, (t = make(rows)));
-    return t;
-  };
-}
-
-const upsertTexts = Object.fromEntries(Object.keys(EFFECTS).map((k) => [k, memo((n) => upsertText(k as StateKind, n))])) as Record<StateKind, (rows: number) => string>;
-const profilesText = memo(
+const upsertTexts = Object.fromEntries(Object.keys(EFFECTS).map((k) => [k, textsByRows((n) => upsertText(k as StateKind, n))])) as Record<StateKind, (rows: number) => string>;
+const profilesText = textsByRows(
   (n) => `SELECT generation, profile_id AS "profileId" FROM installation_generations WHERE installation_id = ? AND generation IN (${valuesList(1, n).slice(1, -1)})`,
 );
 

@@ -110,6 +110,19 @@ export function forUpdate(dialect: Dialect): string {
   return dialect === 'postgres' ? ' FOR UPDATE' : '';
 }
 
+/**
+ * A multi-row statement's text per row count, made once per process: each count is one text,
+ * prepared once and kept (the engines cache prepared statements by text).
+ */
+export function textsByRows(make: (rows: number) => string): (rows: number) => string {
+  const texts = new Map<number, string>();
+  return (rows) => {
+    let t = texts.get(rows);
+    if (t === undefined) texts.set(rows, (t = make(rows)));
+    return t;
+  };
+}
+
 /** Placeholders for `rows` rows of `columns` positional values: `(?, ?), (?, ?)`. */
 export function valuesList(rows: number, columns: number): string {
   const one = `(${new Array<string>(columns).fill('?').join(', ')})`;
