@@ -1,3 +1,4 @@
+import { CHANNEL } from './platform/store/version-channels';
 import type { Config } from './platform/config';
 import type { Clock } from './platform/clock';
 import { Sealer } from './platform/crypto';
@@ -53,7 +54,7 @@ export function createServices(deps: CoreDeps) {
   const metrics = deps.metrics ?? createMetrics();
   const { store } = deps;
   const sealer = new Sealer(deps.masterKey);
-  const catalog = () => store.catalogVersion();
+  const catalog = () => store.version(CHANNEL.catalog);
   const keys = createKeyService({
     store,
     catalog,
@@ -89,7 +90,7 @@ export function createServices(deps: CoreDeps) {
   } });
   const mfa = createMfaService({ store, clock, sealer, masterKey: deps.masterKey });
   const providers = createProviderService({ store, clock, users, publicUrl: config.publicUrl });
-  const directory = createDirectoryService({ store, clock, directoryVersion: () => store.directoryVersion() });
+  const directory = createDirectoryService({ store, clock, directoryVersion: () => store.version(CHANNEL.directory) });
   const oauth = createOAuthService({ store, clock, config, keys, clients, resources, users });
   const federations = createFederationService({ store, clock, sealer, masterKey: deps.masterKey, tenants, clients, oauth, keys, providers });
   // Background jobs: built here, started only by `serve` (a CLI command runs none).

@@ -9,6 +9,7 @@ import { createCredentialStore } from './identity/credentials/store';
 import { createUserStore } from './identity/users/store';
 import { createOAuthStore } from './identity/oauth/store';
 import { createJobLeaseStore } from './platform/jobs/store';
+import { createVersionStore } from './platform/store/versions';
 import { createNativeStore } from './identity/native/store';
 import { createMailOutboxStore } from './platform/mail/store';
 import { createMfaStore } from './identity/mfa/store';
@@ -35,6 +36,7 @@ export function bindStores(db: Sql) {
     users: createUserStore(db),
     oauth: createOAuthStore(db),
     jobs: createJobLeaseStore(db),
+    versions: createVersionStore(db),
     native: createNativeStore(db),
     mail: createMailOutboxStore(db),
     mfa: createMfaStore(db),

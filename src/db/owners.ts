@@ -14,7 +14,7 @@
 export const TABLE_OWNERS: Readonly<Record<string, string>> = {
   // platform
   engage_migrations: 'platform/store',
-  catalog_version: 'platform/store',
+  version_channels: 'platform/store',
   job_leases: 'platform/jobs',
   mail_outbox: 'platform/mail',
   audit_events: 'platform/audit',

@@ -1,3 +1,4 @@
+import { CHANNEL } from './store/version-channels';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { createHarness, TEST_ENGINE, type Harness } from '../../test/helpers/harness';
 import { CatalogCache } from './catalog';
@@ -15,8 +16,8 @@ beforeEach(async () => {
 });
 afterEach(() => h.close());
 
-describe('catalog_version', () => {
-  const version = () => h.services.store.catalogVersion();
+describe('the catalog version channel', () => {
+  const version = () => h.services.store.version(CHANNEL.catalog);
 
   it('moves on every insert, update and delete of each catalogue table', async () => {
     const steps: [string, () => unknown][] = [

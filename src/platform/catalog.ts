@@ -1,9 +1,8 @@
 /**
  * The administrative catalogue (tenants, signing keys, clients, resources, resource
  * credentials) is read on every request and changes a few times a day. Its rows are kept in
- * memory, valid while the store's catalogue version (`StoreEngine.catalogVersion`: the
- * `catalog_version` row, which triggers move in the same transaction as any change to those
- * tables) stands still. Any writer is covered this way, another process such as the CLI included.
+ * memory, valid while the store's `catalog` version channel (`StoreEngine.version`, which
+ * triggers move in the same transaction as any change to those tables) stands still. Any writer is covered this way, another process such as the CLI included.
  */
 
 /**

@@ -1,3 +1,4 @@
+import { CHANNEL } from '../../src/platform/store/version-channels';
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
@@ -71,7 +72,7 @@ export async function createHarness(overrides: Partial<Config> = {}, opts: { log
      * PostgreSQL when its notification has arrived, which must be within a second (issue 9).
      */
     async changedElsewhere<T>(change: () => T | Promise<T>, watch: 'catalog' | 'tokenState' = 'catalog'): Promise<T> {
-      const version = () => (watch === 'catalog' ? opened.store.catalogVersion() : opened.store.tokenStateVersion());
+      const version = () => opened.store.version(CHANNEL[watch]);
       const before = version();
       const result = await change();
       if (TEST_ENGINE === 'sqlite') {

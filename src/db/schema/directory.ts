@@ -3,7 +3,7 @@ import { tenants } from './identity';
 
 /**
  * The tenant directory (spec 03 "Directory objects", issue 11) and the audit trail. Migration
- * 0009 creates them by hand on both engines; its triggers move row 3 of catalog_version (the
+ * 0009 creates them by hand on both engines; its triggers move the `directory` version channel (the
  * directory permission version) with every change that can grant or withdraw a permission, so
  * processes keep `hasPermission` answers in memory while it stands still.
  * Statuses are ACTIVE or DISABLED; scopes TENANT, ORGANIZATION or TEAM.

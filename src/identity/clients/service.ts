@@ -152,7 +152,7 @@ export function createClientService(deps: { store: Stores & TxRunner<Stores>; ca
   const tenantOrigins = new CatalogCache<ReadonlySet<string>>(deps.catalog);
   const tenantLogout = new CatalogCache<boolean>(deps.catalog);
 
-  /** Changes one existing client; every change moves catalog_version, so every process sees it on its next request. */
+  /** Changes one existing client; every change moves the catalog version channel, so every process sees it on its next request. */
   async function change(
     tenantId: string, clientId: string, patch: ClientChange, actor: AuditActor, details: Record<string, unknown>, opts: ManagedOption = {}, defaultResource: string | null = null,
   ): Promise<ClientView> {

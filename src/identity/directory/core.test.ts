@@ -1,3 +1,4 @@
+import { CHANNEL } from '../../platform/store/version-channels';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createHarness, type Harness } from '../../../test/helpers/harness';
 import { cliActor, type AuditActor } from '../../platform/audit/audit';
@@ -133,8 +134,8 @@ describe('the audit store', () => {
 
 /** A raw change "by another process", awaited until this process's directory version moved (PostgreSQL: by notification). */
 async function changed(text: string, params: unknown[]) {
-  const before = h.services.store.directoryVersion();
+  const before = h.services.store.version(CHANNEL.directory);
   await h.sql.run(text, params);
-  for (let i = 0; i < 200 && h.services.store.directoryVersion() === before; i++) await new Promise((r) => setTimeout(r, 5));
-  expect(h.services.store.directoryVersion()).not.toBe(before);
+  for (let i = 0; i < 200 && h.services.store.version(CHANNEL.directory) === before; i++) await new Promise((r) => setTimeout(r, 5));
+  expect(h.services.store.version(CHANNEL.directory)).not.toBe(before);
 }

@@ -15,7 +15,7 @@ type Stores = { oauth: OAuthStore };
 export type OAuthTx = Stores;
 
 export interface OAuthDeps {
-  store: Stores & TxRunner<Stores> & Pick<StoreEngine, 'tokenStateVersion'>;
+  store: Stores & TxRunner<Stores> & Pick<StoreEngine, 'version'>;
   clock: Clock;
   config: Pick<Config, 'accessTokenTtl' | 'idTokenTtl' | 'refreshTokenTtl' | 'authorizationCodeTtl' | 'refreshReuseGraceSeconds'>;
   keys: KeyService;

@@ -1,3 +1,4 @@
+import { CHANNEL } from '../../platform/store/version-channels';
 import { CatalogCache } from '../../platform/catalog';
 import type { ResourceServer } from '../credentials/service';
 import type { ResolvedTenant } from '../tenants/service';
@@ -42,10 +43,10 @@ export function createTokenIntrospection(ctx: OAuthContext) {
   const { store, tokens, clients } = ctx;
   // What the database says about a token (its grant, its jti, its user), kept while the token
   // state version stands still: every revocation of a grant or an access token and every change
-  // of a user's status or claims moves it, by any process (StoreEngine.tokenStateVersion), so a
+  // of a user's status or claims moves it, by any process (the token_state version channel), so a
   // resource server introspecting the same token on every call it serves costs no read. A token
   // whose grant is unknown is not kept (asked again).
-  const states = new CatalogCache<AccessTokenState>(() => store.tokenStateVersion(), TOKEN_STATE_CACHE_SIZE);
+  const states = new CatalogCache<AccessTokenState>(() => store.version(CHANNEL.tokenState), TOKEN_STATE_CACHE_SIZE);
 
   /** A verified access token whose client, grant, jti and subject are all still live. */
   async function live(tenant: ResolvedTenant, token: string): Promise<{ claims: AccessTokenClaims; state: AccessTokenState } | undefined> {

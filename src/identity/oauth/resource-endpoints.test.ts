@@ -133,7 +133,7 @@ describe('introspection', () => {
     const t = await exchange(h, f);
     expect(await (await introspect(t.access_token)).json()).toMatchObject({ active: true, client_id: f.publicClient });
     expect((await userinfo(t.access_token)).status).toBe(200);
-    // What the CLI does in its own process: a write that moves catalog_version (its trigger).
+    // What the CLI does in its own process: a write that moves the catalog version channel (its trigger).
     // Seen from the next event-loop turn on SQLite, on PostgreSQL once notified (within a second).
     await h.changedElsewhere(() => h.sql.run(`UPDATE clients SET status = 'DISABLED' WHERE tenant_id = ? AND client_id = ?`, [f.tenant.tenant.id, f.publicClient]));
     expect(await (await introspect(t.access_token)).json()).toEqual({ active: false });

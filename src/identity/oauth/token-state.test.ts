@@ -1,3 +1,4 @@
+import { CHANNEL } from '../../platform/store/version-channels';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { createHarness, TEST_ENGINE, type Harness } from '../../../test/helpers/harness';
 import { basic, createFixture, exchange, form, post, type OAuthFixture, type Tokens } from '../../../test/fixtures/oauth';
@@ -80,10 +81,10 @@ describe('a cached token state follows changes made by another process', () => {
 
 describe('the token state version', () => {
   it('stands still for writes that cannot end a token (a new grant, a password change)', async () => {
-    const before = h.services.store.tokenStateVersion();
+    const before = h.services.store.version(CHANNEL.tokenState);
     await exchange(h, f);
     await h.services.store.users.update(f.tenant.tenant.id, f.userId, { updatedAt: new Date().toISOString() });
     await new Promise((r) => setTimeout(r, TEST_ENGINE === 'postgres' ? 100 : 0));
-    expect(h.services.store.tokenStateVersion()).toBe(before);
+    expect(h.services.store.version(CHANNEL.tokenState)).toBe(before);
   });
 });

@@ -45,11 +45,11 @@ describe('control tenant initialisation', () => {
   });
 
   it('is idempotent: a second start changes nothing', async () => {
-    const before = await h.sql.get<{ v: number }>('SELECT version AS "v" FROM catalog_version WHERE id = 1');
+    const before = await h.sql.get<{ v: number }>("SELECT version AS \"v\" FROM version_channels WHERE name = 'catalog'");
     await h.services.tenants.ensureControl();
     const other = await h.otherProcess();
     await other.tenants.ensureControl();
-    const after = await h.sql.get<{ v: number }>('SELECT version AS "v" FROM catalog_version WHERE id = 1');
+    const after = await h.sql.get<{ v: number }>("SELECT version AS \"v\" FROM version_channels WHERE name = 'catalog'");
     expect(after).toEqual(before);
     expect(await h.services.resources.list(await controlId())).toHaveLength(1);
     expect(await h.services.clients.list(await controlId())).toHaveLength(1);

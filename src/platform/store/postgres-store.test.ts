@@ -1,3 +1,4 @@
+import { CHANNEL } from './version-channels';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createTestDatabase, pgUnavailableReason, type TestDatabase } from '../../../test/helpers/pg-cluster';
 import { createJobLeaseStore } from '../jobs/store';
@@ -172,50 +173,50 @@ describe.skipIf(skip !== undefined)('PostgreSQL store engine', () => {
   });
 
   it("moves the catalogue version within a second of another connection's change", async () => {
-    const before = store.catalogVersion();
-    const otherBefore = other.catalogVersion();
+    const before = store.version(CHANNEL.catalog);
+    const otherBefore = other.version(CHANNEL.catalog);
     await admin.query(`INSERT INTO tenants (id, slug, managed_path, created_at, updated_at) VALUES ('t1', 't1', '/t/t1', 'x', 'x')`);
-    expect(await until(() => store.catalogVersion() !== before && other.catalogVersion() !== otherBefore, 1000)).toBe(true);
+    expect(await until(() => store.version(CHANNEL.catalog) !== before && other.version(CHANNEL.catalog) !== otherBefore, 1000)).toBe(true);
     // Nothing else moves it.
-    const still = store.catalogVersion();
+    const still = store.version(CHANNEL.catalog);
     await admin.query(`INSERT INTO items (id) VALUES ('not-catalogue')`);
     await new Promise((r) => setTimeout(r, 100));
-    expect(store.catalogVersion()).toBe(still);
+    expect(store.version(CHANNEL.catalog)).toBe(still);
   });
 
   it("moves this process's version as soon as its own catalogue change commits", async () => {
-    const before = store.catalogVersion();
+    const before = store.version(CHANNEL.catalog);
     await store.tx((tx) => tx.raw.run(`UPDATE tenants SET slug = 't1b' WHERE id = 't1'`));
-    expect(store.catalogVersion()).not.toBe(before);
+    expect(store.version(CHANNEL.catalog)).not.toBe(before);
   });
 
   it('moves the token state version on a revocation by another connection or by this process; not the catalogue version', async () => {
-    const before = store.tokenStateVersion();
-    const catalogue = store.catalogVersion();
+    const before = store.version(CHANNEL.tokenState);
+    const catalogue = store.version(CHANNEL.catalog);
     await admin.query(`INSERT INTO revoked_access_tokens (jti, tenant_id, expires_at) VALUES ('j1', 't1', 1)`);
-    expect(await until(() => store.tokenStateVersion() !== before, 1000)).toBe(true);
-    expect(store.catalogVersion()).toBe(catalogue);
-    const mine = store.tokenStateVersion();
+    expect(await until(() => store.version(CHANNEL.tokenState) !== before, 1000)).toBe(true);
+    expect(store.version(CHANNEL.catalog)).toBe(catalogue);
+    const mine = store.version(CHANNEL.tokenState);
     await store.tx((tx) => tx.raw.run(`INSERT INTO revoked_access_tokens (jti, tenant_id, expires_at) VALUES ('j2', 't1', 1)`));
-    expect(store.tokenStateVersion()).not.toBe(mine);
+    expect(store.version(CHANNEL.tokenState)).not.toBe(mine);
     // A statement that deletes nothing moves nothing (the triggers look at the rows touched).
-    const still = store.tokenStateVersion();
+    const still = store.version(CHANNEL.tokenState);
     await admin.query(`DELETE FROM grants WHERE id = 'none'`);
     await new Promise((r) => setTimeout(r, 100));
-    expect(store.tokenStateVersion()).toBe(still);
+    expect(store.version(CHANNEL.tokenState)).toBe(still);
   });
 
   it('moves the version when the listening connection comes back, and keeps listening', async () => {
-    const before = store.catalogVersion();
+    const before = store.version(CHANNEL.catalog);
     const { rows: killed } = await admin.query(
       `SELECT pg_terminate_backend(pid) AS ok FROM pg_stat_activity WHERE datname = current_database() AND query ILIKE 'listen%'`,
     );
     expect(killed.length).toBe(2); // both stores' listening connections
-    expect(await until(() => store.catalogVersion() !== before, 5000)).toBe(true);
-    const after = store.catalogVersion();
+    expect(await until(() => store.version(CHANNEL.catalog) !== before, 5000)).toBe(true);
+    const after = store.version(CHANNEL.catalog);
     await new Promise((r) => setTimeout(r, 100));
     await admin.query(`UPDATE tenants SET slug = 't1c' WHERE id = 't1'`);
-    expect(await until(() => store.catalogVersion() !== after, 1000)).toBe(true);
+    expect(await until(() => store.version(CHANNEL.catalog) !== after, 1000)).toBe(true);
   });
 
   it('runs the jobs store: two stores racing for one lease, one wins', async () => {
@@ -362,22 +363,22 @@ describe.skipIf(skip !== undefined)('PostgreSQL store engine: lost connections',
   });
 
   it('the LISTEN connection terminated: the version moves, and moves again on a later change', async () => {
-    const before = store.catalogVersion();
+    const before = store.version(CHANNEL.catalog);
     expect(await terminate(`query ILIKE 'listen%'`)).toBe(1);
     // While nothing listens, no token state is trusted: the version moves on every look.
-    expect(await until(() => store.tokenStateVersion() !== store.tokenStateVersion(), 5000)).toBe(true);
-    expect(await until(() => store.catalogVersion() !== before, 5000)).toBe(true);
-    expect(store.tokenStateVersion()).toBe(store.tokenStateVersion());
-    const after = store.catalogVersion();
+    expect(await until(() => store.version(CHANNEL.tokenState) !== store.version(CHANNEL.tokenState), 5000)).toBe(true);
+    expect(await until(() => store.version(CHANNEL.catalog) !== before, 5000)).toBe(true);
+    expect(store.version(CHANNEL.tokenState)).toBe(store.version(CHANNEL.tokenState));
+    const after = store.version(CHANNEL.catalog);
     await admin.query(`INSERT INTO tenants (id, slug, managed_path, created_at, updated_at) VALUES ('lt', 'lt', '/t/lt', 'x', 'x')`);
-    expect(await until(() => store.catalogVersion() !== after, 2000)).toBe(true);
+    expect(await until(() => store.version(CHANNEL.catalog) !== after, 2000)).toBe(true);
     // Twice in a row, the second time while the first reconnection is recent.
-    const again = store.catalogVersion();
+    const again = store.version(CHANNEL.catalog);
     expect(await terminate(`query ILIKE 'listen%'`)).toBe(1);
-    expect(await until(() => store.catalogVersion() !== again, 5000)).toBe(true);
-    const last = store.catalogVersion();
+    expect(await until(() => store.version(CHANNEL.catalog) !== again, 5000)).toBe(true);
+    const last = store.version(CHANNEL.catalog);
     await admin.query(`UPDATE tenants SET slug = 'lt2' WHERE id = 'lt'`);
-    expect(await until(() => store.catalogVersion() !== last, 2000)).toBe(true);
+    expect(await until(() => store.version(CHANNEL.catalog) !== last, 2000)).toBe(true);
     await expect(ok()).resolves.toEqual({ one: 1 });
     expect(uncaught).toEqual([]);
   });

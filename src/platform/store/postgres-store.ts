@@ -7,7 +7,8 @@ import { createPostgresSql, isConnectionLost, newPgClient, scrubFor, type Pg, ty
 import type { Sql } from './sql';
 import { TransactionAborted, runAfterCommitHooks, type StoreOf, type TxMetrics, type TxOptions, type TxScope } from './store';
 import { joinable, runFrame, TxFrame, type Isolation } from './tx-frame';
-import { CATALOG, DIRECTORY, HeardVersion, noticeReport, TOKEN_STATE, versionReport } from './pg-versions';
+import { HeardVersions, noticeReport, versionReport } from './pg-versions';
+import { CHANNEL } from './version-channels';
 
 export interface PostgresStoreOptions {
   /** Attempts of a transaction aborted by a serialization failure or a deadlock; default 5. */
@@ -78,17 +79,7 @@ export async function createPostgresStore<S extends object>(
 ): Promise<StoreOf<S>> {
   const maxAttempts = options.maxAttempts ?? 5;
   const statements = new Map(); // placeholder translations, shared by every binding
-  const versions = new Map([
-    [CATALOG, new HeardVersion()],
-    [TOKEN_STATE, new HeardVersion()],
-    [DIRECTORY, new HeardVersion()],
-  ]);
-  const catalog = versions.get(CATALOG)!;
-  const tokenState = versions.get(TOKEN_STATE)!;
-  const directory = versions.get(DIRECTORY)!;
-  const changed = (reported: Map<number, number>) => {
-    for (const [row, v] of reported) versions.get(row)?.report(v);
-  };
+  const versions = new HeardVersions();
 
   /**
    * Runs `fn` on a client of the pool and hands the client back afterwards, destroyed (so the
@@ -96,8 +87,8 @@ export async function createPostgresStore<S extends object>(
    * `state.reported` holds what the version triggers reported on it meanwhile.
    */
   interface ClientState {
-    /** The highest value the version triggers reported on this client, by catalog_version row. */
-    reported: Map<number, number>;
+    /** The highest value reported on this client by version channel (notices of engage_version_bump). */
+    reported: Map<string, number>;
     destroy?: Error;
   }
   const withClient = async <T>(fn: (client: pg.PoolClient, state: ClientState) => Promise<T>): Promise<T> => {
@@ -133,7 +124,7 @@ export async function createPostgresStore<S extends object>(
     query: (config) =>
       withClient(async (client, state) => {
         const result = await client.query(config);
-        if (state.reported.size > 0) changed(state.reported); // committed with the statement
+        if (state.reported.size > 0) versions.reportAll(state.reported); // committed with the statement
         return result;
       }),
   };
@@ -154,8 +145,8 @@ export async function createPostgresStore<S extends object>(
     });
     client.on('notification', (msg) => {
       if (msg.channel !== CATALOG_CHANNEL) return;
-      const [row, v] = versionReport(msg.payload ?? '');
-      versions.get(row)?.report(v);
+      const [channel, v] = versionReport(msg.payload ?? '');
+      versions.report(channel, v);
     });
     client.on('end', () => {
       if (listener !== client) return;
@@ -184,7 +175,7 @@ export async function createPostgresStore<S extends object>(
           if (closed) return;
           failures = 0;
           // Whatever changed while nobody listened is unknown: everything is to be read again.
-          for (const v of versions.values()) v.report(-1);
+          versions.forgetAll();
           logger.info('catalogue notifications resumed');
         },
         (e: unknown) => {
@@ -200,18 +191,17 @@ export async function createPostgresStore<S extends object>(
   await listen();
   // Listening first, then reading: a change in between moves the counter twice, never zero times.
   try {
-    const { rows } = await pool.query<{ id: number; version: string | number }>('SELECT id, version FROM catalog_version');
-    for (const r of rows) versions.get(Number(r.id))?.start(Number(r.version));
+    const { rows } = await pool.query<{ name: string; version: string | number }>('SELECT name, version FROM version_channels');
+    for (const r of rows) versions.start(r.name, Number(r.version));
   } catch (e) {
     closed = true;
     await listener?.end().catch(() => {});
     throw scrubFor(pool, e);
   }
-  const catalogVersion = () => catalog.version;
-  // A revocation by another process reaches this one by notification; while nothing listens,
-  // no cached token state is trusted (every call is a new version: the caches read through).
-  const tokenStateVersion = () => (listener ? tokenState.version : ++tokenState.version);
-  const directoryVersion = () => (listener ? directory.version : ++directory.version);
+  // A change by another process reaches this one by notification; while nothing listens, nothing
+  // cached under a channel is trusted (every read is a new version: the caches read through),
+  // the catalogue's aside, which keeps serving what it holds until listening resumes.
+  const version = (channel: string) => (listener || channel === CHANNEL.catalog ? versions.get(channel) : versions.move(channel));
 
   // --- transactions --------------------------------------------------------------------------
   const runHooks = (fns: (() => unknown)[]) => runAfterCommitHooks(fns, logger);
@@ -227,7 +217,7 @@ export async function createPostgresStore<S extends object>(
     fn: (stores: S & TxScope) => Promise<T> | T,
     isolation: Isolation,
     hooks: (() => unknown)[],
-  ): Promise<{ result: T; reported: Map<number, number> }> =>
+  ): Promise<{ result: T; reported: Map<string, number> }> =>
     withClient(async (client, state) => {
       try {
         await client.query(BEGIN[isolation]);
@@ -311,7 +301,7 @@ export async function createPostgresStore<S extends object>(
     if (!BEGIN[isolation]) throw new Error(`unknown isolation level ${String(txOptions.isolation)}`);
     for (let n = 1; ; n++) {
       const hooks: (() => unknown)[] = [];
-      let done: { result: T; reported: Map<number, number> };
+      let done: { result: T; reported: Map<string, number> };
       const began = options.metrics ? performance.now() : 0;
       try {
         done = await attempt(fn, isolation, hooks);
@@ -327,7 +317,7 @@ export async function createPostgresStore<S extends object>(
       }
       // A catalogue or token state change committed here moves the version now rather than
       // when the notification comes back.
-      if (done.reported.size > 0) changed(done.reported);
+      if (done.reported.size > 0) versions.reportAll(done.reported);
       if (hooks.length > 0) runHooks(hooks);
       return done.result;
     }
@@ -391,9 +381,7 @@ export async function createPostgresStore<S extends object>(
     shareReadsThisTurn: () => {},
     readSnapshot: () => undefined,
     scrubDeleted,
-    catalogVersion,
-    tokenStateVersion,
-    directoryVersion,
+    version,
     readiness,
     close,
   };

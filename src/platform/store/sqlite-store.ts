@@ -5,6 +5,7 @@ import { createSqliteSql, type Sql } from './sql';
 import { BUSY_TIMEOUT_MS, type Database } from './sqlite';
 import { TransactionAborted, runAfterCommitHooks, type StoreOf, type TxMetrics, type TxOptions, type TxScope } from './store';
 import { AsyncLock, joinable, NestedTransactionMisuse, runFrame, TxFrame } from './tx-frame';
+import { CHANNEL } from './version-channels';
 const ENGINE = { engine: 'sqlite' } as const;
 
 /**
@@ -134,23 +135,28 @@ export function createSqliteStore<S extends object>(db: Database, bind: (sql: Sq
       release();
     }
   };
-  // The catalogue's, the token state's and the directory's versions (rows 1, 2 and 3 of
-  // catalog_version), read in one statement once per shared read snapshot (every read outside one).
-  let versionStmt: Statement | undefined; // prepared on first use: after migrations
+  // Version channels, read once per shared read snapshot (every read outside one): the three
+  // the hot paths read on every request in one statement, any other at its first read.
+  let hotStmt: Statement | undefined; // prepared on first use: after migrations
+  let oneStmt: Statement | undefined;
   let versionSnapshot: number | undefined;
-  const versions = [0, 0, 0, 0];
-  const readVersions = () => {
+  const versions = new Map<string, number>();
+  const version = (channel: string): number => {
     const s = readSnapshot();
-    if (s !== undefined && s === versionSnapshot) return versions;
-    versionStmt ??= reader.prepare('SELECT id, version FROM catalog_version WHERE id IN (1, 2, 3)').raw();
-    versions[1] = versions[2] = versions[3] = 0;
-    for (const [id, v] of versionStmt.all() as [number, number][]) versions[id] = v;
-    versionSnapshot = s;
-    return versions;
+    if (s === undefined || s !== versionSnapshot) {
+      versions.clear();
+      hotStmt ??= reader.prepare(`SELECT name, version FROM version_channels WHERE name IN ('${CHANNEL.catalog}', '${CHANNEL.tokenState}', '${CHANNEL.directory}')`).raw();
+      for (const [name, v] of hotStmt.all() as [string, number][]) versions.set(name, v);
+      versionSnapshot = s;
+    }
+    let v = versions.get(channel);
+    if (v === undefined) {
+      oneStmt ??= reader.prepare('SELECT version FROM version_channels WHERE name = ?').pluck();
+      v = (oneStmt.get(channel) as number | undefined) ?? 0;
+      versions.set(channel, v);
+    }
+    return v;
   };
-  const catalogVersion = () => readVersions()[1];
-  const tokenStateVersion = () => readVersions()[2];
-  const directoryVersion = () => readVersions()[3];
 
   const readiness = async () => {
     try {
@@ -166,6 +172,6 @@ export function createSqliteStore<S extends object>(db: Database, bind: (sql: Sq
   const write = <T>(fn: (stores: S) => Promise<T>): Promise<T> => tx(fn);
   const inTransaction = () => joinable(owner) !== undefined;
 
-  const engine = { dialect: 'sqlite' as const, tx, write, inTransaction, shareReadsThisTurn, readSnapshot, scrubDeleted, catalogVersion, tokenStateVersion, directoryVersion, readiness, close };
+  const engine = { dialect: 'sqlite' as const, tx, write, inTransaction, shareReadsThisTurn, readSnapshot, scrubDeleted, version, readiness, close };
   return Object.assign(Object.create(null) as object, readStores, engine) as StoreOf<S>;
 }

@@ -112,25 +112,14 @@ export interface StoreEngine {
    */
   scrubDeleted(): Promise<'done' | 'busy'>;
   /**
-   * The administrative catalogue's version (platform/catalog.ts): it moves with every committed
-   * change to tenants, keys, clients, resources or credentials, by this process or any other.
-   * Synchronous and cheap, read on every request: SQLite reads its row once per shared read
-   * snapshot; PostgreSQL keeps a counter moved by notifications.
+   * A named version channel's version (platform/store/version-channels.ts): it moves with every
+   * committed change to what the channel versions, by this process or any other. Synchronous
+   * and cheap, read on every request: SQLite reads the row once per shared read snapshot
+   * (`catalog`, `token_state` and `directory` in one statement); PostgreSQL keeps a counter per
+   * channel moved by notifications. Only ever compare a value with another of the same channel
+   * from the same store.
    */
-  catalogVersion(): number;
-  /**
-   * The version of what decides whether an access token is live besides its signature
-   * (identity/oauth/introspection.ts): it moves with every committed grant revocation or
-   * deletion, access token revocation, and change to a user's status or token claims, by this
-   * process or any other. Synchronous and cheap, like `catalogVersion`.
-   */
-  tokenStateVersion(): number;
-  /**
-   * The directory permission version (migration 0009): it moves with every committed change to
-   * directory permissions, roles, role permissions or role assignments, by this process or any
-   * other (identity/directory/service.ts `hasPermission`). Synchronous and cheap, like `catalogVersion`.
-   */
-  directoryVersion(): number;
+  version(channel: string): number;
   /** For /readyz: the database answers and every migration is applied. */
   readiness(): Promise<'ready' | 'migrations pending' | 'database unavailable'>;
   /** Closes every connection; the store is unusable afterwards. */
