@@ -46,6 +46,19 @@ describe('FCM HTTP v1 delivery (service-account OAuth token)', () => {
     expect(await row(w, id)).toMatchObject({ state: 'SENT', attempts: 1 });
   });
 
+  it('thirty sends refused with 401 at once renew the access token once, and all are sent (issue 22 point 3)', async () => {
+    const sent = [];
+    for (let i = 0; i < 30; i++) sent.push(await sendTo(w));
+    w.fcm.revokeAccessTokens();
+    const before = w.fcm.tokenRequests();
+    await run(w);
+    expect(w.fcm.tokenRequests()).toBe(before + 1);
+    for (const { id } of sent) expect(await row(w, id)).toMatchObject({ state: 'SENT', attempts: 1 });
+    // Each reached the device once, with the renewed token (a 401 is refused before the message is read).
+    const accepted = w.fcm.sends.filter((s) => sent.some(({ d }) => d.token === s.token));
+    expect(accepted.map((s) => s.status)).toEqual(Array(30).fill(200));
+  });
+
   it('a service account the token endpoint refuses (invalid_grant) fails the delivery', async () => {
     const stray = await w.h.services.engage.environments.createApp({ environment: w.envId, platform: 'ANDROID', name: 'stray-android' });
     const sa = w.fcm.serviceAccount('stray@test-project.iam.gserviceaccount.com');

@@ -1,7 +1,7 @@
 /**
  * FCM HTTP v1: an OAuth 2.0 access token from the service account (a JWT signed RS256 with
  * iss = client_email, scope firebase.messaging, aud = token_uri, exchanged with the JWT-bearer
- * grant, RFC 7523 §2.1), kept until shortly before it expires and renewed on a 401; then
+ * grant, RFC 7523 §2.1), kept until shortly before it expires and renewed on a 401 (one token request at a time per service account, shared by every send waiting for it); then
  * POST /v1/projects/{project}/messages:send. Errors are google.rpc.Status with
  * details[].errorCode (../shared/notes/push-providers.md).
  */
@@ -66,6 +66,8 @@ export function createFcmClient(opts: { baseUrl: string; ca?: string | Buffer; c
   // As many sockets as the delivery worker lets attempts of one app be in flight (delivery.ts PER_APP).
   const agents = { http: new http.Agent({ keepAlive: true, maxSockets: 128 }), https: new https.Agent({ keepAlive: true, maxSockets: 128, ca: opts.ca }) };
   const tokens = new Map<string, { token: string; expiresMs: number }>();
+  /** The token endpoint request in flight, per service account. */
+  const renewals = new Map<string, Promise<string | AttemptOutcome>>();
   const keys = new Map<string, KeyObject>();
 
   function post(url: string, headers: Record<string, string>, body: string): Promise<Answer | { error: string }> {
@@ -101,11 +103,26 @@ export function createFcmClient(opts: { baseUrl: string; ca?: string | Buffer; c
     });
   }
 
-  async function accessToken(c: FcmCredentials, renew: boolean): Promise<string | AttemptOutcome> {
+  /**
+   * The access token for these credentials. `refused`: FCM answered 401 to that token; it is
+   * renewed only if it is still the one held. One request to the token endpoint at a time per
+   * service account: every caller that needs a token meanwhile (thirty sends refused at once, or
+   * the first burst after a start) waits for that same request (issue 22 point 3).
+   */
+  function accessToken(c: FcmCredentials, refused?: string): Promise<string | AttemptOutcome> | string {
     const id = `${c.clientEmail}:${c.tokenUri}`;
-    const now = opts.clock.now().getTime();
     const held = tokens.get(id);
-    if (!renew && held && held.expiresMs - 5 * 60_000 > now) return held.token;
+    if (held && held.token !== refused && held.expiresMs - 5 * 60_000 > opts.clock.now().getTime()) return held.token;
+    let asked = renewals.get(id);
+    if (!asked) {
+      asked = askForToken(c, id).finally(() => renewals.delete(id));
+      renewals.set(id, asked);
+    }
+    return asked;
+  }
+
+  async function askForToken(c: FcmCredentials, id: string): Promise<string | AttemptOutcome> {
+    const now = opts.clock.now().getTime();
     let key = keys.get(c.privateKey);
     if (!key) keys.set(c.privateKey, (key = createPrivateKey(c.privateKey)));
     const iat = Math.floor(now / 1000);
@@ -127,19 +144,19 @@ export function createFcmClient(opts: { baseUrl: string; ca?: string | Buffer; c
     return parsed.access_token;
   }
 
-  async function attempt(c: FcmCredentials, d: FcmDelivery, renew: boolean): Promise<AttemptOutcome | Answer> {
-    const token = await accessToken(c, renew);
+  async function attempt(c: FcmCredentials, d: FcmDelivery, refused?: string): Promise<AttemptOutcome | (Answer & { token: string })> {
+    const token = await accessToken(c, refused);
     if (typeof token !== 'string') return token;
     const url = `${opts.baseUrl}/v1/projects/${encodeURIComponent(c.projectId)}/messages:send`;
     const res = await post(url, { authorization: `Bearer ${token}`, 'content-type': 'application/json' }, JSON.stringify(fcmMessage(d, opts.clock.now().getTime())));
     if ('error' in res) return { kind: 'retry', error: res.error };
-    return res;
+    return { ...res, token };
   }
 
   async function send(c: FcmCredentials, d: FcmDelivery): Promise<AttemptOutcome> {
-    let res = await attempt(c, d, false);
+    let res = await attempt(c, d);
     // Our access token was refused: renewed once (notes/push-providers.md); a second 401 is a configuration error.
-    if ('status' in res && res.status === 401) res = await attempt(c, d, true);
+    if ('status' in res && res.status === 401) res = await attempt(c, d, res.token);
     if (!('status' in res)) return res;
     const now = opts.clock.now().getTime();
     const { status, code, message } = errorOf(res.body);
