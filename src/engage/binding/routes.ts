@@ -1,12 +1,12 @@
 import type { Hono } from 'hono';
 import { described } from '../../platform/http/openapi';
-import { headerOf } from '../../platform/http/request';
 import type { EdgeEnv, EdgeGuards } from '../guards';
-import { readEdgeJson } from '../shared/body';
+import { edgeRoutes } from '../shared/body';
 import type { EngageServices } from '../services';
 import { BindingCode, BindingTransition, BindingTransitionRequest, IdempotencyKey } from './schemas';
 
 export function mountBindingRoutes(app: Hono<EdgeEnv>, engage: EngageServices, guards: EdgeGuards): void {
+  const route = edgeRoutes(engage.limits.maxRequestBytes);
   app.post(
     '/v1/sdk/installation/binding-code',
     guards.installation,
@@ -30,7 +30,7 @@ export function mountBindingRoutes(app: Hono<EdgeEnv>, engage: EngageServices, g
     '/v1/installation-binding-transitions',
     // 401 before anything about the request is looked at.
     guards.accessKey,
-    described(
+    route(
       {
         summary: 'Commit a binding transition (server to server)',
         tags: ['server'],
@@ -45,9 +45,8 @@ export function mountBindingRoutes(app: Hono<EdgeEnv>, engage: EngageServices, g
           413: 'payload_too_large',
         },
       },
-      async (c) => {
-        const body = await readEdgeJson(c, engage.limits.maxRequestBytes);
-        const { created, transition } = await engage.binding.transition(c.get('accessKey'), headerOf(c, 'idempotency-key'), body);
+      async (c, input) => {
+        const { created, transition } = await engage.binding.transition(c.get('accessKey'), input.headers['Idempotency-Key']!, input.body);
         return c.json(transition, created ? 201 : 200);
       },
     ),

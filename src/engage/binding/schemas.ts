@@ -2,8 +2,8 @@
  * Wire shapes of POST /v1/sdk/installation/binding-code and
  * POST /v1/installation-binding-transitions (spec 01).
  */
-import { checker, DateTime, Enum, Int64, Strict, T, Uuid, violation, ViolationCode, type Static, type Violation } from '../../platform/http/schema';
-import { atBody, OrNull } from '../shared/schemas';
+import { DateTime, Enum, Int64, Strict, T, Uuid, type Static } from '../../platform/http/schema';
+import { OrNull } from '../shared/schemas';
 
 /** BindingCode: the single pending code of an installation. */
 export const BindingCode = T.Object({
@@ -40,9 +40,3 @@ export type BindingTransition = Static<typeof BindingTransition>;
  */
 export const IdempotencyKey = T.String({ minLength: 1, maxLength: 255, pattern: '^[\\x21-\\x7e]+$', description: '1 to 255 visible ASCII characters.' });
 
-const transitionRequest = checker(BindingTransitionRequest);
-const idempotencyKey = checker(IdempotencyKey);
-
-export const checkTransition = (body: unknown) => atBody(transitionRequest(body));
-export const checkIdempotencyKey = (v: string | undefined): Violation | null =>
-  v === undefined ? violation(ViolationCode.required, 'Idempotency-Key header', 'is required') : idempotencyKey(v, 'Idempotency-Key header');

@@ -8,7 +8,7 @@ import { EdgeErrors } from '../shared/errors';
 import { BindingErrors } from './errors';
 import { commitGenerationIn, createAnonymousProfileIn, ensureProfileIn, type ProfileTx } from '../profiles/service';
 import type { BindingCodeRow, BindingStore } from './store';
-import { checkIdempotencyKey, checkTransition, type BindingCode, type BindingTransition, type BindingTransitionRequest } from './schemas';
+import { type BindingCode, type BindingTransition, type BindingTransitionRequest } from './schemas';
 
 export const BINDING_CODE_PREFIX = 'svc_bind_';
 const NOT_ALLOWED = 'The access key is not allowed for this installation’s app.';
@@ -74,14 +74,9 @@ export function createBindingService(deps: {
    */
   async function transition(
     key: AccessKeyPrincipal,
-    idempotencyKey: string | undefined,
-    body: unknown,
+    idempotencyKey: string,
+    req: BindingTransitionRequest,
   ): Promise<{ created: boolean; transition: BindingTransition }> {
-    const badKey = checkIdempotencyKey(idempotencyKey);
-    if (badKey) throw EdgeErrors.fromViolation(badKey);
-    const bad = checkTransition(body);
-    if (bad) throw EdgeErrors.fromViolation(bad);
-    const req = body as BindingTransitionRequest;
     const target = req.target === null ? null : { externalId: req.target.externalId };
     const requestHash = createHash('sha256').update(JSON.stringify({ bindingCode: req.bindingCode, target })).digest('hex');
     const codeDigest = digest(req.bindingCode);
@@ -91,7 +86,7 @@ export function createBindingService(deps: {
     const attempt = () =>
       store.tx(async (tx) => {
         const replay = async () => {
-          const previous = await tx.binding.findTransition(env, idempotencyKey!);
+          const previous = await tx.binding.findTransition(env, idempotencyKey);
           if (!previous) return undefined;
           // A replay answers only a key that could have made the transition: the key must be
           // allowed for the installation's app, as for a new one (spec 01 "Authentication").

@@ -1,16 +1,17 @@
 import type { Hono } from 'hono';
 import { described } from '../../platform/http/openapi';
 import type { EdgeEnv, EdgeGuards } from '../guards';
-import { readEdgeJson } from '../shared/body';
+import { edgeRoutes } from '../shared/body';
 import type { EngageServices } from '../services';
 import { BootstrapInstallationRequest, InstallationSession, InstallationState } from './schemas';
 
 export function mountInstallationRoutes(app: Hono<EdgeEnv>, engage: EngageServices, guards: EdgeGuards): void {
+  const route = edgeRoutes(engage.limits.maxRequestBytes);
   app.post(
     '/v1/sdk/installations',
     // The app key is checked first: an unauthenticated caller learns nothing about the body.
     guards.appKey,
-    described(
+    route(
       {
         summary: 'Bootstrap (or recover) an installation',
         tags: ['mobile'],
@@ -19,8 +20,8 @@ export function mountInstallationRoutes(app: Hono<EdgeEnv>, engage: EngageServic
         responses: { 201: { description: 'created', schema: InstallationSession }, 200: { description: 'recovered', schema: InstallationSession } },
         errors: { 400: 'invalid_request', 401: 'unauthorized', 413: 'payload_too_large' },
       },
-      async (c) => {
-        const { created, session } = await engage.installations.bootstrap(c.get('app'), await readEdgeJson(c, engage.limits.maxRequestBytes));
+      async (c, input) => {
+        const { created, session } = await engage.installations.bootstrap(c.get('app'), input.body);
         c.header('Cache-Control', 'no-store');
         return c.json(session, created ? 201 : 200);
       },

@@ -1,6 +1,6 @@
 /** Wire shapes of POST /v1/sdk/installations and GET /v1/sdk/installation (spec 01). */
-import { checker, DateTime, Enum, Int64, Strict, T, Uuid, type Static } from '../../platform/http/schema';
-import { atBody, Platform, PrivacyState, PushPermissionState, PushSubscriptionState } from '../shared/schemas';
+import { DateTime, Enum, Int64, Strict, T, Uuid, type Static } from '../../platform/http/schema';
+import { Platform, PrivacyState, PushPermissionState, PushSubscriptionState } from '../shared/schemas';
 
 const text = (maxLength: number) => T.String({ maxLength });
 
@@ -50,6 +50,3 @@ export const InstallationState = Strict({
 });
 export type InstallationState = Static<typeof InstallationState>;
 
-const bootstrapRequest = checker(BootstrapInstallationRequest);
-/** The first violation of a bootstrap body, its root named `body`. */
-export const checkBootstrap = (body: unknown) => atBody(bootstrapRequest(body));

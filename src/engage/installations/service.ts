@@ -7,7 +7,7 @@ import type { AppRow } from '../environments/service';
 import { EdgeErrors } from '../shared/errors';
 import { createInstallationIn, recoverIn, type ProfileTx } from '../profiles/service';
 import type { InstallationPrincipal, InstallationRow, InstallationStore, NewInstallation } from './store';
-import { checkBootstrap, type BootstrapInstallationRequest, type InstallationSession, type InstallationState } from './schemas';
+import { type BootstrapInstallationRequest, type InstallationSession, type InstallationState } from './schemas';
 
 /** Prefixes make the three opaque credentials recognisable (secret scanners, mis-scope). */
 export type { InstallationPrincipal, NewInstallation } from './store';
@@ -54,10 +54,7 @@ export function createInstallationService(deps: { store: Stores & TxRunner<Store
     return app;
   }
 
-  async function bootstrap(app: AppRow, body: unknown): Promise<{ created: boolean; session: InstallationSession }> {
-    const bad = checkBootstrap(body);
-    if (bad) throw EdgeErrors.fromViolation(bad);
-    const req = body as BootstrapInstallationRequest;
+  async function bootstrap(app: AppRow, req: BootstrapInstallationRequest): Promise<{ created: boolean; session: InstallationSession }> {
     if (req.platform !== app.platform) throw EdgeErrors.invalid(`platform: must be ${app.platform}, the platform of this app`);
     const creds = freshCredentials();
     const recoveryDigest = req.recoveryToken === undefined ? undefined : digest(req.recoveryToken);

@@ -1,17 +1,28 @@
-import type { Hono } from 'hono';
-import { described } from '../../platform/http/openapi';
+import type { Hono, MiddlewareHandler } from 'hono';
 import { T } from '../../platform/http/schema';
 import type { EdgeEnv, EdgeGuards } from '../guards';
-import { readEdgeJson } from '../shared/body';
+import { edgeRoutes } from '../shared/body';
+import { EdgeErrors } from '../shared/errors';
 import type { EngageServices } from '../services';
 import { SendRequest, SendResponse, TemplateKeyParam } from './schemas';
 
+/**
+ * The key is per environment: another environment's path is an incorrectly scoped credential
+ * (spec 01, 401), refused with the credential, before anything else of the request is read.
+ */
+const ownEnvironment: MiddlewareHandler<EdgeEnv> = async (c, next) => {
+  if (c.req.param('environmentId') !== c.get('accessKey').environmentId) throw EdgeErrors.unauthorized();
+  await next();
+};
+
 export function mountMessagingRoutes(app: Hono<EdgeEnv>, engage: EngageServices, guards: EdgeGuards): void {
+  const route = edgeRoutes(engage.limits.maxRequestBytes);
   app.post(
     '/api/v1/environments/:environmentId/transactional/:templateKey/send',
     // 401 before anything about the request is looked at.
     guards.accessKey,
-    described(
+    ownEnvironment,
+    route(
       {
         summary: 'Send a transactional push: admits one delivery per reachable installation (202: accepted, not yet delivered)',
         tags: ['server'],
@@ -28,9 +39,8 @@ export function mountMessagingRoutes(app: Hono<EdgeEnv>, engage: EngageServices,
           429: 'rate_limited (Retry-After)',
         },
       },
-      async (c) => {
-        const body = await readEdgeJson(c, engage.limits.maxRequestBytes);
-        const { response } = await engage.messaging.sends.send(c.get('accessKey'), c.req.param('environmentId') ?? '', c.req.param('templateKey') ?? '', body);
+      async (c, input) => {
+        const { response } = await engage.messaging.sends.send(c.get('accessKey'), input.params.templateKey, input.body);
         c.header('Cache-Control', 'no-store');
         return c.json(response, 202);
       },

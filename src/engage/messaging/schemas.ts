@@ -3,7 +3,7 @@
  * the CLI reads (issue 13). One schema each: validation, types and the OpenAPI document.
  */
 import { checker, Enum, FreeValue, Strict, T, Uuid, type Static } from '../../platform/http/schema';
-import { atBody, FreeObject, KEY_PATTERN, OrNull, Platform } from '../shared/schemas';
+import { FreeObject, KEY_PATTERN, OrNull, Platform } from '../shared/schemas';
 
 /** A BCP 47 language tag as installations report it (spec 01: at most 35 characters). */
 export const LOCALE_PATTERN = '^[A-Za-z]{2,8}(-[A-Za-z0-9]{1,8})*$';
@@ -95,8 +95,6 @@ export type SendResponse = Static<typeof SendResponse>;
 
 export const TemplateKeyParam = T.String({ pattern: KEY_PATTERN });
 
-const sendRequest = checker(SendRequest);
-export const checkSend = (body: unknown) => atBody(sendRequest(body));
 export const checkTemplateFile = checker(TemplateFile);
 /**
  * The JSON Schema the template file is checked with, as JSON (`engage templates create

@@ -96,6 +96,10 @@ describe('POST /api/v1/environments/{environmentId}/transactional/{templateKey}/
     const otherApp = await w.h.services.engage.environments.createApp({ environment: other.id, platform: 'IOS', name: 'o' });
     const otherKey = await w.h.services.engage.environments.createAccessKey({ environment: other.id, apps: [otherApp.id] });
     expect((await send(w, body, { key: otherKey.key })).status).toBe(401);
+    // Another environment's path is refused with the credential, before the body is read
+    // (issue 22 point 4: the route's declaration validates only what the key may send).
+    const otherPath = await problem(await send(w, { recipient: 'not an object' }, { env: other.id }));
+    expect(otherPath).toMatchObject({ status: 401, body: { code: 'unauthorized' } });
     // A key of this environment restricted to an app the template does not target.
     const stray = await w.h.services.engage.environments.createApp({ environment: w.envId, platform: 'IOS', name: 'stray' });
     const strayKey = await w.h.services.engage.environments.createAccessKey({ environment: w.envId, apps: [stray.id] });

@@ -16,7 +16,7 @@ import { MessagingErrors } from './errors';
 import type { DeliveryMessage } from './message';
 import { notReadyReason } from './readiness';
 import { canonical, contentHash, render, resolveVariables, type Rendered, type TemplateDefinition } from './render';
-import { checkSend, type Diagnostic, type DiagnosticCode, type SendRequest, type SendResponse } from './schemas';
+import { type Diagnostic, type DiagnosticCode, type SendRequest, type SendResponse } from './schemas';
 import type { DeliveryRow, MessagingStore, RecipientInstallation } from './store';
 import { KEY_PATTERN } from '../shared/schemas';
 
@@ -78,12 +78,8 @@ export function createSendService(deps: { store: Stores & TxRunner<Stores>; cloc
     return [one];
   }
 
-  async function send(key: AccessKeyPrincipal, environmentId: string, templateKey: string, body: unknown): Promise<{ replayed: boolean; response: SendResponse }> {
-    // The key is per environment: another environment's path is an incorrectly scoped credential (spec 01, 401).
-    if (environmentId !== key.environmentId) throw EdgeErrors.unauthorized();
-    const bad = checkSend(body);
-    if (bad) throw MessagingErrors.invalid(bad.message);
-    const req = body as SendRequest;
+  /** A send in the access key's environment (the route refused any other with 401). */
+  async function send(key: AccessKeyPrincipal, templateKey: string, req: SendRequest): Promise<{ replayed: boolean; response: SendResponse }> {
     if (req.recipient.type === 'TEST_GROUP') throw MessagingErrors.recipientTypeNotAllowed();
     if (req.recipient.type !== 'EXTERNAL_ID' && !UUID.test(req.recipient.value)) throw MessagingErrors.invalid('recipient.value: must be a UUID');
     const env = key.environmentId;

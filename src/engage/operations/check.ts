@@ -9,9 +9,8 @@ import { createHash } from 'node:crypto';
 import { findString } from '../../platform/http/body';
 import { hasNul, MAX_FREE_FORM_BYTES, MAX_FREE_FORM_DEPTH as FREE_FORM_DEPTH, NUL_REASON } from '../../platform/http/json-bounds';
 import { checker, violation, ViolationCode, type Checker, type TSchema, type Violation } from '../../platform/http/schema';
-import { atBody } from '../shared/schemas';
 import { OperationErrorCode } from './errors';
-import { OPERATION_TYPES, OperationBatchEnvelope, PAYLOADS, SdkOperationEnvelope } from './schemas';
+import { OPERATION_TYPES, PAYLOADS, SdkOperationEnvelope } from './schemas';
 
 /** Levels of arrays and objects one free-form value may nest: the bound of every API (json-bounds.ts). */
 export const MAX_FREE_FORM_DEPTH = FREE_FORM_DEPTH;
@@ -20,15 +19,9 @@ export const MAX_PAYLOAD_BYTES = MAX_FREE_FORM_BYTES;
 
 type Obj = Record<string, unknown>;
 
-const batchEnvelope = checker(OperationBatchEnvelope);
 const operationEnvelope = checker(SdkOperationEnvelope);
 const payloadCheckers = new Map<string, Checker<TSchema>>(OPERATION_TYPES.map((t) => [t, checker(PAYLOADS[t])]));
 export const KNOWN_TYPES: ReadonlySet<string> = new Set(OPERATION_TYPES);
-
-/** The batch envelope; a violation here is a 400 Problem and nothing is stored. */
-export function checkBatchEnvelope(body: unknown): Violation | null {
-  return atBody(batchEnvelope(body));
-}
 
 /**
  * Checks every operation of an envelope-valid batch. `violations[i]` gets the first violation

@@ -5,9 +5,9 @@ import type { TxRunner } from '../../platform/store/store';
 import type { InstallationPrincipal } from '../installations/service';
 import { EdgeErrors } from '../shared/errors';
 import { parseDateTime, type Violation } from '../../platform/http/schema';
-import { batchDigest, checkBatchEnvelope, checkOperations, KNOWN_TYPES } from './check';
+import { batchDigest, checkOperations, KNOWN_TYPES } from './check';
 import { OperationErrorCode, OperationErrors } from './errors';
-import { TRACKED_TYPES, type OperationResult } from './schemas';
+import { TRACKED_TYPES, type OperationBatchEnvelope, type OperationResult } from './schemas';
 import { recordPushReceiptIn, type ReceiptTx } from '../messaging/receipts';
 import { applyIn, lockStateIn, profilesOfGenerationsIn, setState, StateEffects, type ProfileTx, type StateKind } from '../profiles/service';
 import type { IngestState, OperationRow, OperationStore } from './store';
@@ -44,10 +44,9 @@ export function createOperationService(deps: { store: Stores & TxRunner<Stores>;
    * fencing, privacy and effects run in one transaction with the stored answer, so a 202
    * means every accepted operation is committed (DESIGN.md "Durability promise").
    */
-  async function ingest(p: InstallationPrincipal, body: unknown): Promise<IngestOutcome> {
-    const bad = checkBatchEnvelope(body);
-    if (bad) throw EdgeErrors.fromViolation(bad);
-    const batch = body as { batchId: string; operations: Obj[] };
+  async function ingest(p: InstallationPrincipal, envelope: OperationBatchEnvelope): Promise<IngestOutcome> {
+    // The route checked the envelope; each operation is checked here, on its own.
+    const batch = envelope as { batchId: string; operations: Obj[] };
     const ops = batch.operations;
     const n = ops.length;
     const violations: (Violation | null)[] = new Array(n);

@@ -1,7 +1,7 @@
 import type { Hono } from 'hono';
-import { described } from '../../platform/http/openapi';
 import { noContent } from '../../platform/http/request';
 import type { EdgeEnv, EdgeGuards } from '../guards';
+import { edgeRoutes } from '../shared/body';
 import type { EngageServices } from '../services';
 import { RevocationParams } from './schemas';
 
@@ -9,7 +9,7 @@ export function mountPrivacyRoutes(app: Hono<EdgeEnv>, engage: EngageServices, g
   app.put(
     '/v1/sdk/privacy/revocations/:operationId',
     guards.revocation,
-    described(
+    edgeRoutes(engage.limits.maxRequestBytes)(
       {
         summary: 'Revoke and erase the installation (privacy)',
         tags: ['mobile'],
@@ -18,8 +18,8 @@ export function mountPrivacyRoutes(app: Hono<EdgeEnv>, engage: EngageServices, g
         responses: { 204: { description: 'erased (also for a repeat)' } },
         errors: { 400: 'invalid_request', 401: 'unauthorized' },
       },
-      async (c) => {
-        await engage.privacy.revoke(c.get('revocation'), c.req.param('operationId') ?? '');
+      async (c, input) => {
+        await engage.privacy.revoke(c.get('revocation'), input.params.operationId);
         return noContent(c);
       },
     ),

@@ -3,8 +3,6 @@ import { digest } from '../../platform/crypto';
 import type { TxRunner } from '../../platform/store/store';
 import { REVOCATION_PREFIX } from '../installations/service';
 import type { SendErasure, SendLedgerTx } from '../messaging/send-erasure';
-import { EdgeErrors } from '../shared/errors';
-import { checkOperationId } from './schemas';
 import type { PrivacyStore } from './store';
 
 // The messaging context's store only through `sends.redactSendsIn`, its erasure of the send ledger.
@@ -33,10 +31,8 @@ export function createPrivacyService(deps: { store: Stores & TxRunner<Stores>; c
   }
 
   async function revoke(r: RevocationPrincipal, operationId: string): Promise<void> {
-    // Order: the credential (401, the guard), then the path (400), then the work or the
-    // repeat (204): a repeat with a malformed operationId is as malformed as a first request.
-    const bad = checkOperationId(operationId);
-    if (bad) throw EdgeErrors.fromViolation(bad);
+    // The route checked the path (400) after the credential (401): a repeat with a malformed
+    // operationId is as malformed as a first request. Then the work or the repeat (204).
     const d = r.digest;
     const at = clock.now().toISOString();
     await store.tx(async (tx) => {

@@ -1,8 +1,9 @@
 /**
  * The OpenAPI 3.1 document, built from the routes actually mounted: each handler carries its
- * RouteDoc (`described(doc, handler)`), whose schemas are the same objects the routes validate
- * with (schema.ts). A route without a doc, or a doc without a route, cannot happen silently:
- * src/app.test.ts compares the document with the app's route table.
+ * RouteDoc (`described(doc, handler)`, or a declaration that validates with it: route.ts), whose
+ * schemas are the same objects the routes validate with (schema.ts). A route without a doc, or
+ * a doc without a route, cannot happen silently: src/app.test.ts compares the document with the
+ * app's route table.
  */
 import type { Handler } from 'hono';
 import type { TSchema } from '@sinclair/typebox';
@@ -38,10 +39,19 @@ export interface RouteDoc {
   security?: SecurityName[];
   /** Path parameters, by name. */
   params?: Record<string, TSchema>;
-  query?: Record<string, { schema: TSchema; required?: boolean; description?: string }>;
+  /**
+   * `read`: how the route turns the parameter's values (every occurrence) into its value, for a
+   * parameter with rules of its own (pagination.ts); by default one string, checked by `schema`.
+   */
+  query?: Record<string, { schema: TSchema; required?: boolean; description?: string; read?: (values: string[]) => unknown }>;
   headers?: Record<string, { schema: TSchema; required?: boolean; description?: string }>;
-  /** `example` overrides the one made from the schema (openapi-example.ts). */
-  body?: { schema: TSchema; type?: 'json' | 'form'; required?: boolean; example?: unknown };
+  /**
+   * `example` overrides the one made from the schema (openapi-example.ts). `check`: the schema
+   * the route validates with, when it is not the documented one (a batch whose items are
+   * checked one by one, each answered on its own). `bounds: 'per-item'`: the body reader leaves
+   * depth and NUL to that per-item check (route.ts).
+   */
+  body?: { schema: TSchema; type?: 'json' | 'form'; required?: boolean; example?: unknown; check?: TSchema; bounds?: 'per-item' };
   responses: Record<number, ResponseDoc>;
   /** Failure statuses, each answered in the route's error family. */
   errors?: Record<number, string>;

@@ -40,18 +40,11 @@ export const pageOf = <S extends TSchema>(item: S) =>
 
 export type PageOf<S extends TSchema> = Static<ReturnType<typeof pageOf<S>>>;
 
-/** The two query parameters, for a route's OpenAPI `query`. */
-export const pageQuery = {
-  page: { schema: T.Integer({ minimum: 0, maximum: MAX_PAGE, default: 0 }), description: 'zero-based page (default 0)' },
-  size: { schema: T.Integer({ minimum: 1, maximum: MAX_PAGE_SIZE, default: DEFAULT_PAGE_SIZE }), description: `page size, 1 to ${MAX_PAGE_SIZE} (default ${DEFAULT_PAGE_SIZE})` },
-};
-
 const DECIMAL = /^(?:0|[1-9][0-9]{0,6})$/;
 
 const invalid = (reason: string) => new DomainError('invalid', 'invalid_request', reason);
 
-function one(params: URLSearchParams, name: string, max: number, min: number, dflt: number): number {
-  const all = params.getAll(name);
+function one(all: string[], name: string, max: number, min: number, dflt: number): number {
   if (all.length === 0) return dflt;
   if (all.length > 1) throw invalid(`${name}: must be given once`);
   const v = all[0];
@@ -63,8 +56,24 @@ function one(params: URLSearchParams, name: string, max: number, min: number, df
 
 /** Reads `page` and `size` from query parameters; DomainError invalid_request when they break the contract. */
 export function parsePageRequest(params: URLSearchParams): PageRequest {
-  return { page: one(params, 'page', MAX_PAGE, 0, 0), size: one(params, 'size', MAX_PAGE_SIZE, 1, DEFAULT_PAGE_SIZE) };
+  return { page: readPageParam(params.getAll('page')), size: readSizeParam(params.getAll('size')) };
 }
+
+const readPageParam = (values: string[]) => one(values, 'page', MAX_PAGE, 0, 0);
+const readSizeParam = (values: string[]) => one(values, 'size', MAX_PAGE_SIZE, 1, DEFAULT_PAGE_SIZE);
+
+/**
+ * The two query parameters, for a route's declaration (route.ts): documented by their schemas,
+ * read by the rules above (which the schemas state), whatever the route's family.
+ */
+export const pageQuery = {
+  page: { schema: T.Integer({ minimum: 0, maximum: MAX_PAGE, default: 0 }), description: 'zero-based page (default 0)', read: readPageParam },
+  size: {
+    schema: T.Integer({ minimum: 1, maximum: MAX_PAGE_SIZE, default: DEFAULT_PAGE_SIZE }),
+    description: `page size, 1 to ${MAX_PAGE_SIZE} (default ${DEFAULT_PAGE_SIZE})`,
+    read: readSizeParam,
+  },
+};
 
 /** `parsePageRequest` of a hono request. */
 export function readPage(c: Context): PageRequest {
