@@ -16,6 +16,8 @@ import { createCredentialService } from './identity/credentials/service';
 import { createUserService } from './identity/users/service';
 import { createOAuthService } from './identity/oauth/service';
 import { createJobRunner } from './platform/jobs/runner';
+import { createWorkQueue } from './platform/work/queue';
+import { registerWorkKinds } from './work';
 import { createMfaService } from './identity/mfa/service';
 import { createProviderService } from './identity/providers/service';
 import { createTransferService } from './identity/transfer/service';
@@ -95,6 +97,8 @@ export function createServices(deps: CoreDeps) {
   const federations = createFederationService({ store, clock, sealer, masterKey: deps.masterKey, tenants, clients, oauth, keys, providers });
   // Background jobs: built here, started only by `serve` (a CLI command runs none).
   const jobs = createJobRunner({ store, clock, logger: deps.logger, metrics });
+  // Durable work items (platform/work): every serving process runs the worker; claims are row-level.
+  const work = createWorkQueue({ store, clock, logger: deps.logger, metrics });
   const transfer = createTransferService({ store, clock, sealer, logger: deps.logger, providers, wake: () => jobs.wake(TRANSFER_JOB) });
   // Every 5 s besides the wake-ups: a job whose process died mid-run resumes once its lease lapses.
   jobs.register({ name: TRANSFER_JOB, intervalMs: 5_000, run: () => transfer.jobs.runPending() });
@@ -114,12 +118,16 @@ export function createServices(deps: CoreDeps) {
   });
   // Every second for retries that came due; at once after a send commits (wake).
   jobs.register({ name: JOBS.pushDeliver, intervalMs: 1_000, run: () => engage.messaging.deliveries.run() });
+  registerWorkKinds(work, []);
   for (const job of backgroundJobs({ store, keys, sessions, oauth, mail, native, providers }, deps.logger, deps.checkpointer)) jobs.register(job);
   // The leased jobs' queue, across every process on the database: 1 while a job is due and not yet run.
   metrics.registry.gauge('engage_job_due', 'Leased background jobs due and not yet run, across all processes (1) or not (0), by job.', ['job'], async () => {
     const now = clock.now().getTime();
     return (await store.jobs.leases()).map((l): [{ job: string }, number] => [{ job: l.name }, l.runAfter <= now ? 1 : 0]);
   });
+  metrics.registry.gauge('engage_work_items_pending', 'Durable work items not yet done nor given up, across all processes, by kind.', ['kind'], async () =>
+    (await store.work.pendingByKind()).map((r): [{ kind: string }, number] => [{ kind: r.kind }, Number(r.n)]),
+  );
   metrics.registry.gauge('engage_push_deliveries_pending', 'Push deliveries admitted and not yet accepted by a provider nor given up, across all processes, by provider.', ['provider'], async () =>
     (await store.messaging.pendingByProvider()).map((r): [{ provider: string }, number] => [{ provider: r.provider }, r.n]),
   );
@@ -127,7 +135,7 @@ export function createServices(deps: CoreDeps) {
   let draining = false;
   const readiness = async () => (draining ? 'shutting down' : store.readiness());
   const drain = () => void (draining = true);
-  return { store, metrics, readiness, drain, sealer, keys, tenants, sessions, clients, resources, credentials, users, oauth, engage, jobs, mail, mfa, providers, native, directory, admin, transfer, federations };
+  return { store, metrics, readiness, drain, sealer, keys, tenants, sessions, clients, resources, credentials, users, oauth, engage, jobs, work, mail, mfa, providers, native, directory, admin, transfer, federations };
 }
 
 export type Services = ReturnType<typeof createServices>;

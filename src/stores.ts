@@ -12,6 +12,7 @@ import { createJobLeaseStore } from './platform/jobs/store';
 import { createVersionStore } from './platform/store/versions';
 import { createNativeStore } from './identity/native/store';
 import { createMailOutboxStore } from './platform/mail/store';
+import { createWorkStore } from './platform/work/store';
 import { createMfaStore } from './identity/mfa/store';
 import { createProviderStore } from './identity/providers/store';
 import { createTransferStore } from './identity/transfer/store';
@@ -39,6 +40,7 @@ export function bindStores(db: Sql) {
     versions: createVersionStore(db),
     native: createNativeStore(db),
     mail: createMailOutboxStore(db),
+    work: createWorkStore(db),
     mfa: createMfaStore(db),
     providers: createProviderStore(db),
     transfer: createTransferStore(db),

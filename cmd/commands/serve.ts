@@ -123,6 +123,8 @@ async function serveHere(opts: ServeOptions, flags: Record<string, string | unde
   // Housekeeping (src/jobs.ts): key retirement, purges of expired sessions, codes, tokens
   // and grants, scrubbing of erased data; leased, so each runs once across processes.
   services.jobs.start(1_000);
+  // Durable work items (src/work.ts): claimed row by row, so every process shares them.
+  services.work.start(1_000);
   logger.info(`engage listening on ${config.publicUrl}`, {
     url: config.publicUrl,
     address: `${config.host}:${port}`,
@@ -143,7 +145,7 @@ async function serveHere(opts: ServeOptions, flags: Record<string, string | unde
     logger.info('shutting down', { signal, timeoutSeconds: config.shutdownTimeout });
     services.drain();
     const finish = () =>
-      void Promise.allSettled([services.jobs.stop(), checkpointer?.stop()])
+      void Promise.allSettled([services.jobs.stop(), services.work.stop(), checkpointer?.stop()])
         .then(() => store.close())
         .catch((e: unknown) => logger.error('closing the store failed', { err: e }))
         .finally(() => {

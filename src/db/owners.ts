@@ -17,6 +17,7 @@ export const TABLE_OWNERS: Readonly<Record<string, string>> = {
   version_channels: 'platform/store',
   job_leases: 'platform/jobs',
   mail_outbox: 'platform/mail',
+  work_items: 'platform/work',
   audit_events: 'platform/audit',
 
   // identity
@@ -93,4 +94,6 @@ export const DYNAMIC_WRITERS: Readonly<Record<string, string>> = {
   // `updateStatement(table, …)` builds partial UPDATEs; each call's table is checked at the call.
   'src/platform/store/sql.ts': 'updateStatement: the table is the caller’s (checked where it is called)',
   'src/engage/privacy/store.ts': 'executes the erasure registry (db/schema/erasure.ts), declared by each owning table',
+  // `claimText(table, …)` (platform/work) builds a claim over a work table; each ClaimTable is declared in its owner's store.
+  'src/platform/work/claim.ts': 'claimText: the table is the ClaimTable of its owning store (work_items, mail_outbox, push_deliveries)',
 };

@@ -140,6 +140,7 @@ export function createMetrics() {
     txDuration: registry.histogram('engage_db_transaction_duration_seconds', 'Database transactions, from BEGIN to COMMIT or ROLLBACK.', ['engine', 'outcome']),
     txWait: registry.histogram('engage_db_transaction_wait_seconds', 'Time a transaction waited for the write lock (SQLite) or a pooled connection (PostgreSQL).', ['engine']),
     txRetries: registry.counter('engage_db_transaction_retries_total', 'Transactions run again after a serialization failure or deadlock (PostgreSQL).', ['engine']),
+    workItems: registry.counter('engage_work_items_total', 'Work item attempts by this process, by kind (or outbox) and outcome (done, retry, failed, lost: its lease was taken over).', ['kind', 'outcome']),
     jobRuns: registry.counter('engage_job_runs_total', 'Background job runs by this process, by job and outcome (done, retry, failed).', ['job', 'outcome']),
     ingestOperations: registry.counter('engage_ingest_operations_total', 'Operations received by the mobile edge, by result status.', ['status']),
     ingestBatches: registry.counter('engage_ingest_batches_total', 'Operation batches received by the mobile edge, by outcome (stored, replayed, conflict).', ['outcome']),

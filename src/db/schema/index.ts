@@ -10,3 +10,4 @@ export * from './second-factors';
 export * from './transfer';
 export * from './directory';
 export * from './federations';
+export * from './work';

@@ -20,6 +20,7 @@
 import type { Clock } from '../../platform/clock';
 import type { Logger } from '../../platform/logger';
 import type { TxRunner } from '../../platform/store/store';
+import { retryDelayMs } from '../../platform/work/retry';
 import type { ApnsClient } from './apns';
 import type { CredentialService } from './credentials';
 import type { FcmClient } from './fcm';
@@ -43,11 +44,9 @@ export const RETRY = {
   maxAttempts: 12,
 } as const;
 
-/** Exponential backoff with jitter, never sooner than the provider's Retry-After. */
+/** Exponential backoff with jitter, never sooner than the provider's Retry-After (platform/work). */
 export function backoffMs(attempts: number, retryAfter: number | undefined, random = Math.random): number {
-  const exp = Math.min(RETRY.capMs, RETRY.baseMs * 2 ** Math.max(0, attempts - 1));
-  const jittered = exp / 2 + random() * (exp / 2);
-  return Math.ceil(Math.max(jittered, retryAfter ?? 0));
+  return retryDelayMs(RETRY, attempts, retryAfter, random);
 }
 
 export const FLOW = {

@@ -8,11 +8,5 @@ export type AttemptOutcome =
   /** The token is no longer valid (APNs 410 / BadDeviceToken, FCM UNREGISTERED): cleared unless registered again since `sinceMs`. */
   | { kind: 'unregistered'; error: string; sinceMs: number };
 
-/** Retry-After (RFC 9110 §10.2.3): delay-seconds or an HTTP-date; undefined when absent or unreadable. */
-export function retryAfterMs(value: string | string[] | undefined, nowMs: number): number | undefined {
-  const v = Array.isArray(value) ? value[0] : value;
-  if (v === undefined || v === '') return undefined;
-  if (/^\d+$/.test(v)) return Number(v) * 1000;
-  const at = Date.parse(v);
-  return Number.isNaN(at) ? undefined : Math.max(0, at - nowMs);
-}
+/** Retry-After, read once for every kind of work (platform/work). */
+export { retryAfterMs } from '../../platform/work/retry';
