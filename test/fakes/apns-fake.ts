@@ -17,6 +17,8 @@ export interface ApnsRequest {
   payload: Record<string, unknown>;
   status: number;
   reason?: string;
+  /** When the answer was written (wall clock, ms). */
+  answeredMs: number;
 }
 
 export interface Scripted {
@@ -52,6 +54,8 @@ export async function startApnsFake(opts: { ca: TestCa; now?: () => number; topi
   let tokensBefore = 0;
   let holding = false;
   const held: (() => void)[] = [];
+  /** Every answer not scripted otherwise is given this long after its request arrived. */
+  let answerAfterMs = 0;
 
   const server = http2.createSecureServer({ key: opts.ca.key, cert: opts.ca.cert, allowHTTP1: false });
   const sessions = new Set<http2.ServerHttp2Session>();
@@ -102,7 +106,7 @@ export async function startApnsFake(opts: { ca: TestCa; now?: () => number; topi
     const reply = (status: number, reason?: string, extra: { timestamp?: number; retryAfter?: string } = {}) => {
       const h: http2.OutgoingHttpHeaders = { ':status': status, 'apns-id': apnsId };
       if (extra.retryAfter) h['retry-after'] = extra.retryAfter;
-      requests.push({ apnsId, token, headers, payload, status, reason });
+      requests.push({ apnsId, token, headers, payload, status, reason, answeredMs: Date.now() });
       if (stream.destroyed || stream.closed) return;
       stream.respond(h);
       stream.end(reason ? JSON.stringify({ reason, ...(extra.timestamp !== undefined ? { timestamp: extra.timestamp } : {}) }) : undefined);
@@ -138,7 +142,8 @@ export async function startApnsFake(opts: { ca: TestCa; now?: () => number; topi
       return;
     }
     if (next) return reply(next.status, next.reason, next);
-    reply(200);
+    if (answerAfterMs > 0) setTimeout(() => reply(200), answerAfterMs);
+    else reply(200);
   }
 
   await new Promise<void>((r) => server.listen(0, '127.0.0.1', r));
@@ -160,6 +165,10 @@ export async function startApnsFake(opts: { ca: TestCa; now?: () => number; topi
     /** Refuses every provider token issued before now with 403 ExpiredProviderToken (APNs' hour, without waiting an hour). */
     expireTokens() {
       tokensBefore = now() + 1;
+    },
+    /** Answers every request (200 unless scripted) `ms` after it arrived; 0: at once. */
+    answerAfter(ms: number) {
+      answerAfterMs = ms;
     },
     /** Holds answers (requests pile up unanswered) until `release`. */
     hold() {
