@@ -6,7 +6,6 @@ import type { OAuthService } from './identity/oauth/service';
 import type { SessionService } from './identity/sessions/service';
 import type { NativeService } from './identity/native/service';
 import type { ProviderService } from './identity/providers/service';
-import { MAIL_JOB, type MailService } from './platform/mail/outbox';
 
 /** What the jobs need of the services (named here, so services.ts can import this file). */
 export interface JobServices {
@@ -14,7 +13,6 @@ export interface JobServices {
   keys: Pick<KeyService, 'sweep' | 'activateDue'>;
   sessions: Pick<SessionService, 'sweep'>;
   oauth: Pick<OAuthService, 'purgeExpired'>;
-  mail: Pick<MailService, 'sendDue'>;
   native: Pick<NativeService, 'purgeExpired'>;
   providers: Pick<ProviderService, 'sweepTokenUses'>;
 }
@@ -33,8 +31,6 @@ export const JOBS = {
   scrubDeleted: 'store.scrub-deleted',
   /** The push delivery outbox (engage/messaging/delivery.ts); woken after each admitted send. */
   pushDeliver: 'push.deliver',
-  /** The mail outbox (platform/mail): woken after each commit that queues a message. */
-  sendMail: MAIL_JOB,
   /** Native interactions, email challenges and registration/reset grants past their expiry. */
   purgeNative: 'native.purge-expired',
   /** Upstream ID tokens of the social sign-in's replay cache that can no longer be accepted. */
@@ -59,8 +55,6 @@ export function backgroundJobs(s: JobServices, logger: Logger, checkpointer?: Ch
     { name: JOBS.activateKeys, intervalMs: 10_000, run: () => s.keys.activateDue().then(() => undefined) },
     { name: JOBS.purgeSessions, intervalMs: MINUTE, run: () => s.sessions.sweep() },
     { name: JOBS.purgeGrants, intervalMs: MINUTE, run: () => s.oauth.purgeExpired().then(() => undefined) },
-    // Every 10 s besides the wake-ups: retries come due (MAIL_RETRY), and a wake-up may be lost with its process.
-    { name: JOBS.sendMail, intervalMs: 10_000, run: () => s.mail.sendDue() },
     { name: JOBS.purgeNative, intervalMs: MINUTE, run: () => s.native.purgeExpired().then(() => undefined) },
     { name: JOBS.purgeTokenUses, intervalMs: MINUTE, run: () => s.providers.sweepTokenUses().then(() => undefined) },
     // Hourly as well, for an erasure whose wake-up was lost (the process died right after it,

@@ -23,7 +23,7 @@ import { createProviderService } from './identity/providers/service';
 import { createTransferService } from './identity/transfer/service';
 import { TRANSFER_JOB } from './identity/transfer/jobs';
 import { JOBS, backgroundJobs } from './jobs';
-import { createMailService, MAIL_JOB } from './platform/mail/outbox';
+import { createMailService } from './platform/mail/outbox';
 import { createSmtpSender, type MailSender } from './platform/mail/transport';
 import { createNativeService } from './identity/native/service';
 import { createAdminService } from './identity/admin/service';
@@ -103,7 +103,8 @@ export function createServices(deps: CoreDeps) {
   // Every 5 s besides the wake-ups: a job whose process died mid-run resumes once its lease lapses.
   jobs.register({ name: TRANSFER_JOB, intervalMs: 5_000, run: () => transfer.jobs.runPending() });
   const mailSender = deps.mailSender ?? (config.smtpUrl ? createSmtpSender(config.smtpUrl, config.mailFrom!) : undefined);
-  const mail = createMailService({ store, clock, sealer, logger: deps.logger, sender: mailSender, wake: () => jobs.wake(MAIL_JOB) });
+  const mail = createMailService({ store, clock, sealer, logger: deps.logger, sender: mailSender, metrics });
+  work.attach(mail.worker);
   const admin = createAdminService({ store });
   const native = createNativeService({ store, clock, clients, users, oauth, sessions, mail, mfa, providers });
   const engage = createEngageServices({
@@ -119,7 +120,7 @@ export function createServices(deps: CoreDeps) {
   // Every second for retries that came due; at once after a send commits (wake).
   jobs.register({ name: JOBS.pushDeliver, intervalMs: 1_000, run: () => engage.messaging.deliveries.run() });
   registerWorkKinds(work, []);
-  for (const job of backgroundJobs({ store, keys, sessions, oauth, mail, native, providers }, deps.logger, deps.checkpointer)) jobs.register(job);
+  for (const job of backgroundJobs({ store, keys, sessions, oauth, native, providers }, deps.logger, deps.checkpointer)) jobs.register(job);
   // The leased jobs' queue, across every process on the database: 1 while a job is due and not yet run.
   metrics.registry.gauge('engage_job_due', 'Leased background jobs due and not yet run, across all processes (1) or not (0), by job.', ['job'], async () => {
     const now = clock.now().getTime();

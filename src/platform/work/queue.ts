@@ -69,6 +69,9 @@ export function createWorkQueue(deps: {
     { clock, logger: deps.logger, metrics: deps.metrics, idleMs: deps.idleMs, random: deps.random },
   );
 
+  /** Workers of contexts' own work tables (mail_outbox), started and stopped with the queue's. */
+  const attached: { start(delayMs?: number): void; stop(): Promise<void> }[] = [];
+
   return {
     /** Registers a kind (src/work.ts); this process's worker claims items of registered kinds only. */
     register<P>(k: WorkKind<P>): void {
@@ -91,8 +94,18 @@ export function createWorkQueue(deps: {
     /** Attempts every item due now (what the timer does; deterministic for tests). */
     runDue: worker.run,
     wake: worker.wake,
-    start: worker.start,
-    stop: worker.stop,
+    /** Starts the worker's timer, and those of the attached workers (serve). */
+    start(delayMs = 0): void {
+      worker.start(delayMs);
+      for (const w of attached) w.start(delayMs);
+    },
+    async stop(): Promise<void> {
+      await Promise.all([worker.stop(), ...attached.map((w) => w.stop())]);
+    },
+    /** Attaches the worker of a context's own work table (mail_outbox), to start and stop it with this one. */
+    attach(w: { start(delayMs?: number): void; stop(): Promise<void> }): void {
+      attached.push(w);
+    },
     timerDelayMs: worker.timerDelayMs,
   };
 }
