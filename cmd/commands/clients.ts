@@ -2,8 +2,9 @@ import { Option, type Command } from 'commander';
 import { action, output, withCommon, withServices, type CommonOptions } from '../cli';
 import { cliActor } from '../../src/identity/audit';
 import { ClientErrors } from '../../src/identity/clients/errors';
+import { OPT_IN_GRANTS, type OptInGrant } from '../../src/identity/clients/schemas';
 
-const COLUMNS = ['clientId', 'displayName', 'applicationType', 'tokenEndpointAuthMethod', 'consentPolicy', 'redirectUris', 'webOrigins', 'postLogoutRedirectUris', 'scopes', 'defaultResource', 'nativeAuthenticationEnabled', 'status', 'createdAt'];
+const COLUMNS = ['clientId', 'displayName', 'applicationType', 'tokenEndpointAuthMethod', 'consentPolicy', 'redirectUris', 'webOrigins', 'postLogoutRedirectUris', 'grantTypes', 'scopes', 'defaultResource', 'nativeAuthenticationEnabled', 'status', 'createdAt'];
 
 /** `--scope "openid email" --scope api.read` and `--scope openid email` all mean the same. */
 export function splitScopes(values: string[]): string[] {
@@ -23,6 +24,7 @@ interface CreateOpts extends CommonOptions {
   nativeAuth?: boolean;
   webOrigin?: string[];
   postLogoutRedirectUri?: string[];
+  grantType?: string[];
 }
 
 interface UpdateOpts extends CommonOptions {
@@ -41,9 +43,16 @@ interface UpdateOpts extends CommonOptions {
   noWebOrigins?: boolean;
   defaultWebOrigins?: boolean;
   postLogoutRedirectUri?: string[];
+  grantType?: string[];
 }
 
 const LOGOUT_HELP = 'URI RP-initiated logout may send the browser back to (exact match; registering one makes discovery advertise end_session_endpoint); repeatable';
+
+const GRANT_HELP = 'opt in to a grant beyond authorization_code and refresh_token: client_credentials (machine clients; confidential only); repeatable';
+
+const grantOption = (help: string) => new Option('--grant-type <grant...>', help).choices([...OPT_IN_GRANTS]);
+
+const grantTypes = (values: string[]): OptInGrant[] => [...new Set(values as OptInGrant[])];
 
 const WEB_ORIGIN_HELP = 'browser origin allowed to call the token, revocation and userinfo endpoints (CORS), e.g. https://app.example.com; repeatable (default: the origins of the redirect URIs)';
 
@@ -63,6 +72,7 @@ export function registerClients(program: Command): void {
     .option('--native-auth', 'enable the native authentication adapter for this client')
     .option('--web-origin <origin...>', WEB_ORIGIN_HELP)
     .option('--post-logout-redirect-uri <uri...>', LOGOUT_HELP)
+    .addOption(grantOption(GRANT_HELP))
     .action(
       action(async (opts: CreateOpts) => {
         await withServices(opts, async ({ services, json }) => {
@@ -79,6 +89,7 @@ export function registerClients(program: Command): void {
             nativeAuthenticationEnabled: !!opts.nativeAuth,
             webOrigins: opts.webOrigin ?? null,
             postLogoutRedirectUris: opts.postLogoutRedirectUri ?? [],
+            grantTypes: grantTypes(opts.grantType ?? []),
           }, cliActor());
           output(json, issued, ['clientId', 'clientSecret']);
           if (!json && issued.clientSecret) process.stderr.write('The client secret is shown only now; store it safely.\n');
@@ -104,12 +115,14 @@ export function registerClients(program: Command): void {
     .option('--default-web-origins', 'back to the default: the origins of the redirect URIs')
     .option('--post-logout-redirect-uri <uri...>', `${LOGOUT_HELP}; replaces the list`)
     .option('--no-post-logout-redirect-uris', 'no post-logout redirect URI at all')
+    .addOption(grantOption(`${GRANT_HELP}; replaces the list`))
+    .option('--no-grant-types', 'no opt-in grant at all')
     .action(
       action(async (opts: UpdateOpts) => {
         // commander: --no-x sets x to false; with both --x and --no-x defined, x is undefined unless given.
-        const raw = opts as unknown as { webOrigins?: boolean; defaultResource?: string | boolean; nativeAuth?: boolean; postLogoutRedirectUris?: boolean };
+        const raw = opts as unknown as { webOrigins?: boolean; defaultResource?: string | boolean; nativeAuth?: boolean; postLogoutRedirectUris?: boolean; grantTypes?: boolean };
         const none = raw.webOrigins === false;
-        const changes = [opts.name, opts.type, opts.auth, opts.redirectUri, opts.scope, opts.consent, raw.defaultResource, raw.nativeAuth, opts.webOrigin, opts.defaultWebOrigins, opts.postLogoutRedirectUri, raw.postLogoutRedirectUris === false ? false : undefined];
+        const changes = [opts.name, opts.type, opts.auth, opts.redirectUri, opts.scope, opts.consent, raw.defaultResource, raw.nativeAuth, opts.webOrigin, opts.defaultWebOrigins, opts.postLogoutRedirectUri, raw.postLogoutRedirectUris === false ? false : undefined, opts.grantType, raw.grantTypes === false ? false : undefined];
         if (!none && changes.every((v) => v === undefined)) throw new Error('give at least one setting to change');
         if ([!!opts.webOrigin, none, !!opts.defaultWebOrigins].filter(Boolean).length > 1) {
           throw new Error('give at most one of --web-origin, --no-web-origins or --default-web-origins');
@@ -133,6 +146,7 @@ export function registerClients(program: Command): void {
             nativeAuthenticationEnabled,
             webOrigins,
             postLogoutRedirectUris: opts.postLogoutRedirectUri ?? (raw.postLogoutRedirectUris === false ? [] : current.postLogoutRedirectUris),
+            grantTypes: opts.grantType ? grantTypes(opts.grantType) : raw.grantTypes === false ? [] : current.grantTypes,
           }, cliActor());
           const view = (await services.clients.list(tenantId)).find((c) => c.clientId === opts.clientId)!;
           if (json) output(true, { ...view, clientSecret: issued.clientSecret });

@@ -3,7 +3,7 @@ import { DomainError } from '../platform/errors';
 import { bearerOf } from '../platform/http/guards';
 import type { IssuerEnv } from './issuer';
 import { hasScope } from './oauth/scopes';
-import type { AccessTokenClaims } from './oauth/tokens';
+import type { UserAccessTokenClaims } from './oauth/tokens';
 import type { ResolvedTenant } from './tenants/service';
 
 /** Who called a bearer-protected API: the token's subject, client and scopes, in its tenant. */
@@ -32,7 +32,7 @@ const invalidToken = (why: string) => new DomainError('unauthenticated', 'invali
  * removing a permission takes effect while earlier tokens are still unexpired.
  */
 export function createTokenGuards(deps: {
-  liveAccessToken: (tenant: ResolvedTenant, token: string) => Promise<AccessTokenClaims | undefined>;
+  liveAccessToken: (tenant: ResolvedTenant, token: string) => Promise<UserAccessTokenClaims | undefined>;
   hasPermission: PermissionCheck;
 }) {
   function bearerToken(opts: { audience: (tenant: ResolvedTenant) => string; scopes: readonly string[] }): MiddlewareHandler<TokenEnv> {

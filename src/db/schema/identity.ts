@@ -82,6 +82,11 @@ export const clients = sqliteTable(
     webOrigins: text('web_origins'),
     /** JSON array of URIs a relying party may be sent back to after RP-initiated logout (issue 23); null: none. */
     postLogoutRedirectUris: text('post_logout_redirect_uris'),
+    /**
+     * JSON array of the grants a client opted in to beyond spec 02's authorization_code and
+     * refresh_token (issue 23): client_credentials, urn:ietf:params:oauth:grant-type:device_code; null: none.
+     */
+    grantTypes: text('grant_types'),
     scopes: text('scopes').notNull(),
     defaultResource: text('default_resource'),
     nativeAuthenticationEnabled: integer('native_authentication_enabled', { mode: 'boolean' }).notNull().default(false),

@@ -4,7 +4,7 @@ import { MAX_BODY_BYTES } from '../../platform/http/request';
 import { validInput, type Checker, type Static, type TSchema } from '../../platform/http/schema';
 import { actorOf, type AuditActor } from '../audit';
 import { hasScope } from '../oauth/scopes';
-import type { AccessTokenClaims } from '../oauth/tokens';
+import type { UserAccessTokenClaims } from '../oauth/tokens';
 import type { ResolvedTenant } from '../tenants/service';
 import { createTokenGuards, type TokenEnv } from '../token-guards';
 import { AdminErrors } from './errors';
@@ -14,7 +14,7 @@ export type AdminEnv = TokenEnv;
 
 /** What the guards need: the live token check and the operator's live directory permission in the control tenant. */
 export interface AdminGuardDeps {
-  liveAccessToken: (tenant: ResolvedTenant, token: string) => Promise<AccessTokenClaims | undefined>;
+  liveAccessToken: (tenant: ResolvedTenant, token: string) => Promise<UserAccessTokenClaims | undefined>;
   /** `services.directory.hasPermission` (contracts §1). */
   hasPermission: (tenantId: string, subject: string, key: string) => Promise<boolean>;
 }

@@ -61,6 +61,7 @@ export const ClientEntry = T.Object({
   nativeAuthenticationEnabled: T.Boolean(),
   webOrigins: Nullable(T.Array(T.String())),
   postLogoutRedirectUris: T.Array(T.String(), { description: 'an engage extension: where RP-initiated logout may return the browser (exact match)' }),
+  grantTypes: T.Array(T.String(), { description: 'an engage extension: grants opted in to beyond authorization_code and refresh_token (client_credentials, urn:ietf:params:oauth:grant-type:device_code)' }),
   status: Enum(['ACTIVE', 'DISABLED']),
   createdAt: DateTime(),
   configurationManaged: T.Boolean(),

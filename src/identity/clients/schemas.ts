@@ -5,6 +5,11 @@ const RedirectUri = () => T.String({ format: 'uri', pattern: '^(?!javascript:|da
 /** A serialized origin as browsers send it (RFC 6454 §6.2); checked again against URL parsing. */
 const WebOrigin = () => T.String({ pattern: '^https?://[^/?#]+$', description: 'scheme, host and non-default port only (https://app.example.com)' });
 
+/** Grants a client may opt in to beyond spec 02's authorization_code and refresh_token (issue 23). */
+export const CLIENT_CREDENTIALS = 'client_credentials';
+export const OPT_IN_GRANTS = [CLIENT_CREDENTIALS] as const;
+export type OptInGrant = (typeof OPT_IN_GRANTS)[number];
+
 const fields = {
   displayName: T.String({ minLength: 1, maxLength: 200, pattern: '\\S' }),
   applicationType: Enum(['WEB', 'NATIVE']),
@@ -18,9 +23,14 @@ const fields = {
   webOrigins: T.Optional(Nullable(T.Array(WebOrigin()))),
   /** Not in spec 03's Client: where RP-initiated logout may send the browser back (issue 23), compared exactly. */
   postLogoutRedirectUris: T.Optional(T.Array(RedirectUri())),
+  /**
+   * Not in spec 03's Client: the grants it opted in to beyond authorization_code and
+   * refresh_token (issue 23); client_credentials needs a confidential client.
+   */
+  grantTypes: T.Optional(T.Array(Enum(OPT_IN_GRANTS, { description: `${CLIENT_CREDENTIALS} (confidential clients only)` }))),
 };
 
-/** Spec 03 Client (request), plus webOrigins and postLogoutRedirectUris. */
+/** Spec 03 Client (request), plus webOrigins, postLogoutRedirectUris and grantTypes. */
 export const ClientInput = Strict({
   clientId: T.String({ pattern: '^[A-Za-z0-9._~-]{1,128}$', description: '1-128 letters, digits, ".", "_", "~" or "-"' }),
   ...fields,
@@ -28,5 +38,5 @@ export const ClientInput = Strict({
 export const checkClientInput = checker(ClientInput);
 
 /** What `clients update` may change. */
-export const ClientPatch = Strict({ webOrigins: fields.webOrigins, postLogoutRedirectUris: fields.postLogoutRedirectUris });
+export const ClientPatch = Strict({ webOrigins: fields.webOrigins, postLogoutRedirectUris: fields.postLogoutRedirectUris, grantTypes: fields.grantTypes });
 export const checkClientPatch = checker(ClientPatch);

@@ -6,17 +6,19 @@ import type { TxRunner } from '../../platform/store/store';
 import { parseJsonList } from '../oauth/scopes';
 import type { ResourceService, ResourceTx } from '../resources/service';
 import { ClientErrors } from './errors';
-import { checkClientInput, checkClientPatch } from './schemas';
+import { CLIENT_CREDENTIALS, checkClientInput, checkClientPatch, type OptInGrant } from './schemas';
 import { validInput } from '../../platform/http/schema';
 import type { ClientChange, ClientRow, ClientStore } from './store';
 import { onUnique } from '../../platform/store/sql';
 import { SYSTEM_ACTOR, type AuditActor, type AuditTx } from '../audit';
 
 /** A client with its lists parsed: what the protocol code works with. */
-export interface Client extends Omit<ClientRow, 'redirectUris' | 'scopes' | 'webOrigins' | 'postLogoutRedirectUris'> {
+export interface Client extends Omit<ClientRow, 'redirectUris' | 'scopes' | 'webOrigins' | 'postLogoutRedirectUris' | 'grantTypes'> {
   redirectUris: string[];
   /** RP-initiated logout: where the browser may be sent back, compared exactly (issue 23). */
   postLogoutRedirectUris: string[];
+  /** Grants opted in to beyond authorization_code and refresh_token (issue 23). */
+  grantTypes: OptInGrant[];
   scopes: string[];
   /** Registered browser origins; null: the origins of its http(s) redirect URIs. */
   webOrigins: string[] | null;
@@ -39,12 +41,15 @@ export interface ClientInput {
   webOrigins?: string[] | null;
   /** Not in spec 03: RP-initiated logout's registered return URIs (absent: none). */
   postLogoutRedirectUris?: string[];
+  /** Not in spec 03: grants opted in to beyond authorization_code and refresh_token (absent: none). */
+  grantTypes?: OptInGrant[];
 }
 
 /** What `clients update` may change. */
 export interface ClientPatch {
   webOrigins?: string[] | null;
   postLogoutRedirectUris?: string[];
+  grantTypes?: OptInGrant[];
 }
 
 /** Client (list entry) of spec 03: never the secret. */
@@ -71,6 +76,7 @@ function auditDetails(input: ClientInput): Record<string, unknown> {
     consentPolicy: input.consentPolicy, redirectUris: input.redirectUris, scopes: input.scopes, defaultResource: input.defaultResource ?? null,
     nativeAuthenticationEnabled: input.nativeAuthenticationEnabled ?? false,
     ...(input.postLogoutRedirectUris?.length ? { postLogoutRedirectUris: input.postLogoutRedirectUris } : {}),
+    ...(input.grantTypes?.length ? { grantTypes: input.grantTypes } : {}),
   };
 }
 
@@ -93,7 +99,7 @@ export function toClient(r: ClientRow): Client {
   const redirectUris = parseJsonList(r.redirectUris);
   const webOrigins = r.webOrigins === null ? null : parseJsonList(r.webOrigins);
   const postLogoutRedirectUris = r.postLogoutRedirectUris === null ? [] : parseJsonList(r.postLogoutRedirectUris);
-  return { ...r, redirectUris, postLogoutRedirectUris, scopes: parseJsonList(r.scopes), webOrigins, allowedOrigins: new Set(webOrigins ?? redirectOrigins(redirectUris)) };
+  return { ...r, redirectUris, postLogoutRedirectUris, grantTypes: grantsOf(r), scopes: parseJsonList(r.scopes), webOrigins, allowedOrigins: new Set(webOrigins ?? redirectOrigins(redirectUris)) };
 }
 
 export function toClientView(r: ClientRow): ClientView {
@@ -109,6 +115,7 @@ export function toClientView(r: ClientRow): ClientView {
     nativeAuthenticationEnabled: r.nativeAuthenticationEnabled,
     webOrigins: r.webOrigins === null ? null : parseJsonList(r.webOrigins),
     postLogoutRedirectUris: r.postLogoutRedirectUris === null ? [] : parseJsonList(r.postLogoutRedirectUris),
+    grantTypes: grantsOf(r),
     status: r.status,
     createdAt: r.createdAt,
     configurationManaged: r.configurationManaged,
@@ -130,6 +137,18 @@ const originList = (webOrigins: string[] | null | undefined) => (webOrigins === 
 
 const logoutList = (uris: string[] | undefined) => (uris?.length ? JSON.stringify([...new Set(uris)]) : null);
 
+const grantList = (grants: string[] | undefined) => (grants?.length ? JSON.stringify([...new Set(grants)]) : null);
+
+const grantsOf = (r: Pick<ClientRow, 'grantTypes'>): OptInGrant[] => (r.grantTypes === null ? [] : (parseJsonList(r.grantTypes) as OptInGrant[]));
+
+/** RFC 6749 §4.4: the client credentials grant is for confidential clients only. */
+function checkGrantTypes(grantTypes: string[] | undefined, authMethod: ClientRow['tokenEndpointAuthMethod']): void {
+  assertThat(
+    !grantTypes?.includes(CLIENT_CREDENTIALS) || authMethod === 'CLIENT_SECRET_BASIC',
+    () => ClientErrors.invalid(`grantTypes: ${CLIENT_CREDENTIALS} needs a confidential client (tokenEndpointAuthMethod CLIENT_SECRET_BASIC)`),
+  );
+}
+
 /** The stored columns of a client's settings (creation and replacement alike). */
 function settingsOf(input: ClientInput) {
   return {
@@ -143,6 +162,7 @@ function settingsOf(input: ClientInput) {
     nativeAuthenticationEnabled: input.nativeAuthenticationEnabled ?? false,
     webOrigins: originList(input.webOrigins),
     postLogoutRedirectUris: logoutList(input.postLogoutRedirectUris),
+    grantTypes: grantList(input.grantTypes),
   };
 }
 
@@ -151,6 +171,7 @@ export function createClientService(deps: { store: Stores & TxRunner<Stores>; ca
   const found = new CatalogCache<Client>(deps.catalog);
   const tenantOrigins = new CatalogCache<ReadonlySet<string>>(deps.catalog);
   const tenantLogout = new CatalogCache<boolean>(deps.catalog);
+  const tenantGrants = new CatalogCache<ReadonlySet<OptInGrant>>(deps.catalog);
 
   /** Changes one existing client; every change moves the catalog version channel, so every process sees it on its next request. */
   async function change(
@@ -175,6 +196,7 @@ export function createClientService(deps: { store: Stores & TxRunner<Stores>; ca
     async create(tenantId: string, input: ClientInput, actor: AuditActor = SYSTEM_ACTOR): Promise<ClientIssuance> {
       validInput(checkClientInput, input, ClientErrors.invalid);
       checkWebOrigins(input.webOrigins);
+      checkGrantTypes(input.grantTypes, input.tokenEndpointAuthMethod);
       const secret = input.tokenEndpointAuthMethod === 'CLIENT_SECRET_BASIC' ? newSecret() : null;
       await store.tx(async (tx) => {
         assertThat(!(await tx.clients.find(tenantId, input.clientId)), ClientErrors.conflict(`client ${input.clientId} exists`));
@@ -207,6 +229,7 @@ export function createClientService(deps: { store: Stores & TxRunner<Stores>; ca
       validInput(checkClientInput, input, ClientErrors.invalid);
       assertThat(input.clientId === clientId, ClientErrors.invalid('clientId: must be the client id of the path (a client id cannot change)'));
       checkWebOrigins(input.webOrigins);
+      checkGrantTypes(input.grantTypes, input.tokenEndpointAuthMethod);
       const current = await store.clients.find(tenantId, clientId);
       assertThat(current, ClientErrors.unknown(clientId));
       const confidential = input.tokenEndpointAuthMethod === 'CLIENT_SECRET_BASIC';
@@ -242,8 +265,18 @@ export function createClientService(deps: { store: Stores & TxRunner<Stores>; ca
       checkWebOrigins(patch.webOrigins);
       const webOrigins = patch.webOrigins === undefined ? {} : { webOrigins: originList(patch.webOrigins) };
       const logout = patch.postLogoutRedirectUris === undefined ? {} : { postLogoutRedirectUris: logoutList(patch.postLogoutRedirectUris) };
-      const details = { ...(patch.webOrigins === undefined && patch.postLogoutRedirectUris !== undefined ? {} : { webOrigins: patch.webOrigins ?? null }), ...(patch.postLogoutRedirectUris === undefined ? {} : { postLogoutRedirectUris: patch.postLogoutRedirectUris }) };
-      return change(tenantId, clientId, { ...webOrigins, ...logout }, actor, details);
+      const grants = patch.grantTypes === undefined ? {} : { grantTypes: grantList(patch.grantTypes) };
+      if (patch.grantTypes !== undefined) {
+        const current = await store.clients.find(tenantId, clientId);
+        assertThat(current, ClientErrors.unknown(clientId));
+        checkGrantTypes(patch.grantTypes, current.tokenEndpointAuthMethod);
+      }
+      const details = {
+        ...(patch.webOrigins === undefined && (patch.postLogoutRedirectUris !== undefined || patch.grantTypes !== undefined) ? {} : { webOrigins: patch.webOrigins ?? null }),
+        ...(patch.postLogoutRedirectUris === undefined ? {} : { postLogoutRedirectUris: patch.postLogoutRedirectUris }),
+        ...(patch.grantTypes === undefined ? {} : { grantTypes: patch.grantTypes }),
+      };
+      return change(tenantId, clientId, { ...webOrigins, ...logout, ...grants }, actor, details);
     },
 
     /**
@@ -305,6 +338,14 @@ export function createClientService(deps: { store: Stores & TxRunner<Stores>; ca
      */
     async offersRpLogout(tenantId: string): Promise<boolean> {
       return (await tenantLogout.get(tenantId, async () => (await store.clients.list(tenantId)).some((r) => r.status === 'ACTIVE' && r.postLogoutRedirectUris !== null)))!;
+    },
+
+    /**
+     * The opt-in grants (issue 23) some ACTIVE client of the tenant registered: discovery names
+     * them (and the device authorization endpoint) only then, so it otherwise stays spec 02's.
+     */
+    async grantsOffered(tenantId: string): Promise<ReadonlySet<OptInGrant>> {
+      return (await tenantGrants.get(tenantId, async () => new Set((await store.clients.list(tenantId)).filter((r) => r.status === 'ACTIVE').flatMap(grantsOf))))!;
     },
 
     /** The client, from the catalogue cache (synchronous on a hit: try `cached` first on hot paths). */

@@ -4,8 +4,8 @@ import { updateStatement, type Sql } from '../../platform/store/sql';
 /** A clients row (table clients, src/db/schema/identity.ts). */
 export type ClientRow = typeof clients.$inferSelect;
 
-export type NewClientRow = Omit<ClientRow, 'status' | 'configurationManaged' | 'postLogoutRedirectUris'> &
-  Partial<Pick<ClientRow, 'status' | 'configurationManaged' | 'postLogoutRedirectUris'>>;
+export type NewClientRow = Omit<ClientRow, 'status' | 'configurationManaged' | 'postLogoutRedirectUris' | 'grantTypes'> &
+  Partial<Pick<ClientRow, 'status' | 'configurationManaged' | 'postLogoutRedirectUris' | 'grantTypes'>>;
 
 /** What `update` may change. */
 export type ClientChange = Partial<Pick<ClientRow, keyof typeof CHANGE_COLUMNS>>;
@@ -19,6 +19,7 @@ const CHANGE_COLUMNS = {
   redirectUris: 'redirect_uris',
   webOrigins: 'web_origins',
   postLogoutRedirectUris: 'post_logout_redirect_uris',
+  grantTypes: 'grant_types',
   scopes: 'scopes',
   defaultResource: 'default_resource',
   nativeAuthenticationEnabled: 'native_authentication_enabled',
@@ -30,7 +31,7 @@ const CHANGE_COLUMNS = {
 
 const COLUMNS = `tenant_id AS "tenantId", client_id AS "clientId", display_name AS "displayName", application_type AS "applicationType",
   token_endpoint_auth_method AS "tokenEndpointAuthMethod", consent_policy AS "consentPolicy", redirect_uris AS "redirectUris",
-  web_origins AS "webOrigins", post_logout_redirect_uris AS "postLogoutRedirectUris", scopes, default_resource AS "defaultResource", native_authentication_enabled AS "nativeAuthenticationEnabled",
+  web_origins AS "webOrigins", post_logout_redirect_uris AS "postLogoutRedirectUris", grant_types AS "grantTypes", scopes, default_resource AS "defaultResource", native_authentication_enabled AS "nativeAuthenticationEnabled",
   secret_digest AS "secretDigest", status, configuration_managed AS "configurationManaged", created_at AS "createdAt", updated_at AS "updatedAt"`;
 
 type Raw = Omit<ClientRow, 'nativeAuthenticationEnabled' | 'configurationManaged'> & { nativeAuthenticationEnabled: number; configurationManaged: number };
@@ -39,8 +40,8 @@ const fromRaw = (r: Raw): ClientRow => ({ ...r, nativeAuthenticationEnabled: r.n
 
 const SQL = {
   insert: `INSERT INTO clients (tenant_id, client_id, display_name, application_type, token_endpoint_auth_method, consent_policy, redirect_uris,
-      web_origins, post_logout_redirect_uris, scopes, default_resource, native_authentication_enabled, secret_digest, status, configuration_managed, created_at, updated_at)
-    VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`,
+      web_origins, post_logout_redirect_uris, grant_types, scopes, default_resource, native_authentication_enabled, secret_digest, status, configuration_managed, created_at, updated_at)
+    VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`,
   find: `SELECT ${COLUMNS} FROM clients WHERE tenant_id = ? AND client_id = ?`,
   list: `SELECT ${COLUMNS} FROM clients WHERE tenant_id = ? ORDER BY created_at, client_id`,
   listPage: `SELECT ${COLUMNS} FROM clients WHERE tenant_id = ? ORDER BY created_at, client_id LIMIT ? OFFSET ?`,
@@ -53,7 +54,7 @@ export function createClientStore(db: Sql) {
   return {
     async insert(r: NewClientRow): Promise<void> {
       await db.run(SQL.insert, [
-        r.tenantId, r.clientId, r.displayName, r.applicationType, r.tokenEndpointAuthMethod, r.consentPolicy, r.redirectUris, r.webOrigins, r.postLogoutRedirectUris ?? null,
+        r.tenantId, r.clientId, r.displayName, r.applicationType, r.tokenEndpointAuthMethod, r.consentPolicy, r.redirectUris, r.webOrigins, r.postLogoutRedirectUris ?? null, r.grantTypes ?? null,
         r.scopes, r.defaultResource, r.nativeAuthenticationEnabled ? 1 : 0, r.secretDigest, r.status ?? 'ACTIVE', r.configurationManaged ? 1 : 0,
         r.createdAt, r.updatedAt,
       ]);

@@ -7,7 +7,7 @@ import { withHeaders } from '../../platform/http/request';
 import type { TSchema } from '../../platform/http/schema';
 import { actorOf } from '../audit';
 import type { IssuerEnv } from '../issuer';
-import type { AccessTokenClaims } from '../oauth/tokens';
+import type { UserAccessTokenClaims } from '../oauth/tokens';
 import { hasScope } from '../oauth/scopes';
 import type { ResolvedTenant } from '../tenants/service';
 import { createTokenGuards, type TokenEnv, type TokenPrincipal } from '../token-guards';
@@ -62,7 +62,7 @@ const body = (c: Context) => readJsonBody(c, { maxBytes: MAX_BODY, fail: (f) => 
  */
 export function mountDirectoryRoutes(
   app: Hono<IssuerEnv>,
-  deps: { directory: DirectoryService; liveAccessToken: (tenant: ResolvedTenant, token: string) => Promise<AccessTokenClaims | undefined> },
+  deps: { directory: DirectoryService; liveAccessToken: (tenant: ResolvedTenant, token: string) => Promise<UserAccessTokenClaims | undefined> },
 ): void {
   const { directory } = deps;
   const has = (p: TokenPrincipal, key: string) => directory.hasPermission(p.tenantId, p.subject, key);

@@ -2,6 +2,7 @@ import type { Context, Hono, MiddlewareHandler } from 'hono';
 import { described, type RouteDoc } from '../../platform/http/openapi';
 import { JWKS_MAX_AGE_SECONDS, type KeyService } from '../keys/service';
 import type { ClientService } from '../clients/service';
+import { OPT_IN_GRANTS, type OptInGrant } from '../clients/schemas';
 import type { IssuerEnv } from '../issuer';
 import { DiscoveryDocument, Jwks } from './schemas';
 import { publicCors } from './cors';
@@ -32,20 +33,29 @@ export function discoveryDocument(issuer: string) {
 }
 
 /**
- * The discovery document serialized once per issuer, with its ETag (etag.ts). `endSession`:
- * once a client of the tenant registered a post-logout redirect URI, the document also names
- * end_session_endpoint (OpenID Connect RP-Initiated Logout 1.0 §2.1, issue 23); without one it
- * is exactly spec 02's.
+ * The discovery document serialized once per issuer and variant, with its ETag (etag.ts).
+ * `endSession`: once a client of the tenant registered a post-logout redirect URI, the document
+ * also names end_session_endpoint (OpenID Connect RP-Initiated Logout 1.0 §2.1). `grants`: the
+ * opt-in grants some client of the tenant registered join grant_types_supported. With neither, exactly spec 02's
+ * (issue 23).
  */
-export const discoveryRepresentation = (issuer: string, endSession = false): Representation =>
-  endSession
-    ? keyedRepresentation(`discovery ${issuer} end_session`, () => ({ ...discoveryDocument(issuer), end_session_endpoint: `${issuer}/oauth2/logout` }))
-    : keyedRepresentation(`discovery ${issuer}`, () => discoveryDocument(issuer));
+export const discoveryRepresentation = (issuer: string, endSession = false, grants: ReadonlySet<OptInGrant> = new Set()): Representation => {
+  const extra = OPT_IN_GRANTS.filter((g) => grants.has(g));
+  const key = [`discovery ${issuer}`, ...(endSession ? ['end_session'] : []), ...extra].join(' ');
+  return keyedRepresentation(key, () => {
+    const doc: Record<string, unknown> = discoveryDocument(issuer);
+    if (extra.length) doc.grant_types_supported = [...(doc.grant_types_supported as string[]), ...extra];
+    if (endSession) doc.end_session_endpoint = `${issuer}/oauth2/logout`;
+    return doc;
+  });
+};
 
-/** The tenant's document, with end_session_endpoint when it offers RP-initiated logout. */
-const discoveryOf = async (c: Context<IssuerEnv>, clients: Pick<ClientService, 'offersRpLogout'>): Promise<Representation> => {
+type DiscoveryClients = Pick<ClientService, 'offersRpLogout' | 'grantsOffered'>;
+
+/** The tenant's document, with what its clients opted in to (RP-initiated logout, grants). */
+const discoveryOf = async (c: Context<IssuerEnv>, clients: DiscoveryClients): Promise<Representation> => {
   const { issuer, tenant } = c.get('tenant');
-  return discoveryRepresentation(issuer, await clients.offersRpLogout(tenant.id));
+  return discoveryRepresentation(issuer, await clients.offersRpLogout(tenant.id), await clients.grantsOffered(tenant.id));
 };
 
 /**
@@ -62,10 +72,10 @@ const metadataDoc = (summary: string): RouteDoc => ({
   errors: { 404: 'unknown issuer (empty body)' },
 });
 
-const metadataRoute = (clients: Pick<ClientService, 'offersRpLogout'>) =>
+const metadataRoute = (clients: DiscoveryClients) =>
   described(metadataDoc('RFC 8414 authorization server metadata'), async (c: Context<IssuerEnv>) => sendRepresentation(c, await discoveryOf(c, clients), METADATA_CACHE));
 
-export function mountDiscoveryRoutes(app: Hono<IssuerEnv>, keys: KeyService, clients: Pick<ClientService, 'offersRpLogout'>): void {
+export function mountDiscoveryRoutes(app: Hono<IssuerEnv>, keys: KeyService, clients: DiscoveryClients): void {
   const metadata = metadataRoute(clients);
   // Public documents: readable by any origin (cors.ts). ETag and If-None-Match: see etag.ts.
   for (const p of ['/.well-known/openid-configuration', '/.well-known/oauth-authorization-server', '/oauth2/jwks']) app.use(p, publicCors());
@@ -88,7 +98,7 @@ export function mountDiscoveryRoutes(app: Hono<IssuerEnv>, keys: KeyService, cli
 }
 
 /** RFC 8414 §3.1: for an issuer with a path, the path goes after the well-known prefix. */
-export function mountPathMetadataRoute(app: Hono<IssuerEnv>, resolve: MiddlewareHandler<IssuerEnv>, clients: Pick<ClientService, 'offersRpLogout'>): void {
+export function mountPathMetadataRoute(app: Hono<IssuerEnv>, resolve: MiddlewareHandler<IssuerEnv>, clients: DiscoveryClients): void {
   const metadata = metadataRoute(clients);
   const path = '/.well-known/oauth-authorization-server/t/:tenantSegment';
   app.use(path, publicCors());

@@ -11,6 +11,7 @@ export const E = {
   invalidTarget: 'invalid_target',
   invalidToken: 'invalid_token',
   insufficientScope: 'insufficient_scope',
+  unauthorizedClient: 'unauthorized_client',
 } as const;
 
 export type OAuthErrorCode = (typeof E)[keyof typeof E];
@@ -25,6 +26,8 @@ export const invalidGrant = (description: string) => new OAuthError(400, E.inval
 export const invalidScope = (description: string) => new OAuthError(400, E.invalidScope, description);
 export const invalidTarget = (description: string) => new OAuthError(400, E.invalidTarget, description);
 export const unsupportedGrantType = (description: string) => new OAuthError(400, E.unsupportedGrantType, description);
+/** RFC 6749 §5.2: the client is not registered for this grant type. */
+export const unauthorizedClient = (description: string) => new OAuthError(400, E.unauthorizedClient, description);
 
 /** 401 invalid_client; RFC 6749 §5.2: WWW-Authenticate when the client used HTTP Basic. */
 export const invalidClient = (description: string, challenge?: string) =>

@@ -1,11 +1,12 @@
 import { CHANNEL } from '../../platform/store/version-channels';
 import { CatalogCache } from '../../platform/catalog';
+import { CLIENT_CREDENTIALS } from '../clients/schemas';
 import type { ResourceServer } from '../credentials/service';
 import type { ResolvedTenant } from '../tenants/service';
 import { insufficientScope, invalidToken } from './errors';
 import type { OAuthContext } from './context';
 import { epochSeconds, hasScope } from './scopes';
-import { KEY_MISS, type AccessTokenClaims } from './tokens';
+import { KEY_MISS, type AccessTokenClaims, type UserAccessTokenClaims } from './tokens';
 import type { AccessTokenState } from './store';
 
 /** RFC 7662 §2.2 response, exactly the fields of spec 02. */
@@ -48,8 +49,12 @@ export function createTokenIntrospection(ctx: OAuthContext) {
   // whose grant is unknown is not kept (asked again).
   const states = new CatalogCache<AccessTokenState>(() => store.version(CHANNEL.tokenState), TOKEN_STATE_CACHE_SIZE);
 
-  /** A verified access token whose client, grant, jti and subject are all still live. */
-  async function live(tenant: ResolvedTenant, token: string): Promise<{ claims: AccessTokenClaims; state: AccessTokenState } | undefined> {
+  /**
+   * A verified access token whose client, grant, jti and subject are all still live; a client
+   * credentials token (no grant, no user: no `state`) while its client still has that grant and
+   * its jti is not revoked.
+   */
+  async function live(tenant: ResolvedTenant, token: string): Promise<{ claims: AccessTokenClaims; state?: AccessTokenState } | undefined> {
     // Hot path: with the key and the client in the catalogue cache and the token's state in
     // `states`, nothing is awaited.
     const verified = tokens.verifyAccessToken(tenant, token);
@@ -60,16 +65,26 @@ export function createTokenIntrospection(ctx: OAuthContext) {
     const client = clients.cached(tenant.tenant.id, claims.client_id) ?? (await clients.find(tenant.tenant.id, claims.client_id));
     if (client?.status !== 'ACTIVE') return undefined;
     const tenantId = tenant.tenant.id;
-    const key = `${tenantId} ${claims.gid} ${claims.jti}`;
-    const state = states.peek(key) ?? (await states.get(key, () => store.oauth.accessTokenState(tenantId, claims.gid, claims.jti)));
+    const gid = claims.gid;
+    if (gid === undefined) {
+      if (!client.grantTypes.includes(CLIENT_CREDENTIALS) || (await store.oauth.accessTokenRevoked(tenantId, claims.jti))) return undefined;
+      return { claims };
+    }
+    const key = `${tenantId} ${gid} ${claims.jti}`;
+    const state = states.peek(key) ?? (await states.get(key, () => store.oauth.accessTokenState(tenantId, gid, claims.jti)));
     if (!state || state.grantRevokedAt !== null || state.jtiRevoked || state.userStatus !== 'ACTIVE' || state.subject !== claims.sub) return undefined;
     return { claims, state };
   }
 
   return {
-    /** The claims of a live access token of this tenant (bearer guards of the directory and management APIs). */
-    async liveAccessToken(tenant: ResolvedTenant, token: string): Promise<AccessTokenClaims | undefined> {
-      return (await live(tenant, token))?.claims;
+    /**
+     * The claims of a live user access token of this tenant (bearer guards of the directory and
+     * management APIs, which authorize by a user's permissions: a client credentials token, which
+     * has no user, is not one).
+     */
+    async liveAccessToken(tenant: ResolvedTenant, token: string): Promise<UserAccessTokenClaims | undefined> {
+      const t = await live(tenant, token);
+      return t?.state ? (t.claims as UserAccessTokenClaims) : undefined;
     },
 
     /**
@@ -83,7 +98,7 @@ export function createTokenIntrospection(ctx: OAuthContext) {
       const body: IntrospectionResponse = {
         active: true, scope: c.scope, client_id: c.client_id, token_type: 'Bearer', sub: c.sub, aud: c.aud, iss: c.iss, iat: c.iat, exp: c.exp, jti: c.jti,
       };
-      if (hasScope(c.scope, 'email')) {
+      if (state && hasScope(c.scope, 'email')) {
         body.email = state.email;
         body.email_verified = state.emailVerified === 1;
       }
@@ -93,7 +108,8 @@ export function createTokenIntrospection(ctx: OAuthContext) {
     /** OIDC Core §5.3. Any live access token of this tenant with the openid scope. */
     async userinfo(tenant: ResolvedTenant, token: string | undefined): Promise<UserinfoResponse> {
       const t = token ? await live(tenant, token) : undefined;
-      if (!t) throw invalidToken();
+      // A client credentials token has no user to describe (issue 23).
+      if (!t?.state) throw invalidToken();
       if (!hasScope(t.claims.scope, 'openid')) throw insufficientScope('openid');
       const body: UserinfoResponse = { sub: t.state.subject };
       if (hasScope(t.claims.scope, 'email')) {

@@ -43,8 +43,15 @@ export const RefreshTokenForm = T.Object({
   resource: T.Optional(T.String()),
 });
 
-export const TokenForm = T.Union([AuthorizationCodeForm, RefreshTokenForm]);
-export const GrantType = T.Object({ grant_type: Text('authorization_code or refresh_token') });
+/** RFC 6749 §4.4.2, for a client registered for it (issue 23); the client authenticates with HTTP Basic. */
+export const ClientCredentialsForm = T.Object({
+  grant_type: T.Literal('client_credentials'),
+  scope: T.Optional(T.String({ description: 'resource scopes the client registered (default: all it registered that the resource offers)' })),
+  resource: T.Optional(T.String({ description: 'target resource URI (RFC 8707); default: the client\'s defaultResource' })),
+});
+
+export const TokenForm = T.Union([AuthorizationCodeForm, RefreshTokenForm, ClientCredentialsForm]);
+export const GrantType = T.Object({ grant_type: Text('authorization_code, refresh_token, or a grant the client opted in to (client_credentials)') });
 
 export const TokenResponse = T.Object({
   access_token: T.String(),

@@ -5,6 +5,7 @@ import { formatScope, isSubset, parseScope } from './scopes';
 import { createTokenIssuer } from './tokens';
 import { createAuthorizationCodeGrant } from './grants/authorization-code';
 import { createRefreshTokenGrant } from './grants/refresh-token';
+import { createClientCredentialsGrant } from './grants/client-credentials';
 import { createTokenIntrospection } from './introspection';
 import { createRevocation } from './revocation';
 
@@ -110,6 +111,7 @@ export function createOAuthService(deps: OAuthDeps) {
 
     ...createAuthorizationCodeGrant(ctx),
     ...createRefreshTokenGrant(ctx),
+    ...createClientCredentialsGrant(ctx),
     ...createTokenIntrospection(ctx),
     ...createRevocation(ctx),
 

@@ -168,6 +168,7 @@ const SQL = {
       CASE WHEN EXISTS (SELECT 1 FROM revoked_access_tokens r WHERE r.jti = ? AND r.tenant_id = g.tenant_id) THEN 1 ELSE 0 END AS "jtiRevoked",
       u.subject, u.email, u.email_verified AS "emailVerified", u.updated_at AS "updatedAt", u.status AS "userStatus"
     FROM grants g JOIN users u ON u.id = g.user_id WHERE g.tenant_id = ? AND g.id = ?`,
+  jtiRevoked: `SELECT 1 AS revoked FROM revoked_access_tokens WHERE jti = ? AND tenant_id = ?`,
   revokeJti: `INSERT INTO revoked_access_tokens (jti, tenant_id, expires_at) VALUES (?, ?, ?) ON CONFLICT (jti) DO NOTHING`,
   revokeSubjectGrants: `UPDATE grants SET revoked_at = ? WHERE tenant_id = ? AND user_id = ? AND client_id = ? AND revoked_at IS NULL`,
   revokeSubjectTokens: `UPDATE refresh_tokens SET revoked_at = ? WHERE tenant_id = ? AND revoked_at IS NULL
@@ -364,6 +365,10 @@ export function createOAuthStore(db: Sql) {
 
     accessTokenState(tenantId: string, grantId: string, jti: string): Promise<AccessTokenState | undefined> {
       return db.get<AccessTokenState>(SQL.accessState, [jti, tenantId, grantId]);
+    },
+    /** Whether this access token was revoked (a client credentials token has no grant to look at). */
+    async accessTokenRevoked(tenantId: string, jti: string): Promise<boolean> {
+      return (await db.get(SQL.jtiRevoked, [jti, tenantId])) !== undefined;
     },
     async revokeAccessToken(tenantId: string, jti: string, expiresAt: number): Promise<void> {
       await db.run(SQL.revokeJti, [jti, tenantId, expiresAt]);

@@ -6,10 +6,11 @@ import type { IssuerEnv } from '../issuer';
 import { clientGuard } from './client-auth';
 import { TOKEN_REALM, unsupportedGrantType } from './errors';
 import { checkForm } from './form';
-import { AuthorizationCodeForm, RefreshTokenForm, TokenForm, TokenResponse } from './schemas';
+import { AuthorizationCodeForm, ClientCredentialsForm, RefreshTokenForm, TokenForm, TokenResponse } from './schemas';
 
 const codeForm = checker(AuthorizationCodeForm);
 const refreshForm = checker(RefreshTokenForm);
+const clientCredentialsForm = checker(ClientCredentialsForm);
 
 /** POST {issuer}/oauth2/token (RFC 6749 §3.2): form in, one grant handler, token response out. */
 export function mountTokenRoute(app: Hono<IssuerEnv>, services: Pick<Services, 'clients' | 'oauth'>): void {
@@ -18,16 +19,20 @@ export function mountTokenRoute(app: Hono<IssuerEnv>, services: Pick<Services, '
     clientGuard(services.clients, TOKEN_REALM),
     described(
       {
-        summary: 'Token endpoint: authorization code exchange and refresh',
+        summary: 'Token endpoint: authorization code exchange, refresh, and the opt-in client credentials grant',
         tags: ['oauth'],
         security: ['clientBasic'],
         body: { schema: TokenForm, type: 'form' },
         responses: { 200: { description: 'token response', schema: TokenResponse } },
-        errors: { 400: 'invalid_request, unsupported_grant_type, invalid_grant, invalid_scope', 401: 'invalid_client', 404: 'unknown issuer (empty body)' },
+        errors: { 400: 'invalid_request, unsupported_grant_type, invalid_grant, invalid_scope, invalid_target, unauthorized_client', 401: 'invalid_client', 404: 'unknown issuer (empty body)' },
       },
       async (c) => {
         const [form, client, tenant] = [c.get('form'), c.get('client'), c.get('tenant')];
         const grantType = form.required('grant_type');
+        if (grantType === 'client_credentials') {
+          checkForm(form, clientCredentialsForm);
+          return c.json(await services.oauth.clientCredentials(tenant, client, { scope: form.get('scope'), resource: form.get('resource') }));
+        }
         if (grantType !== 'authorization_code' && grantType !== 'refresh_token') throw unsupportedGrantType(`grant_type ${grantType} is not supported`);
         checkForm(form, grantType === 'authorization_code' ? codeForm : refreshForm);
         const body =

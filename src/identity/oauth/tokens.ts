@@ -2,7 +2,7 @@ import { randomBytes, type KeyObject } from 'node:crypto';
 import type { Clock } from '../../platform/clock';
 import type { Config } from '../../platform/config';
 import { OAuthError } from '../../platform/http/errors';
-import type { KeyService } from '../keys/service';
+import type { KeyService, SigningKey } from '../keys/service';
 import type { ResolvedTenant } from '../tenants/service';
 import { decodeJws, signJwt, verifyJws } from './jwt';
 import { epochSeconds, formatScope } from './scopes';
@@ -50,7 +50,18 @@ export interface AccessTokenClaims {
   iat: number;
   exp: number;
   jti: string;
-  gid: string;
+  /** The grant (user tokens). Absent: a client credentials token, whose sub is its client_id (issue 23). */
+  gid?: string;
+}
+
+/** A user's access token: it came from a grant. */
+export type UserAccessTokenClaims = AccessTokenClaims & { gid: string };
+
+export interface MachineIssueInput {
+  tenant: ResolvedTenant;
+  clientId: string;
+  scope: string[];
+  audience: string;
 }
 
 /** Where a token without an API resource is usable: the userinfo endpoint (docs/decisions.md). */
@@ -69,16 +80,32 @@ export function createTokenIssuer(deps: { keys: KeyService; clock: Clock; config
   const { keys, clock, config } = deps;
   const verified = new Map<string, { key: KeyObject; claims: Record<string, unknown> }>();
 
+  async function signingKeyOf(tenant: ResolvedTenant): Promise<SigningKey> {
+    const key = keys.cachedSigningKey(tenant.tenant.id) ?? (await keys.signingKey(tenant.tenant.id));
+    if (!key) throw new OAuthError(500, 'server_error', 'tenant has no active signing key');
+    return key;
+  }
+
   return {
     /** Whether the tenant's signing key is at hand (in the catalogue cache): `issue` then cannot fail for want of it. */
     canSign(tenantId: string): boolean {
       return keys.cachedSigningKey(tenantId) !== undefined;
     },
 
+    /**
+     * A client credentials access token (issue 23): sub is the client id, as Hydra and Keycloak
+     * name a machine client's tokens, and there is no gid (no grant, no user) and no ID token.
+     */
+    async issueForClient(input: MachineIssueInput): Promise<IssuedTokens> {
+      const key = await signingKeyOf(input.tenant);
+      const iat = clock.nowSeconds();
+      const claims = { iss: input.tenant.issuer, sub: input.clientId, aud: input.audience, client_id: input.clientId, scope: formatScope(input.scope), iat, exp: iat + config.accessTokenTtl, jti: randomBytes(16).toString('base64url') };
+      return { accessToken: await signJwt(key, 'at+jwt', claims), expiresIn: config.accessTokenTtl };
+    },
+
     /** Signs the access token and, for an OpenID Connect scope, the ID token. Outside any transaction. */
     async issue(input: IssueInput): Promise<IssuedTokens> {
-      const key = keys.cachedSigningKey(input.tenant.tenant.id) ?? (await keys.signingKey(input.tenant.tenant.id));
-      if (!key) throw new OAuthError(500, 'server_error', 'tenant has no active signing key');
+      const key = await signingKeyOf(input.tenant);
       const iat = clock.nowSeconds();
       const iss = input.tenant.issuer;
       const at = signJwt(key, 'at+jwt', {
@@ -133,7 +160,9 @@ export function createTokenIssuer(deps: { keys: KeyService; clock: Clock; config
       }
       if (c.iss !== tenant.issuer || typeof c.exp !== 'number' || c.exp <= clock.nowSeconds()) return undefined;
       if (typeof c.sub !== 'string' || typeof c.aud !== 'string' || typeof c.client_id !== 'string' || typeof c.scope !== 'string') return undefined;
-      if (typeof c.jti !== 'string' || typeof c.gid !== 'string' || typeof c.iat !== 'number') return undefined;
+      if (typeof c.jti !== 'string' || typeof c.iat !== 'number') return undefined;
+      // No gid: a client credentials token, whose subject must be its client.
+      if (c.gid === undefined ? c.sub !== c.client_id : typeof c.gid !== 'string') return undefined;
       return c as unknown as AccessTokenClaims;
     },
 

@@ -48,6 +48,8 @@ export interface CurrentClient {
   webOrigins: string[] | null;
   /** RP-initiated logout's return URIs (issue 23); absent: none. */
   postLogoutRedirectUris?: string[];
+  /** Opt-in grants (issue 23); absent: none. */
+  grantTypes?: string[];
   status: string;
   managed: boolean;
   secretDigest: string | null;
@@ -114,6 +116,7 @@ export function clientChanges(want: ApplyClient, have: CurrentClient, secrets: S
   const wantOrigins = want.webOrigins ?? null;
   if ((wantOrigins === null) !== (have.webOrigins === null) || (wantOrigins && !sameSet(wantOrigins, have.webOrigins!))) c.push('webOrigins');
   if (!sameSet(have.postLogoutRedirectUris ?? [], want.postLogoutRedirectUris ?? [])) c.push('postLogoutRedirectUris');
+  if (!sameSet(have.grantTypes ?? [], want.grantTypes ?? [])) c.push('grantTypes');
   if (have.status !== 'ACTIVE') c.push('status');
   // The secret: from its variable when named; generated when a public client becomes confidential; dropped when it becomes public.
   if (want.tokenEndpointAuthMethod === 'CLIENT_SECRET_BASIC') {

@@ -90,6 +90,8 @@ export function applyFileProblem(value: unknown): string | null {
     problems.push(dup(t.permissions, 'key', `${at}.permissions`), dup(t.roles, 'key', `${at}.roles`));
     for (const [j, c] of (t.clients ?? []).entries()) {
       if (c.secretEnv && c.tokenEndpointAuthMethod !== 'CLIENT_SECRET_BASIC') problems.push(`${at}.clients[${j}].secretEnv: only a CLIENT_SECRET_BASIC client has a secret`);
+      if (c.grantTypes?.includes('client_credentials') && c.tokenEndpointAuthMethod !== 'CLIENT_SECRET_BASIC')
+        problems.push(`${at}.clients[${j}].grantTypes: client_credentials needs a CLIENT_SECRET_BASIC client`);
       if (c.defaultResource && !(t.resources ?? []).some((r) => r.uri === c.defaultResource) && t.slug !== 'control')
         problems.push(`${at}.clients[${j}].defaultResource: ${c.defaultResource} is not among the tenant's resources in this file`);
     }

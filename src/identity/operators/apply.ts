@@ -194,6 +194,7 @@ export async function applyConfiguration(services: Services, file: ApplyFile, op
             nativeAuthenticationEnabled: c.nativeAuthenticationEnabled ?? false,
             webOrigins: c.webOrigins ? JSON.stringify(c.webOrigins) : null,
             postLogoutRedirectUris: c.postLogoutRedirectUris?.length ? JSON.stringify([...new Set(c.postLogoutRedirectUris)]) : null,
+            grantTypes: c.grantTypes?.length ? JSON.stringify([...new Set(c.grantTypes)]) : null,
             updatedAt: now(),
           });
         if (secretDigest !== undefined && (cs.action === 'create' ? !!c.secretEnv : cs.changes.includes('secret')))
