@@ -62,15 +62,17 @@ export function createEngageServices(deps: {
       fcm.close();
     },
   };
+  const profiles = createProfileService({ store });
+  const operations = createOperationService({ store, clock, metrics: deps.metrics });
   return {
     messaging,
     environments,
-    profiles: createProfileService({ store }),
+    profiles,
     installations: createInstallationService({ store, clock, environments }),
     binding: createBindingService({ store, clock, sealer: deps.sealer, codeTtl: deps.config.bindingCodeTtl }),
-    operations: createOperationService({ store, clock, metrics: deps.metrics }),
+    operations,
     privacy: createPrivacyService({ store, clock, scrubDeleted: deps.scrubDeleted, sends: messaging.erasure }),
-    inspection: createInspectionService({ store, environments }),
+    inspection: createInspectionService({ environments, profiles, operations }),
     /** What the edge routes read before any service runs. */
     limits: { maxRequestBytes: deps.config.maxRequestBytes },
   };

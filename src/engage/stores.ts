@@ -1,7 +1,6 @@
 import type { Sql } from '../platform/store/sql';
 import { createBindingStore } from './binding/store';
 import { createEnvironmentStore } from './environments/store';
-import { createInspectionStore } from './inspection/store';
 import { createInstallationStore } from './installations/store';
 import { createOperationStore } from './operations/store';
 import { createPrivacyStore } from './privacy/store';
@@ -18,7 +17,6 @@ export function bindEngageStores(db: Sql) {
     binding: createBindingStore(db),
     operations: createOperationStore(db),
     privacy: createPrivacyStore(db),
-    inspection: createInspectionStore(db),
     messaging: createMessagingStore(db),
     pushReceipts: createReceiptStore(db),
   };

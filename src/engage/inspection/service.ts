@@ -1,8 +1,7 @@
 import type { EnvironmentService } from '../environments/service';
+import type { EventRow, OperationService } from '../operations/service';
+import type { ProfileService } from '../profiles/service';
 import { EdgeErrors } from '../shared/errors';
-import type { EventRow, InspectionStore } from './store';
-
-type Stores = { inspection: InspectionStore };
 
 const event = (e: EventRow) => ({
   operationId: e.operationId,
@@ -16,41 +15,41 @@ const event = (e: EventRow) => ({
 /** A push token lets anyone holding the provider credentials reach the device: shown by its tail only. */
 const maskToken = (token: string | null) => (token === null ? null : token.length <= 12 ? '…' : `…${token.slice(-8)}`);
 
-const values = (rows: { key: string; value: string }[]) => Object.fromEntries(rows.map((r) => [r.key, JSON.parse(r.value) as unknown]));
-
-/** What an operator sees of an installation or a profile (never a credential). */
-export function createInspectionService(deps: { store: Stores; environments: EnvironmentService }) {
-  const { store, environments } = deps;
+/**
+ * What an operator sees of an installation or a profile (never a credential). Owns no table: it
+ * reads through the owning contexts' services, the profile state's read models and the
+ * operations ledger's history (issue 22 point 7).
+ */
+export function createInspectionService(deps: { environments: EnvironmentService; profiles: ProfileService; operations: OperationService }) {
+  const { environments, profiles, operations } = deps;
   return {
     async installation(id: string, environment?: string) {
-      const environmentId = environment ? (await environments.resolve(environment)).id : await store.inspection.environmentOfInstallation(id);
-      const row = environmentId ? await store.inspection.installation(environmentId, id) : undefined;
-      if (!row || !environmentId) throw EdgeErrors.notFound(`installation ${id}`);
+      const view = await profiles.installationView(id, environment ? (await environments.resolve(environment)).id : undefined);
+      if (!view) throw EdgeErrors.notFound(`installation ${id}`);
       return {
-        ...row,
-        pushToken: maskToken(row.pushToken),
-        attributes: values(await store.inspection.installationAttributes(id)),
-        subscriptions: Object.fromEntries((await store.inspection.installationSubscriptions(id)).map((s) => [s.list, !!s.subscribed])),
-        generations: await store.inspection.generations(id),
-        operations: await store.inspection.operationCounts(environmentId, id),
+        ...view.row,
+        pushToken: maskToken(view.row.pushToken),
+        attributes: view.attributes,
+        subscriptions: view.subscriptions,
+        generations: view.generations,
+        operations: await operations.history.counts(view.row.environmentId, id),
       };
     },
     async profile(environment: string, externalId: string, recent = 20) {
       const env = await environments.resolve(environment);
-      const p = await store.inspection.profileByExternalId(env.id, externalId);
+      const p = await profiles.profileView(env.id, externalId);
       if (!p) throw EdgeErrors.notFound(`profile with external id ${externalId}`);
-      const installations = await store.inspection.installationsOfProfile(env.id, p.id);
       return {
         id: p.id,
         environmentId: env.id,
         externalId: p.externalId,
-        state: installations.length > 0 ? 'BOUND' : 'UNBOUND',
+        state: p.installations.length > 0 ? 'BOUND' : 'UNBOUND',
         createdAt: p.createdAt,
-        attributes: values(await store.inspection.profileAttributes(p.id)),
-        tags: (await store.inspection.profileTags(p.id)).map((t) => t.tag),
-        subscriptions: (await store.inspection.profileSubscriptions(p.id)).map((s) => ({ list: s.list, channel: s.channel, subscribed: !!s.subscribed })),
-        installations,
-        recentEvents: (await store.inspection.recentEvents(env.id, p.id, recent)).map(event),
+        attributes: p.attributes,
+        tags: p.tags,
+        subscriptions: p.subscriptions,
+        installations: p.installations,
+        recentEvents: (await operations.history.recentEvents(env.id, p.id, recent)).map(event),
       };
     },
   };

@@ -47,7 +47,7 @@ describe('FCM HTTP v1 delivery (service-account OAuth token)', () => {
   });
 
   it('thirty sends refused with 401 at once renew the access token once, and all are sent (issue 22 point 3)', async () => {
-    const sent = [];
+    const sent: Awaited<ReturnType<typeof sendTo>>[] = [];
     for (let i = 0; i < 30; i++) sent.push(await sendTo(w));
     w.fcm.revokeAccessTokens();
     const before = w.fcm.tokenRequests();

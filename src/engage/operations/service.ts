@@ -83,7 +83,13 @@ export function createOperationService(deps: { store: Stores & TxRunner<Stores>;
     (job) => job.p.id,
   );
 
-  return { ingest };
+  /** Read models for operators (inspection/service.ts): the ledger's counts per type and status, and a profile's recent tracked events. */
+  const history = {
+    counts: (environmentId: string, installationId: string) => store.operations.counts(environmentId, installationId),
+    recentEvents: (environmentId: string, profileId: string, limit: number) => store.operations.recentEvents(environmentId, profileId, limit),
+  };
+
+  return { ingest, history };
 }
 
 interface Job {
@@ -250,3 +256,4 @@ function applyState(
 }
 
 export type OperationService = ReturnType<typeof createOperationService>;
+export type { EventRow } from './store';

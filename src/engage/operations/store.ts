@@ -24,6 +24,19 @@ export interface OperationRow {
 }
 
 /** A batch answered before: the answer byte for byte, and the SHA-256 (hex) of its request. */
+/** A tracked event as the ledger holds it. */
+export interface EventRow {
+  operationId: string;
+  installationId: string;
+  generation: number;
+  type: string;
+  occurredMs: number;
+  payload: string;
+}
+
+/** The operation types that record what a user did (profiles show's recent events). */
+const TRACKED = `('EVENT_TRACKED','SCREEN_VIEWED','SCREEN_CLEARED','INTERACTION_TRACKED','PUSH_RECEIPT_RECORDED','FLAG_EXPOSED')`;
+
 export interface StoredBatch {
   digest: string | null;
   result: string;
@@ -69,6 +82,12 @@ export function createOperationStore(db: Sql) {
     batchAndProfile: `SELECT (SELECT result FROM operation_batches WHERE installation_id = ? AND batch_id = ?) AS "batchResult",
         (SELECT profile_id FROM installation_generations WHERE installation_id = ? AND generation = ?) AS "profileId"`,
     insertBatch: `INSERT INTO operation_batches (installation_id, batch_id, result, created_at) VALUES (?, ?, ?, ?)`,
+    // Read models for operators (inspection/service.ts).
+    counts: `SELECT type, status, COUNT(*) AS n FROM operations WHERE environment_id = ? AND installation_id = ?
+      GROUP BY type, status ORDER BY type, status`,
+    recentEvents: `SELECT operation_id AS "operationId", installation_id AS "installationId", generation, type, occurred_ms AS "occurredMs", payload
+        FROM operations WHERE profile_id = ? AND environment_id = ? AND status = 'ACCEPTED' AND type IN ${TRACKED}
+       ORDER BY seq DESC LIMIT ?`,
   } as const;
 
   return {
@@ -117,6 +136,10 @@ export function createOperationStore(db: Sql) {
         await db.run(ledgerText(n), params);
       }
     },
+    /** How many operations of each type and status the installation's ledger holds. */
+    counts: (environmentId: string, installationId: string) => db.all<{ type: string; status: string; n: number }>(SQL.counts, [environmentId, installationId]),
+    /** Tracked events attributed to the profile, newest first. */
+    recentEvents: (environmentId: string, profileId: string, limit: number) => db.all<EventRow>(SQL.recentEvents, [profileId, environmentId, limit]),
   };
 }
 

@@ -53,6 +53,18 @@ export interface NewInstallation {
   createdAt: string;
 }
 
+/** An installation as operators see it (`installations show`): its registration fields, then its state; never a credential digest. */
+export type InstallationView = Omit<NewInstallation, 'credentialDigest' | 'revocationDigest' | 'recoveryDigest'> & {
+  generation: number;
+  bindingState: string;
+  externalId: string | null;
+  privacy: string;
+  pushSubscription: string;
+  pushPermission: string;
+  pushToken: string | null;
+  updatedAt: string;
+};
+
 /** Device metadata and fresh credential digests a recovery writes. */
 export type Recovery = Pick<
   NewInstallation,

@@ -2,7 +2,7 @@ import type { TxRunner } from '../../platform/store/store';
 import { STATE_KEY_COLUMNS, STATE_KINDS, type InstallationState, type LwwValue, type NewInstallation, type ProfileSnapshot, type Recovery, type StateKind } from './schemas';
 import type { ProfileStore } from './store';
 
-export type { InstallationState, LwwValue, NewInstallation, ProfileSnapshot, Recovery, StateKind } from './schemas';
+export type { InstallationState, InstallationView, LwwValue, NewInstallation, ProfileSnapshot, Recovery, StateKind } from './schemas';
 
 /**
  * Profile state: the one context that writes installations, their generations, profiles and
@@ -158,7 +158,37 @@ export function createProfileService(deps: { store: ProfileTx & TxRunner<Profile
     });
   }
 
-  return { snapshot, findProfileByExternalId };
+  /**
+   * An installation as operators see it (read model of `installations show`): its row, values,
+   * subscriptions and generations; in `environmentId` when given, else in its own environment.
+   * Undefined for no such installation there.
+   */
+  async function installationView(id: string, environmentId?: string) {
+    const env = environmentId ?? (await store.profiles.environmentOf(id));
+    const row = env ? await store.profiles.installationView(env, id) : undefined;
+    if (!row) return undefined;
+    return {
+      row,
+      attributes: parsed(await store.profiles.installationAttributes(id)),
+      subscriptions: Object.fromEntries((await store.profiles.installationSubscriptions(id)).map((r) => [r.list, Boolean(r.subscribed)])),
+      generations: await store.profiles.generations(id),
+    };
+  }
+
+  /** A profile as operators see it (read model of `profiles show`); undefined for no such external id. */
+  async function profileView(environmentId: string, externalId: string) {
+    const p = await store.profiles.profileView(environmentId, externalId);
+    if (!p) return undefined;
+    return {
+      ...p,
+      attributes: parsed(await store.profiles.profileAttributes(p.id)),
+      tags: await store.profiles.profileTags(p.id),
+      subscriptions: (await store.profiles.profileSubscriptions(p.id)).map((r) => ({ list: r.list, channel: r.channel, subscribed: Boolean(r.subscribed) })),
+      installations: await store.profiles.installationsOfProfile(environmentId, p.id),
+    };
+  }
+
+  return { snapshot, findProfileByExternalId, installationView, profileView };
 }
 
 export type ProfileService = ReturnType<typeof createProfileService>;

@@ -1,5 +1,5 @@
 import { forUpdate, textsByRows, valuesList, type Sql } from '../../platform/store/sql';
-import type { InstallationState, NewInstallation, Recovery, StateKind } from './schemas';
+import type { InstallationState, InstallationView, NewInstallation, Recovery, StateKind } from './schemas';
 
 /**
  * Profile state (db/owners.ts): the only writer of installations, installation_generations,
@@ -93,6 +93,19 @@ const SQL = {
   profileAttributes: `SELECT key, value FROM profile_attributes WHERE profile_id = ? AND value IS NOT NULL ORDER BY key`,
   profileTags: `SELECT tag FROM profile_tags WHERE profile_id = ? AND present = 1 ORDER BY tag`,
   profileSubscriptions: `SELECT list, channel, subscribed FROM profile_subscriptions WHERE profile_id = ? ORDER BY list, channel`,
+  // Read models for operators (inspection/service.ts).
+  environmentOf: 'SELECT environment_id AS "environmentId" FROM installations WHERE id = ?',
+  installationView: `SELECT i.id, i.environment_id AS "environmentId", i.app_id AS "appId", i.platform, i.locale, i.timezone, i.sdk_version AS "sdkVersion",
+        i.app_version AS "appVersion", i.app_build AS "appBuild", i.device_model AS "deviceModel", i.os_version AS "osVersion",
+        i.generation, i.binding_state AS "bindingState", i.profile_id AS "profileId", p.external_id AS "externalId",
+        i.privacy, i.push_subscription AS "pushSubscription", i.push_permission AS "pushPermission", i.push_token AS "pushToken",
+        i.created_at AS "createdAt", i.updated_at AS "updatedAt"
+      FROM installations i LEFT JOIN profiles p ON p.id = i.profile_id
+     WHERE i.environment_id = ? AND i.id = ?`,
+  generations: `SELECT generation, profile_id AS "profileId", binding_state AS "bindingState", committed_at AS "committedAt"
+      FROM installation_generations WHERE installation_id = ? ORDER BY generation`,
+  profileView: 'SELECT id, external_id AS "externalId", created_at AS "createdAt" FROM profiles WHERE environment_id = ? AND external_id = ?',
+  installationsOfProfile: 'SELECT id, app_id AS "appId", platform, generation FROM installations WHERE environment_id = ? AND profile_id = ? ORDER BY created_at',
 } as const;
 
 export function createProfileStore(db: Sql) {
@@ -204,6 +217,13 @@ export function createProfileStore(db: Sql) {
     profileAttributes: (profileId: string) => db.all<{ key: string; value: string }>(SQL.profileAttributes, [profileId]),
     profileTags: async (profileId: string) => (await db.all<{ tag: string }>(SQL.profileTags, [profileId])).map((r) => r.tag),
     profileSubscriptions: (profileId: string) => db.all<{ list: string; channel: string; subscribed: number | boolean }>(SQL.profileSubscriptions, [profileId]),
+    environmentOf: async (installationId: string) => (await db.get<{ environmentId: string }>(SQL.environmentOf, [installationId]))?.environmentId,
+    installationView: (environmentId: string, id: string) => db.get<InstallationView>(SQL.installationView, [environmentId, id]),
+    generations: (installationId: string) =>
+      db.all<{ generation: number; profileId: string; bindingState: string; committedAt: string }>(SQL.generations, [installationId]),
+    profileView: (environmentId: string, externalId: string) => db.get<{ id: string; externalId: string; createdAt: string }>(SQL.profileView, [environmentId, externalId]),
+    installationsOfProfile: (environmentId: string, profileId: string) =>
+      db.all<{ id: string; appId: string; platform: string; generation: number }>(SQL.installationsOfProfile, [environmentId, profileId]),
   };
 }
 
