@@ -17,11 +17,10 @@ import { createUserService } from './identity/users/service';
 import { createOAuthService } from './identity/oauth/service';
 import { createJobRunner } from './platform/jobs/runner';
 import { createWorkQueue } from './platform/work/queue';
-import { registerWorkKinds } from './work';
+import { registerWorkKinds, workKinds } from './work';
 import { createMfaService } from './identity/mfa/service';
 import { createProviderService } from './identity/providers/service';
 import { createTransferService } from './identity/transfer/service';
-import { TRANSFER_JOB } from './identity/transfer/jobs';
 import { JOBS, backgroundJobs } from './jobs';
 import { createMailService } from './platform/mail/outbox';
 import { createSmtpSender, type MailSender } from './platform/mail/transport';
@@ -99,9 +98,7 @@ export function createServices(deps: CoreDeps) {
   const jobs = createJobRunner({ store, clock, logger: deps.logger, metrics });
   // Durable work items (platform/work): every serving process runs the worker; claims are row-level.
   const work = createWorkQueue({ store, clock, logger: deps.logger, metrics });
-  const transfer = createTransferService({ store, clock, sealer, logger: deps.logger, providers, wake: () => jobs.wake(TRANSFER_JOB) });
-  // Every 5 s besides the wake-ups: a job whose process died mid-run resumes once its lease lapses.
-  jobs.register({ name: TRANSFER_JOB, intervalMs: 5_000, run: () => transfer.jobs.runPending() });
+  const transfer = createTransferService({ store, clock, sealer, logger: deps.logger, providers, wake: work.wake });
   const mailSender = deps.mailSender ?? (config.smtpUrl ? createSmtpSender(config.smtpUrl, config.mailFrom!) : undefined);
   const mail = createMailService({ store, clock, sealer, logger: deps.logger, sender: mailSender, metrics });
   work.attach(mail.worker);
@@ -119,7 +116,7 @@ export function createServices(deps: CoreDeps) {
   });
   // Every second for retries that came due; at once after a send commits (wake).
   jobs.register({ name: JOBS.pushDeliver, intervalMs: 1_000, run: () => engage.messaging.deliveries.run() });
-  registerWorkKinds(work, []);
+  registerWorkKinds(work, workKinds({ transfer }));
   for (const job of backgroundJobs({ store, keys, sessions, oauth, native, providers }, deps.logger, deps.checkpointer)) jobs.register(job);
   // The leased jobs' queue, across every process on the database: 1 while a job is due and not yet run.
   metrics.registry.gauge('engage_job_due', 'Leased background jobs due and not yet run, across all processes (1) or not (0), by job.', ['job'], async () => {

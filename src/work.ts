@@ -1,11 +1,23 @@
 import type { WorkKind, WorkQueue } from './platform/work/queue';
+import type { TransferJobs } from './identity/transfer/jobs';
+import { transferWork } from './identity/transfer/work';
+
+/** What the kinds need of the services (named here, so services.ts can import this file). */
+export interface WorkServices {
+  transfer: { jobs: Pick<TransferJobs, 'runWork'> };
+}
 
 /**
  * The kinds of durable work (platform/work, issue 22 point 2), registered in this one place.
  * Each context declares its own kinds in its folder (`<context>/work.ts`: the kind's name, its
  * retry policy and its run), and this list names them; a serving process's worker claims items
- * of these kinds only.
+ * of these kinds only. (The mail outbox and push deliveries are work tables of their own, run by
+ * the same worker code over their tables: platform/mail, engage/messaging.)
  */
+export function workKinds(s: WorkServices): WorkKind<never>[] {
+  return [transferWork(s.transfer.jobs)] as unknown as WorkKind<never>[];
+}
+
 export function registerWorkKinds(queue: WorkQueue, kinds: readonly WorkKind<never>[]): void {
   for (const k of kinds) queue.register(k);
 }

@@ -1,4 +1,4 @@
-import { checkReplay, requestDigest } from '../../platform/idempotency';
+import { createHash } from 'node:crypto';
 import type { Clock } from '../../platform/clock';
 import { newId } from '../../platform/crypto';
 import type { AuditActor } from '../../platform/audit/audit';
@@ -8,13 +8,16 @@ import { validInput } from '../../platform/http/schema';
 import type { Logger } from '../../platform/logger';
 import { UniqueViolation } from '../../platform/store/sql';
 import type { TxRunner } from '../../platform/store/store';
+import { insertWorkItemIn } from '../../platform/work/queue';
+import type { WorkStore } from '../../platform/work/store';
+import type { Lease } from '../../platform/work/worker';
 import { TransferErrors } from './errors';
 import type { ImportOutcome, Importer } from './importer';
 import { checkExportRequest, checkImportRequest, type ExportRecord, type ImportMode, type JobView } from './schemas';
 import type { TransferJobRow, TransferResultRow, TransferStore } from './store';
 
 type Kind = 'IMPORT' | 'EXPORT';
-type Stores = { transfer: TransferStore; audit: AuditStore };
+type Stores = { transfer: TransferStore; audit: AuditStore; work: WorkStore };
 
 /** Records per transaction of an API import job: each commit moves the job's position. */
 export const JOB_CHUNK = 100;
@@ -36,24 +39,33 @@ const view = (j: TransferJobRow): JobView => ({
   lastFailure: j.lastFailure,
 });
 
+/** JSON with object keys sorted: the same request gives the same digest whatever its key order. */
+function canonical(v: unknown): string {
+  if (Array.isArray(v)) return `[${v.map(canonical).join(',')}]`;
+  if (v && typeof v === 'object') {
+    return `{${Object.keys(v).sort().map((k) => `${JSON.stringify(k)}:${canonical((v as Record<string, unknown>)[k])}`).join(',')}}`;
+  }
+  return JSON.stringify(v) ?? 'null';
+}
+const digest = (v: unknown) => createHash('sha256').update(canonical(v)).digest('hex');
 
 /** Thrown inside a chunk's transaction when the job moved under us (cancelled, or another runner). */
 class JobMoved extends Error {}
 
 /**
  * The user-imports and user-exports jobs of the management API (spec 03, issue 12). Creation
- * answers QUEUED and wakes the worker after commit; the worker (`runPending`, a leased
- * background job) imports JOB_CHUNK records per transaction, each commit writing the users, their
- * results and the job's new position together, conditional on the position it started from:
- * after a `kill -9` the next runner resumes from the last committed record, and nobody is
- * created twice.
+ * answers QUEUED with the job's work item (platform/work) written in the same transaction, and
+ * wakes the worker after commit; the worker (`runWork`, under the item's lease) imports
+ * JOB_CHUNK records per transaction, each commit writing the users, their results and the
+ * job's new position together, conditional on the position it started from: after a `kill -9`
+ * the next runner resumes from the last committed record, and nobody is created twice.
  */
 export function createTransferJobs(deps: { store: Stores & TxRunner<Stores>; clock: Clock; importer: Importer; logger: Logger; wake: () => void }) {
   const { store, clock, importer, logger } = deps;
   const now = () => clock.now().toISOString();
 
   async function create(tenantId: string, kind: Kind, key: string | undefined, fields: Pick<TransferJobRow, 'source' | 'mode' | 'payload' | 'totalItems' | 'snapshotAt'>, request: unknown, actor: AuditActor) {
-    const digest = key === undefined ? null : requestDigest(request);
+    const requestDigest = key === undefined ? null : digest(request);
     const id = newId();
     for (let attempt = 1; ; attempt++) {
       try {
@@ -61,11 +73,11 @@ export function createTransferJobs(deps: { store: Stores & TxRunner<Stores>; clo
           if (key !== undefined) {
             const prior = await tx.transfer.findJobByKey(tenantId, kind, key);
             if (prior) {
-              checkReplay(prior.requestDigest, digest!, TransferErrors.conflict);
+              if (prior.requestDigest !== requestDigest) throw TransferErrors.conflict();
               return { row: prior, created: false };
             }
           }
-          await tx.transfer.insertJob({ id, tenantId, kind, idempotencyKey: key ?? null, requestDigest: digest, createdAt: now(), ...fields });
+          await tx.transfer.insertJob({ id, tenantId, kind, idempotencyKey: key ?? null, requestDigest, createdAt: now(), ...fields });
           await tx.audit.record(actor, {
             tenantId,
             action: kind === 'IMPORT' ? 'user_import.created' : 'user_export.created',
@@ -74,6 +86,8 @@ export function createTransferJobs(deps: { store: Stores & TxRunner<Stores>; clo
             details: { source: fields.source, mode: fields.mode, totalItems: fields.totalItems },
             at: clock.now(),
           });
+          // The job's work item (platform/work, kind users.transfer), due at once; the worker is woken after commit.
+          await insertWorkItemIn(tx, TRANSFER_WORK, { tenantId, kind, jobId: id } satisfies TransferWork, clock.now().getTime());
           tx.afterCommit(deps.wake);
           return { row: (await tx.transfer.findJob(tenantId, kind, id))!, created: true };
         });
@@ -101,7 +115,7 @@ export function createTransferJobs(deps: { store: Stores & TxRunner<Stores>; clo
     });
   }
 
-  async function runImport(job: TransferJobRow): Promise<void> {
+  async function runImport(job: TransferJobRow, lease?: Lease): Promise<void> {
     const records = JSON.parse(job.payload ?? '[]') as unknown[];
     let pos = Number(job.processedItems);
     let failed = Number(job.failedItems);
@@ -126,6 +140,8 @@ export function createTransferJobs(deps: { store: Stores & TxRunner<Stores>; clo
         throw e;
       }
       pos = from + items.length;
+      // Under the worker's lease: renewed with each committed chunk; lost means another worker has the job.
+      if (lease && pos < records.length && !(await lease.renew())) return;
     }
     await store.tx((tx) => tx.transfer.finishJob(job.id, failed > 0 ? 'COMPLETED_WITH_ERRORS' : 'SUCCEEDED', now(), null));
   }
@@ -133,6 +149,19 @@ export function createTransferJobs(deps: { store: Stores & TxRunner<Stores>; clo
   async function runExport(job: TransferJobRow): Promise<void> {
     const total = await store.transfer.countUsers(job.tenantId, job.snapshotAt!);
     await store.tx((tx) => tx.transfer.completeExport(job.id, total, now()));
+  }
+
+  /** Runs one job not finished (QUEUED, or RUNNING whose runner died); a failure ends it FAILED. */
+  async function runJob(job: TransferJobRow, lease?: Lease): Promise<void> {
+    if (!(await store.tx((tx) => tx.transfer.startJob(job.id, now())))) return;
+    const running = (await store.transfer.findJob(job.tenantId, job.kind, job.id))!;
+    try {
+      if (running.kind === 'IMPORT') await runImport(running, lease);
+      else await runExport(running);
+    } catch (e) {
+      logger.error('user transfer job failed', { jobId: job.id, err: e });
+      await store.tx((tx) => tx.transfer.finishJob(job.id, 'FAILED', now(), 'internal_error'));
+    }
   }
 
   return {
@@ -174,29 +203,37 @@ export function createTransferJobs(deps: { store: Stores & TxRunner<Stores>; clo
     },
 
     /**
-     * The worker: runs every job not finished, oldest first, a RUNNING one (whose runner died)
-     * before QUEUED ones. Called by the leased background job `users.transfer` (src/jobs.ts),
-     * so one process runs it at a time; the conditional writes keep it right even if two did.
+     * Runs every job not finished now, in this process, oldest first, a RUNNING one (whose runner
+     * died) before QUEUED ones, whatever the work items' leases say: for tests and for running a
+     * queue out by hand. The conditional writes keep it right beside the worker (`runWork`).
      */
     async runPending(): Promise<void> {
       for (;;) {
         const job = await store.transfer.nextJob();
         if (!job) return;
-        if (!(await store.tx((tx) => tx.transfer.startJob(job.id, now())))) continue;
-        const running = (await store.transfer.findJob(job.tenantId, job.kind, job.id))!;
-        try {
-          if (running.kind === 'IMPORT') await runImport(running);
-          else await runExport(running);
-        } catch (e) {
-          logger.error('user transfer job failed', { jobId: job.id, err: e });
-          await store.tx((tx) => tx.transfer.finishJob(job.id, 'FAILED', now(), 'internal_error'));
-        }
+        await runJob(job);
       }
+    },
+
+    /**
+     * The work item of one job (kind users.transfer, ./work.ts), under the worker's lease: runs
+     * the job unless it has ended, resuming a RUNNING one from its last committed record.
+     */
+    async runWork(w: TransferWork, lease: Lease): Promise<void> {
+      const job = await store.transfer.findJob(w.tenantId, w.kind, w.jobId);
+      if (job && (job.status === 'QUEUED' || job.status === 'RUNNING')) await runJob(job, lease);
     },
   };
 }
 
 export type TransferJobs = ReturnType<typeof createTransferJobs>;
 
-/** The leased background job that runs user transfer jobs (platform/jobs), woken after each creation. */
-export const TRANSFER_JOB = 'users.transfer';
+/** The work kind of user transfer jobs (platform/work, declared in ./work.ts): one item per job. */
+export const TRANSFER_WORK = 'users.transfer';
+
+/** A transfer job's work item: which job, by id. */
+export interface TransferWork {
+  tenantId: string;
+  kind: Kind;
+  jobId: string;
+}

@@ -4,12 +4,13 @@ import type { AuditActor } from '../../platform/audit/audit';
 import type { AuditStore } from '../../platform/audit/store';
 import type { Logger } from '../../platform/logger';
 import type { TxRunner } from '../../platform/store/store';
+import type { WorkStore } from '../../platform/work/store';
 import { exportNdjson } from './export';
 import { createImporter, type ProviderDirectory } from './importer';
 import { createTransferJobs } from './jobs';
 import type { TransferStore } from './store';
 
-type Stores = { transfer: TransferStore; audit: AuditStore };
+type Stores = { transfer: TransferStore; audit: AuditStore; work: WorkStore };
 
 /** Summary of one CLI import or export run, recorded as its audit event's details. */
 export interface RunSummary {
@@ -27,7 +28,7 @@ export interface RunSummary {
  * Bulk user transfer (issue 12): the importer shared by the CLI and the API's jobs, the jobs
  * themselves, and exports as NDJSON streams.
  */
-export function createTransferService(deps: { store: Stores & TxRunner<Stores>; clock: Clock; sealer: Sealer; logger: Logger; providers: ProviderDirectory; wake: () => void }) {
+export function createTransferService(deps: { store: Stores & TxRunner<Stores>; clock: Clock; sealer: Sealer; logger: Logger; providers: ProviderDirectory; /** Wakes the work queue's worker (after commit). */ wake: () => void }) {
   const importer = createImporter(deps);
   const jobs = createTransferJobs({ ...deps, importer });
   return {

@@ -24,7 +24,18 @@ type Stores = { work: WorkStore };
 /** Declares a kind with its payload's type (the registry holds them as `WorkKind<never>`). */
 export const workKind = <P>(k: WorkKind<P>): WorkKind<P> => k;
 
-export const WORK_QUEUE = { leaseMs: 60_000, batch: 50, concurrency: 8 } as const;
+export const WORK_QUEUE = { leaseMs: 30_000, batch: 20, concurrency: 8 } as const;
+
+/**
+ * Writes a work item in the caller's transaction, due at `dueMs` (default now); the caller wakes
+ * the worker after commit (`tx.afterCommit(wake)`). For contexts that take the queue's wake-up
+ * as a plain function (identity/transfer); others call the queue's `enqueueIn`.
+ */
+export async function insertWorkItemIn(tx: Stores, kind: string, payload: unknown, nowMs: number, dueMs = nowMs): Promise<string> {
+  const id = newId();
+  await tx.work.insert({ id, kind, payload: JSON.stringify(payload), dueMs, createdMs: nowMs });
+  return id;
+}
 
 /**
  * The queue of work items: `enqueueIn(tx, kind, payload, { dueMs })` writes an item in the
@@ -84,10 +95,8 @@ export function createWorkQueue(deps: {
      * worker once the transaction commits. Returns the item's id.
      */
     async enqueueIn<P>(tx: Stores & TxScope, kind: WorkKind<P> | string, payload: P, at: { dueMs?: number } = {}): Promise<string> {
-      const name = typeof kind === 'string' ? kind : kind.kind;
-      const id = newId();
       const now = clock.now().getTime();
-      await tx.work.insert({ id, kind: name, payload: JSON.stringify(payload), dueMs: at.dueMs ?? now, createdMs: now });
+      const id = await insertWorkItemIn(tx, typeof kind === 'string' ? kind : kind.kind, payload, now, at.dueMs ?? now);
       worker.wakeAfterCommit(tx);
       return id;
     },
