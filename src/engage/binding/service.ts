@@ -1,4 +1,4 @@
-import { createHash } from 'node:crypto';
+import { checkReplay, requestDigest } from '../../platform/idempotency';
 import type { Clock } from '../../platform/clock';
 import { digest, newId, newSecret, type Sealer } from '../../platform/crypto';
 import type { TxRunner } from '../../platform/store/store';
@@ -78,7 +78,7 @@ export function createBindingService(deps: {
     req: BindingTransitionRequest,
   ): Promise<{ created: boolean; transition: BindingTransition }> {
     const target = req.target === null ? null : { externalId: req.target.externalId };
-    const requestHash = createHash('sha256').update(JSON.stringify({ bindingCode: req.bindingCode, target })).digest('hex');
+    const requestHash = requestDigest({ bindingCode: req.bindingCode, target });
     const codeDigest = digest(req.bindingCode);
     const now = clock.now();
     const env = key.environmentId;
@@ -92,7 +92,7 @@ export function createBindingService(deps: {
           // allowed for the installation's app, as for a new one (spec 01 "Authentication").
           const owner = await tx.binding.installation(env, previous.installationId);
           if (!owner || !key.appIds.has(owner.appId)) throw EdgeErrors.unauthorized(NOT_ALLOWED);
-          if (previous.requestHash !== requestHash) throw BindingErrors.idempotencyReused();
+          checkReplay(previous.requestHash, requestHash, BindingErrors.idempotencyReused);
           return { created: false, transition: JSON.parse(previous.response) as BindingTransition };
         };
         const before = await replay();

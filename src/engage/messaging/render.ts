@@ -178,14 +178,3 @@ export function render(def: TemplateDefinition, requestedLocale: string | undefi
 export function contentHash(r: Rendered): string {
   return createHash('sha256').update(JSON.stringify([r.title, r.body, r.deepLink, r.customData])).digest('hex');
 }
-
-/** JSON with sorted keys, so equal requests hash equally whatever their key order. */
-export function canonical(v: unknown): string {
-  if (Array.isArray(v)) return `[${v.map(canonical).join(',')}]`;
-  if (v && typeof v === 'object')
-    return `{${Object.keys(v)
-      .sort()
-      .map((k) => `${JSON.stringify(k)}:${canonical((v as Record<string, unknown>)[k])}`)
-      .join(',')}}`;
-  return JSON.stringify(v) ?? 'null';
-}

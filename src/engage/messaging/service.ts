@@ -4,7 +4,7 @@
  * recipient, app scope, rate limit and idempotency, then the deliveries admitted in the same
  * transaction as the send; the 202 means they are committed (acceptance is not delivery).
  */
-import { createHash } from 'node:crypto';
+import { checkReplay, requestDigest } from '../../platform/idempotency';
 import type { Clock } from '../../platform/clock';
 import { newId } from '../../platform/crypto';
 import { createGroupCommit } from '../../platform/store/group-commit';
@@ -15,7 +15,7 @@ import { apnsPayload } from './apns';
 import { MessagingErrors } from './errors';
 import type { DeliveryMessage } from './message';
 import { notReadyReason } from './readiness';
-import { canonical, contentHash, render, resolveVariables, type Rendered, type TemplateDefinition } from './render';
+import { contentHash, render, resolveVariables, type Rendered, type TemplateDefinition } from './render';
 import { type Diagnostic, type DiagnosticCode, type SendRequest, type SendResponse } from './schemas';
 import type { DeliveryRow, MessagingStore, RecipientInstallation } from './store';
 import { KEY_PATTERN } from '../shared/schemas';
@@ -83,16 +83,14 @@ export function createSendService(deps: { store: Stores & TxRunner<Stores>; cloc
     if (req.recipient.type === 'TEST_GROUP') throw MessagingErrors.recipientTypeNotAllowed();
     if (req.recipient.type !== 'EXTERNAL_ID' && !UUID.test(req.recipient.value)) throw MessagingErrors.invalid('recipient.value: must be a UUID');
     const env = key.environmentId;
-    const requestHash = createHash('sha256')
-      .update(canonical({ templateKey, recipient: req.recipient, locale: req.locale ?? null, variables: req.variables ?? {} }))
-      .digest('hex');
+    const requestHash = requestDigest({ templateKey, recipient: req.recipient, locale: req.locale ?? null, variables: req.variables ?? {} });
 
     const replay = (found: { accessKeyId: string; requestHash: string; response: string } | undefined) => {
       if (!found) return undefined;
       // The key is part of the request: another key's send, even of the identical body, is not
       // this key's to replay (issue 21 point 10); checked before anything of it is answered.
       if (found.accessKeyId !== key.id) throw MessagingErrors.idempotencyReusedByAnotherKey();
-      if (found.requestHash !== requestHash) throw MessagingErrors.idempotencyReused();
+      checkReplay(found.requestHash, requestHash, MessagingErrors.idempotencyReused);
       const response = JSON.parse(found.response) as SendResponse;
       // Only what this key may reach, whatever was stored (sends admitted before point 14 held other apps' installations).
       const diagnostics = response.diagnostics.filter((d) => key.appIds.has(d.appId));

@@ -5,7 +5,7 @@
  * payload's size. Runs on the ingest hot path: nothing is allocated per operation unless it is
  * wrong, and the payload's JSON made here is the one stored.
  */
-import { createHash } from 'node:crypto';
+import { canonicalJson, sha256Hex } from '../../platform/idempotency';
 import { findString } from '../../platform/http/body';
 import { hasNul, MAX_FREE_FORM_BYTES, MAX_FREE_FORM_DEPTH as FREE_FORM_DEPTH, NUL_REASON } from '../../platform/http/json-bounds';
 import { checker, violation, ViolationCode, type Checker, type TSchema, type Violation } from '../../platform/http/schema';
@@ -127,7 +127,7 @@ function walk(root: object): number {
  * SHA-256 of what a batch asks for: its operations, each re-serialized from the parsed request
  * (so whitespace and escapes do not matter; order, values and ids do). A valid operation is
  * written from its checked fields and payload JSON; an invalid one, which may nest without
- * bound, by the iterative `canonical`.
+ * bound, by the iterative `canonicalJson` (platform/idempotency.ts).
  */
 export function batchDigest(ops: readonly Obj[], violations: readonly (Violation | null)[], payloads: readonly (string | undefined)[]): string {
   let text = '';
@@ -137,44 +137,7 @@ export function batchDigest(ops: readonly Obj[], violations: readonly (Violation
     text +=
       violations[i] === null
         ? `A\n${op.operationId as string}\n${op.generation as number}\n${op.type as string}\n${op.occurredAt as string}\n${payloads[i]!}\n`
-        : `R\n${canonical(op)}\n`;
+        : `R\n${canonicalJson(op)}\n`;
   }
-  return createHash('sha256').update(text).digest('hex');
+  return sha256Hex(text);
 }
-
-/** JSON-like text of any parsed JSON value without recursion (numbers as String() writes them). */
-export function canonical(value: unknown): string {
-  const out: string[] = [];
-  const todo: unknown[] = [value];
-  while (todo.length > 0) {
-    const v = todo.pop();
-    if (v instanceof Punctuation) out.push(v.text);
-    else if (typeof v === 'string') out.push(JSON.stringify(v));
-    else if (Array.isArray(v)) {
-      out.push('[');
-      todo.push(CLOSE_ARRAY);
-      for (let i = v.length - 1; i >= 0; i--) {
-        todo.push(v[i]);
-        if (i > 0) todo.push(COMMA);
-      }
-    } else if (typeof v === 'object' && v !== null) {
-      out.push('{');
-      todo.push(CLOSE_OBJECT);
-      const keys = Object.keys(v);
-      for (let i = keys.length - 1; i >= 0; i--) {
-        todo.push((v as Obj)[keys[i]]);
-        todo.push(new Punctuation(`${JSON.stringify(keys[i])}:`));
-        if (i > 0) todo.push(COMMA);
-      }
-    } else out.push(String(v));
-  }
-  return out.join('');
-}
-
-/** Text queued by `canonical`, told apart from string values. */
-class Punctuation {
-  constructor(readonly text: string) {}
-}
-const COMMA = new Punctuation(',');
-const CLOSE_ARRAY = new Punctuation(']');
-const CLOSE_OBJECT = new Punctuation('}');

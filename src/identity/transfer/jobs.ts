@@ -1,4 +1,4 @@
-import { createHash } from 'node:crypto';
+import { checkReplay, requestDigest } from '../../platform/idempotency';
 import type { Clock } from '../../platform/clock';
 import { newId } from '../../platform/crypto';
 import type { AuditActor } from '../../platform/audit/audit';
@@ -39,15 +39,6 @@ const view = (j: TransferJobRow): JobView => ({
   lastFailure: j.lastFailure,
 });
 
-/** JSON with object keys sorted: the same request gives the same digest whatever its key order. */
-function canonical(v: unknown): string {
-  if (Array.isArray(v)) return `[${v.map(canonical).join(',')}]`;
-  if (v && typeof v === 'object') {
-    return `{${Object.keys(v).sort().map((k) => `${JSON.stringify(k)}:${canonical((v as Record<string, unknown>)[k])}`).join(',')}}`;
-  }
-  return JSON.stringify(v) ?? 'null';
-}
-const digest = (v: unknown) => createHash('sha256').update(canonical(v)).digest('hex');
 
 /** Thrown inside a chunk's transaction when the job moved under us (cancelled, or another runner). */
 class JobMoved extends Error {}
@@ -65,7 +56,7 @@ export function createTransferJobs(deps: { store: Stores & TxRunner<Stores>; clo
   const now = () => clock.now().toISOString();
 
   async function create(tenantId: string, kind: Kind, key: string | undefined, fields: Pick<TransferJobRow, 'source' | 'mode' | 'payload' | 'totalItems' | 'snapshotAt'>, request: unknown, actor: AuditActor) {
-    const requestDigest = key === undefined ? null : digest(request);
+    const digest = key === undefined ? null : requestDigest(request);
     const id = newId();
     for (let attempt = 1; ; attempt++) {
       try {
@@ -73,11 +64,11 @@ export function createTransferJobs(deps: { store: Stores & TxRunner<Stores>; clo
           if (key !== undefined) {
             const prior = await tx.transfer.findJobByKey(tenantId, kind, key);
             if (prior) {
-              if (prior.requestDigest !== requestDigest) throw TransferErrors.conflict();
+              checkReplay(prior.requestDigest, digest!, TransferErrors.conflict);
               return { row: prior, created: false };
             }
           }
-          await tx.transfer.insertJob({ id, tenantId, kind, idempotencyKey: key ?? null, requestDigest, createdAt: now(), ...fields });
+          await tx.transfer.insertJob({ id, tenantId, kind, idempotencyKey: key ?? null, requestDigest: digest, createdAt: now(), ...fields });
           await tx.audit.record(actor, {
             tenantId,
             action: kind === 'IMPORT' ? 'user_import.created' : 'user_export.created',
