@@ -51,6 +51,7 @@ export const EXAMPLES: Record<string, string[]> = {
   'engage users disable': ['engage users disable --tenant acme --user ada@acme.com'],
   'engage users enable': ['engage users enable --tenant acme --user ada@acme.com'],
   'engage users delete': ['engage users delete --tenant acme --user ada@acme.com'],
+  'engage users send-recovery-mail': ['engage users send-recovery-mail --tenant acme --email ada@acme.com', 'engage users send-recovery-mail --tenant acme --user USER_ID --json'],
   'engage users mfa': ['engage users mfa show --tenant acme --email ada@acme.com'],
   'engage users mfa show': ['engage users mfa show --tenant acme --email ada@acme.com'],
   'engage users mfa reset': ['engage users mfa reset --tenant acme --email ada@acme.com'],

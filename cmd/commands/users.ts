@@ -111,6 +111,23 @@ export function registerUsers(program: Command): void {
       }),
     );
 
+  withCommon(users.command('send-recovery-mail').description('mail a user a password recovery code with a link to the hosted recovery page (the serving process sends it)'))
+    .requiredOption('--tenant <tenant>', 'slug or id')
+    .option('--user <user>', 'user id or email address')
+    .option('--email <email>', 'email address of the user (instead of --user)')
+    .action(
+      action(async (opts: CommonOptions & { tenant: string; user?: string; email?: string }) => {
+        if (!opts.user === !opts.email) throw new Error('give exactly one of --user or --email');
+        await withServices(opts, async ({ services, json }) => {
+          const tenant = await services.tenants.get(opts.tenant);
+          const u = await userOf(services, tenant.id, (opts.user ?? opts.email)!);
+          // Queued in the outbox: `engage serve` sends it (the CLI needs the same --smtp-url to queue it at all).
+          await services.native.sendRecoveryMail({ tenant, issuer: services.tenants.issuerOf(tenant) }, u.id, { actor: cliActor() });
+          output(json, { id: u.id, email: u.email, recoveryMail: 'queued' }, ['id', 'email', 'recoveryMail']);
+        });
+      }),
+    );
+
   target(withCommon(users.command('delete').description("delete a user, ending their sessions, grants and tokens at once"))).action(
     action(async (opts: UserOpts) => {
       await withServices(opts, async ({ services, json }) => {

@@ -152,6 +152,8 @@ describe.skipIf(!existsSync(CHROMIUM))('engage operators create, login, token, l
     expect(await ok(200, call('GET', '/tenants/{tenantId}/users/{userId}', `${t}/users/${user.id}`))).toMatchObject({ email: 'bob@example.com' });
     expect(await ok(200, call('PUT', '/tenants/{tenantId}/users/{userId}', `${t}/users/${user.id}`, { email: 'bob@example.com', emailVerified: true, status: 'DISABLED' }))).toMatchObject({ status: 'DISABLED' });
     await ok(204, call('POST', '/tenants/{tenantId}/users/{userId}/password', `${t}/users/${user.id}/password`, { password: 'a new password, set by an operator' }));
+    // Issue 23 point 6: the recovery mail of a DISABLED user is refused (and audits nothing).
+    expect(await ok(400, call('POST', '/tenants/{tenantId}/users/{userId}/recovery-mail', `${t}/users/${user.id}/recovery-mail`))).toMatchObject({ error: 'invalid_request' });
     await ok(204, call('DELETE', '/tenants/{tenantId}/users/{userId}', `${t}/users/${user.id}`));
 
     await ok(201, call('POST', '/tenants/{tenantId}/resources', `${t}/resources`, { uri: 'https://api.shop.example', audience: 'shop-api', scopes: ['orders.read'] }));

@@ -120,6 +120,22 @@ export function mountTenantRoutes(admin: Hono<AdminEnv>, guard: AdminGuard, deps
     },
   ));
 
+  admin.post('/tenants/:tenantId/users/:userId/recovery-mail', users, described(
+    adminDoc("Mail an ACTIVE user a password recovery code, with a link to the hosted recovery page", {
+      params: USER, responses: { 202: { description: 'the mail is queued (the outbox sends it)' } },
+      errors: {
+        400: 'invalid_request (also for a DISABLED user)', 403: '(access_denied also for a user of the control tenant who holds a permission the operator does not)', 404: 'unknown_user',
+        429: 'too_many_attempts: a recovery code went to this address less than a minute ago (Retry-After)', 503: 'temporarily_unavailable: no SMTP server is configured',
+      },
+    }),
+    async (c) => {
+      const t = await pathTenant(c, deps);
+      // The mail links to the hosted recovery page at the tenant's exposed issuer.
+      await services.native.sendRecoveryMail({ tenant: t, issuer: services.tenants.issuerOf(t) }, uuidParam(c, 'userId'), { actor: actor(c), ...rank(c) });
+      return c.body(null, 202);
+    },
+  ));
+
   admin.delete('/tenants/:tenantId/users/:userId', users, described(
     adminDoc("Delete a user, ending their sessions, grants and tokens", {
       params: USER, responses: { 204: { description: 'deleted' } },

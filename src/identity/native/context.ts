@@ -1,4 +1,5 @@
 import type { Clock } from '../../platform/clock';
+import type { AuditTx } from '../audit';
 import type { MailService } from '../../platform/mail/outbox';
 import type { MailOutboxStore } from '../../platform/mail/store';
 import type { TxRunner } from '../../platform/store/store';
@@ -38,7 +39,7 @@ export const NATIVE_LIMITS = {
   resetGrantSeconds: 5 * 60,
 } as const;
 
-export type NativeStores = { native: NativeStore; mail: MailOutboxStore } & OAuthTx & UserTx & SessionTx;
+export type NativeStores = { native: NativeStore; mail: MailOutboxStore } & OAuthTx & UserTx & SessionTx & AuditTx;
 
 export interface NativeDeps {
   store: NativeStores & TxRunner<NativeStores>;

@@ -4,6 +4,7 @@ import { createAccounts } from './accounts';
 import { createChallenges } from './challenges';
 import type { CodeResult, NativeDeps, ProofResult, Timers } from './context';
 import { nativeFailure, tooManyAttempts } from './errors';
+import { createHostedAccounts } from './hosted';
 import { createInteractions } from './interactions';
 
 /**
@@ -16,6 +17,8 @@ export function createNativeService(deps: NativeDeps) {
   const interactions = createInteractions(deps);
   const challenges = createChallenges(deps);
   const accounts = createAccounts(deps, interactions, challenges);
+  // The hosted pages' registration and recovery, and the administrator's recovery mail (issue 23 point 6).
+  const hosted = createHostedAccounts(deps, challenges);
 
   return {
     /** POST /interactions. */
@@ -93,6 +96,10 @@ export function createNativeService(deps: NativeDeps) {
     },
 
     ...accounts,
+    ...hosted,
+
+    /** Whether mail can go out: the hosted pages offer registration and recovery only then. */
+    mailAvailable: deps.mail.available,
 
     /** Housekeeping (src/jobs.ts): interactions, challenges and grants a day past their expiry. */
     async purgeExpired(): Promise<number> {

@@ -6,9 +6,12 @@ import type { IssuerEnv } from '../issuer';
 import { pageHeaders } from '../pages/csp';
 import { authorizeByPost } from './authorize-post';
 import { FORM_PATHS, renderPage, type PageFrame } from '../pages/templates';
+import { HOSTED_PATHS } from '../pages/hosted-templates';
 import { createBrowserFlow, type Form, type Outcome } from '../sessions/browser-flow';
 import { PageErrors, type PageError } from '../sessions/errors';
 import { browserOAuthAdapter } from '../sessions/oauth-adapter';
+import { createHostedAccounts } from '../sessions/hosted-accounts';
+import { mountHostedAccountRoutes } from './authorize-accounts';
 import type { ResolvedTenant } from '../tenants/service';
 import type { Config } from '../../platform/config';
 import { clientAddress, headerOf } from '../../platform/http/request';
@@ -77,7 +80,10 @@ function render(c: Context<IssuerEnv>, outcome: Outcome, ttl: number): Response 
  * so the issuer's tenant resolution (and its empty 404) applies to every one of them.
  */
 export function mountBrowserRoutes(app: Hono<IssuerEnv>, services: Services, config: Pick<Config, 'trustedProxies'>): void {
-  const flow = createBrowserFlow({ sessions: services.sessions, oauth: browserOAuthAdapter(services), mfa: services.mfa, brokers: services.federations });
+  const oauthPort = browserOAuthAdapter(services);
+  // The sign-in page links to the hosted registration and recovery pages they offer (issue 23 point 6).
+  const flow = createBrowserFlow({ sessions: services.sessions, oauth: oauthPort, mfa: services.mfa, brokers: services.federations, offers: (t) => hosted.offers(t) });
+  const hosted = createHostedAccounts({ sessions: services.sessions, oauth: oauthPort, accounts: services.native, flow });
   const ttl = services.sessions.ttl;
   const cookieOf = (c: Context<IssuerEnv>) => getCookie(c, SESSION_COOKIE);
 
@@ -125,7 +131,7 @@ export function mountBrowserRoutes(app: Hono<IssuerEnv>, services: Services, con
       authorizeByPost((c, e) => render(c, errorOutcome(e), ttl)),
     ),
   );
-  for (const p of Object.values(FORM_PATHS)) app.post(p, bodyLimit({ maxSize: MAX_FORM_BYTES, onError: (c) => render(c as Context<IssuerEnv>, errorOutcome(PageErrors.tooLarge), ttl) }));
+  for (const p of [...Object.values(FORM_PATHS), ...Object.values(HOSTED_PATHS)]) app.post(p, bodyLimit({ maxSize: MAX_FORM_BYTES, onError: (c) => render(c as Context<IssuerEnv>, errorOutcome(PageErrors.tooLarge), ttl) }));
   const pageDoc = (summary: string, schema: TSchema): RouteDoc => ({
     summary,
     tags: ['oauth'],
@@ -155,6 +161,7 @@ export function mountBrowserRoutes(app: Hono<IssuerEnv>, services: Services, con
     })),
   );
   app.post(FORM_PATHS.continue, described(pageDoc('Continue after a new recovery code was shown', ContinueForm), withForm((c, form) => flow.continueAfterRecovery(c.get('tenant'), form, cookieOf(c)))));
+  mountHostedAccountRoutes(app, hosted, { guarded, withForm, cookieOf, ipOf: (c) => clientAddress(c, config.trustedProxies) });
   // Federations (identity/federations): "Sign in with <source>", then the source issuer's answer.
   app.post(FORM_PATHS.federation, described(
     { ...pageDoc('Sign in through a federated source tenant', FederationStartForm), responses: { 302: { description: "to the source issuer's authorization endpoint" }, 400: { description: 'not available (a page)', type: 'html' } } },

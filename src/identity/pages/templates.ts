@@ -1,13 +1,11 @@
-import { html, Raw } from './html';
-import { STYLES } from './styles';
+import { html, type Raw } from './html';
+import { HOSTED_PATHS, renderHostedPage, type HostedPageModel } from './hosted-templates';
+import { attr, hidden, layout } from './layout';
 
-/** What every page needs to know about where it is served. */
-export interface PageFrame {
-  /** Path of the issuer (`/t/acme`, or empty for a host-only issuer): forms post under it. */
-  issuerPath: string;
-  /** Shown in the header: the tenant's slug. */
-  tenantName: string;
-}
+export { hidden, layout };
+
+export type { PageFrame } from './layout';
+import type { PageFrame } from './layout';
 
 export interface ScopeLine {
   what: string;
@@ -15,12 +13,17 @@ export interface ScopeLine {
 }
 
 export type PageModel =
-  | { view: 'login'; interactionId: string; csrf: string; clientName: string; email?: string; error?: string; action?: string; federations?: { source: string; label: string }[] }
+  | {
+      view: 'login'; interactionId: string; csrf: string; clientName: string; email?: string; error?: string; action?: string; federations?: { source: string; label: string }[];
+      /** Hosted recovery and registration (issue 23 point 6): links shown only when offered; a notice after a recovery. */
+      offers?: { recovery: boolean; registration: boolean }; notice?: string;
+    }
   | { view: 'consent'; interactionId: string; csrf: string; clientName: string; email: string; scopes: ScopeLine[] }
   | { view: 'select'; interactionId: string; csrf: string; clientName: string; accounts: { userId: string; email: string }[] }
   | { view: 'mfa'; interactionId: string; csrf: string; clientName: string; method: 'totp' | 'recovery'; error?: string; action?: string }
   | { view: 'recovery-code'; interactionId: string; csrf: string; clientName: string; code: string }
-  | { view: 'error'; title: string; message: string };
+  | { view: 'error'; title: string; message: string }
+  | HostedPageModel;
 
 /** Form posts of the flow, relative to the issuer. */
 export const FORM_PATHS = {
@@ -32,36 +35,6 @@ export const FORM_PATHS = {
   federation: '/oauth2/authorize/federation',
 } as const;
 
-export function layout(frame: PageFrame, title: string, body: Raw): string {
-  return html`<!doctype html>
-<html lang="en">
-<head>
-<meta charset="utf-8">
-<meta name="viewport" content="width=device-width, initial-scale=1">
-<meta name="robots" content="noindex">
-<link rel="icon" href="data:,">
-<title>${title}</title>
-<style>${STYLES_RAW}</style>
-</head>
-<body>
-<main>
-<p class="brand"><span class="mark" aria-hidden="true">${frame.tenantName.slice(0, 1).toUpperCase()}</span><span>${frame.tenantName}</span></p>
-${body}
-</main>
-<footer>Protected sign-in. Never enter your password on a page you did not expect.</footer>
-</body>
-</html>
-`.value;
-}
-
-// The stylesheet is ours and constant; it is inserted verbatim so its CSP hash matches.
-const STYLES_RAW = new Raw(STYLES);
-
-export function hidden(interactionId: string, csrf: string): Raw {
-  return html`<input type="hidden" name="interaction_id" value="${interactionId}">
-<input type="hidden" name="csrf_token" value="${csrf}">`;
-}
-
 function loginPage(frame: PageFrame, m: Extract<PageModel, { view: 'login' }>): string {
   const described = m.error ? 'form-error' : undefined;
   const invalid = m.error ? 'true' : undefined;
@@ -70,6 +43,7 @@ function loginPage(frame: PageFrame, m: Extract<PageModel, { view: 'login' }>): 
     `Sign in – ${m.clientName}`,
     html`<h1>Sign in</h1>
 <p class="lead">to continue to <strong>${m.clientName}</strong></p>
+${m.notice ? html`<p class="ok" role="status">${m.notice}</p>` : ''}
 ${m.error ? html`<p class="error" id="form-error" role="alert">${m.error}</p>` : ''}
 <form method="post" action="${frame.issuerPath + (m.action ?? FORM_PATHS.login)}" novalidate>
 ${hidden(m.interactionId, m.csrf)}
@@ -82,8 +56,16 @@ ${hidden(m.interactionId, m.csrf)}
 <input id="password" name="password" type="password" autocomplete="current-password" required${attr('aria-describedby', described)}${attr('aria-invalid', invalid)}${m.email ? html` autofocus` : ''}>
 </div>
 <button class="primary" type="submit">Sign in</button>
-</form>${federationButtons(frame, m)}`,
+</form>${accountLinks(frame, m)}${federationButtons(frame, m)}`,
   );
+}
+
+/** "Forgot password?" and, on a SELF_SERVICE tenant, "Create account" (issue 23 point 6). */
+function accountLinks(frame: PageFrame, m: Extract<PageModel, { view: 'login' }>): Raw | string {
+  if (!m.offers?.recovery && !m.offers?.registration) return '';
+  const query = `?interaction_id=${encodeURIComponent(m.interactionId)}`;
+  return html`
+<p class="note">${m.offers.recovery ? html`<a href="${frame.issuerPath + HOSTED_PATHS.recover + query}">Forgot password?</a>` : ''}${m.offers.recovery && m.offers.registration ? ' · ' : ''}${m.offers.registration ? html`<a href="${frame.issuerPath + HOSTED_PATHS.register + query}">Create account</a>` : ''}</p>`;
 }
 
 /** "Sign in with <source>": one form per federated source tenant (identity/federations). */
@@ -186,10 +168,6 @@ function errorPage(frame: PageFrame, m: Extract<PageModel, { view: 'error' }>): 
   );
 }
 
-function attr(name: string, value: string | undefined): Raw | string {
-  return value === undefined ? '' : html` ${name}="${value}"`;
-}
-
 export function renderPage(frame: PageFrame, model: PageModel): string {
   switch (model.view) {
     case 'login':
@@ -204,5 +182,7 @@ export function renderPage(frame: PageFrame, model: PageModel): string {
       return recoveryCodePage(frame, model);
     case 'error':
       return errorPage(frame, model);
+    default:
+      return renderHostedPage(frame, model);
   }
 }

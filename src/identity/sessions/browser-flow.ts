@@ -37,7 +37,11 @@ function pending(r: ValidRequest): PendingRequest {
   return { ...rest, clientId: client.clientId };
 }
 
-export function createBrowserFlow(deps: { sessions: SessionService; oauth: BrowserOAuthPort; mfa: SecondFactors; brokers?: UpstreamBroker }) {
+export function createBrowserFlow(deps: {
+  sessions: SessionService; oauth: BrowserOAuthPort; mfa: SecondFactors; brokers?: UpstreamBroker;
+  /** Which hosted account pages the sign-in page links to (sessions/hosted-accounts.ts). */
+  offers?: (tenant: ResolvedTenant) => { recovery: boolean; registration: boolean };
+}) {
   const { sessions, oauth, mfa } = deps;
   const clock = { nowSeconds: sessions.now };
 
@@ -96,7 +100,7 @@ export function createBrowserFlow(deps: { sessions: SessionService; oauth: Brows
   async function page(
     tenant: ResolvedTenant,
     view: 'login' | 'consent' | 'select',
-    ctx: { interactionId: string; token: string; req: PendingRequest; client: BrowserClient; live?: LiveSession; userId?: string; email?: string; error?: PageError },
+    ctx: { interactionId: string; token: string; req: PendingRequest; client: BrowserClient; live?: LiveSession; userId?: string; email?: string; error?: PageError; notice?: string },
     cookie?: string,
   ): Promise<Outcome> {
     const base = { interactionId: ctx.interactionId, csrf: sessions.csrfToken(ctx.token), clientName: ctx.client.displayName };
@@ -107,7 +111,7 @@ export function createBrowserFlow(deps: { sessions: SessionService; oauth: Brows
       // "Sign in with <source>" for each tenant federated to this one (identity/federations).
       const upstream = deps.brokers ? await deps.brokers.options(tenant) : [];
       const federations = upstream.map((o) => ({ source: o.source, label: o.label }));
-      return { kind: 'page', status, model: { view, ...base, email: ctx.email, error: ctx.error?.message, federations }, formTargets: [...formTargets, ...upstream.map((o) => o.issuer)], cookie, retryAfter };
+      return { kind: 'page', status, model: { view, ...base, email: ctx.email, error: ctx.error?.message, federations, offers: deps.offers?.(tenant), notice: ctx.notice }, formTargets: [...formTargets, ...upstream.map((o) => o.issuer)], cookie, retryAfter };
     }
     if (view === 'consent') {
       const user = await oauth.findUser(tenant.tenant.id, ctx.userId!);
@@ -157,6 +161,19 @@ export function createBrowserFlow(deps: { sessions: SessionService; oauth: Brows
   }
 
   return {
+    resume,
+
+    /** The sign-in page of a resumed interaction again, with a notice (after a password recovery). */
+    signInPage: (tenant: ResolvedTenant, r: Resumed, email: string, notice: string) =>
+      page(tenant, 'login', { interactionId: r.id, token: r.token, req: r.it.request, client: r.client, email, notice }),
+
+    /** A user just created on the registration page: signed in to this session, then on as after a sign-in. */
+    async signInNewUser(tenant: ResolvedTenant, r: Resumed & { live: LiveSession }, userId: string): Promise<Outcome> {
+      const authTime = clock.nowSeconds();
+      const token = await sessions.signIn(r.live.session.id, userId, authTime, tenant.tenant.id);
+      return proceed(tenant, r.it, r.id, r.client, userId, authTime, token, token);
+    },
+
     /** GET {issuer}/oauth2/authorize. */
     async authorize(tenant: ResolvedTenant, params: URLSearchParams, cookie: string | undefined): Promise<Outcome> {
       const v = await oauth.validate(tenant, params);

@@ -67,3 +67,22 @@ export const PageErrors = {
     retryAfter: seconds,
   }),
 } satisfies Record<string, PageError | ((n: number) => PageError)>;
+
+/** The hosted registration and recovery pages (sessions/hosted-accounts.ts): what their forms say. */
+export const HostedPageErrors = {
+  notOffered: { status: 404, title: 'Page not found', message: 'This page is not available here. Return to the application and sign in.' },
+  unavailable: { status: 503, title: 'Email is not available', message: 'We cannot send email right now. Try again later.' },
+  missingEmail: { status: 400, title: 'Email', message: 'Enter your email address.' },
+  missingCode: { status: 400, title: 'Code', message: 'Enter the code from the email and a password.' },
+  /** The same for a wrong, expired, spent or unknown code, and for an account gone meanwhile. */
+  invalidCode: { status: 400, title: 'Code', message: 'The code is incorrect or has expired. Check the email, or send a new code.' },
+  password: (rule: string): PageError => ({ status: 400, title: 'Password', message: `The ${rule}.` }),
+  samePassword: { status: 400, title: 'Password', message: 'That is your current password. Send a new code and choose a different one.' },
+  registrationConflict: { status: 409, title: 'Create an account', message: 'An account with this email address exists. Sign in, or reset its password.' },
+  throttled: (seconds: number): PageError => ({
+    status: 429,
+    title: 'Please wait',
+    message: `Too many codes were asked for. Wait ${seconds < 90 ? `${seconds} seconds` : `${Math.ceil(seconds / 60)} minutes`} and try again.`,
+    retryAfter: seconds,
+  }),
+} satisfies Record<string, PageError | ((x: never) => PageError)>;

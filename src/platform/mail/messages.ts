@@ -19,6 +19,8 @@ export interface MailContext {
   code?: string;
   /** How long the code stays valid, in minutes. */
   validMinutes?: number;
+  /** A page where the code is entered (the hosted recovery page), for the purposes that carry one. */
+  link?: string;
 }
 
 const escapeHtml = (s: string) => s.replace(/[&<>"']/g, (c) => `&#${c.charCodeAt(0)};`);
@@ -51,7 +53,7 @@ export function composeMail(purpose: MailPurpose, to: string, ctx: MailContext):
     case 'registration-code':
       subject = `Confirm your email address for ${who}`;
       code = ctx.code;
-      lines = [`Enter this code in the app to finish creating your ${who} account. ${minutes}`, ignore];
+      lines = [`Enter this code in the app or on the sign-in page to finish creating your ${who} account. ${minutes}`, ignore];
       break;
     case 'registration-taken':
       subject = `Someone tried to create a ${who} account with your address`;
@@ -63,8 +65,10 @@ export function composeMail(purpose: MailPurpose, to: string, ctx: MailContext):
     case 'recovery-code':
       subject = `Reset your ${who} password`;
       code = ctx.code;
-      lines = [`Enter this code in the app to choose a new password for your ${who} account. ${minutes}`, ignore];
+      lines = [`Enter this code in the app or on the sign-in page to choose a new password for your ${who} account. ${minutes}`, ignore];
       break;
   }
+  // The hosted page where the code can be entered (issue 23 point 6): plain text, so any mail client shows it.
+  if (ctx.link && code) lines.splice(1, 0, `You can also enter it on this page: ${ctx.link}`);
   return { to, subject, text: text(lines, code), html: html(subject, lines, code) };
 }
