@@ -1,3 +1,4 @@
+import { StringDecoder } from 'node:string_decoder';
 import { MALFORMED } from './importer';
 
 /** One record read from an import file: its 1-based line (NDJSON) or element number, and its value. */
@@ -6,9 +7,17 @@ export interface ReadRecord {
   value: unknown;
 }
 
+/**
+ * How far into the input the reader has got: the bytes of every record handed out so far, not
+ * of what was read ahead (a 64 KiB chunk holds hundreds of records), so a progress bar moves
+ * with the records the importer took. Within a chunk the count is proportional to characters.
+ */
 export interface ByteCounter {
   bytes: number;
 }
+
+/** The byte offset `i` characters into a chunk of `bytes` bytes holding `chars` characters. */
+const within = (bytes: number, chars: number, i: number) => (chars === 0 ? bytes : Math.round((bytes * i) / chars));
 
 function parse(text: string): unknown {
   try {
@@ -27,18 +36,28 @@ function parse(text: string): unknown {
 export async function* ndjsonRecords(input: AsyncIterable<Buffer | string>, counter?: ByteCounter): AsyncGenerator<ReadRecord> {
   let rest = '';
   let line = 0;
+  let before = 0; // bytes of the chunks before this one
+  // A character whose bytes straddle two chunks is decoded whole (Buffer#toString would turn
+  // each half into U+FFFD).
+  const utf8 = new StringDecoder('utf8');
   for await (const chunk of input) {
-    if (counter) counter.bytes += chunk.length;
-    const text = rest + (typeof chunk === 'string' ? chunk : chunk.toString('utf8'));
+    const decoded = typeof chunk === 'string' ? chunk : utf8.write(chunk);
+    const text = rest + decoded;
+    const bytes = typeof chunk === 'string' ? Buffer.byteLength(chunk) : chunk.length;
     let start = 0;
     for (let nl = text.indexOf('\n', start); nl >= 0; nl = text.indexOf('\n', start)) {
       line++;
       const l = text.slice(start, nl).trim();
       start = nl + 1;
+      // The carried-over `rest` was counted with the chunk it came from.
+      if (counter) counter.bytes = before + within(bytes, decoded.length, start - rest.length);
       if (l) yield { line, value: parse(l) };
     }
+    before += bytes;
     rest = text.slice(start);
   }
+  rest += utf8.end();
+  if (counter) counter.bytes = before;
   line++;
   if (rest.trim()) yield { line, value: parse(rest.trim()) };
 }
@@ -59,9 +78,11 @@ export async function* jsonArrayElements(input: AsyncIterable<Buffer | string>, 
   let capturing = false;
   let index = 0;
   let pending = ''; // the current string token's text so far, across chunks (keys only: depth 1)
+  let before = 0; // bytes of the chunks before this one
+  const utf8 = new StringDecoder('utf8'); // as in ndjsonRecords
   for await (const chunk of input) {
-    if (counter) counter.bytes += chunk.length;
-    const text = typeof chunk === 'string' ? chunk : chunk.toString('utf8');
+    const text = typeof chunk === 'string' ? chunk : utf8.write(chunk);
+    const bytes = typeof chunk === 'string' ? Buffer.byteLength(chunk) : chunk.length;
     let captureFrom = capturing ? 0 : -1;
     stringStart = inString ? 0 : -1;
     for (let i = 0; i < text.length; i++) {
@@ -95,6 +116,7 @@ export async function* jsonArrayElements(input: AsyncIterable<Buffer | string>, 
           element += text.slice(captureFrom, i + 1);
           capturing = false;
           captureFrom = -1;
+          if (counter) counter.bytes = before + within(bytes, text.length, i + 1);
           yield { line: ++index, value: parse(element) };
           element = '';
         } else if (inTarget && depth === 1) inTarget = false;
@@ -104,5 +126,7 @@ export async function* jsonArrayElements(input: AsyncIterable<Buffer | string>, 
     }
     if (inString && depth === 1) pending += text.slice(stringStart);
     if (capturing) element += text.slice(captureFrom);
+    before += bytes;
   }
+  if (counter) counter.bytes = before;
 }
