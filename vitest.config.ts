@@ -28,6 +28,8 @@ export default defineConfig({
         test: {
           name: 'unit',
           include: ['src/**/*.test.ts'],
+          // Every answer of a documented route is checked against the OpenAPI document (issue 22 point 4).
+          setupFiles: ['./test/helpers/response-check-setup.ts'],
           testTimeout: 20_000,
           hookTimeout: 20_000,
         },

@@ -4,6 +4,7 @@ import type { Clock } from './platform/clock';
 import { notFoundError } from './platform/http/errors';
 import { familyOnError } from './platform/http/family';
 import { refuseNulInUrl, requestContext, type AppEnv } from './platform/http/request';
+import { responseCheck } from './platform/http/response-check';
 import type { Logger } from './platform/logger';
 import { ISSUER_PREFIX } from './platform/http/openapi';
 import { createEdgeApp } from './engage/routes';
@@ -35,6 +36,9 @@ export interface AppDeps {
 export function createApp(deps: AppDeps): Hono<AppEnv> {
   const { services, config } = deps;
   const app = new Hono<AppEnv>();
+  // The in-process test suite's check of every answer against the document (off when served).
+  const checked = responseCheck();
+  if (checked) app.use(checked);
   app.use(requestContext(deps.logger, { onRequest: () => services.store.shareReadsThisTurn(), metrics: services.metrics, accessLog: config.accessLog }));
   app.use(refuseNulInUrl);
   // Each family names its renderer for the paths it owns; elsewhere the api family's form.

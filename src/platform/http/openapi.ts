@@ -134,7 +134,7 @@ export function routeTable(app: RouteSource): { documented: DocumentedRoute[]; u
   return { documented, undocumented };
 }
 
-const ERROR_SCHEMAS: Record<ErrorFamily, { type: string; schema: object }> = {
+export const ERROR_SCHEMAS: Record<ErrorFamily, { type: string; schema: object }> = {
   problem: {
     type: 'application/problem+json',
     schema: {
@@ -165,7 +165,20 @@ const ERROR_SCHEMAS: Record<ErrorFamily, { type: string; schema: object }> = {
   },
 };
 
-const MEDIA: Record<Exclude<BodyType, 'empty'>, string> = {
+/**
+ * How a documented failure of `doc` is answered: `empty` on a documented route of the OAuth
+ * family for 404, the unknown or disabled issuer (spec 02; errors.ts EmptyNotFound); `page`
+ * (text/html) when the route answers a browser with pages (one of its responses is html: the
+ * authorization, account and logout pages render their refusals as pages); otherwise `family`,
+ * the family's JSON error.
+ */
+export function failureForm(doc: RouteDoc, status: number): 'empty' | 'page' | 'family' {
+  if (doc.family === 'oauth' && status === 404) return 'empty';
+  if (Object.values(doc.responses).some((r) => r.type === 'html')) return 'page';
+  return 'family';
+}
+
+export const MEDIA: Record<Exclude<BodyType, 'empty'>, string> = {
   json: 'application/json',
   form: 'application/x-www-form-urlencoded',
   html: 'text/html',
@@ -233,7 +246,10 @@ function operation(d: RouteDoc, method: string, path: string) {
   for (const [status, r] of Object.entries(d.responses)) responses[status] = response(r);
   const err = ERROR_SCHEMAS[d.family ?? 'api'];
   for (const [status, description] of Object.entries(d.errors ?? {})) {
-    responses[status] = { description, content: { [err.type]: { schema: err.schema } } };
+    const form = failureForm(d, Number(status));
+    if (form === 'empty') responses[status] = { description };
+    else if (form === 'page') responses[status] = { description, content: { [MEDIA.html]: {} } };
+    else responses[status] = { description, content: { [err.type]: { schema: err.schema } } };
   }
   const body = d.body && plain(d.body.schema);
   return {
