@@ -98,7 +98,7 @@ export function createServices(deps: CoreDeps) {
   const jobs = createJobRunner({ store, clock, logger: deps.logger, metrics });
   // Durable work items (platform/work): every serving process runs the worker; claims are row-level.
   const work = createWorkQueue({ store, clock, logger: deps.logger, metrics });
-  const transfer = createTransferService({ store, clock, sealer, logger: deps.logger, providers, wake: work.wake });
+  const transfer = createTransferService({ store, clock, sealer, logger: deps.logger, users, mfa, providers, wake: work.wake });
   const mailSender = deps.mailSender ?? (config.smtpUrl ? createSmtpSender(config.smtpUrl, config.mailFrom!) : undefined);
   const mail = createMailService({ store, clock, sealer, logger: deps.logger, sender: mailSender, metrics });
   work.attach(mail.worker);

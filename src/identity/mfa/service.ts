@@ -84,6 +84,11 @@ export function createMfaService(deps: { store: Stores & TxRunner<Stores>; clock
   return {
     ...factors,
 
+    /** TOTP factors of a bulk import, active at once (secrets sealed by the caller). Called inside the importer's transaction, it joins it (platform/store/tx-frame.ts). */
+    importTotpFactors(tenantId: string, rows: readonly { userId: string; secretSealed: string }[], now: string): Promise<void> {
+      return store.tx((tx) => tx.mfa.insertActiveTotp(tenantId, rows, now));
+    },
+
     async status(tenantId: string, userId: string): Promise<MfaStatus> {
       const f = await store.mfa.findTotp(tenantId, userId);
       return {

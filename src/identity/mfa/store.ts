@@ -1,5 +1,5 @@
 import type { userTotpFactors } from '../../db/schema';
-import type { Sql } from '../../platform/store/sql';
+import { insertMany, type Sql } from '../../platform/store/sql';
 
 export type TotpFactorRow = typeof userTotpFactors.$inferSelect;
 
@@ -29,6 +29,11 @@ const SQL = {
 /** Second-factor rows; every statement names the tenant and the user (CONVENTIONS.md "Stores"). */
 export function createMfaStore(db: Sql) {
   return {
+    /** Active TOTP factors (RFC 6238) of imported users, secrets sealed beforehand; set-oriented. */
+    async insertActiveTotp(tenantId: string, rows: readonly { userId: string; secretSealed: string }[], now: string): Promise<void> {
+      await insertMany(db, rows, 6, 'INSERT INTO user_totp_factors (user_id, tenant_id, secret_sealed, last_step, created_at, activated_at)',
+        (r) => [r.userId, tenantId, r.secretSealed, 0, now, now]);
+    },
     findTotp(tenantId: string, userId: string): Promise<TotpFactorRow | undefined> {
       return db.get<TotpFactorRow>(SQL.findTotp, [tenantId, userId]);
     },

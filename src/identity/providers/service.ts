@@ -110,6 +110,14 @@ export function createProviderService(deps: { store: Stores & TxRunner<Stores>; 
   }
 
   return {
+    /** Upstream identities of a bulk import's users. Called inside the importer's transaction, it joins it (platform/store/tx-frame.ts). */
+    importIdentities(tenantId: string, rows: readonly { userId: string; issuer: string; subject: string; provider: string }[], now: string): Promise<void> {
+      return store.tx((tx) => tx.providers.insertIdentities(tenantId, rows, now));
+    },
+    /** Which of these upstream identities are linked to a user of the tenant (`issuer subject` keys). Called inside the importer's transaction, it joins it (platform/store/tx-frame.ts). */
+    linkedIdentities(tenantId: string, pairs: readonly { issuer: string; subject: string }[]): Promise<Set<string>> {
+      return store.tx((tx) => tx.providers.linkedIdentities(tenantId, pairs));
+    },
     async add(tenantId: string, input: { name: string; issuer: string; audiences: string[] }, actor: AuditActor = SYSTEM_ACTOR): Promise<ProviderView> {
       assertThat(typeof input.name === 'string' && NAME.test(input.name), ProviderErrors.invalid('name must be 1-63 lower-case letters, digits, - or _'));
       assertThat(typeof input.issuer === 'string' && upstream.allowedUrl(input.issuer) && !new URL(input.issuer).search && !new URL(input.issuer).hash,

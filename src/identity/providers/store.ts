@@ -1,5 +1,5 @@
 import type { identityProviders, userIdentities } from '../../db/schema';
-import type { Sql } from '../../platform/store/sql';
+import { insertMany, type Sql } from '../../platform/store/sql';
 
 export type ProviderRow = typeof identityProviders.$inferSelect;
 export type IdentityRow = typeof userIdentities.$inferSelect;
@@ -24,6 +24,20 @@ const SQL = {
 /** Identity providers of a tenant, the upstream identities linked to its users, and the upstream tokens already used. */
 export function createProviderStore(db: Sql) {
   return {
+    /** Links of imported users to upstream identities; set-oriented. */
+    async insertIdentities(tenantId: string, rows: readonly { userId: string; issuer: string; subject: string; provider: string }[], now: string): Promise<void> {
+      await insertMany(db, rows, 6, 'INSERT INTO user_identities (tenant_id, issuer, subject, user_id, provider, created_at)',
+        (r) => [tenantId, r.issuer, r.subject, r.userId, r.provider, now]);
+    },
+    /** Upstream identities (issuer, subject) already linked in the tenant, as `issuer subject` keys. */
+    async linkedIdentities(tenantId: string, pairs: readonly { issuer: string; subject: string }[]): Promise<Set<string>> {
+      const out = new Set<string>();
+      for (const p of pairs) {
+        const r = await db.get<{ n: number }>('SELECT 1 AS "n" FROM user_identities WHERE tenant_id = ? AND issuer = ? AND subject = ?', [tenantId, p.issuer, p.subject]);
+        if (r) out.add(`${p.issuer} ${p.subject}`);
+      }
+      return out;
+    },
     async insert(r: ProviderRow): Promise<void> {
       await db.run(SQL.insert, [r.id, r.tenantId, r.name, r.issuer, r.audiences, r.createdAt]);
     },

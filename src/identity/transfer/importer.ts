@@ -9,7 +9,9 @@ import { RecordError } from './errors';
 import { checkImportedHash } from './hashes';
 import { uuidV7 } from './ids';
 import { checkImportRecord, SCHEMA_VERSION, type ImportMode, type ImportRecord } from './schemas';
-import type { ImportedUserRow, TransferStore } from './store';
+import type { TransferStore } from './store';
+import type { ImportedUserRow, UserService } from '../users/service';
+import type { MfaService } from '../mfa/service';
 
 /** One record to import, at its position in the whole import (0-based). */
 export interface ImportItem {
@@ -34,9 +36,11 @@ export interface ImportOutcome {
 
 type Stores = { transfer: TransferStore };
 
-/** What the importer needs of identity/providers: the tenant's providers by name. */
+/** What the importer asks of the providers context: the tenant's providers, and the upstream identities it owns. */
 export interface ProviderDirectory {
   list(tenantId: string): Promise<{ name: string; issuer: string }[]>;
+  linkedIdentities(tenantId: string, pairs: readonly { issuer: string; subject: string }[]): Promise<Set<string>>;
+  importIdentities(tenantId: string, rows: readonly { userId: string; issuer: string; subject: string; provider: string }[], now: string): Promise<void>;
 }
 export type ImportTx = Stores & TxScope;
 
@@ -80,8 +84,18 @@ const totpAad = (tenantId: string, userId: string) => `totp|${tenantId}|${userId
  * exception), TOTP secrets are sealed before it, and one transaction reads what is taken with
  * set-oriented queries and writes every good record with multi-row INSERTs.
  */
-export function createImporter(deps: { store: Stores & TxRunner<Stores>; clock: Clock; sealer: Sealer; providers: ProviderDirectory }) {
-  const { store, clock, sealer } = deps;
+export interface ImporterDeps {
+  store: Stores & TxRunner<Stores>;
+  clock: Clock;
+  sealer: Sealer;
+  /** The owners of what an import writes besides its own tables (db/owners.ts): users, their TOTP factors and upstream identities. */
+  users: Pick<UserService, 'importUsers' | 'takenEmails'>;
+  mfa: Pick<MfaService, 'importTotpFactors'>;
+  providers: ProviderDirectory;
+}
+
+export function createImporter(deps: ImporterDeps) {
+  const { store, clock, sealer, users, mfa } = deps;
   // Records this process has created, and the count at which planner statistics are refreshed
   // next: after the first 1,000, then each time the count doubles (a logarithmic number of ANALYZEs).
   let created = 0;
@@ -193,8 +207,8 @@ export function createImporter(deps: { store: Stores & TxRunner<Stores>; clock: 
           const all = new Map(outcomes);
           const now = clock.now().toISOString();
           const imported = await tx.transfer.importedFrom(tenantId, source, candidates.map((c) => c.row.externalId));
-          const taken = await tx.transfer.takenEmails(tenantId, candidates.map((c) => c.row.email));
-          const linked = await tx.transfer.linkedIdentities(tenantId, candidates.flatMap((c) => c.identities));
+          const taken = await users.takenEmails(tenantId, candidates.map((c) => c.row.email));
+          const linked = await deps.providers.linkedIdentities(tenantId, candidates.flatMap((c) => c.identities));
           const good: Candidate[] = [];
           for (const c of candidates) {
             const prior = imported.get(c.row.externalId);
@@ -214,11 +228,12 @@ export function createImporter(deps: { store: Stores & TxRunner<Stores>; clock: 
             }
           }
           if (mode === 'CREATE_ONLY' && good.length > 0) {
-            await tx.transfer.insertUsers(tenantId, source, good.map((c) => c.row), now);
+            await users.importUsers(tenantId, good.map((c) => c.row), now);
+            await tx.transfer.insertSources(tenantId, source, good.map((c) => ({ externalId: c.row.externalId, userId: c.row.id })), now);
             const totp = good.filter((c) => c.totpSealed).map((c) => ({ userId: c.row.id, secretSealed: c.totpSealed! }));
-            if (totp.length) await tx.transfer.insertTotpFactors(tenantId, totp, now);
+            if (totp.length) await mfa.importTotpFactors(tenantId, totp, now);
             const ids = good.flatMap((c) => c.identities.map((i) => ({ ...i, userId: c.row.id })));
-            if (ids.length) await tx.transfer.insertIdentities(tenantId, ids, now);
+            if (ids.length) await deps.providers.importIdentities(tenantId, ids, now);
           }
           const list = items.map((i) => all.get(i.position)!);
           await opts.inTx?.(tx, list);

@@ -102,7 +102,7 @@ describe('user import jobs', () => {
     // Process A: its worker commits the first chunk, then dies inside the second (the promise
     // never settles, nothing more is written: what kill -9 leaves behind).
     const a = await h.otherProcess();
-    const real = createImporter({ store: a.store, clock: h.clock, sealer: a.sealer, providers: a.providers });
+    const real = createImporter({ store: a.store, clock: h.clock, sealer: a.sealer, users: a.users, mfa: a.mfa, providers: a.providers });
     let batches = 0;
     const dying: Importer = { importBatch: (...args) => (++batches === 1 ? real.importBatch(...args) : new Promise(() => undefined)) };
     const workerA = createTransferJobs({ store: a.store, clock: h.clock, importer: dying, logger: silentLogger, wake: () => undefined });

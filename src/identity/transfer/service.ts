@@ -6,7 +6,7 @@ import type { Logger } from '../../platform/logger';
 import type { TxRunner } from '../../platform/store/store';
 import type { WorkStore } from '../../platform/work/store';
 import { exportNdjson } from './export';
-import { createImporter, type ProviderDirectory } from './importer';
+import { createImporter, type ImporterDeps, type ProviderDirectory } from './importer';
 import { createTransferJobs } from './jobs';
 import type { TransferStore } from './store';
 
@@ -28,7 +28,17 @@ export interface RunSummary {
  * Bulk user transfer (issue 12): the importer shared by the CLI and the API's jobs, the jobs
  * themselves, and exports as NDJSON streams.
  */
-export function createTransferService(deps: { store: Stores & TxRunner<Stores>; clock: Clock; sealer: Sealer; logger: Logger; providers: ProviderDirectory; /** Wakes the work queue's worker (after commit). */ wake: () => void }) {
+export function createTransferService(deps: {
+  store: Stores & TxRunner<Stores>;
+  clock: Clock;
+  sealer: Sealer;
+  logger: Logger;
+  users: ImporterDeps['users'];
+  mfa: ImporterDeps['mfa'];
+  providers: ProviderDirectory;
+  /** Wakes the work queue's worker (after commit). */
+  wake: () => void;
+}) {
   const importer = createImporter(deps);
   const jobs = createTransferJobs({ ...deps, importer });
   return {

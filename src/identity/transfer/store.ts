@@ -1,24 +1,13 @@
 import type { userTransferJobs, userTransferResults } from '../../db/schema';
 import { limitOf, type PageRequest } from '../../platform/http/pagination';
 import { AUTO_CHECKPOINT_PAGES } from '../../platform/store/sqlite';
-import { valuesList, type Sql } from '../../platform/store/sql';
+import { inList, insertMany, INSERT_ROWS, type Sql } from '../../platform/store/sql';
 
 export type TransferJobRow = typeof userTransferJobs.$inferSelect;
 export type TransferResultRow = typeof userTransferResults.$inferSelect;
 export type JobStatus = TransferJobRow['status'];
 
 /** A user row as an import writes it (users table, migration 0013 columns included). */
-export interface ImportedUserRow {
-  id: string;
-  externalId: string;
-  subject: string;
-  email: string;
-  emailVerified: boolean;
-  status: 'ACTIVE' | 'DISABLED';
-  importedPasswordHash: string | null;
-  importedPasswordFormat: string | null;
-}
-
 /** A user as an export reads it (spec 03 "Export record", less the position). */
 export interface ExportedUserRow {
   id: string;
@@ -76,21 +65,6 @@ const exported = (r: RawExport): ExportedUserRow => ({ ...r, emailVerified: r.em
 /** WAL pages between automatic checkpoints during a CLI bulk import (64,000 pages of 4 KiB: 250 MiB of WAL at most, on disk). */
 const BULK_CHECKPOINT_PAGES = 64_000;
 
-/** Rows per multi-row INSERT: well under both engines' bound-parameter limits (SQLite 32,766). */
-const INSERT_ROWS = 500;
-
-/** Runs `text(rows)` over `rows` in slices of INSERT_ROWS: set-oriented inserts. */
-async function insertMany<R>(db: Sql, rows: R[], columns: number, head: string, values: (r: R) => unknown[], tail = ''): Promise<void> {
-  for (let i = 0; i < rows.length; i += INSERT_ROWS) {
-    const slice = rows.slice(i, i + INSERT_ROWS);
-    const params: unknown[] = [];
-    for (const r of slice) params.push(...values(r));
-    await db.run(`${head} VALUES ${valuesList(slice.length, columns)}${tail}`, params);
-  }
-}
-
-/** `?, ?, …` for an IN list. */
-const marks = (n: number) => new Array<string>(n).fill('?').join(', ');
 
 /**
  * Bulk user transfer (issue 12): the (source, externalId) mapping, set-oriented inserts of
@@ -119,16 +93,6 @@ export function createTransferStore(db: Sql) {
     async bulkWrites(on: boolean): Promise<void> {
       if (db.dialect === 'sqlite') await db.get(`PRAGMA wal_autocheckpoint = ${on ? BULK_CHECKPOINT_PAGES : AUTO_CHECKPOINT_PAGES}`);
     },
-    /** Which of `emails` (lower-cased) are taken in the tenant. */
-    async takenEmails(tenantId: string, emails: string[]): Promise<Set<string>> {
-      const out = new Set<string>();
-      for (let i = 0; i < emails.length; i += INSERT_ROWS) {
-        const slice = emails.slice(i, i + INSERT_ROWS);
-        const rows = await db.all<{ email: string }>(`SELECT email FROM users WHERE tenant_id = ? AND email IN (${marks(slice.length)})`, [tenantId, ...slice]);
-        for (const r of rows) out.add(r.email);
-      }
-      return out;
-    },
     /** The users already imported from `source` under these external ids: externalId → their subject and email. */
     async importedFrom(tenantId: string, source: string, externalIds: string[]): Promise<Map<string, { subject: string; email: string }>> {
       const out = new Map<string, { subject: string; email: string }>();
@@ -136,40 +100,18 @@ export function createTransferStore(db: Sql) {
         const slice = externalIds.slice(i, i + INSERT_ROWS);
         const rows = await db.all<{ externalId: string; subject: string; email: string }>(
           `SELECT s.external_id AS "externalId", u.subject, u.email FROM user_import_sources s JOIN users u ON u.id = s.user_id
-            WHERE s.tenant_id = ? AND s.source = ? AND s.external_id IN (${marks(slice.length)})`,
+            WHERE s.tenant_id = ? AND s.source = ? AND s.external_id IN (${inList(slice.length)})`,
           [tenantId, source, ...slice],
         );
         for (const r of rows) out.set(r.externalId, { subject: r.subject, email: r.email });
       }
       return out;
     },
-    /** Upstream identities (issuer, subject) already linked in the tenant, as `issuer subject` keys. */
-    async linkedIdentities(tenantId: string, pairs: { issuer: string; subject: string }[]): Promise<Set<string>> {
-      const out = new Set<string>();
-      for (const p of pairs) {
-        const r = await db.get<{ n: number }>('SELECT 1 AS "n" FROM user_identities WHERE tenant_id = ? AND issuer = ? AND subject = ?', [tenantId, p.issuer, p.subject]);
-        if (r) out.add(`${p.issuer} ${p.subject}`);
-      }
-      return out;
-    },
-    async insertUsers(tenantId: string, source: string, rows: ImportedUserRow[], now: string): Promise<void> {
-      await insertMany(db, rows, 11,
-        `INSERT INTO users (id, tenant_id, subject, email, email_verified, password_hash, status, created_at, updated_at,
-          imported_password_hash, imported_password_format)`,
-        (r) => [r.id, tenantId, r.subject, r.email, r.emailVerified ? 1 : 0, null, r.status, now, now, r.importedPasswordHash, r.importedPasswordFormat]);
+    /** Where each imported user came from: (source, externalId) → the user (the table reruns skip by). */
+    async insertSources(tenantId: string, source: string, rows: { externalId: string; userId: string }[], now: string): Promise<void> {
       await insertMany(db, rows, 5, 'INSERT INTO user_import_sources (tenant_id, source, external_id, user_id, created_at)',
-        (r) => [tenantId, source, r.externalId, r.id, now]);
+        (r) => [tenantId, source, r.externalId, r.userId, now]);
     },
-    /** Active TOTP factors (RFC 6238), secrets sealed beforehand as identity/mfa seals them. */
-    async insertTotpFactors(tenantId: string, rows: { userId: string; secretSealed: string }[], now: string): Promise<void> {
-      await insertMany(db, rows, 6, 'INSERT INTO user_totp_factors (user_id, tenant_id, secret_sealed, last_step, created_at, activated_at)',
-        (r) => [r.userId, tenantId, r.secretSealed, 0, now, now]);
-    },
-    async insertIdentities(tenantId: string, rows: { userId: string; issuer: string; subject: string; provider: string }[], now: string): Promise<void> {
-      await insertMany(db, rows, 6, 'INSERT INTO user_identities (tenant_id, issuer, subject, user_id, provider, created_at)',
-        (r) => [tenantId, r.issuer, r.subject, r.userId, r.provider, now]);
-    },
-
     async insertJob(j: Pick<TransferJobRow, 'id' | 'tenantId' | 'kind' | 'source' | 'mode' | 'idempotencyKey' | 'requestDigest' | 'payload' | 'totalItems' | 'snapshotAt' | 'createdAt'>): Promise<void> {
       await db.run(SQL.insertJob, [j.id, j.tenantId, j.kind, j.source, j.mode, j.idempotencyKey, j.requestDigest, j.payload, j.totalItems, j.snapshotAt, j.createdAt]);
     },

@@ -33,7 +33,7 @@ describe('user transfer work items', () => {
     const { job } = await h.services.transfer.jobs.createImport(tenantId, { schemaVersion: 1, source: 'legacy', mode: 'CREATE_ONLY', idempotencyKey: 'w-2', records: Array.from({ length: total }, (_, i) => rec(i)) }, cliActor());
     // Process A's worker commits the first chunk, then hangs in the second (what kill -9 leaves).
     const a = await h.otherProcess();
-    const real = createImporter({ store: a.store, clock: h.clock, sealer: a.sealer, providers: a.providers });
+    const real = createImporter({ store: a.store, clock: h.clock, sealer: a.sealer, users: a.users, mfa: a.mfa, providers: a.providers });
     let batches = 0;
     const dying: Importer = { importBatch: (...args) => (++batches === 1 ? real.importBatch(...args) : new Promise(() => undefined)) };
     const queueA = createWorkQueue({ store: a.store, clock: h.clock, logger: silentLogger });

@@ -6,7 +6,7 @@ import type { TxRunner, TxScope } from '../../platform/store/store';
 import { UserErrors } from './errors';
 import { checkUserCreate, checkUserUpdate } from './schemas';
 import { validInput } from '../../platform/http/schema';
-import type { UserRow, UserStore } from './store';
+import type { ImportedUserRow, UserRow, UserStore } from './store';
 import { onUnique, UniqueViolation } from '../../platform/store/sql';
 import { SYSTEM_ACTOR, type AuditActor, type AuditTx } from '../audit';
 import { verifyImportedHash } from '../transfer/hashes';
@@ -39,6 +39,7 @@ export interface ChangeOptions<S> {
 
 /** A transaction's stores, for contexts that create users or change passwords in their own transaction. */
 export type UserTx = { users: UserStore };
+export type { ImportedUserRow };
 
 export function toUserView(u: UserRow): UserView {
   return { id: u.id, subject: u.subject, email: u.email, emailVerified: u.emailVerified, status: u.status, createdAt: u.createdAt };
@@ -93,6 +94,15 @@ export function createUserService<S extends Stores>(deps: {
 
   return {
     hashPassword,
+
+    /** A bulk import's users (identity/transfer), set-oriented. Called inside the importer's transaction, it joins it (platform/store/tx-frame.ts). */
+    importUsers(tenantId: string, rows: readonly ImportedUserRow[], now: string): Promise<void> {
+      return store.tx((tx) => tx.users.insertImported(tenantId, rows, now));
+    },
+    /** Which of `emails` (lower-cased) users of the tenant have. Called inside the importer's transaction, it joins it (platform/store/tx-frame.ts). */
+    takenEmails(tenantId: string, emails: readonly string[]): Promise<Set<string>> {
+      return store.tx((tx) => tx.users.takenEmails(tenantId, emails));
+    },
 
     /** Creates a user; the password is hashed before the transaction, never inside. */
     async create(tenantId: string, input: { email: string; emailVerified?: boolean; password?: string }, actor: AuditActor = SYSTEM_ACTOR): Promise<UserView> {

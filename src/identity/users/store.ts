@@ -1,5 +1,5 @@
 import type { users } from '../../db/schema';
-import { updateStatement, type Sql } from '../../platform/store/sql';
+import { inList, insertMany, INSERT_ROWS, updateStatement, type Sql } from '../../platform/store/sql';
 
 export type UserRow = typeof users.$inferSelect;
 type Optional = 'status' | 'emailVerified' | 'passwordHash' | 'importedPasswordHash' | 'importedPasswordFormat';
@@ -51,12 +51,41 @@ const update = updateStatement('users', CHANGE_COLUMNS, 'tenant_id = ? AND id = 
 
 export type UserChange = Partial<Pick<UserRow, keyof typeof CHANGE_COLUMNS>>;
 
+/** A user as a bulk import creates it (identity/transfer): no password of ours, perhaps an imported hash. */
+export interface ImportedUserRow {
+  id: string;
+  externalId: string;
+  subject: string;
+  email: string;
+  emailVerified: boolean;
+  status: 'ACTIVE' | 'DISABLED';
+  importedPasswordHash: string | null;
+  importedPasswordFormat: string | null;
+}
+
 export function createUserStore(db: Sql) {
   const one = async (text: string, tenantId: string, v: string): Promise<UserRow | undefined> => {
     const r = await db.get<Raw>(text, [tenantId, v]);
     return r && fromRaw(r);
   };
   return {
+    /** Imported users, set-oriented (multi-row inserts of INSERT_ROWS). */
+    async insertImported(tenantId: string, rows: readonly ImportedUserRow[], now: string): Promise<void> {
+      await insertMany(db, rows, 11,
+        `INSERT INTO users (id, tenant_id, subject, email, email_verified, password_hash, status, created_at, updated_at,
+          imported_password_hash, imported_password_format)`,
+        (r) => [r.id, tenantId, r.subject, r.email, r.emailVerified ? 1 : 0, null, r.status, now, now, r.importedPasswordHash, r.importedPasswordFormat]);
+    },
+    /** Which of `emails` (lower-cased) are taken in the tenant. */
+    async takenEmails(tenantId: string, emails: readonly string[]): Promise<Set<string>> {
+      const out = new Set<string>();
+      for (let i = 0; i < emails.length; i += INSERT_ROWS) {
+        const slice = emails.slice(i, i + INSERT_ROWS);
+        const rows = await db.all<{ email: string }>(`SELECT email FROM users WHERE tenant_id = ? AND email IN (${inList(slice.length)})`, [tenantId, ...slice]);
+        for (const r of rows) out.add(r.email);
+      }
+      return out;
+    },
     async insert(r: NewUserRow): Promise<void> {
       await db.run(SQL.insert, [
         r.id, r.tenantId, r.subject, r.email, r.emailVerified ? 1 : 0, r.passwordHash ?? null, r.status ?? 'ACTIVE', r.createdAt, r.updatedAt,

@@ -123,6 +123,22 @@ export function textsByRows(make: (rows: number) => string): (rows: number) => s
   };
 }
 
+/** Rows per multi-row INSERT of `insertMany`: well under both engines' bound-parameter limits (SQLite 32,766). */
+export const INSERT_ROWS = 500;
+
+/** Inserts `rows` in slices of INSERT_ROWS, one multi-row statement each: `head VALUES (…), (…)tail`. */
+export async function insertMany<R>(db: Sql, rows: readonly R[], columns: number, head: string, values: (r: R) => unknown[], tail = ''): Promise<void> {
+  for (let i = 0; i < rows.length; i += INSERT_ROWS) {
+    const slice = rows.slice(i, i + INSERT_ROWS);
+    const params: unknown[] = [];
+    for (const r of slice) params.push(...values(r));
+    await db.run(`${head} VALUES ${valuesList(slice.length, columns)}${tail}`, params);
+  }
+}
+
+/** `?, ?, …` for an IN list of `n` values. */
+export const inList = (n: number): string => new Array<string>(n).fill('?').join(', ');
+
 /** Placeholders for `rows` rows of `columns` positional values: `(?, ?), (?, ?)`. */
 export function valuesList(rows: number, columns: number): string {
   const one = `(${new Array<string>(columns).fill('?').join(', ')})`;
