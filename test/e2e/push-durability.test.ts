@@ -1,10 +1,9 @@
-import { generateKeyPairSync, randomBytes, randomUUID } from 'node:crypto';
 import { existsSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { startApnsFake, type ApnsFake } from '../fakes/apns-fake';
-import { createTestCa } from '../fakes/test-ca';
-import { binaryPath, createSandbox, type RunningServer, type Sandbox } from '../helpers/binary';
+import type { ApnsFake } from '../fakes/apns-fake';
+import { binaryPath, type RunningServer, type Sandbox } from '../helpers/binary';
+import { createPushSandbox, iosAppWithTemplate, registerDevices, until as pollUntil, type PushSandbox } from '../helpers/push-e2e';
 
 /**
  * Issue 13: a 202 means the deliveries are durably admitted. Sends to the built executable,
@@ -16,66 +15,30 @@ const TOPIC = 'com.example.durable';
 const FIRST = 10;
 const IN_FLIGHT = 30;
 
+let p: PushSandbox;
 let sandbox: Sandbox;
 let apns: ApnsFake;
 let env: Record<string, string>;
-
-const until = async (what: string, cond: () => boolean | Promise<boolean>, timeoutMs = 90_000) => {
-  const deadline = Date.now() + timeoutMs;
-  while (!(await cond())) {
-    if (Date.now() > deadline) throw new Error(`timed out waiting for ${what}`);
-    await new Promise((r) => setTimeout(r, 50));
-  }
-};
+const until = (what: string, cond: () => boolean | Promise<boolean>, timeoutMs = 90_000) => pollUntil(what, cond, timeoutMs);
 
 beforeAll(async () => {
-  const ca = createTestCa();
-  apns = await startApnsFake({ ca, topic: TOPIC });
-  sandbox = await createSandbox({ prefix: 'engage-push-' });
-  env = { ENGAGE_APNS_URL: apns.url, ENGAGE_APNS_SANDBOX_URL: apns.url, ENGAGE_PUSH_CA_FILE: ca.caFile };
+  p = await createPushSandbox({ prefix: 'engage-push-', topic: TOPIC });
+  ({ sandbox, apns, env } = p);
 });
-afterAll(async () => {
-  await sandbox?.cleanup();
-  await apns?.close();
-});
+afterAll(() => p?.close());
 
 describe.skipIf(!existsSync(path.resolve(__dirname, '../../dist/engage')))('push delivery durability (dist/engage, kill -9)', () => {
   it('every admitted delivery reaches APNs after a SIGKILL mid-flight, none accepted twice', async () => {
     binaryPath();
-    const cli = <T>(args: string[]) => sandbox.cliJson<T>(args, { env });
-    const environment = await cli<{ id: string }>(['environments', 'create', '--name', 'durable']);
-    const app = await cli<{ id: string; appKey: string }>(['apps', 'create', '--environment', environment.id, '--platform', 'IOS', '--name', 'ios']);
-    const key = await cli<{ key: string }>(['access-keys', 'create', '--environment', environment.id, '--app', app.id]);
-    const { privateKey } = generateKeyPairSync('ec', { namedCurve: 'P-256' });
-    const pem = privateKey.export({ type: 'pkcs8', format: 'pem' }).toString();
-    apns.addKey('KEYID12345', 'TEAMID1234', pem);
-    writeFileSync(path.join(sandbox.dir, 'AuthKey.p8'), pem);
-    await cli(['apps', 'set-apns', app.id, '--key-file', path.join(sandbox.dir, 'AuthKey.p8'), '--key-id', 'KEYID12345', '--team-id', 'TEAMID1234', '--topic', TOPIC]);
-    writeFileSync(
-      path.join(sandbox.dir, 'template.json'),
-      JSON.stringify({ key: 'receipt', apps: ['ios'], defaultLocale: 'en', variables: { n: { type: 'number' } }, localizations: { en: { title: 'Receipt {{n}}', body: 'Thanks' } } }),
-    );
-    await cli(['templates', 'create', '--environment', environment.id, '--file', path.join(sandbox.dir, 'template.json')]);
-    await cli(['templates', 'publish', 'receipt', '--environment', environment.id]);
+    const cli = p.cli;
+    const { environment, app, key } = await iosAppWithTemplate(p, {
+      environment: 'durable',
+      topic: TOPIC,
+      template: { key: 'receipt', variables: { n: { type: 'number' } }, localizations: { en: { title: 'Receipt {{n}}', body: 'Thanks' } } },
+    });
 
     let server: RunningServer = await sandbox.serve({ env });
-    const installations: string[] = [];
-    for (let i = 0; i < 10; i++) {
-      const res = await fetch(`${server.url}/v1/sdk/installations`, {
-        method: 'POST',
-        headers: { 'content-type': 'application/json', 'X-Service-App-Key': app.appKey },
-        body: JSON.stringify({ platform: 'IOS', locale: 'en', timezone: 'UTC', sdkVersion: '1', appVersion: '1' }),
-      });
-      const s = (await res.json()) as { installationId: string; credential: string };
-      const op = (type: string, payload: unknown) => ({ operationId: randomUUID(), generation: 0, type, occurredAt: new Date().toISOString(), payload });
-      const batch = await fetch(`${server.url}/v1/sdk/operations:batch`, {
-        method: 'POST',
-        headers: { 'content-type': 'application/json', authorization: `Bearer ${s.credential}` },
-        body: JSON.stringify({ batchId: randomUUID(), operations: [op('PUSH_PERMISSION_SET', { state: 'AUTHORIZED' }), op('PUSH_TOKEN_SET', { token: randomBytes(32).toString('hex') })] }),
-      });
-      expect(batch.status).toBe(202);
-      installations.push(s.installationId);
-    }
+    const installations = await registerDevices(server, app.appKey, 10);
 
     const admitted: string[] = [];
     const sends = new Map<number, string>();

@@ -1,10 +1,8 @@
-import { generateKeyPairSync, randomBytes, randomUUID } from 'node:crypto';
-import { existsSync, writeFileSync } from 'node:fs';
+import { existsSync } from 'node:fs';
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { startApnsFake, type ApnsFake } from '../fakes/apns-fake';
-import { createTestCa } from '../fakes/test-ca';
-import { binaryPath, createSandbox, type RunningServer, type Sandbox } from '../helpers/binary';
+import { binaryPath, type RunningServer } from '../helpers/binary';
+import { createPushSandbox, iosAppWithTemplate, registerDevices, until, type PushSandbox } from '../helpers/push-e2e';
 
 /**
  * Issue 22 point 3: outcomes are recorded as the answers arrive, so a kill -9 repeats only the
@@ -30,66 +28,24 @@ const DEVICES = 40;
 const HANDFUL = 100;
 const RECENT_MS = 250;
 
-let sandbox: Sandbox;
-let apns: ApnsFake;
-let env: Record<string, string>;
-
-const until = async (what: string, cond: () => boolean | Promise<boolean>, timeoutMs = 120_000) => {
-  const deadline = Date.now() + timeoutMs;
-  while (!(await cond())) {
-    if (Date.now() > deadline) throw new Error(`timed out waiting for ${what}`);
-    await new Promise((r) => setTimeout(r, 10));
-  }
-};
-
+let p: PushSandbox;
 beforeAll(async () => {
-  const ca = createTestCa();
-  apns = await startApnsFake({ ca, topic: TOPIC });
-  sandbox = await createSandbox({ prefix: 'engage-repeats-' });
-  env = { ENGAGE_APNS_URL: apns.url, ENGAGE_APNS_SANDBOX_URL: apns.url, ENGAGE_PUSH_CA_FILE: ca.caFile };
+  p = await createPushSandbox({ prefix: 'engage-repeats-', topic: TOPIC });
 });
-afterAll(async () => {
-  await sandbox?.cleanup();
-  await apns?.close();
-});
+afterAll(() => p?.close());
 
 describe.skipIf(!existsSync(path.resolve(__dirname, '../../dist/engage')))('push repeats after kill -9 (dist/engage)', () => {
   it('with answers 100 ms after each request, a kill -9 mid-flow repeats at most a handful, each under its first copy\'s collapse id', async () => {
     binaryPath();
-    const cli = <T>(args: string[]) => sandbox.cliJson<T>(args, { env });
-    const environment = await cli<{ id: string }>(['environments', 'create', '--name', 'repeats']);
-    const app = await cli<{ id: string; appKey: string }>(['apps', 'create', '--environment', environment.id, '--platform', 'IOS', '--name', 'ios']);
-    const key = await cli<{ key: string }>(['access-keys', 'create', '--environment', environment.id, '--app', app.id]);
-    const pem = generateKeyPairSync('ec', { namedCurve: 'P-256' }).privateKey.export({ type: 'pkcs8', format: 'pem' }).toString();
-    apns.addKey('KEYID12345', 'TEAMID1234', pem);
-    writeFileSync(path.join(sandbox.dir, 'AuthKey.p8'), pem);
-    await cli(['apps', 'set-apns', app.id, '--key-file', path.join(sandbox.dir, 'AuthKey.p8'), '--key-id', 'KEYID12345', '--team-id', 'TEAMID1234', '--topic', TOPIC]);
+    const { sandbox, apns, env } = p;
     // No collapseId of its own: every notification carries its delivery id as its collapse id.
-    writeFileSync(
-      path.join(sandbox.dir, 'template.json'),
-      JSON.stringify({ key: 'tick', apps: ['ios'], defaultLocale: 'en', variables: { n: { type: 'number' } }, localizations: { en: { title: 'Tick {{n}}', body: 'b' } } }),
-    );
-    await cli(['templates', 'create', '--environment', environment.id, '--file', path.join(sandbox.dir, 'template.json')]);
-    await cli(['templates', 'publish', 'tick', '--environment', environment.id]);
-
+    const { environment, app, key } = await iosAppWithTemplate(p, {
+      environment: 'repeats',
+      topic: TOPIC,
+      template: { key: 'tick', variables: { n: { type: 'number' } }, localizations: { en: { title: 'Tick {{n}}', body: 'b' } } },
+    });
     let server: RunningServer = await sandbox.serve({ env });
-    const installations: string[] = [];
-    for (let i = 0; i < DEVICES; i++) {
-      const res = await fetch(`${server.url}/v1/sdk/installations`, {
-        method: 'POST',
-        headers: { 'content-type': 'application/json', 'X-Service-App-Key': app.appKey },
-        body: JSON.stringify({ platform: 'IOS', locale: 'en', timezone: 'UTC', sdkVersion: '1', appVersion: '1' }),
-      });
-      const s = (await res.json()) as { installationId: string; credential: string };
-      const op = (type: string, payload: unknown) => ({ operationId: randomUUID(), generation: 0, type, occurredAt: new Date().toISOString(), payload });
-      const batch = await fetch(`${server.url}/v1/sdk/operations:batch`, {
-        method: 'POST',
-        headers: { 'content-type': 'application/json', authorization: `Bearer ${s.credential}` },
-        body: JSON.stringify({ batchId: randomUUID(), operations: [op('PUSH_PERMISSION_SET', { state: 'AUTHORIZED' }), op('PUSH_TOKEN_SET', { token: randomBytes(32).toString('hex') })] }),
-      });
-      expect(batch.status).toBe(202);
-      installations.push(s.installationId);
-    }
+    const installations = await registerDevices(server, app.appKey, DEVICES);
 
     // Admitted while APNs holds its answers, so they pile up; then released, and answered 100 ms
     // after each request: the worker runs at its full rate (100 requests of the app in flight).
