@@ -2,7 +2,7 @@ import { Option, type Command } from 'commander';
 import { action, output, withCommon, withServices, type CommonOptions } from '../cli';
 import { cliActor } from '../../src/identity/audit';
 import { ClientErrors } from '../../src/identity/clients/errors';
-import { OPT_IN_GRANTS, type OptInGrant } from '../../src/identity/clients/schemas';
+import { DEVICE_CODE, OPT_IN_GRANTS, type OptInGrant } from '../../src/identity/clients/schemas';
 
 const COLUMNS = ['clientId', 'displayName', 'applicationType', 'tokenEndpointAuthMethod', 'consentPolicy', 'redirectUris', 'webOrigins', 'postLogoutRedirectUris', 'grantTypes', 'scopes', 'defaultResource', 'nativeAuthenticationEnabled', 'status', 'createdAt'];
 
@@ -48,11 +48,12 @@ interface UpdateOpts extends CommonOptions {
 
 const LOGOUT_HELP = 'URI RP-initiated logout may send the browser back to (exact match; registering one makes discovery advertise end_session_endpoint); repeatable';
 
-const GRANT_HELP = 'opt in to a grant beyond authorization_code and refresh_token: client_credentials (machine clients; confidential only); repeatable';
+const GRANT_HELP = 'opt in to a grant beyond authorization_code and refresh_token: client_credentials (machine clients; confidential only) or device_code (RFC 8628, devices without a browser); repeatable';
 
-const grantOption = (help: string) => new Option('--grant-type <grant...>', help).choices([...OPT_IN_GRANTS]);
+const grantOption = (help: string) => new Option('--grant-type <grant...>', help).choices([...OPT_IN_GRANTS, 'device_code']);
 
-const grantTypes = (values: string[]): OptInGrant[] => [...new Set(values as OptInGrant[])];
+/** `device_code` is short for the RFC 8628 grant type's URN. */
+const grantTypes = (values: string[]): OptInGrant[] => [...new Set(values.map((v) => (v === 'device_code' ? DEVICE_CODE : v) as OptInGrant))];
 
 const WEB_ORIGIN_HELP = 'browser origin allowed to call the token, revocation and userinfo endpoints (CORS), e.g. https://app.example.com; repeatable (default: the origins of the redirect URIs)';
 

@@ -14,8 +14,10 @@ import {
   identityOf,
   startLoopbackReceiver,
   type ClientAuth,
+  type TokenSet,
 } from '../../src/cli/oauth-client';
 import { CLI_CLIENT_ID, CLI_SCOPES } from '../../src/identity/operators/control';
+import { deviceLogin } from '../../src/cli/device-login';
 
 /** `engage token` refreshes an access token that expires within this many seconds. */
 const REFRESH_MARGIN_S = 60;
@@ -65,7 +67,7 @@ async function refreshed(s: StoredSignIn): Promise<StoredSignIn> {
 export function registerLogin(program: Command): void {
   program
     .command('login')
-    .description('sign in to a server through the browser (OAuth 2.0 code flow with PKCE, loopback redirect) and store the tokens')
+    .description('sign in to a server through the browser (OAuth 2.0 code flow with PKCE, loopback redirect; --device: RFC 8628 device flow) and store the tokens')
     .requiredOption('--url <url>', "the server's public URL, e.g. https://engage.example.com")
     .option('--client-id <id>', `client of the control tenant to sign in with (default ${CLI_CLIENT_ID})`)
     .option('--client-secret-stdin', 'read a confidential client secret from standard input (unattended automation, README)')
@@ -73,9 +75,10 @@ export function registerLogin(program: Command): void {
     .option('--port <port>', 'loopback port to listen on (default: an ephemeral port)')
     .option('--timeout <seconds>', 'how long to wait for the browser sign-in', '300')
     .option('--no-browser', 'print the URL only; do not try to open a browser')
-    .option('--json', 'print machine-readable JSON')
+    .option('--device', 'for a server without a browser (RFC 8628): print a URL and a code to enter on any other device, then wait for the approval')
+    .option('--json', 'print machine-readable JSON (with --device, first a line with the URL and the code)')
     .action(
-      action(async (opts: { url: string; clientId?: string; clientSecretStdin?: boolean; scope?: string; port?: string; timeout: string; browser: boolean; json?: boolean }) => {
+      action(async (opts: { url: string; clientId?: string; clientSecretStdin?: boolean; scope?: string; port?: string; timeout: string; browser: boolean; device?: boolean; json?: boolean }) => {
         const url = normaliseUrl(opts.url);
         const timeoutS = Number(opts.timeout);
         if (!Number.isInteger(timeoutS) || timeoutS < 1 || timeoutS > 3600) throw new Error('--timeout must be a whole number of seconds from 1 to 3600');
@@ -89,6 +92,42 @@ export function registerLogin(program: Command): void {
 
         const issuer = controlIssuerOf(url);
         const md = await discover(issuer);
+        const store = async (tokens: TokenSet) => {
+          const signIn: StoredSignIn = {
+            url,
+            issuer,
+            clientId: auth.clientId,
+            ...(clientSecret ? { clientSecret } : {}),
+            tokenEndpoint: md.token_endpoint,
+            revocationEndpoint: md.revocation_endpoint,
+            accessToken: tokens.access_token,
+            accessTokenExpiresAt: nowS() + tokens.expires_in,
+            refreshToken: tokens.refresh_token ?? null,
+            scope: tokens.scope ?? '',
+            ...identityOf(tokens.id_token),
+          };
+          await withCredentialsLock(async () => saveSignIn(signIn));
+          if (opts.json) output(true, summary(signIn));
+          else process.stdout.write(`Signed in to ${url} as ${operatorOf(signIn)}; tokens stored in ${credentialsPath()}\n`);
+        };
+        if (opts.device) {
+          if (opts.port !== undefined) throw new Error('--port is for the browser sign-in, not --device');
+          if (!md.device_authorization_endpoint) throw new Error(`${issuer} offers no device authorization (no client of its tenant is registered for the device grant)`);
+          const tokens = await deviceLogin({
+            deviceEndpoint: md.device_authorization_endpoint,
+            tokenEndpoint: md.token_endpoint,
+            auth,
+            scope: opts.scope ?? CLI_SCOPES.join(' '),
+            timeoutS,
+            show: (d) => {
+              // --json: one JSON line first (a wrapper can show it), then the summary line.
+              if (opts.json) process.stdout.write(JSON.stringify({ verificationUri: d.verification_uri, verificationUriComplete: d.verification_uri_complete ?? null, userCode: d.user_code, expiresIn: d.expires_in }) + '\n');
+              else process.stderr.write(`On any device, open\n\n  ${d.verification_uri}\n\nand enter the code  ${d.user_code}\n\n${d.verification_uri_complete ? `(or open ${d.verification_uri_complete})\n` : ''}Waiting for the approval (up to ${Math.min(d.expires_in, timeoutS)} s)...\n`);
+            },
+          });
+          await store(tokens);
+          return;
+        }
         const { verifier, challenge } = pkcePair();
         const state = randomState();
         const receiver = await startLoopbackReceiver({ state, issuer, port, timeoutMs: timeoutS * 1000 });
@@ -108,23 +147,7 @@ export function registerLogin(program: Command): void {
           if (opts.browser && openBrowser(authorize.href)) process.stderr.write('(a browser was opened; if not, open the URL above)\n');
           process.stderr.write(`Waiting for the sign-in (up to ${timeoutS} s)...\n`);
           const code = await receiver.code;
-          const tokens = await exchangeCode(md, auth, code, receiver.redirectUri, verifier);
-          const signIn: StoredSignIn = {
-            url,
-            issuer,
-            clientId: auth.clientId,
-            ...(clientSecret ? { clientSecret } : {}),
-            tokenEndpoint: md.token_endpoint,
-            revocationEndpoint: md.revocation_endpoint,
-            accessToken: tokens.access_token,
-            accessTokenExpiresAt: nowS() + tokens.expires_in,
-            refreshToken: tokens.refresh_token ?? null,
-            scope: tokens.scope ?? '',
-            ...identityOf(tokens.id_token),
-          };
-          await withCredentialsLock(async () => saveSignIn(signIn));
-          if (opts.json) output(true, summary(signIn));
-          else process.stdout.write(`Signed in to ${url} as ${operatorOf(signIn)}; tokens stored in ${credentialsPath()}\n`);
+          await store(await exchangeCode(md, auth, code, receiver.redirectUri, verifier));
         } finally {
           receiver.close();
         }

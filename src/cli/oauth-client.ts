@@ -16,6 +16,8 @@ export interface ProviderMetadata {
   token_endpoint: string;
   revocation_endpoint: string;
   userinfo_endpoint?: string;
+  /** RFC 8628 §4: only when a client of the issuer registered the device grant. */
+  device_authorization_endpoint?: string;
 }
 
 export interface TokenSet {
@@ -99,7 +101,7 @@ async function postForm<T>(endpoint: string, auth: ClientAuth, params: Record<st
   });
 }
 
-async function tokenRequest(endpoint: string, auth: ClientAuth, params: Record<string, string>): Promise<TokenSet> {
+export async function requestTokens(endpoint: string, auth: ClientAuth, params: Record<string, string>): Promise<TokenSet> {
   const { status, body } = await postForm<TokenSet & { error?: string; error_description?: string }>(endpoint, auth, params);
   if (status !== 200 || !body || typeof body.access_token !== 'string') {
     const error = body?.error ?? `http_${status}`;
@@ -108,12 +110,32 @@ async function tokenRequest(endpoint: string, auth: ClientAuth, params: Record<s
   return body;
 }
 
+/** RFC 8628 §3.2. */
+export interface DeviceAuthorization {
+  device_code: string;
+  user_code: string;
+  verification_uri: string;
+  verification_uri_complete?: string;
+  expires_in: number;
+  interval?: number;
+}
+
+/** RFC 8628 §3.1: the device authorization request. */
+export async function startDeviceAuthorization(endpoint: string, auth: ClientAuth, scope: string): Promise<DeviceAuthorization> {
+  const { status, body } = await postForm<DeviceAuthorization & { error?: string; error_description?: string }>(endpoint, auth, { scope });
+  if (status !== 200 || !body || typeof body.device_code !== 'string' || typeof body.user_code !== 'string') {
+    const error = body?.error ?? `http_${status}`;
+    throw new OAuthClientError(error, `the device authorization endpoint answered ${error}${body?.error_description ? `: ${body.error_description}` : ''}`);
+  }
+  return body;
+}
+
 export function exchangeCode(md: ProviderMetadata, auth: ClientAuth, code: string, redirectUri: string, verifier: string): Promise<TokenSet> {
-  return tokenRequest(md.token_endpoint, auth, { grant_type: 'authorization_code', code, redirect_uri: redirectUri, code_verifier: verifier });
+  return requestTokens(md.token_endpoint, auth, { grant_type: 'authorization_code', code, redirect_uri: redirectUri, code_verifier: verifier });
 }
 
 export function refresh(tokenEndpoint: string, auth: ClientAuth, refreshToken: string): Promise<TokenSet> {
-  return tokenRequest(tokenEndpoint, auth, { grant_type: 'refresh_token', refresh_token: refreshToken });
+  return requestTokens(tokenEndpoint, auth, { grant_type: 'refresh_token', refresh_token: refreshToken });
 }
 
 /** RFC 7009 §2.1; 200 for any token, known or not (§2.2). */

@@ -32,6 +32,7 @@ export const TABLE_OWNERS: Readonly<Record<string, string>> = {
   consents: 'identity/oauth',
   refresh_tokens: 'identity/oauth',
   revoked_access_tokens: 'identity/oauth',
+  device_authorizations: 'identity/oauth',
   browser_sessions: 'identity/sessions',
   browser_interactions: 'identity/sessions',
   session_accounts: 'identity/sessions',

@@ -253,3 +253,32 @@ export const consents = pgTable(
   (t) => [primaryKey({ columns: [t.tenantId, t.userId, t.clientId] })],
 );
 
+/**
+ * Device authorization requests (RFC 8628, issue 23): the device code and the user code are kept
+ * as digests. PENDING until the user approves in a browser (APPROVED, with the code of the
+ * sign-in that approved it) or denies (DENIED); the token endpoint's answer for an APPROVED one
+ * makes it CONSUMED, once.
+ */
+export const deviceAuthorizations = pgTable(
+  'device_authorizations',
+  {
+    deviceCodeDigest: text('device_code_digest').primaryKey(),
+    tenantId: text('tenant_id').notNull().references(() => tenants.id, { onDelete: 'cascade' }),
+    clientId: text('client_id').notNull(),
+    userCodeDigest: text('user_code_digest').notNull(),
+    scope: text('scope').notNull(),
+    resource: text('resource'),
+    status: text('status', { enum: ['PENDING', 'APPROVED', 'DENIED', 'CONSUMED'] }).notNull().default('PENDING'),
+    /** Seconds the client must wait between polls; slow_down adds 5. */
+    pollInterval: integer('poll_interval').notNull(),
+    lastPolledAt: bigint('last_polled_at', { mode: 'number' }),
+    /** Digest of the browser's verification state (cookie), bound at approval. */
+    browserStateDigest: text('browser_state_digest'),
+    /** Digest of the authorization code of the approving sign-in. */
+    codeDigest: text('code_digest'),
+    userId: text('user_id').references(() => users.id, { onDelete: 'cascade' }),
+    createdAt: bigint('created_at', { mode: 'number' }).notNull(),
+    expiresAt: bigint('expires_at', { mode: 'number' }).notNull(),
+  },
+  (t) => [uniqueIndex('device_authorizations_user_code').on(t.tenantId, t.userCodeDigest), index('device_authorizations_expiry').on(t.expiresAt)],
+);

@@ -7,7 +7,9 @@ const WebOrigin = () => T.String({ pattern: '^https?://[^/?#]+$', description: '
 
 /** Grants a client may opt in to beyond spec 02's authorization_code and refresh_token (issue 23). */
 export const CLIENT_CREDENTIALS = 'client_credentials';
-export const OPT_IN_GRANTS = [CLIENT_CREDENTIALS] as const;
+/** RFC 8628 §3.4. */
+export const DEVICE_CODE = 'urn:ietf:params:oauth:grant-type:device_code';
+export const OPT_IN_GRANTS = [CLIENT_CREDENTIALS, DEVICE_CODE] as const;
 export type OptInGrant = (typeof OPT_IN_GRANTS)[number];
 
 const fields = {
@@ -27,7 +29,7 @@ const fields = {
    * Not in spec 03's Client: the grants it opted in to beyond authorization_code and
    * refresh_token (issue 23); client_credentials needs a confidential client.
    */
-  grantTypes: T.Optional(T.Array(Enum(OPT_IN_GRANTS, { description: `${CLIENT_CREDENTIALS} (confidential clients only)` }))),
+  grantTypes: T.Optional(T.Array(Enum(OPT_IN_GRANTS, { description: `${CLIENT_CREDENTIALS} (confidential clients only) or ${DEVICE_CODE} (RFC 8628)` }))),
 };
 
 /** Spec 03 Client (request), plus webOrigins, postLogoutRedirectUris and grantTypes. */

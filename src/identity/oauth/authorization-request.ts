@@ -1,6 +1,7 @@
 import { safeErrorDescription } from '../../platform/http/error-description';
 import type { ResolvedTenant } from '../tenants/service';
 import type { Client } from '../clients/service';
+import { DEVICE_CODE } from '../clients/schemas';
 import type { Resource } from '../resources/service';
 import { E } from './errors';
 import { redirectUriRegistered } from './redirect-uri';
@@ -188,6 +189,12 @@ function checkMaxAge(m: Map<string, string[]>): number | null {
   return Number(v);
 }
 
+/** Where the device verification page's sign-in returns (RFC 8628, issue 23): under the issuer, for clients registered for the device grant. */
+export const deviceCallbackUri = (issuer: string) => `${issuer}/oauth2/device/callback`;
+
+const deviceCallbackOf = (tenant: ResolvedTenant, client: Client, redirectUri: string) =>
+  client.grantTypes.includes(DEVICE_CODE) && redirectUri === deviceCallbackUri(tenant.issuer);
+
 export async function validateAuthorizationRequest(tenant: ResolvedTenant, params: AuthorizationParams, lookups: AuthorizationLookups): Promise<AuthorizationValidation> {
   const m = toMap(params);
   const tenantId = tenant.tenant.id;
@@ -203,7 +210,7 @@ export async function validateAuthorizationRequest(tenant: ResolvedTenant, param
   if (!redirectUris) return direct(E.invalidRequest, 'redirect_uri is required');
   if (redirectUris.length > 1) return direct(E.invalidRequest, 'redirect_uri is duplicated');
   const redirectUri = redirectUris[0];
-  if (!redirectUriRegistered(client, redirectUri)) return direct(E.invalidRequest, 'redirect_uri is not registered for the client');
+  if (!redirectUriRegistered(client, redirectUri) && !deviceCallbackOf(tenant, client, redirectUri)) return direct(E.invalidRequest, 'redirect_uri is not registered for the client');
 
   // 2. Everything else is reported to the callback, with state when it is unambiguous.
   const states = m.get('state');

@@ -2,7 +2,7 @@ import type { Context, Hono, MiddlewareHandler } from 'hono';
 import { described, type RouteDoc } from '../../platform/http/openapi';
 import { JWKS_MAX_AGE_SECONDS, type KeyService } from '../keys/service';
 import type { ClientService } from '../clients/service';
-import { OPT_IN_GRANTS, type OptInGrant } from '../clients/schemas';
+import { DEVICE_CODE, OPT_IN_GRANTS, type OptInGrant } from '../clients/schemas';
 import type { IssuerEnv } from '../issuer';
 import { DiscoveryDocument, Jwks } from './schemas';
 import { publicCors } from './cors';
@@ -36,7 +36,8 @@ export function discoveryDocument(issuer: string) {
  * The discovery document serialized once per issuer and variant, with its ETag (etag.ts).
  * `endSession`: once a client of the tenant registered a post-logout redirect URI, the document
  * also names end_session_endpoint (OpenID Connect RP-Initiated Logout 1.0 §2.1). `grants`: the
- * opt-in grants some client of the tenant registered join grant_types_supported. With neither, exactly spec 02's
+ * opt-in grants some client of the tenant registered join grant_types_supported, and the device
+ * grant brings device_authorization_endpoint (RFC 8628 §4). With neither, exactly spec 02's
  * (issue 23).
  */
 export const discoveryRepresentation = (issuer: string, endSession = false, grants: ReadonlySet<OptInGrant> = new Set()): Representation => {
@@ -46,6 +47,7 @@ export const discoveryRepresentation = (issuer: string, endSession = false, gran
     const doc: Record<string, unknown> = discoveryDocument(issuer);
     if (extra.length) doc.grant_types_supported = [...(doc.grant_types_supported as string[]), ...extra];
     if (endSession) doc.end_session_endpoint = `${issuer}/oauth2/logout`;
+    if (grants.has(DEVICE_CODE)) doc.device_authorization_endpoint = `${issuer}/oauth2/device_authorization`;
     return doc;
   });
 };

@@ -12,6 +12,11 @@ export const E = {
   invalidToken: 'invalid_token',
   insufficientScope: 'insufficient_scope',
   unauthorizedClient: 'unauthorized_client',
+  // RFC 8628 §3.5, the device grant's token endpoint answers.
+  authorizationPending: 'authorization_pending',
+  slowDown: 'slow_down',
+  accessDenied: 'access_denied',
+  expiredToken: 'expired_token',
 } as const;
 
 export type OAuthErrorCode = (typeof E)[keyof typeof E];
@@ -28,6 +33,8 @@ export const invalidTarget = (description: string) => new OAuthError(400, E.inva
 export const unsupportedGrantType = (description: string) => new OAuthError(400, E.unsupportedGrantType, description);
 /** RFC 6749 §5.2: the client is not registered for this grant type. */
 export const unauthorizedClient = (description: string) => new OAuthError(400, E.unauthorizedClient, description);
+/** RFC 8628 §3.5: authorization_pending, slow_down, access_denied, expired_token (400). */
+export const deviceError = (error: 'authorization_pending' | 'slow_down' | 'access_denied' | 'expired_token', description: string) => new OAuthError(400, error, description);
 
 /** 401 invalid_client; RFC 6749 §5.2: WWW-Authenticate when the client used HTTP Basic. */
 export const invalidClient = (description: string, challenge?: string) =>

@@ -9,6 +9,7 @@ import type { TenantService } from '../tenants/service';
 import { mountBrowserRoutes } from './authorize-routes';
 import { mountAccountRoutes } from '../account/routes';
 import { clientCors, namedClient, tokenClient } from './cors';
+import { mountDeviceRoutes } from './device-routes';
 import { mountDiscoveryRoutes, mountPathMetadataRoute } from './discovery-routes';
 import { mountIntrospectRoute } from './introspect-route';
 import { mountLogoutRoute } from './logout-route';
@@ -47,6 +48,7 @@ export function createOAuthApp(services: Services, config: Pick<Config, 'trusted
   mountRevokeGrantsRoute(app, services);
   mountBrowserRoutes(app, services, config);
   mountLogoutRoute(app, services);
+  mountDeviceRoutes(app, services, config);
   mountAccountRoutes(app, services, config);
   return oauth.close();
 }

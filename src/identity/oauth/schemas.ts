@@ -50,8 +50,31 @@ export const ClientCredentialsForm = T.Object({
   resource: T.Optional(T.String({ description: 'target resource URI (RFC 8707); default: the client\'s defaultResource' })),
 });
 
-export const TokenForm = T.Union([AuthorizationCodeForm, RefreshTokenForm, ClientCredentialsForm]);
-export const GrantType = T.Object({ grant_type: Text('authorization_code, refresh_token, or a grant the client opted in to (client_credentials)') });
+/** RFC 8628 §3.4, for a client registered for the device grant (issue 23). */
+export const DeviceCodeForm = T.Object({
+  grant_type: T.Literal('urn:ietf:params:oauth:grant-type:device_code'),
+  device_code: Text('the device code of the device authorization response'),
+  client_id: T.Optional(Text('public clients identify themselves here')),
+});
+
+/** RFC 8628 §3.1: the device authorization request. */
+export const DeviceAuthorizationForm = T.Object({
+  client_id: T.Optional(Text('public clients identify themselves here; confidential ones use HTTP Basic')),
+  scope: T.Optional(T.String({ description: 'registered scopes (default: every scope the client registered)' })),
+  resource: T.Optional(T.String({ description: 'target resource URI (RFC 8707); default: the client\'s defaultResource' })),
+});
+
+export const DeviceAuthorizationResponse = T.Object({
+  device_code: T.String(),
+  user_code: T.String({ description: '8 characters from BCDFGHJKLMNPQRSTVWXZ, shown as XXXX-XXXX' }),
+  verification_uri: T.String(),
+  verification_uri_complete: T.String(),
+  expires_in: T.Integer({ minimum: 1 }),
+  interval: T.Integer({ minimum: 1 }),
+});
+
+export const TokenForm = T.Union([AuthorizationCodeForm, RefreshTokenForm, ClientCredentialsForm, DeviceCodeForm]);
+export const GrantType = T.Object({ grant_type: Text('authorization_code, refresh_token, or a grant the client opted in to (client_credentials, urn:ietf:params:oauth:grant-type:device_code)') });
 
 export const TokenResponse = T.Object({
   access_token: T.String(),
@@ -124,6 +147,7 @@ export const DiscoveryDocument = T.Object({
   id_token_signing_alg_values_supported: Strings,
   request_uri_parameter_supported: T.Boolean(),
   prompt_values_supported: Strings,
+  device_authorization_endpoint: T.Optional(T.String({ description: 'present only once a client of the tenant registered the device grant (RFC 8628)' })),
   end_session_endpoint: T.Optional(T.String({ description: 'present only once a client of the tenant registered a post-logout redirect URI (OpenID Connect RP-Initiated Logout 1.0)' })),
 });
 

@@ -6,6 +6,7 @@ import { createTokenIssuer } from './tokens';
 import { createAuthorizationCodeGrant } from './grants/authorization-code';
 import { createRefreshTokenGrant } from './grants/refresh-token';
 import { createClientCredentialsGrant } from './grants/client-credentials';
+import { createDeviceCodeGrant } from './grants/device-code';
 import { createTokenIntrospection } from './introspection';
 import { createRevocation } from './revocation';
 
@@ -112,6 +113,7 @@ export function createOAuthService(deps: OAuthDeps) {
     ...createAuthorizationCodeGrant(ctx),
     ...createRefreshTokenGrant(ctx),
     ...createClientCredentialsGrant(ctx),
+    ...createDeviceCodeGrant(ctx),
     ...createTokenIntrospection(ctx),
     ...createRevocation(ctx),
 

@@ -1,4 +1,5 @@
 import { forUpdate, greatest, type Sql } from '../../platform/store/sql';
+import { createDeviceStore } from './device-store';
 
 /**
  * Grants, authorization codes, refresh tokens, revoked access tokens and consents.
@@ -244,6 +245,7 @@ const PG_TEXTS = {
 };
 
 export function createOAuthStore(db: Sql) {
+  const devices = createDeviceStore(db);
   // Only the token's row: not its grant's or its user's, which other refreshes share.
   const findRefreshLocked = SQL.findRefresh + (db.dialect === 'postgres' ? ' FOR UPDATE OF t' : '');
   const extendGrant = `UPDATE grants SET expires_at = ${greatest(db.dialect, 'expires_at', '?')} WHERE tenant_id = ? AND id = ?`;
@@ -395,9 +397,11 @@ export function createOAuthStore(db: Sql) {
     },
 
     /** Housekeeping: up to `limit` rows of each kind that expired before `before`; whether any kind has more. */
+    ...devices,
     async purgeExpired(before: number, limit: number): Promise<{ deleted: number; more: boolean }> {
       const counts: number[] = [];
       for (const text of [SQL.purgeCodes, SQL.purgeJtis, SQL.purgeRefresh, SQL.purgeGrants]) counts.push(await db.run(text, [before, limit]));
+      counts.push(await devices.purgeDevices(before, limit));
       return { deleted: counts.reduce((a, b) => a + b, 0), more: counts.some((n) => n === limit) };
     },
   };

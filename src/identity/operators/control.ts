@@ -2,10 +2,12 @@ import type { Clock } from '../../platform/clock';
 import type { TxRunner } from '../../platform/store/store';
 import { UniqueViolation } from '../../platform/store/sql';
 import { DomainError } from '../../platform/errors';
+import { DEVICE_CODE } from '../clients/schemas';
 import type { ClientService, ClientTx } from '../clients/service';
 import type { ResourceService, ResourceTx } from '../resources/service';
 import type { TenantView } from '../tenants/service';
 import { ADMIN_PERMISSIONS } from '../directory/permissions';
+import { SYSTEM_ACTOR } from '../audit';
 
 /** Spec 03 "Authentication": the management API's audience and its five scopes. */
 export const ADMIN_API_AUDIENCE = 'identity-admin-api';
@@ -40,7 +42,7 @@ export async function ensureControlObjects(
   const uri = adminResourceUri(control.issuer);
   let resource = await deps.resources.findByAudience(tenantId, ADMIN_API_AUDIENCE);
   if (!resource) {
-    await tolerateTwin(() => deps.resources.create(tenantId, { uri, audience: ADMIN_API_AUDIENCE, scopes: [...ADMIN_API_SCOPES] }));
+    await tolerateTwin(() => deps.resources.create(tenantId, { uri, audience: ADMIN_API_AUDIENCE, scopes: [...ADMIN_API_SCOPES] }, SYSTEM_ACTOR));
     resource = (await deps.resources.findByAudience(tenantId, ADMIN_API_AUDIENCE))!;
   }
   const current = new Set<string>(resource.scopes);
@@ -66,13 +68,16 @@ export async function ensureControlObjects(
         redirectUris: [CLI_REDIRECT_URI],
         scopes: CLI_SCOPES,
         defaultResource: uri,
-      }),
+        // `engage login --device` on a server without a browser (RFC 8628, issue 23).
+        grantTypes: [DEVICE_CODE],
+      }, SYSTEM_ACTOR),
     );
-  } else if (client.defaultResource !== uri || CLI_SCOPES.some((sc) => !client.scopes.includes(sc))) {
-    // As for the resource: the public URL moves the default resource, a newer version adds scopes.
+  } else if (client.defaultResource !== uri || CLI_SCOPES.some((sc) => !client.scopes.includes(sc)) || !client.grantTypes.includes(DEVICE_CODE)) {
+    // As for the resource: the public URL moves the default resource, a newer version adds scopes (and the device grant).
     const scopes = JSON.stringify([...new Set([...client.scopes, ...CLI_SCOPES])]);
+    const grantTypes = JSON.stringify([...new Set([...client.grantTypes, DEVICE_CODE])]);
     await store.tx((tx) =>
-      deps.clients.replaceManagedIn(tx, tenantId, CLI_CLIENT_ID, { defaultResource: uri, scopes, updatedAt: deps.clock.now().toISOString() }),
+      deps.clients.replaceManagedIn(tx, tenantId, CLI_CLIENT_ID, { defaultResource: uri, scopes, grantTypes, updatedAt: deps.clock.now().toISOString() }),
     );
   }
   if (!client?.configurationManaged) await store.tx((tx) => deps.clients.markManagedIn(tx, tenantId, CLI_CLIENT_ID));

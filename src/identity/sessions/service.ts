@@ -225,6 +225,18 @@ export function createSessionService(deps: { store: Stores & TxRunner<Stores>; c
       });
     },
 
+    /** Seconds a client address must wait before entering another device user code (RFC 8628 §5.1), or 0. */
+    async deviceCodeWait(tenantId: string, ip: string): Promise<number> {
+      return lockRemaining(await store.sessions.findThrottle(throttleKey(tenantId, 'device', ip)), now());
+    },
+
+    /** A wrong device user code from `ip`: counted, locking the address after THROTTLE.deviceFreeFailures. */
+    async countDeviceCodeFailure(tenantId: string, ip: string): Promise<void> {
+      const t = now();
+      const key = throttleKey(tenantId, 'device', ip);
+      await store.tx(async (tx) => tx.sessions.saveThrottle(afterFailure(await tx.sessions.lockThrottle(key), key, 'device', t)));
+    },
+
     /**
      * The attempt's password was right: the email counter is cleared and the address gets its
      * attempt back (and its lock as it was, unless a later failure has set another), since the

@@ -15,6 +15,8 @@ export const THROTTLE = {
   ipFreeFailures: 20,
   /** Emailed codes (native sign-in, registration, recovery) a client address may ask for before the first lock. */
   mailFreeRequests: 20,
+  /** Wrong device user codes (RFC 8628 §5.1) a client address may enter before the first lock. */
+  deviceFreeFailures: 10,
   /** First lock; doubles with each further failure. */
   baseLockSeconds: 30,
   maxLockSeconds: 15 * 60,
@@ -23,7 +25,7 @@ export const THROTTLE = {
 } as const;
 
 /** `mail` counts the emailed codes a client address asks for: every request, not only failures. */
-export type ThrottleKind = 'email' | 'ip' | 'mail';
+export type ThrottleKind = 'email' | 'ip' | 'mail' | 'device';
 
 /** Keys are digests: the table holds no email addresses or IP addresses in clear. */
 export function throttleKey(tenantId: string, kind: ThrottleKind, value: string): string {
@@ -39,7 +41,7 @@ export function lockRemaining(row: ThrottleRow | undefined, now: number): number
 export function afterFailure(row: ThrottleRow | undefined, key: string, kind: ThrottleKind, now: number): ThrottleRow {
   const stale = !row || (row.lastFailureAt + THROTTLE.windowSeconds <= now && row.lockedUntil <= now);
   const failures = stale ? 1 : row.failures + 1;
-  const free = kind === 'email' ? THROTTLE.emailFreeFailures : kind === 'ip' ? THROTTLE.ipFreeFailures : THROTTLE.mailFreeRequests;
+  const free = { email: THROTTLE.emailFreeFailures, ip: THROTTLE.ipFreeFailures, mail: THROTTLE.mailFreeRequests, device: THROTTLE.deviceFreeFailures }[kind];
   const over = failures - free;
   const lock = over >= 0 ? Math.min(THROTTLE.baseLockSeconds * 2 ** over, THROTTLE.maxLockSeconds) : 0;
   return { key, failures, lastFailureAt: now, lockedUntil: lock ? now + lock : 0 };
