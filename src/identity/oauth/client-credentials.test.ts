@@ -5,6 +5,7 @@ import { API, API_AUDIENCE, basic, createFixture, decodeJwt, exchange, form, pos
 import { applyConfiguration } from '../operators/apply';
 import type { ApplyFile } from '../operators/apply-schema';
 import { cliActor } from '../audit';
+import { createAdminFixture } from '../../../test/helpers/admin';
 
 /**
  * Issue 23 point 7: the client credentials grant (RFC 6749 §4.4), opt-in per confidential
@@ -21,7 +22,7 @@ beforeEach(async () => {
   machineSecret = (await h.services.clients.create(tenantId(), {
     clientId: 'batch', displayName: 'Batch', applicationType: 'WEB', tokenEndpointAuthMethod: 'CLIENT_SECRET_BASIC', consentPolicy: 'PRE_AUTHORIZED',
     redirectUris: ['https://batch.example.com/cb'], scopes: ['api.read', 'api.write'], grantTypes: ['client_credentials'],
-  })).clientSecret!;
+  }, cliActor())).clientSecret!;
 });
 afterEach(() => h.close());
 
@@ -45,10 +46,10 @@ describe('client credentials grant', () => {
   it('discovery lists client_credentials only while an ACTIVE client of the tenant registered it; else unsupported_grant_type', async () => {
     expect((await discovery()).grant_types_supported).toEqual(['authorization_code', 'refresh_token', 'client_credentials']);
     expect((await discovery('/.well-known/oauth-authorization-server')).grant_types_supported).toContain('client_credentials');
-    await h.services.clients.setStatus(tenantId(), 'batch', 'DISABLED');
+    await h.services.clients.setStatus(tenantId(), 'batch', 'DISABLED', cliActor());
     expect((await discovery()).grant_types_supported).toEqual(['authorization_code', 'refresh_token']);
-    await h.services.clients.setStatus(tenantId(), 'batch', 'ACTIVE');
-    await h.services.clients.update(tenantId(), 'batch', { grantTypes: [] });
+    await h.services.clients.setStatus(tenantId(), 'batch', 'ACTIVE', cliActor());
+    await h.services.clients.update(tenantId(), 'batch', { grantTypes: [] }, cliActor());
     expect(await discovery()).toEqual(expect.objectContaining({ grant_types_supported: ['authorization_code', 'refresh_token'] }));
     expect(Object.keys(await discovery())).not.toContain('device_authorization_endpoint');
     // No client of the tenant opted in: the grant is not offered at all (spec 02's answer).
@@ -82,7 +83,7 @@ describe('client credentials grant', () => {
   });
 
   it('without scope: every scope the client registered that its resource offers; the default resource applies', async () => {
-    await h.services.clients.update(tenantId(), 'batch', { grantTypes: ['client_credentials'] });
+    await h.services.clients.update(tenantId(), 'batch', { grantTypes: ['client_credentials'] }, cliActor());
     const res = await grant({ resource: API });
     expect(res.status).toBe(200);
     expect(res.headers.get('cache-control')).toBe('no-store');
@@ -94,7 +95,7 @@ describe('client credentials grant', () => {
   it('a client no longer registered for the grant has its tokens go inactive', async () => {
     const token = ((await (await grant({ resource: API, scope: 'api.write' })).json()) as { access_token: string }).access_token;
     expect((await introspect(token)).active).toBe(true);
-    await h.services.clients.update(tenantId(), 'batch', { grantTypes: [] });
+    await h.services.clients.update(tenantId(), 'batch', { grantTypes: [] }, cliActor());
     expect(await introspect(token)).toEqual({ active: false });
   });
 
@@ -140,10 +141,10 @@ describe('client credentials grant', () => {
       h.services.clients.create(tenantId(), {
         clientId: 'cli', displayName: 'CLI', applicationType: 'NATIVE', tokenEndpointAuthMethod: 'NONE', consentPolicy: 'EXPLICIT',
         redirectUris: ['http://127.0.0.1/cb'], scopes: ['api.read'], grantTypes: ['client_credentials'],
-      }),
+      }, cliActor()),
     ).rejects.toMatchObject({ code: 'invalid_request', message: expect.stringContaining('grantTypes') });
-    await expect(h.services.clients.update(tenantId(), 'mobile', { grantTypes: ['client_credentials'] })).rejects.toMatchObject({ code: 'invalid_request' });
-    await expect(h.services.clients.update(tenantId(), 'batch', { grantTypes: ['password' as never] })).rejects.toMatchObject({ code: 'invalid_request' });
+    await expect(h.services.clients.update(tenantId(), 'mobile', { grantTypes: ['client_credentials'] }, cliActor())).rejects.toMatchObject({ code: 'invalid_request' });
+    await expect(h.services.clients.update(tenantId(), 'batch', { grantTypes: ['password' as never] }, cliActor())).rejects.toMatchObject({ code: 'invalid_request' });
     const views = await h.services.clients.list(tenantId());
     expect(views.find((c) => c.clientId === 'batch')!.grantTypes).toEqual(['client_credentials']);
     expect(views.find((c) => c.clientId === 'web')!.grantTypes).toEqual([]);
@@ -167,6 +168,29 @@ describe('client credentials grant', () => {
     file.tenants![0].clients![0].grantTypes = [];
     const plan = await applyConfiguration(h.services, file, { dryRun: true, env: {}, actor: cliActor() });
     expect(JSON.stringify(plan)).toContain('grantTypes');
+  });
+
+  it('the management API takes grantTypes as an optional extension of the client body', async () => {
+    const admin = await createAdminFixture(h);
+    const token = await admin.token();
+    const body = {
+      clientId: 'etl', displayName: 'ETL', applicationType: 'WEB', tokenEndpointAuthMethod: 'CLIENT_SECRET_BASIC', consentPolicy: 'PRE_AUTHORIZED',
+      redirectUris: ['https://etl.example.com/cb'], scopes: ['api.read'], defaultResource: API, grantTypes: ['client_credentials'],
+    };
+    const created = await admin.call('POST', `/tenants/${tenantId()}/clients`, token, body);
+    expect(created.status).toBe(201);
+    const secret = ((await created.json()) as { clientSecret: string }).clientSecret;
+    const page = (await (await admin.call('GET', `/tenants/${tenantId()}/clients?size=200`, token)).json()) as { items: { clientId: string; grantTypes: string[] }[] };
+    expect(page.items.find((c) => c.clientId === 'etl')!.grantTypes).toEqual(['client_credentials']);
+    expect(page.items.find((c) => c.clientId === 'web')!.grantTypes).toEqual([]);
+    expect((await grant({}, 'etl', secret)).status).toBe(200);
+    // A PUT without it clears it (PUT replaces every setting).
+    const { grantTypes: _g, ...rest } = body;
+    expect((await admin.call('PUT', `/tenants/${tenantId()}/clients/etl`, token, rest)).status).toBe(200);
+    expect((await grant({}, 'etl', secret)).status).toBe(400);
+    const bad = await admin.call('POST', `/tenants/${tenantId()}/clients`, token, { ...body, clientId: 'pub', tokenEndpointAuthMethod: 'NONE' });
+    expect(bad.status).toBe(400);
+    expect(await bad.json()).toMatchObject({ error: 'invalid_request', error_description: expect.stringContaining('grantTypes') });
   });
 
   it('user tokens are unchanged: a code exchange still has gid and a user subject', async () => {
