@@ -1,3 +1,4 @@
+import * as oidc from 'openid-client';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { createHarness, PUBLIC_URL, type Harness } from '../../../test/helpers/harness';
 import { FormDriver } from '../../../test/conformance/form-driver';
@@ -110,6 +111,21 @@ describe('device authorization grant', () => {
     const again = await poll(d.device_code);
     expect([again.status, await errorOf(again)]).toEqual([400, 'invalid_grant']);
   });
+
+  it('openid-client initiates and polls; the user approves in between; the ID token validates', async () => {
+    // openid-client checks the ID token's times against the real clock.
+    h.clock.set(new Date());
+    const rp = await oidc.discovery(new URL(f.tenant.issuer), 'tv', {}, oidc.None(), {
+      execute: [oidc.allowInsecureRequests],
+      [oidc.customFetch]: async (url: string, init: RequestInit) => h.app.request(url, init),
+    });
+    expect(rp.serverMetadata().device_authorization_endpoint).toBe(`${f.tenant.issuer}/oauth2/device_authorization`);
+    const d = await oidc.initiateDeviceAuthorization(rp, { scope: 'openid email offline_access api.read' });
+    expect((await approveInBrowser(d as unknown as DeviceAnswer)).status).toBe(200);
+    const tokens = await oidc.pollDeviceAuthorizationGrant(rp, d);
+    expect(tokens.claims()).toMatchObject({ sub: f.subject, aud: 'tv', email: 'ada@example.com' });
+    expect(tokens.refresh_token).toBeTruthy();
+  }, 20_000);
 
   it('a denied request is access_denied; an expired one expired_token; another client invalid_grant', async () => {
     const d = await authorizeDevice();
