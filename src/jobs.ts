@@ -29,8 +29,6 @@ export const JOBS = {
   purgeGrants: 'oauth.purge-expired',
   /** Old page images of erased rows left in the WAL (privacy revocation); woken after each erasure. */
   scrubDeleted: 'store.scrub-deleted',
-  /** The push delivery outbox (engage/messaging/delivery.ts); woken after each admitted send. */
-  pushDeliver: 'push.deliver',
   /** Native interactions, email challenges and registration/reset grants past their expiry. */
   purgeNative: 'native.purge-expired',
   /** Upstream ID tokens of the social sign-in's replay cache that can no longer be accepted. */

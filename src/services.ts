@@ -17,6 +17,7 @@ import { createUserService } from './identity/users/service';
 import { createOAuthService } from './identity/oauth/service';
 import { createJobRunner } from './platform/jobs/runner';
 import { createWorkQueue } from './platform/work/queue';
+import { createWaker } from './platform/work/waker';
 import { registerWorkKinds, workKinds } from './work';
 import { createMfaService } from './identity/mfa/service';
 import { createProviderService } from './identity/providers/service';
@@ -112,10 +113,12 @@ export function createServices(deps: CoreDeps) {
     scrubDeleted: () => jobs.wake(JOBS.scrubDeleted),
     metrics,
     logger: deps.logger,
-    wakeDeliveries: throttled(50, () => jobs.wake(JOBS.pushDeliver)),
+    wakeDeliveries: () => deliveries.wake(),
   });
-  // Every second for retries that came due; at once after a send commits (wake).
-  jobs.register({ name: JOBS.pushDeliver, intervalMs: 1_000, run: () => engage.messaging.deliveries.run() });
+  // The push outbox, a work table of platform/work run by every serving process (claims are
+  // row-level): at once after a send commits, and for retries when due (one timer, at most 1 s).
+  const deliveries = createWaker({ name: 'push', clock, logger: deps.logger, idleMs: 1_000, drain: () => engage.messaging.deliveries.run(), nextDueMs: () => store.messaging.nextDue() });
+  work.attach(deliveries);
   registerWorkKinds(work, workKinds({ transfer }));
   for (const job of backgroundJobs({ store, keys, sessions, oauth, native, providers }, deps.logger, deps.checkpointer)) jobs.register(job);
   // The leased jobs' queue, across every process on the database: 1 while a job is due and not yet run.
@@ -137,27 +140,3 @@ export function createServices(deps: CoreDeps) {
 }
 
 export type Services = ReturnType<typeof createServices>;
-
-/**
- * `fn` at most once per `ms`, the first call at once and a trailing one for calls in between:
- * a wake-up per admitted send would cost a process that does not hold the delivery job's lease
- * two transactions each (platform/jobs: the look, then the request to the holder).
- */
-function throttled(ms: number, fn: () => void): () => void {
-  let quietUntil = 0;
-  let timer: NodeJS.Timeout | undefined;
-  return () => {
-    const now = Date.now();
-    if (now >= quietUntil && !timer) {
-      quietUntil = now + ms;
-      fn();
-    } else if (!timer) {
-      timer = setTimeout(() => {
-        timer = undefined;
-        quietUntil = Date.now() + ms;
-        fn();
-      }, quietUntil - now);
-      timer.unref();
-    }
-  };
-}

@@ -44,7 +44,7 @@ export function createEngageServices(deps: {
   const apns = withFailureLog('APNS', createApnsClient({ productionUrl: config.apnsUrl, sandboxUrl: config.apnsSandboxUrl, ca, clock }), deps.logger);
   const fcm = withFailureLog('FCM', createFcmClient({ baseUrl: config.fcmUrl, ca, clock }), deps.logger);
   const deliveries = createDeliveryWorker({ store, clock, logger: deps.logger, credentials, apns, fcm, metrics: deps.metrics });
-  // A committed send: a run under way claims it at once (issue 22 point 3), otherwise the job runs.
+  // A committed send: a run under way claims it at once (issue 22 point 3), otherwise its waker starts one (platform/work).
   const wakeDeliveries = () => {
     deliveries.poke();
     deps.wakeDeliveries();

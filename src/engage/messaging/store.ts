@@ -1,5 +1,6 @@
 import type { pushCredentials, pushDeliveries, pushSends, pushTemplates, pushTemplateVersions } from '../../db/schema';
 import { valuesList, type Sql } from '../../platform/store/sql';
+import { claimText, nextDueText, type ClaimTable } from '../../platform/work/claim';
 import type { PushConditions } from './readiness';
 import { idsNamedBy } from './send-names';
 
@@ -41,6 +42,12 @@ const INSTALLATION = `i.id, i.app_id AS "appId", a.status AS "appStatus", i.plat
   i.push_permission AS "pushPermission", i.push_token AS "pushToken"`;
 const DELIVERY_INSERT_COLUMNS = 21;
 const SKIP_WINDOW = 1000;
+
+/**
+ * The outbox as platform/work's claim sees it: push_deliveries rows are both the domain record
+ * and the work item, due (and, while claimed, leased) by `next_attempt_ms` (docs/decisions.md).
+ */
+const PUSH_DELIVERIES: ClaimTable = { table: 'push_deliveries', id: 'id', due: 'next_attempt_ms', attempts: 'attempts', pending: `state = 'PENDING'`, returning: DELIVERY };
 
 const SQL = {
   insertTemplate: `INSERT INTO push_templates (id, environment_id, key, status, published_version, latest_version, created_at, updated_at)
@@ -93,18 +100,11 @@ const SQL = {
   insertDeliveries: (n: number) =>
     `INSERT INTO push_deliveries (id, send_id, environment_id, template_id, installation_id, app_id, provider, token, content_hash, message, state,
       attempts, next_attempt_ms, expires_ms, last_error, created_ms, created_at, sent_at, delivered_at, opened_at, updated_at) VALUES ${valuesList(n, DELIVERY_INSERT_COLUMNS)}`,
-  claim: (pg: boolean) => `UPDATE push_deliveries SET next_attempt_ms = ?, attempts = attempts + 1
-     WHERE id IN (SELECT id FROM push_deliveries WHERE state = 'PENDING' AND next_attempt_ms <= ? ORDER BY next_attempt_ms LIMIT ?${pg ? ' FOR UPDATE SKIP LOCKED' : ''})
-     RETURNING ${DELIVERY}`,
   // Skipping apps whose deliveries already fill their share of the worker (delivery.ts): among the
   // SKIP_WINDOW earliest due rows only, so a backlog of the skipped apps is never scanned whole.
-  claimSkipping: (pg: boolean, skipApps: number) => `UPDATE push_deliveries SET next_attempt_ms = ?, attempts = attempts + 1
-     WHERE id IN (SELECT id FROM push_deliveries WHERE state = 'PENDING'
-         AND next_attempt_ms <= COALESCE((SELECT next_attempt_ms FROM push_deliveries WHERE state = 'PENDING' AND next_attempt_ms <= ?
+  skipping: (skipApps: number) => `AND next_attempt_ms <= COALESCE((SELECT next_attempt_ms FROM push_deliveries WHERE state = 'PENDING' AND next_attempt_ms <= ?
            ORDER BY next_attempt_ms LIMIT 1 OFFSET ${SKIP_WINDOW - 1}), ?)
-         AND app_id NOT IN (${new Array<string>(skipApps).fill('?').join(', ')})
-       ORDER BY next_attempt_ms LIMIT ?${pg ? ' FOR UPDATE SKIP LOCKED' : ''})
-     RETURNING ${DELIVERY}`,
+         AND app_id NOT IN (${new Array<string>(skipApps).fill('?').join(', ')})`,
   sent: (n: number) =>
     `UPDATE push_deliveries SET state = 'SENT', sent_at = ?, last_error = NULL, updated_at = ? WHERE id IN (${new Array<string>(n).fill('?').join(', ')}) AND state = 'PENDING'`,
   retry: `UPDATE push_deliveries SET next_attempt_ms = ?, last_error = ?, updated_at = ? WHERE id = ? AND state = 'PENDING'`,
@@ -121,7 +121,7 @@ const SQL = {
   release: `UPDATE push_deliveries SET next_attempt_ms = ?, attempts = attempts - 1, updated_at = ? WHERE id = ? AND state = 'PENDING'`,
   withdraw: `UPDATE push_deliveries SET state = 'FAILED', last_error = ?, attempts = attempts - 1, updated_at = ? WHERE id = ? AND state = 'PENDING'`,
   retarget: `UPDATE push_deliveries SET token = ?, updated_at = ? WHERE id = ? AND state = 'PENDING'`,
-  nextDue: `SELECT MIN(next_attempt_ms) AS "nextMs" FROM push_deliveries WHERE state = 'PENDING'`,
+  nextDue: nextDueText(PUSH_DELIVERIES),
   delivery: `SELECT ${DELIVERY} FROM push_deliveries WHERE id = ?`,
   bySend: `SELECT ${DELIVERY} FROM push_deliveries WHERE send_id = ? ORDER BY created_ms, id`,
   byInstallation: `SELECT ${DELIVERY} FROM push_deliveries WHERE installation_id = ? ORDER BY created_ms DESC, id LIMIT ?`,
@@ -136,8 +136,7 @@ const SQL = {
 
 /** Templates, provider credentials, sends and the delivery outbox (migration 0008). */
 export function createMessagingStore(db: Sql) {
-  const pg = db.dialect === 'postgres';
-  const claim = SQL.claim(pg);
+  const claim = claimText(PUSH_DELIVERIES, db.dialect);
   const byExternalId = SQL.profileInstallations('external_id');
   const byProfileId = SQL.profileInstallations('id');
   return {
@@ -266,7 +265,7 @@ export function createMessagingStore(db: Sql) {
       const skip = [...skipApps];
       const size = 2 ** Math.ceil(Math.log2(skip.length));
       while (skip.length < size) skip.push(skip[skip.length - 1]);
-      return db.all<DeliveryRow>(SQL.claimSkipping(pg, size), [claimUntil, nowMs, nowMs, ...skip, limit]);
+      return db.all<DeliveryRow>(claimText(PUSH_DELIVERIES, db.dialect, SQL.skipping(size)), [claimUntil, nowMs, nowMs, nowMs, ...skip, limit]);
     },
     /** Gives a claimed delivery back unattempted (its claim would lapse before its turn): due at `dueMs`, the attempt not counted. */
     async release(id: string, dueMs: number, at: string): Promise<void> {
@@ -312,8 +311,8 @@ export function createMessagingStore(db: Sql) {
       await db.run(SQL.retarget, [token, at, id]);
     },
     async nextDue(): Promise<number | undefined> {
-      const r = await db.get<{ nextMs: number | null }>(SQL.nextDue);
-      return r?.nextMs === null || r?.nextMs === undefined ? undefined : Number(r.nextMs);
+      const r = await db.get<{ dueMs: number | null }>(SQL.nextDue);
+      return r?.dueMs === null || r?.dueMs === undefined ? undefined : Number(r.dueMs);
     },
     findDelivery(id: string): Promise<DeliveryRow | undefined> {
       return db.get<DeliveryRow>(SQL.delivery, [id]);

@@ -1,8 +1,8 @@
 import type { Clock } from '../clock';
 import type { Logger } from '../logger';
 import type { Metrics } from '../metrics';
-import type { TxScope } from '../store/store';
 import { mayRetry, retryDelayMs, type RetryPolicy } from './retry';
+import { createWaker } from './waker';
 
 /** What one attempt at a work item came to. */
 export type WorkOutcome =
@@ -73,17 +73,9 @@ export interface WorkerOptions {
  */
 export function createWorker<I>(source: WorkSource<I>, opts: WorkerOptions) {
   const { clock, logger } = opts;
-  const idleMs = opts.idleMs ?? 10_000;
   const random = opts.random ?? Math.random;
   const nowMs = () => clock.now().getTime();
   const count = (item: I, outcome: string) => opts.metrics?.workItems.inc({ kind: source.kindOf?.(item) ?? source.name, outcome });
-
-  let started = false;
-  let stopped = false;
-  let running: Promise<void> | undefined;
-  let again = false;
-  let timer: NodeJS.Timeout | undefined;
-  let timerDelayMs: number | undefined;
 
   function settlementOf(item: I, o: WorkOutcome, at: number): Settlement {
     if (o.kind !== 'retry') return o;
@@ -126,9 +118,11 @@ export function createWorker<I>(source: WorkSource<I>, opts: WorkerOptions) {
     }
   }
 
+  const waker = createWaker({ name: source.name, clock, logger, idleMs: opts.idleMs, drain, nextDueMs: () => source.nextDueMs() });
+
   async function drain(): Promise<void> {
     for (;;) {
-      again = false;
+      waker.takeWake();
       const now = nowMs();
       const until = now + source.leaseMs;
       const items = await source.claim(now, until, source.batch);
@@ -137,82 +131,19 @@ export function createWorker<I>(source: WorkSource<I>, opts: WorkerOptions) {
         for (let item = queue.shift(); item !== undefined; item = queue.shift()) await one(item, until);
       });
       await Promise.all(lanes);
-      if (items.length < source.batch && !again) return;
+      if (items.length < source.batch && !waker.takeWake()) return;
     }
   }
-
-  async function arm(): Promise<void> {
-    if (!started || stopped) return;
-    let delay = idleMs;
-    try {
-      const next = await source.nextDueMs();
-      if (next !== undefined && next !== null) delay = Math.max(0, Math.min(idleMs, Number(next) - nowMs()));
-    } catch (e) {
-      logger.error('work source unreadable', { kind: source.name, err: e });
-    }
-    if (!started || stopped) return;
-    schedule(delay);
-  }
-
-  function schedule(delay: number): void {
-    if (timer) clearTimeout(timer);
-    timerDelayMs = delay;
-    timer = setTimeout(() => {
-      timer = undefined;
-      timerDelayMs = undefined;
-      void run();
-    }, delay);
-    timer.unref();
-  }
-
-  /** Attempts everything due now; resolves once nothing is due and every outcome is recorded. */
-  function run(): Promise<void> {
-    if (running) {
-      again = true;
-      return running;
-    }
-    running = (async () => {
-      try {
-        await drain();
-      } catch (e) {
-        logger.error('work claim failed', { kind: source.name, err: e });
-      }
-      await arm();
-      running = undefined;
-      // Woken while the timer was being armed: look again at once.
-      if (again && started && !stopped) schedule(0);
-    })();
-    return running;
-  }
-
-  const wake = (): void => {
-    if (stopped) return;
-    if (running) again = true;
-    else if (started) schedule(0);
-  };
 
   return {
-    run,
+    /** Attempts everything due now; resolves once nothing is due and every outcome is recorded. */
+    run: waker.run,
     /** Work was committed: look at once (here; other processes find it within `idleMs`). */
-    wake,
-    /** Wakes the worker once the caller's transaction commits (never after a rollback). */
-    wakeAfterCommit(tx: TxScope): void {
-      tx.afterCommit(wake);
-    },
-    /** Starts the timer (serve); `delayMs` before the first look. */
-    start(delayMs = 0): void {
-      if (started) return;
-      started = true;
-      schedule(delayMs);
-    },
-    /** How long the one timer sleeps, when armed (tests, inspection). */
-    timerDelayMs: () => timerDelayMs,
-    async stop(): Promise<void> {
-      stopped = true;
-      if (timer) clearTimeout(timer);
-      timer = undefined;
-      await running;
-    },
+    wake: waker.wake,
+    wakeAfterCommit: waker.wakeAfterCommit,
+    start: waker.start,
+    timerDelayMs: waker.timerDelayMs,
+    stop: waker.stop,
   };
 }
 
