@@ -1,20 +1,19 @@
-import { existsSync } from 'node:fs';
 import path from 'node:path';
-import { chromium, type Browser, type Page } from 'playwright-core';
+import type { Browser, Page } from 'playwright-core';
 import { seriousAxeFindings } from '../helpers/axe';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { PASSWORD, seedThroughCli, startEngage, type Engage } from './engage-process';
 import { startRelyingParty } from './relying-party';
+import { HAS_CHROMIUM, launchChromium } from '../helpers/browser';
 
 /**
  * A real browser (Debian's chromium via playwright-core) signs in to a real relying party
  * (openid-client in a tiny loopback web app, relying-party.ts; no prompt unless the test asks)
  * through engage's sign-in, consent and account-selection pages. Set CONFORMANCE_SCREENSHOTS=<dir> to keep screenshots.
  */
-const CHROMIUM = process.env.CHROMIUM_PATH ?? '/usr/bin/chromium';
 const SHOTS = process.env.CONFORMANCE_SCREENSHOTS;
 
-describe.skipIf(!existsSync(CHROMIUM))('a real browser signs in through the pages', () => {
+describe.skipIf(!HAS_CHROMIUM)('a real browser signs in through the pages', () => {
   let e: Engage;
   let rp: Awaited<ReturnType<typeof startRelyingParty>>;
   let browser: Browser;
@@ -28,10 +27,7 @@ describe.skipIf(!existsSync(CHROMIUM))('a real browser signs in through the page
     issuer = seed.issuer;
     secret = seed.webSecret;
     await e.cli(['users', 'create', '--tenant', 'acme', '--email', 'bob@example.com', '--verified', '--password-stdin'], PASSWORD);
-    browser = await chromium.launch({
-      executablePath: CHROMIUM,
-      args: ['--headless', '--no-sandbox', '--disable-gpu', '--disable-background-networking', '--disable-component-update', '--disable-sync', '--no-first-run'],
-    });
+    browser = await launchChromium();
   }, 180_000);
   afterAll(async () => {
     await browser?.close();

@@ -1,9 +1,9 @@
-import { existsSync } from 'node:fs';
-import { chromium, type Browser, type Page } from 'playwright-core';
+import type { Browser, Page } from 'playwright-core';
 import { seriousAxeFindings } from '../helpers/axe';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { PASSWORD, seedThroughCli, startEngage, type Engage } from './engage-process';
 import { startRelyingParty } from './relying-party';
+import { HAS_CHROMIUM, launchChromium } from '../helpers/browser';
 
 /**
  * A real browser (Debian's chromium via playwright-core) on dist/engage (issue 11 point 3): a
@@ -12,9 +12,8 @@ import { startRelyingParty } from './relying-party';
  * "Sign in with home", home's own sign-in page authenticates, and shop answers the relying party
  * with its linked account. After `engage federations delete`, shop no longer offers it.
  */
-const CHROMIUM = process.env.CHROMIUM_PATH ?? '/usr/bin/chromium';
 
-describe.skipIf(!existsSync(CHROMIUM))('a real browser: sign-in at one tenant through a federated one', () => {
+describe.skipIf(!HAS_CHROMIUM)('a real browser: sign-in at one tenant through a federated one', () => {
   let e: Engage;
   let rp: Awaited<ReturnType<typeof startRelyingParty>>;
   let browser: Browser;
@@ -29,10 +28,7 @@ describe.skipIf(!existsSync(CHROMIUM))('a real browser: sign-in at one tenant th
     secret = shop.webSecret;
     await e.cliJson(['tenants', 'create', '--slug', 'home']);
     await e.cliJson(['users', 'create', '--tenant', 'home', '--email', 'bob@home.example', '--verified', '--password-stdin'], PASSWORD);
-    browser = await chromium.launch({
-      executablePath: CHROMIUM,
-      args: ['--headless', '--no-sandbox', '--disable-gpu', '--disable-background-networking', '--disable-component-update', '--disable-sync', '--no-first-run'],
-    });
+    browser = await launchChromium();
   }, 180_000);
   afterAll(async () => {
     await browser?.close();

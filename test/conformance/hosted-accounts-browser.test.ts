@@ -1,13 +1,13 @@
-import { existsSync } from 'node:fs';
 import type { AddressInfo } from 'node:net';
 import { serve, type ServerType } from '@hono/node-server';
-import { chromium, type Browser, type Page } from 'playwright-core';
+import type { Browser, Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { SYSTEM_ACTOR } from '../../src/identity/audit';
 import { createHarness, type Harness } from '../helpers/harness';
 import { seriousAxeFindings } from '../helpers/axe';
 import { startSmtp, type TestSmtp } from '../helpers/smtp';
 import { PASSWORD, WEB_CALLBACK, authorizeUrl, seedTenant } from './fixtures';
+import { HAS_CHROMIUM, launchChromium } from '../helpers/browser';
 
 /**
  * The hosted registration and password recovery pages (issue 23 point 6) in a real browser
@@ -15,9 +15,8 @@ import { PASSWORD, WEB_CALLBACK, authorizeUrl, seedTenant } from './fixtures';
  * server: found by role and label, axe-clean, no CSP violation. The client's callback is answered
  * by the test (page.route), as a relying party would.
  */
-const CHROMIUM = process.env.CHROMIUM_PATH ?? '/usr/bin/chromium';
 
-describe.skipIf(!existsSync(CHROMIUM))('a real browser: hosted registration and password recovery', () => {
+describe.skipIf(!HAS_CHROMIUM)('a real browser: hosted registration and password recovery', () => {
   let h: Harness;
   let smtp: TestSmtp;
   let server: ServerType;
@@ -37,10 +36,7 @@ describe.skipIf(!existsSync(CHROMIUM))('a real browser: hosted registration and 
     const seed = await seedTenant(h);
     tenantId = seed.tenantId;
     await h.services.tenants.update(tenantId, { slug: 'acme', issuer: seed.issuer, registrationMode: 'SELF_SERVICE' }, SYSTEM_ACTOR);
-    browser = await chromium.launch({
-      executablePath: CHROMIUM,
-      args: ['--headless', '--no-sandbox', '--disable-gpu', '--disable-background-networking', '--disable-component-update', '--disable-sync', '--no-first-run'],
-    });
+    browser = await launchChromium();
   }, 120_000);
   afterAll(async () => {
     await browser?.close();

@@ -1,12 +1,13 @@
-import { existsSync, mkdirSync } from 'node:fs';
+import { mkdirSync } from 'node:fs';
 import path from 'node:path';
 import * as client from 'openid-client';
-import { chromium, type Browser, type Page } from 'playwright-core';
+import type { Browser, Page } from 'playwright-core';
 import { seriousAxeFindings } from '../helpers/axe';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { stepAt, totpCode } from '../../src/identity/mfa/totp';
 import { PASSWORD, seedThroughCli, startEngage, type Engage } from './engage-process';
 import { startRelyingParty } from './relying-party';
+import { HAS_CHROMIUM, launchChromium } from '../helpers/browser';
 
 /**
  * A real browser (Debian's chromium via playwright-core) on dist/engage (issue 10): the account
@@ -15,12 +16,11 @@ import { startRelyingParty } from './relying-party';
  * The password change signs out the other sessions (issue 21) and keeps this one.
  * CONFORMANCE_SCREENSHOTS=<dir> keeps screenshots.
  */
-const CHROMIUM = process.env.CHROMIUM_PATH ?? '/usr/bin/chromium';
 const SHOTS = process.env.CONFORMANCE_SCREENSHOTS;
 const NEW_PASSWORD = 'a new and longer secret';
 const NATIVE_CALLBACK = 'com.example.app:/oauth2/callback';
 
-describe.skipIf(!existsSync(CHROMIUM))('a real browser: account page and sign-in with a second factor', () => {
+describe.skipIf(!HAS_CHROMIUM)('a real browser: account page and sign-in with a second factor', () => {
   let e: Engage;
   let rp: Awaited<ReturnType<typeof startRelyingParty>>;
   let browser: Browser;
@@ -40,10 +40,7 @@ describe.skipIf(!existsSync(CHROMIUM))('a real browser: account page and sign-in
       '--redirect-uri', NATIVE_CALLBACK, '--scope', 'openid email offline_access', '--consent', 'PRE_AUTHORIZED', '--native-auth',
     ]);
     if (SHOTS) mkdirSync(SHOTS, { recursive: true });
-    browser = await chromium.launch({
-      executablePath: CHROMIUM,
-      args: ['--headless', '--no-sandbox', '--disable-gpu', '--disable-background-networking', '--disable-component-update', '--disable-sync', '--no-first-run'],
-    });
+    browser = await launchChromium();
   }, 180_000);
   afterAll(async () => {
     await browser?.close();

@@ -6,20 +6,20 @@
  * A denial ends the CLI with one error line.
  */
 import { spawn } from 'node:child_process';
-import { existsSync, readFileSync } from 'node:fs';
+import { readFileSync } from 'node:fs';
 import path from 'node:path';
 import { createInterface } from 'node:readline';
-import { chromium, type Browser, type Page } from 'playwright-core';
+import type { Browser, Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { seriousAxeFindings } from '../helpers/axe';
 import { createSandbox, type RunningServer, type Sandbox } from '../helpers/binary';
+import { HAS_CHROMIUM, launchChromium } from '../helpers/browser';
 
-const CHROMIUM = process.env.CHROMIUM_PATH ?? '/usr/bin/chromium';
 const PASSWORD = 'correct horse battery staple';
 
 interface DeviceLine { verificationUri: string; verificationUriComplete: string; userCode: string; expiresIn: number }
 
-describe.skipIf(!existsSync(CHROMIUM))('engage login --device', () => {
+describe.skipIf(!HAS_CHROMIUM)('engage login --device', () => {
   let sb: Sandbox;
   let server: RunningServer;
   let browser: Browser;
@@ -29,7 +29,7 @@ describe.skipIf(!existsSync(CHROMIUM))('engage login --device', () => {
     sb = await createSandbox({ prefix: 'engage-device-' });
     config = path.join(sb.dir, 'config');
     server = await sb.serve();
-    browser = await chromium.launch({ executablePath: CHROMIUM, args: ['--headless', '--no-sandbox', '--disable-gpu', '--no-first-run'] });
+    browser = await launchChromium();
     await sb.cliJson(['operators', 'create', '--email', 'ops@example.com', '--password-stdin'], { stdin: `${PASSWORD}\n` });
   }, 120_000);
   afterAll(async () => {

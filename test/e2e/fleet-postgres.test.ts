@@ -6,18 +6,16 @@
  * and stores nothing twice. Runs with ENGAGE_TEST_ENGINE=postgres (npm test's second run).
  */
 import { createHash, randomBytes, randomUUID } from 'node:crypto';
-import { existsSync } from 'node:fs';
 import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import pg from 'pg';
-import { chromium } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createSandbox, freePort, type RunningServer, type Sandbox } from '../helpers/binary';
+import { HAS_CHROMIUM, launchChromium } from '../helpers/browser';
 
 const ON_POSTGRES = process.env.ENGAGE_TEST_ENGINE === 'postgres';
 /** A native app's loopback redirect (RFC 8252 §7.3: any port); the test listens on one. */
 const CALLBACK = 'http://127.0.0.1/cb';
-const CHROMIUM = process.env.CHROMIUM_PATH ?? '/usr/bin/chromium';
 const PASSWORD = 'correct horse battery';
 
 let sb: Sandbox;
@@ -57,12 +55,12 @@ describe.skipIf(!ON_POSTGRES)('three processes on one PostgreSQL database', () =
   const token = (url: string, form: Record<string, string>) =>
     fetch(`${url}/t/acme/oauth2/token`, { method: 'POST', headers: { 'content-type': 'application/x-www-form-urlencoded' }, body: new URLSearchParams(form) });
 
-  it.skipIf(!existsSync(CHROMIUM))('a browser sign-in through one process, its code exchanged at a second, refreshes at the third; reuse is detected across processes', async () => {
+  it.skipIf(!HAS_CHROMIUM)('a browser sign-in through one process, its code exchanged at a second, refreshes at the third; reuse is detected across processes', async () => {
     // The app's loopback listener: where the browser lands with the code.
     const app: Server = createServer((_req, res) => res.end('signed in'));
     await new Promise<void>((r) => app.listen(0, '127.0.0.1', r));
     const redirectUri = `http://127.0.0.1:${(app.address() as AddressInfo).port}/cb`;
-    const browser = await chromium.launch({ executablePath: CHROMIUM, args: ['--headless', '--no-sandbox', '--disable-gpu', '--no-first-run'] });
+    const browser = await launchChromium();
     const verifier = randomBytes(32).toString('base64url');
     const challenge = createHash('sha256').update(verifier).digest('base64url');
     let landed: URL;

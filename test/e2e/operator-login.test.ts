@@ -5,14 +5,14 @@
  * route of the management API (the served OpenAPI document's list), a refresh, `engage logout` revoking; the stored file's permissions.
  */
 import { spawn } from 'node:child_process';
-import { existsSync, readFileSync, statSync, writeFileSync } from 'node:fs';
+import { readFileSync, statSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
 import { createInterface } from 'node:readline';
-import { chromium, type Browser } from 'playwright-core';
+import type { Browser } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createSandbox, freePort, type RunningServer, type Sandbox } from '../helpers/binary';
+import { HAS_CHROMIUM, launchChromium } from '../helpers/browser';
 
-const CHROMIUM = process.env.CHROMIUM_PATH ?? '/usr/bin/chromium';
 const PASSWORD = 'correct horse battery staple';
 const ADMIN_SCOPES = ['identity.admin.read', 'identity.admin.manage', 'identity.admin.users.manage', 'identity.admin.users.import', 'identity.admin.users.export'];
 
@@ -21,7 +21,7 @@ interface StoredFile { version: number; signIns: Record<string, { refreshToken: 
 
 const claimsOf = (jwt: string) => JSON.parse(Buffer.from(jwt.split('.')[1], 'base64url').toString('utf8')) as Record<string, unknown>;
 
-describe.skipIf(!existsSync(CHROMIUM))('engage operators create, login, token, logout', () => {
+describe.skipIf(!HAS_CHROMIUM)('engage operators create, login, token, logout', () => {
   let sb: Sandbox;
   let server: RunningServer;
   let browser: Browser;
@@ -37,7 +37,7 @@ describe.skipIf(!existsSync(CHROMIUM))('engage operators create, login, token, l
     sb = await createSandbox({ prefix: 'engage-login-' });
     config = path.join(sb.dir, 'config');
     server = await sb.serve();
-    browser = await chromium.launch({ executablePath: CHROMIUM, args: ['--headless', '--no-sandbox', '--disable-gpu', '--no-first-run'] });
+    browser = await launchChromium();
   }, 120_000);
   afterAll(async () => {
     await browser?.close();
