@@ -7,6 +7,7 @@ import type { Logger } from './platform/logger';
 import { createMetrics, type Metrics } from './platform/metrics';
 import type { AppStore } from './open-store';
 import { createEngageServices } from './engage/services';
+import { createIdentityLink } from './engage/environments/identity-link';
 import { createKeyService } from './identity/keys/service';
 import { createTenantService } from './identity/tenants/service';
 import { createSessionService } from './identity/sessions/service';
@@ -132,11 +133,13 @@ export function createServices(deps: CoreDeps) {
   metrics.registry.gauge('engage_push_deliveries_pending', 'Push deliveries admitted and not yet accepted by a provider nor given up, across all processes, by provider.', ['provider'], async () =>
     (await store.messaging.pendingByProvider()).map((r): [{ provider: string }, number] => [{ provider: r.provider }, r.n]),
   );
+  // The identity tenant an environment names (issue 24): beside the engage services, which take no audit store yet.
+  const identityLink = createIdentityLink({ store, clock });
   // /readyz: 503 from the moment a graceful shutdown begins, so load balancers stop sending.
   let draining = false;
   const readiness = async () => (draining ? 'shutting down' : store.readiness());
   const drain = () => void (draining = true);
-  return { store, metrics, readiness, drain, sealer, keys, tenants, sessions, clients, resources, credentials, users, oauth, engage, jobs, work, mail, mfa, providers, native, directory, admin, transfer, federations };
+  return { store, metrics, readiness, drain, sealer, keys, tenants, sessions, clients, resources, credentials, users, oauth, engage: { ...engage, identityLink }, jobs, work, mail, mfa, providers, native, directory, admin, transfer, federations };
 }
 
 export type Services = ReturnType<typeof createServices>;

@@ -1,5 +1,6 @@
 import { sql } from 'drizzle-orm';
 import { bigint, bigserial, index, integer, pgTable, primaryKey, text, uniqueIndex } from 'drizzle-orm/pg-core';
+import { tenants } from './identity';
 
 /**
  * Mobile edge tables (spec 01). Timestamps shown to people are ISO strings (`*_at` text);
@@ -11,6 +12,12 @@ export const environments = pgTable('environments', {
   id: text('id').primaryKey(),
   name: text('name').notNull().unique(),
   createdAt: text('created_at').notNull(),
+  /**
+   * The identity tenant whose user subjects are this environment's external ids (issue 24):
+   * a sign-in through it binds the app's installation. Null: external ids are opaque (spec 01).
+   * Cleared when the tenant is deleted.
+   */
+  identityTenantId: text('identity_tenant_id').references(() => tenants.id, { onDelete: 'set null' }),
 });
 
 export const apps = pgTable(

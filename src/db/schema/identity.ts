@@ -194,6 +194,8 @@ export const authorizationCodes = sqliteTable(
     /** Set when exchanged; a second exchange revokes this grant (RFC 6749 §4.1.2). */
     consumedAt: integer('consumed_at'),
     grantId: text('grant_id'),
+    /** SHA-256 digest of the installation binding code the sign-in carried (issue 24); bound at the exchange. */
+    bindingCodeDigest: text('binding_code_digest'),
   },
   // The minute sweep finds expired rows by index, a batch at a time (oauth/grants-service.ts).
   (t) => [index('authorization_codes_expiry').on(t.expiresAt)],

@@ -1,14 +1,15 @@
 import type { accessKeys, apps, environments } from '../../db/schema';
 import { updateStatement, type Sql } from '../../platform/store/sql';
 
-export type EnvironmentRow = typeof environments.$inferSelect;
+/** An environment; `identityTenantId` read back always, optional when inserting (set by `setIdentityTenant`). */
+export type EnvironmentRow = Omit<typeof environments.$inferSelect, 'identityTenantId'> & { identityTenantId?: string | null };
 export type AppRow = typeof apps.$inferSelect;
 export type AccessKeyRow = typeof accessKeys.$inferSelect;
 
 /** What `updateAccessKey` may change. */
 export type AccessKeyChange = Partial<Pick<AccessKeyRow, 'keyDigest' | 'status' | 'rotatedAt' | 'revokedAt'>>;
 
-const ENV_COLUMNS = `id, name, created_at AS "createdAt"`;
+const ENV_COLUMNS = `id, name, created_at AS "createdAt", identity_tenant_id AS "identityTenantId"`;
 const APP_COLUMNS = `id, environment_id AS "environmentId", platform, name, app_key AS "appKey", status, created_at AS "createdAt"`;
 const KEY_COLUMNS = `id, environment_id AS "environmentId", name, key_digest AS "keyDigest", app_ids AS "appIds", status,
   created_at AS "createdAt", rotated_at AS "rotatedAt", revoked_at AS "revokedAt"`;
@@ -18,6 +19,8 @@ const SQL = {
   environmentById: `SELECT ${ENV_COLUMNS} FROM environments WHERE id = ?`,
   environmentByName: `SELECT ${ENV_COLUMNS} FROM environments WHERE name = ?`,
   environments: `SELECT ${ENV_COLUMNS} FROM environments ORDER BY created_at, id`,
+  environmentsOfTenant: `SELECT ${ENV_COLUMNS} FROM environments WHERE identity_tenant_id = ? ORDER BY created_at, id`,
+  setIdentityTenant: 'UPDATE environments SET identity_tenant_id = ? WHERE id = ?',
   insertApp: `INSERT INTO apps (id, environment_id, platform, name, app_key, status, created_at) VALUES (?, ?, ?, ?, ?, ?, ?)
     ON CONFLICT (environment_id, name) DO NOTHING`,
   app: `SELECT ${APP_COLUMNS} FROM apps WHERE environment_id = ? AND id = ?`,
@@ -60,6 +63,13 @@ export function createEnvironmentStore(db: Sql) {
     },
     listEnvironments(): Promise<EnvironmentRow[]> {
       return db.all<EnvironmentRow>(SQL.environments);
+    },
+    /** The environments naming an identity tenant (issue 24: a sign-in through it binds their installations). */
+    listEnvironmentsOfTenant(tenantId: string): Promise<EnvironmentRow[]> {
+      return db.all<EnvironmentRow>(SQL.environmentsOfTenant, [tenantId]);
+    },
+    async setIdentityTenant(id: string, tenantId: string | null): Promise<void> {
+      await db.run(SQL.setIdentityTenant, [tenantId, id]);
     },
 
     /** Inserts an app; false when its name is taken in the environment. */
