@@ -1,3 +1,4 @@
+import { cliActor } from '../../src/platform/audit/audit';
 import type { Command } from 'commander';
 import { action, output, withCommon, withServices, type CommonOptions } from '../cli';
 
@@ -20,7 +21,7 @@ export function registerAccessKeys(program: Command): void {
     .action(
       action(async (opts: CommonOptions & { environment: string; app: string[]; name?: string }) => {
         await withServices(opts, async ({ services, json }) => {
-          printWithKey(json, await services.engage.environments.createAccessKey({ environment: opts.environment, apps: opts.app, name: opts.name }));
+          printWithKey(json, await services.engage.environments.createAccessKey({ environment: opts.environment, apps: opts.app, name: opts.name }, cliActor()));
         });
       }),
     );
@@ -35,13 +36,13 @@ export function registerAccessKeys(program: Command): void {
 
   withCommon(keys.command('revoke').description('revoke an access key at once').argument('<id>', 'access key id')).action(
     action(async (id: string, opts: CommonOptions) => {
-      await withServices(opts, async ({ services, json }) => output(json, await services.engage.environments.revokeAccessKey(id), COLUMNS));
+      await withServices(opts, async ({ services, json }) => output(json, await services.engage.environments.revokeAccessKey(id, cliActor()), COLUMNS));
     }),
   );
 
   withCommon(keys.command('rotate').description('replace the secret of an access key (same id and apps); the old secret stops working').argument('<id>', 'access key id')).action(
     action(async (id: string, opts: CommonOptions) => {
-      await withServices(opts, async ({ services, json }) => printWithKey(json, await services.engage.environments.rotateAccessKey(id)));
+      await withServices(opts, async ({ services, json }) => printWithKey(json, await services.engage.environments.rotateAccessKey(id, cliActor())));
     }),
   );
 }

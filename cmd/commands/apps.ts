@@ -1,3 +1,4 @@
+import { cliActor } from '../../src/platform/audit/audit';
 import { Option, type Command } from 'commander';
 import { action, output, withCommon, withServices, type CommonOptions } from '../cli';
 
@@ -13,7 +14,7 @@ export function registerApps(program: Command): void {
     .action(
       action(async (opts: CommonOptions & { environment: string; platform: string; name: string }) => {
         await withServices(opts, async ({ services, json }) => {
-          output(json, await services.engage.environments.createApp({ environment: opts.environment, platform: opts.platform, name: opts.name }), COLUMNS);
+          output(json, await services.engage.environments.createApp({ environment: opts.environment, platform: opts.platform, name: opts.name }, cliActor()), COLUMNS);
         });
       }),
     );
@@ -35,7 +36,7 @@ export function registerApps(program: Command): void {
       .option('--environment <env>', 'environment id or name, to name the app by its name')
       .action(
         action(async (ref: string, opts: CommonOptions & { environment?: string }) => {
-          await withServices(opts, async ({ services, json }) => output(json, await services.engage.environments[verb](ref, opts.environment), COLUMNS));
+          await withServices(opts, async ({ services, json }) => output(json, await services.engage.environments[verb](ref, opts.environment, cliActor()), COLUMNS));
         }),
       );
   }

@@ -20,7 +20,7 @@ export function registerEnvironments(program: Command): void {
         await withServices(opts, async ({ services, json }) => {
           // The tenant first: an unknown slug creates nothing.
           const tenantId = opts.identityTenant === undefined ? undefined : (await services.tenants.get(opts.identityTenant)).id;
-          const created = await services.engage.environments.create({ name: opts.name });
+          const created = await services.engage.environments.create({ name: opts.name }, cliActor());
           output(json, tenantId === undefined ? created : await services.engage.identityLink.set(created.id, tenantId, cliActor()), COLUMNS);
         });
       }),

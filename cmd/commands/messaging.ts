@@ -1,3 +1,4 @@
+import { cliActor } from '../../src/platform/audit/audit';
 import { readFileSync } from 'node:fs';
 import { Option, type Command } from 'commander';
 import { DELIVERY_STATES } from '../../src/engage/messaging/inspection';
@@ -63,7 +64,7 @@ export function registerMessaging(program: Command): void {
         const { environment, file: path } = required(opts);
         const file = readJsonFile(path, 'template file');
         await withServices(opts, async ({ services, json }) =>
-          output(json, await services.engage.messaging.templates.create({ environment, file }), TEMPLATE_COLUMNS),
+          output(json, await services.engage.messaging.templates.create({ environment, file }, cliActor()), TEMPLATE_COLUMNS),
         );
       }),
     );
@@ -78,7 +79,7 @@ export function registerMessaging(program: Command): void {
         const { environment } = opts;
         const file = readJsonFile(opts.file, 'template file');
         await withServices(opts, async ({ services, json }) =>
-          output(json, await services.engage.messaging.templates.update({ environment, key, file }), TEMPLATE_COLUMNS),
+          output(json, await services.engage.messaging.templates.update({ environment, key, file }, cliActor()), TEMPLATE_COLUMNS),
         );
       }),
     );
@@ -89,7 +90,7 @@ export function registerMessaging(program: Command): void {
       .requiredOption('--environment <env>', 'environment id or name')
       .action(
         action(async (key: string, opts: EnvOpts) => {
-          await withServices(opts, async ({ services, json }) => output(json, await services.engage.messaging.templates[verb](opts.environment, key), TEMPLATE_COLUMNS));
+          await withServices(opts, async ({ services, json }) => output(json, await services.engage.messaging.templates[verb](opts.environment, key, cliActor()), TEMPLATE_COLUMNS));
         }),
       );
   }
@@ -164,7 +165,7 @@ export function registerMessaging(program: Command): void {
         await withServices(opts, async ({ services, json }) =>
           output(
             json,
-            await services.engage.messaging.credentials.setApns({ app, environment: opts.environment, keyPem, keyId: opts.keyId, teamId: opts.teamId, topic: opts.topic, sandbox: !!opts.sandbox }),
+            await services.engage.messaging.credentials.setApns({ app, environment: opts.environment, keyPem, keyId: opts.keyId, teamId: opts.teamId, topic: opts.topic, sandbox: !!opts.sandbox }, cliActor()),
           ),
         );
       }),
@@ -177,7 +178,7 @@ export function registerMessaging(program: Command): void {
       action(async (app: string, opts: CommonOptions & { environment?: string; serviceAccount: string }) => {
         const serviceAccount = readJsonFile(opts.serviceAccount, 'service account');
         await withServices(opts, async ({ services, json }) =>
-          output(json, await services.engage.messaging.credentials.setFcm({ app, environment: opts.environment, serviceAccount })),
+          output(json, await services.engage.messaging.credentials.setFcm({ app, environment: opts.environment, serviceAccount }, cliActor())),
         );
       }),
     );

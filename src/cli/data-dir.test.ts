@@ -8,6 +8,7 @@ import { migrate } from '../../cmd/commands/migrate';
 import { TEST_ENGINE } from '../../test/helpers/harness';
 import { createTestDatabase, type TestDatabase } from '../../test/helpers/pg-cluster';
 import { openPostgres } from '../platform/store/postgres';
+import { SYSTEM_ACTOR } from '../identity/audit';
 
 /**
  * Issue 23 point 2: a CLI command run in the wrong folder silently made a database, a master key
@@ -57,7 +58,7 @@ describe('the data directory: only init, migrate and serve create it', () => {
     const second = await initialise(opts());
     expect(second).toMatchObject({ created: false, controlIssuer: first.controlIssuer });
     const slugs = await withServices(opts(), async ({ services }) => {
-      await services.tenants.create({ slug: 'acme' });
+      await services.tenants.create({ slug: 'acme' }, SYSTEM_ACTOR);
       return (await services.tenants.list(0, 10)).items.map((t) => t.slug).sort();
     });
     expect(slugs).toEqual(['acme', 'control']);

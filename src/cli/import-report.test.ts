@@ -6,6 +6,7 @@ import { configureUsageErrors, initialise, reportParseFailure, withServices } fr
 import { buildProgram } from '../../cmd/program';
 import { TEST_ENGINE } from '../../test/helpers/harness';
 import { createTestDatabase, type TestDatabase } from '../../test/helpers/pg-cluster';
+import { SYSTEM_ACTOR } from '../identity/audit';
 
 /**
  * Issue 23 point 10: a second `engage users import` of the same file wrote its report over the
@@ -43,7 +44,7 @@ describe('engage users import: the report of one run survives the next', () => {
     root = mkdtempSync(path.join(tmpdir(), 'engage-report-'));
     pg = TEST_ENGINE === 'postgres' ? await createTestDatabase() : undefined;
     await initialise(opts());
-    await withServices(opts(), async ({ services }) => void (await services.tenants.create({ slug: 'acme' })));
+    await withServices(opts(), async ({ services }) => void (await services.tenants.create({ slug: 'acme' }, SYSTEM_ACTOR)));
     file = path.join(root, 'users.ndjson');
     writeFileSync(file, [JSON.stringify({ externalId: 'a', email: 'a@acme.test', emailVerified: true, active: true }), '{"externalId":'].join('\n') + '\n');
   }, 60_000);

@@ -7,6 +7,7 @@ import { buildProgram } from '../../cmd/program';
 import { cliActor } from '../identity/audit';
 import { TEST_ENGINE } from '../../test/helpers/harness';
 import { createTestDatabase, type TestDatabase } from '../../test/helpers/pg-cluster';
+import { SYSTEM_ACTOR } from '../identity/audit';
 
 /**
  * Issue 23 point 10: `engage users list` and `engage deliveries list` are paged (`--page`,
@@ -50,7 +51,7 @@ describe('paged CLI lists', () => {
     pg = TEST_ENGINE === 'postgres' ? await createTestDatabase() : undefined;
     await initialise(opts());
     await withServices(opts(), async ({ services }) => {
-      const t = await services.tenants.create({ slug: 'acme' });
+      const t = await services.tenants.create({ slug: 'acme' }, SYSTEM_ACTOR);
       // Oldest first is created_at then id: a few milliseconds apart, the order is the creation's.
       for (const email of ['ada@acme.test', 'bob@acme.test', 'cy@other.test', 'd_n@acme.test', 'dxn@acme.test']) {
         await services.users.create(t.id, { email, emailVerified: false }, cliActor());

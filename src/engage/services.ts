@@ -10,6 +10,7 @@ import { createOperationService, type IngestMetrics } from './operations/service
 import { createPrivacyService } from './privacy/service';
 import { createProfileService } from './profiles/service';
 import type { EngageStores } from './stores';
+import type { AuditTx } from './shared/audit';
 import { readFileSync } from 'node:fs';
 import type { Logger } from '../platform/logger';
 import { createApnsClient } from './messaging/apns';
@@ -24,7 +25,8 @@ import { createTemplateService } from './messaging/templates';
 
 /** The engage services, built once for `serve` and the CLI alike. */
 export function createEngageServices(deps: {
-  store: EngageStores & TxRunner<EngageStores>;
+  /** With the audit trail's store: engagement changes record their events (shared/audit.ts). */
+  store: EngageStores & AuditTx & TxRunner<EngageStores & AuditTx>;
   clock: Clock;
   config: Config;
   sealer: Sealer;

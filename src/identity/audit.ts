@@ -2,9 +2,8 @@
  * What the identity services need of the audit trail (platform/audit): every mutation records
  * an event with its actor in the same transaction as the change (issue 11 point 4).
  */
-import type { AuditActor, AuditEventInput } from '../platform/audit/audit';
-
-export type { AuditActor } from '../platform/audit/audit';
+export type { AuditActor, AuditTx } from '../platform/audit/audit';
+import type { AuditActor } from '../platform/audit/audit';
 export { cliActor } from '../platform/audit/audit';
 
 /**
@@ -16,15 +15,10 @@ export function actorOf(principal: { subject: string; clientId: string | null })
   return { subject: principal.subject, clientId: principal.clientId };
 }
 
-/** The stores a transaction that records audit events carries (the `audit` store of src/stores.ts). */
-export interface AuditTx {
-  audit: { record(actor: AuditActor, event: AuditEventInput): Promise<unknown> };
-}
-
 /**
- * The server itself: initialisation (the control tenant) and callers that name no actor.
- * Services take the actor as their last argument and default to this one, so code written
- * before the audit trail (tests, fixtures) keeps compiling; every HTTP and CLI caller passes
- * the real one (docs/decisions.md "Management API").
+ * The server itself, named explicitly by its internal work: initialisation (the control tenant
+ * and its objects), a scheduled key activation, a federation's callbacks following its target's
+ * issuers. Every service that audits takes its actor as a required argument (issue 22 point 4):
+ * HTTP callers pass the token's (`actorOf`), the CLI its `os:<user>` (`cliActor`).
  */
 export const SYSTEM_ACTOR: AuditActor = { subject: 'system', clientId: null };

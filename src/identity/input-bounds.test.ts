@@ -4,6 +4,7 @@ import { createHarness, type Harness } from '../../test/helpers/harness';
 import { directoryFixture, type DirectoryFixture } from '../../test/fixtures/directory';
 import { createNativeFixture, nativePost, openInteraction, type NativeFixture } from '../../test/fixtures/native';
 import { FORM } from '../../test/fixtures/oauth';
+import { SYSTEM_ACTOR } from './audit';
 
 /**
  * Issue 21, points 3 and 11, on the management, directory, native and OAuth routes: bodies nested
@@ -41,7 +42,7 @@ async function invalidRequest(res: Response, field: string) {
 
 describe('JSON depth (point 3)', () => {
   it('an import body nested 5,000 levels: 400 invalid_request, no job created', async () => {
-    const tenantId = (await h.services.tenants.create({ slug: 'deep' })).id;
+    const tenantId = (await h.services.tenants.create({ slug: 'deep' }, SYSTEM_ACTOR)).id;
     const record = `{"externalId":"e1","email":"u1@example.com","emailVerified":true,"active":true,"extra":${nested(5000)}}`;
     const body = `{"schemaVersion":1,"source":"legacy","mode":"CREATE_ONLY","idempotencyKey":"k1","records":[${record}]}`;
     await invalidRequest(await mgmt('POST', `/tenants/${tenantId}/user-imports`, body), 'records');

@@ -2,6 +2,7 @@ import { CHANNEL } from './store/version-channels';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { createHarness, TEST_ENGINE, type Harness } from '../../test/helpers/harness';
 import { CatalogCache } from './catalog';
+import { SYSTEM_ACTOR } from '../identity/audit';
 
 const API = 'https://api.example.com';
 const nextTurn = () => new Promise((r) => setImmediate(r));
@@ -21,16 +22,16 @@ describe('the catalog version channel', () => {
 
   it('moves on every insert, update and delete of each catalogue table', async () => {
     const steps: [string, () => unknown][] = [
-      ['tenant insert', () => h.services.tenants.create({ slug: 'acme' })],
-      ['resource insert', async () => h.services.resources.create((await h.services.tenants.get('acme')).id, { uri: API, audience: 'urn:api', scopes: ['api.read'] })],
-      ['credential insert', async () => h.services.credentials.issue((await h.services.tenants.get('acme')).id, API)],
+      ['tenant insert', () => h.services.tenants.create({ slug: 'acme' }, SYSTEM_ACTOR)],
+      ['resource insert', async () => h.services.resources.create((await h.services.tenants.get('acme')).id, { uri: API, audience: 'urn:api', scopes: ['api.read'] }, SYSTEM_ACTOR)],
+      ['credential insert', async () => h.services.credentials.issue((await h.services.tenants.get('acme')).id, API, SYSTEM_ACTOR)],
       [
         'client insert',
         async () =>
           h.services.clients.create((await h.services.tenants.get('acme')).id, {
             clientId: 'app', displayName: 'App', applicationType: 'NATIVE', tokenEndpointAuthMethod: 'NONE', consentPolicy: 'PRE_AUTHORIZED',
             redirectUris: ['https://app.example.com/cb'], scopes: ['openid'],
-          }),
+          }, SYSTEM_ACTOR),
       ],
       ['tenant update', () => h.sql.run(`UPDATE tenants SET updated_at = 'later' WHERE slug = 'acme'`)],
       ['key update', () => h.sql.run(`UPDATE signing_keys SET created_at = created_at || ' ' WHERE tenant_id = (SELECT id FROM tenants WHERE slug = 'acme')`)],
@@ -51,9 +52,9 @@ describe('the catalog version channel', () => {
   });
 
   it('stands still when nothing in the catalogue changes', async () => {
-    const t = await h.services.tenants.create({ slug: 'quiet' });
+    const t = await h.services.tenants.create({ slug: 'quiet' }, SYSTEM_ACTOR);
     const before = version();
-    await h.services.users.create(t.id, { email: 'ada@example.com', emailVerified: true, password: 'correct horse battery' });
+    await h.services.users.create(t.id, { email: 'ada@example.com', emailVerified: true, password: 'correct horse battery' }, SYSTEM_ACTOR);
     expect(version()).toBe(before);
   });
 });
@@ -113,21 +114,21 @@ describe('a change by another process is seen by the next request', () => {
   }
 
   it('a disabled tenant stops resolving', async () => {
-    await h.services.tenants.create({ slug: 'acme' });
+    await h.services.tenants.create({ slug: 'acme' }, SYSTEM_ACTOR);
     const [first, sameTurn, next] = await seenNextTurn(
       async () => (await h.services.tenants.resolveByPath('acme'))?.tenant.slug,
-      () => other.tenants.setStatus('acme', 'DISABLED'),
+      () => other.tenants.setStatus('acme', 'DISABLED', SYSTEM_ACTOR),
     );
     expect([first, sameTurn, next]).toEqual(['acme', 'acme', undefined]);
   });
 
   it('a revoked resource-server credential stops authenticating', async () => {
-    const t = await h.services.tenants.create({ slug: 'acme' });
-    await h.services.resources.create(t.id, { uri: API, audience: 'urn:api', scopes: ['api.read'] });
-    const cred = await h.services.credentials.issue(t.id, API);
+    const t = await h.services.tenants.create({ slug: 'acme' }, SYSTEM_ACTOR);
+    await h.services.resources.create(t.id, { uri: API, audience: 'urn:api', scopes: ['api.read'] }, SYSTEM_ACTOR);
+    const cred = await h.services.credentials.issue(t.id, API, SYSTEM_ACTOR);
     const [first, , next] = await seenNextTurn(
       async () => (await h.services.credentials.authenticate(t.id, cred.credentialId, cred.credentialSecret))?.audience,
-      () => other.credentials.revoke(t.id, cred.credentialId),
+      () => other.credentials.revoke(t.id, cred.credentialId, SYSTEM_ACTOR),
     );
     expect(first).toBe('urn:api');
     expect(next).toBeUndefined();
@@ -135,24 +136,24 @@ describe('a change by another process is seen by the next request', () => {
   });
 
   it('a revoked signing key stops verifying, and a rotation changes the signing key', async () => {
-    const t = await h.services.tenants.create({ slug: 'acme' });
+    const t = await h.services.tenants.create({ slug: 'acme' }, SYSTEM_ACTOR);
     const kid = (await h.services.keys.signingKey(t.id))!.kid;
-    await h.services.keys.rotate(t.id, undefined, { now: true });
+    await h.services.keys.rotate(t.id, SYSTEM_ACTOR, { now: true });
     const rotated = (await h.services.keys.signingKey(t.id))!.kid;
     expect(rotated).not.toBe(kid);
     const [first, , next] = await seenNextTurn(
       async () => (await h.services.keys.verificationKey(t.id, kid)) !== undefined,
-      () => other.keys.revoke(t.id, kid),
+      () => other.keys.revoke(t.id, kid, SYSTEM_ACTOR),
     );
     expect([first, next]).toEqual([true, false]);
   });
 
   it('a disabled client is seen disabled', async () => {
-    const t = await h.services.tenants.create({ slug: 'acme' });
+    const t = await h.services.tenants.create({ slug: 'acme' }, SYSTEM_ACTOR);
     await h.services.clients.create(t.id, {
       clientId: 'app', displayName: 'App', applicationType: 'NATIVE', tokenEndpointAuthMethod: 'NONE', consentPolicy: 'PRE_AUTHORIZED',
       redirectUris: ['https://app.example.com/cb'], scopes: ['openid'],
-    });
+    }, SYSTEM_ACTOR);
     const [first, , next] = await seenNextTurn(
       async () => (await h.services.clients.find(t.id, 'app'))?.status,
       () => h.sql.run(`UPDATE clients SET status = 'DISABLED' WHERE client_id = 'app'`),

@@ -1,5 +1,6 @@
 import { createHash, randomBytes } from 'node:crypto';
 import type { Harness } from '../helpers/harness';
+import { SYSTEM_ACTOR } from '../../src/identity/audit';
 
 export const PASSWORD = 'correct horse battery';
 export const WEB_CALLBACK = 'https://web.example/callback';
@@ -16,9 +17,9 @@ export function pkce() {
  * two users, created through the same services the CLI uses.
  */
 export async function seedTenant(h: Harness, slug = 'acme') {
-  const tenant = await h.services.tenants.create({ slug });
+  const tenant = await h.services.tenants.create({ slug }, SYSTEM_ACTOR);
   const tenantId = tenant.id;
-  await h.services.resources.create(tenantId, { uri: API, audience: 'orders-api', scopes: ['orders.read'] });
+  await h.services.resources.create(tenantId, { uri: API, audience: 'orders-api', scopes: ['orders.read'] }, SYSTEM_ACTOR);
   const web = await h.services.clients.create(tenantId, {
     clientId: 'web',
     displayName: 'Acme Web',
@@ -27,7 +28,7 @@ export async function seedTenant(h: Harness, slug = 'acme') {
     consentPolicy: 'EXPLICIT',
     redirectUris: [WEB_CALLBACK],
     scopes: ['openid', 'email', 'offline_access', 'orders.read'],
-  });
+  }, SYSTEM_ACTOR);
   await h.services.clients.create(tenantId, {
     clientId: 'app',
     displayName: 'Acme App',
@@ -36,9 +37,9 @@ export async function seedTenant(h: Harness, slug = 'acme') {
     consentPolicy: 'PRE_AUTHORIZED',
     redirectUris: [APP_CALLBACK],
     scopes: ['openid', 'email', 'offline_access'],
-  });
-  const alice = await h.services.users.create(tenantId, { email: 'alice@example.com', emailVerified: true, password: PASSWORD });
-  const bob = await h.services.users.create(tenantId, { email: 'bob@example.com', emailVerified: true, password: PASSWORD });
+  }, SYSTEM_ACTOR);
+  const alice = await h.services.users.create(tenantId, { email: 'alice@example.com', emailVerified: true, password: PASSWORD }, SYSTEM_ACTOR);
+  const bob = await h.services.users.create(tenantId, { email: 'bob@example.com', emailVerified: true, password: PASSWORD }, SYSTEM_ACTOR);
   return { tenant, tenantId, issuer: tenant.issuer, webSecret: web.clientSecret!, alice, bob };
 }
 

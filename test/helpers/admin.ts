@@ -36,13 +36,13 @@ export async function createAdminFixture(h: Harness): Promise<AdminFixture> {
   const issuer = services.tenants.issuerOf(control);
   const uri = issuer + ADMIN_ROOT;
   if (!(await services.resources.findByUri(controlId, uri))) {
-    await services.resources.create(controlId, { uri, audience: ADMIN_AUDIENCE, scopes: ALL_ADMIN_SCOPES });
+    await services.resources.create(controlId, { uri, audience: ADMIN_AUDIENCE, scopes: ALL_ADMIN_SCOPES }, SYSTEM_ACTOR);
   }
   if (!(await services.clients.find(controlId, ADMIN_CLIENT))) {
     await services.clients.create(controlId, {
       clientId: ADMIN_CLIENT, displayName: 'Admin test', applicationType: 'WEB', tokenEndpointAuthMethod: 'NONE', consentPolicy: 'PRE_AUTHORIZED',
       redirectUris: [CALLBACK], scopes: ['openid', ...ALL_ADMIN_SCOPES], defaultResource: uri,
-    });
+    }, SYSTEM_ACTOR);
   }
   const root = `/t/${control.slug}${ADMIN_ROOT}`;
 
@@ -64,12 +64,12 @@ export async function createAdminFixture(h: Harness): Promise<AdminFixture> {
   }
 
   async function newOperator(email: string, permissions: string[] = []) {
-    const u = await services.users.create(controlId, { email, emailVerified: true });
+    const u = await services.users.create(controlId, { email, emailVerified: true }, SYSTEM_ACTOR);
     if (permissions.length > 0) await grant(u.subject, permissions);
     return { id: u.id, subject: u.subject };
   }
 
-  const first = await services.users.create(controlId, { email: 'operator@example.com', emailVerified: true });
+  const first = await services.users.create(controlId, { email: 'operator@example.com', emailVerified: true }, SYSTEM_ACTOR);
   await services.directory.grantAdministrator(controlId, first.subject, ALL_ADMIN_SCOPES, SYSTEM_ACTOR);
   const operator = { id: first.id, subject: first.subject };
 

@@ -2,6 +2,7 @@ import { randomUUID } from 'node:crypto';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { createHarness, type Harness } from '../../../test/helpers/harness';
 import { bearer, bootstrap, issueCode, json, setupEnvironment, transition, type Session } from '../../../test/fixtures/engage';
+import { ACTOR } from '../../../test/fixtures/actor';
 
 let h: Harness;
 let accessKey: string;
@@ -114,14 +115,14 @@ describe('POST /v1/installation-binding-transitions', () => {
       expect((await problem(res)).code).toBe('unauthorized');
     }
     const keyId = (await h.services.engage.environments.listAccessKeys('prod'))[0].id;
-    await h.services.engage.environments.revokeAccessKey(keyId);
+    await h.services.engage.environments.revokeAccessKey(keyId, ACTOR);
     expect((await transition(h, accessKey, code, null)).status).toBe(401);
   });
 
   it('a replay (same Idempotency-Key) by a key not allowed for the installation’s app is a 401, and changes nothing', async () => {
     const env = h.services.engage.environments;
-    const other = await env.createApp({ environment: 'prod', platform: 'ANDROID', name: 'prod-android' });
-    const otherKey = (await env.createAccessKey({ environment: 'prod', apps: [other.id] })).key;
+    const other = await env.createApp({ environment: 'prod', platform: 'ANDROID', name: 'prod-android' }, ACTOR);
+    const otherKey = (await env.createAccessKey({ environment: 'prod', apps: [other.id] }, ACTOR)).key;
     const key = randomUUID();
     const code = await issueCode(h, s);
     const first = await transition(h, accessKey, code, { externalId: 'alice' }, key);
@@ -141,7 +142,7 @@ describe('POST /v1/installation-binding-transitions', () => {
 
   it('a rotated key works and the previous secret is dead', async () => {
     const keyId = (await h.services.engage.environments.listAccessKeys('prod'))[0].id;
-    const rotated = await h.services.engage.environments.rotateAccessKey(keyId);
+    const rotated = await h.services.engage.environments.rotateAccessKey(keyId, ACTOR);
     expect((await transition(h, accessKey, await issueCode(h, s), null)).status).toBe(401);
     expect((await transition(h, rotated.key, await issueCode(h, s), null)).status).toBe(201);
   });

@@ -2,6 +2,7 @@ import { randomUUID } from 'node:crypto';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { createHarness, type Harness } from '../../../test/helpers/harness';
 import { bearer, bootstrap, issueCode, json, op, setupEnvironment, transition } from '../../../test/fixtures/engage';
+import { ACTOR } from '../../../test/fixtures/actor';
 
 let h: Harness;
 beforeEach(async () => {
@@ -26,11 +27,11 @@ describe('isolation between environments and apps', () => {
 
   it('an access key restricted to one app cannot bind another app’s installation (401)', async () => {
     const env = await setupEnvironment(h, 'prod');
-    const android = await h.services.engage.environments.createApp({ environment: 'prod', platform: 'ANDROID', name: 'droid' });
+    const android = await h.services.engage.environments.createApp({ environment: 'prod', platform: 'ANDROID', name: 'droid' }, ACTOR);
     const s = await bootstrap(h, android.appKey, { platform: 'ANDROID' });
     const res = await transition(h, env.accessKey, await issueCode(h, s), null);
     expect(res.status).toBe(401);
-    const both = await h.services.engage.environments.createAccessKey({ environment: 'prod', apps: ['prod-ios', 'droid'] });
+    const both = await h.services.engage.environments.createAccessKey({ environment: 'prod', apps: ['prod-ios', 'droid'] }, ACTOR);
     expect((await transition(h, both.key, await issueCode(h, s), null)).status).toBe(201);
   });
 

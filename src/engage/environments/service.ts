@@ -1,6 +1,7 @@
 import type { Clock } from '../../platform/clock';
 import { digest, newId, newSecret } from '../../platform/crypto';
 import { assertThat } from '../../platform/http/errors';
+import { auditIn, type AuditActor, type AuditTx } from '../shared/audit';
 import type { TxRunner } from '../../platform/store/store';
 import { EnvironmentErrors } from './errors';
 import { PLATFORMS, checkAccessKeyCreate, checkAppCreate, checkEnvironmentCreate } from './schemas';
@@ -43,7 +44,7 @@ export interface AccessKeyPrincipal {
   appIds: ReadonlySet<string>;
 }
 
-type Stores = { environments: EnvironmentStore };
+type Stores = { environments: EnvironmentStore } & AuditTx;
 
 
 const appView = (a: AppRow): AppView => ({ ...a });
@@ -58,7 +59,11 @@ const keyView = (k: AccessKeyRow): AccessKeyView => ({
   revokedAt: k.revokedAt,
 });
 
-/** Environments, apps and access keys: called by the CLI now and the admin API later. */
+/**
+ * Environments, apps and access keys: called by the CLI now and the admin API later. Every
+ * change takes its actor (the CLI's `os:<user>`, a token's subject) and records its audit event
+ * in its own transaction; never a key.
+ */
 export function createEnvironmentService(deps: { store: Stores & TxRunner<Stores>; clock: Clock }) {
   const { store, clock } = deps;
   const now = () => clock.now().toISOString();
@@ -76,22 +81,30 @@ export function createEnvironmentService(deps: { store: Stores & TxRunner<Stores
     return app;
   }
 
-  async function create(input: { name: string }): Promise<EnvironmentRow> {
+  async function create(input: { name: string }, actor: AuditActor): Promise<EnvironmentRow> {
     const name = validInput(checkEnvironmentCreate, input, EnvironmentErrors.invalid).name.trim();
     const row: EnvironmentRow = { id: newId(), name, createdAt: now() };
     // A conditional write: the name is unique, so of two concurrent creations one inserts.
-    const inserted = await store.tx((tx) => tx.environments.insertEnvironment(row));
+    const inserted = await store.tx(async (tx) => {
+      if (!(await tx.environments.insertEnvironment(row))) return false;
+      await auditIn(tx, actor, 'environment.created', { type: 'environment', id: row.id }, { name }, row.createdAt);
+      return true;
+    });
     assertThat(inserted, EnvironmentErrors.nameTaken('environment', name));
     return row;
   }
 
-  async function createApp(input: { environment: string; platform: string; name: string }): Promise<AppView> {
+  async function createApp(input: { environment: string; platform: string; name: string }, actor: AuditActor): Promise<AppView> {
     const valid = validInput(checkAppCreate, { ...input, platform: input.platform?.toUpperCase() }, EnvironmentErrors.invalid);
     const env = await resolve(valid.environment);
     const platform = valid.platform;
     const name = valid.name.trim();
     const row: AppRow = { id: newId(), environmentId: env.id, platform, name, appKey: newSecret(APP_KEY_PREFIX), status: 'ACTIVE', createdAt: now() };
-    const inserted = await store.tx((tx) => tx.environments.insertApp(row));
+    const inserted = await store.tx(async (tx) => {
+      if (!(await tx.environments.insertApp(row))) return false;
+      await auditIn(tx, actor, 'app.created', { type: 'app', id: row.id }, { environmentId: env.id, platform, name }, row.createdAt);
+      return true;
+    });
     assertThat(inserted, EnvironmentErrors.nameTaken('app', name));
     return appView(row);
   }
@@ -103,13 +116,16 @@ export function createEnvironmentService(deps: { store: Stores & TxRunner<Stores
     return app;
   }
 
-  async function setAppStatus(ref: string, status: AppRow['status'], environment?: string): Promise<AppView> {
+  async function setAppStatus(ref: string, status: AppRow['status'], environment: string | undefined, actor: AuditActor): Promise<AppView> {
     const app = await findApp(ref, environment);
-    await store.tx((tx) => tx.environments.setAppStatus(app.environmentId, app.id, status));
+    await store.tx(async (tx) => {
+      await tx.environments.setAppStatus(app.environmentId, app.id, status);
+      await auditIn(tx, actor, status === 'DISABLED' ? 'app.disabled' : 'app.enabled', { type: 'app', id: app.id }, { environmentId: app.environmentId }, now());
+    });
     return appView({ ...app, status });
   }
 
-  async function createAccessKey(input: { environment: string; apps: string[]; name?: string }): Promise<AccessKeyView & { key: string }> {
+  async function createAccessKey(input: { environment: string; apps: string[]; name?: string }, actor: AuditActor): Promise<AccessKeyView & { key: string }> {
     validInput(checkAccessKeyCreate, input, EnvironmentErrors.invalid);
     const env = await resolve(input.environment);
     const appIds: string[] = [];
@@ -129,7 +145,10 @@ export function createEnvironmentService(deps: { store: Stores & TxRunner<Stores
       rotatedAt: null,
       revokedAt: null,
     };
-    await store.tx((tx) => tx.environments.insertAccessKey(row));
+    await store.tx(async (tx) => {
+      await tx.environments.insertAccessKey(row);
+      await auditIn(tx, actor, 'access_key.created', { type: 'access_key', id: row.id }, { environmentId: env.id, appIds, name: row.name }, row.createdAt);
+    });
     return { ...keyView(row), key };
   }
 
@@ -139,21 +158,30 @@ export function createEnvironmentService(deps: { store: Stores & TxRunner<Stores
     return row;
   }
 
-  async function revokeAccessKey(id: string): Promise<AccessKeyView> {
+  async function revokeAccessKey(id: string, actor: AuditActor): Promise<AccessKeyView> {
     const row = await getKey(id);
     // The first revocation's time stays, also when two revocations race.
-    const revokedAt = await store.tx((tx) => tx.environments.revokeAccessKey(row.environmentId, row.id, now()));
+    const revokedAt = await store.tx(async (tx) => {
+      const at = await tx.environments.revokeAccessKey(row.environmentId, row.id, now());
+      // A repeat changes nothing and records nothing.
+      if (at !== undefined) await auditIn(tx, actor, 'access_key.revoked', { type: 'access_key', id: row.id }, { environmentId: row.environmentId }, at);
+      return at;
+    });
     return keyView({ ...row, status: 'REVOKED', revokedAt: revokedAt ?? row.revokedAt ?? now() });
   }
 
   /** Replaces the secret of a key (same id and apps); the previous secret stops working at once. */
-  async function rotateAccessKey(id: string): Promise<AccessKeyView & { key: string }> {
+  async function rotateAccessKey(id: string, actor: AuditActor): Promise<AccessKeyView & { key: string }> {
     const row = await getKey(id);
     assertThat(row.status === 'ACTIVE', EnvironmentErrors.accessKeyRevoked(id));
     const key = newSecret(ACCESS_KEY_PREFIX);
     const rotatedAt = now();
     // Only while still active: a revocation committed since the read above stays a revocation.
-    const changed = await store.tx((tx) => tx.environments.updateAccessKey(row.environmentId, row.id, { keyDigest: digest(key), rotatedAt }, 'ACTIVE'));
+    const changed = await store.tx(async (tx) => {
+      const n = await tx.environments.updateAccessKey(row.environmentId, row.id, { keyDigest: digest(key), rotatedAt }, 'ACTIVE');
+      if (n === 1) await auditIn(tx, actor, 'access_key.rotated', { type: 'access_key', id: row.id }, { environmentId: row.environmentId }, rotatedAt);
+      return n;
+    });
     assertThat(changed === 1, EnvironmentErrors.accessKeyRevoked(id));
     return { ...keyView({ ...row, rotatedAt }), key };
   }
@@ -165,8 +193,8 @@ export function createEnvironmentService(deps: { store: Stores & TxRunner<Stores
     createApp,
     findApp,
     listApps: async (environment: string): Promise<AppView[]> => (await store.environments.listApps((await resolve(environment)).id)).map(appView),
-    disableApp: (ref: string, environment?: string) => setAppStatus(ref, 'DISABLED', environment),
-    enableApp: (ref: string, environment?: string) => setAppStatus(ref, 'ACTIVE', environment),
+    disableApp: (ref: string, environment: string | undefined, actor: AuditActor) => setAppStatus(ref, 'DISABLED', environment, actor),
+    enableApp: (ref: string, environment: string | undefined, actor: AuditActor) => setAppStatus(ref, 'ACTIVE', environment, actor),
     createAccessKey,
     listAccessKeys: async (environment: string): Promise<AccessKeyView[]> =>
       (await store.environments.listAccessKeys((await resolve(environment)).id)).map(keyView),

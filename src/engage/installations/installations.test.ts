@@ -1,6 +1,7 @@
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { createHarness, type Harness } from '../../../test/helpers/harness';
 import { bearer, bootstrap, bootstrapBody, json, setupEnvironment } from '../../../test/fixtures/engage';
+import { ACTOR } from '../../../test/fixtures/actor';
 
 let h: Harness;
 let appKey: string;
@@ -76,7 +77,7 @@ describe('POST /v1/sdk/installations', () => {
   it('401 for a disabled app, and its installations stop authenticating', async () => {
     const s = await bootstrap(h, appKey);
     const app = (await h.services.engage.environments.appForKey(appKey))!;
-    await h.services.engage.environments.disableApp(app.id);
+    await h.services.engage.environments.disableApp(app.id, undefined, ACTOR);
     await expectProblem(await post(bootstrapBody()), 401, 'unauthorized');
     expect((await h.request('/v1/sdk/installation', { headers: bearer(s.credential) })).status).toBe(401);
   });

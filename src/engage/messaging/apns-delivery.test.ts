@@ -1,6 +1,7 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { ingest, op } from '../../../test/fixtures/engage';
 import { createPushWorld, device, send, sendBody, templateFile, deliveryRows, pushToken, TOPIC, type PushWorld } from '../../../test/fixtures/messaging';
+import { ACTOR } from '../../../test/fixtures/actor';
 
 /** One send to a fresh iOS device; returns its delivery id and the device. */
 async function sendTo(w: PushWorld, opts: Parameters<typeof device>[1] = {}, template = 'order.shipped') {
@@ -161,8 +162,8 @@ describe('APNs delivery (HTTP/2, ES256 provider token)', () => {
 
   it('a TTL of 0 is apns-expiration 0; normal priority is apns-priority 5', async () => {
     const m = w.h.services.engage.messaging.templates;
-    await m.create({ environment: w.envId, file: templateFile({ key: 'now.or.never', ttlSeconds: 0, priority: 'normal' }) });
-    await m.publish(w.envId, 'now.or.never');
+    await m.create({ environment: w.envId, file: templateFile({ key: 'now.or.never', ttlSeconds: 0, priority: 'normal' }) }, ACTOR);
+    await m.publish(w.envId, 'now.or.never', ACTOR);
     const { id } = await sendTo(w, {}, 'now.or.never');
     await run(w);
     const h = w.apns.requests.find((r) => r.apnsId === id)!.headers;
@@ -175,8 +176,8 @@ describe('APNs delivery (HTTP/2, ES256 provider token)', () => {
     await m.create({
       environment: w.envId,
       file: templateFile({ key: 'too.big', localizations: { en: { title: 't', body: 'b'.repeat(2000), customData: { a: big, b: big, c: big } } } }),
-    });
-    await m.publish(w.envId, 'too.big');
+    }, ACTOR);
+    await m.publish(w.envId, 'too.big', ACTOR);
     const d = await device(w, { externalId: 'big' });
     const res = await send(w, sendBody({ type: 'INSTALLATION_ID', value: d.installationId }), { template: 'too.big' });
     expect(res.status).toBe(400);

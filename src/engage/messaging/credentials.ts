@@ -8,12 +8,13 @@ import type { Clock } from '../../platform/clock';
 import type { Sealer } from '../../platform/crypto';
 import type { TxRunner } from '../../platform/store/store';
 import type { EnvironmentService } from '../environments/service';
+import { auditIn, type AuditActor, type AuditTx } from '../shared/audit';
 import type { ApnsCredentials } from './apns';
 import { MessagingErrors } from './errors';
 import type { FcmCredentials } from './fcm';
 import type { CredentialRow, MessagingStore } from './store';
 
-type Stores = { messaging: MessagingStore };
+type Stores = { messaging: MessagingStore } & AuditTx;
 type Opened<P> = P extends 'APNS' ? ApnsCredentials : FcmCredentials;
 
 const ID = /^[A-Za-z0-9]{1,64}$/;
@@ -34,7 +35,7 @@ function keyOf(pem: string, type: 'ec' | 'rsa', what: string) {
 export function createCredentialService(deps: { store: Stores & TxRunner<Stores>; clock: Clock; sealer: Sealer; environments: EnvironmentService }) {
   const { store, sealer, environments } = deps;
 
-  async function save(appId: string, environmentId: string, provider: CredentialRow['provider'], info: object, secret: object) {
+  async function save(appId: string, environmentId: string, provider: CredentialRow['provider'], info: object, secret: object, actor: AuditActor) {
     const row: CredentialRow = {
       appId,
       environmentId,
@@ -43,24 +44,28 @@ export function createCredentialService(deps: { store: Stores & TxRunner<Stores>
       sealed: sealer.seal(JSON.stringify(secret), credentialAad(appId, provider)),
       updatedAt: deps.clock.now().toISOString(),
     };
-    await store.tx((tx) => tx.messaging.upsertCredential(row));
+    await store.tx(async (tx) => {
+      await tx.messaging.upsertCredential(row);
+      // The provider and what identifies the key (ids, topic, project), never the key.
+      await auditIn(tx, actor, 'push_credentials.set', { type: 'app', id: appId }, { environmentId, provider, ...info }, row.updatedAt);
+    });
     return { appId, provider, ...info, updatedAt: row.updatedAt };
   }
 
   return {
     /** APNs token authentication: the .p8 key (EC P-256), its key id, the team id and the bundle id (apns-topic). */
-    async setApns(input: { app: string; environment?: string; keyPem: string; keyId: string; teamId: string; topic: string; sandbox: boolean }) {
+    async setApns(input: { app: string; environment?: string; keyPem: string; keyId: string; teamId: string; topic: string; sandbox: boolean }, actor: AuditActor) {
       const app = await environments.findApp(input.app, input.environment);
       if (app.platform !== 'IOS') throw MessagingErrors.credentialsInvalid(`app ${app.name} is an ${app.platform} app: APNs credentials are for IOS apps`);
       if (!ID.test(input.keyId)) throw MessagingErrors.credentialsInvalid('key-id: must be 1 to 64 letters or digits');
       if (!ID.test(input.teamId)) throw MessagingErrors.credentialsInvalid('team-id: must be 1 to 64 letters or digits');
       if (!TOPIC.test(input.topic)) throw MessagingErrors.credentialsInvalid('topic: must be a bundle identifier');
       keyOf(input.keyPem, 'ec', 'key-file');
-      return save(app.id, app.environmentId, 'APNS', { keyId: input.keyId, teamId: input.teamId, topic: input.topic, sandbox: input.sandbox }, { keyPem: input.keyPem });
+      return save(app.id, app.environmentId, 'APNS', { keyId: input.keyId, teamId: input.teamId, topic: input.topic, sandbox: input.sandbox }, { keyPem: input.keyPem }, actor);
     },
 
     /** FCM HTTP v1: a Google service-account JSON key file. */
-    async setFcm(input: { app: string; environment?: string; serviceAccount: unknown }) {
+    async setFcm(input: { app: string; environment?: string; serviceAccount: unknown }, actor: AuditActor) {
       const app = await environments.findApp(input.app, input.environment);
       if (app.platform !== 'ANDROID') throw MessagingErrors.credentialsInvalid(`app ${app.name} is an ${app.platform} app: FCM credentials are for ANDROID apps`);
       const sa = input.serviceAccount as Record<string, unknown> | null;
@@ -76,7 +81,7 @@ export function createCredentialService(deps: { store: Stores & TxRunner<Stores>
         privateKey: sa.private_key as string,
         ...(typeof sa.private_key_id === 'string' ? { privateKeyId: sa.private_key_id } : {}),
       };
-      return save(app.id, app.environmentId, 'FCM', info, secret);
+      return save(app.id, app.environmentId, 'FCM', info, secret, actor);
     },
 
     /** The opened credentials of an app (the delivery worker), or undefined. */

@@ -5,6 +5,7 @@ import { createApnsClient } from './apns';
 import { createDeliveryWorker } from './delivery';
 import { createFcmClient } from './fcm';
 import { createPushWorld, device, send, sendBody, templateFile, deliveryRows, testCa, type PushWorld } from '../../../test/fixtures/messaging';
+import { ACTOR } from '../../../test/fixtures/actor';
 
 /**
  * Issue 22 point 3: deliveries never wait on each other, and each outcome is recorded as its
@@ -122,8 +123,8 @@ describe('deliveries flow continuously (issue 22 point 3)', () => {
 
   it('each notification carries a per-delivery collapse identifier unless the template sets its own', async () => {
     const m = w.h.services.engage.messaging.templates;
-    await m.create({ environment: w.envId, file: templateFile({ key: 'no.collapse', collapseId: undefined }) });
-    await m.publish(w.envId, 'no.collapse');
+    await m.create({ environment: w.envId, file: templateFile({ key: 'no.collapse', collapseId: undefined }) }, ACTOR);
+    await m.publish(w.envId, 'no.collapse', ACTOR);
     const ios = await sendTo(w, 'IOS', 'no.collapse');
     const android = await sendTo(w, 'ANDROID', 'no.collapse');
     const iosOwn = await sendTo(w, 'IOS');

@@ -2,6 +2,7 @@ import { generateKeyPairSync } from 'node:crypto';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { bootstrap, ingest, op } from '../../../test/fixtures/engage';
 import { createPushWorld, device, send, sendBody, deliveryRows, pushToken, templateFile, type PushWorld } from '../../../test/fixtures/messaging';
+import { ACTOR } from '../../../test/fixtures/actor';
 
 async function sendTo(w: PushWorld) {
   const d = await device(w, { platform: 'ANDROID', externalId: `a-${crypto.randomUUID()}` });
@@ -60,14 +61,14 @@ describe('FCM HTTP v1 delivery (service-account OAuth token)', () => {
   });
 
   it('a service account the token endpoint refuses (invalid_grant) fails the delivery', async () => {
-    const stray = await w.h.services.engage.environments.createApp({ environment: w.envId, platform: 'ANDROID', name: 'stray-android' });
+    const stray = await w.h.services.engage.environments.createApp({ environment: w.envId, platform: 'ANDROID', name: 'stray-android' }, ACTOR);
     const sa = w.fcm.serviceAccount('stray@test-project.iam.gserviceaccount.com');
     // Signed with another key than the one the account has: the endpoint cannot verify the assertion.
     const other = generateKeyPairSync('rsa', { modulusLength: 2048 }).privateKey.export({ type: 'pkcs8', format: 'pem' }).toString();
-    await w.h.services.engage.messaging.credentials.setFcm({ app: stray.id, serviceAccount: { ...sa, private_key: other } });
-    const key = await w.h.services.engage.environments.createAccessKey({ environment: w.envId, apps: [stray.id] });
-    await w.h.services.engage.messaging.templates.create({ environment: w.envId, file: templateFile({ key: 'stray', apps: ['stray-android'] }) });
-    await w.h.services.engage.messaging.templates.publish(w.envId, 'stray');
+    await w.h.services.engage.messaging.credentials.setFcm({ app: stray.id, serviceAccount: { ...sa, private_key: other } }, ACTOR);
+    const key = await w.h.services.engage.environments.createAccessKey({ environment: w.envId, apps: [stray.id] }, ACTOR);
+    await w.h.services.engage.messaging.templates.create({ environment: w.envId, file: templateFile({ key: 'stray', apps: ['stray-android'] }) }, ACTOR);
+    await w.h.services.engage.messaging.templates.publish(w.envId, 'stray', ACTOR);
     const s = await bootstrap(w.h, stray.appKey, { platform: 'ANDROID' });
     await ingest(w.h, s, [op('PUSH_PERMISSION_SET', { state: 'AUTHORIZED' }), op('PUSH_TOKEN_SET', { token: 'fcm-stray' })]);
     const res = await send(w, sendBody({ type: 'INSTALLATION_ID', value: s.installationId }), { key: key.key, template: 'stray' });

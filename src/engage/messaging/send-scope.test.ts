@@ -5,6 +5,7 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { bearer, json } from '../../../test/fixtures/engage';
 import { createPushWorld, deliveryRows, device, send, sendBody, type PushWorld } from '../../../test/fixtures/messaging';
+import { ACTOR } from '../../../test/fixtures/actor';
 
 interface Answer {
   accepted: boolean;
@@ -25,8 +26,8 @@ describe('transactional send: access key scope (issue 21 points 10 and 14)', () 
   beforeAll(async () => {
     w = await createPushWorld();
     const env = w.h.services.engage.environments;
-    keyA = (await env.createAccessKey({ environment: w.envId, apps: [w.ios.id] })).key;
-    keyB = (await env.createAccessKey({ environment: w.envId, apps: [w.android.id] })).key;
+    keyA = (await env.createAccessKey({ environment: w.envId, apps: [w.ios.id] }, ACTOR)).key;
+    keyB = (await env.createAccessKey({ environment: w.envId, apps: [w.android.id] }, ACTOR)).key;
   });
   afterAll(() => w.close());
 

@@ -1,6 +1,7 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { bearer, json } from '../../../test/fixtures/engage';
 import { createPushWorld, device, send, sendBody, templateFile, VARS, deliveryRows, type PushWorld } from '../../../test/fixtures/messaging';
+import { ACTOR } from '../../../test/fixtures/actor';
 
 const problem = async (res: Response) => ({ status: res.status, type: res.headers.get('content-type'), body: (await res.json()) as { code: string; message: string } });
 
@@ -92,17 +93,17 @@ describe('POST /api/v1/environments/{environmentId}/transactional/{templateKey}/
   it('answers 401 without a valid key, for another environment, and when the key may use none of the template’s apps', async () => {
     const body = sendBody({ type: 'EXTERNAL_ID', value: 'user-1' });
     expect((await send(w, body, { key: 'svc_key_nope' })).status).toBe(401);
-    const other = await w.h.services.engage.environments.create({ name: 'other' });
-    const otherApp = await w.h.services.engage.environments.createApp({ environment: other.id, platform: 'IOS', name: 'o' });
-    const otherKey = await w.h.services.engage.environments.createAccessKey({ environment: other.id, apps: [otherApp.id] });
+    const other = await w.h.services.engage.environments.create({ name: 'other' }, ACTOR);
+    const otherApp = await w.h.services.engage.environments.createApp({ environment: other.id, platform: 'IOS', name: 'o' }, ACTOR);
+    const otherKey = await w.h.services.engage.environments.createAccessKey({ environment: other.id, apps: [otherApp.id] }, ACTOR);
     expect((await send(w, body, { key: otherKey.key })).status).toBe(401);
     // Another environment's path is refused with the credential, before the body is read
     // (issue 22 point 4: the route's declaration validates only what the key may send).
     const otherPath = await problem(await send(w, { recipient: 'not an object' }, { env: other.id }));
     expect(otherPath).toMatchObject({ status: 401, body: { code: 'unauthorized' } });
     // A key of this environment restricted to an app the template does not target.
-    const stray = await w.h.services.engage.environments.createApp({ environment: w.envId, platform: 'IOS', name: 'stray' });
-    const strayKey = await w.h.services.engage.environments.createAccessKey({ environment: w.envId, apps: [stray.id] });
+    const stray = await w.h.services.engage.environments.createApp({ environment: w.envId, platform: 'IOS', name: 'stray' }, ACTOR);
+    const strayKey = await w.h.services.engage.environments.createAccessKey({ environment: w.envId, apps: [stray.id] }, ACTOR);
     const p = await problem(await send(w, body, { key: strayKey.key }));
     expect(p.status).toBe(401);
     expect(p.body.code).toBe('unauthorized');
@@ -180,8 +181,8 @@ describe('POST /api/v1/environments/{environmentId}/transactional/{templateKey}/
 
   it('answers 429 with Retry-After past the template’s per-minute limit, and again in the next minute', async () => {
     const m = w.h.services.engage.messaging.templates;
-    await m.create({ environment: w.envId, file: templateFile({ key: 'limited', rateLimitPerMinute: 2 }) });
-    await m.publish(w.envId, 'limited');
+    await m.create({ environment: w.envId, file: templateFile({ key: 'limited', rateLimitPerMinute: 2 }) }, ACTOR);
+    await m.publish(w.envId, 'limited', ACTOR);
     await device(w, { externalId: 'user-rate' });
     const go = () => send(w, sendBody({ type: 'EXTERNAL_ID', value: 'user-rate' }), { template: 'limited' });
     expect((await go()).status).toBe(202);
@@ -200,23 +201,23 @@ describe('POST /api/v1/environments/{environmentId}/transactional/{templateKey}/
     await device(w, { externalId: 'user-state' });
     const go = (template: string) => send(w, sendBody({ type: 'EXTERNAL_ID', value: 'user-state' }), { template });
     expect(await problem(await go('no.such'))).toMatchObject({ status: 404, body: { code: 'template_not_found' } });
-    await m.create({ environment: w.envId, file: templateFile({ key: 'draft.only' }) });
+    await m.create({ environment: w.envId, file: templateFile({ key: 'draft.only' }) }, ACTOR);
     expect(await problem(await go('draft.only'))).toMatchObject({ status: 409, body: { code: 'template_not_active' } });
     // Editing a published template makes a draft: the published version keeps serving until publish.
-    await m.create({ environment: w.envId, file: templateFile({ key: 'edited' }) });
-    await m.publish(w.envId, 'edited');
-    await m.update({ environment: w.envId, key: 'edited', file: templateFile({ key: 'edited', localizations: { en: { title: 'New {{orderId}}', body: 'b' } } }) });
+    await m.create({ environment: w.envId, file: templateFile({ key: 'edited' }) }, ACTOR);
+    await m.publish(w.envId, 'edited', ACTOR);
+    await m.update({ environment: w.envId, key: 'edited', file: templateFile({ key: 'edited', localizations: { en: { title: 'New {{orderId}}', body: 'b' } } }) }, ACTOR);
     expect(((await (await go('edited')).json()) as { renderedTitle: string }).renderedTitle).toBe('Order A-17 shipped');
-    await m.publish(w.envId, 'edited');
+    await m.publish(w.envId, 'edited', ACTOR);
     expect(((await (await go('edited')).json()) as { renderedTitle: string }).renderedTitle).toBe('New A-17');
-    await m.archive(w.envId, 'edited');
+    await m.archive(w.envId, 'edited', ACTOR);
     expect(await problem(await go('edited'))).toMatchObject({ status: 409, body: { code: 'template_not_active' } });
   });
 
   it('suppresses the same content to the same installation within the deduplication window', async () => {
     const m = w.h.services.engage.messaging.templates;
-    await m.create({ environment: w.envId, file: templateFile({ key: 'dedup', dedupWindowSeconds: 300 }) });
-    await m.publish(w.envId, 'dedup');
+    await m.create({ environment: w.envId, file: templateFile({ key: 'dedup', dedupWindowSeconds: 300 }) }, ACTOR);
+    await m.publish(w.envId, 'dedup', ACTOR);
     await device(w, { externalId: 'user-dedup' });
     const go = (vars = VARS) => send(w, sendBody({ type: 'EXTERNAL_ID', value: 'user-dedup' }, { variables: vars }), { template: 'dedup' });
     const codes = async (r: Response) => ((await r.json()) as { diagnostics: { code: string }[] }).diagnostics.map((d) => d.code);

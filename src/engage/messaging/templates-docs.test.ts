@@ -3,6 +3,7 @@ import { docsExample } from '../../../test/helpers/docs-examples';
 import { createHarness, type Harness } from '../../../test/helpers/harness';
 import { render, resolveVariables, type TemplateDefinition } from './render';
 import { checkTemplateFile, templateJsonSchema } from './schemas';
+import { ACTOR } from '../../../test/fixtures/actor';
 
 const docsTemplateExample = () => docsExample('templates.md', 'order-shipped.json');
 
@@ -12,8 +13,8 @@ describe('docs/templates.md: the example file and what it says about it', () => 
   let env: string;
   beforeAll(async () => {
     h = await createHarness();
-    env = (await h.services.engage.environments.create({ name: 'shop' })).id;
-    await h.services.engage.environments.createApp({ environment: env, platform: 'IOS', name: 'shop-ios' });
+    env = (await h.services.engage.environments.create({ name: 'shop' }, ACTOR)).id;
+    await h.services.engage.environments.createApp({ environment: env, platform: 'IOS', name: 'shop-ios' }, ACTOR);
   });
   afterAll(() => h.close());
 
@@ -24,8 +25,8 @@ describe('docs/templates.md: the example file and what it says about it', () => 
 
   it('is accepted by templates create as a DRAFT, and renders as the page says', async () => {
     const t = h.services.engage.messaging.templates;
-    expect(await t.create({ environment: 'shop', file: docsTemplateExample() })).toMatchObject({ key: 'order.shipped', status: 'DRAFT' });
-    expect(await t.publish('shop', 'order.shipped')).toMatchObject({ status: 'ACTIVE' });
+    expect(await t.create({ environment: 'shop', file: docsTemplateExample() }, ACTOR)).toMatchObject({ key: 'order.shipped', status: 'DRAFT' });
+    expect(await t.publish('shop', 'order.shipped', ACTOR)).toMatchObject({ status: 'ACTIVE' });
     const def = (await t.show('shop', 'order.shipped')).published as TemplateDefinition;
     const vars = resolveVariables(def, { orderId: 'A-17', amount: 1234.5, shippedOn: '2026-03-04' });
     expect(render(def, 'de-AT', vars)).toMatchObject({ resolvedLocale: 'de', title: 'Bestellung A-17 versandt', body: 'Summe 1.234,5, versandt am 4. März 2026' });

@@ -7,12 +7,13 @@ import type { Clock } from '../../platform/clock';
 import { newId } from '../../platform/crypto';
 import type { TxRunner } from '../../platform/store/store';
 import type { EnvironmentService } from '../environments/service';
+import { auditIn, type AuditActor, type AuditTx } from '../shared/audit';
 import { MessagingErrors } from './errors';
 import { placeholdersOf, typeProblem, type TemplateDefinition } from './render';
 import { checkTemplateFile, type TemplateFile } from './schemas';
 import type { MessagingStore, TemplateRow } from './store';
 
-type Stores = { messaging: MessagingStore };
+type Stores = { messaging: MessagingStore } & AuditTx;
 
 export const DEFAULTS = { ttlSeconds: 86_400, priority: 'high', rateLimitPerMinute: 6_000, dedupWindowSeconds: 0 } as const;
 
@@ -121,7 +122,7 @@ export function createTemplateService(deps: { store: Stores & TxRunner<Stores>; 
   }
 
   return {
-    async create(input: { environment: string; file: unknown }): Promise<TemplateView> {
+    async create(input: { environment: string; file: unknown }, actor: AuditActor): Promise<TemplateView> {
       const env = await environments.resolve(input.environment);
       const def = await definitionOf(env.id, input.file);
       const id = newId();
@@ -129,6 +130,7 @@ export function createTemplateService(deps: { store: Stores & TxRunner<Stores>; 
       const created = await store.tx(async (tx) => {
         if (!(await tx.messaging.insertTemplate(id, env.id, def.key, at))) return false;
         await tx.messaging.insertVersion(id, 1, JSON.stringify(def), at);
+        await auditIn(tx, actor, 'template.created', { type: 'template', id }, { environmentId: env.id, key: def.key, version: 1 }, at);
         return true;
       });
       if (!created) throw MessagingErrors.templateExists(def.key);
@@ -136,7 +138,7 @@ export function createTemplateService(deps: { store: Stores & TxRunner<Stores>; 
     },
 
     /** A new draft from the file, or the unpublished draft replaced. The key cannot change. */
-    async update(input: { environment: string; key: string; file: unknown }): Promise<TemplateView> {
+    async update(input: { environment: string; key: string; file: unknown }, actor: AuditActor): Promise<TemplateView> {
       const { env, t } = await find(input.environment, input.key);
       if (t.status === 'ARCHIVED') throw MessagingErrors.templateArchived(t.key);
       const file = input.file as { key?: unknown } | null;
@@ -146,25 +148,38 @@ export function createTemplateService(deps: { store: Stores & TxRunner<Stores>; 
       await store.tx(async (tx) => {
         const cur = (await tx.messaging.findTemplateById(t.id))!;
         const latest = Number(cur.latestVersion);
-        if (await tx.messaging.replaceDraft(t.id, latest, JSON.stringify(def), at)) return;
-        if (!(await tx.messaging.bumpLatest(t.id, latest, at))) throw MessagingErrors.templateExists(t.key);
-        await tx.messaging.insertVersion(t.id, latest + 1, JSON.stringify(def), at);
+        let version = latest;
+        if (!(await tx.messaging.replaceDraft(t.id, latest, JSON.stringify(def), at))) {
+          if (!(await tx.messaging.bumpLatest(t.id, latest, at))) throw MessagingErrors.templateExists(t.key);
+          await tx.messaging.insertVersion(t.id, ++version, JSON.stringify(def), at);
+        }
+        await auditIn(tx, actor, 'template.updated', { type: 'template', id: t.id }, { environmentId: env.id, key: t.key, version }, at);
       });
       return view((await store.messaging.findTemplateById(t.id))!);
     },
 
-    async publish(environment: string, key: string): Promise<TemplateView> {
-      const { t } = await find(environment, key);
+    async publish(environment: string, key: string, actor: AuditActor): Promise<TemplateView> {
+      const { env, t } = await find(environment, key);
       if (t.status === 'ARCHIVED') throw MessagingErrors.templateArchived(t.key);
-      const ok = await store.tx(async (tx) => tx.messaging.publish(t.id, Number((await tx.messaging.findTemplateById(t.id))!.latestVersion), now()));
+      const ok = await store.tx(async (tx) => {
+        const version = Number((await tx.messaging.findTemplateById(t.id))!.latestVersion);
+        const at = now();
+        if (!(await tx.messaging.publish(t.id, version, at))) return false;
+        await auditIn(tx, actor, 'template.published', { type: 'template', id: t.id }, { environmentId: env.id, key: t.key, version }, at);
+        return true;
+      });
       if (!ok) throw MessagingErrors.nothingToPublish(key);
       return view((await store.messaging.findTemplateById(t.id))!);
     },
 
     /** An archived template accepts no sends; its sends and deliveries stay for inspection. */
-    async archive(environment: string, key: string): Promise<TemplateView> {
-      const { t } = await find(environment, key);
-      await store.tx((tx) => tx.messaging.setStatus(t.id, 'ARCHIVED', now()));
+    async archive(environment: string, key: string, actor: AuditActor): Promise<TemplateView> {
+      const { env, t } = await find(environment, key);
+      await store.tx(async (tx) => {
+        const at = now();
+        await tx.messaging.setStatus(t.id, 'ARCHIVED', at);
+        await auditIn(tx, actor, 'template.archived', { type: 'template', id: t.id }, { environmentId: env.id, key: t.key }, at);
+      });
       return view((await store.messaging.findTemplateById(t.id))!);
     },
 

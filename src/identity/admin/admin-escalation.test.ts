@@ -5,6 +5,7 @@ import { startSmtp, type TestSmtp } from '../../../test/helpers/smtp';
 import { CALLBACK, createFixture, type OAuthFixture } from '../../../test/fixtures/oauth';
 import { nativePost, openInteraction, redeem, type NativeFixture } from '../../../test/fixtures/native';
 import { ADMIN_ROOT, ADMIN_SCOPES } from './schemas';
+import { SYSTEM_ACTOR } from '../audit';
 
 /**
  * Issue 21 point 2: an operator holding only `identity.admin.users.manage` took over a full
@@ -39,7 +40,7 @@ beforeAll(async () => {
     clientId: 'app', displayName: 'Ops app', applicationType: 'NATIVE', tokenEndpointAuthMethod: 'NONE', consentPolicy: 'PRE_AUTHORIZED',
     redirectUris: [CALLBACK], scopes: ['openid', 'email', 'offline_access', ...ALL_ADMIN_SCOPES], defaultResource: services.tenants.issuerOf(tenant) + ADMIN_ROOT,
     nativeAuthenticationEnabled: true,
-  });
+  }, SYSTEM_ACTOR);
   control = {
     slug: tenant.slug, tenant: (await services.tenants.resolveByPath(tenant.slug))!, base: `/t/${tenant.slug}/oauth2/native`, issuerPath: `/t/${tenant.slug}`, userId: a.operator.id,
   };
@@ -175,7 +176,7 @@ describe('an email change resets emailVerified unless the request sets it', () =
   });
 
   it('through the service the CLI calls (engage users update --email without --verified)', async () => {
-    const u = await h.services.users.create(acme.tenant.tenant.id, { email: 'linus@example.com', emailVerified: true });
+    const u = await h.services.users.create(acme.tenant.tenant.id, { email: 'linus@example.com', emailVerified: true }, SYSTEM_ACTOR);
     const cli = { subject: 'os:root', clientId: null };
     expect(await h.services.users.update(acme.tenant.tenant.id, u.id, { email: 'linus.t@example.com', status: 'ACTIVE' }, cli)).toMatchObject({ emailVerified: false });
     expect(await h.services.users.update(acme.tenant.tenant.id, u.id, { email: 'linus.t@example.com', emailVerified: true, status: 'ACTIVE' }, cli)).toMatchObject({ emailVerified: true });

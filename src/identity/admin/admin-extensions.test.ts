@@ -2,6 +2,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createHarness, type Harness } from '../../../test/helpers/harness';
 import { createAdminFixture, type AdminFixture } from '../../../test/helpers/admin';
 import { ADMIN_SCOPES } from './schemas';
+import { SYSTEM_ACTOR } from '../audit';
 
 /** Route groups mounted as extensions (user transfers) answer behind the management API's own guard. */
 let h: Harness;
@@ -11,7 +12,7 @@ let tenantId: string;
 beforeAll(async () => {
   h = await createHarness();
   a = await createAdminFixture(h);
-  tenantId = (await h.services.tenants.create({ slug: 'acme' })).id;
+  tenantId = (await h.services.tenants.create({ slug: 'acme' }, SYSTEM_ACTOR)).id;
 });
 afterAll(() => h.close());
 

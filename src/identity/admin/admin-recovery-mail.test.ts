@@ -6,6 +6,7 @@ import { FormDriver } from '../../../test/conformance/form-driver';
 import { createFixture, type OAuthFixture } from '../../../test/fixtures/oauth';
 import { cliActor } from '../audit';
 import { ADMIN_SCOPES } from './schemas';
+import { SYSTEM_ACTOR } from '../audit';
 
 /**
  * Issue 23 point 6: an administrator sends a user a recovery mail (`engage users
@@ -63,7 +64,7 @@ describe('POST /tenants/{tenantId}/users/{userId}/recovery-mail', () => {
 
   it('waits the resend minute per address (429, Retry-After), refuses a DISABLED or unknown user, and needs the users scope', async () => {
     const token = await a.token([ADMIN_SCOPES.usersManage]);
-    const u = await h.services.users.create(acmeId(), { email: 'eve@example.com', emailVerified: true, password: 'correct horse battery' });
+    const u = await h.services.users.create(acmeId(), { email: 'eve@example.com', emailVerified: true, password: 'correct horse battery' }, SYSTEM_ACTOR);
     expect((await call(token, mailPath(acmeId(), u.id))).status).toBe(202);
     expect(await call(token, mailPath(acmeId(), u.id))).toMatchObject({ status: 429, body: { error: 'too_many_attempts' }, retryAfter: '60' });
     h.clock.advance(61);
@@ -90,7 +91,7 @@ describe('POST /tenants/{tenantId}/users/{userId}/recovery-mail', () => {
   });
 
   it('the CLI\u2019s service call is the same operation, audited as the CLI actor', async () => {
-    const u = await h.services.users.create(acmeId(), { email: 'cli-mail@example.com', emailVerified: true });
+    const u = await h.services.users.create(acmeId(), { email: 'cli-mail@example.com', emailVerified: true }, SYSTEM_ACTOR);
     const tenant = await h.services.tenants.get('acme');
     await h.services.native.sendRecoveryMail({ tenant, issuer: h.services.tenants.issuerOf(tenant) }, u.id, { actor: cliActor() });
     const events = await h.services.admin.auditEvents({ action: 'user.recovery_mail_sent', actorSubject: cliActor().subject, page: 0, size: 50 });

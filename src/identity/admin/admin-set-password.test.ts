@@ -4,6 +4,7 @@ import { createAdminFixture, type AdminFixture } from '../../../test/helpers/adm
 import { createFixture, exchange, form, post, type OAuthFixture } from '../../../test/fixtures/oauth';
 import { cliActor } from '../audit';
 import { ADMIN_SCOPES } from './schemas';
+import { SYSTEM_ACTOR } from '../audit';
 
 /**
  * Issue 23 point 6: an administrator sets a user's password, by the CLI (`engage users
@@ -34,7 +35,7 @@ const passwordPath = (tenantId: string, userId: string) => `/tenants/${tenantId}
 
 describe('the users service sets a password for an administrator (engage users set-password)', () => {
   it('replaces the password, ends refresh tokens and browser sessions, and is audited without the password', async () => {
-    const u = await h.services.users.create(acmeId(), { email: 'cli@example.com', emailVerified: true, password: OLD });
+    const u = await h.services.users.create(acmeId(), { email: 'cli@example.com', emailVerified: true, password: OLD }, SYSTEM_ACTOR);
     const tokens = await exchange(h, { ...acme, userId: u.id }, { scope: ['openid', 'offline_access'] });
     const { session } = await h.services.sessions.start(acmeId());
     await h.services.sessions.signIn(session.id, u.id, h.clock.nowSeconds(), acmeId());
@@ -59,7 +60,7 @@ describe('the users service sets a password for an administrator (engage users s
   });
 
   it('applies the registration policy before anything changes', async () => {
-    const u = await h.services.users.create(acmeId(), { email: 'short@example.com', password: OLD });
+    const u = await h.services.users.create(acmeId(), { email: 'short@example.com', password: OLD }, SYSTEM_ACTOR);
     await expect(h.services.users.setPassword(acmeId(), u.id, 'short', cliActor())).rejects.toMatchObject({ code: 'invalid_password' });
     expect((await h.services.users.verifyPassword(acmeId(), 'short@example.com', OLD))?.id).toBe(u.id);
     await expect(h.services.users.setPassword(acmeId(), '00000000-0000-4000-8000-000000000000', 'long enough secret', cliActor())).rejects.toMatchObject({ code: 'unknown_user' });

@@ -1,6 +1,7 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createHarness, type Harness } from '../../../test/helpers/harness';
 import { createAdminFixture, type AdminFixture } from '../../../test/helpers/admin';
+import { SYSTEM_ACTOR } from '../audit';
 
 /**
  * Issue 23 point 4: the management API answers a bad body with 400 invalid_request and an
@@ -17,8 +18,8 @@ beforeAll(async () => {
   h = await createHarness();
   a = await createAdminFixture(h);
   token = await a.token();
-  tenantId = (await h.services.tenants.create({ slug: 'acme' })).id;
-  userId = (await h.services.users.create(tenantId, { email: 'ann@example.com', emailVerified: true })).id;
+  tenantId = (await h.services.tenants.create({ slug: 'acme' }, SYSTEM_ACTOR)).id;
+  userId = (await h.services.users.create(tenantId, { email: 'ann@example.com', emailVerified: true }, SYSTEM_ACTOR)).id;
 });
 afterAll(() => h.close());
 

@@ -10,7 +10,7 @@ import { CLIENT_CREDENTIALS, checkClientInput, checkClientPatch, type OptInGrant
 import { validInput } from '../../platform/http/schema';
 import type { ClientChange, ClientRow, ClientStore } from './store';
 import { onUnique } from '../../platform/store/sql';
-import { SYSTEM_ACTOR, type AuditActor, type AuditTx } from '../audit';
+import type { AuditActor, AuditTx } from '../audit';
 
 /** A client with its lists parsed: what the protocol code works with. */
 export interface Client extends Omit<ClientRow, 'redirectUris' | 'scopes' | 'webOrigins' | 'postLogoutRedirectUris' | 'grantTypes'> {
@@ -193,7 +193,7 @@ export function createClientService(deps: { store: Stores & TxRunner<Stores>; ca
 
   return {
     /** Registers a client; a confidential client's secret is returned here and never again. */
-    async create(tenantId: string, input: ClientInput, actor: AuditActor = SYSTEM_ACTOR): Promise<ClientIssuance> {
+    async create(tenantId: string, input: ClientInput, actor: AuditActor): Promise<ClientIssuance> {
       validInput(checkClientInput, input, ClientErrors.invalid);
       checkWebOrigins(input.webOrigins);
       checkGrantTypes(input.grantTypes, input.tokenEndpointAuthMethod);
@@ -260,7 +260,7 @@ export function createClientService(deps: { store: Stores & TxRunner<Stores>; ca
     },
 
     /** `clients update`: for now the browser origins (null: back to the redirect URIs' origins). */
-    async update(tenantId: string, clientId: string, patch: ClientPatch, actor: AuditActor = SYSTEM_ACTOR): Promise<ClientView> {
+    async update(tenantId: string, clientId: string, patch: ClientPatch, actor: AuditActor): Promise<ClientView> {
       validInput(checkClientPatch, patch, ClientErrors.invalid);
       checkWebOrigins(patch.webOrigins);
       const webOrigins = patch.webOrigins === undefined ? {} : { webOrigins: originList(patch.webOrigins) };
@@ -298,7 +298,7 @@ export function createClientService(deps: { store: Stores & TxRunner<Stores>; ca
     },
 
     /** Replaces the redirect URIs of an internal client whose callbacks follow another tenant's issuers (federations). */
-    async setRedirectUris(tenantId: string, clientId: string, redirectUris: string[], actor: AuditActor = SYSTEM_ACTOR): Promise<ClientView> {
+    async setRedirectUris(tenantId: string, clientId: string, redirectUris: string[], actor: AuditActor): Promise<ClientView> {
       const uris = [...new Set(redirectUris)];
       return change(tenantId, clientId, { redirectUris: JSON.stringify(uris) }, actor, { redirectUris: uris });
     },
@@ -307,7 +307,7 @@ export function createClientService(deps: { store: Stores & TxRunner<Stores>; ca
      * A DISABLED client can't authenticate or start an authorization, and its live access tokens
      * are inactive at introspection and userinfo from the next request (see introspection.ts).
      */
-    async setStatus(tenantId: string, clientId: string, status: ClientRow['status'], actor: AuditActor = SYSTEM_ACTOR): Promise<ClientView> {
+    async setStatus(tenantId: string, clientId: string, status: ClientRow['status'], actor: AuditActor): Promise<ClientView> {
       return change(tenantId, clientId, { status }, actor, { status });
     },
 

@@ -8,7 +8,7 @@ import { validInput } from '../../platform/http/schema';
 import { CredentialErrors } from '../resources/errors';
 import type { ResourceService, ResourceTx } from '../resources/service';
 import type { CredentialStore, CredentialWithResource } from './store';
-import { SYSTEM_ACTOR, type AuditActor, type AuditTx } from '../audit';
+import type { AuditActor, AuditTx } from '../audit';
 
 /** Credential list entry of spec 03 (never the secret). */
 export interface CredentialView {
@@ -41,7 +41,7 @@ export function createCredentialService(deps: { store: Stores & TxRunner<Stores>
   const { store, clock } = deps;
   const found = new CatalogCache<CredentialWithResource>(deps.catalog);
   return {
-    async issue(tenantId: string, resourceUri: string, actor: AuditActor = SYSTEM_ACTOR): Promise<CredentialIssuance> {
+    async issue(tenantId: string, resourceUri: string, actor: AuditActor): Promise<CredentialIssuance> {
       validInput(checkCredentialIssue, { resourceUri }, CredentialErrors.invalid);
       const id = newId();
       const secret = newSecret();
@@ -70,7 +70,7 @@ export function createCredentialService(deps: { store: Stores & TxRunner<Stores>
      * credential stops authenticating at once and stays listed as REVOKED, so the audit trail
      * and the list keep naming it (docs/decisions.md "Management API").
      */
-    async revoke(tenantId: string, credentialId: string, actor: AuditActor = SYSTEM_ACTOR): Promise<void> {
+    async revoke(tenantId: string, credentialId: string, actor: AuditActor): Promise<void> {
       await store.tx(async (tx) => {
         // The revoke is conditional (ACTIVE only): when it changes nothing, read why.
         if ((await tx.credentials.revoke(tenantId, credentialId, clock.now().toISOString())) === 1) {

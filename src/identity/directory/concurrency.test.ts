@@ -1,5 +1,6 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createHarness, TEST_ENGINE, type Harness } from '../../../test/helpers/harness';
+import { SYSTEM_ACTOR } from '../audit';
 
 /**
  * Membership rules under concurrency (two processes on one database): a team membership or an
@@ -12,7 +13,7 @@ const actor = { subject: 'test', clientId: null };
 
 beforeAll(async () => {
   h = await createHarness();
-  tenantId = (await h.services.tenants.create({ slug: 'acme' })).id;
+  tenantId = (await h.services.tenants.create({ slug: 'acme' }, SYSTEM_ACTOR)).id;
   const d = h.services.directory;
   orgId = (await d.createOrganization(tenantId, { slug: 'eng', displayName: 'Eng' }, actor)).id;
   await d.createTeam(tenantId, 'eng', { slug: 'core', displayName: 'Core' }, actor);
@@ -26,7 +27,7 @@ describe('directory under concurrency', () => {
     // waiting for the file lock; the race is then between transactions of one process.
     const other = TEST_ENGINE === 'postgres' ? await h.otherProcess() : h.services;
     for (let i = 0; i < 12; i++) {
-      const { subject } = await h.services.users.create(tenantId, { email: `u${i}@example.com` });
+      const { subject } = await h.services.users.create(tenantId, { email: `u${i}@example.com` }, SYSTEM_ACTOR);
       await h.services.directory.addOrganizationMember(tenantId, 'eng', { subject }, actor);
       await Promise.allSettled([
         h.services.directory.addTeamMember(tenantId, 'eng', 'core', { subject }, actor),

@@ -3,6 +3,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createHarness, type Harness } from '../../../test/helpers/harness';
 import { cliActor, type AuditActor } from '../../platform/audit/audit';
 import { ADMIN_PERMISSIONS, DIRECTORY_PERMISSIONS } from './permissions';
+import { SYSTEM_ACTOR } from '../audit';
 
 let h: Harness;
 let tenantId: string;
@@ -13,10 +14,10 @@ const actor: AuditActor = { subject: 'op', clientId: null };
 
 beforeAll(async () => {
   h = await createHarness();
-  tenantId = (await h.services.tenants.create({ slug: 'acme' })).id;
-  otherTenantId = (await h.services.tenants.create({ slug: 'globex' })).id;
-  subject = (await h.services.users.create(tenantId, { email: 'ada@example.com' })).subject;
-  otherSubject = (await h.services.users.create(otherTenantId, { email: 'ada@example.com' })).subject;
+  tenantId = (await h.services.tenants.create({ slug: 'acme' }, SYSTEM_ACTOR)).id;
+  otherTenantId = (await h.services.tenants.create({ slug: 'globex' }, SYSTEM_ACTOR)).id;
+  subject = (await h.services.users.create(tenantId, { email: 'ada@example.com' }, SYSTEM_ACTOR)).subject;
+  otherSubject = (await h.services.users.create(otherTenantId, { email: 'ada@example.com' }, SYSTEM_ACTOR)).subject;
 });
 afterAll(() => h.close());
 
@@ -91,7 +92,7 @@ describe('the permission core', () => {
 describe('a deleted user', () => {
   it('forgetSubjectIn removes its memberships and assignments, in the caller\'s transaction', async () => {
     const d = h.services.directory;
-    const { subject: gone } = await h.services.users.create(tenantId, { email: 'gone@example.com' });
+    const { subject: gone } = await h.services.users.create(tenantId, { email: 'gone@example.com' }, SYSTEM_ACTOR);
     await d.addOrganizationMember(tenantId, 'eng', { subject: gone }, actor);
     await d.grantAdministrator(tenantId, gone, ['directory.read'], actor);
     expect(await d.hasPermission(tenantId, gone, 'directory.read')).toBe(true);

@@ -1,6 +1,7 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createAdminFixture, type AdminFixture } from '../../../test/helpers/admin';
 import { createHarness, type Harness } from '../../../test/helpers/harness';
+import { SYSTEM_ACTOR } from '../audit';
 
 /** The federation routes as served: on the management API with its guards, and in the overview. */
 let h: Harness;
@@ -11,8 +12,8 @@ let b: string;
 beforeAll(async () => {
   h = await createHarness();
   admin = await createAdminFixture(h);
-  a = (await h.services.tenants.create({ slug: 'alpha' })).id;
-  b = (await h.services.tenants.create({ slug: 'beta' })).id;
+  a = (await h.services.tenants.create({ slug: 'alpha' }, SYSTEM_ACTOR)).id;
+  b = (await h.services.tenants.create({ slug: 'beta' }, SYSTEM_ACTOR)).id;
 });
 afterAll(() => h.close());
 

@@ -3,6 +3,7 @@ import { createHarness, type Harness } from '../../../test/helpers/harness';
 import { FormDriver, redirectParams } from '../../../test/conformance/form-driver';
 import { APP_CALLBACK, PASSWORD, pkce, seedTenant } from '../../../test/conformance/fixtures';
 import { form, post } from '../../../test/fixtures/oauth';
+import { SYSTEM_ACTOR } from '../audit';
 
 /**
  * Brokered sign-in between two tenants of one server (issue 11 point 3): the target's sign-in
@@ -80,7 +81,7 @@ describe('sign-in through a federated tenant', () => {
   });
 
   it('creates the account at shop for a home user it does not know, and finds it again the next time', async () => {
-    await h.services.users.create(home.tenantId, { email: 'carol@example.com', emailVerified: true, password: PASSWORD });
+    await h.services.users.create(home.tenantId, { email: 'carol@example.com', emailVerified: true, password: PASSWORD }, SYSTEM_ACTOR);
     const first = pkce();
     const a = await brokered(driver(), 'carol@example.com', first);
     const claims = await exchange(redirectParams(a.res).code, first.verifier);
@@ -92,7 +93,7 @@ describe('sign-in through a federated tenant', () => {
   });
 
   it('refuses a home account without a verified email', async () => {
-    await h.services.users.create(home.tenantId, { email: 'dan@example.com', emailVerified: false, password: PASSWORD });
+    await h.services.users.create(home.tenantId, { email: 'dan@example.com', emailVerified: false, password: PASSWORD }, SYSTEM_ACTOR);
     const { res } = await brokered(driver(), 'dan@example.com');
     expect(res.status).toBe(403);
     expect(await res.text()).toContain('No account available');
@@ -141,7 +142,7 @@ describe('sign-in through a federated tenant', () => {
       return (await h.services.clients.find(home.tenantId, f!.clientId))!.redirectUris;
     };
     expect(await callbacks()).toEqual([`${shop.issuer}/oauth2/authorize/federation/callback`]);
-    await h.services.tenants.setCustomIssuer('shop', custom);
+    await h.services.tenants.setCustomIssuer('shop', custom, SYSTEM_ACTOR);
     try {
       // A browser at the custom host: each request carries its URL's host, cookies stay on their host.
       const d = new FormDriver(async (u, i) => h.app.request(u, { ...i, headers: { ...(i?.headers as Record<string, string>), host: new URL(u).host } }), custom);
@@ -167,7 +168,7 @@ describe('sign-in through a federated tenant', () => {
       // The managed path still answers for shop, and its brokered sign-in still works.
       expect((await brokered(driver())).res.status).toBe(302);
     } finally {
-      await h.services.tenants.setCustomIssuer('shop', null);
+      await h.services.tenants.setCustomIssuer('shop', null, SYSTEM_ACTOR);
     }
     // Cleared: the next sign-in drops the old host's callback.
     expect((await brokered(driver())).res.status).toBe(302);

@@ -7,6 +7,7 @@ import { silentLogger } from '../../platform/logger';
 import { DomainError } from '../../platform/errors';
 import { mountFederationRoutes } from './routes';
 import { apiError } from '../../../test/helpers/api-error';
+import { SYSTEM_ACTOR } from '../audit';
 
 /**
  * The management API's federation routes (spec 03), mounted as the lead mounts them on the
@@ -25,9 +26,9 @@ const guard = (scope: string): MiddlewareHandler => async (ctx, next) => {
 
 beforeAll(async () => {
   h = await createHarness();
-  a = (await h.services.tenants.create({ slug: 'alpha' })).id;
-  b = (await h.services.tenants.create({ slug: 'beta' })).id;
-  c = (await h.services.tenants.create({ slug: 'gamma' })).id;
+  a = (await h.services.tenants.create({ slug: 'alpha' }, SYSTEM_ACTOR)).id;
+  b = (await h.services.tenants.create({ slug: 'beta' }, SYSTEM_ACTOR)).id;
+  c = (await h.services.tenants.create({ slug: 'gamma' }, SYSTEM_ACTOR)).id;
   const admin = createFamilyApp('api', { prefixes: ['/identity/admin/*'] });
   mountFederationRoutes(admin.app, {
     federations: h.services.federations,

@@ -4,6 +4,7 @@ import type { Clock } from '../../platform/clock';
 import { digest, newSecret, s256, type Sealer } from '../../platform/crypto';
 import type { AuditActor } from '../../platform/audit/audit';
 import type { AuditStore } from '../../platform/audit/store';
+import { SYSTEM_ACTOR } from '../audit';
 import type { Page, PageRequest } from '../../platform/http/pagination';
 import type { TxRunner } from '../../platform/store/store';
 import type { ClientService } from '../clients/service';
@@ -190,7 +191,7 @@ export function createFederationService(deps: {
       // its callbacks follow them before the source is asked to redirect to one.
       const client = await deps.clients.find(source.id, f.clientId);
       const callbacks = callbacksOf(target.tenant);
-      if (client && !sameMembers(client.redirectUris, callbacks)) await deps.clients.setRedirectUris(source.id, f.clientId, callbacks);
+      if (client && !sameMembers(client.redirectUris, callbacks)) await deps.clients.setRedirectUris(source.id, f.clientId, callbacks, SYSTEM_ACTOR);
       const state = newSecret();
       const now = clock.nowSeconds();
       await store.tx(async (tx) => {

@@ -3,6 +3,7 @@ import { createHarness, type Harness } from '../../../test/helpers/harness';
 import { silentLogger } from '../../platform/logger';
 import { JOBS, backgroundJobs } from '../../jobs';
 import { decodeJwt, exchange, createFixture, type OAuthFixture } from '../../../test/fixtures/oauth';
+import { SYSTEM_ACTOR } from '../audit';
 
 /**
  * Issue 23 point 8: a rotation cannot break relying parties that cache the JWKS. `rotate`
@@ -37,7 +38,7 @@ const stateOf = async (kid: string) => (await h.services.keys.list(tenantId)).fi
 describe('engage keys rotate (scheduled by default)', () => {
   it('stages the new key, published in JWKS; tokens stay signed by the old key until the JWKS cache lifetime has passed and the job runs', async () => {
     const oldKid = await signingKid();
-    const keys = await h.services.keys.rotate(tenantId);
+    const keys = await h.services.keys.rotate(tenantId, SYSTEM_ACTOR);
     const staged = keys.find((k) => k.state === 'STAGED')!;
     expect(staged).toBeDefined();
     expect(keys.find((k) => k.state === 'ACTIVE')!.keyId).toBe(oldKid);
@@ -68,7 +69,7 @@ describe('engage keys rotate (scheduled by default)', () => {
   it('a rotation staged by another process (the CLI) is activated by the serving process that runs the job', async () => {
     const oldKid = await signingKid();
     const cli = await h.otherProcess();
-    const staged = (await h.changedElsewhere(() => cli.keys.rotate(tenantId))).find((k) => k.state === 'STAGED')!;
+    const staged = (await h.changedElsewhere(() => cli.keys.rotate(tenantId, SYSTEM_ACTOR))).find((k) => k.state === 'STAGED')!;
     h.clock.advance(300);
     await h.changedElsewhere(() => runActivationJob());
     expect(await signingKid()).toBe(staged.keyId);
@@ -76,14 +77,14 @@ describe('engage keys rotate (scheduled by default)', () => {
   });
 
   it('`keys list` also activates a key that came due while no server ran', async () => {
-    const staged = (await h.services.keys.rotate(tenantId)).find((k) => k.state === 'STAGED')!;
+    const staged = (await h.services.keys.rotate(tenantId, SYSTEM_ACTOR)).find((k) => k.state === 'STAGED')!;
     h.clock.advance(300);
     expect(await stateOf(staged.keyId)).toBe('ACTIVE');
   });
 
   it('now: the new key is ACTIVE at once, the previous one RETIRING', async () => {
     const oldKid = await signingKid();
-    const keys = await h.services.keys.rotate(tenantId, undefined, { now: true });
+    const keys = await h.services.keys.rotate(tenantId, SYSTEM_ACTOR, { now: true });
     const active = keys.find((k) => k.state === 'ACTIVE')!;
     expect(active.keyId).not.toBe(oldKid);
     expect(active.activatesAt).toBeNull();
@@ -93,9 +94,9 @@ describe('engage keys rotate (scheduled by default)', () => {
 
   it('a second rotation while one is scheduled is a conflict; now replaces the scheduled key', async () => {
     const oldKid = await signingKid();
-    const staged = (await h.services.keys.rotate(tenantId)).find((k) => k.state === 'STAGED')!;
-    await expect(h.services.keys.rotate(tenantId)).rejects.toMatchObject({ code: 'operation_conflict', message: expect.stringContaining(staged.keyId) });
-    const keys = await h.services.keys.rotate(tenantId, undefined, { now: true });
+    const staged = (await h.services.keys.rotate(tenantId, SYSTEM_ACTOR)).find((k) => k.state === 'STAGED')!;
+    await expect(h.services.keys.rotate(tenantId, SYSTEM_ACTOR)).rejects.toMatchObject({ code: 'operation_conflict', message: expect.stringContaining(staged.keyId) });
+    const keys = await h.services.keys.rotate(tenantId, SYSTEM_ACTOR, { now: true });
     const active = keys.find((k) => k.state === 'ACTIVE')!;
     expect([oldKid, staged.keyId]).not.toContain(active.keyId);
     // The scheduled key never signed: retired, out of the JWKS, and the job leaves it alone.
@@ -107,13 +108,13 @@ describe('engage keys rotate (scheduled by default)', () => {
 
   it('keys activate and keys retire work on a scheduled key as on any STAGED key', async () => {
     const oldKid = await signingKid();
-    const staged = (await h.services.keys.rotate(tenantId)).find((k) => k.state === 'STAGED')!;
-    await h.services.keys.activate(tenantId, staged.keyId);
+    const staged = (await h.services.keys.rotate(tenantId, SYSTEM_ACTOR)).find((k) => k.state === 'STAGED')!;
+    await h.services.keys.activate(tenantId, staged.keyId, SYSTEM_ACTOR);
     expect(await signingKid()).toBe(staged.keyId);
     expect(await stateOf(oldKid)).toBe('RETIRING');
 
-    const next = (await h.services.keys.rotate(tenantId)).find((k) => k.state === 'STAGED')!;
-    await h.services.keys.retire(tenantId, next.keyId);
+    const next = (await h.services.keys.rotate(tenantId, SYSTEM_ACTOR)).find((k) => k.state === 'STAGED')!;
+    await h.services.keys.retire(tenantId, next.keyId, SYSTEM_ACTOR);
     h.clock.advance(300);
     await runActivationJob();
     expect(await stateOf(next.keyId)).toBe('RETIRED');

@@ -193,7 +193,7 @@ export function createKeyService(deps: {
       return { items: all.slice(page * size, page * size + size), hasMore: all.length > page * size + size };
     },
 
-    async stage(tenantId: string, actor: AuditActor = SYSTEM_ACTOR): Promise<KeyView> {
+    async stage(tenantId: string, actor: AuditActor): Promise<KeyView> {
       const k = seal(await generate());
       await store.tx(async (tx) => {
         await insert(tx, tenantId, k, 'STAGED');
@@ -202,7 +202,7 @@ export function createKeyService(deps: {
       return toKeyView((await store.keys.find(tenantId, k.kid))!);
     },
 
-    async activate(tenantId: string, kid: string, actor: AuditActor = SYSTEM_ACTOR): Promise<void> {
+    async activate(tenantId: string, kid: string, actor: AuditActor): Promise<void> {
       await store.tx(async (tx) => {
         const k = await lockedKey(tx, tenantId, kid);
         assertThat(k.state === 'STAGED', keyTransitionInvalid(`key ${kid} is ${k.state}; only a STAGED key can be activated`));
@@ -216,7 +216,7 @@ export function createKeyService(deps: {
      * ACTIVE key cannot be retired (nothing would sign) until another is activated; a
      * RETIRING key is RETIRED at once, ending the validity of what it signed.
      */
-    async retire(tenantId: string, kid: string, actor: AuditActor = SYSTEM_ACTOR): Promise<void> {
+    async retire(tenantId: string, kid: string, actor: AuditActor): Promise<void> {
       await store.tx(async (tx) => {
         const k = await lockedKey(tx, tenantId, kid);
         assertThat(k.state === 'STAGED' || k.state === 'RETIRING', keyTransitionInvalid(
@@ -228,7 +228,7 @@ export function createKeyService(deps: {
     },
 
     /** Revocation (compromise): immediate and final; never the ACTIVE key (rotate first). */
-    async revoke(tenantId: string, kid: string, actor: AuditActor = SYSTEM_ACTOR): Promise<void> {
+    async revoke(tenantId: string, kid: string, actor: AuditActor): Promise<void> {
       await store.tx(async (tx) => {
         const k = await lockedKey(tx, tenantId, kid);
         assertThat(k.state !== 'ACTIVE', keyTransitionInvalid(`key ${kid} is ACTIVE; rotate before revoking it`));
@@ -246,7 +246,7 @@ export function createKeyService(deps: {
      * previous ACTIVE key RETIRING. One scheduled rotation at a time: another is a conflict.
      * `now`: ACTIVE at once (a compromised key); a scheduled key, which never signed, is retired.
      */
-    async rotate(tenantId: string, actor: AuditActor = SYSTEM_ACTOR, opts: RotateOptions = {}): Promise<KeyDetail[]> {
+    async rotate(tenantId: string, actor: AuditActor, opts: RotateOptions = {}): Promise<KeyDetail[]> {
       const k = seal(await generate());
       await store.tx(async (tx) => {
         await tx.keys.lockTenant(tenantId);

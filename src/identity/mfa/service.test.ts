@@ -2,6 +2,7 @@ import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { createHarness, TEST_ENGINE, type Harness } from '../../../test/helpers/harness';
 import { createFixture, type OAuthFixture } from '../../../test/fixtures/oauth';
 import { stepAt, totpCode } from './totp';
+import { SYSTEM_ACTOR } from '../audit';
 
 /** Second factors through services.mfa (the port native sign-in calls), on the test engine. */
 let h: Harness;
@@ -123,7 +124,7 @@ describe('verifySecondFactor', () => {
 
   it('is tenant- and user-bound: another user or tenant gets ok:false for the same codes', async () => {
     const { secret, recovery } = await enrol();
-    const bob = await h.services.users.create(tenantId, { email: 'bob@example.com' });
+    const bob = await h.services.users.create(tenantId, { email: 'bob@example.com' }, SYSTEM_ACTOR);
     const g = await createFixture(h, 'globex');
     expect(await h.services.mfa.hasSecondFactor(tenantId, bob.id)).toBe(false);
     expect(await h.services.mfa.verifySecondFactor(tenantId, bob.id, 'totp', codeNow(secret))).toEqual({ ok: false });

@@ -2,6 +2,7 @@ import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { createHarness, type Harness } from '../../../test/helpers/harness';
 import { startSmtp, type TestSmtp } from '../../../test/helpers/smtp';
 import { EMAIL, PASSWORD, createNativeFixture, nativePost, openInteraction, type NativeFixture } from '../../../test/fixtures/native';
+import { SYSTEM_ACTOR } from '../audit';
 
 /**
  * One-use guarantees under concurrency (conditional writes, store.ts): on PostgreSQL the
@@ -82,7 +83,7 @@ describe('native one-use guarantees under concurrency', () => {
 
   it('parallel wrong passwords never get past the lock', async () => {
     const email = 'target@example.com';
-    await h.services.users.create(f.tenant.tenant.id, { email, password: PASSWORD });
+    await h.services.users.create(f.tenant.tenant.id, { email, password: PASSWORD }, SYSTEM_ACTOR);
     const its = await Promise.all(Array.from({ length: 10 }, () => openInteraction(h.request, f)));
     const res = await Promise.all(its.map((it) => post('/password', { interaction_id: it.interactionId, email, password: 'wrong password' })));
     const s = res.map((r) => r.status);

@@ -4,6 +4,7 @@ import { startSmtp, type TestSmtp } from '../../../test/helpers/smtp';
 import { DomainError } from '../../platform/errors';
 import { FORM, form, pkce } from '../../../test/fixtures/oauth';
 import { EMAIL, PASSWORD, appWith, createNativeFixture, interactionFields, nativePost, openInteraction, type NativeFixture, type Request } from '../../../test/fixtures/native';
+import { SYSTEM_ACTOR } from '../audit';
 
 /**
  * Spec 02's native error table, row by row: each case reaches the error through the HTTP
@@ -138,7 +139,7 @@ const cases: Case[] = [
   { name: 'unknown account', status: 401, error: 'invalid_credentials', send: async () => post('/password', { interaction_id: (await open()).interactionId, email: 'nobody@example.com', password: PASSWORD }) },
   {
     name: 'disabled account', status: 401, error: 'invalid_credentials', send: async () => {
-      const u = await h.services.users.create(f.tenant.tenant.id, { email: 'off@example.com', password: PASSWORD });
+      const u = await h.services.users.create(f.tenant.tenant.id, { email: 'off@example.com', password: PASSWORD }, SYSTEM_ACTOR);
       await h.sql.run(`UPDATE users SET status = 'DISABLED' WHERE id = ?`, [u.id]);
       return post('/password', { interaction_id: (await open()).interactionId, email: 'off@example.com', password: PASSWORD });
     },
@@ -185,7 +186,7 @@ const cases: Case[] = [
   {
     name: 'account created meanwhile', status: 409, error: 'registration_conflict', send: async () => {
       const { it, grant } = await registrationGrant('race@example.com');
-      await h.services.users.create(f.tenant.tenant.id, { email: 'race@example.com' });
+      await h.services.users.create(f.tenant.tenant.id, { email: 'race@example.com' }, SYSTEM_ACTOR);
       return post('/registration/complete', { interaction_id: it.interactionId, registration_grant: grant, password: 'long enough' });
     },
   },

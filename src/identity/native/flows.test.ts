@@ -3,6 +3,7 @@ import { createHarness, type Harness } from '../../../test/helpers/harness';
 import { startSmtp, type TestSmtp } from '../../../test/helpers/smtp';
 import { decodeJwt } from '../../../test/fixtures/oauth';
 import { EMAIL, PASSWORD, appWith, createNativeFixture, nativePost, openInteraction, redeem, type NativeFixture } from '../../../test/fixtures/native';
+import { SYSTEM_ACTOR } from '../audit';
 
 let h: Harness;
 let f: NativeFixture;
@@ -118,7 +119,7 @@ describe('native email code sign-in', () => {
   });
 
   it('marks the address verified once a code mailed to it came back', async () => {
-    const u = await h.services.users.create(f.tenant.tenant.id, { email: 'new@example.com', password: PASSWORD });
+    const u = await h.services.users.create(f.tenant.tenant.id, { email: 'new@example.com', password: PASSWORD }, SYSTEM_ACTOR);
     expect(u.emailVerified).toBe(false);
     const it = await openInteraction(h.request, f);
     await post('/email/request', { interaction_id: it.interactionId, email: 'new@example.com' });

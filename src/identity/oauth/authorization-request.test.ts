@@ -1,6 +1,7 @@
 import { afterEach, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import { createHarness, type Harness } from '../../../test/helpers/harness';
 import { API, CALLBACK, createFixture, pkce, type OAuthFixture } from '../../../test/fixtures/oauth';
+import { SYSTEM_ACTOR } from '../audit';
 
 let h: Harness;
 let f: OAuthFixture;
@@ -76,7 +77,7 @@ describe('validateAuthorizationRequest', () => {
   });
 
   it('a resource that is neither the default nor shares a scope is invalid_target', async () => {
-    await h.services.resources.create(f.tenant.tenant.id, { uri: 'https://billing.example.com', audience: 'urn:billing', scopes: ['billing'] });
+    await h.services.resources.create(f.tenant.tenant.id, { uri: 'https://billing.example.com', audience: 'urn:billing', scopes: ['billing'] }, SYSTEM_ACTOR);
     expect(await validate({ ...base(), scope: 'openid', resource: 'https://billing.example.com' })).toMatchObject({ redirect: true, error: 'invalid_target' });
   });
 
@@ -86,7 +87,7 @@ describe('validateAuthorizationRequest', () => {
     await h.services.clients.create(f.tenant.tenant.id, {
       clientId: 'bare', displayName: 'Bare', applicationType: 'WEB', tokenEndpointAuthMethod: 'NONE', consentPolicy: 'PRE_AUTHORIZED',
       redirectUris: [CALLBACK], scopes: ['openid', 'api.read'],
-    });
+    }, SYSTEM_ACTOR);
     expect(await validate({ ...base(), client_id: 'bare', scope: 'openid api.read' })).toMatchObject({ ok: false, redirect: true, error: 'invalid_target' });
     expect(await validate({ ...base(), client_id: 'bare', scope: 'openid api.read', resource: API })).toMatchObject({ ok: true, request: { resource: API } });
   });

@@ -2,6 +2,7 @@ import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { createHarness, type Harness } from '../../../test/helpers/harness';
 import { FormDriver, parseForm, redirectParams } from '../../../test/conformance/form-driver';
 import { API, APP_CALLBACK, PASSWORD, WEB_CALLBACK, authorizeUrl, seedTenant } from '../../../test/conformance/fixtures';
+import { SYSTEM_ACTOR } from '../audit';
 
 let h: Harness;
 let seed: Awaited<ReturnType<typeof seedTenant>>;
@@ -39,7 +40,7 @@ describe('GET /oauth2/authorize: errors that are never redirected', () => {
   });
 
   it('a disabled tenant is 404 with an empty body', async () => {
-    await h.services.tenants.setStatus('acme', 'DISABLED');
+    await h.services.tenants.setStatus('acme', 'DISABLED', SYSTEM_ACTOR);
     const res = await h.request(authorizeUrl('acme'));
     expect(res.status).toBe(404);
     expect(await res.text()).toBe('');
@@ -48,8 +49,8 @@ describe('GET /oauth2/authorize: errors that are never redirected', () => {
 
 describe('GET /oauth2/authorize: errors redirected with error, state and iss', () => {
   beforeEach(async () => {
-    await h.services.resources.create(seed.tenantId, { uri: 'https://billing.example', audience: 'billing', scopes: ['billing'] });
-    await h.services.resources.create(seed.tenantId, { uri: 'https://retired.example', audience: 'retired', scopes: ['orders.read'] });
+    await h.services.resources.create(seed.tenantId, { uri: 'https://billing.example', audience: 'billing', scopes: ['billing'] }, SYSTEM_ACTOR);
+    await h.services.resources.create(seed.tenantId, { uri: 'https://retired.example', audience: 'retired', scopes: ['orders.read'] }, SYSTEM_ACTOR);
     await h.sql.run(`UPDATE resources SET status = 'DISABLED' WHERE uri = 'https://retired.example'`);
   });
   const rows: [string, string, string][] = [

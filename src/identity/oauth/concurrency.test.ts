@@ -2,6 +2,7 @@ import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { createHarness, TEST_ENGINE, type Harness } from '../../../test/helpers/harness';
 import { digest } from '../../platform/crypto';
 import { CALLBACK, createFixture, decodeJwt, exchange, form, FORM, issueCode, type OAuthFixture, type Tokens } from '../../../test/fixtures/oauth';
+import { SYSTEM_ACTOR } from '../audit';
 
 /**
  * What the single SQLite writer gave for free, held by conditional writes and row locks on both
@@ -73,7 +74,7 @@ describe('across two processes, at once', () => {
 
   it('ten key rotations at once from two processes leave exactly one ACTIVE key', async () => {
     const tenantId = f.tenant.tenant.id;
-    await Promise.all(Array.from({ length: 10 }, (_, i) => (i % 2 === 0 ? h.services : other).keys.rotate(tenantId, undefined, { now: true })));
+    await Promise.all(Array.from({ length: 10 }, (_, i) => (i % 2 === 0 ? h.services : other).keys.rotate(tenantId, SYSTEM_ACTOR, { now: true })));
     const states = await h.sql.all<{ state: string; n: number }>('SELECT state, COUNT(*) AS n FROM signing_keys WHERE tenant_id = ? GROUP BY state ORDER BY state', [tenantId]);
     expect(states.find((s) => s.state === 'ACTIVE')?.n).toBe(1);
     expect(states.reduce((a, s) => a + s.n, 0)).toBe(11);
@@ -82,9 +83,9 @@ describe('across two processes, at once', () => {
   it('creating one tenant slug, one client id or one user email from both processes at once: one is created, the others are conflicts', async () => {
     const tenantId = f.tenant.tenant.id;
     const races: [string, (svc: typeof h.services) => Promise<unknown>][] = [
-      ['tenant', (svc) => svc.tenants.create({ slug: 'race' })],
-      ['client', (svc) => svc.clients.create(tenantId, { clientId: 'race', displayName: 'Race', applicationType: 'NATIVE', tokenEndpointAuthMethod: 'NONE', consentPolicy: 'PRE_AUTHORIZED', redirectUris: [CALLBACK], scopes: ['openid'] })],
-      ['user', (svc) => svc.users.create(tenantId, { email: 'race@example.com', emailVerified: true, password: 'correct horse battery' })],
+      ['tenant', (svc) => svc.tenants.create({ slug: 'race' }, SYSTEM_ACTOR)],
+      ['client', (svc) => svc.clients.create(tenantId, { clientId: 'race', displayName: 'Race', applicationType: 'NATIVE', tokenEndpointAuthMethod: 'NONE', consentPolicy: 'PRE_AUTHORIZED', redirectUris: [CALLBACK], scopes: ['openid'] }, SYSTEM_ACTOR)],
+      ['user', (svc) => svc.users.create(tenantId, { email: 'race@example.com', emailVerified: true, password: 'correct horse battery' }, SYSTEM_ACTOR)],
     ];
     for (const [what, make] of races) {
       // On SQLite both "processes" share this test's one thread, where a synchronous BEGIN waiting

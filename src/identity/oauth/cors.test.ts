@@ -1,6 +1,7 @@
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { createHarness, type Harness } from '../../../test/helpers/harness';
 import { CALLBACK, basic, createFixture, exchange, form, pkce, post, type OAuthFixture } from '../../../test/fixtures/oauth';
+import { SYSTEM_ACTOR } from '../audit';
 
 let h: Harness;
 let f: OAuthFixture;
@@ -16,7 +17,7 @@ beforeEach(async () => {
   await h.services.clients.create(f.tenant.tenant.id, {
     clientId: 'spa', displayName: 'SPA', applicationType: 'WEB', tokenEndpointAuthMethod: 'NONE', consentPolicy: 'PRE_AUTHORIZED',
     redirectUris: [`${SPA}/cb`], scopes: ['openid', 'offline_access'], webOrigins: [SPA, DEV],
-  });
+  }, SYSTEM_ACTOR);
 });
 afterEach(() => h.close());
 
@@ -59,7 +60,7 @@ describe('preflight (OPTIONS) on token, revocation and userinfo', () => {
   });
 
   it('no CORS headers for an origin no active client allows (a disabled client\'s included)', async () => {
-    await h.services.clients.setStatus(f.tenant.tenant.id, 'spa', 'DISABLED');
+    await h.services.clients.setStatus(f.tenant.tenant.id, 'spa', 'DISABLED', SYSTEM_ACTOR);
     for (const origin of [EVIL, SPA, 'null']) {
       const res = await preflight(path('/oauth2/token'), origin);
       expect(res.status).toBe(204);
@@ -209,18 +210,18 @@ describe('web origins of a client', () => {
     await c.create(t, {
       clientId: 'ios', displayName: 'iOS', applicationType: 'NATIVE', tokenEndpointAuthMethod: 'NONE', consentPolicy: 'PRE_AUTHORIZED',
       redirectUris: ['com.example.app:/cb', 'http://127.0.0.1/cb'], scopes: ['openid'],
-    });
+    }, SYSTEM_ACTOR);
     expect((await c.find(t, 'ios'))!.allowedOrigins).toEqual(new Set(['http://127.0.0.1']));
-    expect(await c.update(t, 'spa', { webOrigins: [] })).toMatchObject({ webOrigins: [] });
+    expect(await c.update(t, 'spa', { webOrigins: [] }, SYSTEM_ACTOR)).toMatchObject({ webOrigins: [] });
     expect(await c.allowsOrigin(t, 'spa', SPA)).toBe(false);
-    expect(await c.update(t, 'spa', { webOrigins: null })).toMatchObject({ webOrigins: null });
+    expect(await c.update(t, 'spa', { webOrigins: null }, SYSTEM_ACTOR)).toMatchObject({ webOrigins: null });
     expect(await c.allowsOrigin(t, 'spa', SPA)).toBe(true);
   });
 
   it.each(['https://spa.example.com/', 'https://SPA.example.com', 'https://spa.example.com:443', 'https://spa.example.com/app', 'ftp://spa.example.com', 'null', '*'])(
     'refuses %s (not a serialized origin)',
     async (origin) => {
-      await expect(h.services.clients.update(f.tenant.tenant.id, 'spa', { webOrigins: [origin] })).rejects.toMatchObject({ kind: 'invalid', code: 'invalid_request' });
+      await expect(h.services.clients.update(f.tenant.tenant.id, 'spa', { webOrigins: [origin] }, SYSTEM_ACTOR)).rejects.toMatchObject({ kind: 'invalid', code: 'invalid_request' });
     },
   );
 });

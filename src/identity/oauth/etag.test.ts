@@ -1,12 +1,13 @@
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { createHarness, type Harness } from '../../../test/helpers/harness';
 import { ifNoneMatchHits } from './etag';
+import { SYSTEM_ACTOR } from '../audit';
 
 let h: Harness;
 let tenantId: string;
 beforeEach(async () => {
   h = await createHarness();
-  tenantId = (await h.services.tenants.create({ slug: 'acme' })).id;
+  tenantId = (await h.services.tenants.create({ slug: 'acme' }, SYSTEM_ACTOR)).id;
 });
 afterEach(() => h.close());
 
@@ -40,7 +41,7 @@ describe('ETag and If-None-Match on discovery and JWKS (RFC 9110 §13.1.2)', () 
   });
 
   it('discovery of a host-only custom issuer has its own document and validator', async () => {
-    await h.services.tenants.setCustomIssuer('acme', 'https://id.acme.example');
+    await h.services.tenants.setCustomIssuer('acme', 'https://id.acme.example', SYSTEM_ACTOR);
     const custom = await h.app.request('https://id.acme.example/.well-known/openid-configuration', { headers: { host: 'id.acme.example' } });
     const path = await get('/t/acme/.well-known/openid-configuration');
     expect(((await custom.json()) as { issuer: string }).issuer).toBe('https://id.acme.example');
@@ -51,7 +52,7 @@ describe('ETag and If-None-Match on discovery and JWKS (RFC 9110 §13.1.2)', () 
 
   it('the JWKS validator changes with the key set: a rotation, and a RETIRING key leaving when its time is up', async () => {
     const v1 = (await get('/t/acme/oauth2/jwks')).headers.get('etag')!;
-    await h.services.keys.rotate(tenantId, undefined, { now: true });
+    await h.services.keys.rotate(tenantId, SYSTEM_ACTOR, { now: true });
     const rotated = await get('/t/acme/oauth2/jwks', { 'if-none-match': v1 });
     expect(rotated.status).toBe(200);
     expect(((await rotated.json()) as { keys: unknown[] }).keys).toHaveLength(2);
@@ -70,7 +71,7 @@ describe('ETag and If-None-Match on discovery and JWKS (RFC 9110 §13.1.2)', () 
   it('the key set is built once per catalogue version, not per request', async () => {
     const a = await h.services.keys.jwks(tenantId);
     expect(await h.services.keys.jwks(tenantId)).toBe(a);
-    await h.services.keys.stage(tenantId);
+    await h.services.keys.stage(tenantId, SYSTEM_ACTOR);
     const b = await h.services.keys.jwks(tenantId);
     expect(b).not.toBe(a);
     expect(b.keys).toHaveLength(2);

@@ -1,6 +1,7 @@
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { createHarness, type Harness } from '../../../test/helpers/harness';
 import { CALLBACK, basic, createFixture, exchange, form, issueCode, post, type OAuthFixture } from '../../../test/fixtures/oauth';
+import { SYSTEM_ACTOR } from '../audit';
 
 /** Nothing of one tenant works at another: clients, codes, tokens, credentials (same ids in both). */
 let h: Harness;
@@ -33,7 +34,7 @@ describe('tenant isolation', () => {
   it('a client registered only at A is unknown at B', async () => {
     await h.services.clients.create(a.tenant.tenant.id, {
       clientId: 'only-a', displayName: 'A', applicationType: 'NATIVE', tokenEndpointAuthMethod: 'NONE', consentPolicy: 'EXPLICIT', redirectUris: [CALLBACK], scopes: ['openid'],
-    });
+    }, SYSTEM_ACTOR);
     expect(await h.services.clients.find(b.tenant.tenant.id, 'only-a')).toBeUndefined();
     const v = await h.services.oauth.validateAuthorizationRequest(b.tenant, { client_id: 'only-a', redirect_uri: CALLBACK });
     expect(v).toMatchObject({ ok: false, redirect: false, error: 'invalid_client' });

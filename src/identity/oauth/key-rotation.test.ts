@@ -1,6 +1,7 @@
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { createHarness, type Harness } from '../../../test/helpers/harness';
 import { basic, createFixture, decodeJwt, exchange, form, post, type OAuthFixture } from '../../../test/fixtures/oauth';
+import { SYSTEM_ACTOR } from '../audit';
 
 let h: Harness;
 let f: OAuthFixture;
@@ -16,7 +17,7 @@ describe('signing keys rotated mid-session', () => {
   it('old tokens verify while the old key is RETIRING; new tokens use the new key', async () => {
     const t = await exchange(h, f);
     const oldKid = decodeJwt(t.access_token).header.kid;
-    await h.services.keys.rotate(f.tenant.tenant.id, undefined, { now: true });
+    await h.services.keys.rotate(f.tenant.tenant.id, SYSTEM_ACTOR, { now: true });
     const newKid = (await h.services.keys.signingKey(f.tenant.tenant.id))!.kid;
     expect(newKid).not.toBe(oldKid);
 
@@ -39,8 +40,8 @@ describe('signing keys rotated mid-session', () => {
     const t = await exchange(h, f);
     const oldKid = decodeJwt(t.access_token).header.kid as string;
     expect(((await (await introspect(t.access_token)).json()) as { active: boolean }).active).toBe(true);
-    await h.services.keys.rotate(f.tenant.tenant.id, undefined, { now: true });
-    await h.services.keys.revoke(f.tenant.tenant.id, oldKid);
+    await h.services.keys.rotate(f.tenant.tenant.id, SYSTEM_ACTOR, { now: true });
+    await h.services.keys.revoke(f.tenant.tenant.id, oldKid, SYSTEM_ACTOR);
     // Seen at once: the token was verified (and remembered) before, under a key now revoked.
     expect(await (await introspect(t.access_token)).json()).toEqual({ active: false });
   });

@@ -4,6 +4,7 @@ import { FormDriver, parseForm } from '../../../test/conformance/form-driver';
 import { CALLBACK, createFixture, exchange, pkce, type OAuthFixture } from '../../../test/fixtures/oauth';
 import { applyConfiguration } from '../operators/apply';
 import type { ApplyFile } from '../operators/apply-schema';
+import { SYSTEM_ACTOR } from '../audit';
 
 /**
  * Issue 23 point 7: RP-initiated logout (OpenID Connect RP-Initiated Logout 1.0), opt-in: the
@@ -26,7 +27,7 @@ afterEach(() => h.close());
 const tenantId = () => f.tenant.tenant.id;
 const issuer = () => f.tenant.issuer;
 const logoutUrl = (params: Record<string, string>) => `${f.issuerPath}/oauth2/logout?${new URLSearchParams(params)}`;
-const register = () => h.services.clients.update(tenantId(), 'mobile', { postLogoutRedirectUris: [BYE] });
+const register = () => h.services.clients.update(tenantId(), 'mobile', { postLogoutRedirectUris: [BYE] }, SYSTEM_ACTOR);
 
 /** Authorize in the driver's browser: 302 with a code when its session is signed in, else the sign-in page. */
 const authorize = () =>
@@ -54,7 +55,7 @@ describe('RP-initiated logout', () => {
     expect(view.postLogoutRedirectUris).toEqual([BYE]);
     expect(await discovery()).toMatchObject({ end_session_endpoint: `${issuer()}/oauth2/logout` });
     expect(await discovery('/.well-known/oauth-authorization-server')).toMatchObject({ end_session_endpoint: `${issuer()}/oauth2/logout` });
-    await h.services.clients.update(tenantId(), 'mobile', { postLogoutRedirectUris: [] });
+    await h.services.clients.update(tenantId(), 'mobile', { postLogoutRedirectUris: [] }, SYSTEM_ACTOR);
     expect(await discovery()).not.toHaveProperty('end_session_endpoint');
   });
 
@@ -77,8 +78,8 @@ describe('RP-initiated logout', () => {
   });
 
   it('a post-logout redirect URI must be an absolute URI without a fragment', async () => {
-    await expect(h.services.clients.update(tenantId(), 'mobile', { postLogoutRedirectUris: ['/relative'] })).rejects.toMatchObject({ code: 'invalid_request' });
-    await expect(h.services.clients.update(tenantId(), 'mobile', { postLogoutRedirectUris: ['https://a.example/#x'] })).rejects.toMatchObject({ code: 'invalid_request' });
+    await expect(h.services.clients.update(tenantId(), 'mobile', { postLogoutRedirectUris: ['/relative'] }, SYSTEM_ACTOR)).rejects.toMatchObject({ code: 'invalid_request' });
+    await expect(h.services.clients.update(tenantId(), 'mobile', { postLogoutRedirectUris: ['https://a.example/#x'] }, SYSTEM_ACTOR)).rejects.toMatchObject({ code: 'invalid_request' });
   });
 
   it('GET with a valid id_token_hint for the session’s user ends the session and returns to the registered URI with state', async () => {
@@ -126,7 +127,7 @@ describe('RP-initiated logout', () => {
 
   it('a hint for a user who is not signed in to this session asks for confirmation', async () => {
     await register();
-    await h.services.users.create(tenantId(), { email: 'bob@example.com', emailVerified: true, password: 'another horse battery' });
+    await h.services.users.create(tenantId(), { email: 'bob@example.com', emailVerified: true, password: 'another horse battery' }, SYSTEM_ACTOR);
     await signIn('bob@example.com', 'another horse battery');
     const { id_token } = await exchange(h, f, { clientId: 'mobile', scope: ['openid'] });
     const res = await driver.get(logoutUrl({ id_token_hint: id_token!, post_logout_redirect_uri: BYE }));

@@ -19,7 +19,7 @@ beforeEach(async () => {
   await h.services.clients.create(f.tenant.tenant.id, {
     clientId: 'rp', displayName: 'Relying party', applicationType: 'WEB', tokenEndpointAuthMethod: 'NONE', consentPolicy: 'PRE_AUTHORIZED',
     redirectUris: [CALLBACK], scopes: ['openid', 'email', 'profile', 'offline_access', 'unknown.thing'], nativeAuthenticationEnabled: true,
-  });
+  }, SYSTEM_ACTOR);
 });
 afterEach(() => h.close());
 
@@ -117,7 +117,7 @@ describe('a scope without a resource', () => {
     await h.services.clients.create(f.tenant.tenant.id, {
       clientId: 'bare', displayName: 'Bare', applicationType: 'WEB', tokenEndpointAuthMethod: 'NONE', consentPolicy: 'PRE_AUTHORIZED',
       redirectUris: [CALLBACK], scopes: ['openid', 'api.read', 'unknown.thing'],
-    });
+    }, SYSTEM_ACTOR);
     expect(await validate('openid api.read', 'bare')).toMatchObject({ ok: false, redirect: true, error: 'invalid_target' });
     // Both at once: the unknown scope is the one to fix first.
     expect(await validate('openid api.read unknown.thing', 'bare')).toMatchObject({ ok: false, redirect: true, error: 'invalid_scope' });

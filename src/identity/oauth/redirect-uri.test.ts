@@ -3,6 +3,7 @@ import { createHarness, type Harness } from '../../../test/helpers/harness';
 import { FormDriver, redirectParams } from '../../../test/conformance/form-driver';
 import { PASSWORD, pkce, seedTenant } from '../../../test/conformance/fixtures';
 import { redirectUriRegistered } from './redirect-uri';
+import { SYSTEM_ACTOR } from '../audit';
 
 describe('redirectUriRegistered (RFC 8252 §7.3 loopback ports for NATIVE clients)', () => {
   const registered = ['http://127.0.0.1/callback', 'http://[::1]/cb?x=1', 'http://localhost/callback', 'com.example.app:/cb'];
@@ -40,7 +41,7 @@ describe('a native app on a loopback port, through authorize and the token endpo
       await h.services.clients.create(seed.tenantId, {
         clientId, displayName: clientId, applicationType, tokenEndpointAuthMethod: 'NONE', consentPolicy: 'PRE_AUTHORIZED',
         redirectUris: ['http://127.0.0.1/callback', 'http://localhost/callback'], scopes: ['openid'],
-      });
+      }, SYSTEM_ACTOR);
     }
   });
   afterEach(() => h.close());

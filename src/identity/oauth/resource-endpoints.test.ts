@@ -1,6 +1,7 @@
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { createHarness, type Harness } from '../../../test/helpers/harness';
 import { API, API_AUDIENCE, basic, CALLBACK, createFixture, exchange, form, issueCode, post, type OAuthFixture } from '../../../test/fixtures/oauth';
+import { SYSTEM_ACTOR } from '../audit';
 
 let h: Harness;
 let f: OAuthFixture;
@@ -96,8 +97,8 @@ describe('introspection', () => {
     const web = await exchange(h, f, { clientId: f.webClient, scope: ['openid'] });
     await inactive(web.access_token);
     // A resource server of another API learns nothing about tokens for this one.
-    await h.services.resources.create(f.tenant.tenant.id, { uri: 'https://billing.example.com', audience: 'urn:billing', scopes: ['billing'] });
-    const other = await h.services.credentials.issue(f.tenant.tenant.id, 'https://billing.example.com');
+    await h.services.resources.create(f.tenant.tenant.id, { uri: 'https://billing.example.com', audience: 'urn:billing', scopes: ['billing'] }, SYSTEM_ACTOR);
+    const other = await h.services.credentials.issue(f.tenant.tenant.id, 'https://billing.example.com', SYSTEM_ACTOR);
     expect(await (await introspect(t.access_token, basic(other.credentialId, other.credentialSecret))).json()).toEqual({ active: false });
     expect((await revoke(t.access_token)).status).toBe(200);
     await inactive(t.access_token);
@@ -108,8 +109,8 @@ describe('introspection', () => {
 
   it('rejected credentials are 401 invalid_client with the introspect realm', async () => {
     const t = await exchange(h, f);
-    const revoked = await h.services.credentials.issue(f.tenant.tenant.id, API);
-    await h.services.credentials.revoke(f.tenant.tenant.id, revoked.credentialId);
+    const revoked = await h.services.credentials.issue(f.tenant.tenant.id, API, SYSTEM_ACTOR);
+    await h.services.credentials.revoke(f.tenant.tenant.id, revoked.credentialId, SYSTEM_ACTOR);
     for (const auth of [basic(f.credentialId, 'wrong'), basic('unknown', 'x'), 'Basic !!', `Bearer ${t.access_token}`, basic(revoked.credentialId, revoked.credentialSecret), basic(f.webClient, f.webSecret)]) {
       const res = await introspect(t.access_token, auth);
       expect(res.status).toBe(401);
@@ -143,7 +144,7 @@ describe('introspection', () => {
     expect(await refresh.json()).toEqual({ error: 'invalid_client', error_description: 'client authentication failed' });
 
     // Disabling suspends; it revokes nothing (docs/decisions.md).
-    expect(await h.services.clients.setStatus(f.tenant.tenant.id, f.publicClient, 'ACTIVE')).toMatchObject({ status: 'ACTIVE' });
+    expect(await h.services.clients.setStatus(f.tenant.tenant.id, f.publicClient, 'ACTIVE', SYSTEM_ACTOR)).toMatchObject({ status: 'ACTIVE' });
     expect(await (await introspect(t.access_token)).json()).toMatchObject({ active: true });
   });
 

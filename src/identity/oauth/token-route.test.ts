@@ -119,7 +119,7 @@ const rows: Row[] = [
     name: 'disabled tenant',
     request: async () => {
       const r = await codeRequest();
-      await h.services.tenants.setStatus(f.slug, 'DISABLED');
+      await h.services.tenants.setStatus(f.slug, 'DISABLED', SYSTEM_ACTOR);
       return r;
     },
     status: 404,

@@ -3,6 +3,7 @@ import { createHarness, type Harness } from '../../../test/helpers/harness';
 import { digest } from '../../platform/crypto';
 import { applyConfiguration } from './apply';
 import type { ApplyFile } from './apply-schema';
+import { SYSTEM_ACTOR } from '../audit';
 
 let h: Harness;
 beforeEach(async () => {
@@ -93,7 +94,7 @@ describe('engage apply (services)', () => {
     await h.services.clients.create(tenantId, {
       clientId: 'legacy', displayName: 'Legacy', applicationType: 'NATIVE', tokenEndpointAuthMethod: 'NONE', consentPolicy: 'EXPLICIT',
       redirectUris: ['com.acme:/cb'], scopes: ['openid'],
-    });
+    }, SYSTEM_ACTOR);
     const next = file();
     const t = next.tenants![0];
     t.clients![0].redirectUris = ['https://app.acme.example/callback'];

@@ -2,6 +2,7 @@ import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { createHarness, PUBLIC_URL, type Harness } from '../../../test/helpers/harness';
 import { pkce } from '../../../test/fixtures/oauth';
 import { ADMIN_API_AUDIENCE, ADMIN_API_SCOPES, CLI_CLIENT_ID } from './control';
+import { SYSTEM_ACTOR } from '../audit';
 
 let h: Harness;
 beforeEach(async () => {
@@ -39,7 +40,7 @@ describe('control tenant initialisation', () => {
     expect([...client.scopes].sort()).toEqual(['openid', 'email', 'offline_access', ...ADMIN_API_SCOPES].sort());
     expect(await managedFlags(id)).toEqual({ resource: 1, client: 1 });
     // Another tenant gets neither.
-    const other = await h.services.tenants.create({ slug: 'acme' });
+    const other = await h.services.tenants.create({ slug: 'acme' }, SYSTEM_ACTOR);
     expect(await h.services.resources.list(other.id)).toEqual([]);
     expect(await h.services.clients.list(other.id)).toEqual([]);
   });

@@ -34,7 +34,7 @@ export async function ensureOperator(
   const created = !user;
   if (!user) {
     if (input.password === undefined) throw new DomainError('invalid', 'invalid_request', 'a new operator needs a password to sign in with: give it on standard input with --password-stdin');
-    await deps.users.create(control.id, { email: input.email, emailVerified: true, password: input.password });
+    await deps.users.create(control.id, { email: input.email, emailVerified: true, password: input.password }, actor);
     user = (await deps.users.findByEmail(control.id, input.email))!;
   } else if (input.password !== undefined) {
     await deps.users.changePassword(control.id, user.id, input.password);

@@ -7,6 +7,7 @@ import { CALLBACK, createFixture, exchange, FORM, pkce, type OAuthFixture } from
 import type { ResolvedTenant } from '../tenants/service';
 import { createProviderService, ID_TOKEN_SKEW, MAX_ID_TOKEN_AGE, type SocialSignIn } from './service';
 import { UPSTREAM_KEYS } from './upstream-keys';
+import { SYSTEM_ACTOR } from '../audit';
 
 /**
  * Social sign-in with ID tokens from a real OpenID Connect issuer: another engage tenant of the
@@ -23,8 +24,8 @@ const NONCE = 'n-social-0001';
 beforeEach(async () => {
   h = await createHarness();
   up = await createFixture(h, 'upstream');
-  await h.services.tenants.create({ slug: 'shop', registrationMode: 'SELF_SERVICE' });
-  await h.services.tenants.create({ slug: 'corp' });
+  await h.services.tenants.create({ slug: 'shop', registrationMode: 'SELF_SERVICE' }, SYSTEM_ACTOR);
+  await h.services.tenants.create({ slug: 'corp' }, SYSTEM_ACTOR);
   shop = (await h.services.tenants.resolveByPath('shop'))!;
   corp = (await h.services.tenants.resolveByPath('corp'))!;
   fetched = [];
@@ -39,7 +40,7 @@ beforeEach(async () => {
       return h.app.request(url, init);
     },
   });
-  for (const t of [shop, corp]) await providers.add(t.tenant.id, { name: 'upstream', issuer: up.tenant.issuer, audiences: ['mobile', 'web'] });
+  for (const t of [shop, corp]) await providers.add(t.tenant.id, { name: 'upstream', issuer: up.tenant.issuer, audiences: ['mobile', 'web'] }, SYSTEM_ACTOR);
 });
 afterEach(() => h.close());
 
@@ -57,7 +58,7 @@ async function idToken(opts: { userId?: string; nonce?: string } = {}): Promise<
 const input = (token: string, over: Partial<SocialSignIn> = {}): SocialSignIn => ({ provider: 'upstream', idToken: token, nonce: NONCE, audience: 'mobile', ...over });
 
 async function upstreamUser(email: string, emailVerified: boolean) {
-  return (await h.services.users.create(up.tenant.tenant.id, { email, emailVerified })).id;
+  return (await h.services.users.create(up.tenant.tenant.id, { email, emailVerified }, SYSTEM_ACTOR)).id;
 }
 
 /** A token signed with the upstream tenant's own current key, with any claims. */
@@ -102,7 +103,7 @@ describe('signInWithIdToken', () => {
   });
 
   it('an unlinked identity whose email has an account: account_link_required, nothing linked', async () => {
-    await h.services.users.create(shop.tenant.id, { email: 'ADA@example.com', emailVerified: true });
+    await h.services.users.create(shop.tenant.id, { email: 'ADA@example.com', emailVerified: true }, SYSTEM_ACTOR);
     await expect(providers.signInWithIdToken(shop, input(await idToken()))).rejects.toMatchObject({ code: 'account_link_required', kind: 'conflict' });
     expect(await h.sql.all('SELECT * FROM user_identities')).toEqual([]);
   });
@@ -110,7 +111,7 @@ describe('signInWithIdToken', () => {
   it('an unverified upstream email: email_verification_required (even when the address has an account)', async () => {
     const userId = await upstreamUser('eve@example.com', false);
     await expect(providers.signInWithIdToken(shop, input(await idToken({ userId })))).rejects.toMatchObject({ code: 'email_verification_required', kind: 'conflict' });
-    await h.services.users.create(shop.tenant.id, { email: 'eve@example.com' });
+    await h.services.users.create(shop.tenant.id, { email: 'eve@example.com' }, SYSTEM_ACTOR);
     await expect(providers.signInWithIdToken(shop, input(await idToken({ userId })))).rejects.toMatchObject({ code: 'email_verification_required' });
     // Without the email scope there is no email at all.
     const t = await exchange(h, up, { scope: ['openid'], resource: null, nonce: NONCE });
@@ -122,7 +123,7 @@ describe('signInWithIdToken', () => {
     await expect(providers.signInWithIdToken(shop, input(token, { provider: 'google' }))).rejects.toMatchObject({ code: 'provider_unavailable', kind: 'forbidden' });
     const other = (await h.services.tenants.resolveByPath('upstream'))!;
     await expect(providers.signInWithIdToken(other, input(token))).rejects.toMatchObject({ code: 'provider_unavailable' });
-    await providers.remove(shop.tenant.id, 'upstream');
+    await providers.remove(shop.tenant.id, 'upstream', SYSTEM_ACTOR);
     await expect(providers.signInWithIdToken(shop, input(token))).rejects.toMatchObject({ code: 'provider_unavailable' });
   });
 
@@ -173,7 +174,7 @@ describe('signInWithIdToken', () => {
     }
     expect(fetched).toHaveLength(4); // one refetch (discovery + JWKS) for five unknown kids
     // The upstream rotates its key: within the cool-down the new kid is not known yet...
-    await h.services.keys.rotate(up.tenant.tenant.id, undefined, { now: true });
+    await h.services.keys.rotate(up.tenant.tenant.id, SYSTEM_ACTOR, { now: true });
     const rotated = await idToken();
     await expect(providers.signInWithIdToken(shop, input(rotated))).rejects.toMatchObject({ code: 'invalid_credentials' });
     // ...after it, one refetch finds it.
@@ -222,7 +223,7 @@ describe('replay of an upstream ID token (issue 21)', () => {
     await h.services.clients.create(shop.tenant.id, {
       clientId: 'app', displayName: 'App', applicationType: 'NATIVE', tokenEndpointAuthMethod: 'NONE', consentPolicy: 'PRE_AUTHORIZED',
       redirectUris: [CALLBACK], scopes: ['openid', 'email'], nativeAuthenticationEnabled: true,
-    });
+    }, SYSTEM_ACTOR);
     const request = appWith(h, { providers });
     const post = (route: string, fields: Record<string, string>) =>
       request(`/t/shop/oauth2/native${route}`, { method: 'POST', headers: { 'content-type': FORM }, body: new URLSearchParams(fields).toString() });
@@ -300,20 +301,20 @@ describe('replay of an upstream ID token (issue 21)', () => {
 describe('providers add, list, remove', () => {
   it('validates, lists per tenant, refuses duplicates and unknown names', async () => {
     expect(await providers.list(shop.tenant.id)).toEqual([{ name: 'upstream', issuer: up.tenant.issuer, audiences: ['mobile', 'web'], createdAt: h.clock.now().toISOString() }]);
-    await expect(providers.add(shop.tenant.id, { name: 'upstream', issuer: 'https://accounts.google.com', audiences: ['x'] })).rejects.toMatchObject({ code: 'provider_conflict' });
-    await expect(providers.add(shop.tenant.id, { name: 'Bad Name', issuer: 'https://accounts.google.com', audiences: ['x'] })).rejects.toMatchObject({ code: 'invalid_request' });
-    await expect(providers.add(shop.tenant.id, { name: 'g', issuer: 'ftp://x', audiences: ['x'] })).rejects.toMatchObject({ code: 'invalid_request' });
-    await expect(providers.add(shop.tenant.id, { name: 'g', issuer: 'https://accounts.google.com', audiences: [] })).rejects.toMatchObject({ code: 'invalid_request' });
-    await providers.add(shop.tenant.id, { name: 'google', issuer: 'https://accounts.google.com', audiences: ['a', 'a', 'b'] });
+    await expect(providers.add(shop.tenant.id, { name: 'upstream', issuer: 'https://accounts.google.com', audiences: ['x'] }, SYSTEM_ACTOR)).rejects.toMatchObject({ code: 'provider_conflict' });
+    await expect(providers.add(shop.tenant.id, { name: 'Bad Name', issuer: 'https://accounts.google.com', audiences: ['x'] }, SYSTEM_ACTOR)).rejects.toMatchObject({ code: 'invalid_request' });
+    await expect(providers.add(shop.tenant.id, { name: 'g', issuer: 'ftp://x', audiences: ['x'] }, SYSTEM_ACTOR)).rejects.toMatchObject({ code: 'invalid_request' });
+    await expect(providers.add(shop.tenant.id, { name: 'g', issuer: 'https://accounts.google.com', audiences: [] }, SYSTEM_ACTOR)).rejects.toMatchObject({ code: 'invalid_request' });
+    await providers.add(shop.tenant.id, { name: 'google', issuer: 'https://accounts.google.com', audiences: ['a', 'a', 'b'] }, SYSTEM_ACTOR);
     expect((await providers.list(shop.tenant.id)).map((p) => [p.name, p.audiences])).toEqual([['google', ['a', 'b']], ['upstream', ['mobile', 'web']]]);
     expect((await providers.list(corp.tenant.id)).map((p) => p.name)).toEqual(['upstream']);
-    await expect(providers.remove(shop.tenant.id, 'nope')).rejects.toMatchObject({ code: 'unknown_provider' });
-    await providers.remove(shop.tenant.id, 'google');
+    await expect(providers.remove(shop.tenant.id, 'nope', SYSTEM_ACTOR)).rejects.toMatchObject({ code: 'unknown_provider' });
+    await providers.remove(shop.tenant.id, 'google', SYSTEM_ACTOR);
     expect((await providers.list(shop.tenant.id)).map((p) => p.name)).toEqual(['upstream']);
   });
 
   it('plain-http issuers only where engage itself runs on plain http', async () => {
     const prod = createProviderService({ store: h.services.store, clock: h.clock, users: h.services.users, publicUrl: 'https://id.example.com' });
-    await expect(prod.add(shop.tenant.id, { name: 'plain', issuer: 'http://idp.example.com', audiences: ['x'] })).rejects.toMatchObject({ code: 'invalid_request' });
+    await expect(prod.add(shop.tenant.id, { name: 'plain', issuer: 'http://idp.example.com', audiences: ['x'] }, SYSTEM_ACTOR)).rejects.toMatchObject({ code: 'invalid_request' });
   });
 });

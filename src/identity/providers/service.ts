@@ -10,7 +10,7 @@ import { normalizeEmail, type UserService, type UserTx } from '../users/service'
 import { ProviderErrors } from './errors';
 import type { ProviderRow, ProviderStore } from './store';
 import { createUpstreamKeys, type Fetch } from './upstream-keys';
-import { SYSTEM_ACTOR, type AuditActor, type AuditTx } from '../audit';
+import type { AuditActor, AuditTx } from '../audit';
 
 type Stores = { providers: ProviderStore } & UserTx & AuditTx;
 
@@ -118,7 +118,7 @@ export function createProviderService(deps: { store: Stores & TxRunner<Stores>; 
     linkedIdentities(tenantId: string, pairs: readonly { issuer: string; subject: string }[]): Promise<Set<string>> {
       return store.tx((tx) => tx.providers.linkedIdentities(tenantId, pairs));
     },
-    async add(tenantId: string, input: { name: string; issuer: string; audiences: string[] }, actor: AuditActor = SYSTEM_ACTOR): Promise<ProviderView> {
+    async add(tenantId: string, input: { name: string; issuer: string; audiences: string[] }, actor: AuditActor): Promise<ProviderView> {
       assertThat(typeof input.name === 'string' && NAME.test(input.name), ProviderErrors.invalid('name must be 1-63 lower-case letters, digits, - or _'));
       assertThat(typeof input.issuer === 'string' && upstream.allowedUrl(input.issuer) && !new URL(input.issuer).search && !new URL(input.issuer).hash,
         ProviderErrors.invalid('issuer must be an https URL without query or fragment'));
@@ -139,7 +139,7 @@ export function createProviderService(deps: { store: Stores & TxRunner<Stores>; 
     },
 
     /** Links stay (they are keyed by issuer): adding the provider back restores them. */
-    async remove(tenantId: string, name: string, actor: AuditActor = SYSTEM_ACTOR): Promise<void> {
+    async remove(tenantId: string, name: string, actor: AuditActor): Promise<void> {
       const p = await store.providers.findByName(tenantId, name);
       const removed = await store.tx(async (tx) => {
         const done = await tx.providers.remove(tenantId, name);

@@ -9,7 +9,7 @@ import { checkResourceInput } from './schemas';
 import { validInput } from '../../platform/http/schema';
 import type { ResourceRow, ResourceStore } from './store';
 import { onUnique } from '../../platform/store/sql';
-import { SYSTEM_ACTOR, type AuditActor, type AuditTx } from '../audit';
+import type { AuditActor, AuditTx } from '../audit';
 
 /** The Resource object of spec 03. */
 export interface ResourceView {
@@ -50,7 +50,7 @@ export function createResourceService(deps: { store: Stores & TxRunner<Stores>; 
   // By `${tenantId} ${uri}`: every token issued for a resource looks its audience up.
   const byUri = new CatalogCache<Resource>(deps.catalog);
   return {
-    async create(tenantId: string, input: { uri: string; audience: string; scopes: string[] }, actor: AuditActor = SYSTEM_ACTOR): Promise<ResourceView> {
+    async create(tenantId: string, input: { uri: string; audience: string; scopes: string[] }, actor: AuditActor): Promise<ResourceView> {
       validInput(checkResourceInput, input, ResourceErrors.invalid);
       assertThat(isResourceUri(input.uri), ResourceErrors.invalid('uri: must be an absolute URI without a fragment'));
       const scopes = [...new Set(input.scopes)];

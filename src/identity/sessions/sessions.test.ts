@@ -4,6 +4,7 @@ import { createHarness, type Harness } from '../../../test/helpers/harness';
 import { FormDriver, parseForm, redirectParams } from '../../../test/conformance/form-driver';
 import { APP_CALLBACK, PASSWORD, authorizeUrl, pkce, seedTenant } from '../../../test/conformance/fixtures';
 import { THROTTLE, throttleKey } from './throttle';
+import { SYSTEM_ACTOR } from '../audit';
 
 let h: Harness;
 let seed: Awaited<ReturnType<typeof seedTenant>>;
@@ -87,7 +88,7 @@ describe('pages and the session cookie', () => {
   });
 
   it('under a host-only issuer, scopes the cookie to / of that host and posts forms there', async () => {
-    await h.services.tenants.setCustomIssuer('acme', 'https://id.acme.example');
+    await h.services.tenants.setCustomIssuer('acme', 'https://id.acme.example', SYSTEM_ACTOR);
     const d = new FormDriver(async (u, i) => h.app.request(u, { ...i, headers: { ...(i?.headers as Record<string, string>), host: 'id.acme.example' } }), 'https://id.acme.example');
     const res = await d.get(authorizeUrl('acme', {}, 'app').replace('/t/acme', ''));
     expect(res.status).toBe(200);

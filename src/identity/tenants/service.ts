@@ -102,7 +102,7 @@ export function createTenantService(deps: {
     };
   }
 
-  async function create(input: { slug: string; registrationMode?: string; isControl?: boolean }, actor: AuditActor = SYSTEM_ACTOR): Promise<TenantView> {
+  async function create(input: { slug: string; registrationMode?: string; isControl?: boolean }, actor: AuditActor): Promise<TenantView> {
     const valid = validInput(checkTenantCreate, { slug: input.slug, registrationMode: input.registrationMode }, TenantErrors.invalid);
     const slug = valid.slug;
     const mode: RegistrationMode = valid.registrationMode ?? 'CONTROLLED';
@@ -134,7 +134,7 @@ export function createTenantService(deps: {
     const existing = await store.tenants.findControl();
     if (existing) return view(existing);
     try {
-      return await create({ slug: CONTROL_SLUG, isControl: true });
+      return await create({ slug: CONTROL_SLUG, isControl: true }, SYSTEM_ACTOR);
     } catch (e) {
       // Another process initialised concurrently.
       const now = await store.tenants.findControl();
@@ -218,7 +218,7 @@ export function createTenantService(deps: {
     },
 
     /** Sets or clears a host-only custom issuer (`https://id.example.com`). */
-    async setCustomIssuer(ref: string, issuer: string | null, actor: AuditActor = SYSTEM_ACTOR): Promise<TenantView> {
+    async setCustomIssuer(ref: string, issuer: string | null, actor: AuditActor): Promise<TenantView> {
       const t = await this.get(ref);
       const parsed = parseCustomIssuer(issuer);
       await store.tx(async (tx) => {
@@ -294,7 +294,7 @@ export function createTenantService(deps: {
       await tx.tenants.update(id, { registrationMode: mode, updatedAt: at });
     },
 
-    async setStatus(ref: string, status: TenantRow['status'], actor: AuditActor = SYSTEM_ACTOR): Promise<TenantView> {
+    async setStatus(ref: string, status: TenantRow['status'], actor: AuditActor): Promise<TenantView> {
       const t = await this.get(ref);
       assertThat(!(t.isControl && status === 'DISABLED'), TenantErrors.invalid('the control tenant cannot be disabled'));
       await store.tx(async (tx) => {

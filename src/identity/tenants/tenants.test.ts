@@ -1,6 +1,7 @@
 import { randomBytes } from 'node:crypto';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { createHarness, PUBLIC_URL, type Harness } from '../../../test/helpers/harness';
+import { SYSTEM_ACTOR } from '../audit';
 
 let h: Harness;
 beforeEach(async () => {
@@ -10,7 +11,7 @@ afterEach(() => h.close());
 
 describe('tenants', () => {
   it('creates a tenant with every field of spec 03 and an ACTIVE signing key', async () => {
-    const t = await h.services.tenants.create({ slug: 'acme', registrationMode: 'SELF_SERVICE' });
+    const t = await h.services.tenants.create({ slug: 'acme', registrationMode: 'SELF_SERVICE' }, SYSTEM_ACTOR);
     expect(Object.keys(t).sort()).toEqual(
       ['id', 'slug', 'issuer', 'status', 'registrationMode', 'clientCount', 'resourceCount', 'createdAt', 'managedIssuer', 'configurationManaged', 'slugLocked', 'issuerLocked'].sort(),
     );
@@ -43,20 +44,20 @@ describe('tenants', () => {
     ['acme', 'tenant_conflict'],
     ['control', 'tenant_conflict'],
   ])('rejects slug %s with %s and changes nothing', async (slug, error) => {
-    await h.services.tenants.create({ slug: 'acme' });
+    await h.services.tenants.create({ slug: 'acme' }, SYSTEM_ACTOR);
     const before = (await h.services.tenants.list(0, 10)).total;
-    await expect(h.services.tenants.create({ slug })).rejects.toMatchObject({ code: error });
+    await expect(h.services.tenants.create({ slug }, SYSTEM_ACTOR)).rejects.toMatchObject({ code: error });
     expect((await h.services.tenants.list(0, 10)).total).toBe(before);
   });
 
   it('rejects an unknown registration mode', async () => {
-    await expect(h.services.tenants.create({ slug: 'x', registrationMode: 'OPEN' })).rejects.toMatchObject({ code: 'invalid_request' });
+    await expect(h.services.tenants.create({ slug: 'x', registrationMode: 'OPEN' }, SYSTEM_ACTOR)).rejects.toMatchObject({ code: 'invalid_request' });
   });
 });
 
 describe('issuer routing', () => {
   it('serves discovery with exactly the fields of spec 02', async () => {
-    await h.services.tenants.create({ slug: 'acme' });
+    await h.services.tenants.create({ slug: 'acme' }, SYSTEM_ACTOR);
     const res = await h.request('/t/acme/.well-known/openid-configuration');
     expect(res.status).toBe(200);
     expect(res.headers.get('cache-control')).toMatch(/max-age=\d+/);
@@ -84,7 +85,7 @@ describe('issuer routing', () => {
   });
 
   it('serves RFC 8414 metadata with the issuer path after the well-known prefix', async () => {
-    await h.services.tenants.create({ slug: 'acme' });
+    await h.services.tenants.create({ slug: 'acme' }, SYSTEM_ACTOR);
     const res = await h.request('/.well-known/oauth-authorization-server/t/acme');
     expect(res.status).toBe(200);
     expect(((await res.json()) as Record<string, unknown>).issuer).toBe(`${PUBLIC_URL}/t/acme`);
@@ -111,18 +112,18 @@ describe('issuer routing', () => {
   });
 
   it('stops serving a disabled tenant and serves it again when enabled', async () => {
-    await h.services.tenants.create({ slug: 'acme' });
-    await h.services.tenants.setStatus('acme', 'DISABLED');
+    await h.services.tenants.create({ slug: 'acme' }, SYSTEM_ACTOR);
+    await h.services.tenants.setStatus('acme', 'DISABLED', SYSTEM_ACTOR);
     const res = await h.request('/t/acme/oauth2/jwks');
     expect(res.status).toBe(404);
     expect(await res.text()).toBe('');
-    await h.services.tenants.setStatus('acme', 'ACTIVE');
+    await h.services.tenants.setStatus('acme', 'ACTIVE', SYSTEM_ACTOR);
     expect((await h.request('/t/acme/oauth2/jwks')).status).toBe(200);
   });
 
   it('routes a host-only custom issuer by Host and keeps the managed issuer', async () => {
-    await h.services.tenants.create({ slug: 'acme' });
-    const view = await h.services.tenants.setCustomIssuer('acme', 'https://ID.Acme.example/');
+    await h.services.tenants.create({ slug: 'acme' }, SYSTEM_ACTOR);
+    const view = await h.services.tenants.setCustomIssuer('acme', 'https://ID.Acme.example/', SYSTEM_ACTOR);
     expect(view.issuer).toBe('https://id.acme.example');
     expect(view.managedIssuer).toBe(`${PUBLIC_URL}/t/acme`);
     const custom = await h.app.request('https://id.acme.example/.well-known/openid-configuration', { headers: { host: 'id.acme.example' } });
@@ -132,9 +133,9 @@ describe('issuer routing', () => {
     expect(((await rfc8414.json()) as Record<string, unknown>).issuer).toBe('https://id.acme.example');
     const other = await h.app.request('https://other.example/.well-known/openid-configuration', { headers: { host: 'other.example' } });
     expect(other.status).toBe(404);
-    await h.services.tenants.create({ slug: 'beta' });
-    await expect(h.services.tenants.setCustomIssuer('beta', 'https://id.acme.example')).rejects.toMatchObject({ code: 'tenant_issuer_locked' });
-    await expect(h.services.tenants.setCustomIssuer('beta', 'https://x.example/path')).rejects.toMatchObject({ code: 'invalid_request' });
+    await h.services.tenants.create({ slug: 'beta' }, SYSTEM_ACTOR);
+    await expect(h.services.tenants.setCustomIssuer('beta', 'https://id.acme.example', SYSTEM_ACTOR)).rejects.toMatchObject({ code: 'tenant_issuer_locked' });
+    await expect(h.services.tenants.setCustomIssuer('beta', 'https://x.example/path', SYSTEM_ACTOR)).rejects.toMatchObject({ code: 'invalid_request' });
   });
 
   it('answers unmatched routes in the family of their surface', async () => {
@@ -142,7 +143,7 @@ describe('issuer routing', () => {
     expect(problem.status).toBe(404);
     expect(problem.headers.get('content-type')).toBe('application/problem+json');
     expect(await problem.json()).toMatchObject({ code: 'not_found' });
-    await h.services.tenants.create({ slug: 'acme' });
+    await h.services.tenants.create({ slug: 'acme' }, SYSTEM_ACTOR);
     const oauth = await h.request('/t/acme/oauth2/nothing');
     expect(oauth.status).toBe(404);
     expect(await oauth.json()).toEqual({ error: 'not_found' });
@@ -162,9 +163,9 @@ describe('signing keys', () => {
   const jwksKids = async (slug: string) => ((await (await h.request(`/t/${slug}/oauth2/jwks`)).json()) as { keys: { kid: string }[] }).keys.map((k) => k.kid);
 
   it('rotates: new ACTIVE key, previous RETIRING, both published; RETIRED once its tokens expired', async () => {
-    const t = await h.services.tenants.create({ slug: 'acme' });
+    const t = await h.services.tenants.create({ slug: 'acme' }, SYSTEM_ACTOR);
     const [first] = await h.services.keys.list(t.id);
-    const after = await h.services.keys.rotate(t.id, undefined, { now: true });
+    const after = await h.services.keys.rotate(t.id, SYSTEM_ACTOR, { now: true });
     expect(after.map((k) => [k.keyId === first.keyId, k.state])).toEqual([
       [true, 'RETIRING'],
       [false, 'ACTIVE'],
@@ -183,41 +184,41 @@ describe('signing keys', () => {
   });
 
   it('stages, activates, retires and revokes with the transitions of spec 03', async () => {
-    const t = await h.services.tenants.create({ slug: 'acme' });
+    const t = await h.services.tenants.create({ slug: 'acme' }, SYSTEM_ACTOR);
     const [first] = await h.services.keys.list(t.id);
-    const staged = await h.services.keys.stage(t.id);
+    const staged = await h.services.keys.stage(t.id, SYSTEM_ACTOR);
     expect(staged.state).toBe('STAGED');
     expect(await jwksKids('acme')).toContain(staged.keyId); // published before it signs
     expect((await h.services.keys.signingKey(t.id))?.kid).toBe(first.keyId);
 
-    await h.services.keys.activate(t.id, staged.keyId);
+    await h.services.keys.activate(t.id, staged.keyId, SYSTEM_ACTOR);
     expect((await h.services.keys.signingKey(t.id))?.kid).toBe(staged.keyId);
     expect(await states(t.id)).toEqual(['RETIRING', 'ACTIVE']);
 
-    await expect(h.services.keys.activate(t.id, staged.keyId)).rejects.toMatchObject({ kind: 'conflict', code: 'operation_conflict' });
-    await expect(h.services.keys.retire(t.id, staged.keyId)).rejects.toMatchObject({ code: 'operation_conflict' });
-    await expect(h.services.keys.revoke(t.id, staged.keyId)).rejects.toMatchObject({ code: 'operation_conflict' });
-    await expect(h.services.keys.activate(t.id, 'nope')).rejects.toMatchObject({ code: 'operation_conflict' });
+    await expect(h.services.keys.activate(t.id, staged.keyId, SYSTEM_ACTOR)).rejects.toMatchObject({ kind: 'conflict', code: 'operation_conflict' });
+    await expect(h.services.keys.retire(t.id, staged.keyId, SYSTEM_ACTOR)).rejects.toMatchObject({ code: 'operation_conflict' });
+    await expect(h.services.keys.revoke(t.id, staged.keyId, SYSTEM_ACTOR)).rejects.toMatchObject({ code: 'operation_conflict' });
+    await expect(h.services.keys.activate(t.id, 'nope', SYSTEM_ACTOR)).rejects.toMatchObject({ code: 'operation_conflict' });
 
-    await h.services.keys.retire(t.id, first.keyId);
+    await h.services.keys.retire(t.id, first.keyId, SYSTEM_ACTOR);
     expect(await states(t.id)).toEqual(['RETIRED', 'ACTIVE']);
     expect(await jwksKids('acme')).toEqual([staged.keyId]);
-    await h.services.keys.revoke(t.id, first.keyId);
+    await h.services.keys.revoke(t.id, first.keyId, SYSTEM_ACTOR);
     expect(await states(t.id)).toEqual(['REVOKED', 'ACTIVE']);
-    await expect(h.services.keys.revoke(t.id, first.keyId)).rejects.toMatchObject({ code: 'operation_conflict' });
+    await expect(h.services.keys.revoke(t.id, first.keyId, SYSTEM_ACTOR)).rejects.toMatchObject({ code: 'operation_conflict' });
   });
 
   it('keeps keys of one tenant out of another', async () => {
-    const a = await h.services.tenants.create({ slug: 'a' });
-    const b = await h.services.tenants.create({ slug: 'b' });
+    const a = await h.services.tenants.create({ slug: 'a' }, SYSTEM_ACTOR);
+    const b = await h.services.tenants.create({ slug: 'b' }, SYSTEM_ACTOR);
     const [ka] = await h.services.keys.list(a.id);
-    await expect(h.services.keys.activate(b.id, ka.keyId)).rejects.toMatchObject({ code: 'operation_conflict' });
+    await expect(h.services.keys.activate(b.id, ka.keyId, SYSTEM_ACTOR)).rejects.toMatchObject({ code: 'operation_conflict' });
     expect(await h.services.keys.verificationKey(b.id, ka.keyId)).toBeUndefined();
     expect(await jwksKids('b')).not.toContain(ka.keyId);
   });
 
   it('seals private keys at rest', async () => {
-    const t = await h.services.tenants.create({ slug: 'acme' });
+    const t = await h.services.tenants.create({ slug: 'acme' }, SYSTEM_ACTOR);
     const row = (await h.sql.get<{ privateSealed: string }>('SELECT private_sealed AS "privateSealed" FROM signing_keys WHERE tenant_id = ?', [t.id]))!;
     expect(row.privateSealed.startsWith('v1.')).toBe(true);
     expect(row.privateSealed).not.toContain('PRIVATE KEY');
@@ -231,11 +232,11 @@ describe('signing keys', () => {
   });
 
   it('a rotation by another process (the CLI) is served without a restart', async () => {
-    const t = await h.services.tenants.create({ slug: 'acme' });
+    const t = await h.services.tenants.create({ slug: 'acme' }, SYSTEM_ACTOR);
     const before = await jwksKids('acme');
     // Another process on the same database (sharing the master key) stands in for `engage keys rotate`.
     const cli = await h.otherProcess();
-    await h.changedElsewhere(() => cli.keys.rotate(t.id, undefined, { now: true }));
+    await h.changedElsewhere(() => cli.keys.rotate(t.id, SYSTEM_ACTOR, { now: true }));
     const after = await jwksKids('acme');
     expect(after).toHaveLength(2);
     expect(after).toContain(before[0]);

@@ -6,6 +6,7 @@ import { cliActor } from '../../platform/audit/audit';
 import { stepAt, totpCode } from '../mfa/totp';
 import { bulkExport, bulkImport } from './bulk-import';
 import { base32 } from './formats';
+import { SYSTEM_ACTOR } from '../audit';
 
 /** `engage users import` / `export` without the terminal (cmd/commands/users-transfer.ts is a thin shell around these). */
 let h: Harness;
@@ -13,7 +14,7 @@ let tenantId: string;
 
 beforeEach(async () => {
   h = await createHarness();
-  tenantId = (await h.services.tenants.create({ slug: 'shop' })).id;
+  tenantId = (await h.services.tenants.create({ slug: 'shop' }, SYSTEM_ACTOR)).id;
 });
 afterEach(() => h.close());
 
@@ -88,7 +89,7 @@ describe('users import (CLI)', () => {
   });
 
   it('a record with a NUL character in a string fails on its own (nul_character); the rest of its batch is imported', async () => {
-    await h.services.providers.add(tenantId, { name: 'google', issuer: 'https://accounts.google.com', audiences: ['web'] });
+    await h.services.providers.add(tenantId, { name: 'google', issuer: 'https://accounts.google.com', audiences: ['web'] }, SYSTEM_ACTOR);
     const rec = (i: number, extra: Record<string, unknown> = {}) => ({ externalId: `n${i}`, email: `n${i}@example.com`, emailVerified: true, active: true, ...extra });
     const lines = [
       rec(0),
@@ -130,7 +131,7 @@ describe('users import (CLI)', () => {
 
 describe('users import --from', () => {
   it('auth0: bulk user export lines with custom_password_hash, bcrypt password_hash, TOTP and social identities', async () => {
-    await h.services.providers.add(tenantId, { name: 'google', issuer: 'https://accounts.google.com', audiences: ['web'] });
+    await h.services.providers.add(tenantId, { name: 'google', issuer: 'https://accounts.google.com', audiences: ['web'] }, SYSTEM_ACTOR);
     const lines = [
       { user_id: 'auth0|1', email: 'one@example.com', email_verified: true, password_hash: HASHES[0] },
       // Auth0 docs: sha256 with a utf8 salt as prefix, hex digest (Kratos vector: salt "5opmkgz03r", password "test").

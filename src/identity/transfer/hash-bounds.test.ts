@@ -3,6 +3,7 @@ import { createHarness, type Harness } from '../../../test/helpers/harness';
 import { EMAIL, createNativeFixture, nativePost, openInteraction } from '../../../test/fixtures/native';
 import { BCRYPT_TAIL, ISSUE_HASHES } from './hashes/testing';
 import type { ImportItem } from './importer';
+import { SYSTEM_ACTOR } from '../audit';
 
 /**
  * Issue 21 point 1, end to end: the import of the issue's hashes fails with
@@ -20,7 +21,7 @@ const rec = (n: number, hash: string) => ({ externalId: `ext-${n}`, email: `user
 
 describe('imported hashes beyond the cost bounds (issue 21)', () => {
   it("the issue's three hashes fail with hash_cost_out_of_bounds; a bcrypt of cost 10 in the same batch is imported", async () => {
-    const tenantId = (await h.services.tenants.create({ slug: 'shop' })).id;
+    const tenantId = (await h.services.tenants.create({ slug: 'shop' }, SYSTEM_ACTOR)).id;
     const records = [...ISSUE_HASHES.map(([, hash], i) => rec(i, hash)), rec(9, `$2a$10$${BCRYPT_TAIL}`)];
     const outcomes = await h.services.transfer.importer.importBatch(tenantId, 'legacy', 'CREATE_ONLY', items(records), { existing: 'fail' });
     expect(outcomes.map((o) => [o.externalId, o.status, o.errorCode])).toEqual([

@@ -3,6 +3,7 @@ import { createHarness, type Harness } from '../../../test/helpers/harness';
 import { cliActor } from '../../platform/audit/audit';
 import { stepAt, totpCode } from '../mfa/totp';
 import { MALFORMED, type ImportItem } from './importer';
+import { SYSTEM_ACTOR } from '../audit';
 
 /**
  * Imported accounts (issue 12): kept as imported, verified at the first sign-in and then
@@ -13,7 +14,7 @@ let tenantId: string;
 
 beforeEach(async () => {
   h = await createHarness();
-  tenantId = (await h.services.tenants.create({ slug: 'shop' })).id;
+  tenantId = (await h.services.tenants.create({ slug: 'shop' }, SYSTEM_ACTOR)).id;
 });
 afterEach(() => h.close());
 
@@ -123,7 +124,7 @@ describe('imported accounts', () => {
   });
 
   it('tenants are isolated: the same external id and email import into another tenant', async () => {
-    const other = (await h.services.tenants.create({ slug: 'corp' })).id;
+    const other = (await h.services.tenants.create({ slug: 'corp' }, SYSTEM_ACTOR)).id;
     await h.services.transfer.importer.importBatch(tenantId, 'legacy', 'CREATE_ONLY', items([rec(1)]), { existing: 'fail' });
     const [o] = await h.services.transfer.importer.importBatch(other, 'legacy', 'CREATE_ONLY', items([rec(1)]), { existing: 'fail' });
     expect(o.status).toBe('SUCCEEDED');

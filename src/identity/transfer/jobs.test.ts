@@ -4,6 +4,7 @@ import { cliActor } from '../../platform/audit/audit';
 import { silentLogger } from '../../platform/logger';
 import { createImporter, type Importer } from './importer';
 import { createTransferJobs, JOB_CHUNK } from './jobs';
+import { SYSTEM_ACTOR } from '../audit';
 
 /** The user-imports and user-exports jobs (spec 03), their worker, and its resumption after a crash. */
 let h: Harness;
@@ -12,7 +13,7 @@ const actor = cliActor();
 
 beforeEach(async () => {
   h = await createHarness();
-  tenantId = (await h.services.tenants.create({ slug: 'shop' })).id;
+  tenantId = (await h.services.tenants.create({ slug: 'shop' }, SYSTEM_ACTOR)).id;
 });
 afterEach(() => h.close());
 
@@ -57,7 +58,7 @@ describe('user import jobs', () => {
     await expect(jobs().createImport(tenantId, request([rec(1)]), actor)).rejects.toMatchObject({ code: 'user_transfer_conflict' });
     await expect(jobs().createImport(tenantId, request([rec(1), rec(2)], { mode: 'VALIDATE_ONLY' }), actor)).rejects.toMatchObject({ code: 'user_transfer_conflict' });
     // Keys are per tenant.
-    const other = (await h.services.tenants.create({ slug: 'corp' })).id;
+    const other = (await h.services.tenants.create({ slug: 'corp' }, SYSTEM_ACTOR)).id;
     expect((await jobs().createImport(other, request([rec(1)]), actor)).created).toBe(true);
     expect((await jobs().list(tenantId, 'IMPORT', { page: 0, size: 50 })).items.map((j) => j.id)).toEqual([first.job.id]);
   });
@@ -75,7 +76,7 @@ describe('user import jobs', () => {
 
   it('unknown job ids, and jobs of another tenant, are unknown_user_transfer', async () => {
     const { job } = await jobs().createImport(tenantId, request([rec(1)]), actor);
-    const other = (await h.services.tenants.create({ slug: 'corp' })).id;
+    const other = (await h.services.tenants.create({ slug: 'corp' }, SYSTEM_ACTOR)).id;
     await expect(jobs().get(other, 'IMPORT', job.id)).rejects.toMatchObject({ code: 'unknown_user_transfer' });
     await expect(jobs().get(tenantId, 'EXPORT', job.id)).rejects.toMatchObject({ code: 'unknown_user_transfer' });
     await expect(jobs().get(tenantId, 'IMPORT', 'not-a-uuid')).rejects.toMatchObject({ code: 'unknown_user_transfer' });
@@ -138,14 +139,14 @@ describe('user import jobs', () => {
 describe('user export jobs', () => {
   it('QUEUED, SUCCEEDED with the count; records paged and the NDJSON download are the snapshot', async () => {
     for (let i = 0; i < 5; i++) {
-      await h.services.users.create(tenantId, { email: `u${i}@example.com`, emailVerified: i === 0 });
+      await h.services.users.create(tenantId, { email: `u${i}@example.com`, emailVerified: i === 0 }, SYSTEM_ACTOR);
       h.clock.advance(1);
     }
     const { job } = await jobs().createExport(tenantId, {}, actor);
     expect(job).toMatchObject({ kind: 'EXPORT', status: 'QUEUED' });
     expect((await jobs().exportRecords(tenantId, job.id, { page: 0, size: 2 })).items).toEqual([]);
     h.clock.advance(1);
-    await h.services.users.create(tenantId, { email: 'late@example.com' }); // after the snapshot
+    await h.services.users.create(tenantId, { email: 'late@example.com' }, SYSTEM_ACTOR); // after the snapshot
     await jobs().runPending();
     expect(await jobs().get(tenantId, 'EXPORT', job.id)).toMatchObject({ status: 'SUCCEEDED', totalItems: 5, processedItems: 5 });
     const p1 = await jobs().exportRecords(tenantId, job.id, { page: 1, size: 2 });
@@ -160,7 +161,7 @@ describe('user export jobs', () => {
   });
 
   it('a cancelled export has no records', async () => {
-    await h.services.users.create(tenantId, { email: 'u@example.com' });
+    await h.services.users.create(tenantId, { email: 'u@example.com' }, SYSTEM_ACTOR);
     const { job } = await jobs().createExport(tenantId, undefined, actor);
     await jobs().cancel(tenantId, 'EXPORT', job.id, actor);
     await jobs().runPending();

@@ -7,6 +7,7 @@ import { openApiDocument, routeTable } from '../../platform/http/openapi';
 import type { TokenEnv } from '../token-guards';
 import { mountTransferRoutes } from './routes';
 import { apiError } from '../../../test/helpers/api-error';
+import { SYSTEM_ACTOR } from '../audit';
 
 /**
  * The user-imports and user-exports routes (spec 03) as the management app will mount them: here
@@ -19,7 +20,7 @@ let tenantId: string;
 
 beforeEach(async () => {
   h = await createHarness();
-  tenantId = (await h.services.tenants.create({ slug: 'shop' })).id;
+  tenantId = (await h.services.tenants.create({ slug: 'shop' }, SYSTEM_ACTOR)).id;
   app = new Hono<TokenEnv>();
   app.onError((e, c) => renderError(e, c, 'api'));
   const guard = (scope: string): MiddlewareHandler<TokenEnv> => async (c, next) => {
@@ -98,7 +99,7 @@ describe('user-imports routes', () => {
 
 describe('user-exports routes', () => {
   it('POST 202, then records paged and the download streamed as application/x-ndjson', async () => {
-    for (let i = 0; i < 3; i++) await h.services.users.create(tenantId, { email: `u${i}@example.com` });
+    for (let i = 0; i < 3; i++) await h.services.users.create(tenantId, { email: `u${i}@example.com` }, SYSTEM_ACTOR);
     h.clock.advance(1);
     const created = await call('POST', `/tenants/${tenantId}/user-exports`, EXPORT);
     expect(created.status).toBe(202);

@@ -6,13 +6,14 @@ import { createWorkQueue } from '../../platform/work/queue';
 import { createImporter, type Importer } from './importer';
 import { createTransferJobs, JOB_CHUNK } from './jobs';
 import { transferWork } from './work';
+import { SYSTEM_ACTOR } from '../audit';
 
 /** User transfer jobs as work items of platform/work (issue 22 point 2). */
 let h: Harness;
 let tenantId: string;
 beforeEach(async () => {
   h = await createHarness();
-  tenantId = (await h.services.tenants.create({ slug: 'shop' })).id;
+  tenantId = (await h.services.tenants.create({ slug: 'shop' }, SYSTEM_ACTOR)).id;
 });
 afterEach(() => h.close());
 

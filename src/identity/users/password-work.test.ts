@@ -3,6 +3,7 @@ import { createHarness, type Harness } from '../../../test/helpers/harness';
 import { loadArgon2 } from '../../platform/native';
 import { verifyImportedHash } from '../transfer/hashes';
 import { createUserService, type PasswordKdfs } from './service';
+import { SYSTEM_ACTOR } from '../audit';
 
 /**
  * Issue 21 point 4: a wrong password for an imported account not yet re-hashed cost its bcrypt
@@ -37,9 +38,9 @@ const IMPORTED_PASSWORD = 'Kk4DQuMMfZL9o';
 let users: ReturnType<typeof createUserService>;
 beforeEach(async () => {
   h = await createHarness();
-  tenantId = (await h.services.tenants.create({ slug: 'shop' })).id;
+  tenantId = (await h.services.tenants.create({ slug: 'shop' }, SYSTEM_ACTOR)).id;
   users = createUserService({ store: h.services.store, clock: h.clock, kdfs: recording });
-  await users.create(tenantId, { email: 'native@example.com', password: 'a native password' });
+  await users.create(tenantId, { email: 'native@example.com', password: 'a native password' }, SYSTEM_ACTOR);
   work = [];
   importedArgs = [];
 });
@@ -95,7 +96,7 @@ describe('the work of a password check (issue 21)', () => {
   });
 
   it("another tenant's imported hashes cost nothing here", async () => {
-    const other = (await h.services.tenants.create({ slug: 'other' })).id;
+    const other = (await h.services.tenants.create({ slug: 'other' }, SYSTEM_ACTOR)).id;
     await h.services.transfer.importer.importBatch(other, 'auth0', 'CREATE_ONLY', [{ position: 0, record: { externalId: 'x', email: 'x@example.com', emailVerified: true, active: true, password: { hash: IMPORTED } } }], { existing: 'fail' });
     expect(await workOf('nobody@example.com', 'a guess')).toEqual(['argon2id m=19456,t=2,p=1']);
   });

@@ -8,7 +8,7 @@ import { checkUserCreate, checkUserUpdate } from './schemas';
 import { validInput } from '../../platform/http/schema';
 import type { ImportedUserRow, UserRow, UserStore } from './store';
 import { onUnique, UniqueViolation } from '../../platform/store/sql';
-import { SYSTEM_ACTOR, type AuditActor, type AuditTx } from '../audit';
+import type { AuditActor, AuditTx } from '../audit';
 import { verifyImportedHash } from '../transfer/hashes';
 import { createPasswordCheck, DEFAULT_KDFS, type PasswordKdfs } from './password-check';
 
@@ -105,7 +105,7 @@ export function createUserService<S extends Stores>(deps: {
     },
 
     /** Creates a user; the password is hashed before the transaction, never inside. */
-    async create(tenantId: string, input: { email: string; emailVerified?: boolean; password?: string }, actor: AuditActor = SYSTEM_ACTOR): Promise<UserView> {
+    async create(tenantId: string, input: { email: string; emailVerified?: boolean; password?: string }, actor: AuditActor): Promise<UserView> {
       validInput(checkUserCreate, input, UserErrors.invalid);
       const email = normalizeEmail(input.email);
       let passwordHash: string | null = null;

@@ -9,6 +9,11 @@ export interface AuditActor {
   clientId: string | null;
 }
 
+/** The stores a transaction that records audit events carries (the `audit` store of src/stores.ts). */
+export interface AuditTx {
+  audit: { record(actor: AuditActor, event: AuditEventInput): Promise<unknown> };
+}
+
 /** The CLI's actor: the operating-system user running the command. */
 export function cliActor(): AuditActor {
   let name: string | undefined;

@@ -2,6 +2,7 @@ import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { createHarness, TEST_ENGINE, type Harness } from '../../../test/helpers/harness';
 import { versionReport } from './pg-versions';
 import { CHANNEL, checkChannel } from './version-channels';
+import { SYSTEM_ACTOR } from '../../identity/audit';
 
 const until = async (cond: () => boolean, ms: number) => {
   const end = Date.now() + ms;
@@ -68,7 +69,7 @@ describe('named version channels (issue 22 point 6)', () => {
     const names = (await h.sql.all<{ name: string }>('SELECT name FROM version_channels ORDER BY name')).map((r) => r.name);
     expect(names).toEqual(expect.arrayContaining([CHANNEL.catalog, CHANNEL.directory, CHANNEL.tokenState]));
     const before = other.store.version(CHANNEL.directory);
-    const tenant = await h.services.tenants.create({ slug: 'acme' });
+    const tenant = await h.services.tenants.create({ slug: 'acme' }, SYSTEM_ACTOR);
     await h.sql.run(`INSERT INTO directory_permissions (tenant_id, key, display_name, status, created_at) VALUES (?, 'docs.read', 'Docs', 'ACTIVE', 'x')`, [tenant.id]);
     expect(await until(() => other.store.version(CHANNEL.directory) !== before, SEEN_WITHIN)).toBe(true);
   });

@@ -1,0 +1,12 @@
+import type { AuditActor, AuditTx } from '../../platform/audit/audit';
+
+export type { AuditActor, AuditTx };
+
+/**
+ * Records an engagement change in the audit trail (platform/audit), in the transaction of the
+ * change: an environment-wide event (no tenant), its actor the CLI's `os:<user>` or a token's
+ * subject. `details` never holds a secret (no app key, access key or provider key).
+ */
+export function auditIn(tx: AuditTx, actor: AuditActor, action: string, target: { type: string; id: string }, details: Record<string, unknown>, at: string): Promise<unknown> {
+  return tx.audit.record(actor, { tenantId: null, action, targetType: target.type, targetId: target.id, details, at: new Date(at) });
+}
