@@ -12,10 +12,8 @@ import type { Services } from './services';
 import { createIssuerApiApp } from './identity/issuer-api';
 import { mountNativeRoutes } from './identity/native/routes';
 import { mountDirectoryRoutes } from './identity/directory/routes';
-import { ADMIN_SCOPES, mountAdminApi, type AdminExtension } from './identity/admin/app';
-import { mountTransferRoutes } from './identity/transfer/routes';
-import { mountFederationRoutes } from './identity/federations/routes';
-import { actorOf } from './identity/audit';
+import { mountAdminApi } from './identity/admin/app';
+import { adminRouteGroups } from './admin-routes';
 import { createOAuthApp, createPathMetadataApp } from './identity/oauth/routes';
 import { createPlatformRoutes } from './platform/http/platform-routes';
 import { metricsPolicy } from './platform/metrics-access';
@@ -53,17 +51,8 @@ export function createApp(deps: AppDeps): Hono<AppEnv> {
   };
   mount(createEdgeApp(services.engage), false);
   mount(createPathMetadataApp(services.tenants, services.clients), false);
-  // The management API (spec 03) under the control issuer; other contexts add route groups as extensions.
-  const adminExtensions: AdminExtension[] = [
-    (admin, guard) => mountTransferRoutes(admin, { transfer: services.transfer, guard, tenantId: async (id) => (await services.tenants.byId(id)).id }),
-    (admin, guard) =>
-      mountFederationRoutes(admin, {
-        federations: services.federations,
-        read: [guard(ADMIN_SCOPES.read)],
-        manage: [guard(ADMIN_SCOPES.manage)],
-        actor: (c) => actorOf(c.get('principal')),
-      }),
-  ];
+  // The management API (spec 03) under the control issuer; each context's route groups are registered in src/admin-routes.ts.
+  const adminExtensions = adminRouteGroups(services);
   const adminDeps = {
     services,
     config,

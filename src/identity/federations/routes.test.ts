@@ -5,7 +5,7 @@ import { createFamilyApp, familyOnError } from '../../platform/http/family';
 import { requestContext } from '../../platform/http/request';
 import { silentLogger } from '../../platform/logger';
 import { DomainError } from '../../platform/errors';
-import { mountFederationRoutes } from './routes';
+import { mountFederationRoutes } from './admin-routes';
 import { apiError } from '../../../test/helpers/api-error';
 import { SYSTEM_ACTOR } from '../audit';
 
