@@ -107,6 +107,16 @@ describe('management federation routes', () => {
     expect([res.status, await res.json()]).toEqual([status, apiError(error)]);
   });
 
+  it('the declaration checks path, query and body before the handler, naming every violation (issue 22 point 4)', async () => {
+    const slugs = await call('DELETE', '/federations/alpha/beta');
+    expect([slugs.status, await slugs.json()]).toEqual([400, { error: 'invalid_request', error_description: 'sourceTenantId: must be a UUID; targetTenantId: must be a UUID' }]);
+    const both = await call('POST', '/federations', { sourceTenantId: 'alpha', status: 'ACTIVE' });
+    expect(await both.json()).toEqual({
+      error: 'invalid_request',
+      error_description: 'targetTenantId: is required; status: is not an allowed property; sourceTenantId: must be a UUID',
+    });
+  });
+
   it('runs behind the guards it is given', async () => {
     for (const [method, path, body] of [['GET', '/federations', undefined], ['POST', '/federations', { sourceTenantId: c, targetTenantId: a }], ['DELETE', `/federations/${a}/${b}`, undefined]] as const) {
       const res = await call(method, path, body, { 'x-operator': 'deny' });

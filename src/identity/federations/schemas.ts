@@ -3,12 +3,11 @@
  * "Federation entry") and the browser routes of a brokered sign-in.
  */
 import { pageOf } from '../../platform/http/pagination';
-import { checker, Strict, T } from '../../platform/http/schema';
+import { Strict, T } from '../../platform/http/schema';
 
 const TenantId = (description: string) => T.String({ format: 'uuid', description });
 
 export const FederationCreate = Strict({ sourceTenantId: TenantId('the tenant whose users sign in'), targetTenantId: TenantId('the tenant they sign in at') });
-export const checkFederationCreate = checker(FederationCreate);
 
 export const FederationEntry = T.Object({
   sourceTenantId: TenantId('source tenant'),

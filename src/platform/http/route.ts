@@ -13,9 +13,10 @@
  * parameters, query, headers and the body's schema.
  */
 import type { Context, Env, Handler } from 'hono';
+import { readJsonBody, type BodyFailure } from './body';
 import { described, type RouteDoc } from './openapi';
 import { headerOf } from './request';
-import { checker, violation, ViolationCode, type Checker, type Static, type TSchema, type Violation } from './schema';
+import { checker, describeViolations, violation, ViolationCode, type Checker, type Static, type TSchema, type Violation } from './schema';
 
 /** What a family decides about input: how its body is read, how a refusal is worded. */
 export interface InputRules {
@@ -110,3 +111,16 @@ export function declaredRoutes<E extends Env>(rules: InputRules) {
 }
 
 const nonNull = (v: Violation | null): Violation[] => (v ? [v] : []);
+
+/**
+ * The api family's rules (native adapter, directory, management): a JSON body of at most
+ * `maxBytes`, its failures the surface's own (`body`), and every violation of the request named
+ * in one `invalid_request` (`invalid(message)`, its error_description; issue 23).
+ */
+export function apiInputRules(opts: { maxBytes: number; body: (f: BodyFailure) => Error; invalid: (message: string) => Error }): InputRules {
+  return {
+    readBody: (c) => readJsonBody(c, { maxBytes: opts.maxBytes, fail: opts.body }),
+    violations: 'all',
+    invalid: (list) => opts.invalid(describeViolations(list)),
+  };
+}
