@@ -150,7 +150,62 @@ export function createBindingService(deps: {
     }
   }
 
-  return { issueCode, transition };
+  /**
+   * Issue 24: a sign-in through the identity tenant an environment names carried this
+   * installation's binding code. Inside the code exchange's transaction (a nested `tx` joins
+   * it), the same transition POST /v1/installation-binding-transitions commits for the target
+   * `{externalId: subject}`: code consumed, generation advanced, recorded under the idempotency
+   * key `sign-in:<authorization code digest>`. A code unknown there, expired or consumed binds
+   * nothing and fails nothing: the answer says why.
+   */
+  async function bindOnSignIn(e: { tenantId: string; subject: string; bindingCodeDigest: string; exchangeId: string }): Promise<SignInBinding> {
+    const now = clock.now();
+    try {
+      return await store.tx(async (tx) => {
+        const code = await tx.binding.findCodeOfTenant(e.bindingCodeDigest, e.tenantId);
+        if (!code) throw new NotBound('unknown_code');
+        const env = code.environmentId;
+        const inst = await tx.binding.lockInstallation(env, code.installationId);
+        if (!inst) throw new NotBound('unknown_code');
+        if (code.status === 'CONSUMED') throw new NotBound('consumed_code');
+        if (code.status === 'EXPIRED' || code.expiresMs <= now.getTime()) throw new NotBound('expired_code');
+        if (!(await tx.binding.consumeCode(env, code.codeDigest, now.getTime()))) throw new NotBound('consumed_code');
+        const profileId = await ensureProfileIn(tx, env, e.subject, newId(), now.toISOString());
+        const generation = Math.max(code.generation, inst.generation + 1);
+        if (!(await commitGenerationIn(tx, env, inst.id, generation, profileId, 'BOUND', now.toISOString()))) throw new NotBound('consumed_code');
+        const result: BindingTransition = { transitionId: newId(), installationId: inst.id, generation, state: 'BOUND', committedAt: now.toISOString() };
+        const recorded = await tx.binding.insertTransition({
+          id: result.transitionId,
+          environmentId: env,
+          idempotencyKey: `sign-in:${e.exchangeId}`,
+          requestHash: requestDigest({ bindingCode: e.bindingCodeDigest, target: { externalId: e.subject } }),
+          installationId: inst.id,
+          response: JSON.stringify(result),
+          committedAt: result.committedAt,
+        });
+        // One authorization code is exchanged once; a second record would be a second exchange.
+        if (!recorded) throw new NotBound('consumed_code');
+        return { status: 'BOUND' as const, installation_id: inst.id, generation };
+      });
+    } catch (err) {
+      // The nested transaction rolled back alone: the sign-in goes on.
+      if (err instanceof NotBound) return { status: 'NOT_BOUND', reason: err.reason };
+      throw err;
+    }
+  }
+
+  return { issueCode, transition, bindOnSignIn };
+}
+
+/** The token response's `installation_binding` (identity/oauth/context.ts InstallationBinding, same shape). */
+export type SignInBinding =
+  | { status: 'BOUND'; installation_id: string; generation: number }
+  | { status: 'NOT_BOUND'; reason: 'unknown_code' | 'expired_code' | 'consumed_code' };
+
+class NotBound extends Error {
+  constructor(readonly reason: 'unknown_code' | 'expired_code' | 'consumed_code') {
+    super(reason);
+  }
 }
 
 export type BindingService = ReturnType<typeof createBindingService>;

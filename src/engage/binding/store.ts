@@ -12,6 +12,9 @@ const TRANSITION_COLUMNS = `id, environment_id AS "environmentId", idempotency_k
 const SQL = {
   pendingCode: `SELECT ${CODE_COLUMNS} FROM binding_codes WHERE environment_id = ? AND installation_id = ? AND status = 'PENDING'`,
   code: `SELECT ${CODE_COLUMNS} FROM binding_codes WHERE environment_id = ? AND code_digest = ?`,
+  // Only in an environment naming the identity tenant (issue 24): any other environment's code is unknown to a sign-in.
+  codeOfTenant: `SELECT ${CODE_COLUMNS} FROM binding_codes WHERE code_digest = ?
+    AND environment_id IN (SELECT id FROM environments WHERE identity_tenant_id = ?)`,
   // At most one pending code per installation (the partial unique index binding_codes_one_pending):
   // of two concurrent issues, one inserts.
   insertCode: `INSERT INTO binding_codes (code_digest, environment_id, installation_id, generation, code_sealed, status, expires_ms, created_at)
@@ -35,6 +38,10 @@ export function createBindingStore(db: Sql) {
     },
     findCode(environmentId: string, codeDigest: string): Promise<BindingCodeRow | undefined> {
       return db.get<BindingCodeRow>(SQL.code, [environmentId, codeDigest]);
+    },
+    /** A code of an environment that names the identity tenant (issue 24), or undefined. */
+    findCodeOfTenant(codeDigest: string, tenantId: string): Promise<BindingCodeRow | undefined> {
+      return db.get<BindingCodeRow>(SQL.codeOfTenant, [codeDigest, tenantId]);
     },
     /** Inserts a pending code; false when the installation already has one (another issue won). */
     async insertPendingCode(r: Omit<BindingCodeRow, 'status'>): Promise<boolean> {

@@ -61,6 +61,8 @@ export interface NativeRequest {
   nonce: string | null;
   codeChallenge: string;
   resource: string | null;
+  /** SHA-256 of the installation binding code the app passed (issue 24); never the code itself. */
+  bindingCodeDigest?: string;
 }
 
 /** Spec 02 "Authorization code result". */

@@ -60,7 +60,7 @@ export function createInteractions(deps: NativeDeps) {
       if (!finished) return undefined;
       return oauth.issueAuthorizationCodeIn(tx, {
         tenantId, clientId: it.client.clientId, userId, redirectUri: r.redirectUri, codeChallenge: r.codeChallenge,
-        scope: r.scope, resource: r.resource, nonce: r.nonce, authTime: now(),
+        scope: r.scope, resource: r.resource, nonce: r.nonce, authTime: now(), bindingCodeDigest: r.bindingCodeDigest ?? null,
       });
     });
     if (code === undefined) throw gone('the interaction was used by another request');
@@ -91,6 +91,7 @@ export function createInteractions(deps: NativeDeps) {
       if (req.prompt.includes('none') || req.prompt.includes('select_account')) throw nativeFailure('browser_required', `prompt=${req.prompt.join(' ')} needs the browser`);
       if (req.prompt.includes('consent') && client.consentPolicy === 'EXPLICIT') throw nativeFailure('browser_required', 'prompt=consent needs the consent page');
       const request: NativeRequest = { redirectUri: req.redirectUri, scope: req.scope, state: req.state!, nonce: req.nonce, codeChallenge: req.codeChallenge, resource: req.resource };
+      if (req.bindingCode !== null) request.bindingCodeDigest = digest(req.bindingCode);
       const id = newSecret();
       const t = now();
       await store.tx((tx) =>

@@ -26,6 +26,7 @@ export const InteractionForm = T.Object({
   resource: T.Optional(Text('target resource URI (RFC 8707)', 2048)),
   prompt: T.Optional(Text('login is accepted; none, consent and select_account need the browser', 128)),
   max_age: T.Optional(T.String({ pattern: '^[0-9]{1,10}$' })),
+  binding_code: T.Optional(T.String({ pattern: '^[A-Za-z0-9_-]{1,256}$', description: "the installation's binding code (engagement SDK): the code exchange binds the installation to the user" })),
 });
 
 export const PasswordForm = T.Object({ interaction_id: InteractionId(), email: Email(), password: Password('the account password') });

@@ -26,6 +26,8 @@ export interface AuthorizationRequest {
   resource: string | null;
   prompt: string[];
   maxAge: number | null;
+  /** An installation binding code of the engagement half (issue 24): the code exchange binds that installation to the user. */
+  bindingCode: string | null;
 }
 
 /** Unknown client or unregistered redirect_uri: never redirected (spec 02). */
@@ -60,7 +62,10 @@ export interface AuthorizationLookups {
 const SINGLE = [
   'client_id', 'redirect_uri', 'response_type', 'scope', 'state', 'code_challenge', 'code_challenge_method',
   'nonce', 'resource', 'prompt', 'max_age', 'response_mode', 'login_hint', 'ui_locales', 'display', 'id_token_hint', 'request', 'request_uri',
+  'binding_code',
 ];
+/** An installation binding code as the engagement half issues it (`svc_bind_` and base64url), with room to spare. */
+const BINDING_CODE = /^[A-Za-z0-9_-]{1,256}$/;
 const PROMPTS = new Set(['none', 'login', 'consent', 'select_account']);
 /** RFC 7636 §4.2: BASE64URL(SHA256(verifier)) is exactly 43 characters. */
 const S256_CHALLENGE = /^[A-Za-z0-9_-]{43}$/;
@@ -224,9 +229,11 @@ export async function validateAuthorizationRequest(tenant: ResolvedTenant, param
     await checkScopeForResource(scope, resource, tenantId, lookups);
     const prompt = checkPrompt(m);
     const maxAge = checkMaxAge(m);
+    const bindingCode = one(m, 'binding_code');
+    if (bindingCode !== null && !BINDING_CODE.test(bindingCode)) throw new Rejection(E.invalidRequest, 'binding_code is malformed');
     return {
       ok: true,
-      request: { client, redirectUri, scope, state, nonce: one(m, 'nonce'), codeChallenge, resource: resource?.uri ?? null, prompt, maxAge },
+      request: { client, redirectUri, scope, state, nonce: one(m, 'nonce'), codeChallenge, resource: resource?.uri ?? null, prompt, maxAge, bindingCode },
     };
   } catch (e) {
     if (!(e instanceof Rejection)) throw e;

@@ -22,6 +22,28 @@ export interface OAuthDeps {
   clients: ClientService;
   resources: ResourceService;
   users: UserService;
+  /**
+   * Called inside the code exchange's transaction when the code carries an installation binding
+   * code (issue 24): the engagement half binds the installation there (src/services.ts wires it;
+   * identity never imports engage). Its answer is the token response's `installation_binding`.
+   */
+  onCodeExchanged?: (exchange: CodeExchanged) => Promise<InstallationBinding>;
 }
+
+/** What the code exchange tells the binding hook. */
+export interface CodeExchanged {
+  tenantId: string;
+  /** The user's subject: the external id the installation is bound to. */
+  subject: string;
+  /** SHA-256 of the installation binding code. */
+  bindingCodeDigest: string;
+  /** SHA-256 of the authorization code: one exchange, one transition. */
+  exchangeId: string;
+}
+
+/** The token response's `installation_binding` member (docs/sign-in-binding.md). */
+export type InstallationBinding =
+  | { status: 'BOUND'; installation_id: string; generation: number }
+  | { status: 'NOT_BOUND'; reason: 'unknown_code' | 'expired_code' | 'consumed_code' | 'not_available' };
 
 export type OAuthContext = OAuthDeps & { tokens: TokenIssuer };

@@ -19,6 +19,7 @@ export const AuthorizeQuery = {
   resource: { schema: T.String({ format: 'uri', description: 'target resource URI (RFC 8707)' }) },
   prompt: { schema: T.String({ description: 'space-delimited: none, login, consent, select_account' }) },
   max_age: { schema: T.String({ pattern: '^[0-9]{1,10}$', description: 'seconds since the last authentication' }) },
+  binding_code: { schema: T.String({ pattern: '^[A-Za-z0-9_-]{1,256}$', description: "the app installation's binding code (engagement SDK): the code exchange binds the installation to the user (docs/sign-in-binding.md)" }) },
 };
 
 /** OIDC Core 3.1.2.1: the authorization endpoint also takes its parameters as a form. */
@@ -83,6 +84,15 @@ export const TokenResponse = T.Object({
   refresh_token: T.Optional(T.String({ description: 'present when offline access was granted' })),
   scope: T.String({ description: 'space-delimited scopes actually granted' }),
   id_token: T.Optional(T.String({ description: 'present for an OpenID Connect authorization' })),
+  installation_binding: T.Optional(
+    T.Union(
+      [
+        T.Object({ status: T.Literal('BOUND'), installation_id: T.String(), generation: T.Integer({ minimum: 1 }) }),
+        T.Object({ status: T.Literal('NOT_BOUND'), reason: T.Union([T.Literal('unknown_code'), T.Literal('expired_code'), T.Literal('consumed_code'), T.Literal('not_available')]) }),
+      ],
+      { description: 'present only when the authorization request carried binding_code: whether the code exchange bound the installation (docs/sign-in-binding.md)' },
+    ),
+  ),
 });
 export type TokenResponse = Static<typeof TokenResponse>;
 

@@ -25,6 +25,8 @@ export interface IssueCodeInput {
   nonce: string | null;
   /** Epoch seconds of the user's authentication. */
   authTime: number;
+  /** Digest of the installation binding code the request carried (issue 24), if any. */
+  bindingCodeDigest?: string | null;
 }
 
 /**
@@ -57,6 +59,7 @@ export function createOAuthService(deps: OAuthDeps) {
       nonce: input.nonce,
       authTime: input.authTime,
       expiresAt: clock.nowSeconds() + config.authorizationCodeTtl,
+      bindingCodeDigest: input.bindingCodeDigest ?? null,
     });
     return code;
   }

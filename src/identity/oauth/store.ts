@@ -22,6 +22,8 @@ export interface CodeRow {
   expiresAt: number;
   consumedAt: number | null;
   grantId: string | null;
+  /** SHA-256 of the installation binding code the sign-in carried (issue 24), or null. */
+  bindingCodeDigest: string | null;
 }
 
 export interface GrantRow {
@@ -129,10 +131,11 @@ export interface ConsentRow {
 
 /** Every statement whose text is the same on both engines (the others are built in createOAuthStore). */
 const SQL = {
-  insertCode: `INSERT INTO authorization_codes (code_digest, tenant_id, client_id, user_id, redirect_uri, code_challenge, scope, resource, nonce, auth_time, expires_at)
-    VALUES (@codeDigest, @tenantId, @clientId, @userId, @redirectUri, @codeChallenge, @scope, @resource, @nonce, @authTime, @expiresAt)`,
+  insertCode: `INSERT INTO authorization_codes (code_digest, tenant_id, client_id, user_id, redirect_uri, code_challenge, scope, resource, nonce, auth_time, expires_at, binding_code_digest)
+    VALUES (@codeDigest, @tenantId, @clientId, @userId, @redirectUri, @codeChallenge, @scope, @resource, @nonce, @authTime, @expiresAt, @bindingCodeDigest)`,
   findCode: `SELECT code_digest AS "codeDigest", tenant_id AS "tenantId", client_id AS "clientId", user_id AS "userId", redirect_uri AS "redirectUri",
-      code_challenge AS "codeChallenge", scope, resource, nonce, auth_time AS "authTime", expires_at AS "expiresAt", consumed_at AS "consumedAt", grant_id AS "grantId"
+      code_challenge AS "codeChallenge", scope, resource, nonce, auth_time AS "authTime", expires_at AS "expiresAt", consumed_at AS "consumedAt", grant_id AS "grantId",
+      binding_code_digest AS "bindingCodeDigest"
     FROM authorization_codes WHERE tenant_id = ? AND code_digest = ?`,
   consumeCode: `UPDATE authorization_codes SET consumed_at = ?, grant_id = ? WHERE tenant_id = ? AND code_digest = ? AND consumed_at IS NULL`,
   insertGrant: `INSERT INTO grants (id, tenant_id, client_id, user_id, scope, resource, auth_time, created_at, expires_at)

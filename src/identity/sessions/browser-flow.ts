@@ -93,6 +93,7 @@ export function createBrowserFlow(deps: {
       resource: req.resource,
       nonce: req.nonce,
       authTime,
+      bindingCodeDigest: req.bindingCodeDigest,
     });
     return { kind: 'redirect', location: clientRedirect(req.redirectUri, { code, state: req.state }, tenant.issuer), cookie };
   }

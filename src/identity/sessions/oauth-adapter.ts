@@ -1,3 +1,4 @@
+import { digest } from '../../platform/crypto';
 import type { Services } from '../../services';
 import type { BrowserOAuthPort } from './ports';
 
@@ -22,6 +23,8 @@ export function browserOAuthAdapter(services: Services): BrowserOAuthPort {
             resource: orUndefined(r.resource),
             prompt: r.prompt,
             maxAge: orUndefined(r.maxAge),
+            // Kept with the pending request as a digest only (issue 24).
+            bindingCodeDigest: r.bindingCode === null ? undefined : digest(r.bindingCode),
           },
         };
       }

@@ -28,6 +28,8 @@ export interface ValidRequest {
   resource?: string;
   prompt: string[];
   maxAge?: number;
+  /** SHA-256 of the installation binding code the request carried (issue 24). */
+  bindingCodeDigest?: string;
 }
 
 export type Validation =
@@ -63,6 +65,7 @@ export interface BrowserOAuthPort {
     resource?: string;
     nonce?: string;
     authTime: number;
+    bindingCodeDigest?: string;
   }): Promise<string>;
 }
 

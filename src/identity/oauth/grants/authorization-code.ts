@@ -2,7 +2,7 @@ import { digest, newId, s256, safeEqual } from '../../../platform/crypto';
 import type { Client } from '../../clients/service';
 import type { ResolvedTenant } from '../../tenants/service';
 import { invalidGrant, invalidRequest } from '../errors';
-import type { OAuthContext } from '../context';
+import type { InstallationBinding, OAuthContext } from '../context';
 import { parseScope } from '../scopes';
 import type { CodeRow } from '../store';
 import { audienceFor, newRefreshToken, tokenResponse, type TokenResponse } from './common';
@@ -74,13 +74,28 @@ export function createAuthorizationCodeGrant(ctx: OAuthContext) {
       // The conditional consume is what makes the code one-use on any engine (RFC 6749 §4.1.2).
       const expiresAt = now + (refresh ? Math.max(config.refreshTokenTtl, config.accessTokenTtl) : config.accessTokenTtl);
       const grant = { id: grantId, tenantId, clientId: client.clientId, userId: row.userId, scope: row.scope, resource: row.resource, authTime: row.authTime, createdAt: now, expiresAt };
-      const consumed = await store.write((s) => s.oauth.exchangeCode(codeDigest, grant, refresh ? { tokenDigest: refresh.digest, expiresAt: now + config.refreshTokenTtl } : null));
+      const refreshRow = refresh ? { tokenDigest: refresh.digest, expiresAt: now + config.refreshTokenTtl } : null;
+      const bindingCodeDigest = row.bindingCodeDigest;
+      const hook = ctx.onCodeExchanged;
+      let binding: InstallationBinding | undefined;
+      // A code carrying an installation binding code (issue 24) binds in the exchange's own
+      // transaction: both commit or neither does. Every other exchange stays one statement.
+      const consumed =
+        bindingCodeDigest === null
+          ? await store.write((s) => s.oauth.exchangeCode(codeDigest, grant, refreshRow))
+          : await store.tx(async (tx) => {
+              if (!(await tx.oauth.exchangeCode(codeDigest, grant, refreshRow))) return false;
+              binding = hook ? await hook({ tenantId, subject: user.subject, bindingCodeDigest, exchangeId: codeDigest }) : { status: 'NOT_BOUND', reason: 'not_available' };
+              return true;
+            });
       if (!consumed) {
         // Another request exchanged the code while we were signing: that is a reuse too.
         await revokeIssuedFrom(tenantId, codeDigest);
         throw invalidGrant('authorization code already used');
       }
-      return tokenResponse(issued, row.scope, refresh?.token);
+      const body = tokenResponse(issued, row.scope, refresh?.token);
+      if (binding) body.installation_binding = binding;
+      return body;
     },
   };
 }

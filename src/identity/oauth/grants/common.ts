@@ -4,6 +4,7 @@ import type { ResolvedTenant } from '../../tenants/service';
 import { invalidGrant } from '../errors';
 import type { OAuthContext } from '../context';
 import { userinfoAudience, type IssuedTokens } from '../tokens';
+import type { InstallationBinding } from '../context';
 
 /** Token response of spec 02 (RFC 6749 §5.1). */
 export interface TokenResponse {
@@ -13,6 +14,8 @@ export interface TokenResponse {
   refresh_token?: string;
   scope: string;
   id_token?: string;
+  /** Only when the sign-in carried a `binding_code` (issue 24, docs/sign-in-binding.md). */
+  installation_binding?: InstallationBinding;
 }
 
 /**
