@@ -69,6 +69,14 @@ describe('directory: a bad body names every violation', () => {
     expect(((await subject.json()) as { error_description: string }).error_description).toBe('subject: must match ^[\\x21-\\x7e]+$');
   });
 
+  it('the declaration checks path values and the body before the service, naming every violation (issue 22 point 4)', async () => {
+    const res = await f.call(admin.token, 'POST', '/organizations/Not_A_Slug/teams', { slug: 7 });
+    expect([res.status, await res.json()]).toEqual([
+      400,
+      { error: 'invalid_request', error_description: 'organizationSlug: must match ^[a-z0-9](?:[a-z0-9-]{0,61}[a-z0-9])?$; displayName: is required; slug: must be a string' },
+    ]);
+  });
+
   it('other errors keep the bare {error} of spec 03', async () => {
     const actor = { subject: 'test', clientId: null };
     await h.services.directory.createPermission(f.tenantId, { key: 'dup.key', displayName: 'Dup' }, actor);
