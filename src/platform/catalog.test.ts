@@ -1,6 +1,6 @@
 import { CHANNEL } from './store/version-channels';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import { createHarness, TEST_ENGINE, type Harness } from '../../test/helpers/harness';
+import { createHarnessPair, TEST_ENGINE, type Harness } from '../../test/helpers/harness';
 import { CatalogCache } from './catalog';
 import { SYSTEM_ACTOR } from '../identity/audit';
 
@@ -12,8 +12,7 @@ let h: Harness;
 let other: Awaited<ReturnType<Harness['otherProcess']>>;
 
 beforeEach(async () => {
-  h = await createHarness();
-  other = await h.otherProcess();
+  ({ h, other } = await createHarnessPair());
 });
 afterEach(() => h.close());
 

@@ -10,6 +10,7 @@ import { fixedClock } from '../../src/platform/clock';
 import { loadConfig, type Config } from '../../src/platform/config';
 import { silentLogger, type Logger } from '../../src/platform/logger';
 import { createServices } from '../../src/services';
+import { SYSTEM_ACTOR } from '../../src/identity/audit';
 import { createTestDatabase } from './pg-cluster';
 
 export const PUBLIC_URL = 'http://engage.test';
@@ -97,3 +98,16 @@ export async function createHarness(overrides: Partial<Config> = {}, opts: { log
   };
 }
 export type Harness = Awaited<ReturnType<typeof createHarness>>;
+
+/** A harness with one tenant made (as the server would, actor `system`): what most identity tests start from. */
+export async function createHarnessWithTenant(slug: string): Promise<{ h: Harness; tenantId: string }> {
+  const h = await createHarness();
+  const tenantId = (await h.services.tenants.create({ slug }, SYSTEM_ACTOR)).id;
+  return { h, tenantId };
+}
+
+/** A harness and a second process on the same database (as the CLI is while `serve` runs). */
+export async function createHarnessPair(): Promise<{ h: Harness; other: Awaited<ReturnType<Harness['otherProcess']>> }> {
+  const h = await createHarness();
+  return { h, other: await h.otherProcess() };
+}

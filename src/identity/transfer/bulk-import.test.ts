@@ -1,7 +1,7 @@
 import { pbkdf2Sync } from 'node:crypto';
 import { PassThrough, Readable } from 'node:stream';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import { createHarness, type Harness } from '../../../test/helpers/harness';
+import { createHarnessWithTenant, type Harness } from '../../../test/helpers/harness';
 import { cliActor } from '../../platform/audit/audit';
 import { stepAt, totpCode } from '../mfa/totp';
 import { bulkExport, bulkImport } from './bulk-import';
@@ -13,8 +13,7 @@ let h: Harness;
 let tenantId: string;
 
 beforeEach(async () => {
-  h = await createHarness();
-  tenantId = (await h.services.tenants.create({ slug: 'shop' }, SYSTEM_ACTOR)).id;
+  ({ h, tenantId } = await createHarnessWithTenant('shop'));
 });
 afterEach(() => h.close());
 

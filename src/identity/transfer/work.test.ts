@@ -1,19 +1,17 @@
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import { createHarness, type Harness } from '../../../test/helpers/harness';
+import { createHarnessWithTenant, type Harness } from '../../../test/helpers/harness';
 import { cliActor } from '../../platform/audit/audit';
 import { silentLogger } from '../../platform/logger';
 import { createWorkQueue } from '../../platform/work/queue';
 import { createImporter, type Importer } from './importer';
 import { createTransferJobs, JOB_CHUNK } from './jobs';
 import { transferWork } from './work';
-import { SYSTEM_ACTOR } from '../audit';
 
 /** User transfer jobs as work items of platform/work (issue 22 point 2). */
 let h: Harness;
 let tenantId: string;
 beforeEach(async () => {
-  h = await createHarness();
-  tenantId = (await h.services.tenants.create({ slug: 'shop' }, SYSTEM_ACTOR)).id;
+  ({ h, tenantId } = await createHarnessWithTenant('shop'));
 });
 afterEach(() => h.close());
 

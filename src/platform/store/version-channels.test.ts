@@ -1,5 +1,5 @@
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import { createHarness, TEST_ENGINE, type Harness } from '../../../test/helpers/harness';
+import { createHarnessPair, TEST_ENGINE, type Harness } from '../../../test/helpers/harness';
 import { versionReport } from './pg-versions';
 import { CHANNEL, checkChannel } from './version-channels';
 import { SYSTEM_ACTOR } from '../../identity/audit';
@@ -18,8 +18,7 @@ const SEEN_WITHIN = TEST_ENGINE === 'sqlite' ? 50 : 1000;
 let h: Harness;
 let other: Awaited<ReturnType<Harness['otherProcess']>>;
 beforeEach(async () => {
-  h = await createHarness();
-  other = await h.otherProcess();
+  ({ h, other } = await createHarnessPair());
 });
 afterEach(() => h.close());
 
