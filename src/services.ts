@@ -95,7 +95,7 @@ export function createServices(deps: CoreDeps) {
   const providers = createProviderService({ store, clock, users, publicUrl: config.publicUrl });
   const directory = createDirectoryService({ store, clock, directoryVersion: () => store.version(CHANNEL.directory) });
   // A sign-in carrying an installation binding code binds it in the code exchange's transaction (issue 24).
-  const oauth = createOAuthService({ store, clock, config, keys, clients, resources, users, onCodeExchanged: (e) => engage.binding.bindOnSignIn(e) });
+  const oauth = createOAuthService({ store, clock, config, keys, clients, resources, users, onCodeExchanged: (e) => engage.binding.bindOnSignIn(e), onSignOut: (e) => engage.binding.unbindOnSignOut(e) });
   const federations = createFederationService({ store, clock, sealer, masterKey: deps.masterKey, tenants, clients, oauth, keys, providers });
   // Background jobs: built here, started only by `serve` (a CLI command runs none).
   const jobs = createJobRunner({ store, clock, logger: deps.logger, metrics });

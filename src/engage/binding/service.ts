@@ -155,10 +155,10 @@ export function createBindingService(deps: {
    * installation's binding code. Inside the code exchange's transaction (a nested `tx` joins
    * it), the same transition POST /v1/installation-binding-transitions commits for the target
    * `{externalId: subject}`: code consumed, generation advanced, recorded under the idempotency
-   * key `sign-in:<authorization code digest>`. A code unknown there, expired or consumed binds
+   * key `sign-in:<grant id>` (the grant the exchange creates: what a sign-out finds it by). A code unknown there, expired or consumed binds
    * nothing and fails nothing: the answer says why.
    */
-  async function bindOnSignIn(e: { tenantId: string; subject: string; bindingCodeDigest: string; exchangeId: string }): Promise<SignInBinding> {
+  async function bindOnSignIn(e: { tenantId: string; subject: string; bindingCodeDigest: string; grantId: string }): Promise<SignInBinding> {
     const now = clock.now();
     try {
       return await store.tx(async (tx) => {
@@ -177,7 +177,7 @@ export function createBindingService(deps: {
         const recorded = await tx.binding.insertTransition({
           id: result.transitionId,
           environmentId: env,
-          idempotencyKey: `sign-in:${e.exchangeId}`,
+          idempotencyKey: `sign-in:${e.grantId}`,
           requestHash: requestDigest({ bindingCode: e.bindingCodeDigest, target: { externalId: e.subject } }),
           installationId: inst.id,
           response: JSON.stringify(result),
@@ -194,7 +194,46 @@ export function createBindingService(deps: {
     }
   }
 
-  return { issueCode, transition, bindOnSignIn };
+  /**
+   * Issue 24: the refresh token of a sign-in that bound an installation was revoked with
+   * `unbind_installation=true`. In the revocation's transaction, the installation goes back to
+   * anonymous (a new anonymous profile, the next generation), recorded under `sign-out:<grant id>`,
+   * unless its generation moved since the sign-in's transition (bound again, or already
+   * unbound): then nothing changes. Never fails the revocation.
+   */
+  async function unbindOnSignOut(e: { tenantId: string; grantId: string }): Promise<void> {
+    const now = clock.now();
+    try {
+      await store.tx(async (tx) => {
+        const signIn = await tx.binding.findTransitionOfTenant(`sign-in:${e.grantId}`, e.tenantId);
+        if (!signIn) return;
+        const bound = JSON.parse(signIn.response) as BindingTransition;
+        const env = signIn.environmentId;
+        const inst = await tx.binding.lockInstallation(env, signIn.installationId);
+        if (!inst || inst.generation !== bound.generation) return;
+        const profileId = newId();
+        await createAnonymousProfileIn(tx, env, profileId, now.toISOString());
+        const generation = inst.generation + 1;
+        if (!(await commitGenerationIn(tx, env, inst.id, generation, profileId, 'ANONYMOUS', now.toISOString()))) throw new NotBound('consumed_code');
+        const result: BindingTransition = { transitionId: newId(), installationId: inst.id, generation, state: 'ANONYMOUS', committedAt: now.toISOString() };
+        const recorded = await tx.binding.insertTransition({
+          id: result.transitionId,
+          environmentId: env,
+          idempotencyKey: `sign-out:${e.grantId}`,
+          requestHash: requestDigest({ signOut: e.grantId, target: null }),
+          installationId: inst.id,
+          response: JSON.stringify(result),
+          committedAt: result.committedAt,
+        });
+        if (!recorded) throw new NotBound('consumed_code');
+      });
+    } catch (err) {
+      // Only the nested transaction rolls back: the revocation stands.
+      if (!(err instanceof NotBound)) throw err;
+    }
+  }
+
+  return { issueCode, transition, bindOnSignIn, unbindOnSignOut };
 }
 
 /** The token response's `installation_binding` (identity/oauth/context.ts InstallationBinding, same shape). */

@@ -108,6 +108,38 @@ describe('native sign-in with a binding code (issue 24)', () => {
   });
 });
 
+describe('signing out unbinds (issue 24)', () => {
+  const revoke = (token: string, extra: Record<string, string> = {}) =>
+    nativeRevoke({ token, client_id: 'app', ...extra });
+  const nativeRevoke = (fields: Record<string, string>) =>
+    h.request(`${f.issuerPath}/oauth2/revoke`, { method: 'POST', headers: { 'content-type': 'application/x-www-form-urlencoded' }, body: new URLSearchParams(fields) });
+  const refreshOf = async (r: Response) => ((await r.json()) as { refresh_token: string }).refresh_token;
+
+  it('revoking the refresh token with unbind_installation=true returns the installation to anonymous; without it, it stays bound', async () => {
+    const { s } = await installation();
+    const kept = await refreshOf((await nativeSignIn(await issueCode(h, s))).res);
+    expect((await revoke(kept)).status).toBe(200);
+    expect(await state(s)).toMatchObject({ generation: 1, bound: true });
+
+    const token = await refreshOf((await nativeSignIn(await issueCode(h, s))).res);
+    expect(await state(s)).toMatchObject({ generation: 2, bound: true });
+    expect((await revoke(token, { unbind_installation: 'true' })).status).toBe(200);
+    expect(await state(s)).toMatchObject({ generation: 3, bound: false });
+    // Again: nothing more happens.
+    expect((await revoke(token, { unbind_installation: 'true' })).status).toBe(200);
+    expect((await state(s)).generation).toBe(3);
+  });
+
+  it('a sign-out never unbinds an installation bound again since', async () => {
+    const { s } = await installation();
+    const first = await refreshOf((await nativeSignIn(await issueCode(h, s))).res);
+    await nativeSignIn(await issueCode(h, s));
+    expect(await state(s)).toMatchObject({ generation: 2, bound: true });
+    expect((await revoke(first, { unbind_installation: 'true' })).status).toBe(200);
+    expect(await state(s)).toMatchObject({ generation: 2, bound: true });
+  });
+});
+
 describe('browser sign-in with a binding code (issue 24)', () => {
   it('the authorization request carries binding_code; the exchange binds the installation', async () => {
     const seed = await seedTenant(h, 'shop');

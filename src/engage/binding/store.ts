@@ -22,6 +22,8 @@ const SQL = {
   expireCode: `UPDATE binding_codes SET status = 'EXPIRED' WHERE environment_id = ? AND code_digest = ? AND status = 'PENDING'`,
   consumeCode: `UPDATE binding_codes SET status = 'CONSUMED' WHERE environment_id = ? AND code_digest = ? AND status = 'PENDING' AND expires_ms > ?`,
   transition: `SELECT ${TRANSITION_COLUMNS} FROM binding_transitions WHERE environment_id = ? AND idempotency_key = ?`,
+  transitionOfTenant: `SELECT ${TRANSITION_COLUMNS} FROM binding_transitions WHERE idempotency_key = ?
+    AND environment_id IN (SELECT id FROM environments WHERE identity_tenant_id = ?)`,
   insertTransition: `INSERT INTO binding_transitions (id, environment_id, idempotency_key, request_hash, installation_id, response, committed_at)
     VALUES (?, ?, ?, ?, ?, ?, ?) ON CONFLICT (environment_id, idempotency_key) DO NOTHING`,
   installation: `SELECT id, app_id AS "appId", generation FROM installations WHERE environment_id = ? AND id = ?`,
@@ -57,6 +59,10 @@ export function createBindingStore(db: Sql) {
     },
     findTransition(environmentId: string, idempotencyKey: string): Promise<BindingTransitionRow | undefined> {
       return db.get<BindingTransitionRow>(SQL.transition, [environmentId, idempotencyKey]);
+    },
+    /** A transition of an environment naming the identity tenant, by its idempotency key (issue 24's sign-in and sign-out). */
+    findTransitionOfTenant(idempotencyKey: string, tenantId: string): Promise<BindingTransitionRow | undefined> {
+      return db.get<BindingTransitionRow>(SQL.transitionOfTenant, [idempotencyKey, tenantId]);
     },
     /** Records a committed transition; false when its Idempotency-Key was taken meanwhile. */
     async insertTransition(r: BindingTransitionRow): Promise<boolean> {

@@ -28,6 +28,12 @@ export interface OAuthDeps {
    * identity never imports engage). Its answer is the token response's `installation_binding`.
    */
   onCodeExchanged?: (exchange: CodeExchanged) => Promise<InstallationBinding>;
+  /**
+   * Called inside the revocation's transaction when a refresh token is revoked with
+   * `unbind_installation=true` (issue 24): the installation its sign-in bound goes back to
+   * anonymous, unless it was bound again since.
+   */
+  onSignOut?: (signOut: { tenantId: string; grantId: string }) => Promise<void>;
 }
 
 /** What the code exchange tells the binding hook. */
@@ -37,8 +43,8 @@ export interface CodeExchanged {
   subject: string;
   /** SHA-256 of the installation binding code. */
   bindingCodeDigest: string;
-  /** SHA-256 of the authorization code: one exchange, one transition. */
-  exchangeId: string;
+  /** The grant the exchange creates: one exchange, one transition (and what a sign-out finds it by). */
+  grantId: string;
 }
 
 /** The token response's `installation_binding` member (docs/sign-in-binding.md). */

@@ -14,12 +14,18 @@ export function createRevocation(ctx: OAuthContext) {
      * have expired. A token that is unknown, already inactive or issued to another client
      * changes nothing and is still a 200 (RFC 7009 §2.2), so nothing is disclosed.
      */
-    async revoke(tenant: ResolvedTenant, client: Client, token: string): Promise<void> {
+    async revoke(tenant: ResolvedTenant, client: Client, token: string, opts: { unbindInstallation?: boolean } = {}): Promise<void> {
       const tenantId = tenant.tenant.id;
       const now = clock.nowSeconds();
       const rt = await store.oauth.findRefreshToken(tenantId, digest(token));
       if (rt) {
-        if (rt.clientId === client.clientId) await store.tx((tx) => tx.oauth.revokeGrant(tenantId, rt.grantId, now));
+        if (rt.clientId !== client.clientId) return;
+        const onSignOut = opts.unbindInstallation ? ctx.onSignOut : undefined;
+        await store.tx(async (tx) => {
+          await tx.oauth.revokeGrant(tenantId, rt.grantId, now);
+          // Issue 24: signing out unbinds the installation the sign-in bound, in the same transaction.
+          if (onSignOut) await onSignOut({ tenantId, grantId: rt.grantId });
+        });
         return;
       }
       const at = await tokens.verifyAccessTokenIgnoringExpiry(tenant, token);

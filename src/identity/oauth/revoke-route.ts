@@ -27,7 +27,7 @@ export function mountRevokeRoute(app: Hono<IssuerEnv>, services: Pick<Services, 
       async (c) => {
         const form = c.get('form');
         checkForm(form, revokeForm);
-        await services.oauth.revoke(c.get('tenant'), c.get('client'), form.required('token'));
+        await services.oauth.revoke(c.get('tenant'), c.get('client'), form.required('token'), { unbindInstallation: form.get('unbind_installation') === 'true' });
         return c.body(null, 200);
       },
     ),

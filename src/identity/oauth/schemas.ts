@@ -117,6 +117,9 @@ export const RevokeForm = T.Object({
   token: Text('an access or refresh token of the client'),
   token_type_hint: T.Optional(T.String()),
   client_id: T.Optional(Text('public clients identify themselves here')),
+  unbind_installation: T.Optional(
+    T.Literal('true', { description: 'with a refresh token: the installation its sign-in bound (binding_code) goes back to anonymous, unless bound again since (docs/sign-in-binding.md)' }),
+  ),
 });
 
 export const RevokeGrantsForm = Strict({ subject: Text('the tenant-local subject'), client_id: Text('the client whose grants go') });

@@ -85,7 +85,7 @@ export function createAuthorizationCodeGrant(ctx: OAuthContext) {
           ? await store.write((s) => s.oauth.exchangeCode(codeDigest, grant, refreshRow))
           : await store.tx(async (tx) => {
               if (!(await tx.oauth.exchangeCode(codeDigest, grant, refreshRow))) return false;
-              binding = hook ? await hook({ tenantId, subject: user.subject, bindingCodeDigest, exchangeId: codeDigest }) : { status: 'NOT_BOUND', reason: 'not_available' };
+              binding = hook ? await hook({ tenantId, subject: user.subject, bindingCodeDigest, grantId }) : { status: 'NOT_BOUND', reason: 'not_available' };
               return true;
             });
       if (!consumed) {
