@@ -66,6 +66,21 @@ describe('management API: a bad body names every violation', () => {
     expect([path.status, await path.json()]).toEqual([400, { error: 'invalid_request', error_description: 'tenantId: must be a uuid' }]);
   });
 
+  it('declared routes keep the path first: a malformed id, then an unknown tenant, before anything about the body (issue 22 point 4)', async () => {
+    const badTenant = await a.call('PUT', '/tenants/not-a-uuid', token, { slug: 'A' });
+    expect([badTenant.status, await badTenant.json()]).toEqual([400, { error: 'invalid_request', error_description: 'tenantId: must be a uuid' }]);
+    const unknown = await a.call('POST', '/tenants/00000000-0000-4000-8000-00000000dead/users', token, { email: 5 });
+    expect([unknown.status, await unknown.json()]).toEqual([404, { error: 'unknown_tenant' }]);
+    const badUser = await a.call('PUT', `/tenants/${tenantId}/users/not-a-uuid`, token, { email: 5 });
+    expect([badUser.status, await badUser.json()]).toEqual([400, { error: 'invalid_request', error_description: 'userId: must be a uuid' }]);
+    const badCredential = await a.call('DELETE', `/tenants/${tenantId}/credentials/nope`, token);
+    expect([badCredential.status, await badCredential.json()]).toEqual([400, { error: 'invalid_request', error_description: 'credentialId: must be a uuid' }]);
+    const filter = await a.call('GET', '/audit-events?tenant=acme', token);
+    expect([filter.status, await filter.json()]).toEqual([400, { error: 'invalid_request', error_description: 'tenant: must be a tenant id (uuid)' }]);
+    const page = await a.call('GET', `/tenants/${tenantId}/clients?size=0`, token);
+    expect(page.status).toBe(400);
+  });
+
   it('other errors keep the bare {error} of spec 03', async () => {
     const taken = await a.call('POST', '/tenants', token, { slug: 'acme' });
     expect([taken.status, await taken.json()]).toEqual([409, { error: 'tenant_conflict' }]);
