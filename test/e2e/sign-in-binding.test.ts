@@ -83,4 +83,16 @@ describe('sign-in that binds the installation, against the executable', () => {
     expect(profile.installations.map((i) => i.id)).toEqual([s.installationId]);
     expect(profile.attributes).toMatchObject({ plan: 'pro' });
   }, 60_000);
+
+  it('environments update names another tenant, none, and refuses an unknown one or no choice', async () => {
+    const before = await sandbox.cliJson<{ identityTenantId: string }>(['environments', 'show', 'prod']);
+    expect((await sandbox.cliJson<{ identityTenantId: string | null }>(['environments', 'update', 'prod', '--no-identity-tenant'])).identityTenantId).toBeNull();
+    const unknown = await sandbox.run(['environments', 'update', 'prod', '--identity-tenant', 'nope', '--json']);
+    expect(unknown.code).toBe(1);
+    expect(JSON.parse(unknown.stderr)).toMatchObject({ error: 'unknown_tenant' });
+    expect((await sandbox.run(['environments', 'update', 'prod'])).code).toBe(1);
+    const listed = await sandbox.cliJson<{ name: string; identityTenantId: string | null }[]>(['environments', 'list']);
+    expect(listed.map((e) => [e.name, e.identityTenantId])).toEqual([['prod', null]]);
+    expect((await sandbox.cliJson<{ identityTenantId: string }>(['environments', 'update', 'prod', '--identity-tenant', 'acme'])).identityTenantId).toBe(before.identityTenantId);
+  }, 60_000);
 });
