@@ -9,7 +9,7 @@
 import { ADMIN_SCOPES, type AdminExtension } from './identity/admin/app';
 import { actorOf } from './identity/audit';
 import { mountFederationRoutes } from './identity/federations/admin-routes';
-import { mountTransferRoutes } from './identity/transfer/routes';
+import { mountTransferRoutes } from './identity/transfer/admin-routes';
 import type { Services } from './services';
 
 export function adminRouteGroups(services: Services): AdminExtension[] {

@@ -41,7 +41,7 @@ const ROUTES: [string, string, string][] = [
   ['POST', `/tenants/${T}/signing-keys/k1/activation`, manage],
   ['POST', `/tenants/${T}/signing-keys/k1/retirement`, manage],
   ['GET', '/audit-events', read],
-  // The user transfer routes (src/identity/transfer/routes.ts), mounted as an extension with the same guard.
+  // The user transfer routes (src/identity/transfer/admin-routes.ts), mounted as an extension with the same guard.
   ['GET', `/tenants/${T}/user-imports`, usersImport],
   ['POST', `/tenants/${T}/user-imports`, usersImport],
   ['GET', `/tenants/${T}/user-imports/${U}`, usersImport],

@@ -5,7 +5,7 @@ import { DomainError } from '../../platform/errors';
 import { renderError } from '../../platform/http/errors';
 import { openApiDocument, routeTable } from '../../platform/http/openapi';
 import type { TokenEnv } from '../token-guards';
-import { mountTransferRoutes } from './routes';
+import { mountTransferRoutes } from './admin-routes';
 import { apiError } from '../../../test/helpers/api-error';
 import { SYSTEM_ACTOR } from '../audit';
 
@@ -94,6 +94,20 @@ describe('user-imports routes', () => {
     expect(await (await call('GET', `/tenants/${tenantId}/user-imports/${job.id}`, IMPORT)).json()).toMatchObject({ status: 'CANCELLED' });
     // The export scope does not reach import routes.
     expect((await call('GET', `/tenants/${tenantId}/user-imports`, EXPORT)).status).toBe(403);
+  });
+
+  it('declared routes keep the path first, and name every violation of an import envelope (issue 22 point 4)', async () => {
+    const other = '00000000-0000-4000-8000-000000000000';
+    const described = async (r: Response) => [r.status, await r.json()];
+    expect(await described(await call('POST', '/tenants/nope/user-imports', IMPORT, { mode: 'X' }))).toEqual([400, { error: 'invalid_request', error_description: 'tenantId: must be a uuid' }]);
+    expect(await described(await call('POST', `/tenants/${other}/user-imports`, IMPORT, { mode: 'X' }))).toEqual([404, { error: 'unknown_tenant' }]);
+    expect(await described(await call('GET', `/tenants/${tenantId}/user-exports/nope/records?size=0`, EXPORT))).toEqual([400, { error: 'invalid_request', error_description: 'jobId: must be a uuid' }]);
+    // Records are checked one by one (a bad one is a result): the envelope only is a 400.
+    const envelope = await call('POST', `/tenants/${tenantId}/user-imports`, IMPORT, { ...importBody([{ bad: true }]), mode: 'X', source: '' });
+    expect(await described(envelope)).toEqual([
+      400,
+      { error: 'invalid_request', error_description: 'source: must be at least 1 character; mode: must be one of CREATE_ONLY, VALIDATE_ONLY' },
+    ]);
   });
 });
 

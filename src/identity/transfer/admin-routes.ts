@@ -1,12 +1,13 @@
 import type { Context, Hono, MiddlewareHandler } from 'hono';
 import { readJsonBody, type BodyFailure } from '../../platform/http/body';
 import { described, type RouteDoc } from '../../platform/http/openapi';
-import { pageQuery, readPage } from '../../platform/http/pagination';
+import { pageQuery } from '../../platform/http/pagination';
+import { apiInputRules, declaredRoutes } from '../../platform/http/route';
 import { Uuid } from '../../platform/http/schema';
 import { actorOf } from '../audit';
 import type { TokenEnv } from '../token-guards';
 import { TransferErrors } from './errors';
-import { ExportRecord, ExportRecordPage, ExportRequest, ImportRequestDoc, ImportResultPage, Job, JobPage } from './schemas';
+import { ExportRecord, ExportRecordPage, ExportRequest, ImportRequest, ImportRequestDoc, ImportResultPage, Job, JobPage } from './schemas';
 import type { TransferService } from './service';
 
 /** The management API scopes of these routes (spec 03 "Authentication"). */
@@ -33,15 +34,43 @@ const TENANT = { tenantId: Uuid({ description: 'the tenant id' }) };
 const JOB = { ...TENANT, jobId: Uuid({ description: 'the job id' }) };
 const PAGED = { query: pageQuery };
 
-const doc = (summary: string, d: Omit<RouteDoc, 'summary'>): RouteDoc => ({ summary, tags: ['management: user transfer'], security: ['bearerToken'], ...d });
-const json = (schema: RouteDoc['responses'][number]['schema'], description: string) => ({ schema, description });
+const doc = <const D extends Omit<RouteDoc, 'summary'>>(summary: string, d: D) =>
+  ({ summary, tags: ['management: user transfer'] as string[], security: ['bearerToken'] as RouteDoc['security'], ...d });
+const json = <const S extends RouteDoc['responses'][number]['schema']>(schema: S, description: string) => ({ schema, description });
 
 const bodyFailure = (f: BodyFailure) => TransferErrors.invalid(f.kind === 'too_large' ? `body: larger than ${f.limit} bytes` : `${f.field}: ${f.reason}`);
+
+/**
+ * The management API's declarations (issue 22 point 4): path values, the page query and the body
+ * checked by the documented schemas before the handler, every violation in one invalid_request.
+ * An import's body is checked as an envelope (ImportRequest: each record is checked on its own
+ * and a bad one is a result, not a 400); the service keeps that check too (one check, shared).
+ */
+const route = declaredRoutes<TokenEnv>(apiInputRules({ maxBytes: MAX_IMPORT_BYTES, body: bodyFailure, invalid: TransferErrors.invalid }));
 
 function uuid(c: Context, name: string): string {
   const v = c.req.param(name) ?? '';
   if (!UUID.test(v)) throw TransferErrors.invalid(`${name}: must be a uuid`);
   return v.toLowerCase();
+}
+
+const found = new WeakMap<Context, { tenantId: string; jobId: string }>();
+/**
+ * Before a declared route: the path's tenant (400 `tenantId: must be a uuid`, then 404
+ * unknown_tenant), then its job id (`jobId: must be a uuid`), before anything about the query or
+ * body, in the order these routes always had. The handler reads them with `pathOf(c)`.
+ */
+function inTenant(deps: TransferRouteDeps, job = false): MiddlewareHandler<TokenEnv> {
+  return async (c, next) => {
+    const tenantId = await deps.tenantId(uuid(c, 'tenantId'));
+    found.set(c, { tenantId, jobId: job ? uuid(c, 'jobId') : '' });
+    await next();
+  };
+}
+function pathOf(c: Context): { tenantId: string; jobId: string } {
+  const f = found.get(c);
+  if (!f) throw new Error('inTenant must run before this route');
+  return f;
 }
 
 /** A body the contract leaves open (export creation): none, or a JSON object. */
@@ -61,50 +90,49 @@ export function mountTransferRoutes(admin: Hono<TokenEnv>, deps: TransferRouteDe
   const imports = deps.guard(TRANSFER_SCOPES.import);
   const exports = deps.guard(TRANSFER_SCOPES.export);
   const tenant = (c: Context) => deps.tenantId(uuid(c, 'tenantId'));
+  const atTenant = inTenant(deps);
+  const atJob = inTenant(deps, true);
   const actor = (c: Context<TokenEnv>) => actorOf(c.get('principal'));
 
-  admin.get('/tenants/:tenantId/user-imports', imports, described(
+  admin.get('/tenants/:tenantId/user-imports', imports, atTenant, route(
     doc("A page of the tenant's import jobs, newest first", { params: TENANT, ...PAGED, responses: { 200: json(JobPage, 'a page of jobs') }, errors: { 400: 'invalid_request', 404: 'unknown_tenant' } }),
-    async (c) => c.json(await transfer.jobs.list(await tenant(c), 'IMPORT', readPage(c))),
+    async (c, { query }) => c.json(await transfer.jobs.list(pathOf(c).tenantId, 'IMPORT', query)),
   ));
 
-  admin.post('/tenants/:tenantId/user-imports', imports, described(
+  admin.post('/tenants/:tenantId/user-imports', imports, atTenant, route(
     doc('Queue an import of at most 500 records (CREATE_ONLY or VALIDATE_ONLY); an exact retry with the same idempotencyKey returns the same job', {
-      params: TENANT, body: { schema: ImportRequestDoc }, responses: { 202: json(Job, 'the job, QUEUED (or as it stands, for a retry)') },
+      params: TENANT, body: { schema: ImportRequestDoc, check: ImportRequest }, responses: { 202: json(Job, 'the job, QUEUED (or as it stands, for a retry)') },
       errors: { 400: 'invalid_request', 404: 'unknown_tenant', 409: 'user_transfer_conflict' },
     }),
-    async (c) => {
-      const tenantId = await tenant(c);
-      const body = await readJsonBody(c, { maxBytes: MAX_IMPORT_BYTES, fail: bodyFailure });
-      return c.json((await transfer.jobs.createImport(tenantId, body, actor(c))).job, 202);
-    },
+    async (c, { body }) => c.json((await transfer.jobs.createImport(pathOf(c).tenantId, body, actor(c))).job, 202),
   ));
 
-  admin.get('/tenants/:tenantId/user-imports/:jobId', imports, described(
+  admin.get('/tenants/:tenantId/user-imports/:jobId', imports, atJob, route(
     doc('An import job', { params: JOB, responses: { 200: json(Job, 'the job') }, errors: { 400: 'invalid_request', 404: 'unknown_tenant, unknown_user_transfer' } }),
-    async (c) => c.json(await transfer.jobs.get(await tenant(c), 'IMPORT', uuid(c, 'jobId'))),
+    async (c) => c.json(await transfer.jobs.get(pathOf(c).tenantId, 'IMPORT', pathOf(c).jobId)),
   ));
 
-  admin.delete('/tenants/:tenantId/user-imports/:jobId', imports, described(
+  admin.delete('/tenants/:tenantId/user-imports/:jobId', imports, atJob, route(
     doc('Cancel an import job (records already committed stay imported; a finished job is left as it is)', {
       params: JOB, responses: { 204: { description: 'cancelled' } }, errors: { 400: 'invalid_request', 404: 'unknown_tenant, unknown_user_transfer' },
     }),
     async (c) => {
-      await transfer.jobs.cancel(await tenant(c), 'IMPORT', uuid(c, 'jobId'), actor(c));
+      await transfer.jobs.cancel(pathOf(c).tenantId, 'IMPORT', pathOf(c).jobId, actor(c));
       return c.body(null, 204);
     },
   ));
 
-  admin.get('/tenants/:tenantId/user-imports/:jobId/results', imports, described(
+  admin.get('/tenants/:tenantId/user-imports/:jobId/results', imports, atJob, route(
     doc("A page of an import job's results, by position", { params: JOB, ...PAGED, responses: { 200: json(ImportResultPage, 'a page of import result records') }, errors: { 400: 'invalid_request', 404: 'unknown_tenant, unknown_user_transfer' } }),
-    async (c) => c.json(await transfer.jobs.results(await tenant(c), uuid(c, 'jobId'), readPage(c))),
+    async (c, { query }) => c.json(await transfer.jobs.results(pathOf(c).tenantId, pathOf(c).jobId, query)),
   ));
 
-  admin.get('/tenants/:tenantId/user-exports', exports, described(
+  admin.get('/tenants/:tenantId/user-exports', exports, atTenant, route(
     doc("A page of the tenant's export jobs, newest first", { params: TENANT, ...PAGED, responses: { 200: json(JobPage, 'a page of jobs') }, errors: { 400: 'invalid_request', 404: 'unknown_tenant' } }),
-    async (c) => c.json(await transfer.jobs.list(await tenant(c), 'EXPORT', readPage(c))),
+    async (c, { query }) => c.json(await transfer.jobs.list(pathOf(c).tenantId, 'EXPORT', query)),
   ));
 
+  // Its body may be absent (none, or an object): not a declaration's JSON body, so documented only.
   admin.post('/tenants/:tenantId/user-exports', exports, described(
     doc("Queue an export of the tenant's users as of now (body optional: an idempotencyKey)", {
       params: TENANT, body: { schema: ExportRequest, required: false }, responses: { 202: json(Job, 'the job, QUEUED') },
@@ -116,31 +144,31 @@ export function mountTransferRoutes(admin: Hono<TokenEnv>, deps: TransferRouteDe
     },
   ));
 
-  admin.get('/tenants/:tenantId/user-exports/:jobId', exports, described(
+  admin.get('/tenants/:tenantId/user-exports/:jobId', exports, atJob, route(
     doc('An export job', { params: JOB, responses: { 200: json(Job, 'the job') }, errors: { 400: 'invalid_request', 404: 'unknown_tenant, unknown_user_transfer' } }),
-    async (c) => c.json(await transfer.jobs.get(await tenant(c), 'EXPORT', uuid(c, 'jobId'))),
+    async (c) => c.json(await transfer.jobs.get(pathOf(c).tenantId, 'EXPORT', pathOf(c).jobId)),
   ));
 
-  admin.delete('/tenants/:tenantId/user-exports/:jobId', exports, described(
+  admin.delete('/tenants/:tenantId/user-exports/:jobId', exports, atJob, route(
     doc('Cancel an export job', { params: JOB, responses: { 204: { description: 'cancelled' } }, errors: { 400: 'invalid_request', 404: 'unknown_tenant, unknown_user_transfer' } }),
     async (c) => {
-      await transfer.jobs.cancel(await tenant(c), 'EXPORT', uuid(c, 'jobId'), actor(c));
+      await transfer.jobs.cancel(pathOf(c).tenantId, 'EXPORT', pathOf(c).jobId, actor(c));
       return c.body(null, 204);
     },
   ));
 
-  admin.get('/tenants/:tenantId/user-exports/:jobId/records', exports, described(
+  admin.get('/tenants/:tenantId/user-exports/:jobId/records', exports, atJob, route(
     doc("A page of an export's records (empty until it SUCCEEDED)", { params: JOB, ...PAGED, responses: { 200: json(ExportRecordPage, 'a page of export records') }, errors: { 400: 'invalid_request', 404: 'unknown_tenant, unknown_user_transfer' } }),
-    async (c) => c.json(await transfer.jobs.exportRecords(await tenant(c), uuid(c, 'jobId'), readPage(c))),
+    async (c, { query }) => c.json(await transfer.jobs.exportRecords(pathOf(c).tenantId, pathOf(c).jobId, query)),
   ));
 
-  admin.get('/tenants/:tenantId/user-exports/:jobId/download', exports, described(
+  admin.get('/tenants/:tenantId/user-exports/:jobId/download', exports, atJob, route(
     doc('The export as NDJSON, one export record per line, streamed (empty until it SUCCEEDED)', {
       params: JOB, responses: { 200: { description: 'one export record (JSON) per line', schema: ExportRecord, type: 'ndjson' } },
       errors: { 400: 'invalid_request', 404: 'unknown_tenant, unknown_user_transfer' },
     }),
     async (c) => {
-      const lines = await transfer.download(await tenant(c), uuid(c, 'jobId'));
+      const lines = await transfer.download(pathOf(c).tenantId, pathOf(c).jobId);
       // A pull stream (high-water mark 0): the next page of users is read only when the client
       // has taken the last one, so memory stays constant whatever the export's size.
       const encoder = new TextEncoder();
