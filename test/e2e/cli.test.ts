@@ -13,7 +13,7 @@ interface ClientJson { clientId: string; applicationType: string; tokenEndpointA
 interface CredentialIssuedJson { credentialId: string; credentialSecret: string }
 interface CredentialJson { credentialId: string; resourceUri: string; status: string; createdAt: string }
 interface UserJson { id: string; subject: string; email: string; emailVerified: boolean; status: string }
-interface EnvironmentJson { id: string; name: string; createdAt: string }
+interface EnvironmentJson { id: string; name: string; createdAt: string; identityTenantId: string | null }
 interface AppJson { id: string; environmentId: string; platform: string; name: string; appKey: string; status: string }
 interface AccessKeyJson { id: string; environmentId: string; name: string | null; appIds: string[]; status: string; rotatedAt: string | null; revokedAt: string | null }
 
@@ -189,7 +189,7 @@ describe('dist/engage administration commands', () => {
 
     it('environments create and list', async () => {
       env = await json<EnvironmentJson>(['environments', 'create', '--name', 'prod']);
-      expect(env).toEqual({ id: expect.any(String), name: 'prod', createdAt: expect.any(String) });
+      expect(env).toEqual({ id: expect.any(String), name: 'prod', createdAt: expect.any(String), identityTenantId: null });
       expect(await json<EnvironmentJson[]>(['environments', 'list'])).toEqual([env]);
       await fails(['environments', 'create', '--name', 'prod'], /prod/);
     });

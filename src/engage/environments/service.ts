@@ -83,7 +83,7 @@ export function createEnvironmentService(deps: { store: Stores & TxRunner<Stores
 
   async function create(input: { name: string }, actor: AuditActor): Promise<EnvironmentRow> {
     const name = validInput(checkEnvironmentCreate, input, EnvironmentErrors.invalid).name.trim();
-    const row: EnvironmentRow = { id: newId(), name, createdAt: now() };
+    const row: EnvironmentRow = { id: newId(), name, createdAt: now(), identityTenantId: null };
     // A conditional write: the name is unique, so of two concurrent creations one inserts.
     const inserted = await store.tx(async (tx) => {
       if (!(await tx.environments.insertEnvironment(row))) return false;
