@@ -15,6 +15,7 @@ import { mountHostedAccountRoutes } from './authorize-accounts';
 import type { ResolvedTenant } from '../tenants/service';
 import type { Config } from '../../platform/config';
 import { clientAddress, headerOf } from '../../platform/http/request';
+import { hasNul } from '../../platform/http/json-bounds';
 import { described, type RouteDoc } from '../../platform/http/openapi';
 import type { TSchema } from '../../platform/http/schema';
 import { AuthorizeForm, AuthorizeQuery, ConsentForm, ContinueForm, LoginForm, MfaForm, SelectForm } from './schemas';
@@ -36,7 +37,10 @@ function frameOf(tenant: ResolvedTenant): PageFrame {
   return { issuerPath: issuerPath(tenant), tenantName: tenant.tenant.slug };
 }
 
-/** Form fields we know, each only when sent exactly once (a repeated field counts as absent). */
+/**
+ * Form fields we know, each only when sent exactly once (a repeated field counts as absent).
+ * A field holding NUL (`%00`) makes the whole form bad (400 page): no store can keep it.
+ */
 async function readForm(c: Context<IssuerEnv>): Promise<Form | undefined> {
   const type = headerOf(c, 'content-type') ?? '';
   if (!/^application\/x-www-form-urlencoded\b/i.test(type)) return undefined;
@@ -44,7 +48,9 @@ async function readForm(c: Context<IssuerEnv>): Promise<Form | undefined> {
   const form: Form = {};
   for (const name of FORM_FIELDS) {
     const values = params.getAll(name);
-    if (values.length === 1) form[name] = values[0];
+    if (values.length !== 1) continue;
+    if (hasNul(values[0])) return undefined;
+    form[name] = values[0];
   }
   return form;
 }

@@ -184,3 +184,45 @@ describe('device authorization grant', () => {
     expect(await errorOf(await poll(d.device_code))).toBe('authorization_pending');
   });
 });
+
+describe('device authorization grant: what an outside review found', () => {
+  /** Up to the sign-in page of an approval: entry, code, approve, the authorization request it starts. */
+  async function startApproval(d: DeviceAnswer): Promise<Response> {
+    const entry = await browser.get(path(d.verification_uri));
+    const confirm = await browser.submit(await entry.text(), { user_code: d.user_code });
+    const next = await browser.submit(await confirm.text(), { decision: 'approve' });
+    expect(next.status).toBe(303);
+    return browser.get(next.headers.get('location')!);
+  }
+
+  it('a code issued to the device callback is never redeemed at the authorization_code grant, even with its state as the verifier', async () => {
+    const d = await authorizeDevice();
+    const signInPage = await startApproval(d);
+    const signedIn = await browser.submit(await signInPage.text(), { email: 'ada@example.com', password: 'correct horse battery' });
+    const callback = new URL(signedIn.headers.get('location')!);
+    expect((await browser.get(callback.toString())).status).toBe(200);
+    // Someone who saw only the callback's URL (history, a proxy's log), not the browser's cookie:
+    const stolen = await post(h, `${f.issuerPath}/oauth2/token`, form({
+      grant_type: 'authorization_code', code: callback.searchParams.get('code')!, code_verifier: callback.searchParams.get('state')!,
+      client_id: 'tv', redirect_uri: `${f.tenant.issuer}/oauth2/device/callback`,
+    }));
+    expect(stolen.status).toBe(400);
+    expect(await errorOf(stolen)).toBe('invalid_grant');
+    // The device still gets its tokens.
+    h.clock.advance(10);
+    const tokens = await poll(d.device_code);
+    expect(tokens.status).toBe(200);
+    expect(decodeJwt(((await tokens.json()) as { access_token: string }).access_token).payload.sub).toBeDefined();
+  });
+
+  it('approving a device asks for the password again, even in a browser already signed in (RFC 8628 §5.4)', async () => {
+    const first = await authorizeDevice();
+    const signInPage = await startApproval(first);
+    const signedIn = await browser.submit(await signInPage.text(), { email: 'ada@example.com', password: 'correct horse battery' });
+    await browser.get(signedIn.headers.get('location')!);
+    // A second request, as a phishing link would bring: the browser's live session is not enough.
+    const again = await startApproval(await authorizeDevice());
+    expect(again.status).toBe(200);
+    expect(await again.text()).toMatch(/type="password"/);
+  });
+});

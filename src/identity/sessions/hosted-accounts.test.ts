@@ -98,6 +98,16 @@ describe('hosted password recovery', () => {
     expect(redirectParams(ok).code).toBeTruthy();
   });
 
+  it('a NUL character in a recovery form is a 400 page that changes nothing, never a 500 (outside review)', async () => {
+    const d = driver();
+    const form = await (await d.get('/t/acme/oauth2/authorize/recover')).text();
+    const bad = await d.submit(form, { email: 'a\u0000b@example.com' });
+    expect(bad.status).toBe(400);
+    const codeForm = await (await d.get('/t/acme/oauth2/authorize/recover?email=alice%40example.com')).text();
+    expect((await d.submit(codeForm, { code: '123456', password: NEW_PASSWORD, email: 'alice\u0000@example.com' })).status).toBe(400);
+    expect(smtp.to('alice@example.com')).toHaveLength(0);
+  });
+
   it('from a mail\u2019s link without a request: the code form, then a signed-out success page; a code works once', async () => {
     const d = driver();
     const start = await d.get('/t/acme/oauth2/authorize/recover');

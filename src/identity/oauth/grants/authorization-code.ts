@@ -1,6 +1,7 @@
 import { digest, newId, s256, safeEqual } from '../../../platform/crypto';
 import type { Client } from '../../clients/service';
 import type { ResolvedTenant } from '../../tenants/service';
+import { deviceCallbackUri } from '../authorization-request';
 import { invalidGrant, invalidRequest } from '../errors';
 import type { InstallationBinding, OAuthContext } from '../context';
 import { parseScope } from '../scopes';
@@ -32,10 +33,13 @@ export function createAuthorizationCodeGrant(ctx: OAuthContext) {
     });
   }
 
-  function checkCode(row: CodeRow | undefined, client: Client, input: CodeExchange): asserts row is CodeRow {
+  function checkCode(row: CodeRow | undefined, client: Client, input: CodeExchange, issuer: string): asserts row is CodeRow {
     if (!row || row.clientId !== client.clientId) throw invalidGrant('invalid authorization code');
     if (row.expiresAt <= clock.nowSeconds()) throw invalidGrant('authorization code expired');
     if (row.redirectUri !== input.redirectUri) throw invalidGrant('redirect_uri does not match the authorization request');
+    // A code issued to the device callback belongs to the device flow (its state, the PKCE
+    // verifier, travels in the callback's URL): only the device's own poll redeems it.
+    if (row.redirectUri === deviceCallbackUri(issuer)) throw invalidGrant('invalid authorization code');
     if (!safeEqual(s256(input.codeVerifier), row.codeChallenge)) throw invalidGrant('PKCE verification failed');
     // RFC 8707 §2.2: a resource at the token endpoint must be the one the code was issued for.
     // Spec 02's token table has no invalid_target: a code not matching its request is invalid_grant.
@@ -52,7 +56,7 @@ export function createAuthorizationCodeGrant(ctx: OAuthContext) {
         await revokeIssuedFrom(tenantId, codeDigest);
         throw invalidGrant('authorization code already used');
       }
-      checkCode(row, client, input);
+      checkCode(row, client, input, tenant.issuer);
       const user = await users.findById(tenantId, row.userId);
       if (!user || user.status !== 'ACTIVE') throw invalidGrant('the user is no longer active');
 

@@ -123,6 +123,9 @@ export function createDeviceCodeGrant(ctx: OAuthContext) {
       const q = new URLSearchParams({
         client_id: row.clientId, redirect_uri: deviceCallbackUri(tenant.issuer), response_type: 'code', scope: row.scope, state,
         code_challenge: s256(state), code_challenge_method: 'S256',
+        // RFC 8628 §5.4: a remote device's request is approved with a fresh sign-in, never on a
+        // browser session alone, so one click on a phishing link cannot hand over the account.
+        prompt: 'login',
       });
       if (row.resource !== null) q.set('resource', row.resource);
       return { location: `${tenant.issuer}/oauth2/authorize?${q}`, state };
