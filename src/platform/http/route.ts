@@ -113,7 +113,7 @@ export function declaredRoutes<E extends Env>(rules: InputRules) {
 const nonNull = (v: Violation | null): Violation[] => (v ? [v] : []);
 
 /**
- * The api family's rules (native adapter, directory, management): a JSON body of at most
+ * The api family's JSON rules (directory, management; the native adapter's forms have nativeFormRules): a JSON body of at most
  * `maxBytes`, its failures the surface's own (`body`), and every violation of the request named
  * in one `invalid_request` (`invalid(message)`, its error_description; issue 23).
  */
