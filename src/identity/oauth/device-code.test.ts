@@ -215,6 +215,15 @@ describe('device authorization grant: what an outside review found', () => {
     expect(decodeJwt(((await tokens.json()) as { access_token: string }).access_token).payload.sub).toBeDefined();
   });
 
+  it('wrong user codes sent in parallel are counted one after the other: the lock stops them after the free ones', async () => {
+    const d = await authorizeDevice();
+    const entry = await (await browser.get(path(d.verification_uri))).text();
+    const answers = await Promise.all(Array.from({ length: 30 }, () => browser.submit(entry, { user_code: 'BBBB-BBBB' })));
+    const statuses = answers.map((r) => r.status);
+    expect(statuses.filter((s) => s === 400)).toHaveLength(10); // THROTTLE.deviceFreeFailures
+    expect(statuses.filter((s) => s === 429)).toHaveLength(20);
+  });
+
   it('approving a device asks for the password again, even in a browser already signed in (RFC 8628 §5.4)', async () => {
     const first = await authorizeDevice();
     const signInPage = await startApproval(first);

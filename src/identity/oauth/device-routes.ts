@@ -154,11 +154,10 @@ export function mountDeviceRoutes(app: Hono<IssuerEnv>, services: Services, conf
         if (!cookie || !sent || !safeEqual(cookie, sent)) return message(c, 403, 'This form could not be verified', 'Open the address shown on your device again and re-enter the code.');
         const typed = (form.get('user_code') ?? '').slice(0, 16);
         const ip = clientAddress(c, config.trustedProxies);
-        const wait = await sessions.deviceCodeWait(tenant.tenant.id, ip);
-        if (wait > 0) return entryPage(c, 429, typed, `Too many wrong codes. Try again in ${Math.ceil(wait / 60)} minute(s).`, wait);
         const found = await oauth.findPendingDevice(tenant, typed);
+        const wait = await sessions.gateDeviceCode(tenant.tenant.id, ip, found !== undefined);
+        if (wait > 0) return entryPage(c, 429, typed, `Too many wrong codes. Try again in ${Math.ceil(wait / 60)} minute(s).`, wait);
         if (!found) {
-          await sessions.countDeviceCodeFailure(tenant.tenant.id, ip);
           return entryPage(c, 400, typed, `That code is not valid or has expired. Codes use the letters ${USER_CODE_ALPHABET}.`);
         }
         const decision = form.get('decision');

@@ -225,16 +225,22 @@ export function createSessionService(deps: { store: Stores & TxRunner<Stores>; c
       });
     },
 
-    /** Seconds a client address must wait before entering another device user code (RFC 8628 §5.1), or 0. */
-    async deviceCodeWait(tenantId: string, ip: string): Promise<number> {
-      return lockRemaining(await store.sessions.findThrottle(throttleKey(tenantId, 'device', ip)), now());
-    },
-
-    /** A wrong device user code from `ip`: counted, locking the address after THROTTLE.deviceFreeFailures. */
-    async countDeviceCodeFailure(tenantId: string, ip: string): Promise<void> {
+    /**
+     * A device user code typed from `ip` (RFC 8628 §5.1), after it was looked up (`found`): the
+     * seconds the address must wait (the code, right or wrong, is then not used), else 0; a
+     * wrong one is counted. Decided under the address's counter locked until the transaction
+     * ends, so wrong codes sent in parallel are counted one after the other and the lock stops
+     * them after THROTTLE.deviceFreeFailures.
+     */
+    async gateDeviceCode(tenantId: string, ip: string, found: boolean): Promise<number> {
       const t = now();
       const key = throttleKey(tenantId, 'device', ip);
-      await store.tx(async (tx) => tx.sessions.saveThrottle(afterFailure(await tx.sessions.lockThrottle(key), key, 'device', t)));
+      return store.tx(async (tx) => {
+        const row = await tx.sessions.lockThrottle(key);
+        const wait = lockRemaining(row, t);
+        if (wait === 0 && !found) await tx.sessions.saveThrottle(afterFailure(row, key, 'device', t));
+        return wait;
+      });
     },
 
     /**
