@@ -130,6 +130,16 @@ describe('client credentials grant', () => {
     await expect(oidc.clientCredentialsGrant(rp, { resource: API })).rejects.toMatchObject({ error: 'unauthorized_client' });
   });
 
+  it('a client whose id is a user\'s subject gets no token: its sub would pass for that user (outside review)', async () => {
+    const secret = (await h.services.clients.create(f.tenant.tenant.id, {
+      clientId: f.subject, displayName: 'Look-alike', applicationType: 'WEB', tokenEndpointAuthMethod: 'CLIENT_SECRET_BASIC', consentPolicy: 'PRE_AUTHORIZED',
+      redirectUris: ['https://app.example.com/cb'], scopes: ['api.read'], grantTypes: ['client_credentials'],
+    }, cliActor())).clientSecret!;
+    const res = await post(h, `${f.issuerPath}/oauth2/token`, form({ grant_type: 'client_credentials', resource: API }), { authorization: basic(f.subject, secret) });
+    expect(res.status).toBe(400);
+    expect(((await res.json()) as { error: string }).error).toBe('unauthorized_client');
+  });
+
   it('machine tokens are not accepted by the management API (it authorizes users)', async () => {
     const res = await grant({ resource: API });
     const token = ((await res.json()) as { access_token: string }).access_token;

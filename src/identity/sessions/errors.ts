@@ -73,6 +73,8 @@ export const HostedPageErrors = {
   notOffered: { status: 404, title: 'Page not found', message: 'This page is not available here. Return to the application and sign in.' },
   unavailable: { status: 503, title: 'Email is not available', message: 'We cannot send email right now. Try again later.' },
   missingEmail: { status: 400, title: 'Email', message: 'Enter your email address.' },
+  /** Not an address a user could have (the users' Email rule): no challenge, no mail. */
+  badEmail: { status: 400, title: 'Email', message: 'Enter an email address such as name@example.com.' },
   missingCode: { status: 400, title: 'Code', message: 'Enter the code from the email and a password.' },
   /** The same for a wrong, expired, spent or unknown code, and for an account gone meanwhile. */
   invalidCode: { status: 400, title: 'Code', message: 'The code is incorrect or has expired. Check the email, or send a new code.' },

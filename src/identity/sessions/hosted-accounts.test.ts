@@ -98,6 +98,17 @@ describe('hosted password recovery', () => {
     expect(redirectParams(ok).code).toBeTruthy();
   });
 
+  it('an address no user could have gets the form again with its rule, and no mail is queued (outside review)', async () => {
+    const d = driver();
+    const form = await (await d.get('/t/acme/oauth2/authorize/recover')).text();
+    for (const email of ['not an email', `${'a'.repeat(65)}@example.com`, 'a@b\r\nBcc: x@evil.test']) {
+      const res = await d.submit(form, { email });
+      expect(res.status, email).toBe(400);
+      expect(await res.text()).toContain('such as name@example.com');
+    }
+    expect(await h.sql.all('SELECT id FROM mail_outbox')).toEqual([]);
+  });
+
   it('a NUL character in a recovery form is a 400 page that changes nothing, never a 500 (outside review)', async () => {
     const d = driver();
     const form = await (await d.get('/t/acme/oauth2/authorize/recover')).text();

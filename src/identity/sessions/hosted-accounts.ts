@@ -5,6 +5,9 @@ import type { BrowserFlow, Form, Outcome } from './browser-flow';
 import { HostedPageErrors, PageErrors, type PageError } from './errors';
 import type { BrowserOAuthPort } from './ports';
 import type { SessionService } from './service';
+import { EMAIL_PATTERN } from '../users/schemas';
+
+const EMAIL = new RegExp(EMAIL_PATTERN);
 
 /**
  * What the hosted pages need from the native adapter's accounts (native/hosted.ts): its
@@ -113,6 +116,7 @@ export function createHostedAccounts(deps: { sessions: SessionService; oauth: Br
       const email = (form.email ?? '').trim();
       const again = (e: PageError) => show({ view: 'recover', csrf: r.csrf, interactionId: r.interactionId, email, error: e.message }, e);
       if (!email) return again(HostedPageErrors.missingEmail);
+      if (!EMAIL.test(email)) return again(HostedPageErrors.badEmail);
       try {
         await accounts.hostedRecoveryRequest(tenant, { email, ip });
       } catch (e) {
@@ -165,6 +169,7 @@ export function createHostedAccounts(deps: { sessions: SessionService; oauth: Br
       const email = (form.email ?? '').trim();
       const again = (e: PageError) => show({ view: 'register', ...base, email, error: e.message }, e);
       if (!email) return again(HostedPageErrors.missingEmail);
+      if (!EMAIL.test(email)) return again(HostedPageErrors.badEmail);
       try {
         await accounts.hostedRegistrationRequest(tenant, { interactionId: r.id, email, ip });
       } catch (e) {

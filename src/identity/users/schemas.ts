@@ -1,6 +1,8 @@
 import { Enum, Strict, T, checker } from '../../platform/http/schema';
 
-export const Email = () => T.String({ pattern: '^\\s*[^\\s@]{1,64}@[^\\s@]{1,255}\\s*$', description: 'an email address' });
+/** What an email address of a user looks like (before normalisation: surrounding spaces allowed). */
+export const EMAIL_PATTERN = '^\\s*[^\\s@]{1,64}@[^\\s@]{1,255}\\s*$';
+export const Email = () => T.String({ pattern: EMAIL_PATTERN, description: 'an email address' });
 
 /** Spec 03 user create body (the CLI may also set a first password). */
 export const UserCreate = Strict({

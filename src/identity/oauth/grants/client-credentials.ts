@@ -26,7 +26,7 @@ export interface ClientCredentialsInput {
 export const clientCredentialsParameters = ['scope', 'resource'] as const;
 
 export function createClientCredentialsGrant(ctx: OAuthContext) {
-  const { tokens, resources, clients } = ctx;
+  const { tokens, resources, clients, users } = ctx;
 
   /**
    * The client may use this grant (a public client can never have opted in: registration
@@ -85,6 +85,9 @@ export function createClientCredentialsGrant(ctx: OAuthContext) {
         scope = client.scopes.filter((s) => offered.has(s));
         if (scope.length === 0) throw invalidScope(`the client registered no scope that ${resource.uri} offers`);
       }
+      // The token's sub is the client id: never one a user of the tenant has as subject, or a
+      // resource server that authorizes on sub would take the machine for that person.
+      if (await users.findBySubject(tenantId, client.clientId)) throw unauthorizedClient('the client id is a user\'s subject in this tenant; register the client under another id');
       const issued = await tokens.issueForClient({ tenant, clientId: client.clientId, scope, audience: resource.audience });
       return tokenResponse(issued, formatScope(scope));
     },
