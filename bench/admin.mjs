@@ -25,13 +25,13 @@ const PORT = 9741;
 const CALLBACK = 'https://app.example.com/cb';
 
 const { openAppStore } = await import('../src/open-store.ts');
+const { SYSTEM_ACTOR } = await import('../src/identity/audit.ts');
 const { loadConfig } = await import('../src/platform/config.ts');
 const { systemClock } = await import('../src/platform/clock.ts');
 const { silentLogger } = await import('../src/platform/logger.ts');
 const { createServices } = await import('../src/services.ts');
 const { s256 } = await import('../src/platform/crypto.ts');
 const { ADMIN_AUDIENCE, ADMIN_ROOT, ADMIN_SCOPES } = await import('../src/identity/admin/schemas.ts');
-const { SYSTEM_ACTOR } = await import('../src/identity/audit.ts');
 
 const sleep = (ms) => new Promise((r) => setTimeout(r, ms));
 const dataDir = mkdtempSync(path.join(tmpdir(), 'engage-bench-admin-'));
@@ -46,15 +46,15 @@ const services = createServices({ config, store, clock: systemClock, logger: sil
 const control = await services.tenants.ensureControl();
 const uri = control.issuer + ADMIN_ROOT;
 const scopes = Object.values(ADMIN_SCOPES);
-if (!(await services.resources.findByUri(control.id, uri))) await services.resources.create(control.id, { uri, audience: ADMIN_AUDIENCE, scopes });
+if (!(await services.resources.findByUri(control.id, uri))) await services.resources.create(control.id, { uri, audience: ADMIN_AUDIENCE, scopes }, SYSTEM_ACTOR);
 await services.clients.create(control.id, {
   clientId: 'bench-admin', displayName: 'Bench', applicationType: 'NATIVE', tokenEndpointAuthMethod: 'NONE', consentPolicy: 'PRE_AUTHORIZED',
   redirectUris: [CALLBACK], scopes, defaultResource: uri,
-});
-const operator = await services.users.create(control.id, { email: 'operator@example.com', emailVerified: true });
+}, SYSTEM_ACTOR);
+const operator = await services.users.create(control.id, { email: 'operator@example.com', emailVerified: true }, SYSTEM_ACTOR);
 await services.directory.grantAdministrator(control.id, operator.subject, scopes, SYSTEM_ACTOR);
-const tenant = await services.tenants.create({ slug: 'bench' });
-for (let i = 0; i < USERS; i++) await services.users.create(tenant.id, { email: `user${i}@example.com`, emailVerified: i % 2 === 0 });
+const tenant = await services.tenants.create({ slug: 'bench' }, SYSTEM_ACTOR);
+for (let i = 0; i < USERS; i++) await services.users.create(tenant.id, { email: `user${i}@example.com`, emailVerified: i % 2 === 0 }, SYSTEM_ACTOR);
 const verifier = randomBytes(32).toString('base64url');
 const code = await services.oauth.issueAuthorizationCode({
   tenantId: control.id, clientId: 'bench-admin', userId: operator.id, redirectUri: CALLBACK, codeChallenge: s256(verifier), scope: scopes, resource: uri, nonce: null,

@@ -31,6 +31,7 @@ const PORT = 9741;
 const CALLBACK = 'https://app.example.com/cb';
 
 const { openAppStore } = await import('../src/open-store.ts');
+const { SYSTEM_ACTOR } = await import('../src/identity/audit.ts');
 const { loadConfig } = await import('../src/platform/config.ts');
 const { systemClock } = await import('../src/platform/clock.ts');
 const { silentLogger } = await import('../src/platform/logger.ts');
@@ -52,19 +53,19 @@ const services = createServices({ config, store, clock: systemClock, logger: sil
 await services.tenants.ensureControl();
 
 // A tenant with a directory resource, a client, an administrator, 40 roles and some assignments.
-const tenant = await services.tenants.create({ slug: 'bench' });
+const tenant = await services.tenants.create({ slug: 'bench' }, SYSTEM_ACTOR);
 const url = directoryUrl(tenant.issuer);
-await services.resources.create(tenant.id, { uri: url, audience: url, scopes: ['directory.read', 'directory.manage'] });
+await services.resources.create(tenant.id, { uri: url, audience: url, scopes: ['directory.read', 'directory.manage'] }, SYSTEM_ACTOR);
 await services.clients.create(tenant.id, {
   clientId: 'console', displayName: 'Console', applicationType: 'NATIVE', tokenEndpointAuthMethod: 'NONE', consentPolicy: 'PRE_AUTHORIZED',
   redirectUris: [CALLBACK], scopes: ['openid', 'directory.read', 'directory.manage'], defaultResource: url,
-});
-const admin = await services.users.create(tenant.id, { email: 'admin@example.com', emailVerified: true });
+}, SYSTEM_ACTOR);
+const admin = await services.users.create(tenant.id, { email: 'admin@example.com', emailVerified: true }, SYSTEM_ACTOR);
 const actor = { subject: 'bench', clientId: null };
 await services.directory.grantAdministrator(tenant.id, admin.subject, ['directory.read', 'directory.manage'], actor);
 for (let i = 0; i < 40; i++) await services.directory.createRole(tenant.id, { key: `role-${String(i).padStart(2, '0')}`, displayName: `Role ${i}`, scope: 'TENANT' }, actor);
 for (let i = 0; i < 200; i++) {
-  const u = await services.users.create(tenant.id, { email: `u${i}@example.com`, emailVerified: true });
+  const u = await services.users.create(tenant.id, { email: `u${i}@example.com`, emailVerified: true }, SYSTEM_ACTOR);
   await services.directory.assignRole(tenant.id, { roleKey: `role-${String(i % 40).padStart(2, '0')}`, subject: u.subject, scope: 'TENANT', organizationId: null, teamId: null }, actor);
 }
 const verifier = randomBytes(32).toString('base64url');

@@ -49,6 +49,7 @@ const PEER_PORT = 9732;
 const QUIET_PORT = 9733;
 
 const { openAppStore } = await import('../src/open-store.ts');
+const { SYSTEM_ACTOR } = await import('../src/identity/audit.ts');
 const { loadConfig } = await import('../src/platform/config.ts');
 const { systemClock } = await import('../src/platform/clock.ts');
 const { silentLogger } = await import('../src/platform/logger.ts');
@@ -74,14 +75,14 @@ const config = loadConfig({ env });
 const { store } = await openAppStore(config, { logger: silentLogger });
 const services = createServices({ config, store, clock: systemClock, logger: silentLogger, masterKey: Buffer.from(masterKey, 'base64') });
 await services.tenants.ensureControl();
-const tenant = await services.tenants.create({ slug: 'bench' });
-await services.resources.create(tenant.id, { uri: API, audience: 'urn:example:api', scopes: ['api.read'] });
+const tenant = await services.tenants.create({ slug: 'bench' }, SYSTEM_ACTOR);
+await services.resources.create(tenant.id, { uri: API, audience: 'urn:example:api', scopes: ['api.read'] }, SYSTEM_ACTOR);
 await services.clients.create(tenant.id, {
   clientId: 'mobile', displayName: 'Bench', applicationType: 'NATIVE', tokenEndpointAuthMethod: 'NONE', consentPolicy: 'PRE_AUTHORIZED',
   redirectUris: [CALLBACK], scopes: ['openid', 'email', 'offline_access', 'api.read'], defaultResource: API,
-});
-const user = await services.users.create(tenant.id, { email: 'ada@example.com', emailVerified: true, password: 'correct horse battery' });
-const cred = await services.credentials.issue(tenant.id, API);
+}, SYSTEM_ACTOR);
+const user = await services.users.create(tenant.id, { email: 'ada@example.com', emailVerified: true, password: 'correct horse battery' }, SYSTEM_ACTOR);
+const cred = await services.credentials.issue(tenant.id, API, SYSTEM_ACTOR);
 
 async function engageCodes(n) {
   const out = [];

@@ -19,6 +19,7 @@ const { values: args } = parseArgs({ options: { rounds: { type: 'string', defaul
 const ROUNDS = Number(args.rounds);
 
 const { openAppStore } = await import('../src/open-store.ts');
+const { SYSTEM_ACTOR } = await import('../src/identity/audit.ts');
 const { loadConfig } = await import('../src/platform/config.ts');
 const { systemClock } = await import('../src/platform/clock.ts');
 const { silentLogger } = await import('../src/platform/logger.ts');
@@ -37,9 +38,9 @@ await services.tenants.ensureControl();
 const ALPHABET = './ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789';
 const bcrypt10 = () => '$2b$10$' + Array.from(randomBytes(53), (b) => ALPHABET[b % 64]).join('');
 
-const imports = await services.tenants.create({ slug: 'imports' });
-const plain = await services.tenants.create({ slug: 'plain' });
-for (const t of [imports, plain]) await services.users.create(t.id, { email: 'native@example.com', password: 'the native password' });
+const imports = await services.tenants.create({ slug: 'imports' }, SYSTEM_ACTOR);
+const plain = await services.tenants.create({ slug: 'plain' }, SYSTEM_ACTOR);
+for (const t of [imports, plain]) await services.users.create(t.id, { email: 'native@example.com', password: 'the native password' }, SYSTEM_ACTOR);
 const records = Array.from({ length: 100 }, (_, i) => ({ position: i, record: { externalId: `a${i}`, email: `imported${i}@example.com`, emailVerified: true, active: true, password: { hash: bcrypt10() } } }));
 await services.transfer.importer.importBatch(imports.id, 'auth0', 'CREATE_ONLY', records, { existing: 'fail' });
 

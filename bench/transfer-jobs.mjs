@@ -14,12 +14,13 @@ const { values: args } = parseArgs({ options: { requests: { type: 'string', defa
 const R = Number(args.requests);
 const { withServices } = await import('../cmd/cli.ts');
 const { cliActor } = await import('../src/platform/audit/audit.ts');
+const { SYSTEM_ACTOR } = await import('../src/identity/audit.ts');
 const dataDir = mkdtempSync(path.join(tmpdir(), 'engage-bench-jobs-'));
 const B64 = './ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789';
 const hash = (i) => '$2b$10$' + Array.from({ length: 53 }, (_, k) => B64[(i * 31 + k * 7) % 64]).join('');
 
 await withServices({ dataDir, logLevel: 'silent' }, async ({ services }) => {
-  const tenantId = (await services.tenants.create({ slug: 'bench' })).id;
+  const tenantId = (await services.tenants.create({ slug: 'bench' }, SYSTEM_ACTOR)).id;
   const bodies = Array.from({ length: R }, (_, r) => ({
     schemaVersion: 1, source: 'legacy', mode: 'CREATE_ONLY', idempotencyKey: `req-${r}`,
     records: Array.from({ length: 500 }, (_, i) => ({ externalId: `${r}-${i}`, email: `u${r}-${i}@example.com`, emailVerified: true, active: true, password: { hash: hash(i) } })),
