@@ -224,6 +224,16 @@ describe('device authorization grant: what an outside review found', () => {
     expect(statuses.filter((s) => s === 429)).toHaveLength(20);
   });
 
+  it('polls sent in parallel: one is on time, the others are told to slow down; the interval grows to 60 s at most', async () => {
+    const d = await authorizeDevice();
+    const errors = await Promise.all(Array.from({ length: 5 }, async () => errorOf(await poll(d.device_code))));
+    expect(errors.filter((e) => e === 'authorization_pending')).toHaveLength(1);
+    expect(errors.filter((e) => e === 'slow_down')).toHaveLength(4);
+    for (let i = 0; i < 20; i++) await poll(d.device_code);
+    const last = (await (await poll(d.device_code)).json()) as { error: string; error_description: string };
+    expect(last).toEqual({ error: 'slow_down', error_description: 'poll at most every 60 seconds' });
+  });
+
   it('approving a device asks for the password again, even in a browser already signed in (RFC 8628 §5.4)', async () => {
     const first = await authorizeDevice();
     const signInPage = await startApproval(first);

@@ -18,7 +18,12 @@ const SQL = {
   approve: `UPDATE device_authorizations SET status = 'APPROVED', code_digest = ?, user_id = ?
     WHERE tenant_id = ? AND device_code_digest = ? AND status = 'PENDING' AND expires_at > ?`,
   deny: `UPDATE device_authorizations SET status = 'DENIED' WHERE tenant_id = ? AND device_code_digest = ? AND status = 'PENDING'`,
-  polled: `UPDATE device_authorizations SET last_polled_at = ?, poll_interval = poll_interval + ? WHERE tenant_id = ? AND device_code_digest = ?`,
+  // A poll on time moves last_polled_at; one too soon (two in parallel included: the second
+  // finds the first's time) moves nothing here, and then slows the device down, up to a cap.
+  onTime: `UPDATE device_authorizations SET last_polled_at = ? WHERE tenant_id = ? AND device_code_digest = ?
+    AND (last_polled_at IS NULL OR last_polled_at + poll_interval <= ?)`,
+  slowDown: `UPDATE device_authorizations SET last_polled_at = ?, poll_interval = CASE WHEN poll_interval + ? > ? THEN ? ELSE poll_interval + ? END
+    WHERE tenant_id = ? AND device_code_digest = ? RETURNING poll_interval AS "pollInterval"`,
   consume: `UPDATE device_authorizations SET status = 'CONSUMED' WHERE tenant_id = ? AND device_code_digest = ? AND status = 'APPROVED'`,
   purge: `DELETE FROM device_authorizations WHERE device_code_digest IN (SELECT device_code_digest FROM device_authorizations WHERE expires_at < ? LIMIT ?)`,
 } as const;
@@ -48,9 +53,14 @@ export function createDeviceStore(db: Sql) {
     async denyDevice(tenantId: string, deviceCodeDigest: string): Promise<boolean> {
       return (await db.run(SQL.deny, [tenantId, deviceCodeDigest])) === 1;
     },
-    /** Records a poll at `now`; `slowDown` seconds are added to the interval (RFC 8628 §3.5). */
-    async recordDevicePoll(tenantId: string, deviceCodeDigest: string, now: number, slowDown: number): Promise<void> {
-      await db.run(SQL.polled, [now, slowDown, tenantId, deviceCodeDigest]);
+    /**
+     * Records a poll at `now` when it kept the interval (true); otherwise the interval grows by
+     * `step` seconds, to `max` at most (RFC 8628 §3.5 slow_down), and the new interval is answered.
+     */
+    async recordDevicePoll(tenantId: string, deviceCodeDigest: string, now: number, step: number, max: number): Promise<true | number> {
+      if ((await db.run(SQL.onTime, [now, tenantId, deviceCodeDigest, now])) === 1) return true;
+      const r = await db.get<{ pollInterval: number }>(SQL.slowDown, [now, step, max, max, step, tenantId, deviceCodeDigest]);
+      return Number(r?.pollInterval ?? max);
     },
     /** APPROVED → CONSUMED, once: only the request that moves it is answered with tokens. */
     async consumeDevice(tenantId: string, deviceCodeDigest: string): Promise<boolean> {

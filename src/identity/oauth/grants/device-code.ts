@@ -26,6 +26,8 @@ export const DEVICE_CODE_TTL = 600;
 export const DEVICE_POLL_INTERVAL = 5;
 /** RFC 8628 §3.5: slow_down adds 5 seconds to the interval. */
 const SLOW_DOWN_STEP = 5;
+/** The interval slow_down grows to, at most (seconds). */
+const MAX_POLL_INTERVAL = 60;
 
 export interface DeviceAuthorizationResponse {
   device_code: string;
@@ -162,9 +164,9 @@ export function createDeviceCodeGrant(ctx: OAuthContext) {
       if (row.expiresAt <= now) throw deviceError('expired_token', 'the device code has expired');
       if (row.status === 'DENIED') throw deviceError('access_denied', 'the user denied the request');
       if (row.status === 'PENDING') {
-        const tooSoon = row.lastPolledAt !== null && now - row.lastPolledAt < row.pollInterval;
-        await store.write((w) => w.oauth.recordDevicePoll(tenantId, deviceDigest, now, tooSoon ? SLOW_DOWN_STEP : 0));
-        if (tooSoon) throw deviceError('slow_down', `poll at most every ${row.pollInterval + SLOW_DOWN_STEP} seconds`);
+        // Decided by a conditional write, so polls sent in parallel cannot all pass as on time.
+        const polled = await store.write((w) => w.oauth.recordDevicePoll(tenantId, deviceDigest, now, SLOW_DOWN_STEP, MAX_POLL_INTERVAL));
+        if (polled !== true) throw deviceError('slow_down', `poll at most every ${polled} seconds`);
         throw deviceError('authorization_pending', 'the user has not yet approved the request');
       }
       // APPROVED: the sign-in's code carries the user, the scope and the resource.
