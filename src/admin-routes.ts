@@ -11,6 +11,15 @@ import { actorOf } from './identity/audit';
 import { mountFederationRoutes } from './identity/federations/admin-routes';
 import { mountTransferRoutes } from './identity/transfer/admin-routes';
 import type { Services } from './services';
+import type { Hono, MiddlewareHandler } from 'hono';
+import type { Config } from './platform/config';
+import { ENGAGE_ADMIN_API } from './platform/operator-apis';
+import { createEngageAdminApp, type EngageAdminRoutes } from './engage/admin/app';
+import { environmentAdminRoutes } from './engage/environments/admin-routes';
+import type { EngageAdminGuardDeps } from './engage/admin/guards';
+import { AdminErrors } from './identity/admin/errors';
+import type { IssuerEnv } from './identity/issuer';
+import { createTokenGuards } from './identity/token-guards';
 
 export function adminRouteGroups(services: Services): AdminExtension[] {
   return [
@@ -25,4 +34,39 @@ export function adminRouteGroups(services: Services): AdminExtension[] {
         actor: (c) => actorOf(c.get('principal')),
       }),
   ];
+}
+
+/**
+ * The engagement administration API's route groups (issue 24), each declared in its context
+ * (`engage/<context>/admin-routes.ts`). A new engagement context's administration routes are
+ * one more entry.
+ */
+export function engageAdminRouteGroups(services: Services): EngageAdminRoutes[] {
+  const { engage } = services;
+  return [
+    // Environments, apps, provider credentials, access keys (engage/environments).
+    environmentAdminRoutes({ environments: engage.environments }),
+  ];
+}
+
+/**
+ * Mounts the engagement administration API at `{control_issuer}/engage/admin` on the issuer api
+ * app: served under the control issuer only, while configuration allows administration (the
+ * management API's gate), to live control-issuer tokens for audience `engage-admin-api` whose
+ * subjects hold the route's permission in the control tenant's directory.
+ */
+export function mountEngageAdminApi(api: Hono<IssuerEnv>, services: Services, config: Config): void {
+  const gate: MiddlewareHandler<IssuerEnv> = async (c, next) => {
+    if (!config.administrationApi) throw AdminErrors.disabled();
+    if (!c.get('tenant').tenant.isControl) throw AdminErrors.notControl();
+    await next();
+  };
+  const tokens = createTokenGuards({ liveAccessToken: (t, token) => services.oauth.liveAccessToken(t, token), hasPermission: () => false });
+  const deps: EngageAdminGuardDeps = {
+    authenticate: tokens.bearerToken({ audience: () => ENGAGE_ADMIN_API.audience, scopes: [] }) as MiddlewareHandler,
+    hasPermission: (p, key) => services.directory.hasPermission(p.tenantId, p.subject, key),
+    findEnvironment: (ref) => services.engage.environments.find(ref),
+    listEnvironments: () => services.engage.environments.list(),
+  };
+  api.route(ENGAGE_ADMIN_API.root, createEngageAdminApp({ ...deps, gate: gate as MiddlewareHandler }, engageAdminRouteGroups(services)) as never);
 }

@@ -13,7 +13,7 @@ import { createIssuerApiApp } from './identity/issuer-api';
 import { mountNativeRoutes } from './identity/native/routes';
 import { mountDirectoryRoutes } from './identity/directory/routes';
 import { mountAdminApi } from './identity/admin/app';
-import { adminRouteGroups } from './admin-routes';
+import { adminRouteGroups, mountEngageAdminApi } from './admin-routes';
 import { createOAuthApp, createPathMetadataApp } from './identity/oauth/routes';
 import { createPlatformRoutes } from './platform/http/platform-routes';
 import { metricsPolicy } from './platform/metrics-access';
@@ -64,6 +64,8 @@ export function createApp(deps: AppDeps): Hono<AppEnv> {
       mountNativeRoutes(api, services.native, config);
       mountDirectoryRoutes(api, { directory: services.directory, liveAccessToken: (t, token) => services.oauth.liveAccessToken(t, token) });
       mountAdminApi(api, adminDeps, adminExtensions);
+      // The engagement administration API (issue 24) beside it, its groups registered in src/admin-routes.ts too.
+      mountEngageAdminApi(api, services, config);
     }),
     true,
   );

@@ -16,7 +16,7 @@ import {
   type ClientAuth,
   type TokenSet,
 } from '../../src/cli/oauth-client';
-import { CLI_CLIENT_ID, CLI_SCOPES } from '../../src/identity/operators/control';
+import { CLI_CLIENT_ID, CLI_IDENTITY_SCOPES } from '../../src/identity/operators/control';
 import { deviceLogin } from '../../src/cli/device-login';
 
 /** `engage token` refreshes an access token that expires within this many seconds. */
@@ -117,7 +117,7 @@ export function registerLogin(program: Command): void {
             deviceEndpoint: md.device_authorization_endpoint,
             tokenEndpoint: md.token_endpoint,
             auth,
-            scope: opts.scope ?? CLI_SCOPES.join(' '),
+            scope: opts.scope ?? CLI_IDENTITY_SCOPES.join(' '),
             timeoutS,
             show: (d) => {
               // --json: one JSON line first (a wrapper can show it), then the summary line.
@@ -137,7 +137,7 @@ export function registerLogin(program: Command): void {
             response_type: 'code',
             client_id: auth.clientId,
             redirect_uri: receiver.redirectUri,
-            scope: opts.scope ?? CLI_SCOPES.join(' '),
+            scope: opts.scope ?? CLI_IDENTITY_SCOPES.join(' '),
             state,
             code_challenge: challenge,
             code_challenge_method: 'S256',

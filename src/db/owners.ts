@@ -63,6 +63,8 @@ export const TABLE_OWNERS: Readonly<Record<string, string>> = {
   environments: 'engage/environments',
   apps: 'engage/environments',
   access_keys: 'engage/environments',
+  test_groups: 'engage/messaging',
+  test_group_members: 'engage/messaging',
   // Profile state: the installation row (credentials, generation, push and privacy state), its
   // generation fence, profiles and their attributes, tags and subscriptions (last-writer-wins).
   installations: 'engage/profiles',

@@ -4,8 +4,8 @@ import { createFamilyApp } from '../platform/http/family';
 import { resolveTenant, type IssuerEnv } from './issuer';
 import type { TenantService } from './tenants/service';
 
-/** The issuer-scoped prefixes that answer in the api family (spec 02 native, spec 03). */
-export const ISSUER_API_PREFIXES = ['/oauth2/native/*', '/identity/*'] as const;
+/** The issuer-scoped prefixes that answer in the api family (spec 02 native, spec 03, the engagement administration API). */
+export const ISSUER_API_PREFIXES = ['/oauth2/native/*', '/identity/*', '/engage/*'] as const;
 
 /**
  * The api family under an issuer: the native adapter (`{issuer}/oauth2/native`), the directory

@@ -46,7 +46,7 @@ describe.skipIf(!HAS_CHROMIUM)('engage operators create, login, token, logout', 
 
   it('creates the first operator on the database, idempotently, and refuses one without a password', async () => {
     operator = await sb.cliJson<OperatorJson>(['operators', 'create', '--email', 'ops@example.com', '--password-stdin'], { stdin: `${PASSWORD}\n` });
-    expect(operator).toMatchObject({ email: 'ops@example.com', created: true, assigned: true, permissions: ADMIN_SCOPES });
+    expect(operator).toMatchObject({ email: 'ops@example.com', created: true, assigned: true, permissions: [...ADMIN_SCOPES, 'engage.admin.read', 'engage.admin.manage', 'engage.admin.send', 'engage.admin.privacy'] });
     const again = await sb.cliJson<OperatorJson>(['operators', 'create', '--email', 'OPS@example.com']);
     expect(again).toMatchObject({ subject: operator.subject, created: false, assigned: false });
     const r = await sb.run(['operators', 'create', '--email', 'new@example.com']);

@@ -56,7 +56,11 @@ export async function createAdminFixture(h: Harness): Promise<AdminFixture> {
     if (!roleKey) {
       roleKey = `ops-${roles.size + 1}`;
       await services.directory.createRole(controlId, { key: roleKey, displayName: roleKey, scope: 'TENANT' }, SYSTEM_ACTOR);
-      for (const key of permissions) await services.directory.addRolePermission(controlId, roleKey, { key }, SYSTEM_ACTOR);
+      for (const key of permissions) {
+        // A permission the control tenant does not have yet (one narrowed to an environment, `engage.admin.read:prod`).
+        await services.directory.createPermission(controlId, { key, displayName: key }, SYSTEM_ACTOR).catch(() => undefined);
+        await services.directory.addRolePermission(controlId, roleKey, { key }, SYSTEM_ACTOR);
+      }
       roles.set(set, roleKey);
     }
     await services.directory.assignRole(controlId, { roleKey, subject, scope: 'TENANT', organizationId: null, teamId: null }, SYSTEM_ACTOR);

@@ -1,5 +1,5 @@
 import { sql } from 'drizzle-orm';
-import { bigint, index, primaryKey, pgTable, text, uniqueIndex } from 'drizzle-orm/pg-core';
+import { bigint, index, integer, primaryKey, pgTable, text, uniqueIndex } from 'drizzle-orm/pg-core';
 
 /**
  * Transactional push (issue 13, spec 01 "Transactional send"): provider credentials per app,
@@ -34,7 +34,8 @@ export const pushTemplates = pgTable(
     publishedVersion: bigint('published_version', { mode: 'number' }),
     latestVersion: bigint('latest_version', { mode: 'number' }).notNull(),
     createdAt: text('created_at').notNull(),
-    updatedAt: text('updated_at').notNull(),
+    updatedAt: text('updated_at').notNull(),    /** Declared by `engage apply` (issue 24). */
+    configurationManaged: integer('configuration_managed').notNull().default(0),
   },
   (t) => [uniqueIndex('push_templates_environment_key').on(t.environmentId, t.key)],
 );
@@ -81,6 +82,8 @@ export const pushSends = pgTable(
     response: text('response').notNull(),
     createdAt: text('created_at').notNull(),
     createdMs: bigint('created_ms', { mode: 'number' }).notNull(),
+    /** A console test send (issue 24): excluded from rate limits and counts, marked in inspection. */
+    isTest: integer('is_test').notNull().default(0),
   },
   (t) => [uniqueIndex('push_sends_idempotency').on(t.environmentId, t.idempotencyKey), index('push_sends_template').on(t.templateId, t.createdMs)],
 );

@@ -138,8 +138,11 @@ export const auditEvents = sqliteTable(
     targetId: text('target_id').notNull(),
     details: text('details').notNull(),
     createdAt: text('created_at').notNull(),
+    /** The engagement environment the event is about (issue 24); null for identity events. */
+    environmentId: text('environment_id'),
   },
   (t) => [
+    index('audit_events_environment_created').on(t.environmentId, t.createdAt, t.id),
     index('audit_events_created').on(t.createdAt, t.id),
     index('audit_events_tenant_created').on(t.tenantId, t.createdAt, t.id),
     index('audit_events_action_created').on(t.action, t.createdAt, t.id),

@@ -18,6 +18,12 @@ export const environments = sqliteTable('environments', {
    * Cleared when the tenant is deleted.
    */
   identityTenantId: text('identity_tenant_id').references(() => tenants.id, { onDelete: 'set null' }),
+  /** Shown by the administration API and the console; null: the name (issue 24, migration 0028). */
+  displayName: text('display_name'),
+  /** DELETING while the durable deletion job erases its rows; DISABLED refuses the SDK and server APIs. */
+  status: text('status', { enum: ['ACTIVE', 'DISABLED', 'DELETING'] }).notNull().default('ACTIVE'),
+  /** Declared by `engage apply`: the administration API refuses edits (409 configuration_managed). */
+  configurationManaged: integer('configuration_managed').notNull().default(0),
 });
 
 export const apps = sqliteTable(
@@ -31,6 +37,9 @@ export const apps = sqliteTable(
     appKey: text('app_key').notNull().unique(),
     status: text('status', { enum: ['ACTIVE', 'DISABLED'] }).notNull().default('ACTIVE'),
     createdAt: text('created_at').notNull(),
+    /** The iOS bundle id or Android package name (issue 24); null until given. */
+    bundleId: text('bundle_id'),
+    configurationManaged: integer('configuration_managed').notNull().default(0),
   },
   (t) => [uniqueIndex('apps_environment_name').on(t.environmentId, t.name)],
 );
@@ -49,6 +58,12 @@ export const accessKeys = sqliteTable(
     createdAt: text('created_at').notNull(),
     rotatedAt: text('rotated_at'),
     revokedAt: text('revoked_at'),
+    /** After this instant the key no longer authenticates (null: no expiry). */
+    expiresAt: text('expires_at'),
+    /** During a rotation's overlap: the previous secret's digest, accepted until previousExpiresAt. */
+    previousKeyDigest: text('previous_key_digest').unique(),
+    previousExpiresAt: text('previous_expires_at'),
+    configurationManaged: integer('configuration_managed').notNull().default(0),
   },
   (t) => [index('access_keys_environment').on(t.environmentId)],
 );
@@ -261,3 +276,30 @@ export const revokedInstallations = sqliteTable('revoked_installations', {
   operationId: text('operation_id').notNull(),
   revokedAt: text('revoked_at').notNull(),
 });
+
+/** Named sets of installations or external ids for console test sends (issue 24). */
+export const testGroups = sqliteTable(
+  'test_groups',
+  {
+    id: text('id').primaryKey(),
+    environmentId: text('environment_id').notNull().references(() => environments.id, { onDelete: 'cascade' }),
+    name: text('name').notNull(),
+    configurationManaged: integer('configuration_managed').notNull().default(0),
+    createdAt: text('created_at').notNull(),
+    updatedAt: text('updated_at').notNull(),
+  },
+  (t) => [uniqueIndex('test_groups_environment_name').on(t.environmentId, t.name)],
+);
+
+/** A test group's members in order: exactly one of installation id and external id per row. */
+export const testGroupMembers = sqliteTable(
+  'test_group_members',
+  {
+    groupId: text('group_id').notNull().references(() => testGroups.id, { onDelete: 'cascade' }),
+    environmentId: text('environment_id').notNull(),
+    position: integer('position').notNull(),
+    installationId: text('installation_id'),
+    externalId: text('external_id'),
+  },
+  (t) => [primaryKey({ columns: [t.groupId, t.position] }), index('test_group_members_installation').on(t.environmentId, t.installationId)],
+);

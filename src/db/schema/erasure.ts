@@ -4,6 +4,7 @@ import {
   bindingTransitions,
   installationAttributes,
   installationGenerations,
+  testGroupMembers,
   installationSubscriptions,
   installations,
   operationBatches,
@@ -44,6 +45,8 @@ export const installationOwned: OwnedRows[] = [
   { table: bindingCodes, owner: bindingCodes.installationId, erase: 'delete' },
   { table: bindingTransitions, owner: bindingTransitions.installationId, erase: 'delete' },
   { table: installationGenerations, owner: installationGenerations.installationId, erase: 'delete' },
+  // A test group names the installation as a member (issue 24): the membership goes.
+  { table: testGroupMembers, owner: testGroupMembers.installationId, erase: 'delete' },
   // Deliveries hold the push token and the rendered message.
   { table: pushDeliveries, owner: pushDeliveries.installationId, erase: 'delete' },
   // The sends' index of the installation (after the sends it finds were redacted, below).

@@ -35,6 +35,8 @@ export const pushTemplates = sqliteTable(
     latestVersion: integer('latest_version').notNull(),
     createdAt: text('created_at').notNull(),
     updatedAt: text('updated_at').notNull(),
+    /** Declared by `engage apply` (issue 24). */
+    configurationManaged: integer('configuration_managed').notNull().default(0),
   },
   (t) => [uniqueIndex('push_templates_environment_key').on(t.environmentId, t.key)],
 );
@@ -81,6 +83,8 @@ export const pushSends = sqliteTable(
     response: text('response').notNull(),
     createdAt: text('created_at').notNull(),
     createdMs: integer('created_ms').notNull(),
+    /** A console test send (issue 24): excluded from rate limits and counts, marked in inspection. */
+    isTest: integer('is_test').notNull().default(0),
   },
   (t) => [uniqueIndex('push_sends_idempotency').on(t.environmentId, t.idempotencyKey), index('push_sends_template').on(t.templateId, t.createdMs)],
 );

@@ -83,7 +83,7 @@ export function createEnvironmentService(deps: { store: Stores & TxRunner<Stores
 
   async function create(input: { name: string }, actor: AuditActor): Promise<EnvironmentRow> {
     const name = validInput(checkEnvironmentCreate, input, EnvironmentErrors.invalid).name.trim();
-    const row: EnvironmentRow = { id: newId(), name, createdAt: now(), identityTenantId: null };
+    const row: EnvironmentRow = { id: newId(), name, createdAt: now(), identityTenantId: null, displayName: null, status: 'ACTIVE', configurationManaged: 0 };
     // A conditional write: the name is unique, so of two concurrent creations one inserts.
     const inserted = await store.tx(async (tx) => {
       if (!(await tx.environments.insertEnvironment(row))) return false;
@@ -99,7 +99,7 @@ export function createEnvironmentService(deps: { store: Stores & TxRunner<Stores
     const env = await resolve(valid.environment);
     const platform = valid.platform;
     const name = valid.name.trim();
-    const row: AppRow = { id: newId(), environmentId: env.id, platform, name, appKey: newSecret(APP_KEY_PREFIX), status: 'ACTIVE', createdAt: now() };
+    const row: AppRow = { id: newId(), environmentId: env.id, platform, name, appKey: newSecret(APP_KEY_PREFIX), status: 'ACTIVE', createdAt: now(), bundleId: null, configurationManaged: 0 };
     const inserted = await store.tx(async (tx) => {
       if (!(await tx.environments.insertApp(row))) return false;
       await auditIn(tx, actor, 'app.created', { type: 'app', id: row.id }, { environmentId: env.id, platform, name }, row.createdAt);
@@ -144,6 +144,10 @@ export function createEnvironmentService(deps: { store: Stores & TxRunner<Stores
       createdAt: now(),
       rotatedAt: null,
       revokedAt: null,
+      expiresAt: null,
+      previousKeyDigest: null,
+      previousExpiresAt: null,
+      configurationManaged: 0,
     };
     await store.tx(async (tx) => {
       await tx.environments.insertAccessKey(row);
@@ -190,6 +194,9 @@ export function createEnvironmentService(deps: { store: Stores & TxRunner<Stores
     create,
     list: (): Promise<EnvironmentRow[]> => store.environments.listEnvironments(),
     resolve,
+    /** An environment by id or name, or undefined. */
+    find: async (ref: string): Promise<EnvironmentRow | undefined> =>
+      (await store.environments.findEnvironmentById(ref)) ?? (await store.environments.findEnvironmentByName(ref)),
     createApp,
     findApp,
     listApps: async (environment: string): Promise<AppView[]> => (await store.environments.listApps((await resolve(environment)).id)).map(appView),

@@ -9,10 +9,13 @@ export type AccessKeyRow = typeof accessKeys.$inferSelect;
 /** What `updateAccessKey` may change. */
 export type AccessKeyChange = Partial<Pick<AccessKeyRow, 'keyDigest' | 'status' | 'rotatedAt' | 'revokedAt'>>;
 
-const ENV_COLUMNS = `id, name, created_at AS "createdAt", identity_tenant_id AS "identityTenantId"`;
-const APP_COLUMNS = `id, environment_id AS "environmentId", platform, name, app_key AS "appKey", status, created_at AS "createdAt"`;
+const ENV_COLUMNS = `id, name, created_at AS "createdAt", identity_tenant_id AS "identityTenantId", display_name AS "displayName", status,
+  configuration_managed AS "configurationManaged"`;
+const APP_COLUMNS = `id, environment_id AS "environmentId", platform, name, app_key AS "appKey", status, created_at AS "createdAt",
+  bundle_id AS "bundleId", configuration_managed AS "configurationManaged"`;
 const KEY_COLUMNS = `id, environment_id AS "environmentId", name, key_digest AS "keyDigest", app_ids AS "appIds", status,
-  created_at AS "createdAt", rotated_at AS "rotatedAt", revoked_at AS "revokedAt"`;
+  created_at AS "createdAt", rotated_at AS "rotatedAt", revoked_at AS "revokedAt", expires_at AS "expiresAt",
+  previous_key_digest AS "previousKeyDigest", previous_expires_at AS "previousExpiresAt", configuration_managed AS "configurationManaged"`;
 
 const SQL = {
   insertEnvironment: 'INSERT INTO environments (id, name, created_at) VALUES (?, ?, ?) ON CONFLICT (name) DO NOTHING',

@@ -180,7 +180,7 @@ export function createSendService(deps: { store: Stores & TxRunner<Stores>; cloc
         const recorded = await tx.messaging.insertSend({
           id: sendId, environmentId: env, templateId: active.templateId, templateVersion: version, idempotencyKey: req.idempotencyKey,
           requestHash, accessKeyId: key.id, recipientType: req.recipient.type, recipientValue: req.recipient.value,
-          response: JSON.stringify(response), createdAt: at, createdMs: nowMs,
+          response: JSON.stringify(response), createdAt: at, createdMs: nowMs, isTest: 0,
         });
         // The same idempotencyKey committed by another process meanwhile: undo this one, answer as its replay.
         if (!recorded) throw new IdempotencyRace();

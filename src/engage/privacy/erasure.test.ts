@@ -119,7 +119,10 @@ describe('privacy erasure clears exactly what the registry declares', () => {
       // A send naming it and its anonymous profile (the index erasure finds such sends by).
       const profile = (await h.sql.get<{ p: string }>('SELECT profile_id AS p FROM installations WHERE id = ?', [s.installationId]))!.p;
       for (const id of [s.installationId, profile])
-        await h.sql.run('INSERT INTO push_send_recipients (recipient_id, send_id, environment_id) VALUES (?, ?, ?)', [id, randomUUID(), env.environment.id]);
+        await h.sql.run('INSERT INTO push_send_recipients (recipient_id, send_id, environment_id) VALUES (?, ?, ?)', [id, randomUUID(), env.environment.id]);      // A test group naming it (console test sends, issue 24).
+      const group = randomUUID();
+      await h.sql.run("INSERT INTO test_groups (id, environment_id, name, created_at, updated_at) VALUES (?, ?, ?, 'x', 'x')", [group, env.environment.id, group]);
+      await h.sql.run('INSERT INTO test_group_members (group_id, environment_id, position, installation_id) VALUES (?, ?, 0, ?)', [group, env.environment.id, s.installationId]);
     }
     const profilesOf = async (id: string) => (await h.services.engage.inspection.installation(id)).generations.map((g: { profileId: string }) => g.profileId);
     const [erasedProfiles, keptProfiles] = [await profilesOf(erased.installationId), await profilesOf(kept.installationId)];

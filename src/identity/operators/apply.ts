@@ -2,7 +2,7 @@ import type { AuditActor } from '../../platform/audit/audit';
 import { digest, newSecret } from '../../platform/crypto';
 import { DomainError } from '../../platform/errors';
 import type { Services } from '../../services';
-import { ADMIN_PERMISSIONS } from '../directory/permissions';
+import { OPERATOR_PERMISSIONS } from '../directory/permissions';
 import type { ApplyClient, ApplyFile } from './apply-schema';
 import { planApply, type CurrentState, type CurrentTenant, type Step } from './apply-plan';
 import { ensureOperator } from './operators';
@@ -103,7 +103,7 @@ export async function readState(services: Services, file: ApplyFile, passwords: 
     const user = await services.users.findByEmail(control.id, o.email);
     if (!user) continue;
     let isAdministrator = true;
-    for (const key of Object.values(ADMIN_PERMISSIONS)) if (!(await services.directory.hasPermission(control.id, user.subject, key))) isAdministrator = false;
+    for (const key of OPERATOR_PERMISSIONS) if (!(await services.directory.hasPermission(control.id, user.subject, key))) isAdministrator = false;
     const password = o.passwordEnv ? passwords.get(o.passwordEnv) : undefined;
     const passwordMatches = password === undefined ? undefined : await services.users.isCurrentPassword(user, password);
     operators.set(user.email, { email: user.email, isAdministrator, passwordMatches });

@@ -2,6 +2,7 @@ import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { createHarness, PUBLIC_URL, type Harness } from '../../../test/helpers/harness';
 import { pkce } from '../../../test/fixtures/oauth';
 import { ADMIN_API_AUDIENCE, ADMIN_API_SCOPES, CLI_CLIENT_ID } from './control';
+import { ENGAGE_ADMIN_SCOPES } from '../../platform/operator-apis';
 import { SYSTEM_ACTOR } from '../audit';
 
 let h: Harness;
@@ -11,6 +12,14 @@ beforeEach(async () => {
 afterEach(() => h.close());
 
 const ADMIN_URI = `${PUBLIC_URL}/t/control/identity/admin`;
+const ENGAGE_URI = `${PUBLIC_URL}/t/control/engage/admin`;
+/** The control tenant's two API resources: the management API and the engagement administration API (issue 24). */
+const RESOURCES = [
+  { uri: ENGAGE_URI, audience: 'engage-admin-api', status: 'ACTIVE', scopes: [...ENGAGE_ADMIN_SCOPES] },
+  { uri: ADMIN_URI, audience: 'identity-admin-api', status: 'ACTIVE', scopes: [...ADMIN_API_SCOPES] },
+];
+const CLI_SCOPES = ['openid', 'email', 'offline_access', ...ADMIN_API_SCOPES, ...ENGAGE_ADMIN_SCOPES].sort();
+const resources = async (id: string) => (await h.services.resources.list(id)).sort((a, b) => a.uri.localeCompare(b.uri));
 
 async function controlId() {
   return (await h.services.tenants.control())!.id;
@@ -25,7 +34,7 @@ async function managedFlags(tenantId: string) {
 describe('control tenant initialisation', () => {
   it('creates the management API resource and the CLI client, configuration-managed', async () => {
     const id = await controlId();
-    expect(await h.services.resources.list(id)).toEqual([{ uri: ADMIN_URI, audience: 'identity-admin-api', status: 'ACTIVE', scopes: [...ADMIN_API_SCOPES] }]);
+    expect(await resources(id)).toEqual(RESOURCES);
     const [client] = await h.services.clients.list(id);
     expect(client).toMatchObject({
       clientId: 'engage-cli',
@@ -37,7 +46,7 @@ describe('control tenant initialisation', () => {
       configurationManaged: true,
       status: 'ACTIVE',
     });
-    expect([...client.scopes].sort()).toEqual(['openid', 'email', 'offline_access', ...ADMIN_API_SCOPES].sort());
+    expect([...client.scopes].sort()).toEqual(CLI_SCOPES);
     expect(await managedFlags(id)).toEqual({ resource: 1, client: 1 });
     // Another tenant gets neither.
     const other = await h.services.tenants.create({ slug: 'acme' }, SYSTEM_ACTOR);
@@ -52,7 +61,7 @@ describe('control tenant initialisation', () => {
     await other.tenants.ensureControl();
     const after = await h.sql.get<{ v: number }>("SELECT version AS \"v\" FROM version_channels WHERE name = 'catalog'");
     expect(after).toEqual(before);
-    expect(await h.services.resources.list(await controlId())).toHaveLength(1);
+    expect(await h.services.resources.list(await controlId())).toHaveLength(2);
     expect(await h.services.clients.list(await controlId())).toHaveLength(1);
   });
 
@@ -60,10 +69,11 @@ describe('control tenant initialisation', () => {
     const id = await controlId();
     await h.changedElsewhere(async () => {
       await h.sql.run('DELETE FROM clients WHERE tenant_id = ?', [id]);
-      await h.sql.run(`UPDATE resources SET uri = ?, scopes = ?, configuration_managed = 0 WHERE tenant_id = ?`, ['http://old.example/t/control/identity/admin', '["identity.admin.read"]', id]);
+      await h.sql.run(`UPDATE resources SET uri = ?, scopes = ?, configuration_managed = 0 WHERE tenant_id = ? AND audience = ?`, ['http://old.example/t/control/identity/admin', '["identity.admin.read"]', id, ADMIN_API_AUDIENCE]);
+      await h.sql.run(`DELETE FROM resources WHERE tenant_id = ? AND audience = 'engage-admin-api'`, [id]);
     });
     await h.services.tenants.ensureControl();
-    expect(await h.services.resources.list(id)).toEqual([{ uri: ADMIN_URI, audience: 'identity-admin-api', status: 'ACTIVE', scopes: [...ADMIN_API_SCOPES] }]);
+    expect(await resources(id)).toEqual(RESOURCES);
     expect((await h.services.clients.list(id)).map((c) => c.clientId)).toEqual(['engage-cli']);
     expect(await managedFlags(id)).toEqual({ resource: 1, client: 1 });
   });
@@ -73,7 +83,7 @@ describe('control tenant initialisation', () => {
     await h.changedElsewhere(() => h.sql.run(`UPDATE clients SET scopes = ? WHERE tenant_id = ? AND client_id = ?`, [JSON.stringify(['openid', 'offline_access', ...ADMIN_API_SCOPES]), id, CLI_CLIENT_ID]));
     await h.services.tenants.ensureControl();
     const [client] = await h.services.clients.list(id);
-    expect([...client.scopes].sort()).toEqual(['openid', 'email', 'offline_access', ...ADMIN_API_SCOPES].sort());
+    expect([...client.scopes].sort()).toEqual(CLI_SCOPES);
     expect(await managedFlags(id)).toEqual({ resource: 1, client: 1 });
   });
 

@@ -8,6 +8,7 @@ import type { ResourceService, ResourceTx } from '../resources/service';
 import type { TenantView } from '../tenants/service';
 import { ADMIN_PERMISSIONS } from '../directory/permissions';
 import { SYSTEM_ACTOR } from '../audit';
+import { ENGAGE_ADMIN_API, ENGAGE_ADMIN_SCOPES } from '../../platform/operator-apis';
 
 /** Spec 03 "Authentication": the management API's audience and its five scopes. */
 export const ADMIN_API_AUDIENCE = 'identity-admin-api';
@@ -21,15 +22,25 @@ export const CLI_CLIENT_ID = 'engage-cli';
  */
 export const CLI_REDIRECT_URI = 'http://127.0.0.1/callback';
 // `email`: the ID token names the operator, which `engage login` prints (issue 23 point 10).
-export const CLI_SCOPES = ['openid', 'email', 'offline_access', ...ADMIN_API_SCOPES];
+export const CLI_IDENTITY_SCOPES = ['openid', 'email', 'offline_access', ...ADMIN_API_SCOPES];
+/** What `engage-cli` may ask for: also the engagement administration API's four (issue 24), for `engage login --api engage`. */
+export const CLI_SCOPES = [...CLI_IDENTITY_SCOPES, ...ENGAGE_ADMIN_SCOPES];
 
 /** The management API's resource URI: its root under the control issuer (spec 03). */
 export const adminResourceUri = (controlIssuer: string) => `${controlIssuer}/identity/admin`;
+/** The engagement administration API's resource URI (issue 24). */
+export const engageAdminResourceUri = (controlIssuer: string) => `${controlIssuer}${ENGAGE_ADMIN_API.root}`;
+
+/** The control tenant's API resources: the management API and the engagement administration API. */
+const controlApis = (controlIssuer: string) => [
+  { uri: adminResourceUri(controlIssuer), audience: ADMIN_API_AUDIENCE, scopes: ADMIN_API_SCOPES },
+  { uri: engageAdminResourceUri(controlIssuer), audience: ENGAGE_ADMIN_API.audience, scopes: ENGAGE_ADMIN_SCOPES },
+];
 
 /**
  * The control tenant's system objects, created at initialisation and checked at every start
- * and CLI command (so databases created before them get them too): the resource
- * `identity-admin-api` and the public native client `engage-cli`. Both are marked
+ * and CLI command (so databases created before them get them too): the resources
+ * `identity-admin-api` and `engage-admin-api` and the public native client `engage-cli`. Both are marked
  * configuration-managed, so the management API refuses to edit what every operator's sign-in
  * depends on (docs/decisions.md). Idempotent and safe when two processes start at once.
  */
@@ -40,20 +51,22 @@ export async function ensureControlObjects(
   const { store } = deps;
   const tenantId = control.id;
   const uri = adminResourceUri(control.issuer);
-  let resource = await deps.resources.findByAudience(tenantId, ADMIN_API_AUDIENCE);
-  if (!resource) {
-    await tolerateTwin(() => deps.resources.create(tenantId, { uri, audience: ADMIN_API_AUDIENCE, scopes: [...ADMIN_API_SCOPES] }, SYSTEM_ACTOR));
-    resource = (await deps.resources.findByAudience(tenantId, ADMIN_API_AUDIENCE))!;
+  for (const api of controlApis(control.issuer)) {
+    let resource = await deps.resources.findByAudience(tenantId, api.audience);
+    if (!resource) {
+      await tolerateTwin(() => deps.resources.create(tenantId, { uri: api.uri, audience: api.audience, scopes: [...api.scopes] }, SYSTEM_ACTOR));
+      resource = (await deps.resources.findByAudience(tenantId, api.audience))!;
+    }
+    const current = new Set<string>(resource.scopes);
+    const resourceId = resource.id;
+    // The public URL (so the control issuer) is configuration: the resource follows it, as do
+    // scopes added by a newer version.
+    if (resource.uri !== api.uri || api.scopes.some((s) => !current.has(s))) {
+      const scopes = [...current, ...api.scopes];
+      await store.tx((tx) => deps.resources.replaceManagedIn(tx, tenantId, resourceId, api.uri, scopes));
+    }
+    if (!(await deps.resources.isManaged(tenantId, resourceId))) await store.tx((tx) => deps.resources.markManagedIn(tx, tenantId, resourceId));
   }
-  const current = new Set<string>(resource.scopes);
-  const resourceId = resource.id;
-  // The public URL (so the control issuer) is configuration: the resource follows it, as do
-  // scopes added by a newer version.
-  if (resource.uri !== uri || ADMIN_API_SCOPES.some((s) => !current.has(s))) {
-    const scopes = [...current, ...ADMIN_API_SCOPES];
-    await store.tx((tx) => deps.resources.replaceManagedIn(tx, tenantId, resourceId, uri, scopes));
-  }
-  if (!(await deps.resources.isManaged(tenantId, resourceId))) await store.tx((tx) => deps.resources.markManagedIn(tx, tenantId, resourceId));
 
   const client = await deps.clients.find(tenantId, CLI_CLIENT_ID);
   if (!client) {

@@ -1,6 +1,6 @@
 import type { AuditActor } from '../../platform/audit/audit';
 import { DomainError } from '../../platform/errors';
-import { ADMIN_PERMISSIONS } from '../directory/permissions';
+import { OPERATOR_PERMISSIONS } from '../directory/permissions';
 import type { DirectoryService } from '../directory/service';
 import type { TenantService } from '../tenants/service';
 import type { UserService } from '../users/service';
@@ -39,7 +39,7 @@ export async function ensureOperator(
   } else if (input.password !== undefined) {
     await deps.users.changePassword(control.id, user.id, input.password);
   }
-  const permissions = Object.values(ADMIN_PERMISSIONS);
+  const permissions = [...OPERATOR_PERMISSIONS];
   const granted = await deps.directory.grantAdministrator(control.id, user.subject, permissions, actor);
   return { id: user.id, subject: user.subject, email: user.email, created, passwordSet: input.password !== undefined, permissions, assigned: granted.assigned };
 }
