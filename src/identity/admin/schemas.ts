@@ -87,6 +87,7 @@ export const StagedKey = T.Object({ keyId: T.String() });
 export const AuditEvent = T.Object({
   id: Uuid(),
   tenantId: Nullable(Uuid({ description: 'null for an environment-wide event' })),
+  environmentId: Nullable(Uuid({ description: 'the engagement environment the event is about (an engage extension); null for identity events' })),
   actorSubject: T.String({ description: 'the token subject, or os:<user> for the CLI' }),
   actorClientId: Nullable(T.String()),
   action: T.String({ description: 'dotted, past tense: tenant.updated, user.deleted, signing_key.activated, …' }),

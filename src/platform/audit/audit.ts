@@ -36,6 +36,8 @@ export interface AuditEventInput {
   targetType: string;
   targetId: string;
   details?: Record<string, unknown>;
+  /** The engagement environment the event is about (issue 24); absent: none. */
+  environmentId?: string | null;
   /** Default: now. Services with an injected clock pass `clock.now()`. */
   at?: Date;
 }
@@ -44,6 +46,7 @@ export interface AuditEventInput {
 export interface AuditEvent {
   id: string;
   tenantId: string | null;
+  environmentId: string | null;
   actorSubject: string;
   actorClientId: string | null;
   action: string;
@@ -55,6 +58,7 @@ export interface AuditEvent {
 
 export interface AuditFilter {
   tenantId?: string;
+  environmentId?: string;
   action?: string;
   actorSubject?: string;
   /** Inclusive lower bound, RFC 3339 (compared as stored: ISO 8601 UTC with milliseconds). */

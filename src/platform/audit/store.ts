@@ -3,11 +3,11 @@ import type { Sql } from '../store/sql';
 import type { Page } from '../http/pagination';
 import type { AuditActor, AuditEvent, AuditEventInput, AuditFilter } from './audit';
 
-const COLUMNS = `id, tenant_id AS "tenantId", actor_subject AS "actorSubject", actor_client_id AS "actorClientId", action,
+const COLUMNS = `id, tenant_id AS "tenantId", environment_id AS "environmentId", actor_subject AS "actorSubject", actor_client_id AS "actorClientId", action,
   target_type AS "targetType", target_id AS "targetId", details, created_at AS "createdAt"`;
 
-const INSERT = `INSERT INTO audit_events (id, tenant_id, actor_subject, actor_client_id, action, target_type, target_id, details, created_at)
-  VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)`;
+const INSERT = `INSERT INTO audit_events (id, tenant_id, actor_subject, actor_client_id, action, target_type, target_id, details, created_at, environment_id)
+  VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`;
 
 type Raw = Omit<AuditEvent, 'details'> & { details: string };
 
@@ -43,11 +43,12 @@ export function auditEventId(): string {
 /** The filters' WHERE texts, built once per combination (each has an index: migration 0009). */
 const listTexts = new Map<string, string>();
 function listText(f: AuditFilter): string {
-  const key = `${f.tenantId !== undefined}${f.action !== undefined}${f.actorSubject !== undefined}${f.from !== undefined}${f.to !== undefined}`;
+  const key = `${f.tenantId !== undefined}${f.environmentId !== undefined}${f.action !== undefined}${f.actorSubject !== undefined}${f.from !== undefined}${f.to !== undefined}`;
   let text = listTexts.get(key);
   if (text === undefined) {
     const where: string[] = [];
     if (f.tenantId !== undefined) where.push('tenant_id = @tenantId');
+    if (f.environmentId !== undefined) where.push('environment_id = @environmentId');
     if (f.action !== undefined) where.push('action = @action');
     if (f.actorSubject !== undefined) where.push('actor_subject = @actorSubject');
     if (f.from !== undefined) where.push('created_at >= @from');
@@ -78,6 +79,7 @@ export function createAuditStore(db: Sql) {
         e.targetId,
         JSON.stringify(e.details ?? {}),
         (e.at ?? new Date()).toISOString(),
+        e.environmentId ?? null,
       ]);
       return id;
     },
@@ -85,6 +87,7 @@ export function createAuditStore(db: Sql) {
     async list(f: AuditFilter): Promise<Page<AuditEvent>> {
       const params: Record<string, unknown> = { limit: f.size + 1, offset: f.page * f.size };
       if (f.tenantId !== undefined) params.tenantId = f.tenantId;
+      if (f.environmentId !== undefined) params.environmentId = f.environmentId;
       if (f.action !== undefined) params.action = f.action;
       if (f.actorSubject !== undefined) params.actorSubject = f.actorSubject;
       if (f.from !== undefined) params.from = f.from;
