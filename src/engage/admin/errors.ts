@@ -16,6 +16,4 @@ export const EngageAdminErrors = {
   insufficientScope: (scope: string) =>
     new DomainError('forbidden', 'insufficient_scope', `scope ${scope} is required`, { 'WWW-Authenticate': `Bearer error="insufficient_scope", scope="${scope}"` }),
   accessDenied: (key: string) => new DomainError('forbidden', 'access_denied', `permission ${key} is required`),
-  /** An object `engage apply` declares: edited only through the file (spec 03's configuration_managed). */
-  managed: (what: string) => new DomainError('conflict', 'configuration_managed', `${what} is managed by engage apply; change the configuration file instead`),
 };

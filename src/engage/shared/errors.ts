@@ -21,3 +21,10 @@ export const EdgeErrors = {
   payloadTooLarge: (limit: number) =>
     new DomainError('too_large', 'payload_too_large', `body: must be at most ${limit} bytes (maxRequestBytes)`, { Connection: 'close' }),
 };
+
+/**
+ * An object `engage apply` declares (issue 24): the administration API and the CLI refuse to edit
+ * it (409 configuration_managed, spec 03's code); services take `{ allowManaged: true }` for apply.
+ */
+export const configurationManaged = (what: string) =>
+  new DomainError('conflict', 'configuration_managed', `${what} is managed by engage apply; change the configuration file instead`);
