@@ -16,6 +16,8 @@ ALTER TABLE `apps` ADD `configuration_managed` integer DEFAULT 0 NOT NULL;
 --> statement-breakpoint
 ALTER TABLE `access_keys` ADD `expires_at` text;
 --> statement-breakpoint
+ALTER TABLE `access_keys` ADD `key_hint` text;
+--> statement-breakpoint
 ALTER TABLE `access_keys` ADD `previous_key_digest` text;
 --> statement-breakpoint
 ALTER TABLE `access_keys` ADD `previous_expires_at` text;

@@ -16,6 +16,8 @@ ALTER TABLE "apps" ADD COLUMN "configuration_managed" integer DEFAULT 0 NOT NULL
 --> statement-breakpoint
 ALTER TABLE "access_keys" ADD COLUMN "expires_at" text;
 --> statement-breakpoint
+ALTER TABLE "access_keys" ADD COLUMN "key_hint" text;
+--> statement-breakpoint
 ALTER TABLE "access_keys" ADD COLUMN "previous_key_digest" text;
 --> statement-breakpoint
 ALTER TABLE "access_keys" ADD COLUMN "previous_expires_at" text;

@@ -60,6 +60,8 @@ export const accessKeys = sqliteTable(
     revokedAt: text('revoked_at'),
     /** After this instant the key no longer authenticates (null: no expiry). */
     expiresAt: text('expires_at'),
+    /** The key's last four characters, shown in lists beside its prefix (never the key). */
+    keyHint: text('key_hint'),
     /** During a rotation's overlap: the previous secret's digest, accepted until previousExpiresAt. */
     previousKeyDigest: text('previous_key_digest').unique(),
     previousExpiresAt: text('previous_expires_at'),

@@ -145,6 +145,7 @@ export function createEnvironmentService(deps: { store: Stores & TxRunner<Stores
       rotatedAt: null,
       revokedAt: null,
       expiresAt: null,
+      keyHint: key.slice(-4),
       previousKeyDigest: null,
       previousExpiresAt: null,
       configurationManaged: 0,

@@ -14,7 +14,7 @@ const ENV_COLUMNS = `id, name, created_at AS "createdAt", identity_tenant_id AS 
 const APP_COLUMNS = `id, environment_id AS "environmentId", platform, name, app_key AS "appKey", status, created_at AS "createdAt",
   bundle_id AS "bundleId", configuration_managed AS "configurationManaged"`;
 const KEY_COLUMNS = `id, environment_id AS "environmentId", name, key_digest AS "keyDigest", app_ids AS "appIds", status,
-  created_at AS "createdAt", rotated_at AS "rotatedAt", revoked_at AS "revokedAt", expires_at AS "expiresAt",
+  created_at AS "createdAt", rotated_at AS "rotatedAt", revoked_at AS "revokedAt", expires_at AS "expiresAt", key_hint AS "keyHint",
   previous_key_digest AS "previousKeyDigest", previous_expires_at AS "previousExpiresAt", configuration_managed AS "configurationManaged"`;
 
 const SQL = {
@@ -32,8 +32,8 @@ const SQL = {
   appByKey: `SELECT ${APP_COLUMNS} FROM apps WHERE app_key = ?`,
   apps: `SELECT ${APP_COLUMNS} FROM apps WHERE environment_id = ? ORDER BY created_at, id`,
   setAppStatus: 'UPDATE apps SET status = ? WHERE environment_id = ? AND id = ?',
-  insertAccessKey: `INSERT INTO access_keys (id, environment_id, name, key_digest, app_ids, status, created_at, rotated_at, revoked_at)
-    VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)`,
+  insertAccessKey: `INSERT INTO access_keys (id, environment_id, name, key_digest, app_ids, status, created_at, rotated_at, revoked_at, expires_at, key_hint)
+    VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`,
   accessKey: `SELECT ${KEY_COLUMNS} FROM access_keys WHERE id = ?`,
   accessKeyByDigest: `SELECT ${KEY_COLUMNS} FROM access_keys WHERE key_digest = ?`,
   revokeAccessKey: `UPDATE access_keys SET status = 'REVOKED', revoked_at = COALESCE(revoked_at, ?) WHERE environment_id = ? AND id = ?
@@ -100,7 +100,7 @@ export function createEnvironmentStore(db: Sql) {
     },
 
     async insertAccessKey(r: AccessKeyRow): Promise<void> {
-      await db.run(SQL.insertAccessKey, [r.id, r.environmentId, r.name, r.keyDigest, r.appIds, r.status, r.createdAt, r.rotatedAt, r.revokedAt]);
+      await db.run(SQL.insertAccessKey, [r.id, r.environmentId, r.name, r.keyDigest, r.appIds, r.status, r.createdAt, r.rotatedAt, r.revokedAt, r.expiresAt, r.keyHint]);
     },
     findAccessKey(id: string): Promise<AccessKeyRow | undefined> {
       return db.get<AccessKeyRow>(SQL.accessKey, [id]);
