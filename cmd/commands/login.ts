@@ -1,6 +1,16 @@
 import { Option, type Command } from 'commander';
 import { action, output, readStdin } from '../cli';
-import { credentialsPath, findSignIn, normaliseUrl, removeSignIn, saveSignIn, withCredentialsLock, type StoredSignIn } from '../../src/cli/credentials-file';
+import {
+  credentialsPath,
+  findSignIn,
+  normaliseUrl,
+  OPERATOR_APIS,
+  removeSignIn,
+  saveSignIn,
+  withCredentialsLock,
+  type OperatorApi,
+  type StoredSignIn,
+} from '../../src/cli/credentials-file';
 import {
   controlIssuerOf,
   discover,
@@ -16,7 +26,8 @@ import {
   type ClientAuth,
   type TokenSet,
 } from '../../src/cli/oauth-client';
-import { CLI_CLIENT_ID, CLI_IDENTITY_SCOPES } from '../../src/identity/operators/control';
+import { CLI_CLIENT_ID, CLI_IDENTITY_SCOPES, engageAdminResourceUri } from '../../src/identity/operators/control';
+import { ENGAGE_ADMIN_SCOPES } from '../../src/platform/operator-apis';
 import { deviceLogin } from '../../src/cli/device-login';
 
 /** `engage token` refreshes an access token that expires within this many seconds. */
@@ -24,8 +35,29 @@ const REFRESH_MARGIN_S = 60;
 
 const nowS = () => Math.floor(Date.now() / 1000);
 const authOf = (s: Pick<StoredSignIn, 'clientId' | 'clientSecret'>): ClientAuth => ({ clientId: s.clientId, clientSecret: s.clientSecret });
+/**
+ * `--api`: which administration API the sign-in is for (issue 24). A grant is bound to one
+ * resource (RFC 8707), so each API is its own sign-in, stored beside the other.
+ */
+const apiOption = () =>
+  new Option('--api <api>', 'the administration API: identity (the management API, /t/control/identity/admin) or engage (the engagement administration API, /t/control/engage/admin)')
+    .choices([...OPERATOR_APIS])
+    .default('identity');
+
+/** What `engage login --api engage` asks for: the ID token's claims, a refresh token and the four engagement scopes. */
+const CLI_ENGAGE_SCOPES = ['openid', 'email', 'offline_access', ...ENGAGE_ADMIN_SCOPES];
+const defaultScopes = (api: OperatorApi) => (api === 'engage' ? CLI_ENGAGE_SCOPES : CLI_IDENTITY_SCOPES).join(' ');
+/** The identity sign-in names no resource (engage-cli's default resource is the management API): unchanged since issue 11. */
+const resourceFor = (api: OperatorApi, issuer: string) => (api === 'engage' ? engageAdminResourceUri(issuer) : undefined);
+const apiOf = (s: StoredSignIn): OperatorApi => s.api ?? 'identity';
+/** `--api engage` in the commands an error message suggests; nothing for the identity API (the default). */
+const apiFlag = (s: StoredSignIn) => (apiOf(s) === 'identity' ? '' : ` --api ${apiOf(s)}`);
+/** The identity API's JSON stays as before issue 24; the others name their API. */
+const apiField = (s: StoredSignIn) => (apiOf(s) === 'identity' ? {} : { api: apiOf(s) });
+
 const summary = (s: StoredSignIn) => ({
   url: s.url,
+  ...apiField(s),
   issuer: s.issuer,
   clientId: s.clientId,
   subject: s.subject,
@@ -40,12 +72,13 @@ const operatorOf = (s: StoredSignIn) => (s.email ? `${s.email} (subject ${s.subj
 
 /** Refreshes and stores the sign-in (under the credentials lock). */
 async function refreshed(s: StoredSignIn): Promise<StoredSignIn> {
-  if (!s.refreshToken) throw new Error(`the access token has expired and there is no refresh token: run engage login --url ${s.url}`);
+  if (!s.refreshToken) throw new Error(`the access token has expired and there is no refresh token: run engage login --url ${s.url}${apiFlag(s)}`);
   let tokens;
   try {
-    tokens = await refresh(s.tokenEndpoint, authOf(s), s.refreshToken);
+    // RFC 8707: the grant's own resource again (the engagement sign-in's; none for identity's).
+    tokens = await refresh(s.tokenEndpoint, authOf(s), s.refreshToken, s.resource);
   } catch (e) {
-    if (e instanceof OAuthClientError && e.error === 'invalid_grant') throw new Error(`the sign-in to ${s.url} has ended (${e.message}): run engage login --url ${s.url}`);
+    if (e instanceof OAuthClientError && e.error === 'invalid_grant') throw new Error(`the sign-in to ${s.url} has ended (${e.message}): run engage login --url ${s.url}${apiFlag(s)}`);
     throw e;
   }
   // Refresh tokens rotate at every use (RFC 9700 §4.14.2): store the new one at once.
@@ -71,14 +104,15 @@ export function registerLogin(program: Command): void {
     .requiredOption('--url <url>', "the server's public URL, e.g. https://engage.example.com")
     .option('--client-id <id>', `client of the control tenant to sign in with (default ${CLI_CLIENT_ID})`)
     .option('--client-secret-stdin', 'read a confidential client secret from standard input (unattended automation, README)')
-    .option('--scope <scope>', 'space-separated scopes to request (default for engage-cli: openid offline_access and the five identity.admin scopes; required with --client-id)')
+    .addOption(apiOption())
+    .option('--scope <scope>', 'space-separated scopes to request (default for engage-cli: openid email offline_access and the API\'s scopes: the five identity.admin ones, or with --api engage the four engage.admin ones; required with --client-id)')
     .option('--port <port>', 'loopback port to listen on (default: an ephemeral port)')
     .option('--timeout <seconds>', 'how long to wait for the browser sign-in', '300')
     .option('--no-browser', 'print the URL only; do not try to open a browser')
     .option('--device', 'for a server without a browser (RFC 8628): print a URL and a code to enter on any other device, then wait for the approval')
     .option('--json', 'print machine-readable JSON (with --device, first a line with the URL and the code)')
     .action(
-      action(async (opts: { url: string; clientId?: string; clientSecretStdin?: boolean; scope?: string; port?: string; timeout: string; browser: boolean; device?: boolean; json?: boolean }) => {
+      action(async (opts: { url: string; api: OperatorApi; clientId?: string; clientSecretStdin?: boolean; scope?: string; port?: string; timeout: string; browser: boolean; device?: boolean; json?: boolean }) => {
         const url = normaliseUrl(opts.url);
         const timeoutS = Number(opts.timeout);
         if (!Number.isInteger(timeoutS) || timeoutS < 1 || timeoutS > 3600) throw new Error('--timeout must be a whole number of seconds from 1 to 3600');
@@ -91,10 +125,14 @@ export function registerLogin(program: Command): void {
         const auth: ClientAuth = { clientId: opts.clientId ?? CLI_CLIENT_ID, clientSecret };
 
         const issuer = controlIssuerOf(url);
+        const resource = resourceFor(opts.api, issuer);
+        const scope = opts.scope ?? defaultScopes(opts.api);
         const md = await discover(issuer);
         const store = async (tokens: TokenSet) => {
           const signIn: StoredSignIn = {
             url,
+            ...(opts.api === 'identity' ? {} : { api: opts.api }),
+            ...(resource === undefined ? {} : { resource }),
             issuer,
             clientId: auth.clientId,
             ...(clientSecret ? { clientSecret } : {}),
@@ -108,7 +146,7 @@ export function registerLogin(program: Command): void {
           };
           await withCredentialsLock(async () => saveSignIn(signIn));
           if (opts.json) output(true, summary(signIn));
-          else process.stdout.write(`Signed in to ${url} as ${operatorOf(signIn)}; tokens stored in ${credentialsPath()}\n`);
+          else process.stdout.write(`Signed in to ${url}${opts.api === 'identity' ? '' : ` (the ${opts.api} API)`} as ${operatorOf(signIn)}; tokens stored in ${credentialsPath()}\n`);
         };
         if (opts.device) {
           if (opts.port !== undefined) throw new Error('--port is for the browser sign-in, not --device');
@@ -117,7 +155,8 @@ export function registerLogin(program: Command): void {
             deviceEndpoint: md.device_authorization_endpoint,
             tokenEndpoint: md.token_endpoint,
             auth,
-            scope: opts.scope ?? CLI_IDENTITY_SCOPES.join(' '),
+            scope,
+            resource,
             timeoutS,
             show: (d) => {
               // --json: one JSON line first (a wrapper can show it), then the summary line.
@@ -137,17 +176,19 @@ export function registerLogin(program: Command): void {
             response_type: 'code',
             client_id: auth.clientId,
             redirect_uri: receiver.redirectUri,
-            scope: opts.scope ?? CLI_IDENTITY_SCOPES.join(' '),
+            scope,
             state,
             code_challenge: challenge,
             code_challenge_method: 'S256',
+            // RFC 8707 §2.1: the grant is for this API alone.
+            ...(resource === undefined ? {} : { resource }),
           }).toString();
           // The URL goes to stderr, so --json leaves stdout one document.
           process.stderr.write(`Sign in to ${url} in your browser:\n\n  ${authorize.href}\n\n`);
           if (opts.browser && openBrowser(authorize.href)) process.stderr.write('(a browser was opened; if not, open the URL above)\n');
           process.stderr.write(`Waiting for the sign-in (up to ${timeoutS} s)...\n`);
           const code = await receiver.code;
-          await store(await exchangeCode(md, auth, code, receiver.redirectUri, verifier));
+          await store(await exchangeCode(md, auth, code, receiver.redirectUri, verifier, resource));
         } finally {
           receiver.close();
         }
@@ -158,19 +199,20 @@ export function registerLogin(program: Command): void {
     .command('token')
     .description('print a fresh access token for scripts (refreshed when it expires within 60 s)')
     .option('--url <url>', 'the server (default: the only one signed in to, or ENGAGE_URL)')
+    .addOption(apiOption())
     .option('--json', 'print machine-readable JSON')
     .action(
-      action(async (opts: { url?: string; json?: boolean }) => {
-        let s = findSignIn(opts.url);
+      action(async (opts: { url?: string; api: OperatorApi; json?: boolean }) => {
+        let s = findSignIn(opts.url, process.env, opts.api);
         const expiring = (x: StoredSignIn) => x.accessTokenExpiresAt - nowS() <= REFRESH_MARGIN_S;
         if (expiring(s)) {
           s = await withCredentialsLock(async () => {
             // Another run may have refreshed while this one waited for the lock.
-            const current = findSignIn(s.url);
+            const current = findSignIn(s.url, process.env, opts.api);
             return expiring(current) ? refreshed(current) : current;
           });
         }
-        if (opts.json) output(true, { url: s.url, accessToken: s.accessToken, expiresAt: new Date(s.accessTokenExpiresAt * 1000).toISOString(), scope: s.scope });
+        if (opts.json) output(true, { url: s.url, ...apiField(s), accessToken: s.accessToken, expiresAt: new Date(s.accessTokenExpiresAt * 1000).toISOString(), scope: s.scope });
         else process.stdout.write(`${s.accessToken}\n`);
       }),
     );
@@ -179,10 +221,11 @@ export function registerLogin(program: Command): void {
     .command('logout')
     .description('revoke the stored refresh token (RFC 7009) and delete the stored tokens')
     .option('--url <url>', 'the server (default: the only one signed in to, or ENGAGE_URL)')
+    .addOption(apiOption())
     .addOption(new Option('--json', 'print machine-readable JSON'))
     .action(
-      action(async (opts: { url?: string; json?: boolean }) => {
-        const s = findSignIn(opts.url);
+      action(async (opts: { url?: string; api: OperatorApi; json?: boolean }) => {
+        const s = findSignIn(opts.url, process.env, opts.api);
         let failure: string | undefined;
         try {
           // A refresh token ends its whole grant, the access tokens too (oauth/revocation.ts).
@@ -192,10 +235,10 @@ export function registerLogin(program: Command): void {
           failure = (e as Error).message;
         }
         // The local tokens go either way: a sign-out must not leave them behind.
-        await withCredentialsLock(async () => removeSignIn(s.url));
-        if (failure) throw new Error(`the stored tokens for ${s.url} were deleted, but revoking them failed: ${failure}`);
-        if (opts.json) output(true, { url: s.url, revoked: true });
-        else process.stdout.write(`Signed out of ${s.url}\n`);
+        await withCredentialsLock(async () => removeSignIn(s.url, process.env, opts.api));
+        if (failure) throw new Error(`the stored tokens for ${s.url}${apiFlag(s)} were deleted, but revoking them failed: ${failure}`);
+        if (opts.json) output(true, { url: s.url, ...apiField(s), revoked: true });
+        else process.stdout.write(`Signed out of ${s.url}${opts.api === 'identity' ? '' : ` (the ${opts.api} API)`}\n`);
       }),
     );
 }

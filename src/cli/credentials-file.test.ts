@@ -43,6 +43,22 @@ describe('the credentials file', () => {
     expect(Object.keys((JSON.parse(readFileSync(credentialsPath(env), 'utf8')) as { signIns: object }).signIns)).toEqual(['https://b.example']);
   });
 
+  it('keeps the engagement sign-in beside the identity one (issue 24), reading files written before it', () => {
+    // A file of before issue 24: keyed by URL, no api field: the identity sign-in.
+    mkdirSync(path.dirname(credentialsPath(env)), { recursive: true });
+    writeFileSync(credentialsPath(env), JSON.stringify({ version: 1, signIns: { 'https://a.example': signIn('https://a.example') } }));
+    expect(findSignIn(undefined, env).url).toBe('https://a.example');
+    expect(() => findSignIn(undefined, env, 'engage')).toThrow(/^not signed in for the engage API: run engage login --url <server URL> --api engage$/);
+    expect(() => findSignIn('https://a.example', env, 'engage')).toThrow(/^not signed in to https:\/\/a\.example for the engage API: run engage login --url https:\/\/a\.example --api engage$/);
+    saveSignIn({ ...signIn('https://a.example'), api: 'engage', resource: 'https://a.example/t/control/engage/admin', accessToken: 'engage-at' }, env);
+    expect(findSignIn(undefined, env).accessToken).toBe('at');
+    expect(findSignIn('https://a.example', env, 'engage').accessToken).toBe('engage-at');
+    expect(Object.keys((JSON.parse(readFileSync(credentialsPath(env), 'utf8')) as { signIns: object }).signIns)).toEqual(['https://a.example', 'https://a.example#engage']);
+    expect(removeSignIn('https://a.example', env, 'engage')).toBe(true);
+    expect(findSignIn(undefined, env).accessToken).toBe('at');
+    expect(() => findSignIn(undefined, env, 'engage')).toThrow(/not signed in/);
+  });
+
   it('refuses a file that is not its own, and URLs that are not a server', () => {
     mkdirSync(path.dirname(credentialsPath(env)), { recursive: true });
     writeFileSync(credentialsPath(env), '{"something":"else"}');

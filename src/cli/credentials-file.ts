@@ -4,7 +4,14 @@ import path from 'node:path';
 import { randomBytes } from 'node:crypto';
 
 /**
- * The operator's stored sign-ins (`engage login`), one per server URL, in the user's
+ * The administration API a sign-in is for (issue 24): a grant is bound to one resource (RFC 8707),
+ * so the identity management API and the engagement administration API are two sign-ins.
+ */
+export type OperatorApi = 'identity' | 'engage';
+export const OPERATOR_APIS: readonly OperatorApi[] = ['identity', 'engage'];
+
+/**
+ * The operator's stored sign-ins (`engage login`), one per server URL and API, in the user's
  * configuration directory: `$XDG_CONFIG_HOME/engage/credentials.json`, else
  * `~/.config/engage/credentials.json` (XDG Base Directory). The file holds refresh tokens, so
  * it is written mode 0600 in a 0700 directory, replaced atomically (a temporary file renamed
@@ -27,7 +34,20 @@ export interface StoredSignIn {
   subject: string | null;
   /** The ID token's `email` (absent in files written before it was kept, or without the `email` scope). */
   email?: string | null;
+  /** Absent: `identity` (files written before issue 24, and every identity sign-in since). */
+  api?: OperatorApi;
+  /** The resource (RFC 8707) the grant is bound to, sent again at refresh; absent: the client's default. */
+  resource?: string;
 }
+
+/**
+ * The key of a sign-in in the file: the URL for the identity API (as before issue 24, so older
+ * files read unchanged), `<url>#engage` for the engagement API (a normalised URL has no fragment,
+ * so the keys never meet).
+ */
+export const signInKey = (url: string, api: OperatorApi = 'identity') => (api === 'identity' ? url : `${url}#${api}`);
+const apiOf = (s: StoredSignIn): OperatorApi => s.api ?? 'identity';
+const apiFlag = (api: OperatorApi) => (api === 'identity' ? '' : ` --api ${api}`);
 
 interface CredentialsFile {
   version: 1;
@@ -86,35 +106,36 @@ export function listSignIns(env: NodeJS.ProcessEnv = process.env): StoredSignIn[
 }
 
 /**
- * The sign-in for `url`; without a URL, the only one stored (ENGAGE_URL names one too).
- * Throws a one-line error telling the operator what to run.
+ * The sign-in for `url` and `api` (default identity); without a URL, the only one stored for
+ * that API (ENGAGE_URL names one too). Throws a one-line error telling the operator what to run.
  */
-export function findSignIn(url: string | undefined, env: NodeJS.ProcessEnv = process.env): StoredSignIn {
+export function findSignIn(url: string | undefined, env: NodeJS.ProcessEnv = process.env, api: OperatorApi = 'identity'): StoredSignIn {
   const wanted = url ?? env.ENGAGE_URL;
   const all = read(env).signIns;
   if (wanted) {
-    const key = normaliseUrl(wanted);
-    const found = all[key];
-    if (!found) throw new Error(`not signed in to ${key}: run engage login --url ${key}`);
+    const at = normaliseUrl(wanted);
+    const found = all[signInKey(at, api)];
+    if (!found) throw new Error(`not signed in to ${at}${api === 'identity' ? '' : ` for the ${api} API`}: run engage login --url ${at}${apiFlag(api)}`);
     return found;
   }
-  const entries = Object.values(all);
-  if (entries.length === 0) throw new Error('not signed in: run engage login --url <server URL>');
+  const entries = Object.values(all).filter((s) => apiOf(s) === api);
+  if (entries.length === 0) throw new Error(`not signed in${api === 'identity' ? '' : ` for the ${api} API`}: run engage login --url <server URL>${apiFlag(api)}`);
   if (entries.length > 1) throw new Error(`signed in to several servers (${entries.map((e) => e.url).join(', ')}): name one with --url`);
   return entries[0];
 }
 
 export function saveSignIn(signIn: StoredSignIn, env: NodeJS.ProcessEnv = process.env): void {
   const file = read(env);
-  file.signIns[signIn.url] = signIn;
+  file.signIns[signInKey(signIn.url, apiOf(signIn))] = signIn;
   write(file, env);
 }
 
 /** Removes the sign-in; true when there was one. */
-export function removeSignIn(url: string, env: NodeJS.ProcessEnv = process.env): boolean {
+export function removeSignIn(url: string, env: NodeJS.ProcessEnv = process.env, api: OperatorApi = 'identity'): boolean {
   const file = read(env);
-  if (!file.signIns[url]) return false;
-  delete file.signIns[url];
+  const key = signInKey(url, api);
+  if (!file.signIns[key]) return false;
+  delete file.signIns[key];
   write(file, env);
   return true;
 }

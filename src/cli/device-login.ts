@@ -11,13 +11,15 @@ export async function deviceLogin(opts: {
   tokenEndpoint: string;
   auth: ClientAuth;
   scope: string;
+  /** RFC 8707: the API the grant is for (engage login --api engage); absent: the client's default. */
+  resource?: string;
   /** Told once the codes are known: where to go and what to enter. */
   show: (d: DeviceAuthorization) => void;
   timeoutS: number;
   sleep?: (ms: number) => Promise<void>;
 }): Promise<TokenSet> {
   const sleep = opts.sleep ?? ((ms: number) => new Promise<void>((r) => setTimeout(r, ms)));
-  const d = await startDeviceAuthorization(opts.deviceEndpoint, opts.auth, opts.scope);
+  const d = await startDeviceAuthorization(opts.deviceEndpoint, opts.auth, opts.scope, opts.resource);
   opts.show(d);
   let interval = Math.max(1, d.interval ?? 5);
   const deadline = Date.now() + Math.min(d.expires_in, opts.timeoutS) * 1000;

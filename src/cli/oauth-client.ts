@@ -120,9 +120,9 @@ export interface DeviceAuthorization {
   interval?: number;
 }
 
-/** RFC 8628 §3.1: the device authorization request. */
-export async function startDeviceAuthorization(endpoint: string, auth: ClientAuth, scope: string): Promise<DeviceAuthorization> {
-  const { status, body } = await postForm<DeviceAuthorization & { error?: string; error_description?: string }>(endpoint, auth, { scope });
+/** RFC 8628 §3.1: the device authorization request; `resource` (RFC 8707) binds the grant to one API. */
+export async function startDeviceAuthorization(endpoint: string, auth: ClientAuth, scope: string, resource?: string): Promise<DeviceAuthorization> {
+  const { status, body } = await postForm<DeviceAuthorization & { error?: string; error_description?: string }>(endpoint, auth, { scope, ...withResource(resource) });
   if (status !== 200 || !body || typeof body.device_code !== 'string' || typeof body.user_code !== 'string') {
     const error = body?.error ?? `http_${status}`;
     throw new OAuthClientError(error, `the device authorization endpoint answered ${error}${body?.error_description ? `: ${body.error_description}` : ''}`);
@@ -130,12 +130,19 @@ export async function startDeviceAuthorization(endpoint: string, auth: ClientAut
   return body;
 }
 
-export function exchangeCode(md: ProviderMetadata, auth: ClientAuth, code: string, redirectUri: string, verifier: string): Promise<TokenSet> {
-  return requestTokens(md.token_endpoint, auth, { grant_type: 'authorization_code', code, redirect_uri: redirectUri, code_verifier: verifier });
+/**
+ * RFC 8707: a grant is bound to the resource of its authorization request; the token requests
+ * of that grant may name it again (a different one is invalid_grant). Absent: the client's
+ * default resource, the identity management API for engage-cli.
+ */
+const withResource = (resource: string | undefined): Record<string, string> => (resource === undefined ? {} : { resource });
+
+export function exchangeCode(md: ProviderMetadata, auth: ClientAuth, code: string, redirectUri: string, verifier: string, resource?: string): Promise<TokenSet> {
+  return requestTokens(md.token_endpoint, auth, { grant_type: 'authorization_code', code, redirect_uri: redirectUri, code_verifier: verifier, ...withResource(resource) });
 }
 
-export function refresh(tokenEndpoint: string, auth: ClientAuth, refreshToken: string): Promise<TokenSet> {
-  return requestTokens(tokenEndpoint, auth, { grant_type: 'refresh_token', refresh_token: refreshToken });
+export function refresh(tokenEndpoint: string, auth: ClientAuth, refreshToken: string, resource?: string): Promise<TokenSet> {
+  return requestTokens(tokenEndpoint, auth, { grant_type: 'refresh_token', refresh_token: refreshToken, ...withResource(resource) });
 }
 
 /** RFC 7009 §2.1; 200 for any token, known or not (§2.2). */

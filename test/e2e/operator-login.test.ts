@@ -3,6 +3,8 @@
  * the database, then `engage login` driven through the real sign-in page in Chromium (PKCE, a
  * loopback redirect on an ephemeral port), `engage token` used against userinfo and against every
  * route of the management API (the served OpenAPI document's list), a refresh, `engage logout` revoking; the stored file's permissions.
+ * `--api engage` (issue 24): a sign-in of its own bound to the engagement administration API
+ * (RFC 8707 resource), through the browser and the device flow, stored beside the identity one.
  */
 import { spawn } from 'node:child_process';
 import { readFileSync, statSync, writeFileSync } from 'node:fs';
@@ -14,6 +16,7 @@ import { createSandbox, freePort, type RunningServer, type Sandbox } from '../he
 import { HAS_CHROMIUM, launchChromium } from '../helpers/browser';
 
 const PASSWORD = 'correct horse battery staple';
+const ENGAGE_SCOPES = ['engage.admin.read', 'engage.admin.manage', 'engage.admin.send', 'engage.admin.privacy'];
 const ADMIN_SCOPES = ['identity.admin.read', 'identity.admin.manage', 'identity.admin.users.manage', 'identity.admin.users.import', 'identity.admin.users.export'];
 
 interface OperatorJson { id: string; subject: string; email: string; created: boolean; assigned: boolean; permissions: string[] }
@@ -116,6 +119,108 @@ describe.skipIf(!HAS_CHROMIUM)('engage operators create, login, token, logout', 
     // Still fresh: the same token again, no refresh.
     expect((await http(['token'])).stdout.trim()).toBe(token);
   });
+
+  it('signs in to the engagement administration API (--api engage) beside the identity sign-in; each token is good at its API only', async () => {
+    const { authorizeUrl, exited, stdout: out } = await startLogin(['--api', 'engage']);
+    const params = new URL(authorizeUrl).searchParams;
+    // RFC 8707 §2.1: the authorization request names the engagement API, with its scopes.
+    expect(params.get('resource')).toBe(`${server.url}/t/control/engage/admin`);
+    expect(params.get('scope')!.split(' ').sort()).toEqual(['email', 'offline_access', 'openid', ...ENGAGE_SCOPES].sort());
+    const page = await (await browser.newContext()).newPage();
+    await page.goto(authorizeUrl);
+    await page.getByLabel('Email').fill('ops@example.com');
+    await page.getByLabel('Password').fill(PASSWORD);
+    await page.getByRole('button', { name: 'Sign in' }).click();
+    await page.waitForURL('http://127.0.0.1:*/callback?**');
+    expect(await exited).toBe(0);
+    const signedIn = JSON.parse(out()) as { url: string; api: string; subject: string; scope: string };
+    expect(signedIn).toMatchObject({ url: server.url, api: 'engage', subject: operator.subject });
+    expect(signedIn.scope.split(' ').sort()).toEqual(['email', 'offline_access', 'openid', ...ENGAGE_SCOPES].sort());
+    // Stored beside the identity sign-in, which is unchanged.
+    expect(Object.keys(stored().signIns).sort()).toEqual([server.url, `${server.url}#engage`]);
+    expect(statSync(file()).mode & 0o777).toBe(0o600);
+
+    const engageToken = (await http(['token', '--api', 'engage'])).stdout.trim();
+    const identityToken = (await http(['token'])).stdout.trim();
+    expect(claimsOf(engageToken)).toMatchObject({ aud: 'engage-admin-api', sub: operator.subject, client_id: 'engage-cli' });
+    expect(claimsOf(identityToken)).toMatchObject({ aud: 'identity-admin-api' });
+    const environments = (token: string) => fetch(`${server.url}/t/control/engage/admin/environments`, { headers: { authorization: `Bearer ${token}` } });
+    const engageRead = await environments(engageToken);
+    expect(engageRead.status).toBe(200);
+    expect(await engageRead.json()).toMatchObject({ items: expect.any(Array) });
+    // A token of the identity API is not one of the engagement API, and the other way round.
+    const refused = await environments(identityToken);
+    expect(refused.status).toBe(401);
+    expect(refused.headers.get('www-authenticate')).toMatch(/^Bearer /);
+    expect((await fetch(`${server.url}/t/control/identity/admin/tenants`, { headers: { authorization: `Bearer ${engageToken}` } })).status).toBe(401);
+  }, 90_000);
+
+  it('refreshes the engagement sign-in with its own resource, leaving the identity one alone', async () => {
+    const before = stored();
+    const entry = before.signIns[`${server.url}#engage`];
+    const identity = before.signIns[server.url];
+    entry.accessTokenExpiresAt = Math.floor(Date.now() / 1000) + 10;
+    writeFileSync(file(), JSON.stringify(before));
+    const r = await http(['token', '--api', 'engage', '--url', server.url, '--json']);
+    expect(r.code, r.stderr).toBe(0);
+    const out = JSON.parse(r.stdout) as { api: string; accessToken: string };
+    expect(out.api).toBe('engage');
+    expect(out.accessToken).not.toBe(entry.accessToken);
+    expect(claimsOf(out.accessToken)).toMatchObject({ aud: 'engage-admin-api' });
+    expect(stored().signIns[`${server.url}#engage`].refreshToken).not.toBe(entry.refreshToken);
+    expect(stored().signIns[server.url]).toEqual(identity);
+    expect((await fetch(`${server.url}/t/control/engage/admin/environments`, { headers: { authorization: `Bearer ${out.accessToken}` } })).status).toBe(200);
+    // The grant is bound to its resource: a refresh naming the other API is invalid_grant (RFC 8707 §2.2).
+    const other = await fetch(`${server.url}/t/control/oauth2/token`, {
+      method: 'POST',
+      headers: { 'content-type': 'application/x-www-form-urlencoded' },
+      body: new URLSearchParams({ grant_type: 'refresh_token', refresh_token: stored().signIns[`${server.url}#engage`].refreshToken, client_id: 'engage-cli', resource: `${server.url}/t/control/identity/admin` }),
+    });
+    expect(other.status).toBe(400);
+    expect(await other.json()).toMatchObject({ error: 'invalid_grant' });
+  });
+
+  it('signs in to the engagement API with the device flow too, then logs out of it alone', async () => {
+    const child = spawn(sb.bin, ['login', '--url', server.url, '--api', 'engage', '--device', '--json', '--timeout', '120'], { cwd: sb.dir, env: { ...sb.env, ...env() }, stdio: ['ignore', 'pipe', 'pipe'] });
+    const lines: string[] = [];
+    const exited = new Promise<number | null>((resolve) => child.once('close', resolve));
+    const first = await new Promise<{ verificationUriComplete: string }>((resolve, reject) => {
+      createInterface({ input: child.stdout }).on('line', (line) => {
+        lines.push(line);
+        if (lines.length === 1) resolve(JSON.parse(line) as { verificationUriComplete: string });
+      });
+      void exited.then((code) => reject(new Error(`engage login --device exited ${code}`)));
+    });
+    const page = await (await browser.newContext()).newPage();
+    await page.goto(first.verificationUriComplete);
+    await page.getByRole('button', { name: 'Continue' }).click();
+    await page.getByRole('button', { name: 'Approve and sign in' }).click();
+    await page.getByLabel('Email').fill('ops@example.com');
+    await page.getByLabel('Password').fill(PASSWORD);
+    await page.getByRole('button', { name: 'Sign in' }).click();
+    await expect(page.getByRole('heading', { level: 1 }).textContent()).resolves.toBe('Device connected');
+    expect(await exited).toBe(0);
+    expect(JSON.parse(lines.slice(1).join('\n'))).toMatchObject({ api: 'engage', subject: operator.subject });
+    const token = (await http(['token', '--api', 'engage'])).stdout.trim();
+    expect(claimsOf(token)).toMatchObject({ aud: 'engage-admin-api' });
+    expect((await fetch(`${server.url}/t/control/engage/admin/environments`, { headers: { authorization: `Bearer ${token}` } })).status).toBe(200);
+
+    const entry = stored().signIns[`${server.url}#engage`];
+    const out = await http(['logout', '--api', 'engage', '--json']);
+    expect(out.code, out.stderr).toBe(0);
+    expect(JSON.parse(out.stdout)).toEqual({ url: server.url, api: 'engage', revoked: true });
+    expect(Object.keys(stored().signIns)).toEqual([server.url]);
+    const refresh = await fetch(`${server.url}/t/control/oauth2/token`, {
+      method: 'POST',
+      headers: { 'content-type': 'application/x-www-form-urlencoded' },
+      body: new URLSearchParams({ grant_type: 'refresh_token', refresh_token: entry.refreshToken, client_id: 'engage-cli' }),
+    });
+    expect(await refresh.json()).toMatchObject({ error: 'invalid_grant' });
+    const again = await http(['token', '--api', 'engage']);
+    expect([again.code, again.stderr]).toEqual([1, `engage: not signed in for the engage API: run engage login --url <server URL> --api engage\n`]);
+    // The identity sign-in still works.
+    expect((await http(['token'])).code).toBe(0);
+  }, 120_000);
 
   it('uses `engage token` against every route of the management API, each mutation leaving an audit event without secrets', async () => {
     const token = (await http(['token'])).stdout.trim();
