@@ -182,7 +182,7 @@ export function createClientService(deps: { store: Stores & TxRunner<Stores>; ca
       assertThat(current, ClientErrors.unknown(clientId));
       assertThat(opts.allowManaged || !current.configurationManaged, ClientErrors.configurationManaged(clientId));
       if (defaultResource) {
-        const r = await deps.resources.findByUriIn(tx, tenantId, defaultResource);
+        const r = await deps.resources.readByUri(tenantId, defaultResource);
         assertThat(r && r.status === 'ACTIVE', ClientErrors.unknownResource(defaultResource));
       }
       await tx.clients.update(tenantId, clientId, { ...patch, updatedAt: clock.now().toISOString() });
@@ -201,7 +201,7 @@ export function createClientService(deps: { store: Stores & TxRunner<Stores>; ca
       await store.tx(async (tx) => {
         assertThat(!(await tx.clients.find(tenantId, input.clientId)), ClientErrors.conflict(`client ${input.clientId} exists`));
         if (input.defaultResource) {
-          const r = await deps.resources.findByUriIn(tx, tenantId, input.defaultResource);
+          const r = await deps.resources.readByUri(tenantId, input.defaultResource);
           assertThat(r && r.status === 'ACTIVE', ClientErrors.unknownResource(input.defaultResource));
         }
         const now = clock.now().toISOString();

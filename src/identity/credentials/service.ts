@@ -47,7 +47,7 @@ export function createCredentialService(deps: { store: Stores & TxRunner<Stores>
       const secret = newSecret();
       const secretDigest = digest(secret);
       await store.tx(async (tx) => {
-        const r = await deps.resources.findByUriIn(tx, tenantId, resourceUri);
+        const r = await deps.resources.readByUri(tenantId, resourceUri);
         assertThat(r, CredentialErrors.invalid(`resource ${resourceUri} is not registered`));
         await tx.credentials.insert({ id, tenantId, resourceId: r.id, secretDigest, createdAt: clock.now().toISOString() });
         await tx.audit.record(actor, { at: clock.now(), tenantId, action: 'credential.issued', targetType: 'credential', targetId: id, details: { resourceUri } });

@@ -1,7 +1,7 @@
 import { digest, newSecret, safeEqual } from '../../platform/crypto';
 import type { Client } from '../clients/service';
 import type { ResolvedTenant } from '../tenants/service';
-import { NATIVE_LIMITS, type CodeResult, type NativeDeps, type NativeRequest, type NativeStores, type ProofResult } from './context';
+import { NATIVE_LIMITS, type CodeResult, type NativeDeps, type NativeRequest, type ProofResult } from './context';
 import { nativeFailure } from './errors';
 import type { InteractionRow, InteractionState } from './store';
 
@@ -27,7 +27,8 @@ const claimedElsewhere = (it: LiveInteraction) => gone(`the interaction belongs 
 
 type ProofFlow = 'password' | 'social' | 'email';
 /** Work of the proof's own (its throttle's success) done in the transaction that ends the proof. */
-export type Settle = (tx: NativeStores) => Promise<void>;
+/** Work that joins the proof's transaction (a nested `store.tx`: the throttle's settlement). */
+export type Settle = () => Promise<void>;
 
 /**
  * Interactions (spec 02 "Native flow"): POST /interactions validates the authorization
@@ -56,9 +57,9 @@ export function createInteractions(deps: NativeDeps) {
     const r = it.request;
     const code = await store.tx(async (tx) => {
       const finished = await tx.native.finish(tenantId, it.digest, from, now());
-      await settle?.(tx);
+      await settle?.();
       if (!finished) return undefined;
-      return oauth.issueAuthorizationCodeIn(tx, {
+      return oauth.issueAuthorizationCode({
         tenantId, clientId: it.client.clientId, userId, redirectUri: r.redirectUri, codeChallenge: r.codeChallenge,
         scope: r.scope, resource: r.resource, nonce: r.nonce, authTime: now(), bindingCodeDigest: r.bindingCodeDigest ?? null,
       });
@@ -71,7 +72,7 @@ export function createInteractions(deps: NativeDeps) {
   async function end(tenant: ResolvedTenant, it: LiveInteraction, settle?: Settle): Promise<void> {
     await store.tx(async (tx) => {
       await tx.native.end(tenant.tenant.id, it.digest);
-      await settle?.(tx);
+      await settle?.();
     });
   }
 
@@ -115,16 +116,14 @@ export function createInteractions(deps: NativeDeps) {
       return { row, digest: d, request: JSON.parse(row.request) as NativeRequest, client };
     },
 
-    /** Binds the interaction to one proof flow (spec 02: "passed as interaction_id to exactly one proof flow"). */
+    /**
+     * Binds the interaction to one proof flow (spec 02: "passed as interaction_id to exactly one
+     * proof flow"); inside another transaction it joins it (the password proof admits its attempt in the same one).
+     */
     async claim(tenant: ResolvedTenant, it: LiveInteraction, flow: ProofFlow): Promise<void> {
       // Already this flow's: nothing to write (the move to DONE re-checks the state anyway).
       if (it.row.flow === flow) return;
       if (!(await store.tx((tx) => tx.native.claimFlow(tenant.tenant.id, it.digest, flow, now())))) throw claimedElsewhere(it);
-    },
-
-    /** claim in the caller's transaction: false when another flow has the interaction (throw `claimedElsewhere`). */
-    async claimIn(tx: NativeStores, tenant: ResolvedTenant, it: LiveInteraction, flow: ProofFlow): Promise<boolean> {
-      return it.row.flow === flow || tx.native.claimFlow(tenant.tenant.id, it.digest, flow, now());
     },
 
     claimedElsewhere,
@@ -145,7 +144,7 @@ export function createInteractions(deps: NativeDeps) {
         const t = now();
         const started = await store.tx(async (tx) => {
           const ok = await tx.native.startMfa(tenantId, it.digest, userId, t, digest(challengeToken), t);
-          await settle?.(tx);
+          await settle?.();
           return ok;
         });
         if (!started) throw gone('the interaction was used by another request');

@@ -36,15 +36,15 @@ export function createNativeService(deps: NativeDeps) {
       const tenantId = tenant.tenant.id;
       // One transaction binds the interaction to this flow and admits (counts) the attempt; the
       // one that issues the code (or starts MFA) settles it: two commits per proof, not four.
-      const admitted = await deps.store.tx(async (tx) =>
-        (await interactions.claimIn(tx, tenant, it, 'password')) ? sessions.beginAttemptIn(tx, tenantId, input.email, input.ip) : undefined,
-      );
-      if (!admitted) throw interactions.claimedElsewhere(it);
+      const admitted = await deps.store.tx(async () => {
+        await interactions.claim(tenant, it, 'password');
+        return sessions.beginAttempt(tenantId, input.email, input.ip);
+      });
       const { ticket } = admitted;
       if (!ticket) throw tooManyAttempts(admitted.wait);
       const user = await users.verifyPassword(tenantId, input.email, input.password);
       if (!user) throw nativeFailure('invalid_credentials');
-      return interactions.afterPrimaryProof(tenant, it, user.id, (tx) => sessions.attemptSucceededIn(tx, ticket));
+      return interactions.afterPrimaryProof(tenant, it, user.id, () => sessions.attemptSucceeded(ticket));
     },
 
     /** POST /social: the upstream ID token, verified and linked by the identity providers (services.providers). */
@@ -92,7 +92,7 @@ export function createNativeService(deps: NativeDeps) {
       if (!ticket) throw tooManyAttempts(admitted.wait);
       const verified = await mfa.verifySecondFactor(tenantId, userId, input.method, input.code);
       if (!verified.ok) throw nativeFailure('invalid_code', 'wrong second-factor code');
-      return interactions.complete(tenant, it, userId, 'MFA', verified.replacementRecoveryCode, (tx) => sessions.attemptSucceededIn(tx, ticket));
+      return interactions.complete(tenant, it, userId, 'MFA', verified.replacementRecoveryCode, () => sessions.attemptSucceeded(ticket));
     },
 
     ...accounts,

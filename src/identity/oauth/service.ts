@@ -44,10 +44,15 @@ export function createOAuthService(deps: OAuthDeps) {
   };
   const ctx = { ...deps, tokens };
 
-  /** A code in the caller's transaction (the native adapter ends its interaction in the same one). */
-  async function issueAuthorizationCodeIn(tx: OAuthTx, input: IssueCodeInput): Promise<string> {
+  /** A code; inside another transaction it joins it (the native adapter ends its interaction in the same one). */
+  async function issueAuthorizationCode(input: IssueCodeInput): Promise<string> {
     const code = newSecret();
-    await tx.oauth.insertCode({
+    await store.tx((tx) => insertCode(tx, code, input));
+    return code;
+  }
+
+  function insertCode(tx: OAuthTx, code: string, input: IssueCodeInput): Promise<unknown> {
+    return tx.oauth.insertCode({
       codeDigest: digest(code),
       tenantId: input.tenantId,
       clientId: input.clientId,
@@ -61,7 +66,6 @@ export function createOAuthService(deps: OAuthDeps) {
       expiresAt: clock.nowSeconds() + config.authorizationCodeTtl,
       bindingCodeDigest: input.bindingCodeDigest ?? null,
     });
-    return code;
   }
 
   return {
@@ -75,11 +79,7 @@ export function createOAuthService(deps: OAuthDeps) {
     authorizationRedirect,
 
     /** A one-time code (256 random bits), stored as its digest for config.authorizationCodeTtl seconds. */
-    async issueAuthorizationCode(input: IssueCodeInput): Promise<string> {
-      return store.tx((tx) => issueAuthorizationCodeIn(tx, input));
-    },
-
-    issueAuthorizationCodeIn,
+    issueAuthorizationCode,
 
     /**
      * Ends everything the user holds at every client of the tenant: grants (so their access

@@ -142,9 +142,13 @@ export function createResourceService(deps: { store: Stores & TxRunner<Stores>; 
       await tx.resources.markManaged(tenantId, id);
     },
 
-    /** The same lookup inside another context's transaction (client and credential creation). */
-    async findByUriIn(tx: ResourceTx, tenantId: string, uri: string): Promise<Resource | undefined> {
-      const r = await tx.resources.findByUri(tenantId, uri);
+    /**
+     * The resource as the database holds it now, in a transaction: called inside another
+     * context's transaction (client and credential creation) it joins it, so it sees what that
+     * transaction wrote and nothing can change it before the commit.
+     */
+    async readByUri(tenantId: string, uri: string): Promise<Resource | undefined> {
+      const r = await store.tx((tx) => tx.resources.findByUri(tenantId, uri));
       return r && toResource(r);
     },
   };

@@ -70,8 +70,15 @@ export function createSessionService(deps: { store: Stores & TxRunner<Stores>; c
     });
   }
 
-  /** beginAttempt in the caller's transaction (the native password proof binds its interaction in the same one). */
-  async function beginAttemptIn(tx: SessionTx, tenantId: string, email: string, ip: string): Promise<SignInAttempt> {
+  /**
+   * Admits one sign-in attempt or refuses it, before any password is verified. In one write
+   * transaction both counters are locked (serialized with every other attempt on them, in this
+   * process and any other) and read and, unless one is locked, both count this attempt as a failure. So of
+   * any number of parallel attempts at most the free ones get to the (costly, guessable)
+   * verification; the rest wait. A correct password then settles the attempt (attemptSucceeded).
+   * Inside another transaction it joins it (the native password proof binds its interaction in the same one).
+   */
+  const beginAttempt = (tenantId: string, email: string, ip: string): Promise<SignInAttempt> => store.tx(async (tx) => {
     const t = now();
     const emailKey = throttleKey(tenantId, 'email', email);
     const ipKey = throttleKey(tenantId, 'ip', ip);
@@ -84,13 +91,18 @@ export function createSessionService(deps: { store: Stores & TxRunner<Stores>; c
     await tx.sessions.saveThrottle(afterFailure(emailRow, emailKey, 'email', t));
     await tx.sessions.saveThrottle(ipCounted);
     return { wait: 0, ticket: { emailKey, ipKey, ipLockBefore: ipRow.lockedUntil, ipLockCounted: ipCounted.lockedUntil } };
-  }
+  });
 
-  /** attemptSucceeded in the caller's transaction (the native proofs settle it with the code they issue). */
-  async function attemptSucceededIn(tx: SessionTx, ticket: AttemptTicket): Promise<void> {
+  /**
+   * The attempt's password was right: the email counter is cleared and the address gets its
+   * attempt back (and its lock as it was, unless a later failure has set another), since the
+   * address counter only counts failures. Inside another transaction it joins it (the native
+   * proofs settle it with the code they issue).
+   */
+  const attemptSucceeded = (ticket: AttemptTicket): Promise<void> => store.tx(async (tx) => {
     await tx.sessions.clearThrottle(ticket.emailKey);
     await tx.sessions.refundThrottle(ticket.ipKey, ticket.ipLockCounted, ticket.ipLockBefore);
-  }
+  });
 
   return {
     now,
@@ -198,16 +210,7 @@ export function createSessionService(deps: { store: Stores & TxRunner<Stores>; c
       return store.tx((tx) => tx.sessions.consumeInteraction(idDigest));
     },
 
-    /**
-     * Admits one sign-in attempt or refuses it, before any password is verified. In one write
-     * transaction both counters are locked (serialized with every other attempt on them, in this
-     * process and any other) and read and, unless one is locked, both count this attempt as a failure. So of
-     * any number of parallel attempts at most the free ones get to the (costly, guessable)
-     * verification; the rest wait. A correct password then settles the attempt (attemptSucceeded).
-     */
-    async beginAttempt(tenantId: string, email: string, ip: string): Promise<SignInAttempt> {
-      return store.tx((tx) => beginAttemptIn(tx, tenantId, email, ip));
-    },
+    beginAttempt,
 
     /**
      * Counts a request for an emailed code from client address `ip` (spec 02 limits the resend
@@ -243,17 +246,7 @@ export function createSessionService(deps: { store: Stores & TxRunner<Stores>; c
       });
     },
 
-    /**
-     * The attempt's password was right: the email counter is cleared and the address gets its
-     * attempt back (and its lock as it was, unless a later failure has set another), since the
-     * address counter only counts failures.
-     */
-    async attemptSucceeded(ticket: AttemptTicket): Promise<void> {
-      await store.tx((tx) => attemptSucceededIn(tx, ticket));
-    },
-
-    beginAttemptIn,
-    attemptSucceededIn,
+    attemptSucceeded,
   };
 }
 
