@@ -67,13 +67,6 @@ export async function jsonBody<S extends TSchema>(c: Context, check: Checker<S>)
   return validInput(check, value, AdminErrors.invalid);
 }
 
-/** A body the contract leaves empty: none at all, or a JSON value the schema accepts. */
-export async function optionalJsonBody<S extends TSchema>(c: Context, check: Checker<S>): Promise<void> {
-  const length = c.req.header('content-length');
-  if ((length === undefined || length === '0') && !c.req.header('transfer-encoding') && !c.req.header('content-type')) return;
-  await jsonBody(c, check);
-}
-
 const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
 
 /** A path identifier that must be a uuid (400 invalid_request: "bad identifier"). */

@@ -1,8 +1,7 @@
 import type { Hono } from 'hono';
-import { described } from '../../platform/http/openapi';
 import type { Services } from '../../services';
-import { actor, optionalJsonBody, type AdminEnv, type AdminGuard } from './guards';
-import { adminDoc, envelope, inTenant, json, PAGED, pathTenant, route, TENANT } from './routing';
+import { actor, type AdminEnv, type AdminGuard } from './guards';
+import { adminDoc, envelope, inTenant, json, PAGED, route, TENANT } from './routing';
 import {
   ADMIN_SCOPES, ClientIdParam, ClientInput, ClientIssuance, ClientPage, CredentialIdParam, CredentialIssuance, CredentialIssue, CredentialPage, KeyIdParam,
   Resource, ResourceInput, ResourcePage, SigningKeyPage, StagedKey, checkKeyStage,
@@ -78,16 +77,12 @@ export function mountCatalogRoutes(admin: Hono<AdminEnv>, guard: AdminGuard, ser
     async (c, { query: q }) => envelope(c, q, await services.keys.page(inTenant.of(c).tenant.id, q.page, q.size)),
   ));
 
-  // Its body may be absent (nothing or a JSON value the schema accepts): not a declaration's JSON body, so documented only.
-  admin.post('/tenants/:tenantId/signing-keys', manage, described(
+  // Its body may be absent, or an empty JSON object (spec 03 shows none).
+  admin.post('/tenants/:tenantId/signing-keys', manage, inTenant(deps), route(
     adminDoc('Stage a new signing key (published in JWKS, not signing until activated)', {
       params: TENANT, body: { schema: checkKeyStage.schema, required: false }, responses: { 201: json(StagedKey, 'the staged key id') }, errors: { 400: 'invalid_request' },
     }),
-    async (c) => {
-      const t = await pathTenant(c, deps);
-      await optionalJsonBody(c, checkKeyStage);
-      return c.json({ keyId: (await services.keys.stage(t.id, actor(c))).keyId }, 201);
-    },
+    async (c) => c.json({ keyId: (await services.keys.stage(inTenant.of(c).tenant.id, actor(c))).keyId }, 201),
   ));
 
   const KEY = { ...TENANT, keyId: KeyIdParam };

@@ -1,6 +1,6 @@
 import type { Context, Hono, MiddlewareHandler } from 'hono';
-import { readJsonBody, type BodyFailure } from '../../platform/http/body';
-import { described, type RouteDoc } from '../../platform/http/openapi';
+import type { BodyFailure } from '../../platform/http/body';
+import type { RouteDoc } from '../../platform/http/openapi';
 import { pageQuery } from '../../platform/http/pagination';
 import { apiInputRules, declaredRoutes } from '../../platform/http/route';
 import { Uuid } from '../../platform/http/schema';
@@ -47,6 +47,8 @@ const bodyFailure = (f: BodyFailure) => TransferErrors.invalid(f.kind === 'too_l
  * and a bad one is a result, not a 400); the service keeps that check too (one check, shared).
  */
 const route = declaredRoutes<TokenEnv>(apiInputRules({ maxBytes: MAX_IMPORT_BYTES, body: bodyFailure, invalid: TransferErrors.invalid }));
+/** The export creation's small body (an idempotency key). */
+const exportRoute = declaredRoutes<TokenEnv>(apiInputRules({ maxBytes: MAX_EXPORT_BODY, body: bodyFailure, invalid: TransferErrors.invalid }));
 
 function uuid(c: Context, name: string): string {
   const v = c.req.param(name) ?? '';
@@ -73,13 +75,6 @@ function pathOf(c: Context): { tenantId: string; jobId: string } {
   return f;
 }
 
-/** A body the contract leaves open (export creation): none, or a JSON object. */
-async function optionalBody(c: Context): Promise<unknown> {
-  const length = c.req.header('content-length');
-  if ((length === undefined || length === '0') && !c.req.header('transfer-encoding') && !c.req.header('content-type')) return {};
-  return readJsonBody(c, { maxBytes: MAX_EXPORT_BODY, fail: bodyFailure });
-}
-
 /**
  * The user-imports and user-exports routes of the management API (spec 03), relative to its
  * root `{control_issuer}/identity/admin`. Mounted by the management app with its guard
@@ -89,7 +84,6 @@ export function mountTransferRoutes(admin: Hono<TokenEnv>, deps: TransferRouteDe
   const { transfer } = deps;
   const imports = deps.guard(TRANSFER_SCOPES.import);
   const exports = deps.guard(TRANSFER_SCOPES.export);
-  const tenant = (c: Context) => deps.tenantId(uuid(c, 'tenantId'));
   const atTenant = inTenant(deps);
   const atJob = inTenant(deps, true);
   const actor = (c: Context<TokenEnv>) => actorOf(c.get('principal'));
@@ -132,16 +126,13 @@ export function mountTransferRoutes(admin: Hono<TokenEnv>, deps: TransferRouteDe
     async (c, { query }) => c.json(await transfer.jobs.list(pathOf(c).tenantId, 'EXPORT', query)),
   ));
 
-  // Its body may be absent (none, or an object): not a declaration's JSON body, so documented only.
-  admin.post('/tenants/:tenantId/user-exports', exports, described(
+  // Its body may be absent (none, or an object).
+  admin.post('/tenants/:tenantId/user-exports', exports, atTenant, exportRoute(
     doc("Queue an export of the tenant's users as of now (body optional: an idempotencyKey)", {
       params: TENANT, body: { schema: ExportRequest, required: false }, responses: { 202: json(Job, 'the job, QUEUED') },
       errors: { 400: 'invalid_request', 404: 'unknown_tenant', 409: 'user_transfer_conflict' },
     }),
-    async (c) => {
-      const tenantId = await tenant(c);
-      return c.json((await transfer.jobs.createExport(tenantId, await optionalBody(c), actor(c))).job, 202);
-    },
+    async (c, { body }) => c.json((await transfer.jobs.createExport(pathOf(c).tenantId, body ?? {}, actor(c))).job, 202),
   ));
 
   admin.get('/tenants/:tenantId/user-exports/:jobId', exports, atJob, route(

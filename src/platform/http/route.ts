@@ -10,7 +10,8 @@
  *
  * Order, the same for every route: the guards before the declaration (401 before anything
  * about the request is looked at), then the body read (413 and unreadable JSON), then
- * parameters, query, headers and the body's schema.
+ * parameters, query, headers and the body's schema. A body declared `required: false` may be
+ * absent (no length, no content type): the handler then gets `body: undefined`.
  */
 import type { Context, Env, Handler } from 'hono';
 import { readJsonBody, type BodyFailure } from './body';
@@ -41,8 +42,16 @@ export interface Input<D extends RouteDoc> {
   params: D['params'] extends Record<string, TSchema> ? { [N in keyof D['params']]: Static<D['params'][N]> } : Record<string, never>;
   query: Values<D['query']>;
   headers: Values<D['headers']>;
-  body: D['body'] extends { check: infer S extends TSchema } ? Static<S> : D['body'] extends { schema: infer S extends TSchema } ? Static<S> : undefined;
+  body: D['body'] extends { required: false } ? BodyOf<D> | undefined : BodyOf<D>;
 }
+
+type BodyOf<D extends RouteDoc> = D['body'] extends { check: infer S extends TSchema } ? Static<S> : D['body'] extends { schema: infer S extends TSchema } ? Static<S> : undefined;
+
+/** A request without a body: no length (or 0), no chunked transfer, no content type. */
+const bodyless = (c: Context) => {
+  const length = c.req.header('content-length');
+  return (length === undefined || length === '0') && !c.req.header('transfer-encoding') && !c.req.header('content-type');
+};
 
 type Check = { name: string; at: string; check: Checker<TSchema> };
 
@@ -59,7 +68,9 @@ export function declaredRoutes<E extends Env>(rules: InputRules) {
     const all = rules.violations === 'all';
 
     const validated: Handler<E> = async (c) => {
-      const raw = doc.body ? await rules.readBody(c, doc.body) : undefined;
+      // A body the declaration marks `required: false` may be absent: the handler gets undefined.
+      const absent = doc.body?.required === false && bodyless(c);
+      const raw = doc.body && !absent ? await rules.readBody(c, doc.body) : undefined;
       const bad: Violation[] = [];
       // Stops at the first violation unless the family names them all.
       const found = (list: Violation[]) => {
@@ -102,7 +113,7 @@ export function declaredRoutes<E extends Env>(rules: InputRules) {
         h[k.name] = v;
         if (found(check(k, v))) throw rules.invalid(bad);
       }
-      if (body) found(all ? body.all(raw) : nonNull(body(raw)));
+      if (body && !absent) found(all ? body.all(raw) : nonNull(body(raw)));
       if (bad.length > 0) throw rules.invalid(bad);
       return handler(c, { params: p, query: q, headers: h, body: raw } as Input<D>);
     };
