@@ -45,7 +45,12 @@ export function engageAdminRouteGroups(services: Services): EngageAdminRoutes[] 
   const { engage } = services;
   return [
     // Environments, apps, provider credentials, access keys (engage/environments).
-    environmentAdminRoutes({ environments: engage.environments }),
+    environmentAdminRoutes({
+      environments: engage.environments,
+      overview: engage.environmentOverview,
+      // Over HTTP an identityTenantId must name a tenant (400 otherwise): the identity half, known here only.
+      tenantExists: async (id) => (await services.tenants.byId(id).catch(() => undefined)) !== undefined,
+    }),
   ];
 }
 
