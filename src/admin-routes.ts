@@ -16,6 +16,7 @@ import type { Config } from './platform/config';
 import { ENGAGE_ADMIN_API } from './platform/operator-apis';
 import { createEngageAdminApp, type EngageAdminRoutes } from './engage/admin/app';
 import { environmentAdminRoutes } from './engage/environments/admin-routes';
+import { messagingAdminRoutes } from './engage/messaging/admin-routes';
 import type { EngageAdminGuardDeps } from './engage/admin/guards';
 import { AdminErrors } from './identity/admin/errors';
 import type { IssuerEnv } from './identity/issuer';
@@ -45,12 +46,9 @@ export function engageAdminRouteGroups(services: Services): EngageAdminRoutes[] 
   const { engage } = services;
   return [
     // Environments, apps, provider credentials, access keys (engage/environments).
-    environmentAdminRoutes({
-      environments: engage.environments,
-      overview: engage.environmentOverview,
-      // Over HTTP an identityTenantId must name a tenant (400 otherwise): the identity half, known here only.
-      tenantExists: async (id) => (await services.tenants.byId(id).catch(() => undefined)) !== undefined,
-    }),
+    environmentAdminRoutes({ environments: engage.environments }),
+    // Templates, previews, test groups and test sends (engage/messaging).
+    messagingAdminRoutes({ templates: engage.messaging.templates, testGroups: engage.messaging.testGroups, sends: engage.messaging.sends }),
   ];
 }
 
