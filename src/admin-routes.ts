@@ -46,7 +46,12 @@ export function engageAdminRouteGroups(services: Services): EngageAdminRoutes[] 
   const { engage } = services;
   return [
     // Environments, apps, provider credentials, access keys (engage/environments).
-    environmentAdminRoutes({ environments: engage.environments }),
+    environmentAdminRoutes({
+      environments: engage.environments,
+      overview: engage.environmentOverview,
+      // Over HTTP an identityTenantId must name a tenant (400 otherwise): the identity half, known here only.
+      tenantExists: async (id) => (await services.tenants.byId(id).catch(() => undefined)) !== undefined,
+    }),
     // Templates, previews, test groups and test sends (engage/messaging).
     messagingAdminRoutes({ templates: engage.messaging.templates, testGroups: engage.messaging.testGroups, sends: engage.messaging.sends }),
   ];

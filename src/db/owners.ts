@@ -97,6 +97,7 @@ export const DYNAMIC_WRITERS: Readonly<Record<string, string>> = {
   // `updateStatement(table, …)` builds partial UPDATEs; each call's table is checked at the call.
   'src/platform/store/sql.ts': 'updateStatement: the table is the caller’s (checked where it is called)',
   'src/engage/privacy/store.ts': 'executes the erasure registry (db/schema/erasure.ts), declared by each owning table',
+  'src/engage/environments/deletion-store.ts': 'executes the environment deletion registry (db/schema/environment-deletion.ts), declared by each owning table',
   // `claimText(table, …)` (platform/work) builds a claim over a work table; each ClaimTable is declared in its owner's store.
   'src/platform/work/claim.ts': 'claimText: the table is the ClaimTable of its owning store (work_items, mail_outbox, push_deliveries)',
 };

@@ -28,17 +28,27 @@ const orUnauthorized = <P>(p: P | undefined): P => {
  * bearer read by the one parser (a repeated Authorization line is no credential at all).
  */
 export function createEdgeGuards(engage: EngageServices) {
+  /**
+   * A credential of a DISABLED or DELETING environment is refused as one of a disabled app is
+   * (issue 24 point 1): 401, read at every request so a change takes effect on every process.
+   */
+  const serving = async <P extends { environmentId: string }>(p: P | undefined): Promise<P | undefined> =>
+    p !== undefined && (await engage.environments.serving(p.environmentId)) ? p : undefined;
   return {
-    appKey: guard<EdgeEnv, 'app', AppRow>('app', (c) => engage.installations.appFor(headerOf(c, 'x-service-app-key'))),
+    appKey: guard<EdgeEnv, 'app', AppRow>('app', async (c) => {
+      const app = await serving(await engage.installations.appFor(headerOf(c, 'x-service-app-key')));
+      if (!app) throw EdgeErrors.unauthorized('X-Service-App-Key does not name an enabled app');
+      return app;
+    }),
     installation: guard<EdgeEnv, 'installation', InstallationPrincipal>('installation', async (c: Context<EdgeEnv>) =>
-      orUnauthorized(await engage.installations.authenticate(bearerOf(c))),
+      orUnauthorized(await serving(await engage.installations.authenticate(bearerOf(c)))),
     ),
     revocation: guard<EdgeEnv, 'revocation', RevocationPrincipal>('revocation', async (c: Context<EdgeEnv>) =>
       orUnauthorized(await engage.privacy.authenticate(bearerOf(c))),
     ),
     accessKey: guard<EdgeEnv, 'accessKey', AccessKeyPrincipal>('accessKey', async (c: Context<EdgeEnv>) => {
       const token = bearerOf(c);
-      return orUnauthorized(token === undefined ? undefined : await engage.environments.authenticateAccessKey(token));
+      return orUnauthorized(token === undefined ? undefined : await serving(await engage.environments.authenticateAccessKey(token)));
     }),
   };
 }

@@ -4,6 +4,15 @@ import type { Sealer } from '../platform/crypto';
 import type { TxRunner } from '../platform/store/store';
 import { createBindingService } from './binding/service';
 import { createEnvironmentService } from './environments/service';
+import { createEnvironmentDeletion } from './environments/deletion';
+import { createEnvironmentOverview } from './environments/overview';
+import { createProfileOverview } from './profiles/overview';
+import { createOperationOverview } from './operations/overview';
+import { createMessagingOverview } from './messaging/overview';
+import { notReadyReason } from './messaging/readiness';
+import type { WorkStore } from '../platform/work/store';
+
+type WorkTx = { work: WorkStore };
 import { createInspectionService } from './inspection/service';
 import { createInstallationService } from './installations/service';
 import { createOperationService, type IngestMetrics } from './operations/service';
@@ -27,7 +36,7 @@ import { createTestGroupService } from './messaging/test-groups';
 /** The engage services, built once for `serve` and the CLI alike. */
 export function createEngageServices(deps: {
   /** With the audit trail's store: engagement changes record their events (shared/audit.ts). */
-  store: EngageStores & AuditTx & TxRunner<EngageStores & AuditTx>;
+  store: EngageStores & AuditTx & WorkTx & TxRunner<EngageStores & AuditTx & WorkTx>;
   clock: Clock;
   config: Config;
   sealer: Sealer;
@@ -37,9 +46,13 @@ export function createEngageServices(deps: {
   logger: Logger;
   /** Wakes the push delivery job (after a send commits). */
   wakeDeliveries: () => void;
+  /** Wakes the durable work queue (after an environment deletion is queued). */
+  wakeWork?: () => void;
 }) {
   const { store, clock, config } = deps;
-  const environments = createEnvironmentService({ store, clock });
+  // An environment's deletion is durable work (platform/work, registered in src/work.ts).
+  const environmentDeletion = createEnvironmentDeletion({ store, clock, logger: deps.logger, wake: deps.wakeWork ?? (() => undefined) });
+  const environments = createEnvironmentService({ store, clock, deletion: environmentDeletion });
   const credentials = createCredentialService({ store, clock, sealer: deps.sealer, environments });
   // Provider connections open lazily, on the first delivery: the CLI never makes one.
   const ca = config.pushCaFile ? readFileSync(config.pushCaFile) : undefined;
@@ -77,6 +90,22 @@ export function createEngageServices(deps: {
     operations,
     privacy: createPrivacyService({ store, clock, scrubDeleted: deps.scrubDeleted, sends: messaging.erasure }),
     inspection: createInspectionService({ environments, profiles, operations }),
+    /** An environment's deletion: the durable work item's run (registered in src/work.ts). */
+    environmentDeletion,
+    /** The environment overview (issue 24 point 1), reading each count through its owning context. */
+    environmentOverview: (() => {
+      const profileCounts = createProfileOverview({ store });
+      const operationCounts = createOperationOverview({ store });
+      const messagingCounts = createMessagingOverview({ store });
+      return createEnvironmentOverview({
+        clock,
+        apps: (environmentId) => environments.listApps(environmentId),
+        installationGroups: (environmentId) => profileCounts.installationGroups(environmentId),
+        notReady: notReadyReason,
+        operationsSince: (environmentId, sinceMs) => operationCounts.ingestedSince(environmentId, sinceMs),
+        sendsSince: (environmentId, sinceMs) => messagingCounts.since(environmentId, sinceMs),
+      });
+    })(),
     /** What the edge routes read before any service runs. */
     limits: { maxRequestBytes: deps.config.maxRequestBytes },
   };

@@ -1,6 +1,10 @@
 import type { Sql } from '../platform/store/sql';
 import { createBindingStore } from './binding/store';
 import { createEnvironmentStore } from './environments/store';
+import { createEnvironmentDeletionStore } from './environments/deletion-store';
+import { createProfileOverviewStore } from './profiles/overview-store';
+import { createOperationOverviewStore } from './operations/overview-store';
+import { createMessagingOverviewStore } from './messaging/overview-store';
 import { createInstallationStore } from './installations/store';
 import { createOperationStore } from './operations/store';
 import { createPrivacyStore } from './privacy/store';
@@ -12,6 +16,11 @@ import { createProfileStore } from './profiles/store';
 export function bindEngageStores(db: Sql) {
   return {
     environments: createEnvironmentStore(db),
+    environmentDeletion: createEnvironmentDeletionStore(db),
+    // Read-only counts for the environment overview (issue 24), one per owning context.
+    profileOverview: createProfileOverviewStore(db),
+    operationOverview: createOperationOverviewStore(db),
+    messagingOverview: createMessagingOverviewStore(db),
     profiles: createProfileStore(db),
     installations: createInstallationStore(db),
     binding: createBindingStore(db),

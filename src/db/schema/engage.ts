@@ -79,7 +79,11 @@ export const profiles = sqliteTable(
     externalId: text('external_id'),
     createdAt: text('created_at').notNull(),
   },
-  (t) => [uniqueIndex('profiles_environment_external').on(t.environmentId, t.externalId).where(sql`external_id IS NOT NULL`)],
+  (t) => [
+    uniqueIndex('profiles_environment_external').on(t.environmentId, t.externalId).where(sql`external_id IS NOT NULL`),
+    // The environment deletion job finds every profile of an environment (migration 0029).
+    index('profiles_environment').on(t.environmentId),
+  ],
 );
 
 export const installations = sqliteTable(
@@ -151,7 +155,11 @@ export const bindingCodes = sqliteTable(
     expiresMs: integer('expires_ms').notNull(),
     createdAt: text('created_at').notNull(),
   },
-  (t) => [uniqueIndex('binding_codes_one_pending').on(t.installationId).where(sql`status = 'PENDING'`)],
+  (t) => [
+    uniqueIndex('binding_codes_one_pending').on(t.installationId).where(sql`status = 'PENDING'`),
+    // Every code of an installation, for its deletion and the foreign key's cascade (migration 0029).
+    index('binding_codes_installation').on(t.installationId),
+  ],
 );
 
 export const bindingTransitions = sqliteTable(
@@ -191,7 +199,12 @@ export const operations = sqliteTable(
     /** JSON payload of an accepted operation; null when rejected. */
     payload: text('payload'),
   },
-  (t) => [uniqueIndex('operations_installation_op').on(t.installationId, t.operationId), index('operations_profile').on(t.profileId, t.seq)],
+  (t) => [
+    uniqueIndex('operations_installation_op').on(t.installationId, t.operationId),
+    index('operations_profile').on(t.profileId, t.seq),
+    // The environment overview's operations of the last hour and day (migration 0029).
+    index('operations_environment_received').on(t.environmentId, t.receivedMs),
+  ],
 );
 
 export const operationBatches = sqliteTable(
@@ -272,12 +285,17 @@ export const profileSubscriptions = sqliteTable(
 );
 
 /** Revocation credentials already used, so a repeated revocation answers 204 (spec 01). */
-export const revokedInstallations = sqliteTable('revoked_installations', {
-  revocationDigest: text('revocation_digest').primaryKey(),
-  environmentId: text('environment_id').notNull(),
-  operationId: text('operation_id').notNull(),
-  revokedAt: text('revoked_at').notNull(),
-});
+export const revokedInstallations = sqliteTable(
+  'revoked_installations',
+  {
+    revocationDigest: text('revocation_digest').primaryKey(),
+    environmentId: text('environment_id').notNull(),
+    operationId: text('operation_id').notNull(),
+    revokedAt: text('revoked_at').notNull(),
+  },
+  // The environment deletion job finds them by environment (migration 0029).
+  (t) => [index('revoked_installations_environment').on(t.environmentId)],
+);
 
 /** Named sets of installations or external ids for console test sends (issue 24). */
 export const testGroups = sqliteTable(

@@ -86,7 +86,12 @@ export const pushSends = sqliteTable(
     /** A console test send (issue 24): excluded from rate limits and counts, marked in inspection. */
     isTest: integer('is_test').notNull().default(0),
   },
-  (t) => [uniqueIndex('push_sends_idempotency').on(t.environmentId, t.idempotencyKey), index('push_sends_template').on(t.templateId, t.createdMs)],
+  (t) => [
+    uniqueIndex('push_sends_idempotency').on(t.environmentId, t.idempotencyKey),
+    index('push_sends_template').on(t.templateId, t.createdMs),
+    // The environment overview's sends of the last hour and day (migration 0029).
+    index('push_sends_environment_created').on(t.environmentId, t.createdMs),
+  ],
 );
 
 /**
@@ -102,7 +107,11 @@ export const pushSendRecipients = sqliteTable(
     sendId: text('send_id').notNull(),
     environmentId: text('environment_id').notNull(),
   },
-  (t) => [primaryKey({ columns: [t.recipientId, t.sendId] })],
+  (t) => [
+    primaryKey({ columns: [t.recipientId, t.sendId] }),
+    // The environment deletion job finds them by environment (migration 0029).
+    index('push_send_recipients_environment').on(t.environmentId),
+  ],
 );
 
 /** The outbox: one row per (send, installation), committed with the 202 (DESIGN.md "outbox"). */
@@ -142,5 +151,7 @@ export const pushDeliveries = sqliteTable(
     index('push_deliveries_send').on(t.sendId),
     index('push_deliveries_installation').on(t.installationId, t.templateId, t.createdMs),
     index('push_deliveries_template').on(t.templateId),
+    // The environment overview's deliveries of the last hour and day (migration 0029).
+    index('push_deliveries_environment_created').on(t.environmentId, t.createdMs),
   ],
 );

@@ -89,6 +89,8 @@ export function createEngageAdminGuard(deps: EngageAdminGuardDeps): EngageAdminG
       if (!allowed && env) for (const s of held) if ((await deps.hasPermission(p, `${s}:${env.name}`)) || (await deps.hasPermission(p, `${s}:${env.id}`))) allowed = true;
       if (!allowed) throw EngageAdminErrors.accessDenied(held[0]);
       if (!env) throw EnvironmentErrors.unknownEnvironment(ref);
+      // A DELETING environment answers reads (its status says DELETING) and refuses every change (issue 24 point 1).
+      if (env.status === 'DELETING' && scope !== read) throw EnvironmentErrors.environmentDeleting(env.name);
       c.set('environment', env);
       return next();
     };

@@ -4,7 +4,26 @@ import { PLATFORMS } from '../shared/schemas';
 export { PLATFORMS };
 const Name = () => T.String({ minLength: 1, maxLength: 100, pattern: '\\S', description: '1 to 100 characters, not only spaces' });
 
-export const EnvironmentCreate = Strict({ name: Name() });
+/**
+ * A new environment's name (issue 24 point 1): also the suffix that narrows an operator's
+ * permission to it (`engage.admin.manage:<name>`), so a slug: lower-case letters, digits and
+ * hyphens, starting and ending with a letter or digit, at most 63. Names made before the rule
+ * keep working (looked up as they are, narrowed by the environment's id when no valid key).
+ */
+export const EnvironmentName = () =>
+  T.String({ minLength: 1, maxLength: 63, pattern: '^[a-z0-9](?:[a-z0-9-]*[a-z0-9])?$', description: 'lower-case letters, digits and hyphens, 1 to 63, not starting or ending with a hyphen' });
+const DisplayName = () => T.String({ minLength: 1, maxLength: 100, pattern: '\\S', description: 'shown to people, 1 to 100 characters, not only spaces' });
+const TenantId = () => T.String({ format: 'uuid', description: 'the id of an identity tenant whose user subjects are the external ids' });
+export const ENVIRONMENT_STATUSES = ['ACTIVE', 'DISABLED'] as const;
+
+export const EnvironmentCreate = Strict({ name: EnvironmentName(), displayName: T.Optional(DisplayName()), identityTenantId: T.Optional(T.Union([TenantId(), T.Null()])) });
+/** An update: what is present changes (null clears a display name or the identity tenant); status ACTIVE or DISABLED. */
+export const EnvironmentUpdate = Strict({
+  displayName: T.Optional(T.Union([DisplayName(), T.Null()])),
+  identityTenantId: T.Optional(T.Union([TenantId(), T.Null()])),
+  status: T.Optional(Enum(ENVIRONMENT_STATUSES)),
+});
+export const checkEnvironmentUpdate = checker(EnvironmentUpdate);
 export const checkEnvironmentCreate = checker(EnvironmentCreate);
 
 export const AppCreate = Strict({ environment: T.String({ minLength: 1 }), platform: Enum(PLATFORMS), name: Name() });

@@ -4,9 +4,11 @@ import { assertThat } from '../../platform/http/errors';
 import { auditIn, type AuditActor, type AuditTx } from '../shared/audit';
 import type { TxRunner } from '../../platform/store/store';
 import { EnvironmentErrors } from './errors';
-import { PLATFORMS, checkAccessKeyCreate, checkAppCreate, checkEnvironmentCreate } from './schemas';
+import { PLATFORMS, checkAccessKeyCreate, checkAppCreate, checkEnvironmentCreate, checkEnvironmentUpdate } from './schemas';
+import type { EnvironmentDeletion } from './deletion';
+import { configurationManaged } from '../shared/errors';
 import { validInput } from '../../platform/http/schema';
-import type { AccessKeyRow, AppRow, EnvironmentRow, EnvironmentStore } from './store';
+import type { AccessKeyRow, AppRow, EnvironmentChange, EnvironmentRow, EnvironmentStore } from './store';
 
 export type { AppRow } from './store';
 
@@ -64,7 +66,13 @@ const keyView = (k: AccessKeyRow): AccessKeyView => ({
  * change takes its actor (the CLI's `os:<user>`, a token's subject) and records its audit event
  * in its own transaction; never a key.
  */
-export function createEnvironmentService(deps: { store: Stores & TxRunner<Stores>; clock: Clock }) {
+export function createEnvironmentService(deps: {
+  store: Stores & TxRunner<Stores>;
+  clock: Clock;
+  /** Queues an environment's deletion as durable work (deletion.ts); absent where nothing deletes environments. */
+  deletion?: Pick<EnvironmentDeletion, 'queueIn'>;
+}) {
+
   const { store, clock } = deps;
   const now = () => clock.now().toISOString();
 
@@ -81,17 +89,92 @@ export function createEnvironmentService(deps: { store: Stores & TxRunner<Stores
     return app;
   }
 
-  async function create(input: { name: string }, actor: AuditActor): Promise<EnvironmentRow> {
-    const name = validInput(checkEnvironmentCreate, input, EnvironmentErrors.invalid).name.trim();
-    const row: EnvironmentRow = { id: newId(), name, createdAt: now(), identityTenantId: null, displayName: null, status: 'ACTIVE', configurationManaged: 0 };
+  /** What a change of an environment may be told: apply edits what it declares; over HTTP a tenant id is checked to exist. */
+  type EnvironmentOptions = { allowManaged?: boolean; tenantExists?: (id: string) => Promise<boolean> };
+
+  async function checkTenant(id: string | null | undefined, opts: EnvironmentOptions): Promise<void> {
+    if (id && opts.tenantExists) assertThat(await opts.tenantExists(id), EnvironmentErrors.unknownTenant(id));
+  }
+
+  /**
+   * Creates an environment (issue 24 point 1): its name a slug (schemas.ts `EnvironmentName`),
+   * optionally a display name and the identity tenant whose subjects are its external ids.
+   */
+  async function create(input: { name: string; displayName?: string; identityTenantId?: string | null }, actor: AuditActor, opts: EnvironmentOptions = {}): Promise<EnvironmentRow> {
+    const valid = validInput(checkEnvironmentCreate, input, EnvironmentErrors.invalid);
+    const name = valid.name;
+    await checkTenant(valid.identityTenantId, opts);
+    const row: EnvironmentRow = {
+      id: newId(),
+      name,
+      createdAt: now(),
+      identityTenantId: valid.identityTenantId ?? null,
+      displayName: valid.displayName?.trim() ?? null,
+      status: 'ACTIVE',
+      configurationManaged: 0,
+    };
     // A conditional write: the name is unique, so of two concurrent creations one inserts.
     const inserted = await store.tx(async (tx) => {
       if (!(await tx.environments.insertEnvironment(row))) return false;
-      await auditIn(tx, actor, 'environment.created', { type: 'environment', id: row.id }, { name }, row.createdAt);
+      await auditIn(tx, actor, 'environment.created', { type: 'environment', id: row.id }, { environmentId: row.id, name, displayName: row.displayName, identityTenantId: row.identityTenantId }, row.createdAt);
       return true;
     });
     assertThat(inserted, EnvironmentErrors.nameTaken('environment', name));
     return row;
+  }
+
+  /** The environment a change may apply to: not DELETING (409), not managed by apply unless allowed (409). */
+  function changeable(env: EnvironmentRow, opts: { allowManaged?: boolean }): void {
+    assertThat(env.status !== 'DELETING', EnvironmentErrors.environmentDeleting(env.name));
+    assertThat(opts.allowManaged || env.configurationManaged !== 1, configurationManaged(`environment ${env.name}`));
+  }
+
+  /**
+   * Changes an environment (PUT /environments/{id}, `engage environments update|disable|enable`):
+   * its display name (null: the name again), identity tenant (null: none) and status (ACTIVE or
+   * DISABLED: a disabled environment's credentials are refused at the edge). Audited with what
+   * changed; a change to nothing records nothing.
+   */
+  async function update(
+    ref: string,
+    input: { displayName?: string | null; identityTenantId?: string | null; status?: 'ACTIVE' | 'DISABLED' },
+    actor: AuditActor,
+    opts: EnvironmentOptions = {},
+  ): Promise<EnvironmentRow> {
+    const valid = validInput(checkEnvironmentUpdate, input, EnvironmentErrors.invalid);
+    const env = await resolve(ref);
+    changeable(env, opts);
+    await checkTenant(valid.identityTenantId, opts);
+    const change: EnvironmentChange = {};
+    if (valid.displayName !== undefined && (valid.displayName?.trim() ?? null) !== (env.displayName ?? null)) change.displayName = valid.displayName?.trim() ?? null;
+    if (valid.identityTenantId !== undefined && valid.identityTenantId !== (env.identityTenantId ?? null)) change.identityTenantId = valid.identityTenantId;
+    if (valid.status !== undefined && valid.status !== env.status) change.status = valid.status;
+    if (Object.keys(change).length === 0) return env;
+    const at = now();
+    const changed = await store.tx(async (tx) => {
+      // Conditional on the status not being DELETING (the store's condition): a deletion that won the race stays a deletion.
+      if ((await tx.environments.updateEnvironment(env.id, change)) !== 1) return false;
+      const action = change.status === 'DISABLED' ? 'environment.disabled' : change.status === 'ACTIVE' ? 'environment.enabled' : 'environment.updated';
+      await auditIn(tx, actor, action, { type: 'environment', id: env.id }, { environmentId: env.id, ...change }, at);
+      return true;
+    });
+    assertThat(changed, EnvironmentErrors.environmentDeleting(env.name));
+    return { ...env, ...change };
+  }
+
+  /**
+   * Starts an environment's deletion (DELETE /environments/{id}, `engage environments delete`):
+   * DELETING at once, its rows erased by a durable work item (deletion.ts). A repeat while it is
+   * DELETING changes nothing and answers the same. The environment as it is now.
+   */
+  async function remove(ref: string, actor: AuditActor, opts: { allowManaged?: boolean } = {}): Promise<EnvironmentRow> {
+    const env = await resolve(ref);
+    if (env.status === 'DELETING') return env;
+    assertThat(opts.allowManaged || env.configurationManaged !== 1, configurationManaged(`environment ${env.name}`));
+    assertThat(deps.deletion, EnvironmentErrors.invalid('environment deletion is not available here'));
+    const deletion = deps.deletion;
+    await store.tx((tx) => deletion.queueIn(tx as never, env, actor));
+    return { ...env, status: 'DELETING' };
   }
 
   async function createApp(input: { environment: string; platform: string; name: string }, actor: AuditActor): Promise<AppView> {
@@ -193,6 +276,10 @@ export function createEnvironmentService(deps: { store: Stores & TxRunner<Stores
 
   return {
     create,
+    update,
+    remove,
+    /** Whether the environment's credentials are honoured at the edge: ACTIVE only (DISABLED and DELETING refuse, as a disabled app does). */
+    serving: async (environmentId: string): Promise<boolean> => (await store.environments.environmentStatus(environmentId)) === 'ACTIVE',
     list: (): Promise<EnvironmentRow[]> => store.environments.listEnvironments(),
     resolve,
     /** An environment by id or name, or undefined. */

@@ -6,6 +6,8 @@ export type EnvironmentRow = Omit<typeof environments.$inferSelect, 'identityTen
 export type AppRow = typeof apps.$inferSelect;
 export type AccessKeyRow = typeof accessKeys.$inferSelect;
 
+/** What `updateEnvironment` may change. */
+export type EnvironmentChange = Partial<Pick<EnvironmentRow, 'displayName' | 'status'> & { identityTenantId: string | null }>;
 /** What `updateAccessKey` may change. */
 export type AccessKeyChange = Partial<Pick<AccessKeyRow, 'keyDigest' | 'status' | 'rotatedAt' | 'revokedAt'>>;
 
@@ -18,7 +20,11 @@ const KEY_COLUMNS = `id, environment_id AS "environmentId", name, key_digest AS 
   previous_key_digest AS "previousKeyDigest", previous_expires_at AS "previousExpiresAt", configuration_managed AS "configurationManaged"`;
 
 const SQL = {
-  insertEnvironment: 'INSERT INTO environments (id, name, created_at) VALUES (?, ?, ?) ON CONFLICT (name) DO NOTHING',
+  insertEnvironment: `INSERT INTO environments (id, name, created_at, display_name, identity_tenant_id) VALUES (?, ?, ?, ?, ?)
+    ON CONFLICT (name) DO NOTHING`,
+  environmentStatus: 'SELECT status FROM environments WHERE id = ?',
+  // The environment row goes last, once the deletion job erased everything it held.
+  deleteEnvironment: `DELETE FROM environments WHERE id = ? AND status = 'DELETING'`,
   environmentById: `SELECT ${ENV_COLUMNS} FROM environments WHERE id = ?`,
   environmentByName: `SELECT ${ENV_COLUMNS} FROM environments WHERE name = ?`,
   environments: `SELECT ${ENV_COLUMNS} FROM environments ORDER BY created_at, id`,
@@ -48,6 +54,11 @@ const KEY_CHANGE_COLUMNS: Record<keyof AccessKeyChange, string> = {
   rotatedAt: 'rotated_at',
   revokedAt: 'revoked_at',
 };
+const updateEnvironmentStatement = updateStatement(
+  'environments',
+  { displayName: 'display_name', status: 'status', identityTenantId: 'identity_tenant_id' } satisfies Record<keyof EnvironmentChange, string>,
+  "id = ? AND status <> 'DELETING'",
+);
 const updateKey = updateStatement('access_keys', KEY_CHANGE_COLUMNS, 'environment_id = ? AND id = ?');
 const updateKeyWithStatus = updateStatement('access_keys', KEY_CHANGE_COLUMNS, 'environment_id = ? AND id = ? AND status = ?');
 
@@ -56,7 +67,24 @@ export function createEnvironmentStore(db: Sql) {
   return {
     /** Inserts an environment; false when its name is taken (a conditional write: the name is unique). */
     async insertEnvironment(row: EnvironmentRow): Promise<boolean> {
-      return (await db.run(SQL.insertEnvironment, [row.id, row.name, row.createdAt])) === 1;
+      return (await db.run(SQL.insertEnvironment, [row.id, row.name, row.createdAt, row.displayName ?? null, row.identityTenantId ?? null])) === 1;
+    },
+    /**
+     * Changes an environment unless it is being deleted (a conditional write: a change racing
+     * the deletion never lands on a DELETING environment). The number of rows changed.
+     */
+    updateEnvironment(id: string, change: EnvironmentChange): Promise<number> {
+      const u = updateEnvironmentStatement(change);
+      if (!u) return Promise.resolve(0);
+      return db.run(u.text, [...u.values, id]);
+    },
+    /** The environment's status, or undefined once it is gone (every edge credential checks it). */
+    async environmentStatus(id: string): Promise<EnvironmentRow['status'] | undefined> {
+      return (await db.get<{ status: EnvironmentRow['status'] }>(SQL.environmentStatus, [id]))?.status;
+    },
+    /** Deletes the row of an environment being deleted (the deletion job's last step); false when there is none. */
+    async deleteEnvironment(id: string): Promise<boolean> {
+      return (await db.run(SQL.deleteEnvironment, [id])) === 1;
     },
     findEnvironmentById(id: string): Promise<EnvironmentRow | undefined> {
       return db.get<EnvironmentRow>(SQL.environmentById, [id]);
