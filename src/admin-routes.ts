@@ -16,7 +16,9 @@ import type { Config } from './platform/config';
 import { ENGAGE_ADMIN_API } from './platform/operator-apis';
 import { createEngageAdminApp, type EngageAdminRoutes } from './engage/admin/app';
 import { environmentAdminRoutes } from './engage/environments/admin-routes';
-import { messagingAdminRoutes } from './engage/messaging/admin-routes';
+import { inspectionAdminRoutes } from './engage/inspection/admin-routes';
+import { privacyAdminRoutes } from './engage/privacy/admin-routes';
+import { auditAdminRoutes } from './engage/admin/audit-routes';
 import type { EngageAdminGuardDeps } from './engage/admin/guards';
 import { AdminErrors } from './identity/admin/errors';
 import type { IssuerEnv } from './identity/issuer';
@@ -52,8 +54,12 @@ export function engageAdminRouteGroups(services: Services): EngageAdminRoutes[] 
       // Over HTTP an identityTenantId must name a tenant (400 otherwise): the identity half, known here only.
       tenantExists: async (id) => (await services.tenants.byId(id).catch(() => undefined)) !== undefined,
     }),
-    // Templates, previews, test groups and test sends (engage/messaging).
-    messagingAdminRoutes({ templates: engage.messaging.templates, testGroups: engage.messaging.testGroups, sends: engage.messaging.sends }),
+    // Inspection of installations, profiles, sends and deliveries (engage/inspection).
+    inspectionAdminRoutes({ inspection: engage.inspection, messaging: engage.messaging.inspection }),
+    // Erasure of installations and profiles, privacy requests (engage/privacy).
+    privacyAdminRoutes({ privacy: engage.privacy }),
+    // The audit trail of an environment (platform/audit, as GET /identity/admin/audit-events).
+    auditAdminRoutes({ auditEvents: (f) => services.admin.auditEvents(f) }),
   ];
 }
 

@@ -1,19 +1,50 @@
 import type { Command } from 'commander';
-import { action, withCommon, withServices, type CommonOptions } from '../cli';
+import { cliActor } from '../../src/platform/audit/audit';
+import { action, output, withCommon, withServices, type CommonOptions } from '../cli';
 import { showRecord } from './installations';
 
-export function registerProfiles(program: Command): void {
-  const profiles = program.command('profiles').description('inspect profiles');
+type Ref = CommonOptions & { environment: string; externalId?: string; id?: string };
 
-  withCommon(profiles.command('show').description('show a profile: state, attributes, tags, subscriptions, installations, recent events'))
+/** Exactly one of --external-id and --id. */
+function refOf(opts: Ref): { externalId: string } | { id: string } {
+  if ((opts.externalId === undefined) === (opts.id === undefined)) throw new Error('give one of --external-id and --id');
+  return opts.externalId !== undefined ? { externalId: opts.externalId } : { id: opts.id!.toLowerCase() };
+}
+
+export function registerProfiles(program: Command): void {
+  const profiles = program.command('profiles').description('inspect and erase profiles');
+
+  withCommon(profiles.command('show').description('show a profile: state, attributes, tags, subscriptions, installations (recent events with --external-id)'))
     .requiredOption('--environment <env>', 'environment id or name')
-    .requiredOption('--external-id <id>', 'the external id the profile is bound to')
+    .option('--external-id <id>', 'the external id the profile is bound to')
+    .option('--id <profileId>', 'the profile id (also an anonymous profile): as GET …/profiles/{id}')
     .option('--events <n>', 'how many recent events', '20')
     .action(
-      action(async (opts: CommonOptions & { environment: string; externalId: string; events: string }) => {
+      action(async (opts: Ref & { events: string }) => {
         const n = Number(opts.events);
         if (!Number.isInteger(n) || n < 0 || n > 1000) throw new Error('--events must be an integer from 0 to 1000');
-        await withServices(opts, async ({ services, json }) => showRecord(json, await services.engage.inspection.profile(opts.environment, opts.externalId, n)));
+        const ref = refOf(opts);
+        await withServices(opts, async ({ services, json }) => {
+          const { inspection } = services.engage;
+          if ('externalId' in ref) return showRecord(json, await inspection.profile(opts.environment, ref.externalId, n));
+          const env = await services.engage.environments.resolve(opts.environment);
+          showRecord(json, await inspection.profileById(env.id, ref.id));
+        });
+      }),
+    );
+
+  withCommon(profiles.command('erase').description('erase a profile and every installation bound to it (privacy request, audited): as DELETE …/profiles/{id}'))
+    .requiredOption('--environment <env>', 'environment id or name')
+    .option('--external-id <id>', 'the external id the profile is bound to')
+    .option('--id <profileId>', 'the profile id')
+    .action(
+      action(async (opts: Ref) => {
+        const ref = refOf(opts);
+        await withServices(opts, async ({ services, json }) => {
+          const env = await services.engage.environments.resolve(opts.environment);
+          const r = await services.engage.privacy.eraseProfile(env.id, ref, cliActor());
+          output(json, { erased: 'profile', environmentId: env.id, installations: r.installations }, ['erased', 'environmentId', 'installations']);
+        });
       }),
     );
 }

@@ -31,7 +31,6 @@ import { createMessagingInspection } from './messaging/inspection';
 import { redactSendsIn } from './messaging/send-erasure';
 import { createSendService, type SendMetrics } from './messaging/service';
 import { createTemplateService } from './messaging/templates';
-import { createTestGroupService } from './messaging/test-groups';
 
 /** The engage services, built once for `serve` and the CLI alike. */
 export function createEngageServices(deps: {
@@ -67,7 +66,6 @@ export function createEngageServices(deps: {
   };
   const messaging = {
     templates: createTemplateService({ store, clock, environments }),
-    testGroups: createTestGroupService({ store, clock, environments }),
     sends: createSendService({ store, clock, wake: wakeDeliveries, metrics: deps.metrics }),
     credentials,
     deliveries,

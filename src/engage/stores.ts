@@ -9,6 +9,7 @@ import { createInstallationStore } from './installations/store';
 import { createOperationStore } from './operations/store';
 import { createPrivacyStore } from './privacy/store';
 import { createMessagingStore } from './messaging/store';
+import { createMessagingInspectionStore } from './messaging/inspection-store';
 import { createReceiptStore } from './messaging/receipt-store';
 import { createProfileStore } from './profiles/store';
 
@@ -27,6 +28,7 @@ export function bindEngageStores(db: Sql) {
     operations: createOperationStore(db),
     privacy: createPrivacyStore(db),
     messaging: createMessagingStore(db),
+    messagingInspection: createMessagingInspectionStore(db),
     pushReceipts: createReceiptStore(db),
   };
 }

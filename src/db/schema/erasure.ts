@@ -71,6 +71,20 @@ export const profileOwned: OwnedRows[] = [
 ];
 
 /**
+ * Erasure of a person's profile through the administration API (issue 24 point 5), after each
+ * installation bound to it was erased as above: the operations other installations recorded
+ * while bound to the profile (their payloads are the person's events), then the profile's
+ * rows as `profileOwned`.
+ */
+export const erasedProfileOwned: OwnedRows[] = [{ table: operations, owner: operations.profileId, erase: 'delete' }, ...profileOwned];
+
+/**
+ * Rows that name the erased profile's external id (the person's identifier in the customer's
+ * systems): a test group's member given by external id goes.
+ */
+export const externalIdOwned: OwnedRows[] = [{ table: testGroupMembers, owner: testGroupMembers.externalId, erase: 'delete' }];
+
+/**
  * Tables that name an installation or a profile in columns not named for it (a recipient
  * value, a stored answer), whose rows stay for others (a ledger) and are redacted by the
  * owning context before the rows above go: privacy/service.ts calls it, through `index`, a

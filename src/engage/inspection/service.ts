@@ -2,6 +2,7 @@ import type { EnvironmentService } from '../environments/service';
 import type { EventRow, OperationService } from '../operations/service';
 import type { ProfileService } from '../profiles/service';
 import { EdgeErrors } from '../shared/errors';
+import { InspectionErrors } from './errors';
 
 const event = (e: EventRow) => ({
   operationId: e.operationId,
@@ -22,7 +23,57 @@ const maskToken = (token: string | null) => (token === null ? null : token.lengt
  */
 export function createInspectionService(deps: { environments: EnvironmentService; profiles: ProfileService; operations: OperationService }) {
   const { environments, profiles, operations } = deps;
+  /** A profile of the environment as the administration API shows it (by id or external id). */
+  async function profileDetail(environmentId: string, ref: string | { id: string }) {
+    const p = await profiles.profileView(environmentId, ref);
+    if (!p) throw InspectionErrors.unknownProfile();
+    return {
+      id: p.id,
+      environmentId,
+      externalId: p.externalId,
+      state: p.installations.length > 0 ? 'BOUND' : 'UNBOUND',
+      createdAt: p.createdAt,
+      attributes: p.attributes,
+      tags: p.tags,
+      subscriptions: p.subscriptions,
+      installations: p.installations.map((i) => ({ ...i, generation: Number(i.generation) })),
+    };
+  }
   return {
+    /**
+     * The administration API's installation (issue 24 point 5): state, generation and binding
+     * history, attributes, subscriptions, whether a push token is held (never the token), and
+     * its last `recent` operations with their status. unknown_installation when the environment
+     * has none of this id (another environment's included).
+     */
+    async installationDetail(environmentId: string, id: string, recent = 20) {
+      const view = await profiles.installationView(id, environmentId);
+      if (!view) throw InspectionErrors.unknownInstallation();
+      const { pushToken, ...row } = view.row;
+      return {
+        ...row,
+        generation: Number(row.generation),
+        pushTokenHeld: pushToken !== null,
+        attributes: view.attributes,
+        subscriptions: view.subscriptions,
+        generations: view.generations.map((g) => ({ ...g, generation: Number(g.generation) })),
+        operations: (await operations.history.recentOperations(environmentId, id, recent)).map((o) => ({
+          operationId: o.operationId,
+          generation: Number(o.generation),
+          type: o.type,
+          status: o.status,
+          occurredAt: o.occurredMs === null ? null : new Date(Number(o.occurredMs)).toISOString(),
+          receivedAt: new Date(Number(o.receivedMs)).toISOString(),
+        })),
+      };
+    },
+    /** A keyset page of the environment's installations (issue 24): `after` the last id of the page before. */
+    async installationPage(environmentId: string, after: string | undefined, size: number) {
+      const page = await profiles.installationPage(environmentId, after ?? '', size);
+      return { ...page, size, next: page.hasMore ? page.items[page.items.length - 1].id : null };
+    },
+    profileById: (environmentId: string, id: string) => profileDetail(environmentId, { id }),
+    profileByExternalId: (environmentId: string, externalId: string) => profileDetail(environmentId, externalId),
     async installation(id: string, environment?: string) {
       const view = await profiles.installationView(id, environment ? (await environments.resolve(environment)).id : undefined);
       if (!view) throw EdgeErrors.notFound(`installation ${id}`);

@@ -2,8 +2,27 @@
 import type { MessagingStore, DeliveryRow, DeliveryState } from './store';
 import { DEFAULT_PAGE_SIZE, limitOf, pageFrom, type Page, type PageRequest } from '../../platform/http/pagination';
 import { MessagingErrors } from './errors';
+import type { MessagingInspectionStore, SendListRow } from './inspection-store';
 
-type Stores = { messaging: MessagingStore };
+type Stores = { messaging: MessagingStore; messagingInspection: MessagingInspectionStore };
+
+/** A send as the administration API lists it (issue 24): a test send is marked `isTest`. */
+const sendLine = (s: SendListRow) => ({
+  id: s.id,
+  templateId: s.templateId,
+  templateKey: s.templateKey,
+  templateVersion: Number(s.templateVersion),
+  recipient: { type: s.recipientType, value: s.recipientValue },
+  accessKeyId: s.accessKeyId,
+  isTest: Number(s.isTest) === 1,
+  createdAt: s.createdAt,
+});
+
+/** A delivery as the administration API shows it: no push token at all, not even masked. */
+const adminDelivery = (d: DeliveryRow) => {
+  const { token: _token, ...rest } = deliveryView(d);
+  return rest;
+};
 
 const masked = (token: string) => (token.length <= 8 ? '****' : `${token.slice(0, 4)}…${token.slice(-4)}`);
 
@@ -46,7 +65,31 @@ export const deliveryView = (d: DeliveryRow): DeliveryView => ({
 
 export function createMessagingInspection(deps: { store: Stores }) {
   const { store } = deps;
+  /** The send `id` of the environment; sendNotFound for none there (another environment's too). */
+  async function sendIn(environmentId: string, id: string): Promise<SendListRow> {
+    const s = await store.messagingInspection.sendIn(environmentId, id);
+    if (!s) throw MessagingErrors.sendNotFound(id);
+    return s;
+  }
   return {
+    /** A page of the environment's sends, newest first, filtered by template key, test mark and a delivery state (issue 24). */
+    async pageSends(environmentId: string, f: { template?: string; test?: boolean; state?: string }, req: PageRequest) {
+      if (f.state !== undefined && !DELIVERY_STATES.includes(f.state as DeliveryState)) throw MessagingErrors.invalid(`state: must be one of ${DELIVERY_STATES.join(', ')}`);
+      const { limit, offset } = limitOf(req);
+      return pageFrom((await store.messagingInspection.pageSends(environmentId, f, limit, offset)).map(sendLine), req);
+    },
+    /** One send of the environment with its deliveries counted by state. */
+    async sendOf(environmentId: string, id: string) {
+      const s = await sendIn(environmentId, id);
+      return { ...sendLine(s), deliveries: await store.messagingInspection.deliveryStates(environmentId, id) };
+    },
+    /** A page of the deliveries of a send of the environment (oldest first), without push tokens. */
+    async deliveriesOf(environmentId: string, sendId: string, state: string | undefined, req: PageRequest) {
+      await sendIn(environmentId, sendId);
+      if (state !== undefined && !DELIVERY_STATES.includes(state as DeliveryState)) throw MessagingErrors.invalid(`state: must be one of ${DELIVERY_STATES.join(', ')}`);
+      const { limit, offset } = limitOf(req);
+      return pageFrom((await store.messaging.pageDeliveries({ sendId }, state as DeliveryState | undefined, limit, offset)).map(adminDelivery), req);
+    },
     async showSend(id: string) {
       const s = await store.messaging.findSendById(id);
       if (!s) throw MessagingErrors.sendNotFound(id);

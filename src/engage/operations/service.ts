@@ -87,6 +87,7 @@ export function createOperationService(deps: { store: Stores & TxRunner<Stores>;
   const history = {
     counts: (environmentId: string, installationId: string) => store.operations.counts(environmentId, installationId),
     recentEvents: (environmentId: string, profileId: string, limit: number) => store.operations.recentEvents(environmentId, profileId, limit),
+    recentOperations: (environmentId: string, installationId: string, limit: number) => store.operations.recentOperations(environmentId, installationId, limit),
   };
 
   return { ingest, history };

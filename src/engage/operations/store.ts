@@ -88,6 +88,10 @@ export function createOperationStore(db: Sql) {
     recentEvents: `SELECT operation_id AS "operationId", installation_id AS "installationId", generation, type, occurred_ms AS "occurredMs", payload
         FROM operations WHERE profile_id = ? AND environment_id = ? AND status = 'ACCEPTED' AND type IN ${TRACKED}
        ORDER BY seq DESC LIMIT ?`,
+    // The installation's last operations with their status (administration API, issue 24): ids,
+    // type, status and times only, never a payload.
+    recentOperations: `SELECT operation_id AS "operationId", generation, type, status, occurred_ms AS "occurredMs", received_ms AS "receivedMs"
+        FROM operations WHERE installation_id = ? AND environment_id = ? ORDER BY seq DESC LIMIT ?`,
   } as const;
 
   return {
@@ -140,6 +144,13 @@ export function createOperationStore(db: Sql) {
     counts: (environmentId: string, installationId: string) => db.all<{ type: string; status: string; n: number }>(SQL.counts, [environmentId, installationId]),
     /** Tracked events attributed to the profile, newest first. */
     recentEvents: (environmentId: string, profileId: string, limit: number) => db.all<EventRow>(SQL.recentEvents, [profileId, environmentId, limit]),
+    /** The installation's operations, newest first (ids, type, status, times; no payload). */
+    recentOperations: (environmentId: string, installationId: string, limit: number) =>
+      db.all<{ operationId: string; generation: number; type: string; status: string; occurredMs: number | null; receivedMs: number }>(SQL.recentOperations, [
+        installationId,
+        environmentId,
+        limit,
+      ]),
   };
 }
 

@@ -1,12 +1,14 @@
 import type { Clock } from '../../platform/clock';
-import { digest } from '../../platform/crypto';
+import { digest, newId } from '../../platform/crypto';
 import type { TxRunner } from '../../platform/store/store';
 import { REVOCATION_PREFIX } from '../installations/service';
 import type { SendErasure, SendLedgerTx } from '../messaging/send-erasure';
 import type { PrivacyStore } from './store';
+import { auditIn, type AuditActor, type AuditTx } from '../shared/audit';
+import { InspectionErrors } from '../inspection/errors';
 
 // The messaging context's store only through `sends.redactSendsIn`, its erasure of the send ledger.
-type Stores = { privacy: PrivacyStore } & SendLedgerTx;
+type Stores = { privacy: PrivacyStore } & SendLedgerTx & AuditTx;
 
 /** A revocation credential that is, or was, valid: its digest (a repeat after erasure is a 204). */
 export interface RevocationPrincipal {
@@ -51,7 +53,59 @@ export function createPrivacyService(deps: { store: Stores & TxRunner<Stores>; c
     });
   }
 
-  return { authenticate, revoke };
+  /**
+   * Erases one locked installation as a revocation would (anonymous profiles only it used, the
+   * sends naming them redacted first) and records its revocation credential as used, so the
+   * SDK's own revocation afterwards is the 204 of a repeat.
+   */
+  async function eraseLocked(tx: Stores, inst: { id: string; environmentId: string; revocationDigest: string }, at: string): Promise<void> {
+    const anonymous = await tx.privacy.anonymousProfiles(inst.environmentId, inst.id);
+    await deps.sends.redactSendsIn(tx, inst.environmentId, [inst.id, ...anonymous]);
+    await tx.privacy.erase(inst.environmentId, inst.id, anonymous, inst.revocationDigest, newId(), at);
+  }
+
+  /**
+   * A privacy request of an operator or a backend (administration API, `engage installations
+   * erase`; issue 24 point 5): the installation of the environment is erased as by the SDK's
+   * revocation, audited in the same transaction. unknown_installation when the environment
+   * has none of this id, also once it was erased (nothing is kept that names it).
+   */
+  async function eraseInstallation(environmentId: string, installationId: string, actor: AuditActor): Promise<void> {
+    const at = clock.now().toISOString();
+    await store.tx(async (tx) => {
+      const inst = await tx.privacy.lockById(environmentId, installationId);
+      if (!inst) throw InspectionErrors.unknownInstallation();
+      await eraseLocked(tx, inst, at);
+      await auditIn(tx, actor, 'installation.erased', { type: 'installation', id: inst.id }, { environmentId }, at);
+      tx.afterCommit(deps.scrubDeleted);
+    });
+  }
+
+  /**
+   * Erasure of a profile (issue 24 point 5), by its id or, with `{ externalId }`, by the
+   * external id it is bound to: every installation bound to it now (as eraseInstallation), the
+   * sends naming it redacted, the operations recorded under it, its attributes, tags and
+   * subscriptions, the test group memberships of its external id, and the profile. The audit
+   * event names the profile id only (never the external id). unknown_profile when there is
+   * none, also once erased. The number of installations erased.
+   */
+  async function eraseProfile(environmentId: string, ref: { id: string } | { externalId: string }, actor: AuditActor): Promise<{ installations: number }> {
+    const at = clock.now().toISOString();
+    return store.tx(async (tx) => {
+      const id = 'id' in ref ? ref.id : await tx.privacy.profileIdOf(environmentId, ref.externalId);
+      const profile = id === undefined ? undefined : await tx.privacy.lockProfile(environmentId, id);
+      if (!profile) throw InspectionErrors.unknownProfile();
+      const bound = await tx.privacy.boundTo(environmentId, profile.id);
+      for (const inst of bound) await eraseLocked(tx, inst, at);
+      await deps.sends.redactSendsIn(tx, environmentId, [profile.id]);
+      await tx.privacy.eraseProfile(environmentId, profile.id, profile.externalId);
+      await auditIn(tx, actor, 'profile.erased', { type: 'profile', id: profile.id }, { environmentId, installations: bound.length }, at);
+      tx.afterCommit(deps.scrubDeleted);
+      return { installations: bound.length };
+    });
+  }
+
+  return { authenticate, revoke, eraseInstallation, eraseProfile };
 }
 
 export type PrivacyService = ReturnType<typeof createPrivacyService>;

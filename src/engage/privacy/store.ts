@@ -1,5 +1,5 @@
 import { getTableConfig, type SQLiteColumn } from 'drizzle-orm/sqlite-core';
-import { installationOwned, profileOwned, type OwnedRows } from '../../db/schema/erasure';
+import { erasedProfileOwned, externalIdOwned, installationOwned, profileOwned, type OwnedRows } from '../../db/schema/erasure';
 import { forUpdate, type Sql } from '../../platform/store/sql';
 
 const ANONYMOUS_PROFILES = `SELECT g.profile_id AS "profileId" FROM installation_generations g JOIN profiles p ON p.id = g.profile_id
@@ -50,12 +50,45 @@ export function createPrivacyStore(db: Sql) {
     // binding transition of this installation (which lock it too) runs wholly before or after.
     lockInstallation: `SELECT id, environment_id AS "environmentId" FROM installations WHERE revocation_digest = ?${forUpdate(db.dialect)}`,
     revoked: 'SELECT 1 AS one FROM revoked_installations WHERE revocation_digest = ?',
+    // The administration API's erasures (issue 24): an installation by id, a profile and the
+    // installations bound to it, each locked until the erasure commits.
+    lockById: `SELECT id, environment_id AS "environmentId", revocation_digest AS "revocationDigest" FROM installations WHERE environment_id = ? AND id = ?${forUpdate(db.dialect)}`,
+    lockProfile: `SELECT id, external_id AS "externalId" FROM profiles WHERE environment_id = ? AND id = ?${forUpdate(db.dialect)}`,
+    profileByExternalId: 'SELECT id FROM profiles WHERE environment_id = ? AND external_id = ?',
+    boundTo: `SELECT id, environment_id AS "environmentId", revocation_digest AS "revocationDigest" FROM installations WHERE environment_id = ? AND profile_id = ? ORDER BY id${forUpdate(db.dialect)}`,
     recordRevoked: `INSERT INTO revoked_installations (revocation_digest, environment_id, operation_id, revoked_at) VALUES (?, ?, ?, ?)
       ON CONFLICT (revocation_digest) DO NOTHING`,
   } as const;
   const eraseInstallationRows = eraseOwnedRows(db, installationOwned);
   const eraseProfileRows = eraseOwnedRows(db, profileOwned);
+  const erasePersonRows = eraseOwnedRows(db, erasedProfileOwned);
+  const eraseExternalIdRows = eraseOwnedRows(db, externalIdOwned);
+  type Locked = { id: string; environmentId: string; revocationDigest: string };
   return {
+    /** The installation of the environment, locked until the transaction ends; undefined for none there. */
+    lockById(environmentId: string, id: string): Promise<Locked | undefined> {
+      return db.get<Locked>(SQL.lockById, [environmentId, id]);
+    },
+    /** The profile of the environment, locked until the transaction ends. */
+    lockProfile(environmentId: string, id: string): Promise<{ id: string; externalId: string | null } | undefined> {
+      return db.get<{ id: string; externalId: string | null }>(SQL.lockProfile, [environmentId, id]);
+    },
+    async profileIdOf(environmentId: string, externalId: string): Promise<string | undefined> {
+      return (await db.get<{ id: string }>(SQL.profileByExternalId, [environmentId, externalId]))?.id;
+    },
+    /** The installations bound to the profile now, locked. */
+    boundTo(environmentId: string, profileId: string): Promise<Locked[]> {
+      return db.all<Locked>(SQL.boundTo, [environmentId, profileId]);
+    },
+    /**
+     * Erases a person's profile (erasedProfileOwned: the operations recorded under it, its
+     * attributes, tags, subscriptions, the sends' index of it, the row) and the rows naming its
+     * external id (externalIdOwned). Call after its installations were erased.
+     */
+    async eraseProfile(environmentId: string, profileId: string, externalId: string | null): Promise<void> {
+      await erasePersonRows(profileId, environmentId);
+      if (externalId !== null) await eraseExternalIdRows(externalId, environmentId);
+    },
     findByRevocationDigest(revocationDigest: string): Promise<{ id: string; environmentId: string } | undefined> {
       return db.get<{ id: string; environmentId: string }>(SQL.installation, [revocationDigest]);
     },

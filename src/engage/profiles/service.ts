@@ -175,9 +175,12 @@ export function createProfileService(deps: { store: ProfileTx & TxRunner<Profile
     };
   }
 
-  /** A profile as operators see it (read model of `profiles show`); undefined for no such external id. */
-  async function profileView(environmentId: string, externalId: string) {
-    const p = await store.profiles.profileView(environmentId, externalId);
+  /**
+   * A profile as operators see it (read model of `profiles show`), by its external id or, with
+   * `{ id }`, by its profile id (an anonymous profile too); undefined for none in the environment.
+   */
+  async function profileView(environmentId: string, ref: string | { id: string }) {
+    const p = typeof ref === 'string' ? await store.profiles.profileView(environmentId, ref) : await store.profiles.profileById(environmentId, ref.id);
     if (!p) return undefined;
     return {
       ...p,
@@ -188,7 +191,17 @@ export function createProfileService(deps: { store: ProfileTx & TxRunner<Profile
     };
   }
 
-  return { snapshot, findProfileByExternalId, installationView, profileView };
+  /**
+   * A page of the environment's installations in id order after `after` (keyset: no offset, no
+   * count; issue 24), `size` of them and whether more follow.
+   */
+  async function installationPage(environmentId: string, after: string, size: number) {
+    const rows = await store.profiles.installationPage(environmentId, after, size + 1);
+    const items = rows.slice(0, size).map((r) => ({ ...r, generation: Number(r.generation), pushTokenHeld: Number(r.pushTokenHeld) === 1 }));
+    return { items, hasMore: rows.length > size };
+  }
+
+  return { snapshot, findProfileByExternalId, installationView, profileView, installationPage };
 }
 
 export type ProfileService = ReturnType<typeof createProfileService>;

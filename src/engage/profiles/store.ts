@@ -106,7 +106,33 @@ const SQL = {
       FROM installation_generations WHERE installation_id = ? ORDER BY generation`,
   profileView: 'SELECT id, external_id AS "externalId", created_at AS "createdAt" FROM profiles WHERE environment_id = ? AND external_id = ?',
   installationsOfProfile: 'SELECT id, app_id AS "appId", platform, generation FROM installations WHERE environment_id = ? AND profile_id = ? ORDER BY created_at',
+  profileById: 'SELECT id, external_id AS "externalId", created_at AS "createdAt" FROM profiles WHERE environment_id = ? AND id = ?',
+  // Keyset page of the administration API (issue 24; docs/decisions.md "Inspection and erasure"):
+  // the environment term is made unusable as an index key (`|| ''`) so that both engines walk
+  // the primary key from `after` in id order and stop after `limit` rows of the environment,
+  // instead of reading every row of the environment through installations_environment and
+  // sorting them (433 ms a page at 1,000,000 installations on SQLite without statistics).
+  installationPage: `SELECT id, app_id AS "appId", platform, binding_state AS "bindingState", generation, profile_id AS "profileId",
+        privacy, push_subscription AS "pushSubscription", push_permission AS "pushPermission",
+        CASE WHEN push_token IS NULL THEN 0 ELSE 1 END AS "pushTokenHeld", created_at AS "createdAt", updated_at AS "updatedAt"
+      FROM installations WHERE id > ? AND environment_id || '' = ? ORDER BY id LIMIT ?`,
 } as const;
+
+/** A line of the installations page (issue 24): never the push token, only whether one is held. */
+export interface InstallationListRow {
+  id: string;
+  appId: string;
+  platform: string;
+  bindingState: string;
+  generation: number;
+  profileId: string;
+  privacy: string;
+  pushSubscription: string;
+  pushPermission: string;
+  pushTokenHeld: number;
+  createdAt: string;
+  updatedAt: string;
+}
 
 export function createProfileStore(db: Sql) {
   // The installation row locked until the transaction ends (PostgreSQL): ingest, binding and
@@ -224,6 +250,9 @@ export function createProfileStore(db: Sql) {
     profileView: (environmentId: string, externalId: string) => db.get<{ id: string; externalId: string; createdAt: string }>(SQL.profileView, [environmentId, externalId]),
     installationsOfProfile: (environmentId: string, profileId: string) =>
       db.all<{ id: string; appId: string; platform: string; generation: number }>(SQL.installationsOfProfile, [environmentId, profileId]),
+    profileById: (environmentId: string, id: string) => db.get<{ id: string; externalId: string | null; createdAt: string }>(SQL.profileById, [environmentId, id]),
+    /** Up to `limit` installations of the environment whose id sorts after `after` ('' for the first page), in id order. */
+    installationPage: (environmentId: string, after: string, limit: number) => db.all<InstallationListRow>(SQL.installationPage, [after, environmentId, limit]),
   };
 }
 
