@@ -16,6 +16,7 @@ import type { Config } from './platform/config';
 import { ENGAGE_ADMIN_API } from './platform/operator-apis';
 import { createEngageAdminApp, type EngageAdminRoutes } from './engage/admin/app';
 import { environmentAdminRoutes } from './engage/environments/admin-routes';
+import { messagingAdminRoutes } from './engage/messaging/admin-routes';
 import { inspectionAdminRoutes } from './engage/inspection/admin-routes';
 import { privacyAdminRoutes } from './engage/privacy/admin-routes';
 import { auditAdminRoutes } from './engage/admin/audit-routes';
@@ -54,6 +55,8 @@ export function engageAdminRouteGroups(services: Services): EngageAdminRoutes[] 
       // Over HTTP an identityTenantId must name a tenant (400 otherwise): the identity half, known here only.
       tenantExists: async (id) => (await services.tenants.byId(id).catch(() => undefined)) !== undefined,
     }),
+    // Templates, previews, test groups and test sends (engage/messaging).
+    messagingAdminRoutes({ templates: engage.messaging.templates, testGroups: engage.messaging.testGroups, sends: engage.messaging.sends }),
     // Inspection of installations, profiles, sends and deliveries (engage/inspection).
     inspectionAdminRoutes({ inspection: engage.inspection, messaging: engage.messaging.inspection }),
     // Erasure of installations and profiles, privacy requests (engage/privacy).

@@ -4,6 +4,8 @@ import { Option, type Command } from 'commander';
 import { DELIVERY_STATES } from '../../src/engage/messaging/inspection';
 import { outputPage, pageRequestOf, withPaging } from '../paging';
 import { templateJsonSchema } from '../../src/engage/messaging/schemas';
+import { parseVersionSelector } from '../../src/engage/messaging/versions';
+import { registerTestGroups } from './test-groups';
 import { action, output, withCommon, withServices, type CommonOptions } from '../cli';
 
 const TEMPLATE_COLUMNS = ['id', 'key', 'status', 'publishedVersion', 'latestVersion', 'updatedAt'];
@@ -49,6 +51,25 @@ function required(opts: FileOpts): { environment: string; file: string } {
   if (!opts.environment) throw new Error("required option '--environment <env>' not specified");
   if (!opts.file) throw new Error("required option '--file <file>' not specified");
   return { environment: opts.environment, file: opts.file };
+}
+
+type VariableOpts = { variables?: string; variablesFile?: string };
+/** --variables '{"orderId":"A-17"}' or --variables-file vars.json. */
+function withVariables(cmd: Command): Command {
+  return cmd.option('--variables <json>', 'template variables as a JSON object').option('--variables-file <file>', 'template variables from a JSON file');
+}
+function variablesOf(o: VariableOpts): Record<string, unknown> | undefined {
+  let v: unknown;
+  if (o.variables !== undefined) {
+    try {
+      v = JSON.parse(o.variables) as unknown;
+    } catch (e) {
+      throw new Error(`--variables is not JSON: ${(e as Error).message}`);
+    }
+  } else if (o.variablesFile !== undefined) v = readJsonFile(o.variablesFile, 'variables file');
+  else return undefined;
+  if (!v || typeof v !== 'object' || Array.isArray(v)) throw new Error('variables: must be a JSON object');
+  return v as Record<string, unknown>;
 }
 
 const printTemplateSchema = () => void process.stdout.write(JSON.stringify(templateJsonSchema(), null, 2) + '\n');
@@ -119,7 +140,63 @@ export function registerMessaging(program: Command): void {
       }),
     );
 
+  withCommon(templates.command('versions').description('the versions of a template, oldest first; --version shows one with its definition'))
+    .argument('<key>', 'template key')
+    .requiredOption('--environment <env>', 'environment id or name')
+    .option('--version <v>', 'draft, published, latest or a version number: that version with its definition')
+    .action(
+      action(async (key: string, opts: EnvOpts & { version?: string }) => {
+        const selector = parseVersionSelector(opts.version);
+        await withServices(opts, async ({ services, json }) => {
+          const t = services.engage.messaging.templates;
+          if (selector === undefined) output(json, await t.versions(opts.environment, key), ['version', 'state', 'createdAt', 'publishedAt']);
+          else output(json, await t.version(opts.environment, key, selector), json ? undefined : ['version', 'state', 'createdAt', 'publishedAt', 'definition']);
+        });
+      }),
+    );
+
+  withVariables(withCommon(templates.command('preview').description('render a version for a locale and variables as a send would, per app with its provider payload; sends nothing')))
+    .argument('<key>', 'template key')
+    .requiredOption('--environment <env>', 'environment id or name')
+    .option('--version <v>', 'draft, published, latest (default) or a version number')
+    .option('--locale <tag>', 'requested locale (default: the template default)')
+    .action(
+      action(async (key: string, opts: EnvOpts & VariableOpts & { version?: string; locale?: string }) => {
+        const input = { version: parseVersionSelector(opts.version), locale: opts.locale, variables: variablesOf(opts) };
+        await withServices(opts, async ({ services, json }) => {
+          const p = await services.engage.messaging.templates.preview(opts.environment, key, input);
+          if (json) return output(true, p);
+          output(false, p, ['templateKey', 'version', 'state', 'resolvedLocale', 'title', 'body', 'deepLink']);
+          for (const t of p.targets) process.stdout.write(`${t.appName} ${t.provider} (${t.payloadBytes} bytes): ${JSON.stringify(t.payload)}\n`);
+        });
+      }),
+    );
+
   const sends = program.command('sends').description('transactional sends');
+  withVariables(withCommon(sends.command('test').description('a test send: a template version to a test group, marked as a test (outside rate limits and counts)')))
+    .requiredOption('--environment <env>', 'environment id or name')
+    .requiredOption('--template <key>', 'template key')
+    .requiredOption('--test-group <group>', 'test group id or name')
+    .option('--version <v>', 'draft, published, latest (default) or a version number')
+    .option('--locale <tag>', 'requested locale (default: the template default)')
+    .option('--idempotency-key <key>', 'makes a retry harmless (generated when absent)')
+    .action(
+      action(async (opts: EnvOpts & VariableOpts & { template: string; testGroup: string; version?: string; locale?: string; idempotencyKey?: string }) => {
+        const variables = variablesOf(opts);
+        const version = parseVersionSelector(opts.version);
+        await withServices(opts, async ({ services, json }) => {
+          const environmentId = (await services.engage.environments.resolve(opts.environment)).id;
+          const out = await services.engage.messaging.sends.testSend(
+            { environmentId, templateKey: opts.template, testGroup: opts.testGroup, version, locale: opts.locale, variables, idempotencyKey: opts.idempotencyKey },
+            cliActor(),
+          );
+          const r = { unresolvedMembers: 0, ...out.response, isTest: true };
+          if (json) return output(true, r);
+          output(false, { ...r, targeted: r.diagnostics.filter((d) => d.code === 'TARGETED').length }, ['requestId', 'accepted', 'resolvedLocale', 'renderedTitle', 'targeted', 'unresolvedMembers']);
+          for (const d of r.diagnostics) process.stdout.write(`${d.installationId} ${d.platform} ${d.code}\n`);
+        });
+      }),
+    );
   withCommon(sends.command('show').description('a send: request, established response, deliveries by state'))
     .argument('<id>', 'send id (the requestId of the 202)')
     .action(
@@ -130,6 +207,8 @@ export function registerMessaging(program: Command): void {
         });
       }),
     );
+
+  registerTestGroups(program);
 
   const deliveries = program.command('deliveries').description('push deliveries (the outbox)');
   withPaging(withCommon(deliveries.command('list').description('deliveries of a send (oldest first) or of an installation (newest first): state, attempts, last error')))

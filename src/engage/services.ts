@@ -31,6 +31,7 @@ import { createMessagingInspection } from './messaging/inspection';
 import { redactSendsIn } from './messaging/send-erasure';
 import { createSendService, type SendMetrics } from './messaging/service';
 import { createTemplateService } from './messaging/templates';
+import { createTestGroupService } from './messaging/test-groups';
 
 /** The engage services, built once for `serve` and the CLI alike. */
 export function createEngageServices(deps: {
@@ -66,6 +67,7 @@ export function createEngageServices(deps: {
   };
   const messaging = {
     templates: createTemplateService({ store, clock, environments }),
+    testGroups: createTestGroupService({ store, clock, environments }),
     sends: createSendService({ store, clock, wake: wakeDeliveries, metrics: deps.metrics }),
     credentials,
     deliveries,

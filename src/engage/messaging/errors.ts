@@ -33,4 +33,8 @@ export const MessagingErrors = {
   keyImmutable: (key: string) => new DomainError('invalid', 'invalid_request', `key: is immutable (template ${key})`),
   credentialsInvalid: (message: string) => new DomainError('invalid', 'invalid_credentials', message),
   sendNotFound: (id: string) => new DomainError('not_found', 'send_not_found', `send ${id} not found`),
+  /** Issue 24: the version a preview or a test send names does not exist. */
+  versionNotFound: (key: string, which: string | number) => new DomainError('not_found', 'version_not_found', `template ${key} has no ${typeof which === 'number' ? `version ${which}` : `${which} version`}`),
+  testGroupNotFound: (ref: string) => new DomainError('not_found', 'test_group_not_found', `test group ${ref} not found`),
+  testGroupExists: (name: string) => new DomainError('conflict', 'test_group_exists', `a test group named ${name} already exists in this environment`),
 };

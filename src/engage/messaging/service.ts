@@ -17,10 +17,13 @@ import type { DeliveryMessage } from './message';
 import { notReadyReason } from './readiness';
 import { contentHash, render, resolveVariables, type Rendered, type TemplateDefinition } from './render';
 import { type Diagnostic, type DiagnosticCode, type SendRequest, type SendResponse } from './schemas';
-import type { DeliveryRow, MessagingStore, RecipientInstallation } from './store';
+import type { DeliveryRow, MessagingStore, RecipientInstallation, SendRow } from './store';
+import { auditIn, type AuditActor, type AuditTx } from '../shared/audit';
+import { selectVersion, type VersionSelector } from './versions';
 import { KEY_PATTERN } from '../shared/schemas';
 
-type Stores = { messaging: MessagingStore };
+type Stores = { messaging: MessagingStore } & AuditTx;
+type Admitted = { replayed: boolean; response: SendResponse };
 
 export interface SendMetrics {
   pushSends: { inc(labels: { outcome: string }): void };
@@ -30,6 +33,7 @@ const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
 const KEY = new RegExp(KEY_PATTERN);
 const MINUTE = 60_000;
 const MAX_PAYLOAD = 4096;
+export const NIL_ID = '00000000-0000-0000-0000-000000000000';
 
 class IdempotencyRace extends Error {}
 
@@ -50,7 +54,6 @@ export function createSendService(deps: { store: Stores & TxRunner<Stores>; cloc
   const { store, clock } = deps;
   const definitions = new Map<string, TemplateDefinition>();
   const count = (outcome: string) => deps.metrics?.pushSends.inc({ outcome });
-  type Admission = { replayed: boolean; response: SendResponse };
   /**
    * Group commit (platform/store/group-commit.ts), as ingest does: sends arriving in the same
    * turn share one transaction, each in its own savepoint, each answered after that commit.
@@ -58,7 +61,7 @@ export function createSendService(deps: { store: Stores & TxRunner<Stores>; cloc
    */
   const admit = createGroupCommit(
     store,
-    (tx: Stores & TxScope, job: { templateId: string; run: (tx: Stores & TxScope) => Promise<Admission> }) => job.run(tx),
+    (tx: Stores & TxScope, job: { templateId: string; run: (tx: Stores & TxScope) => Promise<Admitted> }) => job.run(tx),
     (job) => job.templateId,
   );
 
@@ -78,24 +81,128 @@ export function createSendService(deps: { store: Stores & TxRunner<Stores>; cloc
     return [one];
   }
 
+  /** Recipients and rules of one admission: a server send, or a console test send (issue 24 point 4). */
+  interface Admission {
+    env: string;
+    templateId: string;
+    version: number;
+    def: TemplateDefinition;
+    rendered: Rendered;
+    /** The access key's id, or `operator:<subject>` for a test send. */
+    caller: string;
+    idempotencyKey: string;
+    requestHash: string;
+    recipient: { type: string; value: string };
+    resolve: (s: MessagingStore) => Promise<RecipientInstallation[]>;
+    targetAppIds: string[];
+    replay: (found: SendRow | undefined) => Admitted | undefined;
+    isTest: boolean;
+    /** Recorded in the send's transaction (a test send's audit event). */
+    also?: (tx: Stores & TxScope, sendId: string, at: string) => Promise<void>;
+    /** Stored and answered beside the send response (a test send's unresolved members). */
+    extra?: (installations: RecipientInstallation[]) => Record<string, unknown>;
+  }
+
+  /**
+   * Admits one send: recipients, rate limit (not for a test send), deliveries, the ledger row,
+   * all in one transaction of the group commit.
+   */
+  async function admitSend(a: Admission): Promise<Admitted> {
+    const message = messageOf(a.def, a.rendered);
+    const hash = contentHash(a.rendered);
+    const messageJson = JSON.stringify(message);
+    const templateApps = new Set(a.def.appIds);
+    const d = a.def;
+    // Read outside the transaction: a credential set or removed while this send is admitted may
+    // or may not count, as if it had happened just before or after.
+    const credentialed = new Set((await store.messaging.credentialApps(a.env)).map((c) => `${c.appId}:${c.provider}`));
+    // The first attempt relies on insertSend's conflict on the idempotencyKey (a send committed
+    // meanwhile by another process); only the retry after such a race looks the key up again.
+    const attempt = (retry: boolean) =>
+      admit({ templateId: a.templateId, run: async (tx) => {
+        if (retry) {
+          const again = a.replay(await tx.messaging.findSend(a.env, a.idempotencyKey));
+          if (again) return again;
+        }
+        const installations = await a.resolve(tx.messaging);
+        const now = clock.now();
+        const nowMs = now.getTime();
+        const windowMs = nowMs - (nowMs % MINUTE);
+        // Test sends are outside the template's rate limit (issue 24 point 4).
+        if (!a.isTest && !(await tx.messaging.takeRate(a.templateId, windowMs, d.rateLimitPerMinute)))
+          throw MessagingErrors.rateLimited(Math.max(1, Math.ceil((windowMs + MINUTE - nowMs) / 1000)));
+        const sendId = newId();
+        const at = now.toISOString();
+        const diagnostics: Diagnostic[] = [];
+        const rows: DeliveryRow[] = [];
+        for (const i of installations) {
+          let code = skipReason(i, templateApps, credentialed);
+          // A test send is meant to arrive every time it is asked for: no duplicate suppression.
+          if (!code && !a.isTest && d.dedupWindowSeconds > 0 && (await tx.messaging.recentDuplicate(i.id, a.templateId, nowMs - d.dedupWindowSeconds * 1000, hash)))
+            code = 'SUPPRESSED_DUPLICATE';
+          if (code) {
+            diagnostics.push({ installationId: i.id, appId: i.appId, platform: i.platform, code, deliveryId: null });
+            continue;
+          }
+          const id = newId();
+          diagnostics.push({ installationId: i.id, appId: i.appId, platform: i.platform, code: 'TARGETED', deliveryId: id });
+          rows.push({
+            id, sendId, environmentId: a.env, templateId: a.templateId, installationId: i.id, appId: i.appId,
+            provider: i.platform === 'IOS' ? 'APNS' : 'FCM', token: i.pushToken!, contentHash: hash, message: messageJson,
+            state: 'PENDING', attempts: 0, nextAttemptMs: nowMs, expiresMs: nowMs + d.ttlSeconds * 1000, lastError: null,
+            createdMs: nowMs, createdAt: at, sentAt: null, deliveredAt: null, openedAt: null, updatedAt: at,
+          });
+        }
+        const response: SendResponse = {
+          accepted: rows.length > 0,
+          resolvedLocale: a.rendered.resolvedLocale,
+          renderedTitle: a.rendered.title,
+          renderedBody: a.rendered.body,
+          renderedDeepLink: a.rendered.deepLink,
+          renderedCustomData: a.rendered.customData,
+          targetAppIds: a.targetAppIds,
+          diagnostics,
+          requestId: sendId,
+          ...a.extra?.(installations),
+        };
+        const recorded = await tx.messaging.insertSend({
+          id: sendId, environmentId: a.env, templateId: a.templateId, templateVersion: a.version, idempotencyKey: a.idempotencyKey,
+          requestHash: a.requestHash, accessKeyId: a.caller, recipientType: a.recipient.type, recipientValue: a.recipient.value,
+          response: JSON.stringify(response), createdAt: at, createdMs: nowMs, isTest: a.isTest ? 1 : 0,
+        });
+        // The same idempotencyKey committed by another process meanwhile: undo this one, answer as its replay.
+        if (!recorded) throw new IdempotencyRace();
+        await tx.messaging.insertDeliveries(rows);
+        await a.also?.(tx, sendId, at);
+        if (rows.length > 0) tx.afterCommit(deps.wake);
+        return { replayed: false, response };
+      } });
+    return attempt(false).catch((e: unknown) => {
+      if (e instanceof IdempotencyRace) return attempt(true);
+      throw e;
+    });
+  }
+
+  /** A stored send answered again to its caller; 409 when the key was another caller's or another request's. */
+  const replayOf = (caller: string, requestHash: string, visible: (appId: string) => boolean) => (found: SendRow | undefined): Admitted | undefined => {
+    if (!found) return undefined;
+    // The key is part of the request: another key's send, even of the identical body, is not
+    // this key's to replay (issue 21 point 10); checked before anything of it is answered.
+    if (found.accessKeyId !== caller) throw MessagingErrors.idempotencyReusedByAnotherKey();
+    checkReplay(found.requestHash, requestHash, MessagingErrors.idempotencyReused);
+    const response = JSON.parse(found.response) as SendResponse;
+    // Only what this key may reach, whatever was stored (sends admitted before point 14 held other apps' installations).
+    const diagnostics = response.diagnostics.filter((d) => visible(d.appId));
+    return { replayed: true, response: diagnostics.length === response.diagnostics.length ? response : { ...response, diagnostics } };
+  };
+
   /** A send in the access key's environment (the route refused any other with 401). */
-  async function send(key: AccessKeyPrincipal, templateKey: string, req: SendRequest): Promise<{ replayed: boolean; response: SendResponse }> {
+  async function send(key: AccessKeyPrincipal, templateKey: string, req: SendRequest): Promise<Admitted> {
     if (req.recipient.type === 'TEST_GROUP') throw MessagingErrors.recipientTypeNotAllowed();
     if (req.recipient.type !== 'EXTERNAL_ID' && !UUID.test(req.recipient.value)) throw MessagingErrors.invalid('recipient.value: must be a UUID');
     const env = key.environmentId;
     const requestHash = requestDigest({ templateKey, recipient: req.recipient, locale: req.locale ?? null, variables: req.variables ?? {} });
-
-    const replay = (found: { accessKeyId: string; requestHash: string; response: string } | undefined) => {
-      if (!found) return undefined;
-      // The key is part of the request: another key's send, even of the identical body, is not
-      // this key's to replay (issue 21 point 10); checked before anything of it is answered.
-      if (found.accessKeyId !== key.id) throw MessagingErrors.idempotencyReusedByAnotherKey();
-      checkReplay(found.requestHash, requestHash, MessagingErrors.idempotencyReused);
-      const response = JSON.parse(found.response) as SendResponse;
-      // Only what this key may reach, whatever was stored (sends admitted before point 14 held other apps' installations).
-      const diagnostics = response.diagnostics.filter((d) => key.appIds.has(d.appId));
-      return { replayed: true, response: diagnostics.length === response.diagnostics.length ? response : { ...response, diagnostics } };
-    };
+    const replay = replayOf(key.id, requestHash, (appId) => key.appIds.has(appId));
     // An admitted request answers the same whatever happened to the template since.
     const early = replay(await store.messaging.findSend(env, req.idempotencyKey));
     if (early) {
@@ -119,79 +226,11 @@ export function createSendService(deps: { store: Stores & TxRunner<Stores>; cloc
     const targetAppIds = def.appIds.filter((id) => key.appIds.has(id));
     // Sends go only through the template's apps the key may use (rule 7); none: the key is not scoped for this send.
     if (targetAppIds.length === 0) throw EdgeErrors.unauthorized('The access key is not allowed for any of the template’s apps.');
-    const rendered = render(def, req.locale, vars);
-    const message = messageOf(def, rendered);
-    const size = Buffer.byteLength(JSON.stringify(apnsPayload(message, '00000000-0000-0000-0000-000000000000')));
-    if (size > MAX_PAYLOAD) throw MessagingErrors.messageTooLarge(size);
-    const hash = contentHash(rendered);
-    const messageJson = JSON.stringify(message);
-    const templateApps = new Set(def.appIds);
-    const d = def;
-
-    // Read outside the transaction: a credential set or removed while this send is admitted may
-    // or may not count, as if it had happened just before or after.
-    const credentialed = new Set((await store.messaging.credentialApps(env)).map((c) => `${c.appId}:${c.provider}`));
-    // The first attempt relies on insertSend's conflict on the idempotencyKey (a send committed
-    // meanwhile by another process); only the retry after such a race looks the key up again.
-    const attempt = (retry: boolean) =>
-      admit({ templateId: active.templateId, run: async (tx) => {
-        if (retry) {
-          const again = replay(await tx.messaging.findSend(env, req.idempotencyKey));
-          if (again) return again;
-        }
-        const installations = await recipients(tx.messaging, env, req.recipient, key.appIds);
-        const now = clock.now();
-        const nowMs = now.getTime();
-        const windowMs = nowMs - (nowMs % MINUTE);
-        if (!(await tx.messaging.takeRate(active.templateId, windowMs, d.rateLimitPerMinute)))
-          throw MessagingErrors.rateLimited(Math.max(1, Math.ceil((windowMs + MINUTE - nowMs) / 1000)));
-        const sendId = newId();
-        const at = now.toISOString();
-        const diagnostics: Diagnostic[] = [];
-        const rows: DeliveryRow[] = [];
-        for (const i of installations) {
-          let code = skipReason(i, templateApps, credentialed);
-          if (!code && d.dedupWindowSeconds > 0 && (await tx.messaging.recentDuplicate(i.id, active.templateId, nowMs - d.dedupWindowSeconds * 1000, hash)))
-            code = 'SUPPRESSED_DUPLICATE';
-          if (code) {
-            diagnostics.push({ installationId: i.id, appId: i.appId, platform: i.platform, code, deliveryId: null });
-            continue;
-          }
-          const id = newId();
-          diagnostics.push({ installationId: i.id, appId: i.appId, platform: i.platform, code: 'TARGETED', deliveryId: id });
-          rows.push({
-            id, sendId, environmentId: env, templateId: active.templateId, installationId: i.id, appId: i.appId,
-            provider: i.platform === 'IOS' ? 'APNS' : 'FCM', token: i.pushToken!, contentHash: hash, message: messageJson,
-            state: 'PENDING', attempts: 0, nextAttemptMs: nowMs, expiresMs: nowMs + d.ttlSeconds * 1000, lastError: null,
-            createdMs: nowMs, createdAt: at, sentAt: null, deliveredAt: null, openedAt: null, updatedAt: at,
-          });
-        }
-        const response: SendResponse = {
-          accepted: rows.length > 0,
-          resolvedLocale: rendered.resolvedLocale,
-          renderedTitle: rendered.title,
-          renderedBody: rendered.body,
-          renderedDeepLink: rendered.deepLink,
-          renderedCustomData: rendered.customData,
-          targetAppIds,
-          diagnostics,
-          requestId: sendId,
-        };
-        const recorded = await tx.messaging.insertSend({
-          id: sendId, environmentId: env, templateId: active.templateId, templateVersion: version, idempotencyKey: req.idempotencyKey,
-          requestHash, accessKeyId: key.id, recipientType: req.recipient.type, recipientValue: req.recipient.value,
-          response: JSON.stringify(response), createdAt: at, createdMs: nowMs, isTest: 0,
-        });
-        // The same idempotencyKey committed by another process meanwhile: undo this one, answer as its replay.
-        if (!recorded) throw new IdempotencyRace();
-        await tx.messaging.insertDeliveries(rows);
-        if (rows.length > 0) tx.afterCommit(deps.wake);
-        return { replayed: false, response };
-      } });
+    const rendered = renderChecked(def, req.locale, vars);
     try {
-      const out = await attempt(false).catch((e: unknown) => {
-        if (e instanceof IdempotencyRace) return attempt(true);
-        throw e;
+      const out = await admitSend({
+        env, templateId: active.templateId, version, def, rendered, caller: key.id, idempotencyKey: req.idempotencyKey, requestHash,
+        recipient: req.recipient, resolve: (s) => recipients(s, env, req.recipient, key.appIds), targetAppIds, replay, isTest: false,
       });
       count(out.replayed ? 'replayed' : out.response.accepted ? 'admitted' : 'nothing_to_deliver');
       return out;
@@ -201,7 +240,75 @@ export function createSendService(deps: { store: Stores & TxRunner<Stores>; cloc
     }
   }
 
-  return { send };
+  /**
+   * A console test send (issue 24 point 4; spec 01's TEST_GROUP, which the server API refuses):
+   * a version of the template (the draft by default) to the installations of a test group's
+   * members, in every app of the template, through the same admission as a send, marked
+   * `is_test`: outside the rate limit and duplicate suppression, left out of counts and metrics.
+   * The ledger's caller is `operator:<subject>`; audited as `template.test_sent`.
+   */
+  async function testSend(
+    input: { environmentId: string; templateKey: string; testGroup: string; version?: VersionSelector; locale?: string; variables?: Record<string, unknown>; idempotencyKey?: string },
+    actor: AuditActor,
+  ): Promise<Admitted & { isTest: true }> {
+    const env = input.environmentId;
+    const caller = `operator:${actor.subject}`;
+    const t = KEY.test(input.templateKey) ? await store.messaging.findTemplate(env, input.templateKey) : undefined;
+    if (!t) throw MessagingErrors.templateNotFound(input.templateKey);
+    const group = await store.messaging.findTestGroup(env, input.testGroup);
+    if (!group) throw MessagingErrors.testGroupNotFound(input.testGroup);
+    const selected = await selectVersion(store.messaging, t, input.version ?? 'latest');
+    const requestHash = requestDigest({ test: true, templateKey: t.key, version: selected.version, testGroup: group.id, locale: input.locale ?? null, variables: input.variables ?? {} });
+    const idempotencyKey = input.idempotencyKey ?? `test-${newId()}`;
+    const replay = replayOf(caller, requestHash, () => true);
+    const early = replay(await store.messaging.findSend(env, idempotencyKey));
+    if (early) return { ...early, isTest: true };
+    // An archived template accepts no sends, tests included (docs/decisions.md).
+    if (t.status === 'ARCHIVED') throw MessagingErrors.templateArchived(t.key);
+    const def = selected.definition;
+    const rendered = renderChecked(def, input.locale, resolveVariables(def, input.variables ?? {}));
+    let unresolved = 0;
+    const out = await admitSend({
+      env, templateId: t.id, version: selected.version, def, rendered, caller, idempotencyKey, requestHash,
+      recipient: { type: 'TEST_GROUP', value: group.id }, targetAppIds: [...def.appIds], replay, isTest: true,
+      resolve: async (s) => {
+        const found = await groupInstallations(s, env, group.id);
+        unresolved = found.unresolved;
+        return found.installations;
+      },
+      extra: () => ({ unresolvedMembers: unresolved }),
+      also: (tx, sendId, at) =>
+        auditIn(tx, actor, 'template.test_sent', { type: 'template', id: t.id }, { environmentId: env, key: t.key, version: selected.version, testGroupId: group.id, sendId }, at).then(() => undefined),
+    });
+    return { ...out, isTest: true };
+  }
+
+  /** The installations of a test group's members, each once, in member order; members that name nothing now are counted. */
+  async function groupInstallations(s: MessagingStore, env: string, groupId: string) {
+    const seen = new Map<string, RecipientInstallation>();
+    let unresolved = 0;
+    for (const m of await s.testGroupMembers(env, groupId)) {
+      const found = m.installationId
+        ? [await s.installation(env, m.installationId)].filter((i): i is RecipientInstallation => i !== undefined)
+        : ((await s.profileInstallations(env, 'externalId', m.externalId!)) ?? []);
+      if (found.length === 0) unresolved++;
+      for (const i of found) if (!seen.has(i.id)) seen.set(i.id, i);
+    }
+    return { installations: [...seen.values()], unresolved };
+  }
+
+  return { send, testSend };
+}
+
+/**
+ * Renders as a send does, with the send's payload check (the APNs payload, the larger, sized
+ * with a nil delivery id): what previews and test sends share with sends.
+ */
+export function renderChecked(def: TemplateDefinition, locale: string | undefined, vars: ReturnType<typeof resolveVariables>): Rendered {
+  const rendered = render(def, locale, vars);
+  const size = Buffer.byteLength(JSON.stringify(apnsPayload(messageOf(def, rendered), NIL_ID)));
+  if (size > MAX_PAYLOAD) throw MessagingErrors.messageTooLarge(size);
+  return rendered;
 }
 
 export function messageOf(def: TemplateDefinition, r: Rendered): DeliveryMessage {

@@ -3,6 +3,7 @@ import { valuesList, type Sql } from '../../platform/store/sql';
 import { claimText, nextDueText, type ClaimTable } from '../../platform/work/claim';
 import type { PushConditions } from './readiness';
 import { idsNamedBy } from './send-names';
+import { createTestGroupStatements } from './test-group-store';
 
 export type TemplateRow = typeof pushTemplates.$inferSelect;
 export type TemplateVersionRow = typeof pushTemplateVersions.$inferSelect;
@@ -29,11 +30,11 @@ export interface CurrentRecipient {
 }
 
 const TEMPLATE = `id, environment_id AS "environmentId", key, status, published_version AS "publishedVersion", latest_version AS "latestVersion",
-  created_at AS "createdAt", updated_at AS "updatedAt"`;
+  created_at AS "createdAt", updated_at AS "updatedAt", configuration_managed AS "configurationManaged"`;
 const VERSION = `template_id AS "templateId", version, state, definition, created_at AS "createdAt", published_at AS "publishedAt"`;
 const SEND = `id, environment_id AS "environmentId", template_id AS "templateId", template_version AS "templateVersion", idempotency_key AS "idempotencyKey",
   request_hash AS "requestHash", access_key_id AS "accessKeyId", recipient_type AS "recipientType", recipient_value AS "recipientValue", response,
-  created_at AS "createdAt", created_ms AS "createdMs"`;
+  created_at AS "createdAt", created_ms AS "createdMs", is_test AS "isTest"`;
 const DELIVERY = `id, send_id AS "sendId", environment_id AS "environmentId", template_id AS "templateId", installation_id AS "installationId",
   app_id AS "appId", provider, token, content_hash AS "contentHash", message, state, attempts, next_attempt_ms AS "nextAttemptMs",
   expires_ms AS "expiresMs", last_error AS "lastError", created_ms AS "createdMs", created_at AS "createdAt", sent_at AS "sentAt",
@@ -55,6 +56,7 @@ const SQL = {
   template: `SELECT ${TEMPLATE} FROM push_templates WHERE environment_id = ? AND key = ?`,
   templateById: `SELECT ${TEMPLATE} FROM push_templates WHERE id = ?`,
   templates: `SELECT ${TEMPLATE} FROM push_templates WHERE environment_id = ? ORDER BY key`,
+  pageTemplates: `SELECT ${TEMPLATE} FROM push_templates WHERE environment_id = ? ORDER BY key LIMIT ? OFFSET ?`,
   insertVersion: `INSERT INTO push_template_versions (template_id, version, state, definition, created_at, published_at) VALUES (?, ?, 'DRAFT', ?, ?, NULL)`,
   version: `SELECT ${VERSION} FROM push_template_versions WHERE template_id = ? AND version = ?`,
   versions: `SELECT ${VERSION} FROM push_template_versions WHERE template_id = ? ORDER BY version`,
@@ -76,9 +78,11 @@ const SQL = {
   send: `SELECT ${SEND} FROM push_sends WHERE environment_id = ? AND idempotency_key = ?`,
   sendById: `SELECT ${SEND} FROM push_sends WHERE id = ?`,
   insertSend: `INSERT INTO push_sends (id, environment_id, template_id, template_version, idempotency_key, request_hash, access_key_id,
-      recipient_type, recipient_value, response, created_at, created_ms)
-    VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?) ON CONFLICT (environment_id, idempotency_key) DO NOTHING`,
-  sendCount: `SELECT COUNT(*) AS n FROM push_sends WHERE template_id = ?`,
+      recipient_type, recipient_value, response, created_at, created_ms, is_test)
+    VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?) ON CONFLICT (environment_id, idempotency_key) DO NOTHING`,
+  // Counts leave test sends out (issue 24 point 4); testSendCount counts them alone.
+  sendCount: `SELECT COUNT(*) AS n FROM push_sends WHERE template_id = ? AND is_test = 0`,
+  testSendCount: `SELECT COUNT(*) AS n FROM push_sends WHERE template_id = ? AND is_test = 1`,
   insertSendRecipients: (n: number) =>
     `INSERT INTO push_send_recipients (recipient_id, send_id, environment_id) VALUES ${valuesList(n, 3)} ON CONFLICT (recipient_id, send_id) DO NOTHING`,
   sendsNaming: (n: number) => `SELECT ${SEND} FROM push_sends WHERE id IN (SELECT send_id FROM push_send_recipients
@@ -129,7 +133,8 @@ const SQL = {
   // installation's (newest first), optionally in one state; `? IS NULL` keeps one text per scope.
   pageBySend: `SELECT ${DELIVERY} FROM push_deliveries WHERE send_id = ? AND (CAST(? AS TEXT) IS NULL OR state = ?) ORDER BY created_ms, id LIMIT ? OFFSET ?`,
   pageByInstallation: `SELECT ${DELIVERY} FROM push_deliveries WHERE installation_id = ? AND (CAST(? AS TEXT) IS NULL OR state = ?) ORDER BY created_ms DESC, id LIMIT ? OFFSET ?`,
-  countsByState: `SELECT state, COUNT(*) AS n FROM push_deliveries WHERE template_id = ? GROUP BY state`,
+  countsByState: `SELECT d.state, COUNT(*) AS n FROM push_deliveries d JOIN push_sends s ON s.id = d.send_id
+    WHERE d.template_id = ? AND s.is_test = 0 GROUP BY d.state`,
   // Only PENDING rows (the due index): cheap enough for every scrape.
   pendingByProvider: `SELECT provider, COUNT(*) AS n FROM push_deliveries WHERE state = 'PENDING' GROUP BY provider`,
 } as const;
@@ -140,6 +145,7 @@ export function createMessagingStore(db: Sql) {
   const byExternalId = SQL.profileInstallations('external_id');
   const byProfileId = SQL.profileInstallations('id');
   return {
+    ...createTestGroupStatements(db),
     async insertTemplate(id: string, environmentId: string, key: string, at: string): Promise<boolean> {
       return (await db.run(SQL.insertTemplate, [id, environmentId, key, at, at])) === 1;
     },
@@ -151,6 +157,9 @@ export function createMessagingStore(db: Sql) {
     },
     listTemplates(environmentId: string): Promise<TemplateRow[]> {
       return db.all<TemplateRow>(SQL.templates, [environmentId]);
+    },
+    pageTemplates(environmentId: string, limit: number, offset: number): Promise<TemplateRow[]> {
+      return db.all<TemplateRow>(SQL.pageTemplates, [environmentId, limit, offset]);
     },
     async insertVersion(templateId: string, version: number, definition: string, at: string): Promise<void> {
       await db.run(SQL.insertVersion, [templateId, version, definition, at]);
@@ -201,7 +210,7 @@ export function createMessagingStore(db: Sql) {
       const inserted =
         (await db.run(SQL.insertSend, [
           r.id, r.environmentId, r.templateId, r.templateVersion, r.idempotencyKey, r.requestHash, r.accessKeyId,
-          r.recipientType, r.recipientValue, r.response, r.createdAt, r.createdMs,
+          r.recipientType, r.recipientValue, r.response, r.createdAt, r.createdMs, r.isTest ?? 0,
         ])) === 1;
       if (!inserted) return false;
       const ids = idsNamedBy(r);
@@ -219,8 +228,12 @@ export function createMessagingStore(db: Sql) {
     async redactSend(environmentId: string, id: string, recipientValue: string, response: string): Promise<void> {
       await db.run(SQL.redactSend, [recipientValue, response, id, environmentId]);
     },
+    /** The template's sends, test sends left out. */
     async sendCount(templateId: string): Promise<number> {
       return Number((await db.get<{ n: number }>(SQL.sendCount, [templateId]))?.n ?? 0);
+    },
+    async testSendCount(templateId: string): Promise<number> {
+      return Number((await db.get<{ n: number }>(SQL.testSendCount, [templateId]))?.n ?? 0);
     },
     /** The installations of the profile with this external id (or id), oldest first; undefined when there is no such profile. */
     async profileInstallations(environmentId: string, by: 'externalId' | 'id', value: string): Promise<RecipientInstallation[] | undefined> {
@@ -328,6 +341,7 @@ export function createMessagingStore(db: Sql) {
       const [sql, id] = 'sendId' in of ? [SQL.pageBySend, of.sendId] : [SQL.pageByInstallation, of.installationId];
       return db.all<DeliveryRow>(sql, [id, state ?? null, state ?? null, limit, offset]);
     },
+    /** The deliveries of the template's sends by state, those of test sends left out. */
     async countsByState(templateId: string): Promise<Record<string, number>> {
       const rows = await db.all<{ state: string; n: number }>(SQL.countsByState, [templateId]);
       return Object.fromEntries(rows.map((r) => [r.state, Number(r.n)]));

@@ -9,9 +9,20 @@ import type { TxRunner } from '../../platform/store/store';
 import type { EnvironmentService } from '../environments/service';
 import { auditIn, type AuditActor, type AuditTx } from '../shared/audit';
 import { MessagingErrors } from './errors';
-import { placeholdersOf, typeProblem, type TemplateDefinition } from './render';
+import { placeholdersOf, resolveVariables, typeProblem, type TemplateDefinition } from './render';
 import { checkTemplateFile, type TemplateFile } from './schemas';
-import type { MessagingStore, TemplateRow } from './store';
+import type { MessagingStore, TemplateRow, TemplateVersionRow } from './store';
+import { configurationManaged } from '../shared/errors';
+import { KEY_PATTERN } from '../shared/schemas';
+import { limitOf, pageFrom, type Page, type PageRequest } from '../../platform/http/pagination';
+import { apnsPayload } from './apns';
+import { fcmMessage } from './fcm';
+import { messageOf, NIL_ID, renderChecked } from './service';
+import { selectVersion, type VersionSelector } from './versions';
+
+const KEY = new RegExp(KEY_PATTERN);
+/** Stands for the device's push token in a preview's FCM message. */
+const PREVIEW_TOKEN = 'DEVICE_PUSH_TOKEN';
 
 type Stores = { messaging: MessagingStore } & AuditTx;
 
@@ -31,15 +42,27 @@ export interface TemplateView {
   status: TemplateStatus;
   publishedVersion: number | null;
   latestVersion: number;
+  /** Declared by `engage apply`: the API and the CLI refuse to change it (409 configuration_managed). */
+  configurationManaged: boolean;
   createdAt: string;
   updatedAt: string;
+}
+
+/** What a mutating call may be asked: `allowManaged` lets `engage apply` change what it declares. */
+export interface ManagedOption {
+  allowManaged?: boolean;
 }
 
 const statusOf = (t: TemplateRow): TemplateStatus => (t.status === 'ARCHIVED' ? 'ARCHIVED' : t.publishedVersion === null ? 'DRAFT' : 'ACTIVE');
 
 const view = (t: TemplateRow): TemplateView => ({
-  ...t,
+  id: t.id,
+  environmentId: t.environmentId,
+  key: t.key,
   status: statusOf(t),
+  configurationManaged: Number(t.configurationManaged) === 1,
+  createdAt: t.createdAt,
+  updatedAt: t.updatedAt,
   publishedVersion: t.publishedVersion === null ? null : Number(t.publishedVersion),
   latestVersion: Number(t.latestVersion),
 });
@@ -102,10 +125,19 @@ export function createTemplateService(deps: { store: Stores & TxRunner<Stores>; 
 
   async function find(environment: string, key: string) {
     const env = await environments.resolve(environment);
-    const t = await store.messaging.findTemplate(env.id, key);
+    const t = KEY.test(key) ? await store.messaging.findTemplate(env.id, key) : undefined;
     if (!t) throw MessagingErrors.templateNotFound(key);
     return { env, t };
   }
+
+  /** A change of a template `engage apply` declares is refused unless apply itself asks. */
+  async function findMutable(environment: string, key: string, opts: ManagedOption = {}) {
+    const found = await find(environment, key);
+    if (Number(found.t.configurationManaged) === 1 && !opts.allowManaged) throw configurationManaged(`template ${found.t.key}`);
+    return found;
+  }
+
+  const versionView = (v: TemplateVersionRow) => ({ version: Number(v.version), state: v.state, createdAt: v.createdAt, publishedAt: v.publishedAt });
 
   async function show(environment: string, key: string) {
     const { t } = await find(environment, key);
@@ -113,11 +145,13 @@ export function createTemplateService(deps: { store: Stores & TxRunner<Stores>; 
     const latest = versions.at(-1);
     return {
       ...view(t),
-      versions: versions.map((v) => ({ version: Number(v.version), state: v.state, createdAt: v.createdAt, publishedAt: v.publishedAt })),
+      versions: versions.map(versionView),
       draft: latest?.state === 'DRAFT' ? (JSON.parse(latest.definition) as TemplateDefinition) : null,
       published: versions.find((v) => v.state === 'PUBLISHED') ? (JSON.parse(versions.find((v) => v.state === 'PUBLISHED')!.definition) as TemplateDefinition) : null,
+      /** Sends and their deliveries by state, test sends left out (issue 24 point 4). */
       sends: await store.messaging.sendCount(t.id),
       deliveries: await store.messaging.countsByState(t.id),
+      testSends: await store.messaging.testSendCount(t.id),
     };
   }
 
@@ -138,8 +172,8 @@ export function createTemplateService(deps: { store: Stores & TxRunner<Stores>; 
     },
 
     /** A new draft from the file, or the unpublished draft replaced. The key cannot change. */
-    async update(input: { environment: string; key: string; file: unknown }, actor: AuditActor): Promise<TemplateView> {
-      const { env, t } = await find(input.environment, input.key);
+    async update(input: { environment: string; key: string; file: unknown }, actor: AuditActor, opts: ManagedOption = {}): Promise<TemplateView> {
+      const { env, t } = await findMutable(input.environment, input.key, opts);
       if (t.status === 'ARCHIVED') throw MessagingErrors.templateArchived(t.key);
       const file = input.file as { key?: unknown } | null;
       if (file && typeof file === 'object' && file.key !== undefined && file.key !== t.key) throw MessagingErrors.keyImmutable(t.key);
@@ -158,8 +192,8 @@ export function createTemplateService(deps: { store: Stores & TxRunner<Stores>; 
       return view((await store.messaging.findTemplateById(t.id))!);
     },
 
-    async publish(environment: string, key: string, actor: AuditActor): Promise<TemplateView> {
-      const { env, t } = await find(environment, key);
+    async publish(environment: string, key: string, actor: AuditActor, opts: ManagedOption = {}): Promise<TemplateView> {
+      const { env, t } = await findMutable(environment, key, opts);
       if (t.status === 'ARCHIVED') throw MessagingErrors.templateArchived(t.key);
       const ok = await store.tx(async (tx) => {
         const version = Number((await tx.messaging.findTemplateById(t.id))!.latestVersion);
@@ -173,8 +207,8 @@ export function createTemplateService(deps: { store: Stores & TxRunner<Stores>; 
     },
 
     /** An archived template accepts no sends; its sends and deliveries stay for inspection. */
-    async archive(environment: string, key: string, actor: AuditActor): Promise<TemplateView> {
-      const { env, t } = await find(environment, key);
+    async archive(environment: string, key: string, actor: AuditActor, opts: ManagedOption = {}): Promise<TemplateView> {
+      const { env, t } = await findMutable(environment, key, opts);
       await store.tx(async (tx) => {
         const at = now();
         await tx.messaging.setStatus(t.id, 'ARCHIVED', at);
@@ -188,6 +222,62 @@ export function createTemplateService(deps: { store: Stores & TxRunner<Stores>; 
     async list(environment: string): Promise<TemplateView[]> {
       const env = await environments.resolve(environment);
       return (await store.messaging.listTemplates(env.id)).map(view);
+    },
+
+    /** A page of the environment's templates, by key. */
+    async page(environment: string, req: PageRequest): Promise<Page<TemplateView>> {
+      const env = await environments.resolve(environment);
+      const { limit, offset } = limitOf(req);
+      return pageFrom((await store.messaging.pageTemplates(env.id, limit, offset)).map(view), req);
+    },
+
+    /** Every version of the template, oldest first (no definitions: `version` reads one). */
+    async versions(environment: string, key: string) {
+      const { t } = await find(environment, key);
+      return (await store.messaging.versions(t.id)).map(versionView);
+    },
+
+    /** One version with its definition. */
+    async version(environment: string, key: string, selector: VersionSelector) {
+      const { t } = await find(environment, key);
+      const v = await selectVersion(store.messaging, t, selector);
+      const row = (await store.messaging.version(t.id, v.version))!;
+      return { ...versionView(row), definition: v.definition };
+    },
+
+    /**
+     * Renders a version for a locale and variables as a send would (render.ts, the send's
+     * variable and payload checks: the same 400s), per target app with the provider payload it
+     * would carry; sends nothing and writes nothing. The delivery id and token are placeholders.
+     */
+    async preview(environment: string, key: string, input: { version?: VersionSelector; locale?: string; variables?: Record<string, unknown> }) {
+      const { env, t } = await find(environment, key);
+      const v = await selectVersion(store.messaging, t, input.version ?? 'latest');
+      const def = v.definition;
+      const rendered = renderChecked(def, input.locale, resolveVariables(def, input.variables ?? {}));
+      const message = messageOf(def, rendered);
+      const apps = await environments.listApps(env.id);
+      const nowMs = clock.now().getTime();
+      const targets = def.appIds.flatMap((appId) => {
+        const app = apps.find((a) => a.id === appId);
+        if (!app) return [];
+        const payload =
+          app.platform === 'IOS'
+            ? apnsPayload(message, NIL_ID)
+            : fcmMessage({ id: NIL_ID, token: PREVIEW_TOKEN, message, expiresMs: nowMs + def.ttlSeconds * 1000 }, nowMs);
+        return [{ appId, appName: app.name, platform: app.platform, provider: app.platform === 'IOS' ? ('APNS' as const) : ('FCM' as const), payload, payloadBytes: Buffer.byteLength(JSON.stringify(payload)) }];
+      });
+      return {
+        templateKey: t.key,
+        version: v.version,
+        state: v.state,
+        resolvedLocale: rendered.resolvedLocale,
+        title: rendered.title,
+        body: rendered.body,
+        deepLink: rendered.deepLink,
+        customData: rendered.customData,
+        targets,
+      };
     },
   };
 }
