@@ -99,9 +99,13 @@ export function createChallenges(deps: NativeDeps) {
       const t = clock.nowSeconds();
       const row = await store.native.findChallenge(tenantId, input.purpose, input.email);
       if (!row || !safeEqual(row.interactionDigest, input.interactionDigest)) throw invalidCode('no challenge for this address in this interaction');
+      // The email address's budget across its challenges (sessions/throttle.ts `code`), then the challenge's own five tries.
+      const wait = await deps.sessions.countCodeAttempt(tenantId, input.email);
+      if (wait > 0) throw tooManyAttempts(wait);
       if (!(await store.tx((tx) => tx.native.countAttempt(row.id, t, NATIVE_LIMITS.codeAttempts)))) throw invalidCode('expired, spent or out of attempts');
       if (!safeEqual(row.codeDigest, codeDigest(row.id, input.code))) throw invalidCode('wrong code');
       if (!(await store.tx((tx) => tx.native.consumeChallenge(row.id, t)))) throw invalidCode('already used');
+      await deps.sessions.codeSucceeded(tenantId, input.email);
       return row;
     },
   };

@@ -170,6 +170,34 @@ describe('native email code sign-in', () => {
   });
 });
 
+describe('emailed codes per email address', () => {
+  it('an address gets ten checks across its challenges; then even a right code waits (429 with Retry-After); a right code before that starts the budget again', async () => {
+    const wrongFor = (code: string) => (code === '000000' ? '000001' : '000000');
+    const fresh = async () => {
+      const it = await openInteraction(h.request, f);
+      h.clock.advance(61);
+      await post('/email/request', { interaction_id: it.interactionId, email: EMAIL });
+      return { it, code: await mailedCode(EMAIL) };
+    };
+    // A right code clears what wrong ones counted.
+    const first = await fresh();
+    for (let i = 0; i < 4; i++) expect((await post('/email/verify', { interaction_id: first.it.interactionId, email: EMAIL, code: wrongFor(first.code) })).status).toBe(401);
+    expect((await post('/email/verify', { interaction_id: first.it.interactionId, email: EMAIL, code: first.code })).status).toBe(200);
+    // Ten wrong checks over three challenges (each allows five), then the lock.
+    let left = 10;
+    let last = first;
+    while (left > 0) {
+      last = await fresh();
+      for (let i = 0; i < 4 && left > 0; i++, left--) expect((await post('/email/verify', { interaction_id: last.it.interactionId, email: EMAIL, code: wrongFor(last.code) })).status).toBe(401);
+    }
+    // The last challenge still has tries of its own: its right code waits for the address's lock.
+    const locked = await post('/email/verify', { interaction_id: last.it.interactionId, email: EMAIL, code: last.code });
+    expect(locked.status).toBe(429);
+    expect(await locked.json()).toEqual({ error: 'too_many_attempts' });
+    expect(Number(locked.headers.get('retry-after'))).toBeGreaterThan(0);
+  });
+});
+
 describe('emailed codes per client address', () => {
   it('lets one client address ask for 20 codes, then locks it with Retry-After; other addresses and mail already sent are unaffected', async () => {
     const from = (address: string) => ({ 'x-forwarded-for': address });

@@ -5,6 +5,7 @@ import { FormDriver } from '../../../test/conformance/form-driver';
 import { API, basic, createFixture, decodeJwt, form, post, type OAuthFixture } from '../../../test/fixtures/oauth';
 import { DEVICE_CODE } from '../clients/schemas';
 import { SYSTEM_ACTOR } from '../audit';
+import { THROTTLE } from '../sessions/throttle';
 
 /**
  * Issue 23 point 7: the device authorization grant (RFC 8628), opt-in per client. The device
@@ -232,6 +233,21 @@ describe('device authorization grant: what an outside review found', () => {
     for (let i = 0; i < 20; i++) await poll(d.device_code);
     const last = (await (await poll(d.device_code)).json()) as { error: string; error_description: string };
     expect(last).toEqual({ error: 'slow_down', error_description: 'poll at most every 60 seconds' });
+  });
+
+  it('device authorizations are throttled per client address: after the free ones 429 slow_down with Retry-After, and nothing is stored', async () => {
+    const start = () => post(h, `${f.issuerPath}/oauth2/device_authorization`, form({ client_id: 'tv', scope: 'openid' }));
+    const rows = async () => (await h.sql.get<{ n: number }>('SELECT COUNT(*) AS n FROM device_authorizations'))!.n;
+    const answers = await Promise.all(Array.from({ length: THROTTLE.deviceStartFreeRequests + 3 }, async () => (await start()).status));
+    expect(answers.filter((s) => s === 200)).toHaveLength(THROTTLE.deviceStartFreeRequests);
+    const before = await rows();
+    const refused = await start();
+    expect(refused.status).toBe(429);
+    expect(((await refused.json()) as { error: string }).error).toBe('slow_down');
+    expect(Number(refused.headers.get('retry-after'))).toBeGreaterThan(0);
+    expect(await rows()).toBe(before);
+    h.clock.advance(THROTTLE.maxLockSeconds + THROTTLE.windowSeconds);
+    expect((await start()).status).toBe(200);
   });
 
   it('approving a device asks for the password again, even in a browser already signed in (RFC 8628 §5.4)', async () => {

@@ -12,7 +12,8 @@ import { pageHeaders } from '../pages/csp';
 import { html, type Raw } from '../pages/html';
 import { layout } from '../pages/templates';
 import { clientGuard } from './client-auth';
-import { TOKEN_REALM } from './errors';
+import { E, TOKEN_REALM } from './errors';
+import { OAuthError } from '../../platform/http/errors';
 import { checkForm } from './form';
 import { checker } from '../../platform/http/schema';
 import { DeviceAuthorizationForm, DeviceAuthorizationResponse } from './schemas';
@@ -121,11 +122,19 @@ export function mountDeviceRoutes(app: Hono<IssuerEnv>, services: Services, conf
         security: ['clientBasic'],
         body: { schema: DeviceAuthorizationForm, type: 'form' },
         responses: { 200: { description: 'device and user codes', schema: DeviceAuthorizationResponse } },
-        errors: { 400: 'invalid_request, unauthorized_client, invalid_scope, invalid_target', 401: 'invalid_client', 404: 'unknown issuer (empty body)' },
+        errors: {
+          400: 'invalid_request, unauthorized_client, invalid_scope, invalid_target',
+          401: 'invalid_client',
+          404: 'unknown issuer (empty body)',
+          429: 'slow_down: too many device authorizations from this client address (Retry-After)',
+        },
       },
       async (c) => {
         const form = c.get('form');
         checkForm(form, deviceForm);
+        // Per client address (an IPv6 client by its /64): each start is a row and a user code to guess against.
+        const wait = await sessions.countDeviceStart(c.get('tenant').tenant.id, clientAddress(c, config.trustedProxies));
+        if (wait > 0) throw new OAuthError(429, E.slowDown, `too many device authorizations from this address: retry in ${wait} s`, { 'Retry-After': String(wait) });
         return c.json(await oauth.deviceAuthorization(c.get('tenant'), c.get('client'), { scope: form.get('scope'), resource: form.get('resource') }));
       },
     ),

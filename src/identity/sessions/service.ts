@@ -104,6 +104,18 @@ export function createSessionService(deps: { store: Stores & TxRunner<Stores>; c
     await tx.sessions.refundThrottle(ticket.ipKey, ticket.ipLockCounted, ticket.ipLockBefore);
   });
 
+  /** Counts a request of client address `ip`: the wait in seconds when the address is locked (nothing counted), else 0 after counting it. */
+  function countRequest(tenantId: string, kind: 'mail' | 'deviceStart' | 'code', ip: string): Promise<number> {
+    const t = now();
+    const key = throttleKey(tenantId, kind, ip);
+    return store.tx(async (tx) => {
+      const row = await tx.sessions.lockThrottle(key);
+      const wait = lockRemaining(row, t);
+      if (wait === 0) await tx.sessions.saveThrottle(afterFailure(row, key, kind, t));
+      return wait;
+    });
+  }
+
   return {
     now,
     ttl: deps.sessionTtl,
@@ -217,16 +229,16 @@ export function createSessionService(deps: { store: Stores & TxRunner<Stores>; c
      * per address and purpose; this bounds how many inboxes one client can fill): the wait in
      * seconds when the address is locked (nothing counted), else 0 after counting it.
      */
-    async countMailRequest(tenantId: string, ip: string): Promise<number> {
-      const t = now();
-      const key = throttleKey(tenantId, 'mail', ip);
-      return store.tx(async (tx) => {
-        const row = await tx.sessions.lockThrottle(key);
-        const wait = lockRemaining(row, t);
-        if (wait === 0) await tx.sessions.saveThrottle(afterFailure(row, key, 'mail', t));
-        return wait;
-      });
-    },
+    countMailRequest: (tenantId: string, ip: string): Promise<number> => countRequest(tenantId, 'mail', ip),
+
+    /** Counts a device authorization started from `ip` (RFC 8628 §3.1), as countMailRequest counts mail. */
+    countDeviceStart: (tenantId: string, ip: string): Promise<number> => countRequest(tenantId, 'deviceStart', ip),
+
+    /** Counts an emailed code checked for `email`, across challenges and client addresses: the wait when the address is locked, else 0. */
+    countCodeAttempt: (tenantId: string, email: string): Promise<number> => countRequest(tenantId, 'code', email),
+
+    /** A right code: the email address's code budget starts again. */
+    codeSucceeded: (tenantId: string, email: string): Promise<void> => store.tx((tx) => tx.sessions.clearThrottle(throttleKey(tenantId, 'code', email))),
 
     /**
      * A device user code typed from `ip` (RFC 8628 §5.1), after it was looked up (`found`): the

@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { clientRedirect } from './browser-flow';
-import { afterFailure, lockRemaining, throttleKey, THROTTLE } from './throttle';
+import { afterFailure, clientOf, lockRemaining, throttleKey, THROTTLE } from './throttle';
 
 describe('throttle policy', () => {
   const key = 'k';
@@ -31,6 +31,22 @@ describe('throttle policy', () => {
     expect(throttleKey('t1', 'email', ' Alice@Example.com ')).toBe(throttleKey('t1', 'email', 'alice@example.com'));
     expect(throttleKey('t1', 'email', 'a@x')).not.toBe(throttleKey('t2', 'email', 'a@x'));
     expect(throttleKey('t1', 'email', 'a@x')).toMatch(/^[0-9a-f]{64}$/);
+  });
+
+  it('counts an IPv6 client by its /64, an IPv4 one by its address, however written', () => {
+    expect(clientOf('2001:db8:1:2:aaaa::1')).toBe('2001:db8:1:2::/64');
+    expect(clientOf('2001:DB8:1:2:ffff:ffff:ffff:ffff')).toBe('2001:db8:1:2::/64');
+    expect(clientOf('2001:db8::1')).toBe('2001:db8:0:0::/64');
+    expect(clientOf('::1')).toBe('0:0:0:0::/64');
+    expect(clientOf('fe80::1%eth0')).toBe('fe80:0:0:0::/64');
+    expect(clientOf('::ffff:192.0.2.1')).toBe('192.0.2.1');
+    expect(clientOf('64:ff9b::192.0.2.1')).toBe('64:ff9b:0:0::/64');
+    expect(clientOf('192.0.2.1')).toBe('192.0.2.1');
+    expect(clientOf('unknown')).toBe('unknown');
+    // Cycling through one /64 buys no attempts; another /64 is another client.
+    expect(throttleKey('t1', 'ip', '2001:db8:1:2::1')).toBe(throttleKey('t1', 'ip', '2001:db8:1:2:dead:beef:0:7'));
+    expect(throttleKey('t1', 'ip', '2001:db8:1:2::1')).not.toBe(throttleKey('t1', 'ip', '2001:db8:1:3::1'));
+    expect(throttleKey('t1', 'device', '::ffff:192.0.2.1')).toBe(throttleKey('t1', 'device', '192.0.2.1'));
   });
 });
 
