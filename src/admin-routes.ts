@@ -16,6 +16,7 @@ import type { Config } from './platform/config';
 import { ENGAGE_ADMIN_API } from './platform/operator-apis';
 import { createEngageAdminApp, type EngageAdminRoutes } from './engage/admin/app';
 import { environmentAdminRoutes } from './engage/environments/admin-routes';
+import { accessKeyAdminRoutes, appAdminRoutes } from './engage/environments/app-admin-routes';
 import { messagingAdminRoutes } from './engage/messaging/admin-routes';
 import { inspectionAdminRoutes } from './engage/inspection/admin-routes';
 import { privacyAdminRoutes } from './engage/privacy/admin-routes';
@@ -57,6 +58,9 @@ export function engageAdminRouteGroups(services: Services): EngageAdminRoutes[] 
     }),
     // Templates, previews, test groups and test sends (engage/messaging).
     messagingAdminRoutes({ templates: engage.messaging.templates, testGroups: engage.messaging.testGroups, sends: engage.messaging.sends }),
+    // Apps and their provider credentials, access keys (engage/environments, engage/messaging/credentials.ts).
+    appAdminRoutes({ environments: engage.environments, credentials: engage.messaging.credentials }),
+    accessKeyAdminRoutes({ environments: engage.environments }),
     // Inspection of installations, profiles, sends and deliveries (engage/inspection).
     inspectionAdminRoutes({ inspection: engage.inspection, messaging: engage.messaging.inspection }),
     // Erasure of installations and profiles, privacy requests (engage/privacy).

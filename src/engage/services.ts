@@ -53,7 +53,8 @@ export function createEngageServices(deps: {
   // An environment's deletion is durable work (platform/work, registered in src/work.ts).
   const environmentDeletion = createEnvironmentDeletion({ store, clock, logger: deps.logger, wake: deps.wakeWork ?? (() => undefined) });
   const environments = createEnvironmentService({ store, clock, deletion: environmentDeletion });
-  const credentials = createCredentialService({ store, clock, sealer: deps.sealer, environments });
+  // The credential check asks the provider clients below (issue 24 point 2).
+  const credentials = createCredentialService({ store, clock, sealer: deps.sealer, environments, providers: () => ({ apns, fcm }) });
   // Provider connections open lazily, on the first delivery: the CLI never makes one.
   const ca = config.pushCaFile ? readFileSync(config.pushCaFile) : undefined;
   // Every attempt a provider does not accept is a warn line (issue 23 point 5).

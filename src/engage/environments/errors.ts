@@ -10,4 +10,7 @@ export const EnvironmentErrors = {
   unknownAccessKey: (ref: string) => new DomainError('not_found', 'unknown_access_key', `no access key ${ref}`),
   nameTaken: (what: string, name: string) => new DomainError('conflict', 'name_taken', `${what} name ${name} is taken`),
   accessKeyRevoked: (id: string) => new DomainError('conflict', 'access_key_revoked', `access key ${id} is revoked`),
+  appInUse: (name: string) =>
+    new DomainError('conflict', 'app_in_use', `app ${name} has installations or provider credentials: disable it instead, or delete its credentials first`),
+  accessKeyExpired: (id: string) => new DomainError('conflict', 'access_key_expired', `access key ${id} has expired`),
 };

@@ -26,12 +26,22 @@ export const EnvironmentUpdate = Strict({
 export const checkEnvironmentUpdate = checker(EnvironmentUpdate);
 export const checkEnvironmentCreate = checker(EnvironmentCreate);
 
-export const AppCreate = Strict({ environment: T.String({ minLength: 1 }), platform: Enum(PLATFORMS), name: Name() });
+/** An iOS bundle id or an Android package name (issue 24: `apps.bundle_id`). */
+export const BundleId = () =>
+  T.String({ minLength: 1, maxLength: 255, pattern: '^[A-Za-z0-9][A-Za-z0-9._-]*$', description: 'the iOS bundle id or Android package name, e.g. com.acme.shop' });
+export const APP_STATUSES = ['ACTIVE', 'DISABLED'] as const;
+
+export const AppCreate = Strict({ environment: T.String({ minLength: 1 }), platform: Enum(PLATFORMS), name: Name(), bundleId: T.Optional(BundleId()) });
 export const checkAppCreate = checker(AppCreate);
+export const AppUpdate = Strict({ name: T.Optional(Name()), bundleId: T.Optional(T.Union([BundleId(), T.Null()])), status: T.Optional(Enum(APP_STATUSES)) });
+export const checkAppUpdate = checker(AppUpdate);
 
 export const AccessKeyCreate = Strict({
   environment: T.String({ minLength: 1 }),
   apps: T.Array(T.String({ minLength: 1 }), { minItems: 1, description: 'the apps the key may act for (at least one)' }),
   name: T.Optional(Name()),
+  expiresAt: T.Optional(T.String({ format: 'date-time', description: 'when the key stops working (absent: never)' })),
 });
 export const checkAccessKeyCreate = checker(AccessKeyCreate);
+/** A rotation's overlap: how long the previous secret keeps working, 0 (at once) to 7 days. */
+export const MAX_ROTATION_OVERLAP_SECONDS = 7 * 24 * 3600;

@@ -6,6 +6,7 @@ import type { TxRunner } from '../../platform/store/store';
 import { EnvironmentErrors } from './errors';
 import { PLATFORMS, checkAccessKeyCreate, checkAppCreate, checkEnvironmentCreate, checkEnvironmentUpdate } from './schemas';
 import type { EnvironmentDeletion } from './deletion';
+import { MAX_ROTATION_OVERLAP_SECONDS, checkAppUpdate } from './schemas';
 import { configurationManaged } from '../shared/errors';
 import { validInput } from '../../platform/http/schema';
 import type { AccessKeyRow, AppRow, EnvironmentChange, EnvironmentRow, EnvironmentStore } from './store';
@@ -24,7 +25,15 @@ export interface AppView {
   name: string;
   appKey: string;
   status: AppRow['status'];
+  /** The iOS bundle id or Android package name, when set. */
+  bundleId: string | null;
+  configurationManaged: boolean;
   createdAt: string;
+}
+
+/** What a mutation of an app or access key may be told: `engage apply` edits the objects it declares. */
+export interface ManagedOption {
+  allowManaged?: boolean;
 }
 
 /** An access key as listed: never the key itself (shown once, stored as a digest). */
@@ -37,6 +46,13 @@ export interface AccessKeyView {
   createdAt: string;
   rotatedAt: string | null;
   revokedAt: string | null;
+  /** `svc_key_`, and the last four characters of the current secret: enough to recognise a key, never the key. */
+  prefix: string;
+  keyHint: string | null;
+  expiresAt: string | null;
+  /** During a rotation's overlap: when the previous secret stops working. */
+  previousExpiresAt: string | null;
+  configurationManaged: boolean;
 }
 
 /** An authenticated environment access key (spec 01 "Authentication"). */
@@ -49,7 +65,17 @@ export interface AccessKeyPrincipal {
 type Stores = { environments: EnvironmentStore } & AuditTx;
 
 
-const appView = (a: AppRow): AppView => ({ ...a });
+const appView = (a: AppRow): AppView => ({
+  id: a.id,
+  environmentId: a.environmentId,
+  platform: a.platform,
+  name: a.name,
+  appKey: a.appKey,
+  status: a.status,
+  bundleId: a.bundleId ?? null,
+  configurationManaged: a.configurationManaged === 1,
+  createdAt: a.createdAt,
+});
 const keyView = (k: AccessKeyRow): AccessKeyView => ({
   id: k.id,
   environmentId: k.environmentId,
@@ -59,6 +85,11 @@ const keyView = (k: AccessKeyRow): AccessKeyView => ({
   createdAt: k.createdAt,
   rotatedAt: k.rotatedAt,
   revokedAt: k.revokedAt,
+  prefix: ACCESS_KEY_PREFIX,
+  keyHint: k.keyHint,
+  expiresAt: k.expiresAt,
+  previousExpiresAt: k.previousKeyDigest ? k.previousExpiresAt : null,
+  configurationManaged: k.configurationManaged === 1,
 });
 
 /**
@@ -72,7 +103,6 @@ export function createEnvironmentService(deps: {
   /** Queues an environment's deletion as durable work (deletion.ts); absent where nothing deletes environments. */
   deletion?: Pick<EnvironmentDeletion, 'queueIn'>;
 }) {
-
   const { store, clock } = deps;
   const now = () => clock.now().toISOString();
 
@@ -84,7 +114,12 @@ export function createEnvironmentService(deps: {
   }
 
   async function resolveApp(environmentId: string, ref: string): Promise<AppRow> {
-    const app = (await store.environments.findApp(environmentId, ref)) ?? (await store.environments.findAppByName(environmentId, ref));
+    let app = (await store.environments.findApp(environmentId, ref)) ?? (await store.environments.findAppByName(environmentId, ref));
+    // Or its public app key, when the app is of this environment.
+    if (!app && ref.startsWith(APP_KEY_PREFIX)) {
+      const byKey = await store.environments.findAppByKey(ref);
+      app = byKey?.environmentId === environmentId ? byKey : undefined;
+    }
     assertThat(app, EnvironmentErrors.unknownApp(ref));
     return app;
   }
@@ -177,15 +212,15 @@ export function createEnvironmentService(deps: {
     return { ...env, status: 'DELETING' };
   }
 
-  async function createApp(input: { environment: string; platform: string; name: string }, actor: AuditActor): Promise<AppView> {
+  async function createApp(input: { environment: string; platform: string; name: string; bundleId?: string }, actor: AuditActor): Promise<AppView> {
     const valid = validInput(checkAppCreate, { ...input, platform: input.platform?.toUpperCase() }, EnvironmentErrors.invalid);
     const env = await resolve(valid.environment);
     const platform = valid.platform;
     const name = valid.name.trim();
-    const row: AppRow = { id: newId(), environmentId: env.id, platform, name, appKey: newSecret(APP_KEY_PREFIX), status: 'ACTIVE', createdAt: now(), bundleId: null, configurationManaged: 0 };
+    const row: AppRow = { id: newId(), environmentId: env.id, platform, name, appKey: newSecret(APP_KEY_PREFIX), status: 'ACTIVE', createdAt: now(), bundleId: valid.bundleId ?? null, configurationManaged: 0 };
     const inserted = await store.tx(async (tx) => {
       if (!(await tx.environments.insertApp(row))) return false;
-      await auditIn(tx, actor, 'app.created', { type: 'app', id: row.id }, { environmentId: env.id, platform, name }, row.createdAt);
+      await auditIn(tx, actor, 'app.created', { type: 'app', id: row.id }, { environmentId: env.id, platform, name, bundleId: row.bundleId }, row.createdAt);
       return true;
     });
     assertThat(inserted, EnvironmentErrors.nameTaken('app', name));
@@ -199,8 +234,9 @@ export function createEnvironmentService(deps: {
     return app;
   }
 
-  async function setAppStatus(ref: string, status: AppRow['status'], environment: string | undefined, actor: AuditActor): Promise<AppView> {
+  async function setAppStatus(ref: string, status: AppRow['status'], environment: string | undefined, actor: AuditActor, opts: ManagedOption = {}): Promise<AppView> {
     const app = await findApp(ref, environment);
+    assertThat(opts.allowManaged || app.configurationManaged !== 1, configurationManaged(`app ${app.name}`));
     await store.tx(async (tx) => {
       await tx.environments.setAppStatus(app.environmentId, app.id, status);
       await auditIn(tx, actor, status === 'DISABLED' ? 'app.disabled' : 'app.enabled', { type: 'app', id: app.id }, { environmentId: app.environmentId }, now());
@@ -208,8 +244,10 @@ export function createEnvironmentService(deps: {
     return appView({ ...app, status });
   }
 
-  async function createAccessKey(input: { environment: string; apps: string[]; name?: string }, actor: AuditActor): Promise<AccessKeyView & { key: string }> {
+  async function createAccessKey(input: { environment: string; apps: string[]; name?: string; expiresAt?: string }, actor: AuditActor): Promise<AccessKeyView & { key: string }> {
     validInput(checkAccessKeyCreate, input, EnvironmentErrors.invalid);
+    const expiresAt = input.expiresAt === undefined ? null : new Date(input.expiresAt).toISOString();
+    assertThat(expiresAt === null || expiresAt > now(), EnvironmentErrors.invalid('expiresAt: must be in the future'));
     const env = await resolve(input.environment);
     const appIds: string[] = [];
     for (const ref of input.apps) {
@@ -227,7 +265,7 @@ export function createEnvironmentService(deps: {
       createdAt: now(),
       rotatedAt: null,
       revokedAt: null,
-      expiresAt: null,
+      expiresAt,
       keyHint: key.slice(-4),
       previousKeyDigest: null,
       previousExpiresAt: null,
@@ -235,19 +273,21 @@ export function createEnvironmentService(deps: {
     };
     await store.tx(async (tx) => {
       await tx.environments.insertAccessKey(row);
-      await auditIn(tx, actor, 'access_key.created', { type: 'access_key', id: row.id }, { environmentId: env.id, appIds, name: row.name }, row.createdAt);
+      await auditIn(tx, actor, 'access_key.created', { type: 'access_key', id: row.id }, { environmentId: env.id, appIds, name: row.name, expiresAt }, row.createdAt);
     });
     return { ...keyView(row), key };
   }
 
-  async function getKey(id: string): Promise<AccessKeyRow> {
-    const row = await store.environments.findAccessKey(id);
+  /** A key by id; with `environment`, only a key of that environment (another's id is unknown). */
+  async function getKey(id: string, environment?: string): Promise<AccessKeyRow> {
+    const row = environment === undefined ? await store.environments.findAccessKey(id) : await store.environments.findAccessKeyIn((await resolve(environment)).id, id);
     assertThat(row, EnvironmentErrors.unknownAccessKey(id));
     return row;
   }
 
-  async function revokeAccessKey(id: string, actor: AuditActor): Promise<AccessKeyView> {
-    const row = await getKey(id);
+  async function revokeAccessKey(id: string, actor: AuditActor, opts: ManagedOption & { environment?: string } = {}): Promise<AccessKeyView> {
+    const row = await getKey(id, opts.environment);
+    assertThat(opts.allowManaged || row.configurationManaged !== 1, configurationManaged(`access key ${row.id}`));
     // The first revocation's time stays, also when two revocations race.
     const revokedAt = await store.tx(async (tx) => {
       const at = await tx.environments.revokeAccessKey(row.environmentId, row.id, now());
@@ -258,20 +298,74 @@ export function createEnvironmentService(deps: {
     return keyView({ ...row, status: 'REVOKED', revokedAt: revokedAt ?? row.revokedAt ?? now() });
   }
 
-  /** Replaces the secret of a key (same id and apps); the previous secret stops working at once. */
-  async function rotateAccessKey(id: string, actor: AuditActor): Promise<AccessKeyView & { key: string }> {
-    const row = await getKey(id);
+  /**
+   * Replaces the secret of a key (same id and apps). Without an overlap the previous secret stops
+   * working at once; with `overlapSeconds` (0 to 7 days) it keeps working until then, beside the
+   * new one. A rotation during another's overlap ends that overlap: only the secret being replaced
+   * is kept (one previous secret per key, migration 0028).
+   */
+  async function rotateAccessKey(
+    id: string,
+    actor: AuditActor,
+    opts: ManagedOption & { environment?: string; overlapSeconds?: number } = {},
+  ): Promise<AccessKeyView & { key: string }> {
+    const overlap = opts.overlapSeconds ?? 0;
+    assertThat(Number.isInteger(overlap) && overlap >= 0 && overlap <= MAX_ROTATION_OVERLAP_SECONDS,
+      EnvironmentErrors.invalid(`overlap: must be 0 to ${MAX_ROTATION_OVERLAP_SECONDS} seconds (7 days)`));
+    const row = await getKey(id, opts.environment);
+    assertThat(opts.allowManaged || row.configurationManaged !== 1, configurationManaged(`access key ${row.id}`));
     assertThat(row.status === 'ACTIVE', EnvironmentErrors.accessKeyRevoked(id));
-    const key = newSecret(ACCESS_KEY_PREFIX);
     const rotatedAt = now();
+    assertThat(row.expiresAt === null || row.expiresAt > rotatedAt, EnvironmentErrors.accessKeyExpired(id));
+    const key = newSecret(ACCESS_KEY_PREFIX);
+    const previousExpiresAt = overlap > 0 ? new Date(clock.now().getTime() + overlap * 1000).toISOString() : null;
+    const change = { keyDigest: digest(key), rotatedAt, keyHint: key.slice(-4), previousKeyDigest: overlap > 0 ? row.keyDigest : null, previousExpiresAt };
     // Only while still active: a revocation committed since the read above stays a revocation.
     const changed = await store.tx(async (tx) => {
-      const n = await tx.environments.updateAccessKey(row.environmentId, row.id, { keyDigest: digest(key), rotatedAt }, 'ACTIVE');
-      if (n === 1) await auditIn(tx, actor, 'access_key.rotated', { type: 'access_key', id: row.id }, { environmentId: row.environmentId }, rotatedAt);
+      const n = await tx.environments.updateAccessKey(row.environmentId, row.id, change, 'ACTIVE');
+      if (n === 1) await auditIn(tx, actor, 'access_key.rotated', { type: 'access_key', id: row.id }, { environmentId: row.environmentId, overlapSeconds: overlap, previousExpiresAt }, rotatedAt);
       return n;
     });
     assertThat(changed === 1, EnvironmentErrors.accessKeyRevoked(id));
-    return { ...keyView({ ...row, rotatedAt }), key };
+    return { ...keyView({ ...row, ...change }), key };
+  }
+
+  /** Changes an app's name, bundle id or status. */
+  async function updateApp(environment: string, ref: string, input: { name?: string; bundleId?: string | null; status?: AppRow['status'] }, actor: AuditActor, opts: ManagedOption = {}): Promise<AppView> {
+    const valid = validInput(checkAppUpdate, input, EnvironmentErrors.invalid);
+    const app = await findApp(ref, environment);
+    assertThat(opts.allowManaged || app.configurationManaged !== 1, configurationManaged(`app ${app.name}`));
+    const change = { name: valid.name?.trim(), bundleId: valid.bundleId, status: valid.status };
+    const changed = Object.fromEntries(Object.entries(change).filter(([k, v]) => v !== undefined && v !== app[k as keyof AppRow]));
+    if (Object.keys(changed).length === 0) return appView(app);
+    const ok = await store.tx(async (tx) => {
+      if (change.name !== undefined && change.name !== app.name && (await tx.environments.findAppByName(app.environmentId, change.name))) return false;
+      await tx.environments.updateApp(app.environmentId, app.id, changed);
+      await auditIn(tx, actor, 'app.updated', { type: 'app', id: app.id }, { environmentId: app.environmentId, ...changed }, now());
+      return true;
+    });
+    assertThat(ok, EnvironmentErrors.nameTaken('app', change.name ?? ''));
+    return appView({ ...app, ...changed });
+  }
+
+  /**
+   * Deletes an app that has no installations and no provider credentials (409 app_in_use
+   * otherwise: disable it instead); the access keys naming it lose it from their app set.
+   */
+  async function deleteApp(environment: string, ref: string, actor: AuditActor, opts: ManagedOption = {}): Promise<AppView> {
+    const app = await findApp(ref, environment);
+    assertThat(opts.allowManaged || app.configurationManaged !== 1, configurationManaged(`app ${app.name}`));
+    const deleted = await store.tx(async (tx) => {
+      if (!(await tx.environments.deleteUnusedApp(app.environmentId, app.id))) return false;
+      for (const k of await tx.environments.listAccessKeys(app.environmentId)) {
+        const ids = JSON.parse(k.appIds) as string[];
+        if (ids.includes(app.id)) await tx.environments.setAccessKeyApps(app.environmentId, k.id, JSON.stringify(ids.filter((x) => x !== app.id)));
+      }
+      await auditIn(tx, actor, 'app.deleted', { type: 'app', id: app.id }, { environmentId: app.environmentId, name: app.name, platform: app.platform }, now());
+      return true;
+    });
+    assertThat(deleted, EnvironmentErrors.appInUse(app.name));
+    return appView(app);
   }
 
   return {
@@ -288,8 +382,14 @@ export function createEnvironmentService(deps: {
     createApp,
     findApp,
     listApps: async (environment: string): Promise<AppView[]> => (await store.environments.listApps((await resolve(environment)).id)).map(appView),
-    disableApp: (ref: string, environment: string | undefined, actor: AuditActor) => setAppStatus(ref, 'DISABLED', environment, actor),
-    enableApp: (ref: string, environment: string | undefined, actor: AuditActor) => setAppStatus(ref, 'ACTIVE', environment, actor),
+    disableApp: (ref: string, environment: string | undefined, actor: AuditActor, opts?: ManagedOption) => setAppStatus(ref, 'DISABLED', environment, actor, opts),
+    enableApp: (ref: string, environment: string | undefined, actor: AuditActor, opts?: ManagedOption) => setAppStatus(ref, 'ACTIVE', environment, actor, opts),
+    /** An app of `environment` by id, public key or name, as shown. */
+    showApp: async (environment: string, ref: string): Promise<AppView> => appView(await findApp(ref, environment)),
+    updateApp,
+    deleteApp,
+    /** A key of `environment` (never the secret). */
+    showAccessKey: async (environment: string, id: string): Promise<AccessKeyView> => keyView(await getKey(id, environment)),
     createAccessKey,
     listAccessKeys: async (environment: string): Promise<AccessKeyView[]> =>
       (await store.environments.listAccessKeys((await resolve(environment)).id)).map(keyView),
@@ -301,11 +401,22 @@ export function createEnvironmentService(deps: {
       const app = await store.environments.findAppByKey(appKey);
       return app && app.status === 'ACTIVE' ? app : undefined;
     },
-    /** An active access key by its bearer value, or undefined. */
+    /**
+     * An active, unexpired access key by its bearer value, or undefined: its current secret, or
+     * the previous one until a rotation's overlap ends. Read from the database at every request,
+     * so a revocation or a rotation is seen at once by every process.
+     */
     async authenticateAccessKey(bearer: string): Promise<AccessKeyPrincipal | undefined> {
       if (!bearer.startsWith(ACCESS_KEY_PREFIX)) return undefined;
-      const row = await store.environments.findAccessKeyByDigest(digest(bearer));
+      const d = digest(bearer);
+      const at = now();
+      let row = await store.environments.findAccessKeyByDigest(d);
+      if (!row) {
+        row = await store.environments.findAccessKeyByPreviousDigest(d);
+        if (row && !(row.previousExpiresAt !== null && row.previousExpiresAt > at)) return undefined;
+      }
       if (!row || row.status !== 'ACTIVE') return undefined;
+      if (row.expiresAt !== null && row.expiresAt <= at) return undefined;
       return { id: row.id, environmentId: row.environmentId, appIds: new Set(JSON.parse(row.appIds) as string[]) };
     },
   };

@@ -9,7 +9,9 @@ export type AccessKeyRow = typeof accessKeys.$inferSelect;
 /** What `updateEnvironment` may change. */
 export type EnvironmentChange = Partial<Pick<EnvironmentRow, 'displayName' | 'status'> & { identityTenantId: string | null }>;
 /** What `updateAccessKey` may change. */
-export type AccessKeyChange = Partial<Pick<AccessKeyRow, 'keyDigest' | 'status' | 'rotatedAt' | 'revokedAt'>>;
+export type AccessKeyChange = Partial<Pick<AccessKeyRow, 'keyDigest' | 'status' | 'rotatedAt' | 'revokedAt' | 'keyHint' | 'previousKeyDigest' | 'previousExpiresAt'>>;
+/** What `updateApp` may change. */
+export type AppChange = Partial<Pick<AppRow, 'name' | 'bundleId' | 'status'>>;
 
 const ENV_COLUMNS = `id, name, created_at AS "createdAt", identity_tenant_id AS "identityTenantId", display_name AS "displayName", status,
   configuration_managed AS "configurationManaged"`;
@@ -30,8 +32,17 @@ const SQL = {
   environments: `SELECT ${ENV_COLUMNS} FROM environments ORDER BY created_at, id`,
   environmentsOfTenant: `SELECT ${ENV_COLUMNS} FROM environments WHERE identity_tenant_id = ? ORDER BY created_at, id`,
   setIdentityTenant: 'UPDATE environments SET identity_tenant_id = ? WHERE id = ?',
-  insertApp: `INSERT INTO apps (id, environment_id, platform, name, app_key, status, created_at) VALUES (?, ?, ?, ?, ?, ?, ?)
+  insertApp: `INSERT INTO apps (id, environment_id, platform, name, app_key, status, created_at, bundle_id) VALUES (?, ?, ?, ?, ?, ?, ?, ?)
     ON CONFLICT (environment_id, name) DO NOTHING`,
+  /*
+   * Deletes an app only while nothing hangs on it: no installation (their rows would cascade
+   * away with it) and no provider credentials (messaging's rows, deleted through its service
+   * first). Read-only looks at those tables inside the conditional delete, so a bootstrap racing
+   * the deletion either lands first and keeps the app or finds no app.
+   */
+  deleteUnusedApp: `DELETE FROM apps WHERE environment_id = ? AND id = ?
+    AND NOT EXISTS (SELECT 1 FROM installations i WHERE i.app_id = apps.id)
+    AND NOT EXISTS (SELECT 1 FROM push_credentials p WHERE p.app_id = apps.id)`,
   app: `SELECT ${APP_COLUMNS} FROM apps WHERE environment_id = ? AND id = ?`,
   appByName: `SELECT ${APP_COLUMNS} FROM apps WHERE environment_id = ? AND name = ?`,
   appById: `SELECT ${APP_COLUMNS} FROM apps WHERE id = ?`,
@@ -42,7 +53,11 @@ const SQL = {
     VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`,
   accessKey: `SELECT ${KEY_COLUMNS} FROM access_keys WHERE id = ?`,
   accessKeyByDigest: `SELECT ${KEY_COLUMNS} FROM access_keys WHERE key_digest = ?`,
-  revokeAccessKey: `UPDATE access_keys SET status = 'REVOKED', revoked_at = COALESCE(revoked_at, ?) WHERE environment_id = ? AND id = ?
+  accessKeyByPreviousDigest: `SELECT ${KEY_COLUMNS} FROM access_keys WHERE previous_key_digest = ?`,
+  accessKeyIn: `SELECT ${KEY_COLUMNS} FROM access_keys WHERE environment_id = ? AND id = ?`,
+  setAccessKeyApps: 'UPDATE access_keys SET app_ids = ? WHERE environment_id = ? AND id = ?',
+  // Only a key not yet revoked: a repeat changes nothing, returns nothing, and so records no second event.
+  revokeAccessKey: `UPDATE access_keys SET status = 'REVOKED', revoked_at = COALESCE(revoked_at, ?) WHERE environment_id = ? AND id = ? AND status <> 'REVOKED'
     RETURNING revoked_at AS "revokedAt"`,
   accessKeys: `SELECT ${KEY_COLUMNS} FROM access_keys WHERE environment_id = ? ORDER BY created_at, id`,
 } as const;
@@ -53,7 +68,12 @@ const KEY_CHANGE_COLUMNS: Record<keyof AccessKeyChange, string> = {
   status: 'status',
   rotatedAt: 'rotated_at',
   revokedAt: 'revoked_at',
+  keyHint: 'key_hint',
+  previousKeyDigest: 'previous_key_digest',
+  previousExpiresAt: 'previous_expires_at',
 };
+const APP_CHANGE_COLUMNS: Record<keyof AppChange, string> = { name: 'name', bundleId: 'bundle_id', status: 'status' };
+const updateAppStatement = updateStatement('apps', APP_CHANGE_COLUMNS, 'environment_id = ? AND id = ?');
 const updateEnvironmentStatement = updateStatement(
   'environments',
   { displayName: 'display_name', status: 'status', identityTenantId: 'identity_tenant_id' } satisfies Record<keyof EnvironmentChange, string>,
@@ -105,7 +125,17 @@ export function createEnvironmentStore(db: Sql) {
 
     /** Inserts an app; false when its name is taken in the environment. */
     async insertApp(r: AppRow): Promise<boolean> {
-      return (await db.run(SQL.insertApp, [r.id, r.environmentId, r.platform, r.name, r.appKey, r.status, r.createdAt])) === 1;
+      return (await db.run(SQL.insertApp, [r.id, r.environmentId, r.platform, r.name, r.appKey, r.status, r.createdAt, r.bundleId ?? null])) === 1;
+    },
+    /** Changes an app; the number of rows changed (0: no such app). A taken name throws the engine's unique violation. */
+    updateApp(environmentId: string, id: string, change: AppChange): Promise<number> {
+      const u = updateAppStatement(change);
+      if (!u) return Promise.resolve(0);
+      return db.run(u.text, [...u.values, environmentId, id]);
+    },
+    /** Deletes an app that has no installations and no provider credentials; false otherwise (or no such app). */
+    async deleteUnusedApp(environmentId: string, id: string): Promise<boolean> {
+      return (await db.run(SQL.deleteUnusedApp, [environmentId, id])) === 1;
     },
     findApp(environmentId: string, id: string): Promise<AppRow | undefined> {
       return db.get<AppRow>(SQL.app, [environmentId, id]);
@@ -136,10 +166,21 @@ export function createEnvironmentStore(db: Sql) {
     findAccessKeyByDigest(keyDigest: string): Promise<AccessKeyRow | undefined> {
       return db.get<AccessKeyRow>(SQL.accessKeyByDigest, [keyDigest]);
     },
+    /** The key whose previous secret (kept during a rotation's overlap) has this digest. */
+    findAccessKeyByPreviousDigest(keyDigest: string): Promise<AccessKeyRow | undefined> {
+      return db.get<AccessKeyRow>(SQL.accessKeyByPreviousDigest, [keyDigest]);
+    },
+    /** A key of this environment only: another environment's key id is unknown here. */
+    findAccessKeyIn(environmentId: string, id: string): Promise<AccessKeyRow | undefined> {
+      return db.get<AccessKeyRow>(SQL.accessKeyIn, [environmentId, id]);
+    },
+    async setAccessKeyApps(environmentId: string, id: string, appIdsJson: string): Promise<void> {
+      await db.run(SQL.setAccessKeyApps, [appIdsJson, environmentId, id]);
+    },
     listAccessKeys(environmentId: string): Promise<AccessKeyRow[]> {
       return db.all<AccessKeyRow>(SQL.accessKeys, [environmentId]);
     },
-    /** Revokes a key (the first revocation's time stays); the revocation time, or undefined for no such key. */
+    /** Revokes a key (the first revocation's time stays); the revocation time, or undefined for no such key or one revoked already. */
     async revokeAccessKey(environmentId: string, id: string, at: string): Promise<string | undefined> {
       return (await db.get<{ revokedAt: string }>(SQL.revokeAccessKey, [at, environmentId, id]))?.revokedAt;
     },

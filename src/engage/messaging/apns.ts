@@ -9,7 +9,7 @@
  * deadline (headers then silence is a timeout, a transient failure).
  */
 import http2 from 'node:http2';
-import { createPrivateKey, sign, type KeyObject } from 'node:crypto';
+import { createPrivateKey, randomUUID, sign, type KeyObject } from 'node:crypto';
 import type { Clock } from '../../platform/clock';
 import { retryAfterMs, type AttemptOutcome } from './outcome';
 import type { DeliveryMessage } from './message';
@@ -42,6 +42,23 @@ export function apnsPayload(m: DeliveryMessage, deliveryId: string): Record<stri
 }
 
 const TOKEN_REUSE_MS = 40 * 60_000;
+
+/** What a credential check learnt from the provider (issue 24): no push is ever sent. */
+export interface ProviderCheck {
+  /** The provider accepted the credentials. */
+  ok: boolean;
+  /** The provider's HTTP status, absent when it could not be reached. */
+  status?: number;
+  /** The provider's reason (`BadDeviceToken`, `InvalidProviderToken`, `invalid_grant`) or the transport error. */
+  reason?: string;
+}
+
+/**
+ * The device token of a credential check: not hex, so it can be no device's, and APNs answers
+ * 400 BadDeviceToken once it has accepted the provider token (it checks the token first: 403
+ * InvalidProviderToken, ExpiredProviderToken otherwise). Nothing can be delivered to it.
+ */
+export const CHECK_DEVICE_TOKEN = 'engage-credential-check';
 /** The whole request, from opening the stream to the end of the answer. */
 export const REQUEST_TIMEOUT_MS = 10_000;
 const b64 = (v: unknown) => Buffer.from(JSON.stringify(v)).toString('base64url');
@@ -168,8 +185,29 @@ export function createApnsClient(opts: { productionUrl: string; sandboxUrl: stri
     return { kind: 'failed', error };
   }
 
+  /**
+   * The credential check (issue 24 point 2): APNs has no token endpoint, so one request with the
+   * provider token to a device token that cannot exist. 400 BadDeviceToken means APNs accepted
+   * the provider token and the topic; 403 (InvalidProviderToken, ExpiredProviderToken,
+   * TopicDisallowed...) means it did not. The silent payload could show nothing anyway.
+   */
+  async function check(c: ApnsCredentials): Promise<ProviderCheck> {
+    const now = opts.clock.now().getTime();
+    const probe: ApnsDelivery = { id: randomUUID(), token: CHECK_DEVICE_TOKEN, message: { title: '', body: '', deepLink: '', data: {}, priority: 'normal' }, expiresMs: now, createdMs: now };
+    let res: Awaited<ReturnType<typeof request>>;
+    try {
+      res = await request(c, probe, providerToken(c));
+    } catch (e) {
+      return { ok: false, reason: `signing: ${(e as Error).message}` };
+    }
+    if ('error' in res) return { ok: false, reason: res.error };
+    const reason = reasonOf(res.body);
+    return { ok: res.status === 200 || (res.status === 400 && reason === 'BadDeviceToken'), status: res.status, ...(reason ? { reason } : {}) };
+  }
+
   return {
     send,
+    check,
     close(): void {
       for (const s of sessions.values()) s.close();
       sessions.clear();
@@ -178,6 +216,8 @@ export function createApnsClient(opts: { productionUrl: string; sandboxUrl: stri
 }
 
 function reasonOf(body: string): string | undefined {
+  // APNs accepts with an empty body: no parse, whose failure (an exception and its stack) cost more than the rest of the answer's handling.
+  if (body.length === 0) return undefined;
   try {
     const r = (JSON.parse(body) as { reason?: unknown }).reason;
     return typeof r === 'string' ? r.slice(0, 100) : undefined;

@@ -32,6 +32,7 @@ export const MessagingErrors = {
   templateArchived: (key: string) => new DomainError('conflict', 'template_archived', `template ${key} is archived`),
   keyImmutable: (key: string) => new DomainError('invalid', 'invalid_request', `key: is immutable (template ${key})`),
   credentialsInvalid: (message: string) => new DomainError('invalid', 'invalid_credentials', message),
+  credentialsNotFound: (app: string, provider: string) => new DomainError('not_found', 'credentials_not_found', `app ${app} has no ${provider} credentials`),
   sendNotFound: (id: string) => new DomainError('not_found', 'send_not_found', `send ${id} not found`),
   /** Issue 24: the version a preview or a test send names does not exist. */
   versionNotFound: (key: string, which: string | number) => new DomainError('not_found', 'version_not_found', `template ${key} has no ${typeof which === 'number' ? `version ${which}` : `${which} version`}`),

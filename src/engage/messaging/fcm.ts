@@ -11,6 +11,7 @@ import { createPrivateKey, sign, type KeyObject } from 'node:crypto';
 import type { Clock } from '../../platform/clock';
 import { retryAfterMs, type AttemptOutcome } from './outcome';
 import type { DeliveryMessage } from './message';
+import type { ProviderCheck } from './apns';
 
 export interface FcmCredentials {
   projectId: string;
@@ -171,8 +172,25 @@ export function createFcmClient(opts: { baseUrl: string; ca?: string | Buffer; c
     return { kind: 'failed', error };
   }
 
+  /**
+   * The credential check (issue 24 point 2): the service account's JWT exchanged at its token
+   * endpoint now (never the cached token), no message sent. The token it gets is kept for sends.
+   */
+  async function check(c: FcmCredentials): Promise<ProviderCheck> {
+    let got: string | AttemptOutcome;
+    try {
+      got = await askForToken(c, `${c.clientEmail}:${c.tokenUri}`);
+    } catch (e) {
+      return { ok: false, reason: `signing: ${(e as Error).message}` };
+    }
+    if (typeof got === 'string' || got.kind === 'sent') return { ok: true, status: 200 };
+    const m = /^fcm token endpoint (\d{3})(?: (.+))?$/.exec(got.error);
+    return m ? { ok: false, status: Number(m[1]), ...(m[2] ? { reason: m[2] } : {}) } : { ok: false, reason: got.error.replace(/^fcm token endpoint /, '') };
+  }
+
   return {
     send,
+    check,
     close(): void {
       agents.http.destroy();
       agents.https.destroy();

@@ -98,6 +98,7 @@ const SQL = {
   upsertCredential: `INSERT INTO push_credentials (app_id, environment_id, provider, info, sealed, updated_at) VALUES (?, ?, ?, ?, ?, ?)
     ON CONFLICT (app_id, provider) DO UPDATE SET info = excluded.info, sealed = excluded.sealed, updated_at = excluded.updated_at`,
   credentialApps: `SELECT app_id AS "appId", provider FROM push_credentials WHERE environment_id = ?`,
+  deleteCredential: 'DELETE FROM push_credentials WHERE environment_id = ? AND app_id = ? AND provider = ?',
   credential: `SELECT app_id AS "appId", environment_id AS "environmentId", provider, info, sealed, updated_at AS "updatedAt"
     FROM push_credentials WHERE app_id = ? AND provider = ?`,
   duplicate: `SELECT 1 AS x FROM push_deliveries WHERE installation_id = ? AND template_id = ? AND created_ms > ? AND content_hash = ? LIMIT 1`,
@@ -245,6 +246,10 @@ export function createMessagingStore(db: Sql) {
     },
     async upsertCredential(r: CredentialRow): Promise<void> {
       await db.run(SQL.upsertCredential, [r.appId, r.environmentId, r.provider, r.info, r.sealed, r.updatedAt]);
+    },
+    /** Deletes an app's credentials of a provider; false when there were none. */
+    async deleteCredential(environmentId: string, appId: string, provider: CredentialRow['provider']): Promise<boolean> {
+      return (await db.run(SQL.deleteCredential, [environmentId, appId, provider])) === 1;
     },
     credentialApps(environmentId: string): Promise<{ appId: string; provider: CredentialRow['provider'] }[]> {
       return db.all(SQL.credentialApps, [environmentId]);
