@@ -14,7 +14,7 @@ const SQL = {
   code: `SELECT ${CODE_COLUMNS} FROM binding_codes WHERE environment_id = ? AND code_digest = ?`,
   // Only in an environment naming the identity tenant (issue 24): any other environment's code is unknown to a sign-in.
   codeOfTenant: `SELECT ${CODE_COLUMNS} FROM binding_codes WHERE code_digest = ?
-    AND environment_id IN (SELECT id FROM environments WHERE identity_tenant_id = ?)`,
+    AND environment_id IN (SELECT id FROM environments WHERE identity_tenant_id = ? AND status = 'ACTIVE')`,
   // At most one pending code per installation (the partial unique index binding_codes_one_pending):
   // of two concurrent issues, one inserts.
   insertCode: `INSERT INTO binding_codes (code_digest, environment_id, installation_id, generation, code_sealed, status, expires_ms, created_at)
@@ -23,7 +23,7 @@ const SQL = {
   consumeCode: `UPDATE binding_codes SET status = 'CONSUMED' WHERE environment_id = ? AND code_digest = ? AND status = 'PENDING' AND expires_ms > ?`,
   transition: `SELECT ${TRANSITION_COLUMNS} FROM binding_transitions WHERE environment_id = ? AND idempotency_key = ?`,
   transitionOfTenant: `SELECT ${TRANSITION_COLUMNS} FROM binding_transitions WHERE idempotency_key = ?
-    AND environment_id IN (SELECT id FROM environments WHERE identity_tenant_id = ?)`,
+    AND environment_id IN (SELECT id FROM environments WHERE identity_tenant_id = ? AND status = 'ACTIVE')`,
   insertTransition: `INSERT INTO binding_transitions (id, environment_id, idempotency_key, request_hash, installation_id, response, committed_at)
     VALUES (?, ?, ?, ?, ?, ?, ?) ON CONFLICT (environment_id, idempotency_key) DO NOTHING`,
   installation: `SELECT id, app_id AS "appId", generation FROM installations WHERE environment_id = ? AND id = ?`,

@@ -2,7 +2,8 @@ import { randomUUID } from 'node:crypto';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createHarness, type Harness } from '../../../test/helpers/harness';
 import { createEngageAdminFixture, type EngageAdminFixture } from '../../../test/helpers/engage-admin';
-import { bearer, bind, bootstrap, ingest, json, op, setupEnvironment } from '../../../test/fixtures/engage';
+import { bearer, bind, bootstrap, ingest, issueCode, json, op, setupEnvironment } from '../../../test/fixtures/engage';
+import { digest } from '../../platform/crypto';
 import { ACTOR } from '../../../test/fixtures/actor';
 import { createFixture } from '../../../test/fixtures/oauth';
 import { ENGAGE_ADMIN_API } from '../../platform/operator-apis';
@@ -166,6 +167,22 @@ describe('a DISABLED environment at the edge', () => {
     expect([b, st]).toEqual([201, 200]);
     expect(sn).toBe(sendBefore);
     expect((await auditOf('environment.enabled')).at(-1)?.environmentId).toBe(env.environment.id);
+  });
+});
+
+describe('a DISABLED environment and sign-in binding', () => {
+  it('a sign-in through its identity tenant does not bind its installation (NOT_BOUND, the sign-in goes on); enabled again, it binds', async () => {
+    const tenant = await createFixture(h, 'signin-env');
+    const env = await setupEnvironment(h, 'signin');
+    await a.call('PUT', '/environments/signin', tokens.manage, { identityTenantId: tenant.tenant.tenant.id });
+    const s = await bootstrap(h, env.app.appKey);
+    const code = await issueCode(h, s);
+    await a.call('PUT', '/environments/signin', tokens.manage, { status: 'DISABLED' });
+    const signIn = (grantId: string) =>
+      h.services.engage.binding.bindOnSignIn({ tenantId: tenant.tenant.tenant.id, subject: tenant.subject, bindingCodeDigest: digest(code), grantId });
+    expect(await signIn(randomUUID())).toEqual({ status: 'NOT_BOUND', reason: 'unknown_code' });
+    await a.call('PUT', '/environments/signin', tokens.manage, { status: 'ACTIVE' });
+    expect(await signIn(randomUUID())).toMatchObject({ status: 'BOUND', installation_id: s.installationId });
   });
 });
 
