@@ -1,6 +1,8 @@
 import type { Sql } from '../platform/store/sql';
 import { createBindingStore } from './binding/store';
 import { createEnvironmentStore } from './environments/store';
+import { createEnvironmentMarkStore } from './environments/managed-store';
+import { createMessagingMarkStore } from './messaging/managed-store';
 import { createEnvironmentDeletionStore } from './environments/deletion-store';
 import { createProfileOverviewStore } from './profiles/overview-store';
 import { createOperationOverviewStore } from './operations/overview-store';
@@ -17,6 +19,9 @@ import { createProfileStore } from './profiles/store';
 export function bindEngageStores(db: Sql) {
   return {
     environments: createEnvironmentStore(db),
+    // The configuration-managed marks of `engage apply` (issue 24), one per owning context.
+    environmentMarks: createEnvironmentMarkStore(db),
+    messagingMarks: createMessagingMarkStore(db),
     environmentDeletion: createEnvironmentDeletionStore(db),
     // Read-only counts for the environment overview (issue 24), one per owning context.
     profileOverview: createProfileOverviewStore(db),

@@ -101,7 +101,7 @@ describe('dist/engage apply', () => {
     expect(r.stdout).toBe('');
     expect(r.stderr).toMatch(/^engage: [^\n]*bad\.json: tenants\[0\]\.clients\[0\]\.redirectUris: [^\n]+\n$/);
     const schema = JSON.parse(await sb.cli(['apply', '--print-schema'])) as { properties: Record<string, unknown>; additionalProperties: boolean };
-    expect(Object.keys(schema.properties).sort()).toEqual(['$schema', 'operators', 'tenants', 'version']);
+    expect(Object.keys(schema.properties).sort()).toEqual(['$schema', 'environments', 'operators', 'tenants', 'version']);
     expect(schema.additionalProperties).toBe(false);
     const missing = await sb.run(['apply', '-f', file], { env: { OPS_PASSWORD: 'x' } });
     expect(missing.code).toBe(1);

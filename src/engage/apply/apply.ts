@@ -1,0 +1,308 @@
+import { DomainError } from '../../platform/errors';
+import type { AuditActor } from '../shared/audit';
+import type { EnvironmentApplyService } from '../environments/managed';
+import type { AppView, EnvironmentService } from '../environments/service';
+import type { EnvironmentRow } from '../environments/store';
+import { keyFingerprint, type CredentialService } from '../messaging/credentials';
+import type { MessagingApplyService } from '../messaging/managed';
+import { DEFAULTS, type TemplateService } from '../messaging/templates';
+import type { TestGroupMember, TestGroupService } from '../messaging/test-groups';
+import { placeError, type EngageInputs } from './inputs';
+import type { ApplyApp, ApplyEnvironment } from './schema';
+
+/**
+ * `engage apply` for the engagement half (issue 24; docs/apply.md): environments, apps and their
+ * provider credentials, access keys, templates (published) and test groups, created or brought
+ * to what the file declares through the owning services (`allowManaged`), and marked
+ * configuration-managed. Never deletes. `walk` runs twice: first without writing (the plan, and
+ * every error it can find before a write), then, unless a dry run or nothing changes, writing.
+ */
+
+export type EngageStepKind = 'environment' | 'app' | 'access_key' | 'template' | 'test_group';
+
+export interface EngageStep {
+  action: 'create' | 'update' | 'unchanged';
+  kind: EngageStepKind;
+  environment: string;
+  /** The object's key in its environment: its name (template: its key). */
+  key: string;
+  /** What an update changes (field names; `adopt`: marked configuration-managed). Never a value. */
+  changes: string[];
+}
+
+/** An access key apply created: its key shown this once (null: the key is the one of `keyEnv`). */
+export interface EngageSecret {
+  kind: 'access_key';
+  environment: string;
+  name: string;
+  id: string;
+  key: string | null;
+  keyEnv?: string;
+}
+
+export interface EngageApplyDeps {
+  environments: EnvironmentService;
+  credentials: CredentialService;
+  templates: TemplateService;
+  testGroups: TestGroupService;
+  marks: { environments: EnvironmentApplyService; messaging: MessagingApplyService };
+  /** The id of the identity tenant with this slug, or undefined (the composition asks identity). */
+  tenantIdOf: (slug: string) => Promise<string | undefined>;
+  /** Whether the file's identity part declares this tenant (it exists once that part is applied). */
+  tenantDeclared: (slug: string) => boolean;
+  tenantExists: (id: string) => Promise<boolean>;
+}
+
+/** A service's refusal of one declared object, named by its place in the file. */
+async function at<T>(place: string, fn: () => Promise<T>): Promise<T> {
+  try {
+    return await fn();
+  } catch (e) {
+    if (e instanceof DomainError && !e.message.startsWith('environments[')) throw new DomainError(e.kind, e.code, `${place}: ${e.message}`, e.headers);
+    throw e;
+  }
+}
+
+/** JSON with sorted keys: two definitions are the same when their canonical texts are. */
+function canonical(v: unknown): string {
+  if (Array.isArray(v)) return `[${v.map(canonical).join(',')}]`;
+  if (v && typeof v === 'object')
+    return `{${Object.keys(v)
+      .filter((k) => (v as Record<string, unknown>)[k] !== undefined)
+      .sort()
+      .map((k) => `${JSON.stringify(k)}:${canonical((v as Record<string, unknown>)[k])}`)
+      .join(',')}}`;
+  return JSON.stringify(v);
+}
+
+/**
+ * The definition the template service stores for this file (templates.ts `definitionOf`: apps by
+ * id, variables' `required`, the defaults filled in), to compare with the published one.
+ * Undefined when an app it names is not in the environment (the update will say why).
+ */
+function storedFormOf(file: Record<string, unknown>, apps: readonly AppView[]): unknown {
+  const f = file as {
+    key: string; apps: string[]; defaultLocale: string; fallbackLocale?: string; localizations: unknown; collapseId?: string;
+    variables?: Record<string, { type: string; required?: boolean; default?: unknown }>;
+    ttlSeconds?: number; priority?: string; rateLimitPerMinute?: number; dedupWindowSeconds?: number;
+  };
+  const appIds: string[] = [];
+  for (const ref of f.apps) {
+    const app = apps.find((a) => a.id === ref || a.name === ref);
+    if (!app) return undefined;
+    if (!appIds.includes(app.id)) appIds.push(app.id);
+  }
+  const variables: Record<string, unknown> = {};
+  for (const [name, d] of Object.entries(f.variables ?? {})) variables[name] = { type: d.type, required: d.required ?? d.default === undefined, default: d.default };
+  return {
+    key: f.key, appIds, defaultLocale: f.defaultLocale, fallbackLocale: f.fallbackLocale, variables, localizations: f.localizations,
+    ttlSeconds: f.ttlSeconds ?? DEFAULTS.ttlSeconds, priority: f.priority ?? DEFAULTS.priority, rateLimitPerMinute: f.rateLimitPerMinute ?? DEFAULTS.rateLimitPerMinute,
+    dedupWindowSeconds: f.dedupWindowSeconds ?? DEFAULTS.dedupWindowSeconds, collapseId: f.collapseId,
+  };
+}
+
+const membersOf = (list: readonly { installationId?: string; externalId?: string }[]): TestGroupMember[] =>
+  list.map((m) => (m.installationId !== undefined ? { installationId: m.installationId.toLowerCase() } : { externalId: m.externalId! }));
+
+export async function applyEnvironments(
+  deps: EngageApplyDeps,
+  environments: readonly ApplyEnvironment[],
+  inputs: EngageInputs,
+  opts: { dryRun: boolean; actor: AuditActor },
+): Promise<{ steps: EngageStep[]; secrets: EngageSecret[]; changed: boolean }> {
+  const plan = await walk(deps, environments, inputs, opts.actor, false);
+  const changed = plan.steps.some((s) => s.action !== 'unchanged');
+  if (opts.dryRun || !changed) return { ...plan, changed };
+  return { ...(await walk(deps, environments, inputs, opts.actor, true)), changed };
+}
+
+async function walk(deps: EngageApplyDeps, environments: readonly ApplyEnvironment[], inputs: EngageInputs, actor: AuditActor, write: boolean) {
+  const steps: EngageStep[] = [];
+  const secrets: EngageSecret[] = [];
+  const allow = { allowManaged: true } as const;
+  for (const [i, e] of environments.entries()) {
+    const where = `environments[${i}]`;
+    const step = (kind: EngageStepKind, key: string, action: EngageStep['action'], changes: string[] = []) => {
+      const s: EngageStep = { action: action === 'update' && changes.length === 0 ? 'unchanged' : action, kind, environment: e.name, key, changes: action === 'create' ? [] : changes };
+      steps.push(s);
+      return s;
+    };
+
+    // The environment.
+    let tenantId: string | null | undefined;
+    if (e.identityTenant !== undefined) {
+      tenantId = await deps.tenantIdOf(e.identityTenant);
+      if (tenantId === undefined && !deps.tenantDeclared(e.identityTenant)) throw placeError(`${where}.identityTenant`, `no tenant ${e.identityTenant}`);
+    }
+    const found = await deps.environments.find(e.name);
+    let env: EnvironmentRow | undefined = found && found.name === e.name ? found : undefined;
+    if (env?.status === 'DELETING') throw placeError(where, `environment ${e.name} is being deleted`);
+    if (!env) {
+      step('environment', e.name, 'create');
+      if (write) {
+        env = await at(where, () => deps.environments.create({ name: e.name, displayName: e.displayName, identityTenantId: tenantId ?? null }, actor, { tenantExists: deps.tenantExists }));
+        await deps.marks.environments.markEnvironment(env.id, actor);
+      }
+    } else {
+      const changes: string[] = [];
+      if (e.displayName !== undefined && e.displayName !== env.displayName) changes.push('displayName');
+      if (e.identityTenant !== undefined && tenantId !== (env.identityTenantId ?? null)) changes.push('identityTenant');
+      if (env.configurationManaged !== 1) changes.push('adopt');
+      step('environment', e.name, 'update', changes);
+      if (write && changes.some((c) => c !== 'adopt')) {
+        const current = env;
+        await at(where, () =>
+          deps.environments.update(current.id, { ...(changes.includes('displayName') ? { displayName: e.displayName } : {}), ...(changes.includes('identityTenant') ? { identityTenantId: tenantId ?? null } : {}) }, actor, { ...allow, tenantExists: deps.tenantExists }),
+        );
+      }
+      if (write && changes.includes('adopt')) await deps.marks.environments.markEnvironment(env.id, actor);
+    }
+    // On a plan of a new environment, every object in it is new.
+    const envId = env?.id;
+    let apps: AppView[] = envId ? await deps.environments.listApps(envId) : [];
+
+    for (const [j, a] of (e.apps ?? []).entries()) {
+      const place = `${where}.apps[${j}]`;
+      const have = apps.find((x) => x.name === a.name);
+      if (have && have.platform !== a.platform) throw placeError(`${place}.platform`, `app ${a.name} is an ${have.platform} app; an app's platform cannot change`);
+      const credentialChanges = have ? await credentialChangesOf(deps, envId!, have, a, inputs, `${i}/${j}`) : [];
+      if (!have) {
+        step('app', a.name, 'create');
+        if (!write) continue;
+        const created = await at(place, () => deps.environments.createApp({ environment: envId!, platform: a.platform, name: a.name, bundleId: a.bundleId }, actor));
+        await deps.marks.environments.markApp(envId!, created.id, actor);
+        await setCredentials(deps, envId!, created.id, a, inputs, `${i}/${j}`, place, actor, ['apns', 'fcm']);
+        continue;
+      }
+      const changes: string[] = [];
+      if (a.bundleId !== undefined && a.bundleId !== have.bundleId) changes.push('bundleId');
+      changes.push(...credentialChanges);
+      if (!have.configurationManaged) changes.push('adopt');
+      step('app', a.name, 'update', changes);
+      if (!write) continue;
+      if (changes.includes('bundleId')) await at(place, () => deps.environments.updateApp(envId!, have.id, { bundleId: a.bundleId }, actor, allow));
+      await setCredentials(deps, envId!, have.id, a, inputs, `${i}/${j}`, place, actor, credentialChanges);
+      if (changes.includes('adopt')) await deps.marks.environments.markApp(envId!, have.id, actor);
+    }
+    if (envId && write) apps = await deps.environments.listApps(envId);
+
+    const keys = envId ? (await deps.environments.listAccessKeys(envId)).filter((k) => k.status === 'ACTIVE') : [];
+    for (const [j, k] of (e.accessKeys ?? []).entries()) {
+      const place = `${where}.accessKeys[${j}]`;
+      const same = keys.filter((x) => x.name === k.name);
+      if (same.length > 1) throw placeError(place, `environment ${e.name} has ${same.length} active access keys named ${k.name}: revoke all but one`);
+      const have = same[0];
+      const value = inputs.accessKeys.get(`${i}/${j}`);
+      const appIds = k.apps.map((name) => apps.find((x) => x.name === name)?.id);
+      if (!have) {
+        step('access_key', k.name, 'create');
+        if (!write) continue;
+        const created = await at(place, () => deps.environments.createAccessKey({ environment: envId!, apps: k.apps, name: k.name }, actor));
+        if (value !== undefined) await deps.marks.environments.setAccessKeySecret(envId!, created.id, value, actor);
+        await deps.marks.environments.markAccessKey(envId!, created.id, actor);
+        secrets.push({ kind: 'access_key', environment: e.name, name: k.name, id: created.id, key: value === undefined ? created.key : null, ...(k.keyEnv ? { keyEnv: k.keyEnv } : {}) });
+        continue;
+      }
+      const changes: string[] = [];
+      const sameApps = appIds.length === have.appIds.length && appIds.every((id) => id !== undefined && have.appIds.includes(id));
+      if (!sameApps) changes.push('apps');
+      if (value !== undefined && !(await deps.marks.environments.accessKeyIs(envId!, have.id, value))) changes.push('key');
+      if (!have.configurationManaged) changes.push('adopt');
+      step('access_key', k.name, 'update', changes);
+      if (!write) continue;
+      if (changes.includes('apps')) await deps.marks.environments.setAccessKeyApps(envId!, have.id, appIds as string[], actor);
+      if (changes.includes('key')) await deps.marks.environments.setAccessKeySecret(envId!, have.id, value!, actor);
+      if (changes.includes('adopt')) await deps.marks.environments.markAccessKey(envId!, have.id, actor);
+    }
+
+    const templates = envId ? await deps.templates.list(envId) : [];
+    for (const [j, t] of (e.templates ?? []).entries()) {
+      const place = `${where}.templates[${j}]`;
+      const file = inputs.templates.get(`${i}/${j}`)!;
+      const have = templates.find((x) => x.key === t.key);
+      if (have?.status === 'ARCHIVED') throw placeError(place, `template ${t.key} is archived; an archived template cannot be declared`);
+      if (!have) {
+        step('template', t.key, 'create');
+        if (!write) continue;
+        const created = await at(place, () => deps.templates.create({ environment: envId!, file }, actor));
+        await at(place, () => deps.templates.publish(envId!, t.key, actor, allow));
+        await deps.marks.messaging.markTemplate(envId!, created.id, actor);
+        continue;
+      }
+      const shown = await deps.templates.show(envId!, t.key);
+      const wanted = storedFormOf(file, apps);
+      const changes: string[] = [];
+      if (wanted === undefined || !shown.published || canonical(shown.published) !== canonical(wanted)) changes.push('definition');
+      if (!have.configurationManaged) changes.push('adopt');
+      step('template', t.key, 'update', changes);
+      if (!write) continue;
+      if (changes.includes('definition')) {
+        await at(place, () => deps.templates.update({ environment: envId!, key: t.key, file }, actor, allow));
+        await at(place, () => deps.templates.publish(envId!, t.key, actor, allow));
+      }
+      if (changes.includes('adopt')) await deps.marks.messaging.markTemplate(envId!, have.id, actor);
+    }
+
+    for (const [j, g] of (e.testGroups ?? []).entries()) {
+      const place = `${where}.testGroups[${j}]`;
+      const members = membersOf(g.members);
+      const have = envId ? await deps.testGroups.show(envId, g.name).catch((err: unknown) => {
+        if (err instanceof DomainError && err.kind === 'not_found') return undefined;
+        throw err;
+      }) : undefined;
+      if (!have || have.name !== g.name) {
+        step('test_group', g.name, 'create');
+        if (!write) continue;
+        const created = await at(place, () => deps.testGroups.create({ environment: envId!, name: g.name, members }, actor));
+        await deps.marks.messaging.markTestGroup(envId!, created.id, actor);
+        continue;
+      }
+      const changes: string[] = [];
+      if (canonical(have.members) !== canonical(members)) changes.push('members');
+      if (!have.configurationManaged) changes.push('adopt');
+      step('test_group', g.name, 'update', changes);
+      if (!write) continue;
+      if (changes.includes('members')) await at(place, () => deps.testGroups.update({ environment: envId!, ref: have.id, members }, actor, allow));
+      if (changes.includes('adopt')) await deps.marks.messaging.markTestGroup(envId!, have.id, actor);
+    }
+  }
+  return { steps, secrets };
+}
+
+/** Which of an existing app's declared provider credentials differ from what it holds (compared by metadata and the key's fingerprint). */
+async function credentialChangesOf(deps: EngageApplyDeps, environmentId: string, app: AppView, a: ApplyApp, inputs: EngageInputs, idx: string): Promise<string[]> {
+  if (!a.apns && !a.fcm) return [];
+  const held = await deps.credentials.metadata({ app: app.id, environment: environmentId });
+  const changes: string[] = [];
+  if (a.apns) {
+    const m = held.find((c) => c.provider === 'APNS');
+    const pem = inputs.apnsKeys.get(idx)!;
+    const same = m && m.keyId === a.apns.keyId && m.teamId === a.apns.teamId && m.topic === a.apns.topic && m.sandbox === (a.apns.sandbox ?? false) && m.fingerprint === fingerprintOf(pem);
+    if (!same) changes.push('apns');
+  }
+  if (a.fcm) {
+    const m = held.find((c) => c.provider === 'FCM');
+    const sa = inputs.serviceAccounts.get(idx) as { project_id?: unknown; client_email?: unknown; private_key?: unknown } | null;
+    const same = m && sa && m.projectId === sa.project_id && m.clientEmail === sa.client_email && typeof sa.private_key === 'string' && m.fingerprint === fingerprintOf(sa.private_key);
+    if (!same) changes.push('fcm');
+  }
+  return changes;
+}
+
+/** A key that cannot be read has no fingerprint: the credential is set, and the service says what is wrong. */
+function fingerprintOf(pem: string): string | undefined {
+  try {
+    return keyFingerprint(pem);
+  } catch {
+    return undefined;
+  }
+}
+
+async function setCredentials(deps: EngageApplyDeps, environmentId: string, appId: string, a: ApplyApp, inputs: EngageInputs, idx: string, place: string, actor: AuditActor, which: string[]) {
+  const allow = { allowManaged: true } as const;
+  if (a.apns && which.includes('apns')) {
+    const { keyId, teamId, topic } = a.apns;
+    await at(`${place}.apns`, () => deps.credentials.setApns({ app: appId, environment: environmentId, keyPem: inputs.apnsKeys.get(idx)!, keyId, teamId, topic, sandbox: a.apns!.sandbox ?? false }, actor, allow));
+  }
+  if (a.fcm && which.includes('fcm')) await at(`${place}.fcm`, () => deps.credentials.setFcm({ app: appId, environment: environmentId, serviceAccount: inputs.serviceAccounts.get(idx) }, actor, allow));
+}
