@@ -66,6 +66,9 @@ export const FLOW = {
   idleLookMs: 1_000,
 } as const;
 
+/** Outcomes written by one transaction, at most. */
+const RECORD_BATCH = 500;
+
 /** An attempt's outcome, or a claim given back without an attempt. */
 type Outcome = AttemptOutcome | { kind: 'released' };
 interface Claimed {
@@ -154,7 +157,11 @@ export function createDeliveryWorker(deps: {
 
   function record(a: Answered): void {
     answered.push(a);
-    if (flushing || flushTimer) return;
+    schedule();
+  }
+
+  function schedule(): void {
+    if (flushing || flushTimer || answered.length === 0) return;
     flushTimer = setTimeout(() => {
       flushTimer = undefined;
       void flush();
@@ -164,7 +171,7 @@ export function createDeliveryWorker(deps: {
   /** Writes what has been answered; outcomes answered meanwhile go in the next transaction, at once. */
   function flush(): Promise<void> {
     flushing ??= (async () => {
-      while (answered.length > 0) await write(answered.splice(0, 500));
+      while (answered.length > 0) await write(answered.splice(0, RECORD_BATCH));
     })().finally(() => (flushing = undefined));
     return flushing;
   }
@@ -172,35 +179,43 @@ export function createDeliveryWorker(deps: {
   async function write(batch: Answered[]): Promise<void> {
     const at = clock.now().toISOString();
     try {
-      await store.tx(async (tx) => {
-        await tx.messaging.markSent(batch.filter((a) => a.outcome.kind === 'sent').map((a) => a.row.id), at);
-        for (const { row: r, outcome: o, atMs } of batch) {
-          switch (o.kind) {
-            case 'sent':
-              break;
-            case 'released':
-              await tx.messaging.release(r.id, atMs, at);
-              break;
-            case 'retry':
-              if (Number(r.attempts) >= RETRY.maxAttempts) await tx.messaging.markFinal(r.id, 'FAILED', `${o.error}; gave up after ${r.attempts} attempts`, at);
-              else await tx.messaging.markRetry(r.id, atMs + backoffMs(Number(r.attempts), o.retryAfterMs), o.error, at);
-              break;
-            case 'failed':
-              await tx.messaging.markFinal(r.id, o.error === 'expired' ? 'EXPIRED' : 'FAILED', o.error, at);
-              break;
-            case 'unregistered':
-              await tx.messaging.markFinal(r.id, 'FAILED', o.error, at);
-              await clearPushTokenIn(tx, r.environmentId, r.installationId, r.token, o.sinceMs, at);
-              break;
-          }
-        }
-      });
+      await store.tx((tx) => settle(tx, batch, at));
     } catch (e) {
       // Not recorded: the rows stay claimed and are attempted again once their claim lapses (at-least-once).
       logger.error('push delivery outcomes not recorded', { count: batch.length, err: e });
       return;
     }
-    // Counted once committed (a PostgreSQL transaction may run again).
+    counted(batch);
+  }
+
+  /** The outcomes' writes, in the caller's transaction (a group commit's, or a claim's). */
+  async function settle(tx: Stores, batch: Answered[], at: string): Promise<void> {
+    if (batch.length === 0) return;
+    await tx.messaging.markSent(batch.filter((a) => a.outcome.kind === 'sent').map((a) => a.row.id), at);
+    for (const { row: r, outcome: o, atMs } of batch) {
+      switch (o.kind) {
+        case 'sent':
+          break;
+        case 'released':
+          await tx.messaging.release(r.id, atMs, at);
+          break;
+        case 'retry':
+          if (Number(r.attempts) >= RETRY.maxAttempts) await tx.messaging.markFinal(r.id, 'FAILED', `${o.error}; gave up after ${r.attempts} attempts`, at);
+          else await tx.messaging.markRetry(r.id, atMs + backoffMs(Number(r.attempts), o.retryAfterMs), o.error, at);
+          break;
+        case 'failed':
+          await tx.messaging.markFinal(r.id, o.error === 'expired' ? 'EXPIRED' : 'FAILED', o.error, at);
+          break;
+        case 'unregistered':
+          await tx.messaging.markFinal(r.id, 'FAILED', o.error, at);
+          await clearPushTokenIn(tx, r.environmentId, r.installationId, r.token, o.sinceMs, at);
+          break;
+      }
+    }
+  }
+
+  /** Counted once committed (a PostgreSQL transaction may run again). */
+  function counted(batch: Answered[]): void {
     for (const { row, outcome: o } of batch) if (o.kind !== 'released') count(row.provider, o.kind === 'failed' && o.error === 'expired' ? 'expired' : o.kind);
   }
 
@@ -214,6 +229,13 @@ export function createDeliveryWorker(deps: {
   let poked = false;
   /** A wake-up that came while the pump was claiming: it claims again rather than wait. */
   let missed = false;
+  /**
+   * Until then (performance.now()), a claim that would skip full apps is not made: the last one
+   * found fewer other apps' rows due than it asked for. A send's poke ends it; otherwise it lasts
+   * an idle look, so another app's retry that falls due meanwhile waits at most that long. Without
+   * it, every claim that fills an app's share was followed by a claim finding nothing.
+   */
+  let othersDryUntil = 0;
   const wake = () => {
     const w = wakePump;
     wakePump = undefined;
@@ -250,13 +272,28 @@ export function createDeliveryWorker(deps: {
     const want = Math.min(flow.concurrency - held, flow.claimBatch);
     if (want <= 0) return 'full';
     const skip = [...lanes].filter(([, l]) => l.running + l.queue.length >= flow.perApp).map(([id]) => id);
+    if (skip.length > 0 && performance.now() < othersDryUntil) return 'skipped';
     const now = nowMs();
     const claimUntil = now + flow.claimMs;
     const claimedAt = new Date(now).toISOString();
-    const { claimed, keep, skipped } = await store.tx(async (tx) => {
-      const due = await tx.messaging.claimDue(now, claimUntil, want, skip);
-      return { claimed: due.length, ...(due.length === 0 ? { keep: due, skipped: due } : await recheck(tx.messaging, due, claimedAt)) };
-    });
+    // What has been answered and is not being written yet goes in the claim's transaction: one commit instead of two.
+    const settled = flushing ? [] : answered.splice(0, RECORD_BATCH);
+    let result: { claimed: number; keep: DeliveryRow[]; skipped: DeliveryRow[] };
+    try {
+      result = await store.tx(async (tx) => {
+        await settle(tx, settled, claimedAt);
+        const due = await tx.messaging.claimDue(now, claimUntil, want, skip);
+        return { claimed: due.length, ...(due.length === 0 ? { keep: due, skipped: due } : await recheck(tx.messaging, due, claimedAt)) };
+      });
+    } catch (e) {
+      // Nothing committed: those outcomes are written by the next group commit.
+      answered.unshift(...settled);
+      schedule();
+      throw e;
+    }
+    counted(settled);
+    const { claimed, keep, skipped } = result;
+    if (skip.length > 0 && claimed < want) othersDryUntil = performance.now() + flow.idleLookMs;
     for (const r of skipped) count(r.provider, 'skipped');
     const creds = new Map<string, Promise<unknown>>();
     for (const row of keep) {
@@ -285,7 +322,8 @@ export function createDeliveryWorker(deps: {
         waitingFor = got === 'short' ? 'wake' : 'slot';
         if (poked || missed) continue;
         await new Promise<void>((resolve) => {
-          const tick = waitingFor === 'wake' ? setTimeout(wake, flow.idleLookMs) : undefined;
+          // Waiting for a slot too: an app's share held long by slow answers does not keep another app's rows waiting past an idle look.
+          const tick = setTimeout(wake, flow.idleLookMs);
           wakePump = () => {
             clearTimeout(tick);
             resolve();
@@ -316,6 +354,7 @@ export function createDeliveryWorker(deps: {
     /** A send committed: while a run is going, it claims at once rather than at its next look. */
     poke(): void {
       poked = true;
+      othersDryUntil = 0;
       if (waitingFor === 'wake') wake();
     },
   };
