@@ -2,7 +2,7 @@ import type { AuditEvent as AuditEventRow, AuditFilter } from '../../platform/au
 import { ENGAGE_ADMIN_API } from '../../platform/operator-apis';
 import { pageOf, pageQuery } from '../../platform/http/pagination';
 import { DateTime, Nullable, parseDateTime, T } from '../../platform/http/schema';
-import { oneQuery } from '../inspection/admin-routes';
+import { oneQuery } from './query';
 import { EngageAdminErrors } from './errors';
 import { adminDoc, adminRoute, type EngageAdminRoutes } from './routing';
 

@@ -3,6 +3,7 @@ import { MAX_PAGE_SIZE, DEFAULT_PAGE_SIZE, pageOf, pageQuery } from '../../platf
 import { DateTime, Enum, Nullable, T } from '../../platform/http/schema';
 import { adminDoc, adminRoute, type EngageAdminRoutes } from '../admin/routing';
 import { EngageAdminErrors } from '../admin/errors';
+import { oneQuery } from '../admin/query';
 import type { InspectionService } from './service';
 import type { createMessagingInspection } from '../messaging/inspection';
 import { DELIVERY_STATES } from '../messaging/inspection';
@@ -144,13 +145,6 @@ export const DeliveryPage = pageOf(
     { additionalProperties: false, description: 'a delivery: never its push token' },
   ),
 );
-
-/** One query value given at most once, not empty (400 invalid_request otherwise). */
-export const oneQuery = (name: string) => (v: string[]) => {
-  if (v.length === 0) return undefined;
-  if (v.length > 1 || v[0] === '') throw EngageAdminErrors.invalid(`${name}: give it once, not empty`);
-  return v[0];
-};
 
 /**
  * Inspection through the engagement administration API (issue 24 point 5): installations,

@@ -61,6 +61,13 @@ const STATE_COLUMNS = `i.generation, i.privacy, i.privacy_ms AS "privacyMs", i.p
   i.push_permission AS "pushPermission", i.push_permission_ms AS "pushPermissionMs", i.push_permission_op AS "pushPermissionOp",
   i.push_token AS "pushToken", i.push_token_ms AS "pushTokenMs", i.push_token_op AS "pushTokenOp"`;
 
+const INSTALLATION_LINE = `id, app_id AS "appId", platform, binding_state AS "bindingState", generation, profile_id AS "profileId",
+  privacy, push_subscription AS "pushSubscription", push_permission AS "pushPermission",
+  CASE WHEN push_token IS NULL THEN 0 ELSE 1 END AS "pushTokenHeld", created_at AS "createdAt", updated_at AS "updatedAt"`;
+
+/** Up to this many installations an environment's pages are read through its index and sorted. */
+export const SMALL_ENVIRONMENT = 20_000;
+
 const SQL = {
   state: `SELECT ${STATE_COLUMNS} FROM installations i WHERE i.environment_id = ? AND i.id = ?`,
   writeState: `UPDATE installations SET privacy = ?, privacy_ms = ?, privacy_op = ?,
@@ -107,15 +114,18 @@ const SQL = {
   profileView: 'SELECT id, external_id AS "externalId", created_at AS "createdAt" FROM profiles WHERE environment_id = ? AND external_id = ?',
   installationsOfProfile: 'SELECT id, app_id AS "appId", platform, generation FROM installations WHERE environment_id = ? AND profile_id = ? ORDER BY created_at',
   profileById: 'SELECT id, external_id AS "externalId", created_at AS "createdAt" FROM profiles WHERE environment_id = ? AND id = ?',
-  // Keyset page of the administration API (issue 24; docs/decisions.md "Inspection and erasure"):
-  // the environment term is made unusable as an index key (`|| ''`) so that both engines walk
-  // the primary key from `after` in id order and stop after `limit` rows of the environment,
-  // instead of reading every row of the environment through installations_environment and
-  // sorting them (433 ms a page at 1,000,000 installations on SQLite without statistics).
-  installationPage: `SELECT id, app_id AS "appId", platform, binding_state AS "bindingState", generation, profile_id AS "profileId",
-        privacy, push_subscription AS "pushSubscription", push_permission AS "pushPermission",
-        CASE WHEN push_token IS NULL THEN 0 ELSE 1 END AS "pushTokenHeld", created_at AS "createdAt", updated_at AS "updatedAt"
-      FROM installations WHERE id > ? AND environment_id || '' = ? ORDER BY id LIMIT ?`,
+  // Keyset pages of the administration API (issue 24; docs/decisions.md "Inspection, erasure and
+  // audit"), in id order after `after`. No index leads with (environment_id, id), so there are
+  // two plans, chosen by the environment's size (`installationsAtLeast`):
+  // - a small environment: its rows through installations_environment, sorted (at most
+  //   SMALL_ENVIRONMENT rows read);
+  // - a large one: the primary key walked from `after`, the environment term made unusable as
+  //   an index key (`|| ''`), stopping after `limit` rows of the environment. Without it SQLite,
+  //   which keeps no statistics, took the first plan for a million rows (433 ms a page).
+  installationPageSmall: `SELECT ${INSTALLATION_LINE} FROM installations WHERE environment_id = ? AND id > ? ORDER BY id LIMIT ?`,
+  installationPageLarge: `SELECT ${INSTALLATION_LINE} FROM installations WHERE id > ? AND environment_id || '' = ? ORDER BY id LIMIT ?`,
+  // Reads at most `limit` entries of installations_environment (covering): never a count of the table.
+  installationsAtLeast: 'SELECT COUNT(*) AS n FROM (SELECT 1 FROM installations WHERE environment_id = ? LIMIT ?) AS s',
 } as const;
 
 /** A line of the installations page (issue 24): never the push token, only whether one is held. */
@@ -251,8 +261,19 @@ export function createProfileStore(db: Sql) {
     installationsOfProfile: (environmentId: string, profileId: string) =>
       db.all<{ id: string; appId: string; platform: string; generation: number }>(SQL.installationsOfProfile, [environmentId, profileId]),
     profileById: (environmentId: string, id: string) => db.get<{ id: string; externalId: string | null; createdAt: string }>(SQL.profileById, [environmentId, id]),
-    /** Up to `limit` installations of the environment whose id sorts after `after` ('' for the first page), in id order. */
-    installationPage: (environmentId: string, after: string, limit: number) => db.all<InstallationListRow>(SQL.installationPage, [after, environmentId, limit]),
+    /**
+     * Up to `limit` installations of the environment whose id sorts after `after` ('' for the
+     * first page), in id order; `large`: the environment holds more than SMALL_ENVIRONMENT.
+     */
+    installationPage: (environmentId: string, after: string, limit: number, large: boolean) =>
+      large
+        ? db.all<InstallationListRow>(SQL.installationPageLarge, [after, environmentId, limit])
+        : db.all<InstallationListRow>(SQL.installationPageSmall, [environmentId, after, limit]),
+    /** Whether the environment holds more than SMALL_ENVIRONMENT installations (reads at most that many index entries). */
+    async isLargeEnvironment(environmentId: string): Promise<boolean> {
+      const r = await db.get<{ n: number }>(SQL.installationsAtLeast, [environmentId, SMALL_ENVIRONMENT + 1]);
+      return Number(r?.n ?? 0) > SMALL_ENVIRONMENT;
+    },
   };
 }
 
