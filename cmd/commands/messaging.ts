@@ -140,13 +140,13 @@ export function registerMessaging(program: Command): void {
       }),
     );
 
-  withCommon(templates.command('versions').description('the versions of a template, oldest first; --version shows one with its definition'))
+  withCommon(templates.command('versions').description('the versions of a template, oldest first; --template-version shows one with its definition'))
     .argument('<key>', 'template key')
     .requiredOption('--environment <env>', 'environment id or name')
-    .option('--version <v>', 'draft, published, latest or a version number: that version with its definition')
+    .option('--template-version <v>', 'draft, published, latest or a version number: that version with its definition')
     .action(
-      action(async (key: string, opts: EnvOpts & { version?: string }) => {
-        const selector = parseVersionSelector(opts.version);
+      action(async (key: string, opts: EnvOpts & { templateVersion?: string }) => {
+        const selector = parseVersionSelector(opts.templateVersion);
         await withServices(opts, async ({ services, json }) => {
           const t = services.engage.messaging.templates;
           if (selector === undefined) output(json, await t.versions(opts.environment, key), ['version', 'state', 'createdAt', 'publishedAt']);
@@ -158,11 +158,11 @@ export function registerMessaging(program: Command): void {
   withVariables(withCommon(templates.command('preview').description('render a version for a locale and variables as a send would, per app with its provider payload; sends nothing')))
     .argument('<key>', 'template key')
     .requiredOption('--environment <env>', 'environment id or name')
-    .option('--version <v>', 'draft, published, latest (default) or a version number')
+    .option('--template-version <v>', 'draft, published, latest (default) or a version number')
     .option('--locale <tag>', 'requested locale (default: the template default)')
     .action(
-      action(async (key: string, opts: EnvOpts & VariableOpts & { version?: string; locale?: string }) => {
-        const input = { version: parseVersionSelector(opts.version), locale: opts.locale, variables: variablesOf(opts) };
+      action(async (key: string, opts: EnvOpts & VariableOpts & { templateVersion?: string; locale?: string }) => {
+        const input = { version: parseVersionSelector(opts.templateVersion), locale: opts.locale, variables: variablesOf(opts) };
         await withServices(opts, async ({ services, json }) => {
           const p = await services.engage.messaging.templates.preview(opts.environment, key, input);
           if (json) return output(true, p);
@@ -177,13 +177,13 @@ export function registerMessaging(program: Command): void {
     .requiredOption('--environment <env>', 'environment id or name')
     .requiredOption('--template <key>', 'template key')
     .requiredOption('--test-group <group>', 'test group id or name')
-    .option('--version <v>', 'draft, published, latest (default) or a version number')
+    .option('--template-version <v>', 'draft, published, latest (default) or a version number')
     .option('--locale <tag>', 'requested locale (default: the template default)')
     .option('--idempotency-key <key>', 'makes a retry harmless (generated when absent)')
     .action(
-      action(async (opts: EnvOpts & VariableOpts & { template: string; testGroup: string; version?: string; locale?: string; idempotencyKey?: string }) => {
+      action(async (opts: EnvOpts & VariableOpts & { template: string; testGroup: string; templateVersion?: string; locale?: string; idempotencyKey?: string }) => {
         const variables = variablesOf(opts);
-        const version = parseVersionSelector(opts.version);
+        const version = parseVersionSelector(opts.templateVersion);
         await withServices(opts, async ({ services, json }) => {
           const environmentId = (await services.engage.environments.resolve(opts.environment)).id;
           const out = await services.engage.messaging.sends.testSend(
@@ -203,7 +203,7 @@ export function registerMessaging(program: Command): void {
       action(async (id: string, opts: CommonOptions) => {
         await withServices(opts, async ({ services, json }) => {
           const s = await services.engage.messaging.inspection.showSend(id);
-          output(json, json ? s : { ...s, response: undefined, recipient: `${s.recipient.type}:${s.recipient.value}` }, json ? undefined : ['id', 'templateKey', 'templateVersion', 'idempotencyKey', 'recipient', 'createdAt', 'deliveries']);
+          output(json, json ? s : { ...s, response: undefined, recipient: `${s.recipient.type}:${s.recipient.value}` }, json ? undefined : ['id', 'templateKey', 'templateVersion', 'isTest', 'idempotencyKey', 'recipient', 'createdAt', 'deliveries']);
         });
       }),
     );

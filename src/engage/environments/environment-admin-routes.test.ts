@@ -174,7 +174,11 @@ describe('a DISABLED environment and sign-in binding', () => {
   it('a sign-in through its identity tenant does not bind its installation (NOT_BOUND, the sign-in goes on); enabled again, it binds', async () => {
     const tenant = await createFixture(h, 'signin-env');
     const env = await setupEnvironment(h, 'signin');
-    await a.call('PUT', '/environments/signin', tokens.manage, { identityTenantId: tenant.tenant.tenant.id });
+    const linked = await a.call('PUT', '/environments/signin', tokens.manage, { identityTenantId: tenant.tenant.tenant.id });
+    expect(await answer(linked)).toEqual([200, expect.objectContaining({ identityTenantId: tenant.tenant.tenant.id })]);
+    // Audited as every identity tenant change is (docs/sign-in-binding.md), with the previous value.
+    const link = (await auditOf('environment.identity_tenant.changed')).at(-1)!;
+    expect([link.environmentId, JSON.parse(link.details)]).toEqual([env.environment.id, { environmentId: env.environment.id, identityTenantId: tenant.tenant.tenant.id, previous: null }]);
     const s = await bootstrap(h, env.app.appKey);
     const code = await issueCode(h, s);
     await a.call('PUT', '/environments/signin', tokens.manage, { status: 'DISABLED' });

@@ -189,8 +189,12 @@ export function createEnvironmentService(deps: {
     const changed = await store.tx(async (tx) => {
       // Conditional on the status not being DELETING (the store's condition): a deletion that won the race stays a deletion.
       if ((await tx.environments.updateEnvironment(env.id, change)) !== 1) return false;
-      const action = change.status === 'DISABLED' ? 'environment.disabled' : change.status === 'ACTIVE' ? 'environment.enabled' : 'environment.updated';
-      await auditIn(tx, actor, action, { type: 'environment', id: env.id }, { environmentId: env.id, ...change }, at);
+      // One event per kind of change: the identity tenant's as docs/sign-in-binding.md names it, the status as its transition.
+      const target = { type: 'environment', id: env.id };
+      if (change.displayName !== undefined) await auditIn(tx, actor, 'environment.updated', target, { environmentId: env.id, displayName: change.displayName }, at);
+      if (change.identityTenantId !== undefined)
+        await auditIn(tx, actor, 'environment.identity_tenant.changed', target, { environmentId: env.id, identityTenantId: change.identityTenantId, previous: env.identityTenantId ?? null }, at);
+      if (change.status !== undefined) await auditIn(tx, actor, change.status === 'DISABLED' ? 'environment.disabled' : 'environment.enabled', target, { environmentId: env.id }, at);
       return true;
     });
     assertThat(changed, EnvironmentErrors.environmentDeleting(env.name));

@@ -155,6 +155,10 @@ describe('preview', () => {
 describe('test groups', () => {
   const path = '/environments/shop/test-groups';
   it('CRUD with the state afterwards; bounds, foreign installations, duplicate names, managed groups', async () => {
+    expect(await body(await a.call('GET', path, undefined))).toEqual([401, { error: 'invalid_token' }]);
+    expect(await body(await a.call('GET', path, sendOnly))).toEqual([403, { error: 'insufficient_scope' }]);
+    const otherReader = await a.newOperator('other-reader@example.com', [`${read}:other`]);
+    expect(await body(await a.call('GET', path, await a.token([read], otherReader.id)))).toEqual([403, { error: 'access_denied' }]);
     const d1 = await device(w);
     const [s1, g] = await body(await a.call('POST', path, manageOnly, { name: 'team', members: [{ installationId: d1.installationId }, { externalId: 'qa-1' }] }));
     expect(s1).toBe(201);
@@ -252,6 +256,13 @@ describe('test sends', () => {
     expect(await body(await a.call('POST', path, sendOnly, { ...ok, testGroup: 'none' }))).toEqual([404, { error: 'test_group_not_found' }]);
     expect(await body(await a.call('POST', path, sendOnly, { ...ok, version: 'draft' }))).toEqual([404, { error: 'version_not_found' }]);
     expect(await body(await a.call('POST', '/environments/other/test-sends', sendOnly, ok))).toEqual([404, { error: 'template_not_found' }]);
+    // A send permission narrowed to shop: shop only; other answers 403 as an unknown environment would.
+    const shopSender = await a.newOperator('shop-sender@example.com', [`${sendScope}:shop`]);
+    const narrowed = await a.token([sendScope], shopSender.id);
+    expect((await a.call('POST', path, narrowed, ok)).status).toBe(202);
+    expect(await body(await a.call('POST', '/environments/other/test-sends', narrowed, ok))).toEqual([403, { error: 'access_denied' }]);
+    expect(await body(await a.call('POST', '/environments/nowhere/test-sends', narrowed, ok))).toEqual([403, { error: 'access_denied' }]);
+    expect(await body(await a.call('POST', '/environments/nowhere/test-sends', sendOnly, ok))).toEqual([404, { error: 'unknown_environment' }]);
     // Idempotent with a key; the same key for another request is refused.
     const first = await body(await a.call('POST', path, sendOnly, { ...ok, idempotencyKey: 'test-1' }));
     expect(first[0]).toBe(202);

@@ -105,6 +105,8 @@ export function createMessagingInspection(deps: { store: Stores }) {
         idempotencyKey: s.idempotencyKey,
         recipient: { type: s.recipientType, value: s.recipientValue },
         accessKeyId: s.accessKeyId,
+        /** A console test send (issue 24 point 4): outside rate limits and counts. */
+        isTest: Number(s.isTest) === 1,
         createdAt: s.createdAt,
         response: JSON.parse(s.response) as unknown,
         deliveries: states,
