@@ -172,6 +172,21 @@ describe('apps (issue 24 point 2)', () => {
   });
 });
 
+describe('live, narrowed permissions on these routes', () => {
+  it('a read permission narrowed to prod does not allow changes there even with the manage scope; a removed permission takes effect on an unexpired token', async () => {
+    const readerOfProd = await a.newOperator('prod-reader@example.com', [`${read}:prod`]);
+    const token = await a.token([read, manage], readerOfProd.id);
+    expect(await status(await a.call('GET', '/environments/prod/apps', token))).toEqual([200]);
+    expect(await status(await a.call('GET', '/environments/prod/access-keys', token))).toEqual([200]);
+    expect(await status(await a.call('POST', '/environments/prod/apps', token, { platform: 'IOS', name: 'not-made' }))).toEqual([403, 'access_denied']);
+    expect(await status(await a.call('POST', '/environments/prod/access-keys', token, { apps: ['table-ios'] }))).toEqual([403, 'access_denied']);
+    expect(await status(await a.call('GET', '/environments/staging/apps', token))).toEqual([403, 'access_denied']);
+    await a.identity.revoke(readerOfProd.subject);
+    expect(await status(await a.call('GET', '/environments/prod/apps', token))).toEqual([403, 'access_denied']);
+    expect(await status(await a.call('GET', '/environments/prod/apps/not-made', full))).toEqual([404, 'unknown_app']);
+  });
+});
+
 describe('provider credentials (issue 24 point 2)', () => {
   it('APNs: uploaded, read back as metadata only, checked against APNs without a push, deleted', async () => {
     const ios = await mkApp('prod', 'push-ios');
