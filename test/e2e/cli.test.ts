@@ -189,7 +189,7 @@ describe('dist/engage administration commands', () => {
 
     it('environments create and list', async () => {
       env = await json<EnvironmentJson>(['environments', 'create', '--name', 'prod']);
-      expect(env).toEqual({ id: expect.any(String), name: 'prod', createdAt: expect.any(String), identityTenantId: null, displayName: null, status: 'ACTIVE', configurationManaged: 0 });
+      expect(env).toEqual({ id: expect.any(String), name: 'prod', createdAt: expect.any(String), identityTenantId: null, displayName: 'prod', status: 'ACTIVE', configurationManaged: false });
       expect(await json<EnvironmentJson[]>(['environments', 'list'])).toEqual([env]);
       await fails(['environments', 'create', '--name', 'prod'], /prod/);
     });
