@@ -2,7 +2,6 @@ import { DomainError } from '../../platform/errors';
 import type { AuditActor } from '../shared/audit';
 import type { EnvironmentApplyService } from '../environments/managed';
 import type { AppView, EnvironmentService } from '../environments/service';
-import type { EnvironmentRow } from '../environments/store';
 import { keyFingerprint, type CredentialService } from '../messaging/credentials';
 import type { MessagingApplyService } from '../messaging/managed';
 import { DEFAULTS, type TemplateService } from '../messaging/templates';
@@ -17,6 +16,8 @@ import type { ApplyApp, ApplyEnvironment } from './schema';
  * configuration-managed. Never deletes. `walk` runs twice: first without writing (the plan, and
  * every error it can find before a write), then, unless a dry run or nothing changes, writing.
  */
+
+type EnvironmentRow = NonNullable<Awaited<ReturnType<EnvironmentService['find']>>>;
 
 export type EngageStepKind = 'environment' | 'app' | 'access_key' | 'template' | 'test_group';
 
