@@ -12,12 +12,27 @@ import { EngageAdminErrors } from './errors';
  */
 export type EngageAdminRoutes = (admin: Hono<EngageAdminEnv>, guard: EngageAdminGuard) => void;
 
-/** The token and permission failures every route shares (spec 03's, for the engagement API). */
-const AUTH = { 401: 'invalid_token', 403: 'insufficient_scope, access_denied', 404: 'administration_disabled, unknown_environment' };
+/**
+ * The failures every route shares: the token and permission ones (spec 03's, for the engagement
+ * API), and the guard's refusal of any change under an environment being deleted.
+ */
+const SHARED: Record<number, string> = {
+  401: 'invalid_token',
+  403: 'insufficient_scope, access_denied',
+  404: 'administration_disabled, unknown_environment',
+  409: 'environment_deleting (a change under an environment being deleted)',
+};
+
+/** The shared failures and a route's own, one line per status. */
+function withShared(own: Record<number, string> = {}): Record<number, string> {
+  const all = { ...SHARED };
+  for (const [status, text] of Object.entries(own)) all[Number(status)] = SHARED[Number(status)] ? `${SHARED[Number(status)]}; ${text}` : text;
+  return all;
+}
 
 /** A route's document: tag `engage-admin`, the bearer token, the shared failures and its own. */
 export const adminDoc = <const P extends Omit<RouteDoc, 'summary' | 'tags' | 'security'>>(summary: string, parts: P) =>
-  ({ summary, tags: ['engage-admin'], security: ['bearerToken'] as RouteDoc['security'], ...parts, errors: { ...AUTH, ...parts.errors } });
+  ({ summary, tags: ['engage-admin'], security: ['bearerToken'] as RouteDoc['security'], ...parts, errors: withShared(parts.errors) });
 
 /** Declarations of the api family's form: every violation named in one invalid_request. */
 export const adminRoute = declaredRoutes<EngageAdminEnv>(
