@@ -386,6 +386,23 @@ describe('access keys (issue 24 point 3)', () => {
     expect((await events('access_key.revoked')).filter((e) => e.targetId === created!.id)).toHaveLength(1);
   });
 
+  it('rotations racing: one replaces the secret, the other is 409 operation_conflict; no caller is handed a key that does not work', async () => {
+    const app = await mkApp('prod', 'race-ios');
+    const k = await body(await a.call('POST', '/environments/prod/access-keys', full, { apps: [app.id] }));
+    const answers = await Promise.all([1, 2, 3].map(() => a.call('POST', `/environments/prod/access-keys/${k!.id}/rotation`, full, {})));
+    const bodies = await Promise.all(answers.map(body));
+    const won = bodies.filter((b, i) => answers[i].status === 200);
+    expect(won.length).toBeGreaterThanOrEqual(1);
+    for (const [i, b] of bodies.entries()) if (answers[i].status !== 200) expect([answers[i].status, b!.error]).toEqual([409, 'operation_conflict']);
+    // The last rotation that won holds the key; a stale compare-and-swap changes nothing.
+    const current = await body(await a.call('GET', `/environments/prod/access-keys/${k!.id}`, full));
+    const holder = won.find((b) => b!.key.endsWith(current!.keyHint));
+    expect((await auth(holder!.key))?.id).toBe(k!.id);
+    const row = await h.sql.get<{ keyDigest: string }>('SELECT key_digest AS "keyDigest" FROM access_keys WHERE id = ?', [k!.id]);
+    expect(await h.services.store.tx((tx) => tx.environments.rotateAccessKeySecret(prodId, k!.id, 'stale', { keyHint: 'xxxx' }))).toBe(0);
+    expect(await h.sql.get<{ keyDigest: string }>('SELECT key_digest AS "keyDigest" FROM access_keys WHERE id = ?', [k!.id])).toEqual(row);
+  });
+
   it('expiry: the key works until expiresAt, never after; an expired key is not rotated', async () => {
     const app = await mkApp('prod', 'expiry-ios');
     const expiresAt = new Date(h.clock.now().getTime() + 60_000).toISOString();

@@ -222,7 +222,7 @@ export function accessKeyAdminRoutes(deps: { environments: EnvironmentService })
     admin.post(`${base}/:keyId/rotation`, guard(manage), adminRoute(
       adminDoc('Rotate an access key: a new secret, shown in this answer only; the previous one keeps working for overlapSeconds (0: stops at once)', {
         params: KEY, body: { schema: RotationBody, required: false }, responses: { 200: { description: 'the access key with its new secret', schema: AccessKeyWithSecret } },
-        errors: { 400: 'invalid_request (overlapSeconds out of 0..604800)', 404: 'unknown_access_key', 409: 'access_key_revoked, access_key_expired, configuration_managed' },
+        errors: { 400: 'invalid_request (overlapSeconds out of 0..604800)', 404: 'unknown_access_key', 409: 'access_key_revoked, access_key_expired, configuration_managed, operation_conflict (rotated by another request at the same time)' },
       }),
       async (c, { params, body }) =>
         c.json(await environments.rotateAccessKey(params.keyId, adminActor(c), { environment: envId(c), overlapSeconds: body?.overlapSeconds ?? 0 })),

@@ -13,4 +13,5 @@ export const EnvironmentErrors = {
   appInUse: (name: string) =>
     new DomainError('conflict', 'app_in_use', `app ${name} has installations or provider credentials: disable it instead, or delete its credentials first`),
   accessKeyExpired: (id: string) => new DomainError('conflict', 'access_key_expired', `access key ${id} has expired`),
+  rotationConflict: (id: string) => new DomainError('conflict', 'operation_conflict', `access key ${id} was rotated by another request at the same time; read it and rotate again`),
 };

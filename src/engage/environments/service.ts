@@ -324,13 +324,17 @@ export function createEnvironmentService(deps: {
     const key = newSecret(ACCESS_KEY_PREFIX);
     const previousExpiresAt = overlap > 0 ? new Date(clock.now().getTime() + overlap * 1000).toISOString() : null;
     const change = { keyDigest: digest(key), rotatedAt, keyHint: key.slice(-4), previousKeyDigest: overlap > 0 ? row.keyDigest : null, previousExpiresAt };
-    // Only while still active: a revocation committed since the read above stays a revocation.
+    // Only while still active with the secret read above: a revocation committed since stays a
+    // revocation, and of two rotations racing one wins (the other is 409 and its key never handed out).
     const changed = await store.tx(async (tx) => {
-      const n = await tx.environments.updateAccessKey(row.environmentId, row.id, change, 'ACTIVE');
+      const n = await tx.environments.rotateAccessKeySecret(row.environmentId, row.id, row.keyDigest, change);
       if (n === 1) await auditIn(tx, actor, 'access_key.rotated', { type: 'access_key', id: row.id }, { environmentId: row.environmentId, overlapSeconds: overlap, previousExpiresAt }, rotatedAt);
       return n;
     });
-    assertThat(changed === 1, EnvironmentErrors.accessKeyRevoked(id));
+    if (changed !== 1) {
+      const current = await store.environments.findAccessKey(row.id);
+      throw current?.status === 'ACTIVE' ? EnvironmentErrors.rotationConflict(id) : EnvironmentErrors.accessKeyRevoked(id);
+    }
     return { ...keyView({ ...row, ...change }), key };
   }
 

@@ -81,6 +81,7 @@ const updateEnvironmentStatement = updateStatement(
 );
 const updateKey = updateStatement('access_keys', KEY_CHANGE_COLUMNS, 'environment_id = ? AND id = ?');
 const updateKeyWithStatus = updateStatement('access_keys', KEY_CHANGE_COLUMNS, 'environment_id = ? AND id = ? AND status = ?');
+const replaceKeySecret = updateStatement('access_keys', KEY_CHANGE_COLUMNS, "environment_id = ? AND id = ? AND status = 'ACTIVE' AND key_digest = ?");
 
 /** Environments, their platform apps and access keys. */
 export function createEnvironmentStore(db: Sql) {
@@ -188,6 +189,16 @@ export function createEnvironmentStore(db: Sql) {
      * Changes an access key; with `onlyIfStatus`, only while it has that status (a conditional
      * write: a rotation never revives a key revoked meanwhile). The number of rows changed.
      */
+    /**
+     * A rotation's write: only while the key is active and its current secret is still
+     * `currentDigest` (a compare-and-swap: of two rotations racing, one replaces the secret and
+     * the other changes nothing, so no caller is handed a key that never worked). Rows changed.
+     */
+    rotateAccessKeySecret(environmentId: string, id: string, currentDigest: string, change: AccessKeyChange): Promise<number> {
+      const u = replaceKeySecret(change);
+      if (!u) return Promise.resolve(0);
+      return db.run(u.text, [...u.values, environmentId, id, currentDigest]);
+    },
     updateAccessKey(environmentId: string, id: string, change: AccessKeyChange, onlyIfStatus?: AccessKeyRow['status']): Promise<number> {
       const u = onlyIfStatus === undefined ? updateKey(change) : updateKeyWithStatus(change);
       if (!u) return Promise.resolve(0);
