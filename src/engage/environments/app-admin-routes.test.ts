@@ -10,6 +10,7 @@ import { testCa } from '../../../test/fixtures/messaging';
 import { bootstrap, transition } from '../../../test/fixtures/engage';
 import { SYSTEM_ACTOR } from '../../identity/audit';
 import { ENGAGE_ADMIN_API } from '../../platform/operator-apis';
+import { createLogger } from '../../platform/logger';
 
 /**
  * Apps, provider credentials and access keys on the engagement administration API (issue 24
@@ -29,13 +30,24 @@ let prodId: string;
 let stagingId: string;
 const { read, manage, send } = ENGAGE_ADMIN_API.scopes;
 const TOPIC = 'com.example.shop';
-const ecPem = () => generateKeyPairSync('ec', { namedCurve: 'P-256' }).privateKey.export({ type: 'pkcs8', format: 'pem' }).toString();
+/** Every log line of the instance (debug and up): no key or provider key may appear in one. */
+const lines: string[] = [];
+/** Secrets handed to or shown by the instance in these tests. */
+const secrets: string[] = [];
+const ecPem = () => {
+  const pem = generateKeyPairSync('ec', { namedCurve: 'P-256' }).privateKey.export({ type: 'pkcs8', format: 'pem' }).toString();
+  secrets.push(pem.split('\n')[1]);
+  return pem;
+};
 
 beforeAll(async () => {
   let clockNow = () => Date.now();
   apns = await startApnsFake({ ca: testCa(), topic: TOPIC, now: () => clockNow() });
   fcm = await startFcmFake({ ca: testCa(), projectId: 'test-project', now: () => clockNow() });
-  h = await createHarness({ apnsUrl: apns.url, apnsSandboxUrl: apns.url, fcmUrl: fcm.url, pushCaFile: testCa().caFile });
+  h = await createHarness(
+    { apnsUrl: apns.url, apnsSandboxUrl: apns.url, fcmUrl: fcm.url, pushCaFile: testCa().caFile },
+    { logger: createLogger({ level: 'debug', format: 'json', write: (l) => lines.push(l) }) },
+  );
   clockNow = () => h.clock.now().getTime();
   a = await createEngageAdminFixture(h);
   prodId = (await h.services.engage.environments.create({ name: 'prod' }, SYSTEM_ACTOR)).id;
@@ -53,7 +65,11 @@ afterAll(async () => {
   await fcm.close();
 });
 
-const body = async (res: Response) => (res.status === 204 ? null : ((await res.json()) as Record<string, any>));
+const body = async (res: Response) => {
+  const b = res.status === 204 ? null : ((await res.json()) as Record<string, any>);
+  if (typeof b?.key === 'string') secrets.push(b.key);
+  return b;
+};
 const answer = async (res: Response) => [res.status, await body(res)];
 const status = async (res: Response) => {
   const b = await body(res);
@@ -247,6 +263,7 @@ describe('provider credentials (issue 24 point 2)', () => {
     const android = await mkApp('prod', 'fcm-android', 'ANDROID');
     const base = `/environments/prod/apps/${android.id}/credentials`;
     const sa = fcm.serviceAccount();
+    secrets.push(sa.private_key.split('\n')[1]);
     expect(await status(await a.call('PUT', `${base}/fcm`, full, { serviceAccount: { project_id: 'p' } }))).toEqual([400, 'invalid_credentials']);
     expect(await status(await a.call('PUT', `${base}/fcm`, full, sa))).toEqual([400, 'invalid_request']);
     const set = await body(await a.call('PUT', `${base}/fcm`, full, { serviceAccount: sa }));
@@ -261,6 +278,7 @@ describe('provider credentials (issue 24 point 2)', () => {
 
     // Another key under the same account: the token endpoint refuses the JWT.
     const wrong = { ...sa, private_key: generateKeyPairSync('rsa', { modulusLength: 2048 }).privateKey.export({ type: 'pkcs8', format: 'pem' }).toString() };
+    secrets.push(wrong.private_key.split('\n')[1]);
     await a.call('PUT', `${base}/fcm`, full, { serviceAccount: wrong });
     expect((await body(await a.call('POST', `${base}/fcm/check`, full)))!.check).toMatchObject({ ok: false, status: 400, reason: 'invalid_grant' });
     const shown = JSON.stringify(await body(await a.call('GET', base, full)));
@@ -424,5 +442,13 @@ describe('access keys (issue 24 point 3)', () => {
     expect((await auth(k!.key))?.id).toBe(k!.id);
     await h.services.engage.environments.revokeAccessKey(k!.id, SYSTEM_ACTOR, { allowManaged: true });
     expect(await auth(k!.key)).toBeUndefined();
+  });
+});
+
+describe('logs', () => {
+  it('no access key and no provider key in any log line of the instance', () => {
+    expect(lines.length).toBeGreaterThan(0);
+    expect(secrets.length).toBeGreaterThan(10);
+    for (const secret of secrets) expect(lines.filter((l) => l.includes(secret))).toEqual([]);
   });
 });
