@@ -283,6 +283,11 @@ describe('provider credentials (issue 24 point 2)', () => {
     expect((await body(await a.call('POST', `${base}/fcm/check`, full)))!.check).toMatchObject({ ok: false, status: 400, reason: 'invalid_grant' });
     const shown = JSON.stringify(await body(await a.call('GET', base, full)));
     expect(shown).not.toContain(wrong.private_key.split('\n')[1]);
+
+    // A token endpoint that cannot be reached: ok false, no status, the transport error.
+    await a.call('PUT', `${base}/fcm`, full, { serviceAccount: { ...sa, token_uri: 'http://127.0.0.1:1/token' } });
+    const unreachable = (await body(await a.call('POST', `${base}/fcm/check`, full)))!.check;
+    expect(unreachable).toEqual({ ok: false, reason: expect.stringMatching(/^connection: /), checkedAt: expect.any(String) });
     expect(JSON.stringify(await events('push_credentials.set'))).not.toContain(sa.private_key.split('\n')[1]);
   });
 
