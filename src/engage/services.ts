@@ -54,7 +54,7 @@ export function createEngageServices(deps: {
   const environmentDeletion = createEnvironmentDeletion({ store, clock, logger: deps.logger, wake: deps.wakeWork ?? (() => undefined) });
   const environments = createEnvironmentService({ store, clock, deletion: environmentDeletion });
   // The credential check asks the provider clients below (issue 24 point 2).
-  const credentials = createCredentialService({ store, clock, sealer: deps.sealer, environments, providers: () => ({ apns, fcm }) });
+  const credentials = createCredentialService({ store, clock, sealer: deps.sealer, environments, providers: () => ({ apns, fcm }), fcmUrl: config.fcmUrl });
   // Provider connections open lazily, on the first delivery: the CLI never makes one.
   const ca = config.pushCaFile ? readFileSync(config.pushCaFile) : undefined;
   // Every attempt a provider does not accept is a warn line (issue 23 point 5).

@@ -284,10 +284,11 @@ describe('provider credentials (issue 24 point 2)', () => {
     const shown = JSON.stringify(await body(await a.call('GET', base, full)));
     expect(shown).not.toContain(wrong.private_key.split('\n')[1]);
 
-    // A token endpoint that cannot be reached: ok false, no status, the transport error.
-    await a.call('PUT', `${base}/fcm`, full, { serviceAccount: { ...sa, token_uri: 'http://127.0.0.1:1/token' } });
-    const unreachable = (await body(await a.call('POST', `${base}/fcm/check`, full)))!.check;
-    expect(unreachable).toEqual({ ok: false, reason: expect.stringMatching(/^connection: /), checkedAt: expect.any(String) });
+    // A token endpoint of the uploader's choosing is refused at upload (the check would otherwise probe any address): the stored credentials stay.
+    const before = await body(await a.call('GET', base, full));
+    const foreign = await a.call('PUT', `${base}/fcm`, full, { serviceAccount: { ...sa, token_uri: 'http://127.0.0.1:1/token' } });
+    expect(foreign.status).toBe(400);
+    expect(await body(await a.call('GET', base, full))).toEqual(before);
     expect(JSON.stringify(await events('push_credentials.set'))).not.toContain(sa.private_key.split('\n')[1]);
   });
 

@@ -64,6 +64,8 @@ export interface ProviderCheckers {
   fcm: { check(c: FcmCredentials): Promise<ProviderCheck> };
 }
 
+const GOOGLE_TOKEN_ORIGIN = 'https://oauth2.googleapis.com';
+
 export function createCredentialService(deps: {
   store: Stores & TxRunner<Stores>;
   clock: Clock;
@@ -71,6 +73,12 @@ export function createCredentialService(deps: {
   environments: EnvironmentService;
   /** The provider clients, for the credential check (built after this service: asked for when used). */
   providers?: () => ProviderCheckers;
+  /**
+   * `config.fcmUrl`: a service account's `token_uri` must be Google's token endpoint or on this
+   * origin (an emulator, the test fakes), so an uploaded file cannot point the server's token
+   * requests (and the credential check) at an address of the uploader's choosing.
+   */
+  fcmUrl?: string;
 }) {
   const { store, sealer, environments } = deps;
 
@@ -133,6 +141,9 @@ export function createCredentialService(deps: {
       if (sa.type !== undefined && sa.type !== 'service_account') throw MessagingErrors.credentialsInvalid('service-account.type: must be service_account');
       const tokenUri = typeof sa.token_uri === 'string' ? sa.token_uri : 'https://oauth2.googleapis.com/token';
       if (!URL.canParse(tokenUri) || !/^https?:/.test(tokenUri)) throw MessagingErrors.credentialsInvalid('service-account.token_uri: must be an http(s) URL');
+      const allowed = [GOOGLE_TOKEN_ORIGIN, ...(deps.fcmUrl ? [new URL(deps.fcmUrl).origin] : [])];
+      if (!allowed.includes(new URL(tokenUri).origin))
+        throw MessagingErrors.credentialsInvalid(`service-account.token_uri: must be Google's token endpoint (${GOOGLE_TOKEN_ORIGIN}/token) or on the FCM URL's origin`);
       keyOf(sa.private_key as string, 'rsa', 'service-account.private_key');
       const info = { projectId: sa.project_id as string, clientEmail: sa.client_email as string, tokenUri, fingerprint: keyFingerprint(sa.private_key as string) };
       const secret: Omit<FcmCredentials, 'projectId' | 'clientEmail' | 'tokenUri'> = {
