@@ -220,6 +220,8 @@ describe('erasure (engage.admin.privacy)', () => {
 
   it('a profile by external id: its installations, attributes, tags, subscriptions and events, deliveries redacted; a repeat is 404; the audit never names the external id', async () => {
     const token = await a.token([privacy]);
+    const toPerson = await send(w, sendBody({ type: 'EXTERNAL_ID', value: 'customer-42' }));
+    expect(toPerson.status).toBe(202);
     const res = await a.call('DELETE', `${base()}/profiles/external/customer-42`, token);
     expect(res.status).toBe(204);
     expect((await get(`${base()}/profiles/${profileId}`))[0]).toBe(404);
@@ -234,8 +236,13 @@ describe('erasure (engage.admin.privacy)', () => {
       ['installations', 'id', bound.installationId],
       ['push_deliveries', 'installation_id', bound.installationId],
       ['push_sends', 'recipient_value', bound.installationId],
+      ['push_sends', 'recipient_value', 'customer-42'],
     ])
       expect([table, (await w.h.sql.get<{ n: number }>(`SELECT COUNT(*) AS n FROM ${table} WHERE ${col} = ?`, [id]))!.n]).toEqual([table, 0]);
+    // The send to the external id stays in the ledger, naming neither the person nor the device.
+    const sends = await w.h.sql.all<{ recipient_value: string; response: string }>('SELECT recipient_value, response FROM push_sends WHERE environment_id = ?', [w.envId]);
+    expect(sends).toHaveLength(3);
+    for (const r of sends) expect(JSON.stringify(r)).not.toMatch(new RegExp(`customer-42|${bound.installationId}`));
     const again = await a.call('DELETE', `${base()}/profiles/${profileId}`, token);
     expect([again.status, await again.json()]).toEqual([404, { error: 'unknown_profile' }]);
     const [, audit] = await get(`${base()}/audit-events?action=profile.erased`);

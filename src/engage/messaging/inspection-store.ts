@@ -32,6 +32,9 @@ const SQL = {
   one: `SELECT ${SEND_LINE} FROM push_sends s LEFT JOIN push_templates t ON t.id = s.template_id AND t.environment_id = s.environment_id
      WHERE s.environment_id = ? AND s.id = ?`,
   states: 'SELECT state, COUNT(*) AS n FROM push_deliveries WHERE send_id = ? AND environment_id = ? GROUP BY state',
+  // Sends addressed to an external id (privacy erasure of its profile; send-erasure.ts).
+  toExternalId: `SELECT id, recipient_type AS "recipientType", recipient_value AS "recipientValue", response FROM push_sends
+     WHERE environment_id = ? AND recipient_type = 'EXTERNAL_ID' AND recipient_value = ?`,
 } as const;
 
 export function createMessagingInspectionStore(db: Sql) {
@@ -42,6 +45,10 @@ export function createMessagingInspectionStore(db: Sql) {
     },
     sendIn(environmentId: string, id: string): Promise<SendListRow | undefined> {
       return db.get<SendListRow>(SQL.one, [environmentId, id]);
+    },
+    /** The sends of the environment addressed to `externalId` (recipient EXTERNAL_ID). */
+    sendsToExternalId(environmentId: string, externalId: string): Promise<{ id: string; recipientType: string; recipientValue: string; response: string }[]> {
+      return db.all(SQL.toExternalId, [environmentId, externalId]);
     },
     async deliveryStates(environmentId: string, sendId: string): Promise<Record<string, number>> {
       const rows = await db.all<{ state: string; n: number }>(SQL.states, [sendId, environmentId]);

@@ -12,20 +12,30 @@
  */
 import { redactSend } from './send-names';
 import type { MessagingStore } from './store';
+import type { MessagingInspectionStore } from './inspection-store';
 
 export { ERASED_ID } from './send-names';
 
 /** What a transaction hands redactSendsIn: the messaging context's store bound to it. */
-export type SendLedgerTx = { messaging: MessagingStore };
+export type SendLedgerTx = { messaging: MessagingStore; messagingInspection: MessagingInspectionStore };
 
 /**
  * In privacy erasure's transaction (privacy/service.ts), before the installation's rows go
  * (push_send_recipients among them): every send of the environment naming one of `ids` (the
  * installation, the anonymous profiles erased with it) is redacted. The number of sends redacted.
  */
-export async function redactSendsIn(tx: SendLedgerTx, environmentId: string, ids: readonly string[]): Promise<number> {
+export async function redactSendsIn(tx: SendLedgerTx, environmentId: string, ids: readonly string[], externalId?: string): Promise<number> {
   const erased = new Set(ids);
   let n = 0;
+  // The erasure of a person's profile (issue 24): a send addressed to its external id names the
+  // person too; it is redacted as one addressed to an erased profile (recipient and content).
+  if (externalId !== undefined)
+    for (const send of await tx.messagingInspection.sendsToExternalId(environmentId, externalId)) {
+      const redacted = redactSend({ ...send, recipientType: 'PROFILE' }, new Set([externalId, ...ids]));
+      if (!redacted) continue;
+      await tx.messaging.redactSend(environmentId, send.id, redacted.recipientValue, redacted.response);
+      n++;
+    }
   for (const send of await tx.messaging.sendsNaming(environmentId, ids)) {
     const redacted = redactSend(send, erased);
     if (!redacted) continue;

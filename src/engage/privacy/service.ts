@@ -97,7 +97,7 @@ export function createPrivacyService(deps: { store: Stores & TxRunner<Stores>; c
       if (!profile) throw InspectionErrors.unknownProfile();
       const bound = await tx.privacy.boundTo(environmentId, profile.id);
       for (const inst of bound) await eraseLocked(tx, inst, at);
-      await deps.sends.redactSendsIn(tx, environmentId, [profile.id]);
+      await deps.sends.redactSendsIn(tx, environmentId, [profile.id], profile.externalId ?? undefined);
       await tx.privacy.eraseProfile(environmentId, profile.id, profile.externalId);
       await auditIn(tx, actor, 'profile.erased', { type: 'profile', id: profile.id }, { environmentId, installations: bound.length }, at);
       tx.afterCommit(deps.scrubDeleted);
