@@ -35,12 +35,21 @@ export function registerInstallations(program: Command): void {
       }),
     );
 
-  withCommon(inst.command('show').description('show an installation: state, attributes, subscriptions, generations, operation counts'))
+  withCommon(inst.command('show').description('show an installation: state, attributes, subscriptions, generations, its last operations (as GET …/installations/{id})'))
     .argument('<id>', 'installation id')
     .option('--environment <env>', 'environment id or name')
     .action(
       action(async (id: string, opts: CommonOptions & { environment?: string }) => {
-        await withServices(opts, async ({ services, json }) => showRecord(json, await services.engage.inspection.installation(id, opts.environment)));
+        await withServices(opts, async ({ services, json }) => {
+          const { inspection, environments } = services.engage;
+          const installationId = id.toLowerCase();
+          // What GET …/installations/{id} answers (its last operations, pushTokenHeld,
+          // unknown_installation), plus the push token's masked tail the CLI has always shown
+          // (docs/decisions.md). Without --environment, the installation's own environment.
+          const environmentId = opts.environment ? (await environments.resolve(opts.environment)).id : (await inspection.installation(installationId)).environmentId;
+          const detail = await inspection.installationDetail(environmentId, installationId);
+          showRecord(json, { ...detail, pushToken: (await inspection.installation(installationId, environmentId)).pushToken });
+        });
       }),
     );
 

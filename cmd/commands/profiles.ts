@@ -26,8 +26,12 @@ export function registerProfiles(program: Command): void {
         const ref = refOf(opts);
         await withServices(opts, async ({ services, json }) => {
           const { inspection } = services.engage;
-          if ('externalId' in ref) return showRecord(json, await inspection.profile(opts.environment, ref.externalId, n));
           const env = await services.engage.environments.resolve(opts.environment);
+          if ('externalId' in ref) {
+            // What GET …/profiles/external/{externalId} answers (unknown_profile too), and the recent events.
+            const detail = await inspection.profileByExternalId(env.id, ref.externalId);
+            return showRecord(json, { ...detail, recentEvents: (await inspection.profile(env.id, ref.externalId, n)).recentEvents });
+          }
           showRecord(json, await inspection.profileById(env.id, ref.id));
         });
       }),
