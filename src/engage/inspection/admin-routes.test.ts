@@ -272,4 +272,12 @@ describe('audit (GET /environments/{environmentId}/audit-events)', () => {
     noSecret(body);
     expect(JSON.stringify(body)).not.toContain(otherEnv.accessKey);
   });
+
+  it('identity administrators read the same events in GET /identity/admin/audit-events, each with its environment', async () => {
+    const res = await a.identity.call('GET', '/audit-events?action=profile.erased', await a.identity.token());
+    expect(res.status).toBe(200);
+    const [engage] = await get(`${base()}/audit-events?action=profile.erased`);
+    expect(engage).toBe(200);
+    expect(((await res.json()) as { items: unknown[] }).items).toEqual([expect.objectContaining({ action: 'profile.erased', tenantId: null, environmentId: w.envId, targetId: profileId })]);
+  });
 });
