@@ -348,6 +348,25 @@ describe('engagement administration: the CLI and the API give the same results',
     await sameError(['environments', 'delete', 'doomed-cli', '--no-wait'], 'DELETE', '/environments/doomed-api', undefined, 404);
   });
 
+  it('lists: apps, access keys (never a key), credentials, templates and test groups list the same through both doors', async () => {
+    const E = ['--environment', 'cli-env'];
+    const items = (x: Json) => (Array.isArray(x) ? x : x.items);
+    for (const [args, route] of [
+      [['apps', 'list', ...E], '/environments/cli-env/apps'],
+      [['access-keys', 'list', ...E], '/environments/cli-env/access-keys'],
+      [['templates', 'list', ...E], '/environments/cli-env/templates'],
+      [['test-groups', 'list', ...E], '/environments/cli-env/test-groups'],
+      [['environments', 'list'], '/environments'],
+    ] as [string[], string][]) {
+      const c = await ok(args);
+      const h = await api('GET', route);
+      expect(h.status).toBe(200);
+      expect(items(c), args.join(' ')).toEqual(items(h.body));
+      expect(items(c).length, args.join(' ')).toBeGreaterThan(0);
+    }
+    expect(items(await ok(['access-keys', 'list', ...E])).every((k: Json) => !('key' in k))).toBe(true);
+  });
+
   it('audit: the same events through both doors; CLI changes as os:<user>, HTTP ones as the operator, each with its environment; no secret anywhere but once', async () => {
     const c = await ok(['audit', 'list', '--environment', 'cli-env', '--size', '200']);
     const h = (await api('GET', '/environments/cli-env/audit-events?size=200')).body;
@@ -362,6 +381,7 @@ describe('engagement administration: the CLI and the API give the same results',
     }
     expect(events.every((e) => e.environmentId === c.items[0].environmentId && (e.actorSubject === osActor || e.actorSubject === subject))).toBe(true);
     expect(events.filter((e) => e.actorSubject === osActor).every((e) => e.actorClientId === null)).toBe(true);
+    expect(events.filter((e) => e.actorSubject === subject).every((e) => e.actorClientId === 'engage-cli')).toBe(true);
 
     const trail = JSON.stringify(events) + JSON.stringify((await api('GET', '/environments/api-env/audit-events?size=200')).body);
     const log = server.output();
