@@ -136,4 +136,18 @@ describe('FCM HTTP v1 delivery (service-account OAuth token)', () => {
     await run(w);
     expect(await row(w, id)).toMatchObject({ state: 'EXPIRED', lastError: 'expired' });
   });
+
+  it("a file naming another app's service account with a key of its own never gets that account's cached token (an outside review)", async () => {
+    // The world's account has a token cached by the sends above.
+    await sendTo(w).then(() => run(w));
+    const android = w.android;
+    const real = w.fcm.serviceAccount();
+    const forged = { ...real, private_key: generateKeyPairSync('rsa', { modulusLength: 2048 }).privateKey.export({ type: 'pkcs8', format: 'pem' }).toString() };
+    await w.h.services.engage.messaging.credentials.setFcm({ app: android.id, serviceAccount: forged }, ACTOR);
+    const { d, id } = await sendTo(w);
+    await run(w);
+    expect(w.fcm.sends.filter((s) => s.token === d.token)).toEqual([]);
+    expect(await row(w, id)).toMatchObject({ state: 'FAILED', lastError: expect.stringContaining('invalid_grant') });
+    await w.h.services.engage.messaging.credentials.setFcm({ app: android.id, serviceAccount: real }, ACTOR);
+  });
 });

@@ -7,7 +7,7 @@
  */
 import http from 'node:http';
 import https from 'node:https';
-import { createPrivateKey, sign, type KeyObject } from 'node:crypto';
+import { createHash, createPrivateKey, sign, type KeyObject } from 'node:crypto';
 import type { Clock } from '../../platform/clock';
 import { retryAfterMs, type AttemptOutcome } from './outcome';
 import type { DeliveryMessage } from './message';
@@ -70,6 +70,8 @@ export function createFcmClient(opts: { baseUrl: string; ca?: string | Buffer; c
   /** The token endpoint request in flight, per service account. */
   const renewals = new Map<string, Promise<string | AttemptOutcome>>();
   const keys = new Map<string, KeyObject>();
+  /** The digest of each private key seen, for the token cache's key. */
+  const tokenIds = new Map<string, string>();
 
   function post(url: string, headers: Record<string, string>, body: string): Promise<Answer | { error: string }> {
     return new Promise((resolve) => {
@@ -111,7 +113,7 @@ export function createFcmClient(opts: { baseUrl: string; ca?: string | Buffer; c
    * the first burst after a start) waits for that same request (issue 22 point 3).
    */
   function accessToken(c: FcmCredentials, refused?: string): Promise<string | AttemptOutcome> | string {
-    const id = `${c.clientEmail}:${c.tokenUri}`;
+    const id = tokenId(c);
     const held = tokens.get(id);
     if (held && held.token !== refused && held.expiresMs - 5 * 60_000 > opts.clock.now().getTime()) return held.token;
     let asked = renewals.get(id);
@@ -120,6 +122,17 @@ export function createFcmClient(opts: { baseUrl: string; ca?: string | Buffer; c
       renewals.set(id, asked);
     }
     return asked;
+  }
+
+  /**
+   * Whose token it is: the service account AND its private key. Keyed by the email and token
+   * endpoint alone, an app whose uploaded file named another project's account with a key of
+   * its own would be handed that project's cached token (an outside review, issue 24).
+   */
+  function tokenId(c: FcmCredentials): string {
+    let id = tokenIds.get(c.privateKey);
+    if (!id) tokenIds.set(c.privateKey, (id = createHash('sha256').update(c.privateKey).digest('hex')));
+    return `${c.clientEmail} ${c.tokenUri} ${id}`;
   }
 
   async function askForToken(c: FcmCredentials, id: string): Promise<string | AttemptOutcome> {
@@ -179,7 +192,7 @@ export function createFcmClient(opts: { baseUrl: string; ca?: string | Buffer; c
   async function check(c: FcmCredentials): Promise<ProviderCheck> {
     let got: string | AttemptOutcome;
     try {
-      got = await askForToken(c, `${c.clientEmail}:${c.tokenUri}`);
+      got = await askForToken(c, tokenId(c));
     } catch (e) {
       return { ok: false, reason: `signing: ${(e as Error).message}` };
     }
