@@ -10,6 +10,7 @@
 //
 // Usage: node build.mjs && node bench/push.mjs [--duration 10] [--connections 16] [--users 200]
 //          [--rate N (paced sends/s for the latency run; default: as fast as possible)]
+//          [--amount N (admit exactly N sends instead of --duration: runs then batch the same work)]
 //          [--database-url postgres://… (an empty database)]
 import autocannon from 'autocannon';
 import { execFileSync, spawn } from 'node:child_process';
@@ -31,6 +32,7 @@ const { values: args } = parseArgs({
     connections: { type: 'string', default: '16' },
     users: { type: 'string', default: '200' },
     rate: { type: 'string' },
+    amount: { type: 'string' },
     'database-url': { type: 'string' },
   },
 });
@@ -143,6 +145,7 @@ try {
     connections,
     duration,
     ...(args.rate ? { overallRate: Number(args.rate) } : {}),
+    ...(args.amount ? { amount: Number(args.amount) } : {}),
     requests: [
       {
         method: 'POST',
@@ -164,13 +167,26 @@ try {
   const shown = cli('templates', 'show', 'bench.receipt', '--environment', env.id);
   admittedDeliveries = Object.values(shown.deliveries).reduce((a, b) => a + b, 0);
 
-  // 2. Delivery: release, then until every admitted delivery is answered.
+  // 2. Delivery: release, then until every admitted delivery is answered. The server's CPU time
+  // over it (Linux /proc: the process, and its main thread alone) is comparable on a busy machine
+  // where deliveries/s are not.
+  const cpuMs = (stat) => {
+    try {
+      const f = readFileSync(stat, 'utf8').split(') ')[1].split(' ');
+      return (Number(f[11]) + Number(f[12])) * 10; // utime + stime, in ticks of 10 ms
+    } catch {
+      return NaN;
+    }
+  };
+  const cpu = () => [cpuMs(`/proc/${proc.pid}/stat`), cpuMs(`/proc/${proc.pid}/task/${proc.pid}/stat`)];
+  const cpu0 = cpu();
   const t0 = performance.now();
   sink.postMessage('release');
   const deadline = Date.now() + 600_000;
   while (Atomics.load(answered, 0) < admittedDeliveries && Date.now() < deadline) await new Promise((r) => setTimeout(r, 20));
   const deliverySeconds = (performance.now() - t0) / 1000;
   const delivered = Atomics.load(answered, 0);
+  const [processMs, mainMs] = cpu().map((v, i) => v - cpu0[i]);
   const { duplicates } = await ask('duplicates');
 
   // 3. Ceiling: a bare node:http2 client, the same requests, as concurrently as the worker (500 in flight).
@@ -180,7 +196,8 @@ try {
   const result = {
     engine: args['database-url'] ? 'postgres' : 'sqlite',
     sends: { admitted: admission['2xx'], perSecond: Math.round(sendsPerSecond), non2xx: admission.non2xx, latencyMs: { p50: admission.latency.p50, p99: admission.latency.p99, max: admission.latency.max } },
-    deliveries: { admitted: admittedDeliveries, delivered, perSecond: Math.round(delivered / deliverySeconds), duplicates },
+    deliveries: { admitted: admittedDeliveries, delivered, perSecond: Math.round(delivered / deliverySeconds), duplicates, cpuUsPerDelivery: { process: +((processMs * 1000) / delivered).toFixed(1), mainThread: +((mainMs * 1000) / delivered).toFixed(1) } },
+    loadAverage: Number(readFileSync('/proc/loadavg', 'utf8').split(' ')[0]),
     ceiling: { perSecond: Math.round(ceiling), ratio: +(delivered / deliverySeconds / ceiling).toFixed(2) },
   };
   console.log(JSON.stringify(result, null, 2));
