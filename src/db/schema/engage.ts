@@ -125,7 +125,7 @@ export const installations = sqliteTable(
     createdAt: text('created_at').notNull(),
     updatedAt: text('updated_at').notNull(),
   },
-  (t) => [index('installations_environment').on(t.environmentId), index('installations_profile').on(t.profileId)],
+  (t) => [index('installations_environment').on(t.environmentId, t.id), index('installations_profile').on(t.profileId)],
 );
 
 /** Which profile each generation of an installation was bound to: the fence of spec 01. */

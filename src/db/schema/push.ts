@@ -87,7 +87,7 @@ export const pushSends = sqliteTable(
     isTest: integer('is_test').notNull().default(0),
   },
   (t) => [
-    uniqueIndex('push_sends_idempotency').on(t.environmentId, t.idempotencyKey),
+    uniqueIndex('push_sends_idempotency').on(t.environmentId, t.isTest, t.idempotencyKey),
     index('push_sends_template').on(t.templateId, t.createdMs),
     // The environment overview's sends of the last hour and day (migration 0029).
     index('push_sends_environment_created').on(t.environmentId, t.createdMs),

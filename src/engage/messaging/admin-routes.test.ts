@@ -269,6 +269,12 @@ describe('test sends', () => {
     expect(first[1]).toMatchObject({ accepted: false, diagnostics: [], isTest: true });
     expect(await body(await a.call('POST', path, sendOnly, { ...ok, idempotencyKey: 'test-1' }))).toEqual(first);
     expect(await body(await a.call('POST', path, sendOnly, { ...ok, locale: 'de', idempotencyKey: 'test-1' }))).toEqual([409, { error: 'idempotency_key_reused' }]);
+    // A test send's key is its own: the backend's real send with the same key is admitted (an outside review).
+    const outsider = await device(w);
+    const real = await send(w, { ...sendBody({ type: 'INSTALLATION_ID', value: outsider.installationId }), idempotencyKey: 'test-1' });
+    expect(real.status).toBe(202);
+    expect((await send(w, { ...sendBody({ type: 'INSTALLATION_ID', value: outsider.installationId }), idempotencyKey: 'test-1' })).status).toBe(202);
+    expect(await body(await a.call('POST', path, sendOnly, { ...ok, idempotencyKey: 'test-1' }))).toEqual(first);
     await a.call('POST', '/environments/shop/templates', all, tpl({ key: 'gone' }));
     await a.call('POST', '/environments/shop/templates/gone/archive', all);
     expect(await body(await a.call('POST', path, sendOnly, { ...ok, template: 'gone' }))).toEqual([409, { error: 'template_archived' }]);

@@ -121,7 +121,7 @@ export function createSendService(deps: { store: Stores & TxRunner<Stores>; cloc
     const attempt = (retry: boolean) =>
       admit({ templateId: a.templateId, run: async (tx) => {
         if (retry) {
-          const again = a.replay(await tx.messaging.findSend(a.env, a.idempotencyKey));
+          const again = a.replay(await tx.messaging.findSend(a.env, a.idempotencyKey, a.isTest));
           if (again) return again;
         }
         const installations = await a.resolve(tx.messaging);
@@ -261,7 +261,8 @@ export function createSendService(deps: { store: Stores & TxRunner<Stores>; cloc
     const requestHash = requestDigest({ test: true, templateKey: t.key, version: selected.version, testGroup: group.id, locale: input.locale ?? null, variables: input.variables ?? {} });
     const idempotencyKey = input.idempotencyKey ?? `test-${newId()}`;
     const replay = replayOf(caller, requestHash, () => true);
-    const early = replay(await store.messaging.findSend(env, idempotencyKey));
+    // Test sends have keys of their own (migration 0030): a test can never take a real send's key.
+    const early = replay(await store.messaging.findSend(env, idempotencyKey, true));
     if (early) return { ...early, isTest: true };
     // An archived template accepts no sends, tests included (docs/decisions.md).
     if (t.status === 'ARCHIVED') throw MessagingErrors.templateArchived(t.key);

@@ -75,11 +75,11 @@ const SQL = {
     ON CONFLICT (template_id, window_ms) DO UPDATE SET count = push_rate_windows.count + 1 WHERE push_rate_windows.count < ?
     RETURNING count`,
   dropOldWindows: `DELETE FROM push_rate_windows WHERE template_id = ? AND window_ms < ?`,
-  send: `SELECT ${SEND} FROM push_sends WHERE environment_id = ? AND idempotency_key = ?`,
+  send: `SELECT ${SEND} FROM push_sends WHERE environment_id = ? AND is_test = ? AND idempotency_key = ?`,
   sendById: `SELECT ${SEND} FROM push_sends WHERE id = ?`,
   insertSend: `INSERT INTO push_sends (id, environment_id, template_id, template_version, idempotency_key, request_hash, access_key_id,
       recipient_type, recipient_value, response, created_at, created_ms, is_test)
-    VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?) ON CONFLICT (environment_id, idempotency_key) DO NOTHING`,
+    VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?) ON CONFLICT (environment_id, is_test, idempotency_key) DO NOTHING`,
   // Counts leave test sends out (issue 24 point 4); testSendCount counts them alone.
   sendCount: `SELECT COUNT(*) AS n FROM push_sends WHERE template_id = ? AND is_test = 0`,
   testSendCount: `SELECT COUNT(*) AS n FROM push_sends WHERE template_id = ? AND is_test = 1`,
@@ -197,8 +197,9 @@ export function createMessagingStore(db: Sql) {
       if (row?.count === 1) await db.run(SQL.dropOldWindows, [templateId, windowMs]);
       return row !== undefined;
     },
-    findSend(environmentId: string, idempotencyKey: string): Promise<SendRow | undefined> {
-      return db.get<SendRow>(SQL.send, [environmentId, idempotencyKey]);
+    /** The send holding `idempotencyKey` among real sends, or among test sends (`test`: their own keys). */
+    findSend(environmentId: string, idempotencyKey: string, test = false): Promise<SendRow | undefined> {
+      return db.get<SendRow>(SQL.send, [environmentId, test ? 1 : 0, idempotencyKey]);
     },
     findSendById(id: string): Promise<SendRow | undefined> {
       return db.get<SendRow>(SQL.sendById, [id]);

@@ -1,12 +1,11 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { createHarness, type Harness } from '../../../test/helpers/harness';
+import { createHarness, itSqlite, type Harness } from '../../../test/helpers/harness';
 import { bootstrap, setupEnvironment } from '../../../test/fixtures/engage';
 import { createProfileStore } from './store';
 
 /**
- * The installations' keyset pages (issue 24): the two plans of profiles/store.ts (a small
- * environment through its index, a large one along the primary key) answer the same rows, in
- * id order, of the environment only.
+ * The installations' keyset pages (issue 24): the environment's rows only, in id order, through
+ * the index (environment_id, id) of migration 0030.
  */
 let h: Harness;
 let envId: string;
@@ -26,22 +25,24 @@ beforeAll(async () => {
 afterAll(() => h.close());
 
 describe('installation pages', () => {
-  it('both plans walk the environment in id order, `after` excluded, size+1 rows at most', async () => {
+  it('walks the environment in id order, `after` excluded, size rows at most', async () => {
     const store = createProfileStore(h.sql);
-    for (const large of [false, true]) {
-      const seen: string[] = [];
-      let after = '';
-      for (;;) {
-        const rows = await store.installationPage(envId, after, 3, large);
-        expect(rows.length).toBeLessThanOrEqual(3);
-        seen.push(...rows.map((r) => r.id));
-        if (rows.length < 3) break;
-        after = rows[rows.length - 1].id;
-      }
-      expect([large, seen]).toEqual([large, ids]);
-      expect((await store.installationPage(envId, ids[3], 100, large)).map((r) => r.id)).toEqual(ids.slice(4));
+    const seen: string[] = [];
+    let after = '';
+    for (;;) {
+      const rows = await store.installationPage(envId, after, 3);
+      expect(rows.length).toBeLessThanOrEqual(3);
+      seen.push(...rows.map((r) => r.id));
+      if (rows.length < 3) break;
+      after = rows[rows.length - 1].id;
     }
-    expect(await store.isLargeEnvironment(envId)).toBe(false);
+    expect(seen).toEqual(ids);
+    expect((await store.installationPage(envId, ids[3], 100)).map((r) => r.id)).toEqual(ids.slice(4));
+  });
+
+  itSqlite('is one seek of the index (environment_id, id), never a scan or a sort', async () => {
+    const plan = await h.sql.all<{ detail: string }>("EXPLAIN QUERY PLAN SELECT id FROM installations WHERE environment_id = ? AND id > ? ORDER BY id LIMIT 100", [envId, '']);
+    expect(plan.map((p) => p.detail).join(' | ')).toMatch(/^SEARCH installations USING (COVERING )?INDEX installations_environment \(environment_id=\? AND id>\?\)$/);
   });
 
   it('the service pages with hasMore, never a push token', async () => {

@@ -195,21 +195,8 @@ export function createProfileService(deps: { store: ProfileTx & TxRunner<Profile
    * A page of the environment's installations in id order after `after` (keyset: no offset, no
    * count; issue 24), `size` of them and whether more follow.
    */
-  // Which plan an environment's pages take (profiles/store.ts): a hint, refreshed each minute,
-  // that changes the cost of a page, never its rows.
-  const large = new Map<string, { large: boolean; until: number }>();
-  async function isLarge(environmentId: string): Promise<boolean> {
-    const now = Date.now();
-    const known = large.get(environmentId);
-    if (known && known.until > now) return known.large;
-    const v = await store.profiles.isLargeEnvironment(environmentId);
-    if (large.size > 10_000) large.clear();
-    large.set(environmentId, { large: v, until: now + 60_000 });
-    return v;
-  }
-
   async function installationPage(environmentId: string, after: string, size: number) {
-    const rows = await store.profiles.installationPage(environmentId, after, size + 1, await isLarge(environmentId));
+    const rows = await store.profiles.installationPage(environmentId, after, size + 1);
     const items = rows.slice(0, size).map((r) => ({ ...r, generation: Number(r.generation), pushTokenHeld: Number(r.pushTokenHeld) === 1 }));
     return { items, hasMore: rows.length > size };
   }

@@ -65,9 +65,6 @@ const INSTALLATION_LINE = `id, app_id AS "appId", platform, binding_state AS "bi
   privacy, push_subscription AS "pushSubscription", push_permission AS "pushPermission",
   CASE WHEN push_token IS NULL THEN 0 ELSE 1 END AS "pushTokenHeld", created_at AS "createdAt", updated_at AS "updatedAt"`;
 
-/** Up to this many installations an environment's pages are read through its index and sorted. */
-export const SMALL_ENVIRONMENT = 20_000;
-
 const SQL = {
   state: `SELECT ${STATE_COLUMNS} FROM installations i WHERE i.environment_id = ? AND i.id = ?`,
   writeState: `UPDATE installations SET privacy = ?, privacy_ms = ?, privacy_op = ?,
@@ -114,18 +111,8 @@ const SQL = {
   profileView: 'SELECT id, external_id AS "externalId", created_at AS "createdAt" FROM profiles WHERE environment_id = ? AND external_id = ?',
   installationsOfProfile: 'SELECT id, app_id AS "appId", platform, generation FROM installations WHERE environment_id = ? AND profile_id = ? ORDER BY created_at',
   profileById: 'SELECT id, external_id AS "externalId", created_at AS "createdAt" FROM profiles WHERE environment_id = ? AND id = ?',
-  // Keyset pages of the administration API (issue 24; docs/decisions.md "Inspection, erasure and
-  // audit"), in id order after `after`. No index leads with (environment_id, id), so there are
-  // two plans, chosen by the environment's size (`installationsAtLeast`):
-  // - a small environment: its rows through installations_environment, sorted (at most
-  //   SMALL_ENVIRONMENT rows read);
-  // - a large one: the primary key walked from `after`, the environment term made unusable as
-  //   an index key (`|| ''`), stopping after `limit` rows of the environment. Without it SQLite,
-  //   which keeps no statistics, took the first plan for a million rows (433 ms a page).
-  installationPageSmall: `SELECT ${INSTALLATION_LINE} FROM installations WHERE environment_id = ? AND id > ? ORDER BY id LIMIT ?`,
-  installationPageLarge: `SELECT ${INSTALLATION_LINE} FROM installations WHERE id > ? AND environment_id || '' = ? ORDER BY id LIMIT ?`,
-  // Reads at most `limit` entries of installations_environment (covering): never a count of the table.
-  installationsAtLeast: 'SELECT COUNT(*) AS n FROM (SELECT 1 FROM installations WHERE environment_id = ? LIMIT ?) AS s',
+  // A keyset page: one seek of installations_environment (environment_id, id, migration 0030), whatever the environment's size.
+  installationPage: `SELECT ${INSTALLATION_LINE} FROM installations WHERE environment_id = ? AND id > ? ORDER BY id LIMIT ?`,
 } as const;
 
 /** A line of the installations page (issue 24): never the push token, only whether one is held. */
@@ -261,19 +248,8 @@ export function createProfileStore(db: Sql) {
     installationsOfProfile: (environmentId: string, profileId: string) =>
       db.all<{ id: string; appId: string; platform: string; generation: number }>(SQL.installationsOfProfile, [environmentId, profileId]),
     profileById: (environmentId: string, id: string) => db.get<{ id: string; externalId: string | null; createdAt: string }>(SQL.profileById, [environmentId, id]),
-    /**
-     * Up to `limit` installations of the environment whose id sorts after `after` ('' for the
-     * first page), in id order; `large`: the environment holds more than SMALL_ENVIRONMENT.
-     */
-    installationPage: (environmentId: string, after: string, limit: number, large: boolean) =>
-      large
-        ? db.all<InstallationListRow>(SQL.installationPageLarge, [after, environmentId, limit])
-        : db.all<InstallationListRow>(SQL.installationPageSmall, [environmentId, after, limit]),
-    /** Whether the environment holds more than SMALL_ENVIRONMENT installations (reads at most that many index entries). */
-    async isLargeEnvironment(environmentId: string): Promise<boolean> {
-      const r = await db.get<{ n: number }>(SQL.installationsAtLeast, [environmentId, SMALL_ENVIRONMENT + 1]);
-      return Number(r?.n ?? 0) > SMALL_ENVIRONMENT;
-    },
+    /** Up to `limit` installations of the environment whose id sorts after `after` ('' for the first page), in id order. */
+    installationPage: (environmentId: string, after: string, limit: number) => db.all<InstallationListRow>(SQL.installationPage, [environmentId, after, limit]),
   };
 }
 
