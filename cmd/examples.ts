@@ -136,6 +136,8 @@ export const EXAMPLES: Record<string, string[]> = {
   'engage deliveries': ['engage deliveries list --send REQUEST_ID --state FAILED'],
   'engage deliveries list': ['engage deliveries list --send REQUEST_ID --state FAILED', 'engage deliveries list --installation INSTALLATION_ID --size 20 --page 1'],
   'engage operators': ['printf %s "$PASSWORD" | engage operators create --email ops@example.com --password-stdin'],
+  'engage operators grant': ['engage operators grant --email ada@example.com --permission engage.admin.read:staging engage.admin.manage:staging'],
+  'engage operators revoke': ['engage operators revoke --email ada@example.com --permission engage.admin.manage:staging'],
   'engage operators create': ['printf %s "$PASSWORD" | engage operators create --email ops@example.com --password-stdin'],
   'engage login': ['engage login --url https://engage.example.com', 'engage login --url https://engage.example.com --no-browser --port 8765', 'engage login --url https://engage.example.com --api engage --device'],
   'engage token': ['curl -H "Authorization: Bearer $(engage token)" https://engage.example.com/t/control/identity/admin/tenants', 'curl -H "Authorization: Bearer $(engage token --api engage)" https://engage.example.com/t/control/engage/admin/environments'],

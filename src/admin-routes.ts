@@ -54,13 +54,17 @@ export function engageAdminRouteGroups(services: Services): EngageAdminRoutes[] 
       environments: engage.environments,
       overview: engage.environmentOverview,
       // Over HTTP an identityTenantId must name a tenant (400 otherwise): the identity half, known here only.
-      tenantExists: async (id) => (await services.tenants.byId(id).catch(() => undefined)) !== undefined,
+      // The control tenant is never one: its subjects are the operators (an outside review, issue 24).
+      tenantExists: async (id) => {
+        const t = await services.tenants.byId(id).catch(() => undefined);
+        return t !== undefined && !t.isControl;
+      },
     }),
-    // Templates, previews, test groups and test sends (engage/messaging).
-    messagingAdminRoutes({ templates: engage.messaging.templates, testGroups: engage.messaging.testGroups, sends: engage.messaging.sends }),
     // Apps and their provider credentials, access keys (engage/environments, engage/messaging/credentials.ts).
     appAdminRoutes({ environments: engage.environments, credentials: engage.messaging.credentials }),
     accessKeyAdminRoutes({ environments: engage.environments }),
+    // Templates, previews, test groups and test sends (engage/messaging).
+    messagingAdminRoutes({ templates: engage.messaging.templates, testGroups: engage.messaging.testGroups, sends: engage.messaging.sends }),
     // Inspection of installations, profiles, sends and deliveries (engage/inspection).
     inspectionAdminRoutes({ inspection: engage.inspection, messaging: engage.messaging.inspection }),
     // Erasure of installations and profiles, privacy requests (engage/privacy).

@@ -1,7 +1,7 @@
 import type { Command } from 'commander';
 import { action, output, readStdin, withCommon, withServices, type CommonOptions } from '../cli';
 import { cliActor } from '../../src/platform/audit/audit';
-import { ensureOperator } from '../../src/identity/operators/operators';
+import { ensureOperator, grantPermissions } from '../../src/identity/operators/operators';
 
 export function registerOperators(program: Command): void {
   const operators = program.command('operators').description('operators: users of the control tenant who administer the environment');
@@ -24,4 +24,27 @@ export function registerOperators(program: Command): void {
         });
       }),
     );
+
+  for (const verb of ['grant', 'revoke'] as const) {
+    withCommon(
+      operators
+        .command(verb)
+        .description(
+          verb === 'grant'
+            ? 'grant an operator permissions, e.g. one narrowed to an engagement environment (engage.admin.manage:staging); made in the control tenant when absent'
+            : 'take permissions granted with engage operators grant from an operator (from the next request, tokens included)',
+        ),
+    )
+      .requiredOption('--email <email>', "the operator's email address")
+      .requiredOption('--permission <key...>', 'permission keys (engage.admin.read, engage.admin.manage:prod, identity.admin.read, ...)')
+      .action(
+        action(async (opts: CommonOptions & { email: string; permission: string[] }) => {
+          await withServices(opts, async ({ services, json }) => {
+            const r = await grantPermissions(services, { email: opts.email, permissions: opts.permission, revoke: verb === 'revoke' }, cliActor());
+            if (json) output(true, r);
+            else for (const p of r.permissions) process.stdout.write(`${p.key}: ${p.changed ? (verb === 'grant' ? 'granted' : 'revoked') : verb === 'grant' ? 'held already' : 'not held'}\n`);
+          });
+        }),
+      );
+  }
 }

@@ -22,6 +22,8 @@ export type EngageAdminEnv = {
     environment: EnvironmentRow;
     /** For a listing route (`guard(scope, 'listing')`): the environments the operator holds the scope on. */
     visibleEnvironments: EnvironmentRow[];
+    /** Whether the operator holds the route's permission unscoped (every environment), not only narrowed to this one. */
+    unscoped: boolean;
   };
 };
 
@@ -92,6 +94,7 @@ export function createEngageAdminGuard(deps: EngageAdminGuardDeps): EngageAdminG
       // A DELETING environment answers reads (its status says DELETING) and refuses every change (issue 24 point 1).
       if (env.status === 'DELETING' && scope !== read) throw EnvironmentErrors.environmentDeleting(env.name);
       c.set('environment', env);
+      c.set('unscoped', unscoped);
       return next();
     };
     // Authentication first: 401 before anything about the request is looked at.

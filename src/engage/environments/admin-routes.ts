@@ -6,6 +6,7 @@ import type { EnvironmentService } from './service';
 import type { EnvironmentOverview as EnvironmentOverviewService } from './overview';
 import { EnvironmentCreate, EnvironmentUpdate } from './schemas';
 import { adminActor } from '../admin/guards';
+import { EngageAdminErrors } from '../admin/errors';
 import { environmentView } from './views';
 
 const { read, manage } = ENGAGE_ADMIN_API.scopes;
@@ -96,7 +97,11 @@ export function environmentAdminRoutes(deps: {
         responses: { 200: { description: 'the environment as changed', schema: Environment } },
         errors: { 400: 'invalid_request', 409: 'configuration_managed, environment_deleting' },
       }),
-      async (c, { body }) => c.json(environmentView(await environments.update(c.get('environment').id, body, adminActor(c), { tenantExists: deps.tenantExists }))),
+      async (c, { body }) => {
+        // Which identity tenant's users bind the environment's installations is beyond one environment: the unscoped permission only (an outside review).
+        if (body.identityTenantId !== undefined && !c.get('unscoped')) throw EngageAdminErrors.accessDenied(`${manage} (unscoped, to set identityTenantId)`);
+        return c.json(environmentView(await environments.update(c.get('environment').id, body, adminActor(c), { tenantExists: deps.tenantExists })));
+      },
     ));
     admin.delete('/environments/:environmentId', guard(manage), adminRoute(
       adminDoc('Delete an environment: DELETING at once, every row of it erased by a durable job', {

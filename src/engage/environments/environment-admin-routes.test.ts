@@ -64,6 +64,8 @@ describe('POST /environments', () => {
     ['a display name of spaces', { name: 'ok', displayName: '   ' }, 'displayName'],
     ['an identity tenant id that is no uuid', { name: 'ok', identityTenantId: 'acme' }, 'identityTenantId'],
     ['an identity tenant that does not exist', { name: 'ok', identityTenantId: randomUUID() }, 'identityTenantId'],
+    // Paths name an environment by id first: a name in the form of a UUID could not be reached (an outside review).
+    ['a name in the form of a UUID', { name: randomUUID() }, 'name'],
   ])('400 invalid_request for %s', async (_what, body, field) => {
     const res = await a.call('POST', '/environments', tokens.manage, body);
     expect(res.status).toBe(400);
@@ -115,6 +117,17 @@ describe('PUT /environments/{environmentId}', () => {
     ['a body that is no object', '[]'],
   ])('400 invalid_request for %s', async (_what, body) => {
     expect(await answer(await a.call('PUT', '/environments/prod', tokens.manage, body))).toEqual([400, expect.objectContaining({ error: 'invalid_request' })]);
+  });
+
+  it('the identity tenant: only the unscoped permission sets it (403 narrowed), and never to the control tenant (400) (an outside review)', async () => {
+    const acme = await h.services.tenants.create({ slug: 'link-target' }, ACTOR);
+    expect(await answer(await a.call('PUT', '/environments/prod', tokens.prodManager, { identityTenantId: acme.id }))).toEqual([403, { error: 'access_denied' }]);
+    expect(await answer(await a.call('PUT', '/environments/prod', tokens.prodManager, { identityTenantId: null }))).toEqual([403, { error: 'access_denied' }]);
+    const control = (await h.services.tenants.control())!;
+    expect(await answer(await a.call('PUT', '/environments/prod', tokens.manage, { identityTenantId: control.id }))).toEqual([400, expect.objectContaining({ error: 'invalid_request' })]);
+    expect((await h.services.engage.environments.find('prod'))?.identityTenantId ?? null).toBeNull();
+    expect(await answer(await a.call('PUT', '/environments/prod', tokens.manage, { identityTenantId: acme.id }))).toEqual([200, expect.objectContaining({ identityTenantId: acme.id })]);
+    expect(await answer(await a.call('PUT', '/environments/prod', tokens.manage, { identityTenantId: null }))).toEqual([200, expect.objectContaining({ identityTenantId: null })]);
   });
 
   it('200: an operator narrowed to prod changes prod; null clears; each change audited with the environment, a change to nothing records nothing', async () => {

@@ -6,6 +6,8 @@ export const EnvironmentErrors = {
   unknownApp: (ref: string) => new DomainError('not_found', 'unknown_app', `no app ${ref} in this environment`),
   /** The environment is being deleted: it answers reads and refuses every change (issue 24 point 1). */
   environmentDeleting: (ref: string) => new DomainError('conflict', 'environment_deleting', `environment ${ref} is being deleted`),
+  /** A DISABLED environment sends nothing, tests included (its edge credentials are refused likewise). */
+  environmentDisabled: (ref: string) => new DomainError('conflict', 'environment_disabled', `environment ${ref} is disabled: enable it to send`),
   unknownTenant: (id: string) => new DomainError('invalid', 'invalid_request', `identityTenantId: no identity tenant ${id}`),
   unknownAccessKey: (ref: string) => new DomainError('not_found', 'unknown_access_key', `no access key ${ref}`),
   nameTaken: (what: string, name: string) => new DomainError('conflict', 'name_taken', `${what} name ${name} is taken`),

@@ -11,7 +11,13 @@ const Name = () => T.String({ minLength: 1, maxLength: 100, pattern: '\\S', desc
  * keep working (looked up as they are, narrowed by the environment's id when no valid key).
  */
 export const EnvironmentName = () =>
-  T.String({ minLength: 1, maxLength: 63, pattern: '^[a-z0-9](?:[a-z0-9-]*[a-z0-9])?$', description: 'lower-case letters, digits and hyphens, 1 to 63, not starting or ending with a hyphen' });
+  T.String({
+    minLength: 1,
+    maxLength: 63,
+    // Not in the form of a UUID: paths name an environment by id first, so it could not be reached by its name (an outside review).
+    pattern: '^(?![0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$)[a-z0-9](?:[a-z0-9-]*[a-z0-9])?$',
+    description: 'lower-case letters, digits and hyphens, 1 to 63, not starting or ending with a hyphen, not in the form of a UUID',
+  });
 const DisplayName = () => T.String({ minLength: 1, maxLength: 100, pattern: '\\S', description: 'shown to people, 1 to 100 characters, not only spaces' });
 const TenantId = () => T.String({ format: 'uuid', description: 'the id of an identity tenant whose user subjects are the external ids' });
 export const ENVIRONMENT_STATUSES = ['ACTIVE', 'DISABLED'] as const;

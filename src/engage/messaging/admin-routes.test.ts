@@ -278,6 +278,12 @@ describe('test sends', () => {
     await a.call('POST', '/environments/shop/templates', all, tpl({ key: 'gone' }));
     await a.call('POST', '/environments/shop/templates/gone/archive', all);
     expect(await body(await a.call('POST', path, sendOnly, { ...ok, template: 'gone' }))).toEqual([409, { error: 'template_archived' }]);
+    // A disabled environment sends nothing, tests included (an outside review); enabled again, it does.
+    const shop = (await w.h.services.engage.environments.find('shop'))!;
+    await w.h.services.engage.environments.update(shop.id, { status: 'DISABLED' }, ACTOR);
+    expect(await body(await a.call('POST', path, sendOnly, ok))).toEqual([409, { error: 'environment_disabled' }]);
+    await w.h.services.engage.environments.update(shop.id, { status: 'ACTIVE' }, ACTOR);
+    expect((await a.call('POST', path, sendOnly, ok)).status).toBe(202);
     const server = await send(w, sendBody({ type: 'TEST_GROUP', value: 'empty' }));
     expect(server.status).toBe(400);
     expect(await server.json()).toMatchObject({ code: 'recipient_type_not_allowed' });

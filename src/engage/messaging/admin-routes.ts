@@ -13,6 +13,7 @@ import type { SendService } from './service';
 import type { TemplateService } from './templates';
 import type { TestGroupService } from './test-groups';
 import { parseVersionSelector } from './versions';
+import { EnvironmentErrors } from '../environments/errors';
 import { TemplateFile } from './schemas';
 
 const { read, manage, send } = ENGAGE_ADMIN_API.scopes;
@@ -136,9 +137,11 @@ export function messagingAdminRoutes(deps: { templates: TemplateService; testGro
       adminDoc('Send a version of a template to a test group, marked as a test (outside rate limits and counts)', {
         params: ENV, body: { schema: S.TestSendRequest },
         responses: { 202: { description: 'admitted: the transactional send response, with the number of members that named no installation', schema: S.TestSendResponse } },
-        errors: { 400: 'invalid_request, invalid_variables, message_too_large', 404: 'template_not_found, version_not_found, test_group_not_found', 409: 'template_archived, idempotency_key_reused' },
+        errors: { 400: 'invalid_request, invalid_variables, message_too_large', 404: 'template_not_found, version_not_found, test_group_not_found', 409: 'template_archived, idempotency_key_reused, environment_disabled' },
       }),
       async (c, { body }) => {
+        // A disabled environment sends nothing, as its access keys send nothing (an outside review).
+        if (c.get('environment').status !== 'ACTIVE') throw EnvironmentErrors.environmentDisabled(c.get('environment').name);
         const out = await sends.testSend(
           { environmentId: envId(c), templateKey: body.template, testGroup: body.testGroup, version: parseVersionSelector(body.version), locale: body.locale, variables: body.variables, idempotencyKey: body.idempotencyKey },
           adminActor(c),

@@ -43,3 +43,54 @@ export async function ensureOperator(
   const granted = await deps.directory.grantAdministrator(control.id, user.subject, permissions, actor);
   return { id: user.id, subject: user.subject, email: user.email, created, passwordSet: input.password !== undefined, permissions, assigned: granted.assigned };
 }
+
+/** What `grantPermissions` did: per permission, whether it was granted (or revoked) now. */
+export interface PermissionGrant {
+  email: string;
+  subject: string;
+  permissions: { key: string; changed: boolean }[];
+}
+
+/** The TENANT role that holds exactly one permission, for operators granted it one by one. */
+export const grantRoleKey = (permission: string) => `grant.${permission}`;
+
+/**
+ * Grants an existing operator some permissions, or revokes them (`engage operators grant|revoke`),
+ * e.g. one narrowed to an engagement environment (`engage.admin.manage:staging`): each permission
+ * is made in the control tenant's directory when absent, with a TENANT role `grant.<key>`
+ * holding it alone, and the role is assigned to (or taken from) the operator. Idempotent: what
+ * is there already is left (`changed: false`). Roles and permissions stay when revoked.
+ */
+export async function grantPermissions(
+  deps: { tenants: TenantService; users: UserService; directory: DirectoryService },
+  input: { email: string; permissions: string[]; revoke?: boolean },
+  actor: AuditActor,
+): Promise<PermissionGrant> {
+  const control = await deps.tenants.control();
+  if (!control) throw new DomainError('not_found', 'unknown_tenant', 'the control tenant does not exist');
+  const user = await deps.users.findByEmail(control.id, input.email);
+  if (!user) throw new DomainError('not_found', 'unknown_user', `no operator ${input.email}: make them with engage operators create`);
+  // The directory answers "exists" or "already" as a rejection: that is the idempotent case here.
+  const unlessThere = async (step: () => Promise<unknown>): Promise<boolean> => {
+    try {
+      await step();
+      return true;
+    } catch (e) {
+      if (e instanceof DomainError && e.code === 'directory_operation_rejected' && /exists|already|no such assignment/.test(e.message)) return false;
+      throw e;
+    }
+  };
+  const out: PermissionGrant = { email: user.email, subject: user.subject, permissions: [] };
+  for (const key of [...new Set(input.permissions)]) {
+    const role = { roleKey: grantRoleKey(key), subject: user.subject, scope: 'TENANT', organizationId: null, teamId: null };
+    if (input.revoke) {
+      out.permissions.push({ key, changed: await unlessThere(() => deps.directory.revokeRole(control.id, role, actor)) });
+      continue;
+    }
+    await unlessThere(() => deps.directory.createPermission(control.id, { key, displayName: key }, actor));
+    if (await unlessThere(() => deps.directory.createRole(control.id, { key: role.roleKey, displayName: key, scope: 'TENANT' }, actor)))
+      await deps.directory.addRolePermission(control.id, role.roleKey, { key }, actor);
+    out.permissions.push({ key, changed: await unlessThere(() => deps.directory.assignRole(control.id, role, actor)) });
+  }
+  return out;
+}
