@@ -95,7 +95,9 @@ async function opened<T>(opts: CommonOptions, create: boolean, fn: (ctx: Omit<Co
   try {
     // After `engage migrate` alone the tables exist, the control tenant does not.
     if (!create && !(await store.tenants.findControl())) throw NotInitialised.control(config.databaseUrl ? redactUrl(config.databaseUrl) : path.join(config.dataDir, 'engage.db'));
-    const services = createServices({ config, store, clock: systemClock, logger, masterKey: loadMasterKey(config, { create }) });
+    // A command given no public URL leaves the stored one alone (it would move a running server's resources to 127.0.0.1:8080).
+    const followPublicUrl = create || !config.publicUrlDerived;
+    const services = createServices({ config, store, clock: systemClock, logger, masterKey: loadMasterKey(config, { create }), followPublicUrl });
     const control = await services.tenants.ensureControl();
     await services.keys.verifyMasterKey(control.id);
     return await fn({ config, services });

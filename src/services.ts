@@ -46,6 +46,8 @@ export interface CoreDeps {
   metrics?: Metrics;
   /** Sends mail (tests inject one); default: SMTP from config.smtpUrl, or none. */
   mailSender?: MailSender;
+  /** Whether the control tenant's stored resource URIs follow config.publicUrl (default true; a CLI command without a public URL of its own: false). */
+  followPublicUrl?: boolean;
 }
 
 /**
@@ -71,7 +73,7 @@ export function createServices(deps: CoreDeps) {
     clock,
     keys,
     publicUrl: config.publicUrl,
-    initControl: (control) => ensureControlObjects({ store, resources, clients, clock }, control),
+    initControl: (control) => ensureControlObjects({ store, resources, clients, clock }, control, { followPublicUrl: deps.followPublicUrl ?? true }),
   });
   const sessions = createSessionService({ store, clock, sessionTtl: config.sessionTtl });
   const resources = createResourceService({ store, catalog, clock });

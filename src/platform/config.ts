@@ -15,6 +15,8 @@ export interface Config {
   port: number;
   /** Public base URL; managed issuers live under it. Derived from host and port when unset. */
   publicUrl: string;
+  /** True when no public URL was given (flag, environment or file) and it was derived from host and port. */
+  publicUrlDerived?: boolean;
   logLevel: LogLevel;
   logFormat: 'json' | 'pretty';
   /** Base64 (32 bytes) master key; when absent a key file in the data directory is used. */
@@ -280,6 +282,8 @@ export function loadConfig(sources: ConfigSources = {}): Config {
   cfg.dataDir = path.resolve(cfg.dataDir);
   cfg.masterKeyFile = cfg.masterKeyFile ? path.resolve(cfg.masterKeyFile) : path.join(cfg.dataDir, 'master.key');
   cfg.logFormat ??= sources.isTty ? 'pretty' : 'json';
+  // Derived from host and port, not given: a CLI command then leaves the URLs stored in the database alone (tenants/control objects).
+  cfg.publicUrlDerived = !cfg.publicUrl;
   if (!cfg.publicUrl) {
     const h = cfg.host === '0.0.0.0' || cfg.host === '::' ? '127.0.0.1' : cfg.host;
     cfg.publicUrl = `http://${h.includes(':') ? `[${h}]` : h}:${cfg.port}`;

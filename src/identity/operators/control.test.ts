@@ -1,7 +1,7 @@
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { createHarness, PUBLIC_URL, type Harness } from '../../../test/helpers/harness';
 import { pkce } from '../../../test/fixtures/oauth';
-import { ADMIN_API_AUDIENCE, ADMIN_API_SCOPES, CLI_CLIENT_ID } from './control';
+import { ADMIN_API_AUDIENCE, ADMIN_API_SCOPES, CLI_CLIENT_ID, ensureControlObjects } from './control';
 import { ENGAGE_ADMIN_SCOPES } from '../../platform/operator-apis';
 import { SYSTEM_ACTOR } from '../audit';
 
@@ -76,6 +76,24 @@ describe('control tenant initialisation', () => {
     expect(await resources(id)).toEqual(RESOURCES);
     expect((await h.services.clients.list(id)).map((c) => c.clientId)).toEqual(['engage-cli']);
     expect(await managedFlags(id)).toEqual({ resource: 1, client: 1 });
+  });
+
+  it('without followPublicUrl (a CLI command given no public URL) the stored URIs stay; missing scopes are still added', async () => {
+    const id = await controlId();
+    const old = 'http://engage.internal:9000/t/control';
+    await h.changedElsewhere(async () => {
+      await h.sql.run(`UPDATE resources SET uri = ?, scopes = ? WHERE tenant_id = ? AND audience = ?`, [`${old}/identity/admin`, '["identity.admin.read"]', id, ADMIN_API_AUDIENCE]);
+      await h.sql.run(`UPDATE resources SET uri = ? WHERE tenant_id = ? AND audience = 'engage-admin-api'`, [`${old}/engage/admin`, id]);
+      await h.sql.run(`UPDATE clients SET default_resource = ? WHERE tenant_id = ? AND client_id = ?`, [`${old}/identity/admin`, id, CLI_CLIENT_ID]);
+    });
+    const control = (await h.services.tenants.control())!;
+    const view = await h.services.tenants.view(control);
+    await ensureControlObjects({ store: h.services.store, resources: h.services.resources, clients: h.services.clients, clock: h.clock }, view, { followPublicUrl: false });
+    expect((await resources(id)).map((r) => [r.uri, r.scopes.length])).toEqual([[`${old}/engage/admin`, ENGAGE_ADMIN_SCOPES.length], [`${old}/identity/admin`, ADMIN_API_SCOPES.length]]);
+    expect((await h.services.clients.find(id, CLI_CLIENT_ID))!.defaultResource).toBe(`${old}/identity/admin`);
+    // A start that follows the public URL moves them back.
+    await h.services.tenants.ensureControl();
+    expect(await resources(id)).toEqual(RESOURCES);
   });
 
   it("gives an engage-cli registered before `email` was among its scopes that scope (engage login prints the operator's email)", async () => {

@@ -47,10 +47,15 @@ const controlApis = (controlIssuer: string) => [
 export async function ensureControlObjects(
   deps: { store: TxRunner<ResourceTx & ClientTx>; resources: ResourceService; clients: ClientService; clock: Clock },
   control: TenantView,
+  /**
+   * `followPublicUrl: false`: URIs already stored stay as they are (a CLI command run without a
+   * public URL of its own must not move the running server's resources to 127.0.0.1:8080;
+   * an outside review). Missing objects and scopes are still made.
+   */
+  opts: { followPublicUrl: boolean } = { followPublicUrl: true },
 ): Promise<void> {
   const { store } = deps;
   const tenantId = control.id;
-  const uri = adminResourceUri(control.issuer);
   for (const api of controlApis(control.issuer)) {
     let resource = await deps.resources.findByAudience(tenantId, api.audience);
     if (!resource) {
@@ -61,13 +66,16 @@ export async function ensureControlObjects(
     const resourceId = resource.id;
     // The public URL (so the control issuer) is configuration: the resource follows it, as do
     // scopes added by a newer version.
-    if (resource.uri !== api.uri || api.scopes.some((s) => !current.has(s))) {
+    const target = opts.followPublicUrl ? api.uri : resource.uri;
+    if (resource.uri !== target || api.scopes.some((s) => !current.has(s))) {
       const scopes = [...current, ...api.scopes];
-      await store.tx((tx) => deps.resources.replaceManagedIn(tx, tenantId, resourceId, api.uri, scopes));
+      await store.tx((tx) => deps.resources.replaceManagedIn(tx, tenantId, resourceId, target, scopes));
     }
     if (!(await deps.resources.isManaged(tenantId, resourceId))) await store.tx((tx) => deps.resources.markManagedIn(tx, tenantId, resourceId));
   }
 
+  // The CLI client's default resource: the management API's, as stored now.
+  const uri = (await deps.resources.findByAudience(tenantId, ADMIN_API_AUDIENCE))!.uri;
   const client = await deps.clients.find(tenantId, CLI_CLIENT_ID);
   if (!client) {
     await tolerateTwin(() =>
