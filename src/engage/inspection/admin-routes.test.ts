@@ -184,7 +184,7 @@ describe('status table of every route', () => {
     }
     const unknownEnv = await a.call('GET', '/environments/nowhere/installations', token);
     expect([unknownEnv.status, await unknownEnv.json()]).toEqual([404, { error: 'unknown_environment' }]);
-    for (const q of ['size=201', 'size=1&size=2', 'after=', 'after=a&after=b'])
+    for (const q of ['size=201', 'size=1&size=2', 'after=', 'after=a&after=b', 'after=not-a-uuid', `after=${'a'.repeat(101)}`])
       expect((await a.call('GET', `${base()}/installations?${q}`, token)).status).toBe(400);
     for (const q of ['test=maybe', 'template=', 'page=-1'])
       expect((await a.call('GET', `${base()}/sends?${q}`, token)).status).toBe(400);

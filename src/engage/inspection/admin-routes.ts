@@ -8,6 +8,8 @@ import type { InspectionService } from './service';
 import type { createMessagingInspection } from '../messaging/inspection';
 import { DELIVERY_STATES } from '../messaging/inspection';
 
+const UUID_TEXT = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
+
 const { read } = ENGAGE_ADMIN_API.scopes;
 
 const ENV = { environmentId: T.String({ minLength: 1, maxLength: 100, description: 'the environment id or name' }) };
@@ -160,7 +162,16 @@ export function inspectionAdminRoutes(deps: { inspection: InspectionService; mes
       adminDoc('A page of the installations of the environment, in id order (keyset: pass the answer\'s next as after)', {
         params: ENV,
         query: {
-          after: { schema: T.String({ maxLength: 100 }), description: 'the last id of the page before (its next); absent for the first page', read: one('after') },
+          after: {
+            schema: T.String({ format: 'uuid' }),
+            description: 'the last id of the page before (its next); absent for the first page',
+            // An installation id: anything else is a mistake to report, not an empty page (an outside review).
+            read: (v: string[]) => {
+              const after = one('after')(v);
+              if (after !== undefined && !UUID_TEXT.test(after)) throw EngageAdminErrors.invalid('after: must be an installation id (a UUID), the next of the page before');
+              return after;
+            },
+          },
           size: pageQuery.size,
         },
         responses: { 200: { description: 'a page of installations', schema: InstallationKeysetPage } },
