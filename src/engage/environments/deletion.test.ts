@@ -2,6 +2,7 @@ import { randomUUID } from 'node:crypto';
 import { getTableConfig } from 'drizzle-orm/sqlite-core';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { createHarness, type Harness } from '../../../test/helpers/harness';
+import { liveTables } from '../../../test/helpers/live-tables';
 import { bearer, bind, bootstrap, ingest, issueCode, op, setupEnvironment } from '../../../test/fixtures/engage';
 import { ACTOR } from '../../../test/fixtures/actor';
 import { environmentOwned, KEPT_AFTER_DELETION } from '../../db/schema/environment-deletion';
@@ -20,22 +21,7 @@ const nameOf = (t: Parameters<typeof getTableConfig>[0]) => getTableConfig(t).na
 // A column naming an environment, or a row an environment owns (an installation, profile, app, template, send, test group).
 const OWNED_COLUMN = /^(environment|installation|profile|app|template|send|group|recipient)_id$/;
 
-/** Every table of the live database (migrations applied) with its columns, on either engine. */
-async function tables(): Promise<Map<string, string[]>> {
-  const rows =
-    h.sql.dialect === 'sqlite'
-      ? await h.sql.all<{ t: string; c: string }>(
-          `SELECT m.name AS t, p.name AS c FROM sqlite_master m, pragma_table_info(m.name) p
-           WHERE m.type = 'table' AND m.name NOT LIKE 'sqlite_%' AND m.name NOT LIKE '__drizzle%' ORDER BY m.name, p.cid`,
-        )
-      : await h.sql.all<{ t: string; c: string }>(
-          `SELECT table_name AS t, column_name AS c FROM information_schema.columns
-           WHERE table_schema = current_schema() AND table_name NOT LIKE '__drizzle%' ORDER BY table_name, ordinal_position`,
-        );
-  const out = new Map<string, string[]>();
-  for (const r of rows) out.set(r.t, [...(out.get(r.t) ?? []), r.c]);
-  return out;
-}
+const tables = () => liveTables(h.sql);
 
 const declared = () => new Set(environmentOwned.flatMap((r) => [nameOf(r.table), ...(r.children ?? []).map((c) => nameOf(c.table))]));
 

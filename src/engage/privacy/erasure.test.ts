@@ -2,6 +2,7 @@ import { randomUUID } from 'node:crypto';
 import { getTableConfig, integer, sqliteTable, text } from 'drizzle-orm/sqlite-core';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { createHarness, type Harness } from '../../../test/helpers/harness';
+import { liveTables } from '../../../test/helpers/live-tables';
 import { installationMentioned, installationOwned, profileOwned, type OwnedRows } from '../../db/schema/erasure';
 import { bearer, bind, bootstrap, ingest, issueCode, op, setupEnvironment } from '../../../test/fixtures/engage';
 import { eraseOwnedRows } from './store';
@@ -18,22 +19,7 @@ const PROFILE_COLUMN = /(^|_)profile(_id)?$/;
 const RECIPIENT_COLUMN = /(^|_)recipients?(_|$)/;
 const nameOf = (r: OwnedRows) => getTableConfig(r.table).name;
 
-/** Every table of the live database (migrations applied) with its columns, on either engine. */
-async function tables(): Promise<Map<string, string[]>> {
-  const rows =
-    h.sql.dialect === 'sqlite'
-      ? await h.sql.all<{ t: string; c: string }>(
-          `SELECT m.name AS t, p.name AS c FROM sqlite_master m, pragma_table_info(m.name) p
-           WHERE m.type = 'table' AND m.name NOT LIKE 'sqlite_%' AND m.name NOT LIKE '__drizzle%' ORDER BY m.name, p.cid`,
-        )
-      : await h.sql.all<{ t: string; c: string }>(
-          `SELECT table_name AS t, column_name AS c FROM information_schema.columns
-           WHERE table_schema = current_schema() AND table_name NOT LIKE '__drizzle%' ORDER BY table_name, ordinal_position`,
-        );
-  const out = new Map<string, string[]>();
-  for (const r of rows) out.set(r.t, [...(out.get(r.t) ?? []), r.c]);
-  return out;
-}
+const tables = () => liveTables(h.sql);
 
 /** Tables that name an installation (or a profile) but that erasure does not know about. */
 async function undeclared(): Promise<string[]> {
