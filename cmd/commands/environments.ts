@@ -4,7 +4,7 @@ import { action, output, withCommon, withServices, type CommonOptions } from '..
 import { registerAccessKeys } from './access-keys';
 import { environmentView } from '../../src/engage/environments/views';
 import { environmentDeletionWork } from '../../src/engage/environments/deletion';
-import type { EnvironmentRow } from '../../src/engage/environments/store';
+import type { EnvironmentRow } from '../../src/engage/environments/service';
 import { systemClock } from '../../src/platform/clock';
 import { createLogger } from '../../src/platform/logger';
 import { createWorkQueue } from '../../src/platform/work/queue';

@@ -36,6 +36,7 @@ describe('engage environments', () => {
   it('overview: the counts of an environment', async () => {
     await sandbox.cli(['environments', 'create', '--name', 'counted']);
     await sandbox.cli(['apps', 'create', '--environment', 'counted', '--platform', 'IOS', '--name', 'shop-ios']);
+    // eslint-disable-next-line @typescript-eslint/no-explicit-any -- deep reads of a JSON answer
     const o = await sandbox.cliJson<Record<string, any>>(['environments', 'overview', 'counted']);
     expect(o.installations).toMatchObject({ total: 0, bound: 0, apps: [{ name: 'shop-ios', installations: 0, pushReady: 0 }] });
     expect(o.lastHour).toEqual({ operations: { accepted: 0, rejected: 0 }, sends: 0, deliveries: { PENDING: 0, SENT: 0, DELIVERED: 0, OPENED: 0, FAILED: 0, EXPIRED: 0 } });

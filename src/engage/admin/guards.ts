@@ -2,7 +2,7 @@ import type { Context, MiddlewareHandler } from 'hono';
 import { ENGAGE_ADMIN_API, type EngageAdminScope } from '../../platform/operator-apis';
 import type { AppEnv } from '../../platform/http/request';
 import type { AuditActor } from '../shared/audit';
-import type { EnvironmentRow } from '../environments/store';
+import type { EnvironmentRow } from '../environments/service';
 import { EnvironmentErrors } from '../environments/errors';
 import { EngageAdminErrors } from './errors';
 

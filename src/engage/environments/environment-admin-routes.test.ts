@@ -251,6 +251,7 @@ describe('GET /environments/{environmentId}/overview', () => {
 
     const res = await a.call('GET', '/environments/counted/overview', tokens.read);
     expect(res.status).toBe(200);
+    // eslint-disable-next-line @typescript-eslint/no-explicit-any -- deep reads of a JSON answer
     const o = (await res.json()) as Record<string, any>;
     expect(o.environmentId).toBe(env.environment.id);
     expect(o.installations.total).toBe(4);
@@ -268,6 +269,7 @@ describe('GET /environments/{environmentId}/overview', () => {
     expect(o.lastDay.deliveries).toEqual({ PENDING: 0, SENT: 1, DELIVERED: 1, OPENED: 0, FAILED: 1, EXPIRED: 0 });
     // A disabled app has no push-ready installation.
     await h.services.engage.environments.disableApp(android.id, 'counted', ACTOR);
+    // eslint-disable-next-line @typescript-eslint/no-explicit-any -- deep reads of a JSON answer
     const after = (await (await a.call('GET', '/environments/counted/overview', tokens.read)).json()) as Record<string, any>;
     expect(after.installations.apps.find((x: { appId: string }) => x.appId === android.id)).toMatchObject({ status: 'DISABLED', installations: 1, pushReady: 0 });
     // An operator narrowed to prod reads prod's.

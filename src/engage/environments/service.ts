@@ -11,7 +11,7 @@ import { configurationManaged } from '../shared/errors';
 import { validInput } from '../../platform/http/schema';
 import type { AccessKeyRow, AppRow, EnvironmentChange, EnvironmentRow, EnvironmentStore } from './store';
 
-export type { AppRow } from './store';
+export type { AppRow, EnvironmentRow } from './store';
 
 export const APP_KEY_PREFIX = 'svc_app_';
 export const ACCESS_KEY_PREFIX = 'svc_key_';
