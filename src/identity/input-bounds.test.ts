@@ -83,7 +83,12 @@ describe('NUL characters (point 11)', () => {
 
   it('management: a path value with %00 is 400 invalid_request', async () => {
     const res = await h.request(`${admin.root}/tenants/${admin.controlId}/users/ab%00cd`, { headers: { authorization: `Bearer ${token}` } });
+    expect(res.headers.get('cache-control')).toBe('no-store');
     await invalidRequest(res, 'path');
+    // The engagement administration API's paths likewise, even without a token (refused before any route runs).
+    const engage = await h.request('/t/control/engage/admin/environments/%00');
+    expect(engage.headers.get('cache-control')).toBe('no-store');
+    await invalidRequest(engage, 'path');
   });
 
   it('native: an email with %00 is 400 invalid_request', async () => {

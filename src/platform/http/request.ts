@@ -99,7 +99,8 @@ export const refuseNulInUrl: MiddlewareHandler = (c, next) => {
       }
     }
   }
-  throw new DomainError('invalid', 'invalid_request', `${field}: holds a NUL character (%00), which text values may not contain`);
+  // Answered before any route's middleware: `no-store` here, as the administration APIs answer everything (an outside review).
+  throw new DomainError('invalid', 'invalid_request', `${field}: holds a NUL character (%00), which text values may not contain`, { 'Cache-Control': 'no-store' });
 };
 
 /** Probes and scrapes, every few seconds all day: their access lines are `debug`. */
