@@ -1,20 +1,20 @@
 import type { Clock } from '../../platform/clock';
-import { digest, newId, newSecret } from '../../platform/crypto';
+import { newId, newSecret } from '../../platform/crypto';
 import { assertThat } from '../../platform/http/errors';
-import { auditIn, type AuditActor, type AuditTx } from '../shared/audit';
-import type { TxRunner } from '../../platform/store/store';
-import { EnvironmentErrors } from './errors';
-import { PLATFORMS, checkAccessKeyCreate, checkAppCreate, checkEnvironmentCreate, checkEnvironmentUpdate } from './schemas';
-import type { EnvironmentDeletion } from './deletion';
-import { MAX_ROTATION_OVERLAP_SECONDS, checkAppUpdate } from './schemas';
-import { configurationManaged } from '../shared/errors';
 import { validInput } from '../../platform/http/schema';
-import type { AccessKeyRow, AppRow, EnvironmentChange, EnvironmentRow, EnvironmentStore } from './store';
+import type { TxRunner } from '../../platform/store/store';
+import { auditIn, type AuditActor, type AuditTx } from '../shared/audit';
+import { configurationManaged } from '../shared/errors';
+import { createAccessKeys } from './access-keys';
+import type { EnvironmentDeletion } from './deletion';
+import { EnvironmentErrors } from './errors';
+import { PLATFORMS, checkAppCreate, checkAppUpdate, checkEnvironmentCreate, checkEnvironmentUpdate } from './schemas';
+import type { AppRow, EnvironmentChange, EnvironmentRow, EnvironmentStore } from './store';
 
 export type { AppRow, EnvironmentRow } from './store';
+export { ACCESS_KEY_PREFIX, type AccessKeyPrincipal, type AccessKeyView } from './access-keys';
 
 export const APP_KEY_PREFIX = 'svc_app_';
-export const ACCESS_KEY_PREFIX = 'svc_key_';
 export { PLATFORMS };
 export type Platform = (typeof PLATFORMS)[number];
 
@@ -36,32 +36,6 @@ export interface ManagedOption {
   allowManaged?: boolean;
 }
 
-/** An access key as listed: never the key itself (shown once, stored as a digest). */
-export interface AccessKeyView {
-  id: string;
-  environmentId: string;
-  name: string | null;
-  appIds: string[];
-  status: AccessKeyRow['status'];
-  createdAt: string;
-  rotatedAt: string | null;
-  revokedAt: string | null;
-  /** `svc_key_`, and the last four characters of the current secret: enough to recognise a key, never the key. */
-  prefix: string;
-  keyHint: string | null;
-  expiresAt: string | null;
-  /** During a rotation's overlap: when the previous secret stops working. */
-  previousExpiresAt: string | null;
-  configurationManaged: boolean;
-}
-
-/** An authenticated environment access key (spec 01 "Authentication"). */
-export interface AccessKeyPrincipal {
-  id: string;
-  environmentId: string;
-  appIds: ReadonlySet<string>;
-}
-
 type Stores = { environments: EnvironmentStore } & AuditTx;
 
 
@@ -76,24 +50,9 @@ const appView = (a: AppRow): AppView => ({
   configurationManaged: a.configurationManaged === 1,
   createdAt: a.createdAt,
 });
-const keyView = (k: AccessKeyRow): AccessKeyView => ({
-  id: k.id,
-  environmentId: k.environmentId,
-  name: k.name,
-  appIds: JSON.parse(k.appIds) as string[],
-  status: k.status,
-  createdAt: k.createdAt,
-  rotatedAt: k.rotatedAt,
-  revokedAt: k.revokedAt,
-  prefix: ACCESS_KEY_PREFIX,
-  keyHint: k.keyHint,
-  expiresAt: k.expiresAt,
-  previousExpiresAt: k.previousKeyDigest ? k.previousExpiresAt : null,
-  configurationManaged: k.configurationManaged === 1,
-});
 
 /**
- * Environments, apps and access keys: called by the CLI now and the admin API later. Every
+ * Environments and apps, and access keys (access-keys.ts): called by the CLI and the administration API. Every
  * change takes its actor (the CLI's `os:<user>`, a token's subject) and records its audit event
  * in its own transaction; never a key.
  */
@@ -248,96 +207,6 @@ export function createEnvironmentService(deps: {
     return appView({ ...app, status });
   }
 
-  async function createAccessKey(input: { environment: string; apps: string[]; name?: string; expiresAt?: string }, actor: AuditActor): Promise<AccessKeyView & { key: string }> {
-    validInput(checkAccessKeyCreate, input, EnvironmentErrors.invalid);
-    const expiresAt = input.expiresAt === undefined ? null : new Date(input.expiresAt).toISOString();
-    assertThat(expiresAt === null || expiresAt > now(), EnvironmentErrors.invalid('expiresAt: must be in the future'));
-    const env = await resolve(input.environment);
-    const appIds: string[] = [];
-    for (const ref of input.apps) {
-      const id = (await resolveApp(env.id, ref)).id;
-      if (!appIds.includes(id)) appIds.push(id);
-    }
-    const key = newSecret(ACCESS_KEY_PREFIX);
-    const row: AccessKeyRow = {
-      id: newId(),
-      environmentId: env.id,
-      name: input.name === undefined ? null : input.name.trim(),
-      keyDigest: digest(key),
-      appIds: JSON.stringify(appIds),
-      status: 'ACTIVE',
-      createdAt: now(),
-      rotatedAt: null,
-      revokedAt: null,
-      expiresAt,
-      keyHint: key.slice(-4),
-      previousKeyDigest: null,
-      previousExpiresAt: null,
-      configurationManaged: 0,
-    };
-    await store.tx(async (tx) => {
-      await tx.environments.insertAccessKey(row);
-      await auditIn(tx, actor, 'access_key.created', { type: 'access_key', id: row.id }, { environmentId: env.id, appIds, name: row.name, expiresAt }, row.createdAt);
-    });
-    return { ...keyView(row), key };
-  }
-
-  /** A key by id; with `environment`, only a key of that environment (another's id is unknown). */
-  async function getKey(id: string, environment?: string): Promise<AccessKeyRow> {
-    const row = environment === undefined ? await store.environments.findAccessKey(id) : await store.environments.findAccessKeyIn((await resolve(environment)).id, id);
-    assertThat(row, EnvironmentErrors.unknownAccessKey(id));
-    return row;
-  }
-
-  async function revokeAccessKey(id: string, actor: AuditActor, opts: ManagedOption & { environment?: string } = {}): Promise<AccessKeyView> {
-    const row = await getKey(id, opts.environment);
-    assertThat(opts.allowManaged || row.configurationManaged !== 1, configurationManaged(`access key ${row.id}`));
-    // The first revocation's time stays, also when two revocations race.
-    const revokedAt = await store.tx(async (tx) => {
-      const at = await tx.environments.revokeAccessKey(row.environmentId, row.id, now());
-      // A repeat changes nothing and records nothing.
-      if (at !== undefined) await auditIn(tx, actor, 'access_key.revoked', { type: 'access_key', id: row.id }, { environmentId: row.environmentId }, at);
-      return at;
-    });
-    return keyView({ ...row, status: 'REVOKED', revokedAt: revokedAt ?? row.revokedAt ?? now() });
-  }
-
-  /**
-   * Replaces the secret of a key (same id and apps). Without an overlap the previous secret stops
-   * working at once; with `overlapSeconds` (0 to 7 days) it keeps working until then, beside the
-   * new one. A rotation during another's overlap ends that overlap: only the secret being replaced
-   * is kept (one previous secret per key, migration 0028).
-   */
-  async function rotateAccessKey(
-    id: string,
-    actor: AuditActor,
-    opts: ManagedOption & { environment?: string; overlapSeconds?: number } = {},
-  ): Promise<AccessKeyView & { key: string }> {
-    const overlap = opts.overlapSeconds ?? 0;
-    assertThat(Number.isInteger(overlap) && overlap >= 0 && overlap <= MAX_ROTATION_OVERLAP_SECONDS,
-      EnvironmentErrors.invalid(`overlap: must be 0 to ${MAX_ROTATION_OVERLAP_SECONDS} seconds (7 days)`));
-    const row = await getKey(id, opts.environment);
-    assertThat(opts.allowManaged || row.configurationManaged !== 1, configurationManaged(`access key ${row.id}`));
-    assertThat(row.status === 'ACTIVE', EnvironmentErrors.accessKeyRevoked(id));
-    const rotatedAt = now();
-    assertThat(row.expiresAt === null || row.expiresAt > rotatedAt, EnvironmentErrors.accessKeyExpired(id));
-    const key = newSecret(ACCESS_KEY_PREFIX);
-    const previousExpiresAt = overlap > 0 ? new Date(clock.now().getTime() + overlap * 1000).toISOString() : null;
-    const change = { keyDigest: digest(key), rotatedAt, keyHint: key.slice(-4), previousKeyDigest: overlap > 0 ? row.keyDigest : null, previousExpiresAt };
-    // Only while still active with the secret read above: a revocation committed since stays a
-    // revocation, and of two rotations racing one wins (the other is 409 and its key never handed out).
-    const changed = await store.tx(async (tx) => {
-      const n = await tx.environments.rotateAccessKeySecret(row.environmentId, row.id, row.keyDigest, change);
-      if (n === 1) await auditIn(tx, actor, 'access_key.rotated', { type: 'access_key', id: row.id }, { environmentId: row.environmentId, overlapSeconds: overlap, previousExpiresAt }, rotatedAt);
-      return n;
-    });
-    if (changed !== 1) {
-      const current = await store.environments.findAccessKey(row.id);
-      throw current?.status === 'ACTIVE' ? EnvironmentErrors.rotationConflict(id) : EnvironmentErrors.accessKeyRevoked(id);
-    }
-    return { ...keyView({ ...row, ...change }), key };
-  }
-
   /** Changes an app's name, bundle id or status. */
   async function updateApp(environment: string, ref: string, input: { name?: string; bundleId?: string | null; status?: AppRow['status'] }, actor: AuditActor, opts: ManagedOption = {}): Promise<AppView> {
     const valid = validInput(checkAppUpdate, input, EnvironmentErrors.invalid);
@@ -376,6 +245,8 @@ export function createEnvironmentService(deps: {
     return appView(app);
   }
 
+  const accessKeys = createAccessKeys({ store, clock, resolve, resolveApp });
+
   return {
     create,
     update,
@@ -396,36 +267,12 @@ export function createEnvironmentService(deps: {
     showApp: async (environment: string, ref: string): Promise<AppView> => appView(await findApp(ref, environment)),
     updateApp,
     deleteApp,
-    /** A key of `environment` (never the secret). */
-    showAccessKey: async (environment: string, id: string): Promise<AccessKeyView> => keyView(await getKey(id, environment)),
-    createAccessKey,
-    listAccessKeys: async (environment: string): Promise<AccessKeyView[]> =>
-      (await store.environments.listAccessKeys((await resolve(environment)).id)).map(keyView),
-    revokeAccessKey,
-    rotateAccessKey,
+    ...accessKeys,
 
     /** The enabled app a bootstrap names by its public key, or undefined. */
     async appForKey(appKey: string): Promise<AppRow | undefined> {
       const app = await store.environments.findAppByKey(appKey);
       return app && app.status === 'ACTIVE' ? app : undefined;
-    },
-    /**
-     * An active, unexpired access key by its bearer value, or undefined: its current secret, or
-     * the previous one until a rotation's overlap ends. Read from the database at every request,
-     * so a revocation or a rotation is seen at once by every process.
-     */
-    async authenticateAccessKey(bearer: string): Promise<AccessKeyPrincipal | undefined> {
-      if (!bearer.startsWith(ACCESS_KEY_PREFIX)) return undefined;
-      const d = digest(bearer);
-      const at = now();
-      let row = await store.environments.findAccessKeyByDigest(d);
-      if (!row) {
-        row = await store.environments.findAccessKeyByPreviousDigest(d);
-        if (row && !(row.previousExpiresAt !== null && row.previousExpiresAt > at)) return undefined;
-      }
-      if (!row || row.status !== 'ACTIVE') return undefined;
-      if (row.expiresAt !== null && row.expiresAt <= at) return undefined;
-      return { id: row.id, environmentId: row.environmentId, appIds: new Set(JSON.parse(row.appIds) as string[]) };
     },
   };
 }
