@@ -39,7 +39,7 @@ beforeAll(async () => {
 });
 afterAll(() => h.close());
 
-const tenantA = (roleKey: string, subject: string) => ({ roleKey, subject, scope: 'TENANT', organizationId: null, teamId: null });
+const tenantA = (roleKey: string, subject: string) => ({ roleKey, subject, scope: 'TENANT' as const, organizationId: null, teamId: null });
 const orgA = (roleKey: string, subject: string, organizationId = orgId) => ({ roleKey, subject, scope: 'ORGANIZATION', organizationId, teamId: null });
 const teamA = (roleKey: string, subject: string, organizationId = orgId, team = teamId) => ({ roleKey, subject, scope: 'TEAM', organizationId, teamId: team });
 

@@ -50,7 +50,9 @@ const ROLE = { roleKey: KeyParam };
 /**
  * The api family's declarations (issue 22 point 4): path values, the page query and the body are
  * checked by the route's documented schemas before the handler, every violation named in one
- * invalid_request. The service keeps its own checks (the CLI and `engage apply` call it too).
+ * invalid_request. Organizations, teams, members and assignments are checked here only (the
+ * service takes them typed; the CLI's assignments go through `roleAssignmentInput`, the same
+ * schema); permissions and roles keep the service's check, shared with `engage apply`.
  */
 const route = declaredRoutes<TokenEnv>(
   apiInputRules({

@@ -11,8 +11,8 @@ import type { UserTx } from '../users/service';
 import { DirectoryErrors } from './errors';
 import { ADMINISTRATOR_ROLE } from './permissions';
 import {
-  checkKey, checkMemberChange, checkOrganizationCreate, checkPermissionCreate, checkRoleAssignment, checkRoleCreate, checkRolePermissionAdd,
-  checkSlug, checkTeamCreate, type RoleAssignmentBody,
+  checkKey, checkPermissionCreate, checkRoleAssignment, checkRoleCreate, checkRolePermissionAdd, type MemberChange, type OrganizationCreate, type RoleAssignmentBody,
+  type TeamCreate,
 } from './schemas';
 import type { DirectoryStore, Member, Organization, Permission, Role, RoleAssignment, Team } from './store';
 
@@ -23,6 +23,13 @@ export type DirectoryTx = { directory: DirectoryStore };
 type Tx = Stores;
 
 export type RoleAssignmentInput = Static<typeof RoleAssignmentBody>;
+type MemberInput = Static<typeof MemberChange>;
+/**
+ * An assignment from the CLI's door (`engage operators grant|revoke`), checked by the schema the
+ * role-assignments routes declare: each door checks its input once, with the same schema, and
+ * assignRole / revokeRole take it checked.
+ */
+export const roleAssignmentInput = (value: unknown): RoleAssignmentInput => validInput(checkRoleAssignment, value, DirectoryErrors.invalid);
 /**
  * What `engage apply` owns (configuration-managed roles) is refused to every other caller, the
  * directory API and CLI alike (issue 21); apply passes allowManaged, as it does for clients.
@@ -32,10 +39,6 @@ export interface ManagedOption {
 }
 
 const input = <S extends TSchema>(check: Checker<S>, value: unknown) => validInput(check, value, DirectoryErrors.invalid);
-const slugOf = (v: string, what: string) => {
-  if (!checkSlug.is(v)) throw DirectoryErrors.invalid(`${what}: must be a slug`);
-  return v;
-};
 const keyOf = (v: string, what: string) => {
   if (!checkKey.is(v)) throw DirectoryErrors.invalid(`${what}: must be a key`);
   return v;
@@ -58,14 +61,17 @@ export function createDirectoryService(deps: { store: Stores & TxRunner<Stores>;
   // Without a version to watch, every check reads the database.
   const cache = deps.directoryVersion ? new CatalogCache<boolean>(deps.directoryVersion, PERMISSION_CACHE_SIZE) : undefined;
 
+  // Organizations and teams are reached over HTTP only: their slugs were checked by the route's declaration.
   const organization = async (tx: Tx, tenantId: string, slug: string): Promise<Organization> =>
-    (await tx.directory.organizationBySlug(tenantId, slugOf(slug, 'organizationSlug'))) ?? reject(`no organization ${slug}`);
+    (await tx.directory.organizationBySlug(tenantId, slug)) ?? reject(`no organization ${slug}`);
   const team = async (tx: Tx, tenantId: string, orgSlug: string, teamSlug: string): Promise<Team> => {
     const org = await organization(tx, tenantId, orgSlug);
-    return (await tx.directory.teamBySlug(tenantId, org.id, slugOf(teamSlug, 'teamSlug'))) ?? reject(`no team ${teamSlug} in ${orgSlug}`);
+    return (await tx.directory.teamBySlug(tenantId, org.id, teamSlug)) ?? reject(`no team ${teamSlug} in ${orgSlug}`);
   };
-  const role = async (tx: Tx, tenantId: string, key: string): Promise<Role & { configurationManaged: boolean }> =>
-    (await tx.directory.roleByKey(tenantId, keyOf(key, 'roleKey'))) ?? reject(`no role ${key}`);
+  const roleByKey = async (tx: Tx, tenantId: string, key: string): Promise<Role & { configurationManaged: boolean }> =>
+    (await tx.directory.roleByKey(tenantId, key)) ?? reject(`no role ${key}`);
+  /** A role named by a caller whose key no declaration checked (`engage apply` and the CLI call these too). */
+  const role = (tx: Tx, tenantId: string, key: string) => roleByKey(tx, tenantId, keyOf(key, 'roleKey'));
   /** A role whose permissions change: refused when `engage apply` owns it, unless apply is the caller. */
   const editableRole = async (tx: Tx, tenantId: string, key: string, opts: ManagedOption) => {
     const r = await role(tx, tenantId, key);
@@ -77,13 +83,16 @@ export function createDirectoryService(deps: { store: Stores & TxRunner<Stores>;
     if (!u) reject(`no user with subject ${subject} in the tenant`);
   };
 
-  /** The assignment's context checked against the role and the memberships (spec 03 context rules). */
-  async function assignment(tx: Tx, tenantId: string, body: RoleAssignmentInput) {
-    const a = input(checkRoleAssignment, body);
+  /**
+   * The assignment's context checked against the role and the memberships (spec 03 context
+   * rules). Its shape was checked by the door it came through (the route's declaration, or
+   * `roleAssignmentInput`).
+   */
+  async function assignment(tx: Tx, tenantId: string, a: RoleAssignmentInput) {
     const shapeOk =
       a.scope === 'TENANT' ? a.organizationId === null && a.teamId === null : a.scope === 'ORGANIZATION' ? a.organizationId !== null && a.teamId === null : a.organizationId !== null && a.teamId !== null;
     if (!shapeOk) throw DirectoryErrors.invalid(`scope ${a.scope}: organizationId and teamId do not fit the scope context`);
-    const r = await role(tx, tenantId, a.roleKey);
+    const r = await roleByKey(tx, tenantId, a.roleKey);
     return { a, r };
   }
 
@@ -179,8 +188,9 @@ export function createDirectoryService(deps: { store: Stores & TxRunner<Stores>;
     roleAssignments: (tenantId: string, page: PageRequest): Promise<Page<RoleAssignment>> => store.directory.assignments(tenantId, page),
 
     // --- mutations ----------------------------------------------------------------------------
-    async createOrganization(tenantId: string, body: unknown, actor: AuditActor): Promise<{ id: string }> {
-      const o = input(checkOrganizationCreate, body);
+    // Organizations, teams and members are changed over HTTP only: the route's declaration is
+    // where their input is checked, and these take it typed.
+    async createOrganization(tenantId: string, o: Static<typeof OrganizationCreate>, actor: AuditActor): Promise<{ id: string }> {
       const id = newId();
       const at = now();
       return store.tx(async (tx) => {
@@ -190,8 +200,7 @@ export function createDirectoryService(deps: { store: Stores & TxRunner<Stores>;
         return { id };
       });
     },
-    async createTeam(tenantId: string, orgSlug: string, body: unknown, actor: AuditActor): Promise<{ id: string }> {
-      const t = input(checkTeamCreate, body);
+    async createTeam(tenantId: string, orgSlug: string, t: Static<typeof TeamCreate>, actor: AuditActor): Promise<{ id: string }> {
       const id = newId();
       const at = now();
       return store.tx(async (tx) => {
@@ -202,8 +211,7 @@ export function createDirectoryService(deps: { store: Stores & TxRunner<Stores>;
         return { id };
       });
     },
-    async addOrganizationMember(tenantId: string, orgSlug: string, body: unknown, actor: AuditActor): Promise<void> {
-      const { subject } = input(checkMemberChange, body);
+    async addOrganizationMember(tenantId: string, orgSlug: string, { subject }: MemberInput, actor: AuditActor): Promise<void> {
       const at = now();
       await store.tx(async (tx) => {
         const org = await organization(tx, tenantId, orgSlug);
@@ -213,8 +221,7 @@ export function createDirectoryService(deps: { store: Stores & TxRunner<Stores>;
       });
     },
     /** Spec 03: removing an organization member also removes the team memberships and the ORGANIZATION and TEAM assignments that depend on it. */
-    async removeOrganizationMember(tenantId: string, orgSlug: string, body: unknown, actor: AuditActor): Promise<void> {
-      const { subject } = input(checkMemberChange, body);
+    async removeOrganizationMember(tenantId: string, orgSlug: string, { subject }: MemberInput, actor: AuditActor): Promise<void> {
       const at = now();
       await store.tx(async (tx) => {
         const org = await organization(tx, tenantId, orgSlug);
@@ -228,8 +235,7 @@ export function createDirectoryService(deps: { store: Stores & TxRunner<Stores>;
       });
     },
     /** Spec 03: adding a team member requires a valid organization membership. */
-    async addTeamMember(tenantId: string, orgSlug: string, teamSlug: string, body: unknown, actor: AuditActor): Promise<void> {
-      const { subject } = input(checkMemberChange, body);
+    async addTeamMember(tenantId: string, orgSlug: string, teamSlug: string, { subject }: MemberInput, actor: AuditActor): Promise<void> {
       const at = now();
       await store.tx(async (tx) => {
         const t = await team(tx, tenantId, orgSlug, teamSlug);
@@ -240,8 +246,7 @@ export function createDirectoryService(deps: { store: Stores & TxRunner<Stores>;
       });
     },
     /** Removing a team member also revokes the subject's TEAM assignments in that team (they depend on it). */
-    async removeTeamMember(tenantId: string, orgSlug: string, teamSlug: string, body: unknown, actor: AuditActor): Promise<void> {
-      const { subject } = input(checkMemberChange, body);
+    async removeTeamMember(tenantId: string, orgSlug: string, teamSlug: string, { subject }: MemberInput, actor: AuditActor): Promise<void> {
       const at = now();
       await store.tx(async (tx) => {
         const t = await team(tx, tenantId, orgSlug, teamSlug);
@@ -300,10 +305,11 @@ export function createDirectoryService(deps: { store: Stores & TxRunner<Stores>;
         await tx.audit.record(actor, { tenantId, action: 'directory.role_permission.removed', targetType: 'directory_role', targetId: r.id, details: { roleKey, permissionKey }, at });
       });
     },
-    async assignRole(tenantId: string, body: unknown, actor: AuditActor): Promise<void> {
+    /** `body` checked by the route's declaration or `roleAssignmentInput` (the CLI). */
+    async assignRole(tenantId: string, body: RoleAssignmentInput, actor: AuditActor): Promise<void> {
       const at = now();
       await store.tx(async (tx) => {
-        const { a, r } = await assignment(tx, tenantId, body as RoleAssignmentInput);
+        const { a, r } = await assignment(tx, tenantId, body);
         if (r.scope !== a.scope) reject(`role ${r.key} has scope ${r.scope}, not ${a.scope}`);
         if (r.status !== 'ACTIVE') reject(`role ${r.key} is not active`);
         await user(tx, tenantId, a.subject);
@@ -321,10 +327,10 @@ export function createDirectoryService(deps: { store: Stores & TxRunner<Stores>;
         await tx.audit.record(actor, { tenantId, action: 'directory.role_assignment.created', targetType: 'directory_role_assignment', targetId: r.id, details: { ...a }, at });
       });
     },
-    async revokeRole(tenantId: string, body: unknown, actor: AuditActor): Promise<void> {
+    async revokeRole(tenantId: string, body: RoleAssignmentInput, actor: AuditActor): Promise<void> {
       const at = now();
       await store.tx(async (tx) => {
-        const { a, r } = await assignment(tx, tenantId, body as RoleAssignmentInput);
+        const { a, r } = await assignment(tx, tenantId, body);
         const row = { tenantId, roleId: r.id, subject: a.subject, scope: a.scope, organizationId: a.organizationId, teamId: a.teamId };
         if (!(await tx.directory.revoke(row))) reject(`no such assignment`);
         await tx.audit.record(actor, { tenantId, action: 'directory.role_assignment.revoked', targetType: 'directory_role_assignment', targetId: r.id, details: { ...a }, at });

@@ -47,5 +47,9 @@ describe('granting an operator permissions one by one', () => {
     await expect(grantPermissions(h.services, { email: 'nobody@example.com', permissions: ['engage.admin.read'] }, SYSTEM_ACTOR)).rejects.toMatchObject({ code: 'unknown_user' });
     await a.newOperator('eve@example.com');
     await expect(grantPermissions(h.services, { email: 'eve@example.com', permissions: ['bad key'] }, SYSTEM_ACTOR)).rejects.toMatchObject({ code: 'invalid_request' });
+    // A revoke reaches the assignment first: the CLI's door checks it with the route's schema.
+    await expect(grantPermissions(h.services, { email: 'eve@example.com', permissions: ['bad key'], revoke: true }, SYSTEM_ACTOR)).rejects.toMatchObject({
+      code: 'invalid_request', message: expect.stringContaining('roleKey: must match') as unknown,
+    });
   });
 });

@@ -1,7 +1,7 @@
 import type { AuditActor } from '../../platform/audit/audit';
 import { DomainError } from '../../platform/errors';
 import { OPERATOR_PERMISSIONS } from '../directory/permissions';
-import type { DirectoryService } from '../directory/service';
+import { roleAssignmentInput, type DirectoryService } from '../directory/service';
 import type { TenantService } from '../tenants/service';
 import type { UserService } from '../users/service';
 
@@ -82,15 +82,17 @@ export async function grantPermissions(
   };
   const out: PermissionGrant = { email: user.email, subject: user.subject, permissions: [] };
   for (const key of [...new Set(input.permissions)]) {
-    const role = { roleKey: grantRoleKey(key), subject: user.subject, scope: 'TENANT', organizationId: null, teamId: null };
+    // The CLI's door of an assignment, checked by the schema the role-assignments route declares;
+    // a grant's permission and role are checked by their own creation first (the same order as before).
+    const role = () => roleAssignmentInput({ roleKey: grantRoleKey(key), subject: user.subject, scope: 'TENANT', organizationId: null, teamId: null });
     if (input.revoke) {
-      out.permissions.push({ key, changed: await unlessThere(() => deps.directory.revokeRole(control.id, role, actor)) });
+      out.permissions.push({ key, changed: await unlessThere(() => deps.directory.revokeRole(control.id, role(), actor)) });
       continue;
     }
     await unlessThere(() => deps.directory.createPermission(control.id, { key, displayName: key }, actor));
-    if (await unlessThere(() => deps.directory.createRole(control.id, { key: role.roleKey, displayName: key, scope: 'TENANT' }, actor)))
-      await deps.directory.addRolePermission(control.id, role.roleKey, { key }, actor);
-    out.permissions.push({ key, changed: await unlessThere(() => deps.directory.assignRole(control.id, role, actor)) });
+    if (await unlessThere(() => deps.directory.createRole(control.id, { key: grantRoleKey(key), displayName: key, scope: 'TENANT' }, actor)))
+      await deps.directory.addRolePermission(control.id, grantRoleKey(key), { key }, actor);
+    out.permissions.push({ key, changed: await unlessThere(() => deps.directory.assignRole(control.id, role(), actor)) });
   }
   return out;
 }

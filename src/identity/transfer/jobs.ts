@@ -4,7 +4,6 @@ import { newId } from '../../platform/crypto';
 import type { AuditActor } from '../../platform/audit/audit';
 import type { AuditStore } from '../../platform/audit/store';
 import { pageFrom, type Page, type PageRequest } from '../../platform/http/pagination';
-import { validInput } from '../../platform/http/schema';
 import type { Logger } from '../../platform/logger';
 import { UniqueViolation } from '../../platform/store/sql';
 import type { TxRunner } from '../../platform/store/store';
@@ -13,7 +12,7 @@ import type { WorkStore } from '../../platform/work/store';
 import type { Lease } from '../../platform/work/worker';
 import { TransferErrors } from './errors';
 import type { ImportOutcome, Importer } from './importer';
-import { checkExportRequest, checkImportRequest, type ExportRecord, type ImportMode, type JobView } from './schemas';
+import type { ExportRecord, ExportRequest, ImportMode, ImportRequest, JobView } from './schemas';
 import type { TransferJobRow, TransferResultRow, TransferStore } from './store';
 
 type Kind = 'IMPORT' | 'EXPORT';
@@ -156,14 +155,13 @@ export function createTransferJobs(deps: { store: Stores & TxRunner<Stores>; clo
   }
 
   return {
-    async createImport(tenantId: string, body: unknown, actor: AuditActor): Promise<{ job: JobView; created: boolean }> {
-      const req = validInput(checkImportRequest, body, TransferErrors.invalid);
+    // Jobs are created over HTTP only: the route's declaration checks the request (records one by one later, as results).
+    async createImport(tenantId: string, req: ImportRequest, actor: AuditActor): Promise<{ job: JobView; created: boolean }> {
       return create(tenantId, 'IMPORT', req.idempotencyKey, {
         source: req.source, mode: req.mode, payload: JSON.stringify(req.records), totalItems: req.records.length, snapshotAt: null,
       }, req, actor);
     },
-    async createExport(tenantId: string, body: unknown, actor: AuditActor): Promise<{ job: JobView; created: boolean }> {
-      const req = validInput(checkExportRequest, body ?? {}, TransferErrors.invalid);
+    async createExport(tenantId: string, req: ExportRequest = {}, actor: AuditActor): Promise<{ job: JobView; created: boolean }> {
       return create(tenantId, 'EXPORT', req.idempotencyKey, { source: null, mode: null, payload: null, totalItems: 0, snapshotAt: now() }, req, actor);
     },
     async get(tenantId: string, kind: Kind, id: string): Promise<JobView> {

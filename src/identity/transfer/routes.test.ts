@@ -81,6 +81,18 @@ describe('user-imports routes', () => {
     expect(await r.json()).toEqual(apiError(error));
   });
 
+  // The declaration is the one check of a job's request (the service takes it typed): these were the service's own.
+  it.each([
+    ['no records', importBody([])],
+    ['an unknown mode', { ...importBody([rec(1)]), mode: 'UPSERT' }],
+    ['an unknown property', { ...importBody([rec(1)]), extra: true }],
+    ['no idempotencyKey', { schemaVersion: 1, source: 'legacy', mode: 'CREATE_ONLY', records: [rec(1)] }],
+  ])('%s is 400 invalid_request, no job made', async (_n, body) => {
+    const r = await call('POST', `/tenants/${tenantId}/user-imports`, IMPORT, body);
+    expect([r.status, ((await r.json()) as { error: string }).error]).toEqual([400, 'invalid_request']);
+    expect((await h.services.transfer.jobs.list(tenantId, 'IMPORT', { page: 0, size: 50 })).items).toEqual([]);
+  });
+
   it('unknown jobs and tenants are 404; bad ids and pages are 400; DELETE is 204', async () => {
     const other = '00000000-0000-4000-8000-000000000000';
     expect(await (await call('GET', `/tenants/${tenantId}/user-imports/${other}`, IMPORT)).json()).toEqual({ error: 'unknown_user_transfer' });

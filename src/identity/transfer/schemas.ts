@@ -58,11 +58,10 @@ export const ImportRequest = Strict({
 export type ImportRequest = Static<typeof ImportRequest>;
 /** The request as the OpenAPI document shows it: records of the import record shape (each checked on its own). */
 export const ImportRequestDoc = Strict({ ...ImportRequest.properties, records: T.Array(ImportRecord, { minItems: 1, maxItems: MAX_RECORDS_PER_REQUEST }) });
-export const checkImportRequest = checker(ImportRequest);
 
 /** Export creation body (spec 03: not shown): an optional idempotency key, like imports. */
 export const ExportRequest = Strict({ idempotencyKey: T.Optional(T.String({ minLength: 1, maxLength: 255 })) });
-export const checkExportRequest = checker(ExportRequest);
+export type ExportRequest = Static<typeof ExportRequest>;
 
 export const Job = Strict({
   id: Uuid(),
