@@ -151,6 +151,8 @@ function readMigrations(dir) {
 }
 
 const esbuild = await import('esbuild');
+// The web console (issue 25): built first, embedded as data in the bundle (src/console/assets.ts).
+const consoleFiles = await stepAsync('console', async () => (await import('./src/console/web/build.mjs')).buildConsole());
 const builtins = new Set(builtinModules.flatMap((m) => [m, `node:${m}`]));
 // Prefix-only built-ins (node:sea, node:test, node:sqlite) are not in builtinModules on Node 20.
 const isBuiltin = (id) => builtins.has(id) || id.startsWith('node:');
@@ -209,6 +211,7 @@ const result = await stepAsync('esbuild', () =>
       __ENGAGE_VERSION__: JSON.stringify(pkg.version),
       __ENGAGE_MIGRATIONS__: JSON.stringify(migrations),
       __ENGAGE_PG_MIGRATIONS__: JSON.stringify(pgMigrations),
+      __ENGAGE_CONSOLE__: JSON.stringify(consoleFiles),
       __ENGAGE_NATIVE_ASSETS__: JSON.stringify({
         sqlite: { key: nativeAssets.sqlite.key, sha256: nativeAssets.sqlite.sha256 },
         argon2: { key: nativeAssets.argon2.key, sha256: nativeAssets.argon2.sha256 },

@@ -17,6 +17,8 @@ import { adminRouteGroups, mountEngageAdminApi } from './admin-routes';
 import { createOAuthApp, createPathMetadataApp } from './identity/oauth/routes';
 import { createPlatformRoutes } from './platform/http/platform-routes';
 import { metricsPolicy } from './platform/metrics-access';
+import { createConsoleApp } from './console/serve';
+import { CONSOLE_CLIENT_ID } from './identity/operators/control';
 
 export interface AppDeps {
   config: Config;
@@ -70,6 +72,14 @@ export function createApp(deps: AppDeps): Hono<AppEnv> {
     true,
   );
   mount(createOAuthApp(services, config), true);
+  // The web console (issue 25): a client of the control issuer and the two administration APIs.
+  if (config.console) {
+    const controlIssuer = async () => {
+      const control = await services.tenants.control();
+      return control && (control.customIssuer ?? services.tenants.managedIssuerOf(control));
+    };
+    mount(createConsoleApp({ base: config.consolePath, controlIssuer, clientId: CONSOLE_CLIENT_ID }), false);
+  }
   const metricsAccess = metricsPolicy(config).main;
   mount(createPlatformRoutes({ readiness: () => services.readiness(), metrics: services.metrics.registry, metricsAccess, document: () => app, publicUrl: config.publicUrl }), false);
   return app;

@@ -73,7 +73,7 @@ export function createServices(deps: CoreDeps) {
     clock,
     keys,
     publicUrl: config.publicUrl,
-    initControl: (control) => ensureControlObjects({ store, resources, clients, clock }, control, { followPublicUrl: deps.followPublicUrl ?? true }),
+    initControl: (control) => ensureControlObjects({ store, resources, clients, clock }, control, { followPublicUrl: deps.followPublicUrl ?? true, consoleUrl: `${config.publicUrl}${config.consolePath}` }),
   });
   const sessions = createSessionService({ store, clock, sessionTtl: config.sessionTtl });
   const resources = createResourceService({ store, catalog, clock });

@@ -31,6 +31,8 @@ type ServeOptions = CommonOptions & {
   smtpUrl?: string;
   mailFrom?: string;
   administrationApi?: boolean;
+  console?: boolean;
+  consolePath?: string;
   accessLog?: boolean;
   metricsListen?: string;
 };
@@ -48,6 +50,8 @@ export function registerServe(program: Command): void {
     .option('--mail-from <address>', 'From address of that mail (default no-reply@<public URL host>; or ENGAGE_MAIL_FROM)')
     .option('--metrics-listen <host:port>', 'serve GET /metrics on this address only, not on the main port, e.g. 127.0.0.1:9464 (or ENGAGE_METRICS_LISTEN; see README "Metrics")')
     .option('--no-access-log', 'write no line per request (on by default: method, route, status, duration, request id at info; or ENGAGE_ACCESS_LOG=false)')
+    .option('--no-console', 'do not serve the web console (or ENGAGE_CONSOLE=false)')
+    .option('--console-path <path>', 'where the web console is served (default /console; or ENGAGE_CONSOLE_PATH)')
     .option('--no-administration-api', 'do not serve the management API at {control_issuer}/identity/admin (404 administration_disabled; or ENGAGE_ADMINISTRATION_API=false)')
     .action(
       action(async (opts: ServeOptions) => {
@@ -64,6 +68,8 @@ export function registerServe(program: Command): void {
           // commander sets true unless --no-administration-api is given: only the flag overrides the environment.
           administrationApi: opts.administrationApi === false ? 'false' : undefined,
           accessLog: opts.accessLog === false ? 'false' : undefined,
+          console: opts.console === false ? 'false' : undefined,
+          consolePath: opts.consolePath,
           metricsListen: opts.metricsListen,
         };
         const config = configFrom(opts, flags);

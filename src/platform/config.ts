@@ -91,6 +91,13 @@ export interface Config {
    * environment or configuration file only: a flag shows in `ps`). Never printed.
    */
   metricsToken?: string;
+  /**
+   * `serve`: whether the web console is served (issue 25); false (`--no-console`,
+   * ENGAGE_CONSOLE=false): its paths answer 404 like any unknown path.
+   */
+  console: boolean;
+  /** Where the console is served (`/console`): one or more path segments, none of the APIs' own prefixes. */
+  consolePath: string;
 }
 
 export class ConfigError extends Error {}
@@ -100,7 +107,7 @@ type Raw = Record<string, unknown>;
 interface Setting {
   key: keyof Config;
   env: string;
-  kind: 'string' | 'int' | 'url' | 'enum' | 'database-url' | 'smtp-url' | 'email' | 'boolean' | 'listen' | 'token';
+  kind: 'string' | 'int' | 'url' | 'enum' | 'database-url' | 'smtp-url' | 'email' | 'boolean' | 'listen' | 'token' | 'path';
   values?: readonly string[];
   min?: number;
   max?: number;
@@ -138,7 +145,12 @@ const SETTINGS: Setting[] = [
   { key: 'accessLog', env: 'ENGAGE_ACCESS_LOG', kind: 'boolean' },
   { key: 'metricsListen', env: 'ENGAGE_METRICS_LISTEN', kind: 'listen' },
   { key: 'metricsToken', env: 'ENGAGE_METRICS_TOKEN', kind: 'token' },
+  { key: 'console', env: 'ENGAGE_CONSOLE', kind: 'boolean' },
+  { key: 'consolePath', env: 'ENGAGE_CONSOLE_PATH', kind: 'path' },
 ];
+
+/** First path segments the server's own routes use: the console may not sit under one of them. */
+const RESERVED_SEGMENTS = new Set(['t', 'oauth2', '.well-known', 'v1', 'api', 'identity', 'engage', 'healthz', 'readyz', 'metrics', 'openapi.json', 'assets']);
 
 /** `host:port` or `[v6]:port` (a listen address), or undefined when it is not one. */
 export function parseListen(value: string): { host: string; port: number } | undefined {
@@ -169,6 +181,8 @@ export const DEFAULTS = {
   fcmUrl: 'https://fcm.googleapis.com',
   administrationApi: true,
   accessLog: true,
+  console: true,
+  consolePath: '/console',
 } satisfies Partial<Config>;
 
 function coerce(s: Setting, value: unknown, origin: string): unknown {
@@ -221,6 +235,13 @@ function coerce(s: Setting, value: unknown, origin: string): unknown {
       if (typeof value !== 'string' || value.length < 16 || value.length > 512 || !/^[\x21-\x7e]+$/.test(value))
         throw new ConfigError(`invalid setting ${name}: expected 16 to 512 printable ASCII characters without spaces`);
       return value;
+    case 'path': {
+      const segments = typeof value === 'string' && /^(\/[A-Za-z0-9._~-]+)+$/.test(value) ? value.split('/').slice(1) : undefined;
+      if (!segments || segments.some((seg) => seg === '.' || seg === '..'))
+        throw new ConfigError(`invalid setting ${name}: expected a path such as /console (segments of letters, digits, ".", "_", "~" or "-")`);
+      if (RESERVED_SEGMENTS.has(segments[0])) throw new ConfigError(`invalid setting ${name}: /${segments[0]} is used by the server's own routes`);
+      return value;
+    }
     case 'boolean':
       if (value === true || value === 'true') return true;
       if (value === false || value === 'false') return false;

@@ -62,7 +62,7 @@ describe('control tenant initialisation', () => {
     const after = await h.sql.get<{ v: number }>("SELECT version AS \"v\" FROM version_channels WHERE name = 'catalog'");
     expect(after).toEqual(before);
     expect(await h.services.resources.list(await controlId())).toHaveLength(2);
-    expect(await h.services.clients.list(await controlId())).toHaveLength(1);
+    expect((await h.services.clients.list(await controlId())).map((c) => c.clientId)).toEqual(['engage-cli', 'engage-console']);
   });
 
   it('gives a database made before them the system objects, and follows a changed public URL', async () => {
@@ -74,8 +74,9 @@ describe('control tenant initialisation', () => {
     });
     await h.services.tenants.ensureControl();
     expect(await resources(id)).toEqual(RESOURCES);
-    expect((await h.services.clients.list(id)).map((c) => c.clientId)).toEqual(['engage-cli']);
+    expect((await h.services.clients.list(id)).map((c) => c.clientId)).toEqual(['engage-cli', 'engage-console']);
     expect(await managedFlags(id)).toEqual({ resource: 1, client: 1 });
+    expect((await h.services.clients.find(id, 'engage-console'))!.configurationManaged).toBe(true);
   });
 
   it('without followPublicUrl (a CLI command given no public URL) the stored URIs stay; missing scopes are still added', async () => {
@@ -100,7 +101,7 @@ describe('control tenant initialisation', () => {
     const id = await controlId();
     await h.changedElsewhere(() => h.sql.run(`UPDATE clients SET scopes = ? WHERE tenant_id = ? AND client_id = ?`, [JSON.stringify(['openid', 'offline_access', ...ADMIN_API_SCOPES]), id, CLI_CLIENT_ID]));
     await h.services.tenants.ensureControl();
-    const [client] = await h.services.clients.list(id);
+    const client = (await h.services.clients.find(id, CLI_CLIENT_ID))!;
     expect([...client.scopes].sort()).toEqual(CLI_SCOPES);
     expect(await managedFlags(id)).toEqual({ resource: 1, client: 1 });
   });

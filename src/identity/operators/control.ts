@@ -26,6 +26,13 @@ export const CLI_IDENTITY_SCOPES = ['openid', 'email', 'offline_access', ...ADMI
 /** What `engage-cli` may ask for: also the engagement administration API's four (issue 24), for `engage login --api engage`. */
 export const CLI_SCOPES = [...CLI_IDENTITY_SCOPES, ...ENGAGE_ADMIN_SCOPES];
 
+/** The web console's public browser client in the control tenant (issue 25): authorization code with PKCE, tokens kept in memory. */
+export const CONSOLE_CLIENT_ID = 'engage-console';
+/** The console's scopes: the CLI's, for the two administration APIs (one grant per API, RFC 8707). */
+export const CONSOLE_SCOPES = CLI_SCOPES;
+/** Where the console's sign-in and sign-out return, under its public URL (config publicUrl + consolePath). */
+export const consoleRedirects = (consoleUrl: string) => ({ redirectUris: [`${consoleUrl}/callback`], postLogoutRedirectUris: [`${consoleUrl}/signed-out`] });
+
 /** The management API's resource URI: its root under the control issuer (spec 03). */
 export const adminResourceUri = (controlIssuer: string) => `${controlIssuer}/identity/admin`;
 /** The engagement administration API's resource URI (issue 24). */
@@ -52,7 +59,7 @@ export async function ensureControlObjects(
    * public URL of its own must not move the running server's resources to 127.0.0.1:8080;
    * an outside review). Missing objects and scopes are still made.
    */
-  opts: { followPublicUrl: boolean } = { followPublicUrl: true },
+  opts: { followPublicUrl: boolean; consoleUrl?: string } = { followPublicUrl: true },
 ): Promise<void> {
   const { store } = deps;
   const tenantId = control.id;
@@ -102,6 +109,58 @@ export async function ensureControlObjects(
     );
   }
   if (!client?.configurationManaged) await store.tx((tx) => deps.clients.markManagedIn(tx, tenantId, CLI_CLIENT_ID));
+  if (opts.consoleUrl) await ensureConsoleClient(deps, tenantId, uri, opts.consoleUrl, opts.followPublicUrl);
+}
+
+/**
+ * The console's client: public (no secret; PKCE is required of public clients), pre-authorized
+ * (the operator signs in to their own tool), its redirects under the console's URL, which
+ * follows the configuration as the resources do.
+ */
+async function ensureConsoleClient(
+  deps: { store: TxRunner<ResourceTx & ClientTx>; clients: ClientService; clock: Clock },
+  tenantId: string,
+  defaultResource: string,
+  consoleUrl: string,
+  followPublicUrl: boolean,
+): Promise<void> {
+  const wanted = consoleRedirects(consoleUrl);
+  const webOrigins = [new URL(consoleUrl).origin];
+  const client = await deps.clients.find(tenantId, CONSOLE_CLIENT_ID);
+  if (!client) {
+    await tolerateTwin(() =>
+      deps.clients.create(tenantId, {
+        clientId: CONSOLE_CLIENT_ID,
+        displayName: 'engage console',
+        applicationType: 'WEB',
+        tokenEndpointAuthMethod: 'NONE',
+        consentPolicy: 'PRE_AUTHORIZED',
+        ...wanted,
+        webOrigins,
+        scopes: [...CONSOLE_SCOPES],
+        defaultResource,
+      }, SYSTEM_ACTOR),
+    );
+  } else if (
+    followPublicUrl &&
+    (client.defaultResource !== defaultResource ||
+      JSON.stringify(client.redirectUris) !== JSON.stringify(wanted.redirectUris) ||
+      JSON.stringify(client.postLogoutRedirectUris) !== JSON.stringify(wanted.postLogoutRedirectUris) ||
+      CONSOLE_SCOPES.some((sc) => !client.scopes.includes(sc)))
+  ) {
+    const scopes = JSON.stringify([...new Set([...client.scopes, ...CONSOLE_SCOPES])]);
+    await deps.store.tx((tx) =>
+      deps.clients.replaceManagedIn(tx, tenantId, CONSOLE_CLIENT_ID, {
+        defaultResource,
+        scopes,
+        redirectUris: JSON.stringify(wanted.redirectUris),
+        postLogoutRedirectUris: JSON.stringify(wanted.postLogoutRedirectUris),
+        webOrigins: JSON.stringify(webOrigins),
+        updatedAt: deps.clock.now().toISOString(),
+      }),
+    );
+  }
+  if (!client?.configurationManaged) await deps.store.tx((tx) => deps.clients.markManagedIn(tx, tenantId, CONSOLE_CLIENT_ID));
 }
 
 /** A concurrent process created the same object first: what we wanted exists. */

@@ -1,0 +1,103 @@
+import { Hono } from 'hono';
+import type { AppEnv } from '../platform/http/request';
+import { notFoundError } from '../platform/http/errors';
+import { consoleAssets, type ConsoleAsset } from './assets';
+
+/** What the page needs to sign in and find the two administration APIs; nothing secret. */
+export interface ConsoleSettings {
+  /** Where the console is served, e.g. `/console` (config consolePath). */
+  base: string;
+  /** The control issuer (its discovery document names every endpoint). */
+  controlIssuer: () => Promise<string | undefined>;
+  clientId: string;
+}
+
+/**
+ * The web console (issue 25): one HTML shell for every path under `base` (the page routes in
+ * the browser), and its hashed script and stylesheet. No other route: the page is a client of
+ * the control issuer and the two administration APIs only, like curl with a token.
+ */
+export function createConsoleApp(settings: ConsoleSettings): Hono<AppEnv> {
+  const app = new Hono<AppEnv>();
+  const { base } = settings;
+
+  app.get(`${base}/assets/:name`, async (c) => {
+    const asset = (await consoleAssets()).find((a) => a.name === c.req.param('name'));
+    if (!asset) throw notFoundError('api');
+    const gzip = /\bgzip\b/.test(c.req.header('accept-encoding') ?? '');
+    const headers: Record<string, string> = {
+      'Content-Type': asset.type,
+      'Cache-Control': 'public, max-age=31536000, immutable',
+      'X-Content-Type-Options': 'nosniff',
+      Vary: 'Accept-Encoding',
+    };
+    if (gzip) headers['Content-Encoding'] = 'gzip';
+    return c.body(new Uint8Array(gzip ? asset.gzip : asset.body), 200, headers);
+  });
+
+  const page = async (c: { req: { path: string }; body: (b: string, s: 200, h: Record<string, string>) => Response }) => {
+    const issuer = await settings.controlIssuer();
+    if (!issuer) throw notFoundError('api');
+    const assets = await consoleAssets();
+    // The callback alone may be framed, by the console itself: the hidden frame of a silent sign-in (prompt=none).
+    return c.body(shell(settings, issuer, assets), 200, consoleHeaders(issuer, c.req.path === `${base}/callback`));
+  };
+  app.get(base, page);
+  app.get(`${base}/*`, page);
+  return app;
+}
+
+/** Strict: only our own hashed files run; no inline script or style, no eval, never framed. */
+export function consoleHeaders(issuer: string, framedBySelf = false): Record<string, string> {
+  const issuerOrigin = new URL(issuer).origin;
+  const connect = [...new Set(["'self'", issuerOrigin])].join(' ');
+  return {
+    'Content-Type': 'text/html; charset=utf-8',
+    'Content-Security-Policy': [
+      "default-src 'none'",
+      "script-src 'self'",
+      "style-src 'self'",
+      "img-src 'self' data:",
+      "font-src 'self'",
+      `connect-src ${connect}`,
+      // The hidden frame of a silent sign-in (prompt=none) opens the issuer's authorization endpoint.
+      `frame-src ${connect}`,
+      `form-action ${connect}`,
+      framedBySelf ? "frame-ancestors 'self'" : "frame-ancestors 'none'",
+      "base-uri 'none'",
+    ].join('; '),
+    'X-Frame-Options': framedBySelf ? 'SAMEORIGIN' : 'DENY',
+    'X-Content-Type-Options': 'nosniff',
+    'Referrer-Policy': 'no-referrer',
+    'Cross-Origin-Opener-Policy': 'same-origin',
+    'Cache-Control': 'no-store',
+  };
+}
+
+const escapeAttr = (s: string) => s.replace(/&/g, '&amp;').replace(/"/g, '&quot;').replace(/</g, '&lt;').replace(/>/g, '&gt;');
+
+function shell(settings: ConsoleSettings, issuer: string, assets: ConsoleAsset[]): string {
+  const script = assets.find((a) => a.name.endsWith('.js'))!;
+  const style = assets.find((a) => a.name.endsWith('.css'));
+  const config = JSON.stringify({ base: settings.base, issuer, clientId: settings.clientId });
+  const href = (a: ConsoleAsset) => escapeAttr(`${settings.base}/assets/${a.name}`);
+  return [
+    '<!doctype html>',
+    '<html lang="en">',
+    '<head>',
+    '<meta charset="utf-8">',
+    '<meta name="viewport" content="width=device-width, initial-scale=1">',
+    '<meta name="color-scheme" content="light dark">',
+    `<meta name="engage-console" content="${escapeAttr(config)}">`,
+    '<title>engage console</title>',
+    '<link rel="icon" href="data:,">',
+    style ? `<link rel="stylesheet" href="${href(style)}" integrity="sha256-${style.sha256}">` : '',
+    `<script type="module" src="${href(script)}" integrity="sha256-${script.sha256}"></script>`,
+    '</head>',
+    '<body>',
+    '<div id="app"><p class="boot">Loading the console…</p></div>',
+    '<noscript><p>The engage console needs JavaScript. Everything it does can also be done with the engage CLI or the administration APIs.</p></noscript>',
+    '</body>',
+    '</html>',
+  ].join('\n');
+}

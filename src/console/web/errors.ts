@@ -1,0 +1,26 @@
+/**
+ * The administration APIs' error codes in words (spec 03 and the engagement administration
+ * API). The code itself stays visible beside the sentence, for a search or a support request.
+ */
+const WORDS: Record<string, string> = {
+  invalid_request: 'Some of what was entered is not valid.',
+  not_found: 'It does not exist (any more), or you may not see it.',
+  conflict: 'It conflicts with something that already exists.',
+  already_exists: 'Something with that name already exists.',
+  access_denied: 'You do not have the permission this needs. Ask an operator who has it.',
+  insufficient_scope: 'Your sign-in does not cover this. Sign out and in again.',
+  invalid_token: 'Your sign-in has expired. Sign in again.',
+  signed_out: 'Your sign-in has expired. Sign in again.',
+  configuration_managed: 'This is managed by engage apply: change it in the configuration file instead.',
+  administration_disabled: 'The administration API is turned off on this server.',
+  environment_disabled: 'The environment is disabled: enable it first.',
+  environment_deleting: 'The environment is being deleted.',
+  idempotency_key_reused: 'This request was already made with different content.',
+  rate_limited: 'Too many requests. Wait a moment and try again.',
+  network: 'The server could not be reached. Check your connection and try again.',
+};
+
+export function describeError(status: number, code: string, detail?: string): string {
+  const words = WORDS[code] ?? (status >= 500 ? 'The server failed to answer. Try again in a moment.' : 'The server refused this.');
+  return detail ? `${words} ${detail}` : words;
+}
