@@ -11,6 +11,7 @@
 import http2 from 'node:http2';
 import { createPrivateKey, randomUUID, sign, type KeyObject } from 'node:crypto';
 import type { Clock } from '../../platform/clock';
+import { createDeadlines } from './deadlines';
 import { retryAfterMs, type AttemptOutcome } from './outcome';
 import type { DeliveryMessage } from './message';
 
@@ -68,6 +69,7 @@ export function createApnsClient(opts: { productionUrl: string; sandboxUrl: stri
   const sessions = new Map<string, http2.ClientHttp2Session>();
   const tokens = new Map<string, { jwt: string; iatMs: number }>();
   const keys = new Map<string, KeyObject>();
+  const deadlines = createDeadlines(timeoutMs);
 
   function session(url: string): http2.ClientHttp2Session {
     const open = sessions.get(url);
@@ -141,15 +143,14 @@ export function createApnsClient(opts: { productionUrl: string; sandboxUrl: stri
       const settle = (r: Awaited<ReturnType<typeof request>>) => {
         if (settled) return;
         settled = true;
-        clearTimeout(deadline);
+        deadlines.cancel(deadline);
         resolve(r);
       };
       // A deadline for the whole exchange: a stream that answered headers and then nothing (half-open) ends here too.
-      const deadline = setTimeout(() => {
+      const deadline = deadlines.add(() => {
         settle({ error: `timed out after ${timeoutMs} ms` });
         req.close(http2.constants.NGHTTP2_CANCEL);
-      }, timeoutMs);
-      deadline.unref();
+      });
       req.on('response', (h) => {
         status = Number(h[':status']);
         resHeaders = h;

@@ -81,6 +81,8 @@ export function createCredentialService(deps: {
   fcmUrl?: string;
 }) {
   const { store, sealer, environments } = deps;
+  /** Opened credentials by app and provider, with the row they were opened from (`open`). */
+  const openedRows = new Map<string, { sealed: string; info: string; updatedAt: string; value: object }>();
 
   async function appFor(input: { app: string; environment?: string }, opts?: { allowManaged?: boolean }) {
     const app = await environments.findApp(input.app, input.environment);
@@ -199,12 +201,25 @@ export function createCredentialService(deps: {
       return { ...metadataOf(row), check: { ...answer, checkedAt: deps.clock.now().toISOString() } };
     },
 
-    /** The opened credentials of an app (the delivery worker), or undefined. */
+    /**
+     * The opened credentials of an app (the delivery worker, at every claim), or undefined. The
+     * row is read each time, so credentials replaced or removed count from the next claim; the
+     * sealed key is opened again only when the row changed (a claim per hundred deliveries made
+     * the decryption a visible share of a delivery's cost). The object is frozen: it is shared.
+     */
     async open<P extends CredentialRow['provider']>(appId: string, provider: P): Promise<(Opened<P> & { updatedAt: string }) | undefined> {
       const row = await store.messaging.credential(appId, provider);
-      if (!row) return undefined;
+      const id = `${appId}:${provider}`;
+      if (!row) {
+        openedRows.delete(id);
+        return undefined;
+      }
+      const held = openedRows.get(id);
+      if (held && held.sealed === row.sealed && held.info === row.info && held.updatedAt === row.updatedAt) return held.value as Opened<P> & { updatedAt: string };
       const secret = JSON.parse(sealer.open(row.sealed, credentialAad(appId, provider))) as object;
-      return { ...(JSON.parse(row.info) as object), ...secret, updatedAt: row.updatedAt } as Opened<P> & { updatedAt: string };
+      const value = Object.freeze({ ...(JSON.parse(row.info) as object), ...secret, updatedAt: row.updatedAt });
+      openedRows.set(id, { sealed: row.sealed, info: row.info, updatedAt: row.updatedAt, value });
+      return value as Opened<P> & { updatedAt: string };
     },
   };
 }

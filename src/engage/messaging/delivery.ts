@@ -214,9 +214,19 @@ export function createDeliveryWorker(deps: {
     }
   }
 
-  /** Counted once committed (a PostgreSQL transaction may run again). */
+  /** Counted once committed (a PostgreSQL transaction may run again): one increment per provider and outcome, not per delivery. */
   function counted(batch: Answered[]): void {
-    for (const { row, outcome: o } of batch) if (o.kind !== 'released') count(row.provider, o.kind === 'failed' && o.error === 'expired' ? 'expired' : o.kind);
+    if (!deps.metrics) return;
+    const tally = new Map<string, { provider: string; outcome: string; n: number }>();
+    for (const { row, outcome: o } of batch) {
+      if (o.kind === 'released') continue;
+      const outcome = o.kind === 'failed' && o.error === 'expired' ? 'expired' : o.kind;
+      const key = `${row.provider}:${outcome}`;
+      const t = tally.get(key);
+      if (t) t.n++;
+      else tally.set(key, { provider: row.provider, outcome, n: 1 });
+    }
+    for (const t of tally.values()) deps.metrics.pushDeliveries.inc({ provider: t.provider, outcome: t.outcome }, t.n);
   }
 
   // ---- Attempts: per-app lanes under a global cap.
@@ -250,7 +260,8 @@ export function createDeliveryWorker(deps: {
       void go(c).then((outcome) => {
         lane.running--;
         held--;
-        record({ row: c.row, outcome, atMs: nowMs() });
+        // The answer's time matters only to a retry's due time or a claim given back.
+        record({ row: c.row, outcome, atMs: outcome.kind === 'sent' ? 0 : nowMs() });
         if (lane.running === 0 && lane.queue.length === 0) lanes.delete(appId);
         else drain(appId, lane);
         // The pump claims again when this answer frees what it waits for: its app's share, or a batch of slots (not per answer).
@@ -261,9 +272,9 @@ export function createDeliveryWorker(deps: {
     }
   }
 
-  async function go(c: Claimed): Promise<Outcome> {
+  function go(c: Claimed): Promise<Outcome> {
     // Waited in its lane so long that its claim could lapse mid-attempt (another process would send it too): given back.
-    if (c.claimUntil - nowMs() < flow.attemptMs) return { kind: 'released' };
+    if (c.claimUntil - nowMs() < flow.attemptMs) return Promise.resolve({ kind: 'released' });
     return attempt(c.row, c.creds);
   }
 

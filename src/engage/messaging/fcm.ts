@@ -9,6 +9,7 @@ import http from 'node:http';
 import https from 'node:https';
 import { createHash, createPrivateKey, sign, type KeyObject } from 'node:crypto';
 import type { Clock } from '../../platform/clock';
+import { createDeadlines } from './deadlines';
 import { retryAfterMs, type AttemptOutcome } from './outcome';
 import type { DeliveryMessage } from './message';
 import type { ProviderCheck } from './apns';
@@ -72,6 +73,7 @@ export function createFcmClient(opts: { baseUrl: string; ca?: string | Buffer; c
   const keys = new Map<string, KeyObject>();
   /** The digest of each private key seen, for the token cache's key. */
   const tokenIds = new Map<string, string>();
+  const deadlines = createDeadlines(timeoutMs);
 
   function post(url: string, headers: Record<string, string>, body: string): Promise<Answer | { error: string }> {
     return new Promise((resolve) => {
@@ -81,7 +83,7 @@ export function createFcmClient(opts: { baseUrl: string; ca?: string | Buffer; c
       const settle = (r: Answer | { error: string }) => {
         if (settled) return;
         settled = true;
-        clearTimeout(deadline);
+        deadlines.cancel(deadline);
         resolve(r);
       };
       const req = (secure ? https : http).request(
@@ -96,11 +98,10 @@ export function createFcmClient(opts: { baseUrl: string; ca?: string | Buffer; c
         },
       );
       // A deadline for the whole exchange, waiting for a socket included (not an idle timeout a trickle would reset).
-      const deadline = setTimeout(() => {
+      const deadline = deadlines.add(() => {
         settle({ error: `timed out after ${timeoutMs} ms` });
         req.destroy();
-      }, timeoutMs);
-      deadline.unref();
+      });
       req.on('error', (e) => settle({ error: `connection: ${e.message}` }));
       req.end(body);
     });
