@@ -1,4 +1,5 @@
 import type { Hono } from 'hono';
+import { withSharedErrors } from '../../platform/http/admin-errors';
 import { MAX_BODY_BYTES } from '../../platform/http/request';
 import type { RouteDoc } from '../../platform/http/openapi';
 import { apiInputRules, declaredRoutes } from '../../platform/http/route';
@@ -23,16 +24,9 @@ const SHARED: Record<number, string> = {
   409: 'environment_deleting (a change under an environment being deleted)',
 };
 
-/** The shared failures and a route's own, one line per status. */
-function withShared(own: Record<number, string> = {}): Record<number, string> {
-  const all = { ...SHARED };
-  for (const [status, text] of Object.entries(own)) all[Number(status)] = SHARED[Number(status)] ? `${SHARED[Number(status)]}; ${text}` : text;
-  return all;
-}
-
 /** A route's document: tag `engage-admin`, the bearer token, the shared failures and its own. */
 export const adminDoc = <const P extends Omit<RouteDoc, 'summary' | 'tags' | 'security'>>(summary: string, parts: P) =>
-  ({ summary, tags: ['engage-admin'], security: ['bearerToken'] as RouteDoc['security'], ...parts, errors: withShared(parts.errors) });
+  ({ summary, tags: ['engage-admin'], security: ['bearerToken'] as RouteDoc['security'], ...parts, errors: withSharedErrors(SHARED, parts.errors, '; ') });
 
 /** Declarations of the api family's form: every violation named in one invalid_request. */
 export const adminRoute = declaredRoutes<EngageAdminEnv>(

@@ -5,6 +5,7 @@
  * mounts them nor each other (src/layering.test.ts).
  */
 import type { Context, MiddlewareHandler } from 'hono';
+import { withSharedErrors } from '../../platform/http/admin-errors';
 import type { RouteDoc } from '../../platform/http/openapi';
 import { pageQuery } from '../../platform/http/pagination';
 import { MAX_BODY_BYTES } from '../../platform/http/request';
@@ -26,8 +27,8 @@ export interface AdminDeps {
   activeFederations?: () => Promise<number>;
 }
 
-/** Errors every management route may answer (spec 03 "Errors"). */
-const COMMON: Record<number, string> = {
+/** Errors every management route may answer (spec 03 "Errors"), user transfer's too. */
+export const MANAGEMENT_ERRORS: Record<number, string> = {
   401: 'invalid_token',
   403: 'insufficient_scope (WWW-Authenticate names the scope), access_denied',
   404: 'administration_disabled, unknown_tenant (issuer)',
@@ -35,9 +36,7 @@ const COMMON: Record<number, string> = {
 
 /** A management route's OpenAPI description. */
 export function adminDoc<const O extends Omit<RouteDoc, 'summary' | 'tags' | 'security'>>(summary: string, opts: O) {
-  const errors: Record<number, string> = { ...COMMON };
-  for (const [k, v] of Object.entries(opts.errors ?? {})) errors[Number(k)] = errors[Number(k)] ? `${errors[Number(k)]}, ${v}` : v;
-  return { summary, tags: ['management'] as string[], security: ['bearerToken'] as RouteDoc['security'], ...opts, errors };
+  return { summary, tags: ['management'] as string[], security: ['bearerToken'] as RouteDoc['security'], ...opts, errors: withSharedErrors(MANAGEMENT_ERRORS, opts.errors) };
 }
 
 /**

@@ -47,6 +47,8 @@ const handle = <D extends RouteDoc>(fn: (c: Context<IssuerEnv>, input: Input<D>)
 
 const PROOF = { 200: { description: 'authorization code result, or mfa_required with a challenge token', schema: ProofResult } };
 const TIMERS = { 202: { description: 'queued; the same answer whether or not a message goes out', schema: Timers } };
+/** A code check's 429: the address's budget across its challenges (challenges.ts `verify`). */
+const CODE_CHECKS = 'too_many_attempts (the address’s code checks; Retry-After)';
 
 /**
  * The native authentication adapter (spec 02 "Native adapter"), under `{issuer}/oauth2/native`
@@ -87,7 +89,7 @@ export function mountNativeRoutes(app: Hono<IssuerEnv>, native: NativeService, c
   ));
 
   app.post(`${BASE}/email/verify`, route(
-    doc('Email code proof', EmailVerifyForm, PROOF, { 401: 'invalid_code', 409: 'browser_required' }),
+    doc('Email code proof', EmailVerifyForm, PROOF, { 401: 'invalid_code', 409: 'browser_required', 429: CODE_CHECKS }),
     handle(async (c, { body: f }) => {
       return c.json(await native.emailVerify(c.get('tenant'), { interactionId: f.interaction_id, email: f.email, code: f.code }));
     }),
@@ -111,7 +113,7 @@ export function mountNativeRoutes(app: Hono<IssuerEnv>, native: NativeService, c
 
   app.post(`${BASE}/registration/verify`, route(
     doc('Prove the registration address: a one-use, five-minute grant', EmailVerifyForm, { 200: { description: 'the registration grant', schema: RegistrationVerified } }, {
-      401: 'invalid_code', 403: 'registration_closed',
+      401: 'invalid_code', 403: 'registration_closed', 429: CODE_CHECKS,
     }),
     handle(async (c, { body: f }) => {
       return c.json(await native.registrationVerify(c.get('tenant'), { interactionId: f.interaction_id, email: f.email, code: f.code }));
@@ -136,7 +138,9 @@ export function mountNativeRoutes(app: Hono<IssuerEnv>, native: NativeService, c
   ));
 
   app.post(`${BASE}/password/recovery/verify`, route(
-    doc('Prove the recovery address: a five-minute reset grant', EmailVerifyForm, { 200: { description: 'the reset grant', schema: RecoveryVerified } }, { 401: 'invalid_code' }),
+    doc('Prove the recovery address: a five-minute reset grant', EmailVerifyForm, { 200: { description: 'the reset grant', schema: RecoveryVerified } }, {
+      401: 'invalid_code', 429: CODE_CHECKS,
+    }),
     handle(async (c, { body: f }) => {
       return c.json(await native.recoveryVerify(c.get('tenant'), { interactionId: f.interaction_id, email: f.email, code: f.code }));
     }),

@@ -131,7 +131,11 @@ export function mountBrowserRoutes(app: Hono<IssuerEnv>, services: Services, con
         summary: 'Authorization endpoint by POST (OIDC Core 3.1.2.1): 303 to the same parameters as a GET',
         tags: ['oauth'],
         body: { schema: AuthorizeForm, type: 'form' },
-        responses: { 303: { description: 'to GET /oauth2/authorize with the same parameters' }, 400: { description: 'malformed form (a page)', type: 'html' } },
+        responses: {
+          303: { description: 'to GET /oauth2/authorize with the same parameters' },
+          400: { description: 'malformed form (a page)', type: 'html' },
+          413: { description: 'form too large (a page)', type: 'html' },
+        },
         errors: { 404: 'unknown issuer (empty body)' },
       },
       authorizeByPost((c, e) => render(c, errorOutcome(e), ttl)),

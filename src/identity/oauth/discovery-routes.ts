@@ -6,7 +6,7 @@ import { DEVICE_CODE, OPT_IN_GRANTS, type OptInGrant } from '../clients/schemas'
 import type { IssuerEnv } from '../issuer';
 import { DiscoveryDocument, Jwks } from './schemas';
 import { publicCors } from './cors';
-import { keyedRepresentation, representationOf, sendRepresentation, type Representation } from './etag';
+import { keyedRepresentation, NOT_MODIFIED, representationOf, sendRepresentation, type Representation } from './etag';
 
 /** OpenID Provider metadata, exactly the fields of spec 02's discovery table. */
 export function discoveryDocument(issuer: string) {
@@ -70,7 +70,7 @@ export const JWKS_CACHE = `public, max-age=${JWKS_MAX_AGE_SECONDS}, must-revalid
 const metadataDoc = (summary: string): RouteDoc => ({
   summary,
   tags: ['discovery'],
-  responses: { 200: { description: 'the metadata', schema: DiscoveryDocument } },
+  responses: { 200: { description: 'the metadata', schema: DiscoveryDocument }, 304: NOT_MODIFIED },
   errors: { 404: 'unknown issuer (empty body)' },
 });
 
@@ -90,7 +90,7 @@ export function mountDiscoveryRoutes(app: Hono<IssuerEnv>, keys: KeyService, cli
   app.get(
     '/oauth2/jwks',
     described(
-      { summary: 'The tenant’s signing keys', tags: ['discovery'], responses: { 200: { description: 'JWKS', schema: Jwks } }, errors: { 404: 'unknown issuer (empty body)' } },
+      { summary: 'The tenant’s signing keys', tags: ['discovery'], responses: { 200: { description: 'JWKS', schema: Jwks }, 304: NOT_MODIFIED }, errors: { 404: 'unknown issuer (empty body)' } },
       async (c) => {
         const tenantId = c.get('tenant').tenant.id;
         return sendRepresentation(c, representationOf(keys.cachedJwks(tenantId) ?? (await keys.jwks(tenantId))), JWKS_CACHE);

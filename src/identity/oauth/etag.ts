@@ -58,6 +58,9 @@ export function ifNoneMatchHits(header: string | undefined, etag: string): boole
   return false;
 }
 
+/** The 304 of a route answered by sendRepresentation, as its document says it. */
+export const NOT_MODIFIED = { description: 'not modified: If-None-Match names the ETag (RFC 9110 §13.1.2); no body, the same ETag and Cache-Control' };
+
 /** 200 with the JSON and its ETag, or 304 with the same validator and caching headers and no body. */
 export function sendRepresentation(c: Context, r: Representation, cacheControl: string): Response {
   // Content-Type on the 304 too: the Node adapter would otherwise add text/plain to a bodiless

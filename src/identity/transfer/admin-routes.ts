@@ -1,9 +1,11 @@
 import type { Context, Hono, MiddlewareHandler } from 'hono';
 import type { BodyFailure } from '../../platform/http/body';
+import { withSharedErrors } from '../../platform/http/admin-errors';
 import type { RouteDoc } from '../../platform/http/openapi';
 import { pageQuery } from '../../platform/http/pagination';
 import { apiInputRules, declaredRoutes } from '../../platform/http/route';
 import { Uuid } from '../../platform/http/schema';
+import { MANAGEMENT_ERRORS } from '../admin/routing';
 import { actorOf } from '../audit';
 import type { TokenEnv } from '../token-guards';
 import { TransferErrors } from './errors';
@@ -34,8 +36,9 @@ const TENANT = { tenantId: Uuid({ description: 'the tenant id' }) };
 const JOB = { ...TENANT, jobId: Uuid({ description: 'the job id' }) };
 const PAGED = { query: pageQuery };
 
+/** Behind the management API's gate and guard: its shared failures (401, 403, 404) come first. */
 const doc = <const D extends Omit<RouteDoc, 'summary'>>(summary: string, d: D) =>
-  ({ summary, tags: ['management: user transfer'] as string[], security: ['bearerToken'] as RouteDoc['security'], ...d });
+  ({ summary, tags: ['management: user transfer'] as string[], security: ['bearerToken'] as RouteDoc['security'], ...d, errors: withSharedErrors(MANAGEMENT_ERRORS, d.errors) });
 const json = <const S extends RouteDoc['responses'][number]['schema']>(schema: S, description: string) => ({ schema, description });
 
 const bodyFailure = (f: BodyFailure) => TransferErrors.invalid(f.kind === 'too_large' ? `body: larger than ${f.limit} bytes` : `${f.field}: ${f.reason}`);
@@ -44,7 +47,7 @@ const bodyFailure = (f: BodyFailure) => TransferErrors.invalid(f.kind === 'too_l
  * The management API's declarations (issue 22 point 4): path values, the page query and the body
  * checked by the documented schemas before the handler, every violation in one invalid_request.
  * An import's body is checked as an envelope (ImportRequest: each record is checked on its own
- * and a bad one is a result, not a 400); the service keeps that check too (one check, shared).
+ * and a bad one is a result, not a 400); the service takes it typed (this is its one check).
  */
 const route = declaredRoutes<TokenEnv>(apiInputRules({ maxBytes: MAX_IMPORT_BYTES, body: bodyFailure, invalid: TransferErrors.invalid }));
 /** The export creation's small body (an idempotency key). */

@@ -158,6 +158,6 @@ describe('OpenAPI', () => {
     const doc = openApiDocument(app, { version: 'test', publicUrl: 'http://engage.test' }) as { paths: Record<string, Record<string, { responses: Record<string, { content?: Record<string, unknown> }> }>> };
     const download = doc.paths['/tenants/{tenantId}/user-exports/{jobId}/download'].get.responses['200'];
     expect(Object.keys(download.content!)).toEqual(['application/x-ndjson']);
-    expect(Object.keys(doc.paths['/tenants/{tenantId}/user-imports'].post.responses).sort()).toEqual(['202', '400', '404', '409']);
+    expect(Object.keys(doc.paths['/tenants/{tenantId}/user-imports'].post.responses).sort()).toEqual(['202', '400', '401', '403', '404', '409']);
   });
 });

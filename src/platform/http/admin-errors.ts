@@ -21,3 +21,13 @@ export const AdministrationErrors = {
     new DomainError('forbidden', 'insufficient_scope', `scope ${scope} is required`, { 'WWW-Authenticate': `Bearer error="insufficient_scope", scope="${scope}"` }),
   accessDenied: (key: string) => new DomainError('forbidden', 'access_denied', `permission ${key} is required`),
 };
+
+/**
+ * A route's documented failures: those every route of its administration API shares (its gate
+ * and guard answer them), then its own; a status in both is one line, the shared words first.
+ */
+export function withSharedErrors(shared: Record<number, string>, own: Record<number, string> = {}, join = ', '): Record<number, string> {
+  const all = { ...shared };
+  for (const [status, text] of Object.entries(own)) all[Number(status)] = shared[Number(status)] ? `${shared[Number(status)]}${join}${text}` : text;
+  return all;
+}

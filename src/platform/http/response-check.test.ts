@@ -1,6 +1,7 @@
 import { Hono } from 'hono';
 import { describe, expect, it } from 'vitest';
 import { DomainError } from '../errors';
+import { ClientClosedError } from './errors';
 import { createFamilyApp, familyOnError } from './family';
 import { described } from './openapi';
 import { checkResponses, responseCheck, responseFindings } from './response-check';
@@ -38,5 +39,23 @@ describe('the response check of the in-process suite (response-check.ts)', () =>
     expect(responseFindings()).toEqual([]);
     await appOf((c) => c.json({ error: 'conflict' }, 409, { 'Content-Type': 'application/problem+json' })).request('/v1/thing');
     expect(responseFindings()).toEqual(['GET /v1/thing → 409: code: is required; message: is required']);
+  });
+
+  it('finds a status the route does not document; a 500 any route may answer is checked against the family’s error form, a 499 nobody hears is not', async () => {
+    await appOf((c) => c.json({ name: 'ok' }, 201)).request('/v1/thing');
+    await appOf(() => {
+      throw new DomainError('forbidden', 'access_denied', 'no');
+    }).request('/v1/thing');
+    expect(responseFindings()).toEqual(['GET /v1/thing → 201: the status is not documented', 'GET /v1/thing → 403: the status is not documented']);
+    await appOf(() => {
+      throw new ClientClosedError();
+    }).request('/v1/thing');
+    expect(responseFindings()).toEqual([]);
+    await appOf(() => {
+      throw new Error('boom');
+    }).request('/v1/thing');
+    expect(responseFindings()).toEqual([]);
+    await appOf((c) => c.json({ error: 'boom' }, 500, { 'Content-Type': 'application/problem+json' })).request('/v1/thing');
+    expect(responseFindings()).toEqual(['GET /v1/thing → 500: code: is required; message: is required']);
   });
 });

@@ -2,8 +2,9 @@
  * The response check of the in-process test suite (issue 22 point 4): with it on, every answer
  * of a documented route is checked against the document, a body against the schema declared
  * for its status (a success's `responses`, a failure's family error schema for the statuses in
- * `errors`), and a documented status's media type against the one declared. What does not
- * match is kept as a finding (`responseFindings`); the suite's setup file
+ * `errors`), and a documented status's media type against the one declared. A status the
+ * route does not document is a finding too, except those any route may answer (GENERIC). What
+ * does not match is kept as a finding (`responseFindings`); the suite's setup file
  * (test/helpers/response-check-setup.ts) fails the test file that produced any.
  *
  * Off unless a test process turns it on (`checkResponses()`): createApp then installs it as its
@@ -17,6 +18,14 @@ import { checker, describeViolations, type Checker, type TSchema } from './schem
 let on = false;
 const findings: string[] = [];
 const checkers = new WeakMap<object, Checker<TSchema>>();
+
+/**
+ * Statuses every route may answer without documenting them: 500, the failure nobody planned
+ * (renderError: the family's error, no detail), checked against the family's error form; and
+ * 499, a client gone before its body arrived (errors.ts ClientClosedError: nobody hears it).
+ */
+const GENERIC = new Set([500]);
+const UNHEARD = 499;
 
 /** Turns the check on for the apps created from now on in this process. */
 export function checkResponses(): void {
@@ -64,6 +73,7 @@ function checkerOf(schema: object): Checker<TSchema> {
 
 async function check(c: Context, doc: RouteDoc): Promise<string | undefined> {
   const status = c.res.status;
+  if (status === UNHEARD) return undefined;
   const declared = doc.responses[status];
   let schema: object | undefined;
   let media: string;
@@ -72,13 +82,13 @@ async function check(c: Context, doc: RouteDoc): Promise<string | undefined> {
     if (type === 'empty') return undefined;
     media = MEDIA[type];
     schema = declared.schema;
-  } else if (doc.errors?.[status] !== undefined) {
+  } else if (doc.errors?.[status] !== undefined || GENERIC.has(status)) {
     const form = failureForm(doc, status);
     if (form === 'empty') return c.res.headers.get('content-type') ? 'a body, documented empty' : undefined;
     const err = ERROR_SCHEMAS[doc.family ?? 'api'];
     media = form === 'page' ? MEDIA.html : err.type;
     schema = form === 'page' ? undefined : err.schema;
-  } else return undefined;
+  } else return 'the status is not documented';
   const contentType = (c.res.headers.get('content-type') ?? '').split(';')[0].trim().toLowerCase();
   if (contentType !== media) return `Content-Type ${contentType || '(none)'}, documented ${media}`;
   if (!schema || !media.endsWith('json')) return undefined;
