@@ -5,14 +5,15 @@ import { API_ROOT, API_SCOPES, config, type ApiName } from './config';
  * OAuth client"): authorization code with PKCE, one grant per administration API (a grant has
  * one resource, RFC 8707). Tokens live in this module's memory only: never in a URL, in
  * localStorage or in sessionStorage (which holds only the PKCE verifier and state of an
- * authorization in flight). Refresh tokens rotate at every use. A reload asks the issuer again
- * in a hidden frame with prompt=none: with the operator's browser session alive, no page is
- * shown; otherwise the sign-in page is.
+ * authorization in flight). No refresh token is asked for (no offline_access): a token about
+ * to expire, and every token after a reload, comes from a new authorization with prompt=none in
+ * a hidden frame, which succeeds only while the operator's session at the issuer lives. So
+ * signing out (the session ended, the access tokens revoked) leaves no token alive anywhere,
+ * and nothing outlives the session (docs/decisions.md "The web console").
  */
 
 interface Grant {
   accessToken: string;
-  refreshToken?: string;
   idToken?: string;
   /** ms since epoch, a little before the token's real expiry. */
   expiresAt: number;
@@ -80,7 +81,7 @@ async function authorizationUrl(api: ApiName, returnTo: string, silent: boolean)
     response_type: 'code',
     client_id: config.clientId,
     redirect_uri: redirectUri(),
-    scope: ['openid', 'email', 'offline_access', ...API_SCOPES[api]].join(' '),
+    scope: ['openid', 'email', ...API_SCOPES[api]].join(' '),
     resource: API_ROOT[api],
     state,
     nonce: random(16),
@@ -107,7 +108,6 @@ async function tokenRequest(body: Record<string, string>): Promise<Grant> {
   const lifetime = typeof json.expires_in === 'number' ? json.expires_in : 300;
   return {
     accessToken: json.access_token,
-    refreshToken: typeof json.refresh_token === 'string' ? json.refresh_token : undefined,
     idToken: typeof json.id_token === 'string' ? json.id_token : undefined,
     expiresAt: Date.now() + Math.max(10, lifetime - 30) * 1000,
   };
@@ -217,31 +217,23 @@ export async function signInAgain(): Promise<void> {
   location.assign(await authorizationUrl('identity', `${config.base}/`, false));
 }
 
-const refreshing: Partial<Record<ApiName, Promise<Grant | undefined>>> = {};
+const renewing: Partial<Record<ApiName, Promise<Grant | undefined>>> = {};
 
-async function refresh(api: ApiName): Promise<Grant | undefined> {
+/** A new token through the operator's session (hidden frame, prompt=none); undefined when the session has ended. */
+async function renew(api: ApiName): Promise<Grant | undefined> {
   const old = grants[api];
-  try {
-    if (old?.refreshToken) {
-      const grant = await tokenRequest({ grant_type: 'refresh_token', refresh_token: old.refreshToken, resource: API_ROOT[api] });
-      // Rotation: the answer's refresh token replaces the one just used.
-      grants[api] = { ...grant, refreshToken: grant.refreshToken ?? old.refreshToken, idToken: grant.idToken ?? old.idToken };
-      return grants[api];
-    }
-  } catch {
-    /* fall through to a silent authorization */
-  }
   delete grants[api];
   if (await silently(api, `${location.pathname}${location.search}`)) return grants[api];
+  if (old) void revoke(old.accessToken);
   return undefined;
 }
 
-/** A live access token for the API, refreshed when close to expiry; undefined when the operator must sign in again. */
+/** A live access token for the API, renewed when close to expiry; undefined when the operator must sign in again. */
 export async function accessToken(api: ApiName, force = false): Promise<string | undefined> {
   const grant = grants[api];
   if (grant && !force && grant.expiresAt > Date.now()) return grant.accessToken;
-  refreshing[api] ??= refresh(api).finally(() => delete refreshing[api]);
-  return (await refreshing[api])?.accessToken;
+  renewing[api] ??= renew(api).finally(() => delete renewing[api]);
+  return (await renewing[api])?.accessToken;
 }
 
 /** Sends the browser to the sign-in page, coming back here. */
@@ -249,28 +241,24 @@ export async function signInInteractively(api: ApiName): Promise<void> {
   location.assign(await authorizationUrl(api, `${location.pathname}${location.search}`, false));
 }
 
+async function revoke(token: string): Promise<void> {
+  const { revocation_endpoint } = await discover();
+  if (!revocation_endpoint) return;
+  await fetch(revocation_endpoint, {
+    method: 'POST',
+    headers: { 'Content-Type': 'application/x-www-form-urlencoded' },
+    body: new URLSearchParams({ client_id: config.clientId, token, token_type_hint: 'access_token' }),
+  }).catch(() => undefined);
+}
+
 /**
- * Sign-out: both refresh tokens and access tokens revoked (RFC 7009), then the issuer's
- * browser session ended (RP-Initiated Logout), coming back to the signed-out page.
+ * Sign-out: the access tokens revoked (RFC 7009), then the issuer's browser session ended
+ * (RP-Initiated Logout), coming back to the signed-out page.
  */
 export async function signOut(): Promise<void> {
   const meta = await discover();
   const idToken = grants.identity?.idToken ?? grants.engage?.idToken;
-  await Promise.all(
-    Object.values(grants).flatMap((g) =>
-      [g.refreshToken && ['refresh_token', g.refreshToken], ['access_token', g.accessToken]]
-        .filter((x): x is [string, string] => !!x)
-        .map(([hint, token]) =>
-          meta.revocation_endpoint
-            ? fetch(meta.revocation_endpoint, {
-                method: 'POST',
-                headers: { 'Content-Type': 'application/x-www-form-urlencoded' },
-                body: new URLSearchParams({ client_id: config.clientId, token, token_type_hint: hint }),
-              }).catch(() => undefined)
-            : undefined,
-        ),
-    ),
-  );
+  await Promise.all(Object.values(grants).map((g) => revoke(g.accessToken)));
   for (const api of Object.keys(grants) as ApiName[]) delete grants[api];
   operator = undefined;
   if (meta.end_session_endpoint) {

@@ -1,12 +1,16 @@
 import { h } from 'preact';
 import type { NavEntry, PageRoute } from '../registry';
 import { EnvironmentCreate, EnvironmentDetail, EnvironmentList } from './environments';
+import { environmentNav, environmentRoutes } from './environment-routes';
+import { messagingNav, messagingRoutes } from './messaging-routes';
 
-/** The engagement pages (the engagement administration API, issue 24). */
+/** The engagement pages (the engagement administration API, issue 24). environment-routes: overview, apps, keys, test groups, privacy, audit, settings; messaging-routes: templates, sends, installations, profiles. */
 export const engageRoutes: PageRoute[] = [
   { pattern: '/engage/environments', title: () => 'Environments', render: () => h(EnvironmentList, {}) },
   { pattern: '/engage/environments/new', title: () => 'Create an environment', render: () => h(EnvironmentCreate, {}) },
   { pattern: '/engage/environments/:environmentId', title: (p) => `Environment ${p.environmentId}`, render: (p) => h(EnvironmentDetail, { environmentId: p.environmentId }) },
+  ...environmentRoutes,
+  ...messagingRoutes,
 ];
 
-export const engageNav: NavEntry[] = [{ section: 'Engagement', label: 'Environments', path: '/engage/environments' }];
+export const engageNav: NavEntry[] = [{ section: 'Engagement', label: 'Environments', path: '/engage/environments' }, ...environmentNav, ...messagingNav];

@@ -1,0 +1,4 @@
+import type { NavEntry, PageRoute } from '../registry';
+
+export const environmentRoutes: PageRoute[] = [];
+export const environmentNav: NavEntry[] = [];

@@ -1,0 +1,4 @@
+import type { NavEntry, PageRoute } from '../registry';
+
+export const messagingRoutes: PageRoute[] = [];
+export const messagingNav: NavEntry[] = [];

@@ -1,0 +1,4 @@
+import type { NavEntry, PageRoute } from '../registry';
+
+export const appsRoutes: PageRoute[] = [];
+export const appsNav: NavEntry[] = [];

@@ -1,0 +1,4 @@
+import type { NavEntry, PageRoute } from '../registry';
+
+export const peopleRoutes: PageRoute[] = [];
+export const peopleNav: NavEntry[] = [];

@@ -1,0 +1,84 @@
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { createSandbox, type RunningServer, type Sandbox } from '../helpers/binary';
+import { HAS_CHROMIUM } from '../helpers/browser';
+import { apiCalls, createOperator, signInToConsole, type ConsoleSession } from '../helpers/console';
+import { ENDPOINTS } from '../../src/console/web/endpoints';
+
+/**
+ * The web console (issue 25) in Debian's chromium on the built executable, as an operator uses
+ * it. Each page set has its own file (console-*.test.ts); this one covers sign-in, reload,
+ * sign-out and the contract (only documented operations).
+ */
+const describeBrowser = HAS_CHROMIUM ? describe : describe.skip;
+
+describeBrowser('console: sign-in and the shell', () => {
+  let sb: Sandbox;
+  let server: RunningServer;
+  let s: ConsoleSession;
+  beforeAll(async () => {
+    sb = await createSandbox({ prefix: 'engage-console-' });
+    await createOperator(sb);
+    server = await sb.serve();
+    s = await signInToConsole(server);
+  }, 120_000);
+  afterAll(async () => {
+    await s?.close();
+    await sb?.cleanup();
+  });
+
+  it('signs an operator in through the control issuer and shows the identity overview, accessible', async () => {
+    await s.page.getByRole('heading', { level: 1, name: 'Identity overview' }).waitFor();
+    await s.page.getByText('admin@example.com').waitFor();
+    await s.check('identity-overview');
+  });
+
+  it('keeps no token in storage or in a URL', async () => {
+    const stored = await s.page.evaluate(() => JSON.stringify({ local: { ...localStorage }, session: { ...sessionStorage } }));
+    expect(stored).not.toMatch(/eyJ|access_token|refresh_token/);
+    expect(s.requests.join('\n')).not.toMatch(/access_token|refresh_token/);
+  });
+
+  it('survives a reload without asking to sign in again (a silent authorization in a hidden frame)', async () => {
+    await s.open('/identity/tenants');
+    await s.page.reload();
+    await s.page.getByRole('heading', { level: 1, name: 'Tenants' }).waitFor();
+    await s.page.getByRole('link', { name: 'control' }).waitFor();
+    expect(s.page.url()).toBe(`${server.url}/console/identity/tenants`);
+  });
+
+  it('navigates with the keyboard and marks the current page', async () => {
+    await s.page.getByRole('navigation', { name: 'Console' }).getByRole('link', { name: 'Environments' }).click();
+    await s.page.getByRole('heading', { level: 1, name: 'Environments' }).waitFor();
+    expect(await s.page.getByRole('link', { name: 'Environments', exact: true }).getAttribute('aria-current')).toBe('page');
+    await s.check('environments');
+  });
+
+  it('calls only operations of the OpenAPI document', () => {
+    const templates = ENDPOINTS.map((e) => {
+      const [method, p] = e.split(' ');
+      return new RegExp(`^${method} /t/control${p.replace(/\{\w+\}/g, '[^/]+')}$`);
+    });
+    const calls = apiCalls(s.requests);
+    expect(calls.length).toBeGreaterThan(0);
+    expect(calls.filter((c) => !templates.some((t) => t.test(c)))).toEqual([]);
+    expect(s.problems).toEqual([]);
+  });
+
+  it('signs out: tokens revoked, the issuer session ended, and a sign-in is asked again', async () => {
+    await s.page.getByRole('button', { name: 'Sign out' }).click();
+    await s.page.getByRole('heading', { level: 1, name: 'You are signed out' }).waitFor();
+    await s.check('signed-out');
+    // No refresh token was ever handed out; the access tokens the page held are refused now (those
+    // a reload dropped from memory were not revocable by it: they expire within the access token lifetime).
+    expect(s.tokens.length).toBeGreaterThanOrEqual(4);
+    expect(s.tokens.filter((t) => t.refresh_token)).toEqual([]);
+    const held = [...new Map(s.tokens.map((t) => [t.resource, t])).values()];
+    expect(held).toHaveLength(2);
+    for (const t of held) {
+      const res = await fetch(`${t.resource}/${t.resource.endsWith('/engage/admin') ? 'environments' : 'overview'}`, { headers: { Authorization: `Bearer ${t.access_token}` } });
+      expect(res.status, t.resource).toBe(401);
+    }
+    await s.page.goto(`${server.url}/console/identity`);
+    await s.page.getByLabel('Password').waitFor();
+  });
+});
