@@ -1,8 +1,7 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createSandbox, type RunningServer, type Sandbox } from '../helpers/binary';
 import { HAS_CHROMIUM } from '../helpers/browser';
-import { apiCalls, createOperator, signInToConsole, type ConsoleSession } from '../helpers/console';
-import { ENDPOINTS } from '../../src/console/web/endpoints';
+import { apiCalls, createOperator, signInToConsole, undocumentedCalls, type ConsoleSession } from '../helpers/console';
 
 /**
  * The web console (issue 25) in Debian's chromium on the built executable, as an operator uses
@@ -54,13 +53,8 @@ describeBrowser('console: sign-in and the shell', () => {
   });
 
   it('calls only operations of the OpenAPI document', () => {
-    const templates = ENDPOINTS.map((e) => {
-      const [method, p] = e.split(' ');
-      return new RegExp(`^${method} /t/control${p.replace(/\{\w+\}/g, '[^/]+')}$`);
-    });
-    const calls = apiCalls(s.requests);
-    expect(calls.length).toBeGreaterThan(0);
-    expect(calls.filter((c) => !templates.some((t) => t.test(c)))).toEqual([]);
+    expect(apiCalls(s.requests).length).toBeGreaterThan(0);
+    expect(undocumentedCalls(s.requests)).toEqual([]);
     expect(s.problems).toEqual([]);
   });
 
@@ -80,5 +74,43 @@ describeBrowser('console: sign-in and the shell', () => {
     }
     await s.page.goto(`${server.url}/console/identity`);
     await s.page.getByLabel('Password').waitFor();
+  });
+});
+
+const LIMITED = { email: 'limited@example.com', password: 'correct-horse-battery-9' };
+
+describeBrowser('console: a permission taken back', () => {
+  let sb: Sandbox;
+  let server: RunningServer;
+  let s: ConsoleSession;
+  beforeAll(async () => {
+    sb = await createSandbox({ prefix: 'engage-console-perm-' });
+    // An operator with three single permissions (not the administrator role of operators create).
+    await sb.cli(['users', 'create', '--tenant', 'control', '--email', LIMITED.email]);
+    await sb.cli(['users', 'set-password', '--tenant', 'control', '--email', LIMITED.email, '--password-stdin'], { stdin: `${LIMITED.password}\n` });
+    await sb.cli(['operators', 'grant', '--email', LIMITED.email, '--permission', 'identity.admin.read', 'identity.admin.manage', 'engage.admin.read']);
+    server = await sb.serve();
+    s = await signInToConsole(server, LIMITED, '/identity/tenants/new');
+  }, 120_000);
+  afterAll(async () => {
+    await s?.close();
+    await sb?.cleanup();
+  });
+
+  it('is refused at the next request, and the page says so in words instead of breaking', async () => {
+    // Taken back while the operator is signed in: their token still carries the scope.
+    await sb.cli(['operators', 'revoke', '--email', LIMITED.email, '--permission', 'identity.admin.manage']);
+    await s.page.getByLabel('Slug').fill('shop');
+    await s.page.getByRole('button', { name: 'Create tenant' }).click();
+    const alert = s.page.getByRole('alert');
+    await alert.waitFor();
+    expect(await alert.innerText()).toContain('You do not have the permission this needs');
+    expect(await alert.innerText()).toContain('access_denied');
+    await s.check('refused');
+    // Nothing was created, and the rest of the console still works.
+    expect(((await sb.cliJson<{ slug: string }[]>(['tenants', 'list'])) as { slug: string }[]).map((t) => t.slug)).toEqual(['control']);
+    await s.open('/engage/environments');
+    expect(await s.page.getByRole('heading', { level: 1 }).innerText()).toBe('Environments');
+    expect(s.problems).toEqual([]);
   });
 });

@@ -5,6 +5,7 @@ import type { Browser, BrowserContext, Page, Request } from 'playwright-core';
 import { seriousAxeFindings } from './axe';
 import { launchChromium } from './browser';
 import type { RunningServer, Sandbox } from './binary';
+import { ENDPOINTS } from '../../src/console/web/endpoints';
 
 /**
  * What the console's browser tests share (issue 25): an operator signed in to the console of a
@@ -83,10 +84,11 @@ export async function signInToConsole(server: RunningServer, who = OPERATOR, lan
     async check(name) {
       expect(await seriousAxeFindings(page), `axe on ${name}`).toEqual([]);
       if (shots) {
-        mkdirSync(shots, { recursive: true });
+        const dir = path.join(shots, process.env.ENGAGE_TEST_ENGINE === 'postgres' ? 'postgres' : 'sqlite');
+        mkdirSync(dir, { recursive: true });
         for (const [label, size] of [['laptop', LAPTOP], ['phone', PHONE]] as const) {
           await page.setViewportSize(size);
-          await page.screenshot({ path: path.join(shots, `${name}-${label}.png`), fullPage: true });
+          await page.screenshot({ path: path.join(dir, `${name}-${label}.png`), fullPage: true });
         }
         await page.setViewportSize(LAPTOP);
       }
@@ -97,5 +99,13 @@ export async function signInToConsole(server: RunningServer, who = OPERATOR, lan
   };
 }
 
-/** The API operations among recorded requests ("METHOD /t/control/identity/admin/..."), with ids folded to their templates by the caller. */
-export const apiCalls = (requests: string[]) => requests.filter((r) => /\/(identity|engage)\/admin\//.test(r));
+/** The administration API calls among recorded requests ("METHOD /t/control/identity/admin/..."). */
+export const apiCalls = (requests: string[]) => requests.filter((r) => /\/(identity|engage)\/admin(\/|$)/.test(r));
+
+const documented = ENDPOINTS.map((e) => {
+  const [method, p] = e.split(' ');
+  return new RegExp(`^${method} /t/control${p.replace(/\{\w+\}/g, '[^/]+')}$`);
+});
+
+/** The administration calls the page made that are not an operation of endpoints.ts (a test expects none). */
+export const undocumentedCalls = (requests: string[]) => apiCalls(requests).filter((c) => !documented.some((t) => t.test(c)));

@@ -35,7 +35,8 @@ export function Layout(props: { nav: NavEntry[]; current: string; title: string;
         </div>
       </header>
       <nav class="side" aria-label="Console">
-        <details open>
+        {/* Open beside the page on a laptop; a menu to open on a phone, closed again after each navigation. */}
+        <details open={!matchMedia('(max-width: 720px)').matches} key={props.current}>
           <summary>Menu</summary>
           {sections.map((section) => (
             <div key={section}>
