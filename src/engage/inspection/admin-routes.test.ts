@@ -127,6 +127,11 @@ describe('inspection (GET /environments/{environmentId}/…)', () => {
     expect((await get(`${base()}/sends?state=PENDING&size=1`))[1]).toMatchObject({ page: 0, size: 1, hasMore: true });
     expect((await get(`${base()}/sends?state=FAILED`))[1].items).toEqual([]);
     expect((await get('/environments/other/sends'))[1].items).toEqual([]);
+    // By installation (issue 25): the sends with a delivery to it, its id in any case.
+    expect((await get(`${base()}/sends?installation=${bound.installationId}`))[1].items!.map((s) => s.id)).toEqual([sendIds[0]]);
+    expect((await get(`${base()}/sends?installation=${anon.installationId.toUpperCase()}`))[1].items!.map((s) => s.id)).toEqual([sendIds[1]]);
+    expect((await get(`${base()}/sends?installation=${other.installationId}`))[1].items).toEqual([]);
+    expect((await get(`${base()}/sends?installation=${bound.installationId}&test=true`))[1].items).toEqual([]);
     const [s1, one] = await get(`${base()}/sends/${sendIds[0]}`);
     expect(s1).toBe(200);
     expect(one).toMatchObject({ id: sendIds[0], isTest: false, recipient: { type: 'INSTALLATION_ID', value: bound.installationId }, deliveries: { PENDING: 1 } });
@@ -186,7 +191,7 @@ describe('status table of every route', () => {
     expect([unknownEnv.status, await unknownEnv.json()]).toEqual([404, { error: 'unknown_environment' }]);
     for (const q of ['size=201', 'size=1&size=2', 'after=', 'after=a&after=b', 'after=not-a-uuid', `after=${'a'.repeat(101)}`])
       expect((await a.call('GET', `${base()}/installations?${q}`, token)).status).toBe(400);
-    for (const q of ['test=maybe', 'template=', 'page=-1'])
+    for (const q of ['test=maybe', 'template=', 'page=-1', 'installation=nope', 'installation=', `installation=${randomUUID()}&installation=${randomUUID()}`])
       expect((await a.call('GET', `${base()}/sends?${q}`, token)).status).toBe(400);
     // The other environment's installation is still there.
     expect((await get(`/environments/other/installations/${other.installationId}`))[0]).toBe(200);

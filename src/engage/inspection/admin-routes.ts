@@ -204,7 +204,7 @@ export function inspectionAdminRoutes(deps: { inspection: InspectionService; mes
       async (c, { params }) => c.json(await inspection.profileById(envId(c), params.profileId.toLowerCase())),
     ));
     admin.get('/environments/:environmentId/sends', guard(read), adminRoute(
-      adminDoc('A page of the sends of the environment, newest first', {
+      adminDoc('A page of the sends of the environment, newest first; filtered by template, test mark, delivery state, installation', {
         params: ENV,
         query: {
           ...pageQuery,
@@ -215,11 +215,20 @@ export function inspectionAdminRoutes(deps: { inspection: InspectionService; mes
             return t === undefined ? undefined : t === 'true';
           } },
           state: { schema: Enum(DELIVERY_STATES), description: 'only sends with a delivery in this state', read: one('state') },
+          installation: {
+            schema: T.String({ format: 'uuid' }),
+            description: 'only sends with a delivery to this installation (its id)',
+            read: (v: string[]) => {
+              const id = one('installation')(v);
+              if (id !== undefined && !UUID_TEXT.test(id)) throw EngageAdminErrors.invalid('installation: must be an installation id (a UUID)');
+              return id?.toLowerCase();
+            },
+          },
         },
         responses: { 200: { description: 'a page of sends', schema: SendPage } },
         errors: { 400: 'invalid_request' },
       }),
-      async (c, { query }) => c.json(await messaging.pageSends(envId(c), { template: query.template, test: query.test, state: query.state }, { page: query.page, size: query.size })),
+      async (c, { query }) => c.json(await messaging.pageSends(envId(c), { template: query.template, test: query.test, state: query.state, installation: query.installation }, { page: query.page, size: query.size })),
     ));
     admin.get('/environments/:environmentId/sends/:sendId', guard(read), adminRoute(
       adminDoc('A send with its deliveries counted by state', {

@@ -22,12 +22,13 @@ const SEND_LINE = `s.id, s.template_id AS "templateId", t.key AS "templateKey", 
 
 const SQL = {
   // Filters: a NULL parameter leaves its filter out. state: sends with at least one delivery in
-  // that state (push_deliveries_send). Newest first.
+  // that state (push_deliveries_send); installation: sends with a delivery to it. Newest first.
   page: `SELECT ${SEND_LINE} FROM push_sends s LEFT JOIN push_templates t ON t.id = s.template_id AND t.environment_id = s.environment_id
      WHERE s.environment_id = ?
        AND (CAST(? AS TEXT) IS NULL OR t.key = ?)
        AND (CAST(? AS INTEGER) IS NULL OR s.is_test = ?)
        AND (CAST(? AS TEXT) IS NULL OR EXISTS (SELECT 1 FROM push_deliveries d WHERE d.send_id = s.id AND d.state = ?))
+       AND (CAST(? AS TEXT) IS NULL OR EXISTS (SELECT 1 FROM push_deliveries d WHERE d.send_id = s.id AND d.installation_id = ?))
      ORDER BY s.created_ms DESC, s.id DESC LIMIT ? OFFSET ?`,
   one: `SELECT ${SEND_LINE} FROM push_sends s LEFT JOIN push_templates t ON t.id = s.template_id AND t.environment_id = s.environment_id
      WHERE s.environment_id = ? AND s.id = ?`,
@@ -39,9 +40,10 @@ const SQL = {
 
 export function createMessagingInspectionStore(db: Sql) {
   return {
-    pageSends(environmentId: string, f: { template?: string; test?: boolean; state?: string }, limit: number, offset: number): Promise<SendListRow[]> {
+    pageSends(environmentId: string, f: { template?: string; test?: boolean; state?: string; installation?: string }, limit: number, offset: number): Promise<SendListRow[]> {
       const test = f.test === undefined ? null : f.test ? 1 : 0;
-      return db.all<SendListRow>(SQL.page, [environmentId, f.template ?? null, f.template ?? null, test, test, f.state ?? null, f.state ?? null, limit, offset]);
+      const inst = f.installation ?? null;
+      return db.all<SendListRow>(SQL.page, [environmentId, f.template ?? null, f.template ?? null, test, test, f.state ?? null, f.state ?? null, inst, inst, limit, offset]);
     },
     sendIn(environmentId: string, id: string): Promise<SendListRow | undefined> {
       return db.get<SendListRow>(SQL.one, [environmentId, id]);

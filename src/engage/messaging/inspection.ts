@@ -72,8 +72,8 @@ export function createMessagingInspection(deps: { store: Stores }) {
     return s;
   }
   return {
-    /** A page of the environment's sends, newest first, filtered by template key, test mark and a delivery state (issue 24). */
-    async pageSends(environmentId: string, f: { template?: string; test?: boolean; state?: string }, req: PageRequest) {
+    /** A page of the environment's sends, newest first, filtered by template key, test mark, a delivery state (issue 24) and an installation delivered to (issue 25). */
+    async pageSends(environmentId: string, f: { template?: string; test?: boolean; state?: string; installation?: string }, req: PageRequest) {
       if (f.state !== undefined && !DELIVERY_STATES.includes(f.state as DeliveryState)) throw MessagingErrors.invalid(`state: must be one of ${DELIVERY_STATES.join(', ')}`);
       const { limit, offset } = limitOf(req);
       return pageFrom((await store.messagingInspection.pageSends(environmentId, f, limit, offset)).map(sendLine), req);
