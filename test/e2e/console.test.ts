@@ -52,6 +52,30 @@ describeBrowser('console: sign-in and the shell', () => {
     await s.check('environments');
   });
 
+  it('is usable with the keyboard alone: the skip link, then the navigation', async () => {
+    await s.open('/identity');
+    await s.page.keyboard.press('Tab');
+    expect(await s.page.evaluate<string | undefined>('document.activeElement?.textContent')).toBe('Skip to content');
+    await s.page.keyboard.press('Enter');
+    expect(await s.page.evaluate<string | undefined>('document.activeElement?.id')).toBe('main');
+    // Through the header and the menu to the Tenants link, then Enter.
+    for (let i = 0; i < 12; i++) {
+      if ((await s.page.evaluate<string | undefined>('document.activeElement?.textContent')) === 'Tenants') break;
+      await s.page.keyboard.press('Tab');
+    }
+    await s.page.keyboard.press('Enter');
+    await s.page.getByRole('heading', { level: 1, name: 'Tenants' }).waitFor();
+  });
+
+  it('follows a dark system theme, still accessible', async () => {
+    await s.page.emulateMedia({ colorScheme: 'dark' });
+    await s.open('/identity/tenants');
+    const background = await s.page.evaluate<string>('getComputedStyle(document.body).backgroundColor');
+    expect(background).toBe('rgb(18, 19, 22)');
+    await s.check('tenants-dark');
+    await s.page.emulateMedia({ colorScheme: 'light' });
+  });
+
   it('calls only operations of the OpenAPI document', () => {
     expect(apiCalls(s.requests).length).toBeGreaterThan(0);
     expect(undocumentedCalls(s.requests)).toEqual([]);
