@@ -1,10 +1,11 @@
+import type { ComponentChildren } from 'preact';
 import { useState } from 'preact/hooks';
 import { call } from '../../api';
 import { Link, href, navigate } from '../../router';
 import { DataTable, useCall, usePaged } from '../../ui/data';
-import { ErrorBox } from '../../ui/feedback';
 import { Field, Form, bind } from '../../ui/forms';
 import { PageHeader } from '../../ui/layout';
+import { EnvironmentTabs } from './environment-tabs';
 
 export interface Environment {
   id: string;
@@ -68,22 +69,30 @@ export function EnvironmentCreate() {
   );
 }
 
-export function EnvironmentDetail({ environmentId }: { environmentId: string }) {
-  const { data: e, error } = useCall<Environment, 'GET /engage/admin/environments/{environmentId}'>('GET /engage/admin/environments/{environmentId}', { params: { environmentId } });
+/** The environment a page is about (by id or name, as its URL names it). */
+export function useEnvironment(environmentId: string) {
+  return useCall<Environment, 'GET /engage/admin/environments/{environmentId}'>('GET /engage/admin/environments/{environmentId}', { params: { environmentId } });
+}
+
+/** The head of every page of one environment: breadcrumbs, its heading, the environment's tabs. */
+export function EnvironmentHeader(props: { environmentId: string; title: string; environment?: Environment; children?: ComponentChildren }) {
+  const { environmentId, environment } = props;
+  const crumbs = [{ label: 'Environments', path: '/engage/environments' }];
+  if (props.title !== (environment?.displayName ?? environmentId)) crumbs.push({ label: environment?.displayName ?? environmentId, path: `/engage/environments/${encodeURIComponent(environmentId)}` });
   return (
     <>
-      <PageHeader title={e ? e.displayName : environmentId} crumbs={[{ label: 'Environments', path: '/engage/environments' }]} />
-      {error && <ErrorBox error={error} />}
-      {e && (
-        <dl class="facts">
-          <dt>Name</dt>
-          <dd>{e.name}</dd>
-          <dt>Status</dt>
-          <dd>{e.status}</dd>
-          <dt>Created</dt>
-          <dd>{new Date(e.createdAt).toLocaleString()}</dd>
-        </dl>
+      <PageHeader title={props.title} crumbs={crumbs}>
+        {props.children}
+      </PageHeader>
+      <EnvironmentTabs environmentId={environmentId} />
+      {environment && environment.status !== 'ACTIVE' && (
+        <p class="status-banner" role="status">
+          {environment.status === 'DISABLED' ? 'This environment is disabled: its installations and backends are refused and it sends nothing.' : 'This environment is being deleted.'}
+        </p>
       )}
     </>
   );
 }
+
+/** A date and time in the reader's locale, or a dash. */
+export const when = (iso: string | null | undefined) => (iso ? new Date(iso).toLocaleString() : '—');

@@ -1,6 +1,6 @@
 import { h } from 'preact';
 import type { NavEntry, PageRoute } from '../registry';
-import { EnvironmentCreate, EnvironmentDetail, EnvironmentList } from './environments';
+import { EnvironmentCreate, EnvironmentList } from './environments';
 import { environmentNav, environmentRoutes } from './environment-routes';
 import { messagingNav, messagingRoutes } from './messaging-routes';
 
@@ -8,7 +8,7 @@ import { messagingNav, messagingRoutes } from './messaging-routes';
 export const engageRoutes: PageRoute[] = [
   { pattern: '/engage/environments', title: () => 'Environments', render: () => h(EnvironmentList, {}) },
   { pattern: '/engage/environments/new', title: () => 'Create an environment', render: () => h(EnvironmentCreate, {}) },
-  { pattern: '/engage/environments/:environmentId', title: (p) => `Environment ${p.environmentId}`, render: (p) => h(EnvironmentDetail, { environmentId: p.environmentId }) },
+  // The environment's own path (its overview) is in environment-routes, after /new.
   ...environmentRoutes,
   ...messagingRoutes,
 ];
