@@ -92,6 +92,8 @@ export const ENDPOINTS = [
   'PUT /identity/admin/tenants/{tenantId}/users/{userId}',
   'POST /identity/admin/tenants/{tenantId}/users/{userId}/password',
   'POST /identity/admin/tenants/{tenantId}/users/{userId}/recovery-mail',
+  'DELETE /identity/admin/tenants/{tenantId}/users/{userId}/second-factor',
+  'GET /identity/admin/tenants/{tenantId}/users/{userId}/second-factor',
 ] as const;
 
 export type Endpoint = (typeof ENDPOINTS)[number];

@@ -7,7 +7,7 @@ import { actor, type AdminEnv, type AdminGuard } from './guards';
 import { withinRank } from './operator-rank';
 import { adminDoc, envelope, inTenant, json, PAGED, route, TENANT, type AdminDeps } from './routing';
 import {
-  ADMIN_SCOPES, AdminPasswordSet, AdminUserCreate, AuditEventPage, Overview, Tenant, TenantCreate, TenantIdParam, TenantPage, TenantUpdate, User, UserIdParam, UserPage, UserUpdate,
+  ADMIN_SCOPES, AdminPasswordSet, AdminUserCreate, AuditEventPage, Overview, SecondFactorStatus, Tenant, TenantCreate, TenantIdParam, TenantPage, TenantUpdate, User, UserIdParam, UserPage, UserUpdate,
 } from './schemas';
 
 export function mountTenantRoutes(admin: Hono<AdminEnv>, guard: AdminGuard, deps: AdminDeps): void {
@@ -50,8 +50,17 @@ export function mountTenantRoutes(admin: Hono<AdminEnv>, guard: AdminGuard, deps
 
   const USER = { ...TENANT, userId: UserIdParam };
   admin.get('/tenants/:tenantId/users', users, inTenant(deps), route(
-    adminDoc("A page of the tenant's users", { params: TENANT, ...PAGED, responses: { 200: json(UserPage, 'a page of users, oldest first') }, errors: { 400: 'invalid_request' } }),
-    async (c, { query: q }) => envelope(c, q, await services.users.page(inTenant.of(c).tenant.id, q.page, q.size)),
+    adminDoc("A page of the tenant's users, optionally only those whose email address contains a text", {
+      params: TENANT,
+      query: {
+        ...pageQuery,
+        email: {
+          schema: T.String({ minLength: 1, maxLength: 320, description: 'only users whose email address contains this text, case-insensitively: a whole address, a prefix or @acme.test (as `engage users list --email`)' }),
+        },
+      },
+      responses: { 200: json(UserPage, 'a page of users, oldest first') }, errors: { 400: 'invalid_request' },
+    }),
+    async (c, { query: q }) => envelope(c, q, await services.users.page(inTenant.of(c).tenant.id, q.page, q.size, { emailContains: q.email })),
   ));
 
   admin.post('/tenants/:tenantId/users', users, inTenant(deps), route(
@@ -108,6 +117,31 @@ export function mountTenantRoutes(admin: Hono<AdminEnv>, guard: AdminGuard, deps
       // The mail links to the hosted recovery page at the tenant's exposed issuer.
       await services.native.sendRecoveryMail({ tenant: t, issuer: services.tenants.issuerOf(t) }, ids.userId, { actor: actor(c), ...rank(c) });
       return c.body(null, 202);
+    },
+  ));
+
+  admin.get('/tenants/:tenantId/users/:userId/second-factor', users, inTenant(deps, 'userId'), route(
+    adminDoc("Whether a user has a second factor (TOTP authenticator) enrolled, since when, and how many recovery codes are left; never a secret (as `engage users mfa show`)", {
+      params: USER, responses: { 200: json(SecondFactorStatus, 'the second factor of the user') }, errors: { 400: 'invalid_request', 404: 'unknown_user' },
+    }),
+    async (c) => {
+      const { tenant, ids } = inTenant.of(c);
+      await services.users.get(tenant.id, ids.userId);
+      return c.json(await services.mfa.status(tenant.id, ids.userId));
+    },
+  ));
+
+  admin.delete('/tenants/:tenantId/users/:userId/second-factor', users, inTenant(deps, 'userId'), route(
+    adminDoc("Reset a user's second factor: remove the authenticator and the recovery codes (the user signs in with the password alone and may enrol again; as `engage users mfa reset`). Audited as user.mfa_reset; 204 also when none was enrolled", {
+      params: USER, responses: { 204: { description: 'no second factor is left' } },
+      errors: { 400: 'invalid_request', 403: '(access_denied also for a user of the control tenant who holds a permission the operator does not)', 404: 'unknown_user' },
+    }),
+    async (c) => {
+      const { tenant, ids } = inTenant.of(c);
+      const user = await services.users.get(tenant.id, ids.userId);
+      const { authorize } = rank(c);
+      await services.mfa.remove(tenant.id, ids.userId, actor(c), { authorize: (tx: Parameters<typeof authorize>[0]) => authorize(tx, { tenantId: tenant.id, subject: user.subject }) });
+      return c.body(null, 204);
     },
   ));
 

@@ -97,6 +97,14 @@ export const AuditEvent = T.Object({
   createdAt: DateTime(),
 });
 
+/** GET …/users/{userId}/second-factor: what an operator may know of a user's second factor (`engage users mfa show`), never a secret. */
+export const SecondFactorStatus = T.Object({
+  enrolled: T.Boolean({ description: 'a TOTP authenticator is active' }),
+  enrolledAt: Nullable(DateTime({ description: 'when it was activated' })),
+  pending: T.Boolean({ description: 'an enrolment was started and not confirmed with a first code' }),
+  recoveryCodesLeft: T.Integer({ minimum: 0, description: 'unused recovery codes (0 when not enrolled)' }),
+}, { additionalProperties: false });
+
 export const TenantPage = pageOf(Tenant);
 export const UserPage = pageOf(User);
 export const ResourcePage = pageOf(Resource);

@@ -136,10 +136,16 @@ export function createMfaService(deps: { store: Stores & TxRunner<Stores>; clock
       });
     },
 
-    /** Removes the authenticator and the recovery codes (the caller has checked the user's proof). */
-    /** Removes the factor; `actor` when an operator does it (`users mfa reset`): audited. The user's own removal is not a management mutation. */
-    async remove(tenantId: string, userId: string, actor?: AuditActor): Promise<boolean> {
+    /**
+     * Removes the authenticator and the recovery codes (the caller has checked the user's proof);
+     * `actor` when an operator does it (`users mfa reset`, DELETE …/users/{userId}/second-factor):
+     * audited, and `authorize` (the management API's operator rank) runs first in the same
+     * transaction, refusing by throwing. The user's own removal is not a management mutation.
+     */
+    async remove<X>(tenantId: string, userId: string, actor?: AuditActor, opts: { authorize?: (tx: X) => Promise<void> } = {}): Promise<boolean> {
       return store.tx(async (tx) => {
+        // The app's store carries every context's stores: the rank rule reads the directory in this transaction.
+        await opts.authorize?.(tx as unknown as X);
         await tx.mfa.deleteRecoveryCodes(tenantId, userId);
         const removed = await tx.mfa.deleteTotp(tenantId, userId);
         if (actor) await tx.audit.record(actor, { at: clock.now(), tenantId, action: 'user.mfa_reset', targetType: 'user', targetId: userId, details: { removed } });
