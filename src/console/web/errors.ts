@@ -17,6 +17,18 @@ const WORDS: Record<string, string> = {
   environment_deleting: 'The environment is being deleted.',
   idempotency_key_reused: 'This request was already made with different content.',
   rate_limited: 'Too many requests. Wait a moment and try again.',
+  template_exists: 'A template with this key already exists in the environment.',
+  template_not_found: 'There is no template with this key in the environment.',
+  version_not_found: 'The template has no such version (no draft, or nothing published yet).',
+  no_draft: 'There is no draft to publish: save an edit first.',
+  template_archived: 'The template is archived: it can no longer be edited, published or sent.',
+  template_not_active: 'The template has no published version yet: publish it first.',
+  invalid_variables: 'The sample variables do not fit the template.',
+  message_too_large: 'The rendered push is larger than the providers accept (4 KiB).',
+  test_group_not_found: 'There is no such test group in the environment.',
+  send_not_found: 'There is no send with this request id in the environment.',
+  unknown_installation: 'There is no installation with this id in the environment.',
+  unknown_profile: 'There is no profile with this id or external id in the environment.',
   network: 'The server could not be reached. Check your connection and try again.',
 };
 

@@ -1,0 +1,202 @@
+import { useState } from 'preact/hooks';
+import { Link, navigate } from '../../router';
+import { DataTable, useCall, usePaged } from '../../ui/data';
+import { ErrorBox } from '../../ui/feedback';
+import { Field, bind } from '../../ui/forms';
+import { EnvPageHeader, at, envPath } from './sends';
+
+interface InstallationLine {
+  id: string;
+  appId: string;
+  platform: 'IOS' | 'ANDROID';
+  bindingState: 'ANONYMOUS' | 'BOUND';
+  generation: number;
+  profileId: string;
+  privacy: 'OPTED_IN' | 'OPTED_OUT';
+  pushSubscription: 'OPTED_IN' | 'OPTED_OUT';
+  pushPermission: string;
+  pushTokenHeld: boolean;
+  createdAt: string;
+  updatedAt: string;
+}
+
+interface Installation extends InstallationLine {
+  environmentId: string;
+  locale: string;
+  timezone: string;
+  sdkVersion: string;
+  appVersion: string;
+  appBuild: string | null;
+  deviceModel: string | null;
+  osVersion: string | null;
+  externalId: string | null;
+  attributes: Record<string, unknown>;
+  subscriptions: Record<string, boolean>;
+  generations: { generation: number; profileId: string; bindingState: 'ANONYMOUS' | 'BOUND'; committedAt: string }[];
+  operations: { operationId: string; generation: number; type: string; status: 'ACCEPTED' | 'REJECTED'; occurredAt: string | null; receivedAt: string }[];
+}
+
+const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
+
+/** Whether a push can reach it, in words (no colour alone). */
+export const pushWords = (i: Pick<InstallationLine, 'privacy' | 'pushSubscription' | 'pushPermission' | 'pushTokenHeld'>) =>
+  i.privacy === 'OPTED_OUT'
+    ? 'No: opted out (privacy)'
+    : i.pushSubscription === 'OPTED_OUT'
+      ? 'No: unsubscribed from push'
+      : !['AUTHORIZED', 'PROVISIONAL', 'EPHEMERAL'].includes(i.pushPermission)
+        ? `No: permission ${i.pushPermission.toLowerCase().replace(/_/g, ' ')}`
+        : !i.pushTokenHeld
+          ? 'No: no push token'
+          : 'Yes';
+
+/** A JSON value as short text. */
+export const valueText = (v: unknown) => (typeof v === 'string' ? v : JSON.stringify(v));
+
+/** Look an installation up by its id, or a profile by its external id. */
+function Lookup({ environmentId }: { environmentId: string }) {
+  const [text, setText] = useState('');
+  const [problem, setProblem] = useState('');
+  return (
+    <form
+      class="msg-lookup"
+      aria-label="Look up an installation or a profile"
+      onSubmit={(e) => {
+        e.preventDefault();
+        const v = text.trim();
+        if (!v) return setProblem('Enter an installation id or an external id.');
+        setProblem('');
+        if (UUID.test(v)) navigate(envPath(environmentId, 'installations', v.toLowerCase()));
+        else navigate(envPath(environmentId, 'profiles', 'external', v));
+      }}
+    >
+      <Field label="Installation id or external id" hint="An installation id (a UUID) opens the installation; anything else is taken as the external id of a profile.">
+        {(a) => <input {...a} {...bind(text, setText)} autoComplete="off" spellcheck={false} aria-invalid={problem ? 'true' : undefined} />}
+      </Field>
+      <button type="submit">Look up</button>
+      {problem && (
+        <p class="msg-field-error" role="alert">
+          {problem}
+        </p>
+      )}
+    </form>
+  );
+}
+
+export function InstallationList({ environmentId }: { environmentId: string }) {
+  const list = usePaged<InstallationLine, 'GET /engage/admin/environments/{environmentId}/installations'>('GET /engage/admin/environments/{environmentId}/installations', {
+    params: { environmentId },
+    keyset: true,
+  });
+  return (
+    <>
+      <EnvPageHeader environmentId={environmentId} title="Installations" />
+      <Lookup environmentId={environmentId} />
+      <DataTable
+        caption="Installations"
+        rows={list.data?.items}
+        rowKey={(i) => i.id}
+        loading={list.loading}
+        error={list.error}
+        pager={{ index: list.index, hasMore: !!list.data?.hasMore, next: list.next, previous: list.previous }}
+        empty="No installation yet: an app registers one through the SDK."
+        columns={[
+          { header: 'Installation', cell: (i) => <Link href={envPath(environmentId, 'installations', i.id)}><code>{i.id}</code></Link> },
+          { header: 'Platform', cell: (i) => (i.platform === 'IOS' ? 'iOS' : 'Android') },
+          { header: 'Binding', cell: (i) => (i.bindingState === 'BOUND' ? 'Bound to a user' : 'Anonymous') },
+          { header: 'Push ready', cell: (i) => pushWords(i) },
+          { header: 'Updated', cell: (i) => at(i.updatedAt) },
+        ]}
+      />
+    </>
+  );
+}
+
+/** An installation and its timeline: state, binding history, attributes, subscriptions, last operations. */
+export function InstallationDetail({ environmentId, installationId }: { environmentId: string; installationId: string }) {
+  const { data: i, error } = useCall<Installation, 'GET /engage/admin/environments/{environmentId}/installations/{installationId}'>('GET /engage/admin/environments/{environmentId}/installations/{installationId}', {
+    params: { environmentId, installationId },
+  });
+  return (
+    <>
+      <EnvPageHeader environmentId={environmentId} title={`Installation ${installationId}`} crumbs={[{ label: 'Installations', path: '/installations' }]}>
+        <Link class="button" href={`${envPath(environmentId, 'sends')}?installation=${encodeURIComponent(installationId)}`}>
+          Sends to it
+        </Link>
+      </EnvPageHeader>
+      {error && <ErrorBox error={error} />}
+      {i && (
+        <>
+          <dl class="facts">
+            <dt>Platform</dt>
+            <dd>
+              {i.platform === 'IOS' ? 'iOS' : 'Android'} {i.osVersion ?? ''} {i.deviceModel ? `on ${i.deviceModel}` : ''}
+            </dd>
+            <dt>App version</dt>
+            <dd>
+              {i.appVersion}
+              {i.appBuild ? ` (${i.appBuild})` : ''}, SDK {i.sdkVersion}
+            </dd>
+            <dt>Locale and time zone</dt>
+            <dd>
+              {i.locale}, {i.timezone}
+            </dd>
+            <dt>Binding</dt>
+            <dd>
+              {i.bindingState === 'BOUND' ? 'Bound to ' : 'Anonymous, profile '}
+              <Link href={envPath(environmentId, 'profiles', i.profileId)}>{i.externalId ? `external id ${i.externalId}` : i.profileId}</Link> (generation {i.generation})
+            </dd>
+            <dt>Push ready</dt>
+            <dd>{pushWords(i)}</dd>
+            <dt>Push</dt>
+            <dd>
+              permission {i.pushPermission}, subscription {i.pushSubscription}, {i.pushTokenHeld ? 'a token is held (never shown)' : 'no token'}
+            </dd>
+            <dt>Privacy</dt>
+            <dd>{i.privacy === 'OPTED_IN' ? 'Opted in' : 'Opted out'}</dd>
+            <dt>Registered</dt>
+            <dd>{at(i.createdAt)}</dd>
+            <dt>Last change</dt>
+            <dd>{at(i.updatedAt)}</dd>
+          </dl>
+          <h2>Binding history</h2>
+          <DataTable
+            caption="Binding history"
+            rows={i.generations}
+            rowKey={(g) => String(g.generation)}
+            columns={[
+              { header: 'Generation', cell: (g) => g.generation },
+              { header: 'Binding', cell: (g) => (g.bindingState === 'BOUND' ? 'Bound' : 'Anonymous') },
+              { header: 'Profile', cell: (g) => <Link href={envPath(environmentId, 'profiles', g.profileId)}><code>{g.profileId}</code></Link> },
+              { header: 'Since', cell: (g) => at(g.committedAt) },
+            ]}
+          />
+          <h2>Attributes</h2>
+          <KeyValues caption="Attributes of the installation" values={i.attributes} empty="No attribute." />
+          <h2>Subscriptions</h2>
+          <KeyValues caption="Subscriptions of the installation" values={Object.fromEntries(Object.entries(i.subscriptions).map(([k, v]) => [k, v ? 'Subscribed' : 'Unsubscribed']))} empty="No subscription." />
+          <h2>Last operations</h2>
+          <DataTable
+            caption="Last operations, newest first"
+            rows={i.operations}
+            rowKey={(o) => o.operationId}
+            empty="No operation received."
+            columns={[
+              { header: 'Type', cell: (o) => o.type },
+              { header: 'Outcome', cell: (o) => (o.status === 'ACCEPTED' ? 'Accepted' : 'Rejected') },
+              { header: 'Generation', cell: (o) => o.generation },
+              { header: 'Occurred', cell: (o) => at(o.occurredAt) },
+              { header: 'Received', cell: (o) => at(o.receivedAt) },
+            ]}
+          />
+        </>
+      )}
+    </>
+  );
+}
+
+/** A table of names and values (attributes, subscriptions). */
+export function KeyValues({ caption, values, empty }: { caption: string; values: Record<string, unknown>; empty: string }) {
+  const rows = Object.entries(values).map(([name, value]) => ({ name, value }));
+  return <DataTable caption={caption} rows={rows} rowKey={(r) => r.name} empty={empty} columns={[{ header: 'Name', cell: (r) => r.name }, { header: 'Value', cell: (r) => valueText(r.value) }]} />;
+}

@@ -1,0 +1,218 @@
+import { randomBytes, randomUUID } from 'node:crypto';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import type { RunningServer } from '../helpers/binary';
+import { HAS_CHROMIUM } from '../helpers/browser';
+import { apiCalls, createOperator, signInToConsole, type ConsoleSession } from '../helpers/console';
+import { createPushSandbox, iosAppWithTemplate, until, type PushSandbox } from '../helpers/push-e2e';
+import { ENDPOINTS } from '../../src/console/web/endpoints';
+
+/**
+ * The console's templates, sends and installations pages (issue 25) on the built executable, as
+ * a person uses them: write a template with two locales, preview both while typing sample
+ * variables, publish, edit a draft, test-send it to a test group holding a device registered
+ * through the mobile edge, see the push reach the loopback APNs and the delivery shown as
+ * delivered on the send's page; look the installation and its profile up; archive by typing.
+ */
+const describeBrowser = HAS_CHROMIUM ? describe : describe.skip;
+const TOPIC = 'com.example.console';
+const FILE = {
+  key: 'order.shipped',
+  apps: ['ios'],
+  defaultLocale: 'en',
+  variables: { orderId: { type: 'string' }, amount: { type: 'number' } },
+  localizations: {
+    en: { title: 'Order {{orderId}} shipped', body: 'Total {{amount}}' },
+    de: { title: 'Bestellung {{orderId}} versandt', body: 'Summe {{amount}}' },
+  },
+};
+
+/** An iOS installation bootstrapped through the mobile edge with push authorized and a token: its id and credential. */
+async function registerDevice(server: RunningServer, appKey: string) {
+  const res = await fetch(`${server.url}/v1/sdk/installations`, {
+    method: 'POST',
+    headers: { 'content-type': 'application/json', 'X-Service-App-Key': appKey },
+    body: JSON.stringify({ platform: 'IOS', locale: 'de-DE', timezone: 'UTC', sdkVersion: '1', appVersion: '1' }),
+  });
+  const s = (await res.json()) as { installationId: string; credential: string };
+  await operations(server, s.credential, [
+    ['PUSH_PERMISSION_SET', { state: 'AUTHORIZED' }],
+    ['PUSH_TOKEN_SET', { token: randomBytes(32).toString('hex') }],
+  ]);
+  return s;
+}
+
+async function operations(server: RunningServer, credential: string, ops: [string, unknown][]) {
+  const res = await fetch(`${server.url}/v1/sdk/operations:batch`, {
+    method: 'POST',
+    headers: { 'content-type': 'application/json', authorization: `Bearer ${credential}` },
+    body: JSON.stringify({ batchId: randomUUID(), operations: ops.map(([type, payload]) => ({ operationId: randomUUID(), generation: 0, type, occurredAt: new Date().toISOString(), payload })) }),
+  });
+  expect(res.status).toBe(202);
+}
+
+describeBrowser('console: templates, test sends, sends and installations', () => {
+  let p: PushSandbox;
+  let server: RunningServer;
+  let s: ConsoleSession;
+  let device: { installationId: string; credential: string };
+  const env = '/engage/environments/shop';
+
+  beforeAll(async () => {
+    p = await createPushSandbox({ prefix: 'engage-console-templates-', topic: TOPIC });
+    const made = await iosAppWithTemplate(p, { environment: 'shop', topic: TOPIC, template: { key: 'welcome', localizations: { en: { title: 'Welcome', body: 'Hello' } } } });
+    await createOperator(p.sandbox);
+    server = await p.sandbox.serve({ env: p.env });
+    device = await registerDevice(server, made.app.appKey);
+    await p.cli(['test-groups', 'create', '--environment', 'shop', '--name', 'phones', '--installation', device.installationId]);
+    s = await signInToConsole(server, undefined, '/engage/environments');
+  }, 120_000);
+  afterAll(async () => {
+    await s?.close();
+    await p?.close();
+  });
+
+  it('creates a template from its file, previews both locales while typing, publishes, saves a draft', async () => {
+    const page = s.page;
+    await s.open(`${env}/templates`);
+    await page.getByRole('link', { name: 'welcome' }).waitFor();
+    await s.check('templates');
+    await page.getByRole('link', { name: 'Create a template' }).click();
+    await page.getByRole('heading', { level: 1, name: 'Create a template' }).waitFor();
+    // The editor starts with a valid example naming the environment's app.
+    const editor = page.getByLabel('Template file');
+    await page.getByText('Valid JSON.').waitFor();
+    expect(JSON.parse(await editor.inputValue())).toMatchObject({ apps: ['ios'] });
+    await s.check('template-create');
+    await editor.fill('{ "key": ');
+    await page.getByText(/^Not valid JSON/).waitFor();
+    await editor.fill(JSON.stringify(FILE, null, 2));
+    await page.getByRole('button', { name: 'Create template' }).click();
+    await page.getByRole('heading', { level: 1, name: 'Template order.shipped' }).waitFor();
+
+    // Both locales rendered on a phone, again as the sample variables are typed.
+    const preview = page.getByRole('region', { name: 'Preview', exact: true });
+    await preview.getByLabel('orderId').fill('A-17');
+    await preview.getByLabel('amount').fill('1234.5');
+    const en = page.getByRole('region', { name: 'Preview in en' });
+    const de = page.getByRole('region', { name: 'Preview in de' });
+    await en.getByText('Order A-17 shipped', { exact: true }).waitFor();
+    await en.getByText('Total 1,234.5', { exact: true }).waitFor();
+    await de.getByText('Bestellung A-17 versandt', { exact: true }).waitFor();
+    await de.getByText('Summe 1.234,5', { exact: true }).waitFor();
+    expect(await de.getByRole('figure').textContent()).toMatch(/iOS \(APNS, \d+ bytes of 4096\)/);
+    await s.check('template-draft');
+
+    await page.getByRole('button', { name: 'Publish version 1' }).click();
+    await page.getByText('Version 1 is published').waitFor();
+    await page.getByText('Active: a published version serves sends').waitFor();
+
+    // An edit is a draft beside the published version; the preview follows the save.
+    const text = (await page.getByLabel('Template file').inputValue()).replace('Order {{orderId}} shipped', 'Order {{orderId}} on its way');
+    await page.getByLabel('Template file').fill(text);
+    await page.getByText('Unsaved changes').waitFor();
+    await page.getByRole('button', { name: 'Save draft' }).click();
+    await page.getByText('Draft version 2 saved').waitFor();
+    await en.getByText('Order A-17 on its way', { exact: true }).waitFor();
+    await page.getByRole('button', { name: 'Publish version 2' }).waitFor();
+    await s.check('template-edited');
+  }, 60_000);
+
+  it('test-sends the draft to a test group: the push reaches APNs, and the send page shows it delivered', async () => {
+    const page = s.page;
+    const form = page.getByRole('form', { name: 'Test send' });
+    expect(await form.getByLabel('Version to send').inputValue()).toBe('draft');
+    await form.getByLabel('Locale').fill('de-AT');
+    await form.getByLabel('orderId').fill('B-2');
+    await form.getByRole('button', { name: 'Send test' }).click();
+    await page.getByText(/Test send admitted: “Bestellung B-2 versandt” in de/).waitFor();
+    await page.getByRole('table', { name: 'Installations of the test send' }).getByText('A delivery was admitted (TARGETED)').waitFor();
+    await until('the test push at the APNs fake', () => p.apns.requests.some((r) => (r.payload as { aps: { alert: { title: string } } }).aps.alert.title === 'Bestellung B-2 versandt'), 30_000);
+    const apnsId = p.apns.requests.find((r) => (r.payload as { aps: { alert: { title: string } } }).aps.alert.title === 'Bestellung B-2 versandt')!.apnsId;
+
+    await page.getByRole('link', { name: 'Follow its deliveries' }).click();
+    await page.getByRole('heading', { level: 1, name: 'Test send' }).waitFor();
+    const deliveries = page.getByRole('table', { name: 'Deliveries of the send' });
+    await deliveries.getByRole('cell', { name: 'SENT', exact: true }).waitFor();
+    // The app reports the push delivered (the SDK's receipt); the page shows it on refresh.
+    await operations(server, device.credential, [['PUSH_RECEIPT_RECORDED', { deliveryId: apnsId, type: 'DELIVERED' }]]);
+    await until('the receipt recorded', async () => {
+      await page.getByRole('button', { name: 'Refresh' }).click();
+      await page.waitForTimeout(250);
+      return (await deliveries.getByRole('cell', { name: 'DELIVERED', exact: true }).count()) > 0;
+    }, 30_000);
+    expect(await page.getByRole('list', { name: 'Deliveries by state' }).textContent()).toContain('1 delivered');
+    expect(await deliveries.getByRole('cell', { name: device.installationId }).count()).toBe(1);
+    await s.check('send');
+  }, 60_000);
+
+  it('lists sends by installation and opens one by request id', async () => {
+    const page = s.page;
+    const sendUrl = page.url();
+    const requestId = sendUrl.slice(sendUrl.lastIndexOf('/') + 1);
+    await page.getByRole('navigation', { name: 'Environment pages' }).getByRole('link', { name: 'Sends' }).click();
+    await page.getByRole('heading', { level: 1, name: 'Sends' }).waitFor();
+    await page.getByRole('form', { name: 'Filter sends' }).getByLabel('Installation id').fill(device.installationId);
+    await page.getByRole('button', { name: 'Filter' }).click();
+    await page.getByRole('table', { name: 'Sends' }).getByRole('link', { name: requestId }).waitFor();
+    await page.getByRole('form', { name: 'Filter sends' }).getByLabel('Installation id').fill(randomUUID());
+    await page.getByRole('button', { name: 'Filter' }).click();
+    await page.getByText('No send matches.').waitFor();
+    await s.check('sends');
+    await page.getByRole('textbox', { name: 'Request id' }).fill('not-an-id');
+    await page.getByRole('button', { name: 'Open send' }).click();
+    await page.getByText('A request id is a UUID').waitFor();
+    await page.getByRole('textbox', { name: 'Request id' }).fill(requestId);
+    await page.getByRole('button', { name: 'Open send' }).click();
+    await page.getByRole('heading', { level: 1, name: 'Test send' }).waitFor();
+  });
+
+  it('looks the installation up, with its timeline and its profile', async () => {
+    const page = s.page;
+    await s.open(`${env}/installations`);
+    await page.getByRole('table', { name: 'Installations' }).getByRole('link', { name: device.installationId }).waitFor();
+    await s.check('installations');
+    await page.getByLabel('Installation id or external id').fill(device.installationId.toUpperCase());
+    await page.getByRole('button', { name: 'Look up' }).click();
+    await page.getByRole('heading', { level: 1, name: `Installation ${device.installationId}` }).waitFor();
+    const ops = page.getByRole('table', { name: 'Last operations, newest first' });
+    await ops.getByRole('cell', { name: 'PUSH_TOKEN_SET' }).waitFor();
+    expect(await page.getByText('a token is held (never shown)').count()).toBe(1);
+    expect(await page.locator('main').textContent()).toContain('Yes');
+    await s.check('installation');
+    await page.getByRole('table', { name: 'Binding history' }).getByRole('link').first().click();
+    await page.getByRole('heading', { level: 1, name: /^Profile / }).waitFor();
+    await page.getByText('None: an anonymous profile').waitFor();
+    await page.getByRole('table', { name: 'Installations bound to the profile' }).getByRole('link', { name: device.installationId }).waitFor();
+    await s.check('profile');
+    await s.open(`${env}/profiles/external/nobody`);
+    await page.getByText('There is no profile with this id or external id').waitFor();
+  });
+
+  it('shows a version, and archives the template by typing its key', async () => {
+    const page = s.page;
+    await s.open(`${env}/templates/order.shipped/versions/1`);
+    await page.getByText('SUPERSEDED').or(page.getByText('PUBLISHED')).first().waitFor();
+    await s.check('template-version');
+    await s.open(`${env}/templates/order.shipped`);
+    await page.getByRole('button', { name: 'Archive' }).click();
+    const dialog = page.getByRole('dialog', { name: 'Archive template order.shipped' });
+    await dialog.getByLabel('Type order.shipped to confirm').fill('order.shippe');
+    expect(await dialog.getByRole('button', { name: 'Archive template' }).isDisabled()).toBe(true);
+    await s.check('template-archive');
+    await dialog.getByLabel('Type order.shipped to confirm').fill('order.shipped');
+    await dialog.getByRole('button', { name: 'Archive template' }).click();
+    await page.getByText('Template order.shipped is archived.').waitFor();
+    await page.getByText('Archived: no more sends').first().waitFor();
+  });
+
+  it('called only operations of the OpenAPI document, without a page error', () => {
+    const templates = ENDPOINTS.map((e) => {
+      const [method, path] = e.split(' ');
+      return new RegExp(`^${method} /t/control${path.replace(/\{\w+\}/g, '[^/]+')}$`);
+    });
+    const calls = apiCalls(s.requests);
+    expect(calls.some((c) => c.endsWith('/templates/order.shipped/preview'))).toBe(true);
+    expect(calls.filter((c) => !templates.some((t) => t.test(c)))).toEqual([]);
+    expect(s.problems).toEqual([]);
+  });
+});
