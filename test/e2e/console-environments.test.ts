@@ -3,7 +3,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { RunningServer } from '../helpers/binary';
 import { HAS_CHROMIUM } from '../helpers/browser';
 import { apiCalls, createOperator, signInToConsole, type ConsoleSession } from '../helpers/console';
-import { createPushSandbox, type PushSandbox } from '../helpers/push-e2e';
+import { createPushSandbox, registerDevices, type PushSandbox } from '../helpers/push-e2e';
 import { ENDPOINTS } from '../../src/console/web/endpoints';
 
 /**
@@ -31,6 +31,17 @@ describeBrowser('console: an environment and its pages', () => {
     await p?.close();
   });
 
+  let environmentId = '';
+  /** The status the backend API answers a request with this access key (401: refused; anything else: the key was accepted). */
+  const withKey = async (key: string) =>
+    (
+      await fetch(`${server.url}/api/v1/environments/${environmentId}/transactional/no-such-template/send`, {
+        method: 'POST',
+        headers: { authorization: `Bearer ${key}`, 'content-type': 'application/json' },
+        body: JSON.stringify({ recipient: { externalId: 'nobody' } }),
+      })
+    ).status;
+  const fact = (term: string) => s.page.locator(`dl.facts dt:text-is("${term}") + dd`);
   const tab = (name: string) => s.page.getByRole('navigation', { name: 'Environment pages' }).getByRole('link', { name, exact: true });
   const h1 = (name: string) => s.page.getByRole('heading', { level: 1, name, exact: true }).waitFor();
 
@@ -41,6 +52,8 @@ describeBrowser('console: an environment and its pages', () => {
     await s.page.getByRole('button', { name: 'Create environment' }).click();
     await h1('Shop');
     await s.page.getByText('No app yet').waitFor();
+    environmentId = (await fact('Id').textContent()) ?? '';
+    expect(environmentId).toMatch(/^[0-9a-f-]{36}$/);
     expect(await tab('Overview').getAttribute('aria-current')).toBe('page');
     await s.check('environment-overview-empty');
   });
@@ -69,9 +82,14 @@ describeBrowser('console: an environment and its pages', () => {
     await s.page.getByText('APNs accepted these credentials').waitFor();
     expect(p.apns.requests.some((r) => r.status === 400 && r.reason === 'BadDeviceToken')).toBe(true);
     await s.check('app-credentials');
+    // Two devices of the app, push authorized with a token: the overview counts them below.
+    const appKey = (await fact('Public app key').locator('code').textContent()) ?? '';
+    expect(appKey).toMatch(/^svc_app_/);
+    await registerDevices(server, appKey, 2);
   });
 
   let firstSecret = '';
+  let oldSecret = '';
   it('creates access keys for the app: each secret shown once', async () => {
     await tab('Access keys').click();
     await h1('Access keys');
@@ -83,7 +101,10 @@ describeBrowser('console: an environment and its pages', () => {
       await secret.waitFor();
       expect(await secret.inputValue()).toMatch(/^svc_key_/);
       if (name === 'backend') firstSecret = await secret.inputValue();
+      else oldSecret = await secret.inputValue();
     }
+    expect(await withKey(firstSecret)).not.toBe(401);
+    expect(await withKey('svc_key_not-a-key')).toBe(401);
     await s.page.getByText('It is shown only once').waitFor();
     await s.page.getByRole('button', { name: 'Copy' }).click();
     expect(String(await s.page.evaluate('navigator.clipboard.readText()'))).toMatch(/^svc_key_/);
@@ -106,6 +127,8 @@ describeBrowser('console: an environment and its pages', () => {
     expect(rotated).toMatch(/^svc_key_/);
     expect(rotated).not.toBe(firstSecret);
     await s.page.getByText('The previous secret keeps working until').waitFor();
+    expect(await withKey(rotated)).not.toBe(401);
+    expect(await withKey(firstSecret)).not.toBe(401);
     await s.check('access-key-rotated');
   });
 
@@ -122,6 +145,7 @@ describeBrowser('console: an environment and its pages', () => {
     await confirm.click();
     await s.page.getByText('The key is revoked').waitFor();
     await s.page.getByText(/^Revoked /).waitFor();
+    expect(await withKey(oldSecret)).toBe(401);
   });
 
   it('creates a test group and edits its members', async () => {
@@ -141,7 +165,11 @@ describeBrowser('console: an environment and its pages', () => {
   it('shows the overview: installations by app and platform, push-ready share, activity', async () => {
     await tab('Overview').click();
     await h1('Shop');
-    await s.page.getByRole('figure', { name: 'Installations by app' }).getByText('shop-ios (iOS)').waitFor();
+    const byApp = s.page.getByRole('figure', { name: 'Installations by app' });
+    await byApp.getByText('shop-ios (iOS)').waitFor();
+    await byApp.getByText('2, 2 push-ready (100%)').waitFor();
+    expect(await fact('Push-ready').count()).toBe(0);
+    await s.page.locator('dl.stats dt:text-is("Push-ready") + dd').filter({ hasText: '100%' }).waitFor();
     await s.page.getByRole('figure', { name: 'Installations by platform' }).waitFor();
     await s.page.getByRole('figure', { name: 'Deliveries by state, last hour' }).waitFor();
     await s.page.getByText('Operations per minute').first().waitFor();
@@ -165,7 +193,7 @@ describeBrowser('console: an environment and its pages', () => {
     await h1('Audit events');
     await s.page.getByRole('cell', { name: 'access_key.revoked' }).waitFor();
     await s.page.getByLabel('Action').fill('app.created');
-    await s.page.getByRole('button', { name: 'Filter' }).click();
+    await s.page.getByRole('button', { name: 'Filter', exact: true }).click();
     await s.page.getByRole('cell', { name: 'access_key.revoked' }).waitFor({ state: 'detached' });
     await s.page.getByRole('cell', { name: 'app.created' }).waitFor();
     await s.check('environment-audit');

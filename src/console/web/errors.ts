@@ -29,6 +29,16 @@ const WORDS: Record<string, string> = {
   send_not_found: 'There is no send with this request id in the environment.',
   unknown_installation: 'There is no installation with this id in the environment.',
   unknown_profile: 'There is no profile with this id or external id in the environment.',
+  unknown_environment: 'There is no such environment (any more), or you may not see it.',
+  unknown_app: 'There is no such app in this environment (any more).',
+  unknown_access_key: 'There is no such access key in this environment (any more).',
+  name_taken: 'Another one in this environment already has this name.',
+  app_in_use: 'The app still has installations or provider credentials: disable it instead, or delete its credentials first.',
+  access_key_revoked: 'The access key is revoked: it can no longer be rotated.',
+  access_key_expired: 'The access key has expired: create a new one.',
+  credentials_not_found: 'The app has no credentials of this provider.',
+  invalid_credentials: 'The credentials are not valid: an APNs key must be an EC P-256 .p8 file of an iOS app, an FCM key a service-account JSON file with an RSA key of an Android app.',
+  test_group_exists: 'A test group with this name already exists in the environment.',
   network: 'The server could not be reached. Check your connection and try again.',
 };
 

@@ -53,7 +53,7 @@ export function AccessKeyList({ environmentId }: { environmentId: string }) {
       {created && (
         <>
           <Notice>Access key {keyLabel(created)} created.</Notice>
-          <SecretOnce label={`Access key ${keyLabel(created)}`} value={created.key} />
+          <SecretOnce key={created.id} label={`Access key ${keyLabel(created)}`} value={created.key} />
         </>
       )}
       <DataTable
@@ -144,7 +144,7 @@ export function AccessKeyDetail({ environmentId, keyId }: { environmentId: strin
           <Notice>
             Rotated. {rotated.previousExpiresAt ? `The previous secret keeps working until ${when(rotated.previousExpiresAt)}.` : 'The previous secret stopped working at once.'}
           </Notice>
-          <SecretOnce label={`New secret of ${keyLabel(rotated)}`} value={rotated.key} />
+          <SecretOnce key={rotated.key} label={`New secret of ${keyLabel(rotated)}`} value={rotated.key} />
         </>
       )}
       {k && (

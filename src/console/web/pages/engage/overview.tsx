@@ -26,6 +26,7 @@ const percent = (part: number, whole: number) => (whole === 0 ? '0%' : `${Math.r
 /** An average per minute, with one decimal below 10. */
 const perMinute = (n: number, minutes: number) => {
   const v = n / minutes;
+  if (v > 0 && v < 0.05) return 'under 0.1';
   return v >= 10 ? String(Math.round(v)) : v.toFixed(1).replace(/\.0$/, '');
 };
 
@@ -163,7 +164,7 @@ export function EnvironmentOverview({ environmentId }: { environmentId: string }
                   part: a.pushReady,
                   text: `${a.installations}, ${a.pushReady} push-ready (${percent(a.pushReady, a.installations)})`,
                 }))}
-                summary={`${o.installations.total} installations in ${o.installations.apps.length} apps; ${ready} (${percent(ready, o.installations.total)}) may receive a push now. The darker part of each bar is the push-ready share.`}
+                summary={`${o.installations.total} installations in ${o.installations.apps.length} ${o.installations.apps.length === 1 ? 'app' : 'apps'}; ${ready} (${percent(ready, o.installations.total)}) may receive a push now. The darker part of each bar is the push-ready share.`}
               />
               <BarChart
                 title="Installations by platform"
