@@ -66,7 +66,11 @@ export async function call<T = unknown, E extends Endpoint = Endpoint>(endpoint:
     }
     if (res.status === 401 && attempt === 0) continue;
     if (res.status === 204) return undefined as T;
-    if (res.ok) return (opts.text ? await res.text() : await res.json()) as T;
+    if (res.ok) {
+      // A 201 may have an empty body (POST /identity/admin/federations).
+      const text = await res.text();
+      return (opts.text ? text : text ? JSON.parse(text) : undefined) as T;
+    }
     const body = (await res.json().catch(() => ({}))) as { error?: string; error_description?: string; code?: string; detail?: string };
     throw new ApiFailure(res.status, body.error ?? body.code ?? `http_${res.status}`, body.error_description ?? body.detail);
   }

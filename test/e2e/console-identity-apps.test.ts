@@ -1,0 +1,182 @@
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { createSandbox, type RunningServer, type Sandbox } from '../helpers/binary';
+import { HAS_CHROMIUM } from '../helpers/browser';
+import { apiCalls, createOperator, signInToConsole, type ConsoleSession } from '../helpers/console';
+import { ENDPOINTS } from '../../src/console/web/endpoints';
+
+/**
+ * The console's identity application pages (issue 25) on the built executable, as an operator
+ * uses them: a tenant made with the CLI, then in the browser a confidential client (its secret
+ * copied), a resource, a credential issued and revoked, a signing key staged and activated with
+ * the states drawn, a federation; axe-core on every page.
+ */
+const describeBrowser = HAS_CHROMIUM ? describe : describe.skip;
+
+describeBrowser('console: clients, resources, credentials, signing keys, federations', () => {
+  let sb: Sandbox;
+  let server: RunningServer;
+  let s: ConsoleSession;
+  let acme: { id: string; slug: string };
+  let partner: { id: string; slug: string };
+  let base: string;
+  beforeAll(async () => {
+    sb = await createSandbox({ prefix: 'engage-console-apps-' });
+    await createOperator(sb);
+    acme = await sb.cliJson<{ id: string; slug: string }>(['tenants', 'create', '--slug', 'acme']);
+    partner = await sb.cliJson<{ id: string; slug: string }>(['tenants', 'create', '--slug', 'partner']);
+    server = await sb.serve();
+    s = await signInToConsole(server);
+    base = `/identity/tenants/${acme.id}`;
+  }, 120_000);
+  afterAll(async () => {
+    await s?.close();
+    await sb?.cleanup();
+  });
+
+  it('registers a confidential client and shows its secret once, with a copy button', async () => {
+    const { page } = s;
+    await s.open(`${base}/clients`);
+    await page.getByRole('heading', { level: 1, name: 'Clients · acme' }).waitFor();
+    expect(await page.getByRole('navigation', { name: 'Tenant pages' }).getByRole('link', { name: 'Clients' }).getAttribute('aria-current')).toBe('page');
+    await s.check('identity-clients-empty');
+    await page.getByRole('link', { name: 'Register a client' }).click();
+    await page.getByRole('heading', { level: 1, name: 'Register a client · acme' }).waitFor();
+    await s.check('identity-client-create');
+    await page.getByLabel('Client id').fill('portal');
+    await page.getByLabel('Display name').fill('Customer portal');
+    await page.getByRole('textbox', { name: 'Redirect URIs', exact: true }).fill('https://portal.example.com/callback\nhttps://portal.example.com/other');
+    await page.getByRole('button', { name: 'Register client' }).click();
+    await page.getByText('Client portal is registered.').waitFor();
+    const field = page.getByRole('textbox', { name: 'Client secret' });
+    const shown = await field.inputValue();
+    expect(shown).toMatch(/^.{40,}$/);
+    await page.getByRole('button', { name: 'Copy' }).click();
+    await page.getByRole('button', { name: 'Copied' }).waitFor();
+    expect(await page.evaluate('navigator.clipboard.readText()')).toBe(shown);
+    await s.check('identity-client-secret');
+
+    // The secret works at the tenant's token endpoint (client credentials needs the opt-in: a refusal for the grant, not the secret).
+    const res = await fetch(`${server.url}/t/acme/oauth2/token`, {
+      method: 'POST',
+      headers: { Authorization: `Basic ${btoa(`portal:${shown}`)}`, 'Content-Type': 'application/x-www-form-urlencoded' },
+      body: 'grant_type=client_credentials',
+    });
+    expect(((await res.json()) as { error: string }).error).not.toBe('invalid_client');
+
+    // Listed without the secret; edited through the PUT (redirect URIs, web origins, native authentication).
+    await page.getByRole('link', { name: 'Back to the clients' }).click();
+    await page.getByRole('link', { name: 'portal' }).click();
+    await page.getByRole('heading', { level: 1, name: 'Client portal · acme' }).waitFor();
+    expect(await page.getByRole('textbox', { name: 'Redirect URIs', exact: true }).inputValue()).toBe('https://portal.example.com/callback\nhttps://portal.example.com/other');
+    await page.getByRole('textbox', { name: 'Redirect URIs', exact: true }).fill('https://portal.example.com/callback');
+    await page.getByLabel('Web origins').fill('https://portal.example.com');
+    await page.getByLabel(/Native authentication/).check();
+    await page.getByRole('button', { name: 'Save changes' }).click();
+    await page.getByText('Saved.').waitFor();
+    await s.check('identity-client-edit');
+    await page.reload();
+    await page.getByLabel('Web origins').waitFor();
+    expect(await page.getByRole('textbox', { name: 'Redirect URIs', exact: true }).inputValue()).toBe('https://portal.example.com/callback');
+    expect(await page.getByLabel('Web origins').inputValue()).toBe('https://portal.example.com');
+    expect(await page.getByLabel(/Native authentication/).isChecked()).toBe(true);
+  });
+
+  it('shows a refusal in words: a taken client id', async () => {
+    const { page } = s;
+    await s.open(`${base}/clients/new`);
+    await page.getByLabel('Client id').fill('portal');
+    await page.getByLabel('Display name').fill('Again');
+    await page.getByRole('textbox', { name: 'Redirect URIs', exact: true }).fill('https://portal.example.com/callback');
+    await page.getByRole('button', { name: 'Register client' }).click();
+    const alert = page.getByRole('alert');
+    await alert.waitFor();
+    expect(await alert.textContent()).toContain('client_conflict');
+  });
+
+  it('registers a resource, issues a credential (secret once) and revokes it by typing its id', async () => {
+    const { page } = s;
+    await s.open(`${base}/resources`);
+    await page.getByLabel('Resource URI').fill('https://orders.example.com');
+    await page.getByLabel('Scopes', { exact: true }).fill('orders.read orders.write');
+    await page.getByRole('button', { name: 'Register resource' }).click();
+    await page.getByText('Resource https://orders.example.com is registered.').waitFor();
+    await page.getByRole('cell', { name: 'orders.read orders.write' }).waitFor();
+    await s.check('identity-resources');
+
+    await page.getByRole('navigation', { name: 'Tenant pages' }).getByRole('link', { name: 'Credentials' }).click();
+    await page.getByRole('heading', { level: 1, name: 'Resource-server credentials · acme' }).waitFor();
+    await page.getByLabel('Resource', { exact: true }).selectOption('https://orders.example.com');
+    await page.getByRole('button', { name: 'Issue credential' }).click();
+    const secret = await page.getByRole('textbox', { name: 'Credential secret' }).inputValue();
+    expect(secret.length).toBeGreaterThan(20);
+    const id = (await page.locator('.notice').first().textContent())!.match(/Credential (\w{8}) is issued/)![1];
+    await s.check('identity-credentials');
+
+    await page.getByRole('button', { name: `Revoke credential ${id}` }).click();
+    const dialog = page.getByRole('dialog', { name: 'Revoke a credential' });
+    await dialog.waitFor();
+    await s.check('identity-credential-revoke');
+    const confirm = dialog.getByRole('button', { name: 'Revoke credential' });
+    expect(await confirm.isDisabled()).toBe(true);
+    await dialog.getByLabel(`Type ${id} to confirm`).fill(id);
+    await confirm.click();
+    await page.getByText(`Credential ${id} is revoked.`).waitFor();
+    await page.getByRole('row').filter({ hasText: id }).getByRole('cell', { name: 'REVOKED' }).waitFor();
+  });
+
+  it('stages a signing key, activates it and draws each key in its state', async () => {
+    const { page } = s;
+    await s.open(`${base}/signing-keys`);
+    await page.getByRole('heading', { level: 1, name: 'Signing keys · acme' }).waitFor();
+    const first = await page.getByRole('img', { name: /This key: ACTIVE/ }).count();
+    expect(first).toBe(1);
+    await page.getByRole('button', { name: 'Stage a new key' }).click();
+    const staged = (await page.getByText(/is staged: it is published now/).textContent())!.match(/Key (\S+) is staged/)![1];
+    const row = page.getByRole('row').filter({ hasText: staged });
+    await row.getByRole('img', { name: /This key: STAGED/ }).waitFor();
+    await s.check('identity-signing-keys');
+
+    await row.getByRole('button', { name: `Activate key ${staged}` }).click();
+    const dialog = page.getByRole('dialog', { name: 'Activate a signing key' });
+    await dialog.getByLabel(`Type ${staged.slice(0, 8)} to confirm`).fill(staged.slice(0, 8));
+    await dialog.getByRole('button', { name: 'Activate key' }).click();
+    await page.getByText(`Key ${staged} is active.`).waitFor();
+    await row.getByRole('img', { name: /This key: ACTIVE/ }).waitFor();
+    await page.getByRole('img', { name: /This key: RETIRING/ }).waitFor();
+    expect(await row.textContent()).toContain('signs every new token');
+
+    // The JWKS publishes both; new tokens are signed by the new key.
+    const jwks = (await (await fetch(`${server.url}/t/acme/oauth2/jwks`)).json()) as { keys: { kid: string }[] };
+    expect(jwks.keys.map((k) => k.kid)).toContain(staged);
+  });
+
+  it('creates a federation and deletes it by typing its name', async () => {
+    const { page } = s;
+    await page.getByRole('navigation', { name: 'Console' }).getByRole('link', { name: 'Federations' }).click();
+    await page.getByRole('heading', { level: 1, name: 'Federations' }).waitFor();
+    await page.getByLabel('Source tenant').selectOption({ label: 'partner' });
+    await page.getByLabel('Target tenant').selectOption({ label: 'acme' });
+    await page.getByRole('button', { name: 'Create federation' }).click();
+    await page.getByText('Users of partner may now sign in at acme.').waitFor();
+    await s.check('identity-federations');
+    await page.getByRole('button', { name: 'Delete federation partner-to-acme' }).click();
+    const dialog = page.getByRole('dialog', { name: 'Delete a federation' });
+    await dialog.getByLabel('Type partner-to-acme to confirm').fill('partner-to-acme');
+    await dialog.getByRole('button', { name: 'Delete federation' }).click();
+    await page.getByText('Federation partner-to-acme is deleted.').waitFor();
+    await page.getByText('No federation yet.').waitFor();
+    expect(partner.slug).toBe('partner');
+  });
+
+  it('shows the directory page, accessible, and called only documented operations', async () => {
+    await s.open(`${base}/directory`);
+    await s.page.getByRole('heading', { level: 1, name: 'Directory · acme' }).waitFor();
+    await s.check('identity-directory');
+    const templates = ENDPOINTS.map((e) => {
+      const [method, p] = e.split(' ');
+      return new RegExp(`^${method} /t/control${p.replace(/\{\w+\}/g, '[^/]+')}$`);
+    });
+    expect(apiCalls(s.requests).filter((c) => !templates.some((t) => t.test(c)))).toEqual([]);
+    expect(s.problems).toEqual([]);
+  });
+});
