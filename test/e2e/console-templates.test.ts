@@ -85,7 +85,13 @@ describeBrowser('console: templates, test sends, sends and installations', () =>
     await s.check('template-create');
     await editor.fill('{ "key": ');
     await page.getByText(/^Not valid JSON/).waitFor();
-    await editor.fill(JSON.stringify(FILE, null, 2));
+    await page.getByText('Fix the JSON below to edit its essential fields here.').waitFor();
+    await editor.fill(JSON.stringify({ ...FILE, key: 'draft.key' }, null, 2));
+    // The essential fields read the file and write into it.
+    expect(await page.getByLabel('Title (en)').inputValue()).toBe('Order {{orderId}} shipped');
+    expect(await page.getByRole('checkbox', { name: 'ios (iOS)' }).isChecked()).toBe(true);
+    await page.getByLabel('Key', { exact: true }).fill('order.shipped');
+    expect(JSON.parse(await editor.inputValue())).toEqual(FILE);
     await page.getByRole('button', { name: 'Create template' }).click();
     await page.getByRole('heading', { level: 1, name: 'Template order.shipped' }).waitFor();
 

@@ -67,6 +67,12 @@ export function EnvPageHeader(props: { environmentId: string; title: string; cru
 
 const recipientText = (r: SendLine['recipient']) => (r.type === 'TEST_GROUP' ? `test group ${r.value}` : `${r.type === 'EXTERNAL_ID' ? 'external id' : r.type === 'INSTALLATION_ID' ? 'installation' : r.type} ${r.value}`);
 
+/** The recipient, linked to its page (a test group, an installation, the profile of an external id). */
+function Recipient({ environmentId, r }: { environmentId: string; r: SendLine['recipient'] }) {
+  const to = r.type === 'TEST_GROUP' ? ['test-groups', r.value] : r.type === 'INSTALLATION_ID' ? ['installations', r.value] : r.type === 'EXTERNAL_ID' ? ['profiles', 'external', r.value] : undefined;
+  return to ? <Link href={envPath(environmentId, ...to)}>{recipientText(r)}</Link> : <>{recipientText(r)}</>;
+}
+
 /** The sends of an environment, newest first, filtered as the API allows (template, test mark, delivery state, installation); a request id opens its send. */
 export function SendList({ environmentId }: { environmentId: string }) {
   const { query } = useRoute();
@@ -204,9 +210,19 @@ export function SendDetail({ environmentId, sendId }: { environmentId: string; s
             <dt>Template</dt>
             <dd>{s.templateKey ? <Link href={envPath(environmentId, 'templates', s.templateKey)}>{s.templateKey}</Link> : '—'} version {s.templateVersion}</dd>
             <dt>Recipient</dt>
-            <dd>{recipientText(s.recipient)}</dd>
+            <dd>
+              <Recipient environmentId={environmentId} r={s.recipient} />
+            </dd>
             <dt>Sent by</dt>
-            <dd>{s.isTest ? `a test send of ${s.accessKeyId}` : <code>{s.accessKeyId}</code>}</dd>
+            <dd>
+              {s.isTest ? (
+                `a test send of ${s.accessKeyId}`
+              ) : (
+                <Link href={envPath(environmentId, 'access-keys', s.accessKeyId)}>
+                  access key <code>{s.accessKeyId}</code>
+                </Link>
+              )}
+            </dd>
             <dt>Created</dt>
             <dd>{at(s.createdAt)}</dd>
           </dl>

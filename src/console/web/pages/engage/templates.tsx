@@ -115,6 +115,89 @@ function JsonEditor(props: { label: string; value: string; onInput: (v: string) 
   );
 }
 
+type Obj = Record<string, unknown>;
+const isObj = (v: unknown): v is Obj => !!v && typeof v === 'object' && !Array.isArray(v);
+
+/**
+ * The essential fields of the file as a form (key, apps, default locale, its title and body):
+ * read from the editor's JSON and written back into it, so either can be used.
+ */
+function EssentialFields(props: { text: string; onText: (v: string) => void; apps: AppLine[] | undefined; withKey: boolean }) {
+  const { value } = parsed(props.text);
+  if (!isObj(value)) return <p class="muted">Fix the JSON below to edit its essential fields here.</p>;
+  const update = (change: (f: Obj) => void) => {
+    const f = JSON.parse(props.text) as Obj;
+    change(f);
+    props.onText(JSON.stringify(f, null, 2));
+  };
+  const locale = typeof value.defaultLocale === 'string' ? value.defaultLocale : '';
+  const locs = isObj(value.localizations) ? value.localizations : {};
+  const texts = isObj(locs[locale]) ? (locs[locale] as Obj) : {};
+  const apps = Array.isArray(value.apps) ? (value.apps as unknown[]).map(String) : [];
+  const setText = (field: 'title' | 'body', v: string) =>
+    update((f) => {
+      const l = isObj(f.localizations) ? f.localizations : (f.localizations = {});
+      l[locale] = { ...(isObj(l[locale]) ? l[locale] : {}), [field]: v };
+    });
+  const str = (v: unknown) => (typeof v === 'string' ? v : '');
+  return (
+    <fieldset class="variables">
+      <legend>Essential fields</legend>
+      <p class="hint">They write into the file below; other locales, variables and settings are edited there.</p>
+      {props.withKey && (
+        <Field label="Key" hint="Lower-case letters, digits and . _ - (e.g. order.shipped): sends name it in their path. It cannot change later.">
+          {(a) => <input {...a} value={str(value.key)} onInput={(e) => update((f) => (f.key = (e.target as HTMLInputElement).value))} autoComplete="off" spellcheck={false} />}
+        </Field>
+      )}
+      {props.apps && props.apps.length > 0 && (
+        <fieldset class="variables">
+          <legend>Apps</legend>
+          {props.apps.map((app) => {
+            const on = apps.includes(app.name) || apps.includes(app.id);
+            return (
+              <label key={app.id} class="check">
+                <input
+                  type="checkbox"
+                  checked={on}
+                  onChange={() => update((f) => (f.apps = on ? apps.filter((x) => x !== app.name && x !== app.id) : [...apps, app.name]))}
+                />{' '}
+                {app.name} ({app.platform === 'IOS' ? 'iOS' : 'Android'})
+              </label>
+            );
+          })}
+        </fieldset>
+      )}
+      <Field label="Default locale" hint="A BCP 47 tag such as en or pt-BR: a key of localizations.">
+        {(a) => (
+          <input
+            {...a}
+            value={locale}
+            onInput={(e) =>
+              update((f) => {
+                const next = (e.target as HTMLInputElement).value;
+                const l = isObj(f.localizations) ? f.localizations : (f.localizations = {});
+                // The default locale's texts move with it (a rename, not a new locale).
+                if (locale && isObj(l[locale]) && next && !(next in l)) {
+                  l[next] = l[locale];
+                  delete l[locale];
+                }
+                f.defaultLocale = next;
+              })
+            }
+            autoComplete="off"
+          />
+        )}
+      </Field>
+      <Field label={`Title (${locale || 'default locale'})`} hint="Up to 256 characters; {{name}} inserts a declared variable.">
+        {(a) => <input {...a} value={str(texts.title)} onInput={(e) => setText('title', (e.target as HTMLInputElement).value)} autoComplete="off" />}
+      </Field>
+      <Field label={`Body (${locale || 'default locale'})`} hint="Up to 2048 characters.">
+        {(a) => <input {...a} value={str(texts.body)} onInput={(e) => setText('body', (e.target as HTMLInputElement).value)} autoComplete="off" />}
+      </Field>
+    </fieldset>
+  );
+}
+
 export function TemplateList({ environmentId }: { environmentId: string }) {
   const list = usePaged<Template, 'GET /engage/admin/environments/{environmentId}/templates'>('GET /engage/admin/environments/{environmentId}/templates', { params: { environmentId } });
   return (
@@ -164,6 +247,7 @@ export function TemplateCreate({ environmentId }: { environmentId: string }) {
           navigate(envPath(environmentId, 'templates', t.key));
         }}
       >
+        <EssentialFields text={text} onText={setText} apps={apps} withKey />
         <JsonEditor label="Template file" value={text} onInput={setText} />
       </Form>
     </>
@@ -273,6 +357,7 @@ export function TemplateDetail({ environmentId, templateKey }: { environmentId: 
                     setTick((n) => n + 1);
                   }}
                 >
+                  <EssentialFields text={text} onText={setText} apps={apps} withKey={false} />
                   <JsonEditor label="Template file" value={text} onInput={setText} />
                   {text !== saved && <p class="muted">Unsaved changes: the preview shows the saved version until you save the draft.</p>}
                 </Form>
