@@ -45,6 +45,16 @@ const WORDS: Record<string, string> = {
   invalid_credentials: 'The credentials are not valid: an APNs key must be an EC P-256 .p8 file of an iOS app, an FCM key a service-account JSON file with an RSA key of an Android app.',
   test_group_exists: 'A test group with this name already exists in the environment.',
   network: 'The server could not be reached. Check your connection and try again.',
+  unknown_tenant: 'There is no such tenant (any more).',
+  tenant_conflict: 'Another tenant already has this slug or issuer.',
+  tenant_slug_locked: 'The slug of this tenant is locked and cannot change.',
+  tenant_issuer_locked: 'The issuer of this tenant is locked, or another tenant already uses it.',
+  unknown_user: 'There is no such user (any more).',
+  user_conflict: 'Another user of this tenant already has this email address.',
+  too_many_attempts: 'A recovery code went to this address less than a minute ago. Wait a minute and try again.',
+  temporarily_unavailable: 'The server cannot send mail: no SMTP server is configured.',
+  user_transfer_conflict: 'This import or export was already asked with different content.',
+  unknown_user_transfer: 'There is no such import or export job (any more).',
 };
 
 export function describeError(status: number, code: string, detail?: string): string {
