@@ -88,6 +88,28 @@ describeBrowser('console: an environment and its pages', () => {
     await registerDevices(server, appKey, 2);
   });
 
+  it('creates an Android app and uploads its FCM service account, read in the browser', async () => {
+    await tab('Apps').click();
+    await h1('Apps');
+    await s.page.getByLabel('Platform').selectOption('ANDROID');
+    await s.page.getByLabel('App name').fill('shop-android');
+    await s.page.getByRole('button', { name: 'Create app' }).click();
+    await h1('App shop-android');
+    const file = s.page.getByLabel('Service-account key file (JSON)');
+    await file.setInputFiles({ name: 'key.json', mimeType: 'application/json', buffer: Buffer.from('not json') });
+    await s.page.getByRole('button', { name: 'Upload service account' }).click();
+    await s.page.getByText('The file is not JSON').waitFor();
+    const privateKey = generateKeyPairSync('rsa', { modulusLength: 2048 }).privateKey.export({ type: 'pkcs8', format: 'pem' }).toString();
+    const account = { type: 'service_account', project_id: 'shop-demo', private_key_id: 'k1', private_key: privateKey, client_email: 'push@shop-demo.iam.gserviceaccount.com', token_uri: 'https://oauth2.googleapis.com/token' };
+    await file.setInputFiles({ name: 'key.json', mimeType: 'application/json', buffer: Buffer.from(JSON.stringify(account)) });
+    await s.page.getByRole('button', { name: 'Upload service account' }).click();
+    await s.page.getByText('The service-account key is stored, sealed').waitFor();
+    expect(await fact('Project').textContent()).toBe('shop-demo');
+    expect(await fact('Service account').textContent()).toBe(account.client_email);
+    expect(await fact('Fingerprint').textContent()).toMatch(/^[0-9a-f]{64}/);
+    await s.check('app-fcm');
+  });
+
   let firstSecret = '';
   let oldSecret = '';
   it('creates access keys for the app: each secret shown once', async () => {
@@ -96,6 +118,7 @@ describeBrowser('console: an environment and its pages', () => {
     for (const name of ['backend', 'old-backend']) {
       await s.page.getByLabel('Key name').fill(name);
       await s.page.getByLabel('shop-ios (iOS)').check();
+      await s.page.getByLabel('shop-android (Android)').check();
       await s.page.getByRole('button', { name: 'Create access key' }).click();
       const secret = s.page.getByRole('textbox', { name: `Access key ${name}` });
       await secret.waitFor();
@@ -195,7 +218,7 @@ describeBrowser('console: an environment and its pages', () => {
     await s.page.getByLabel('Action').fill('app.created');
     await s.page.getByRole('button', { name: 'Filter', exact: true }).click();
     await s.page.getByRole('cell', { name: 'access_key.revoked' }).waitFor({ state: 'detached' });
-    await s.page.getByRole('cell', { name: 'app.created' }).waitFor();
+    expect(await s.page.getByRole('cell', { name: 'app.created' }).count()).toBe(2);
     await s.check('environment-audit');
 
     await tab('Settings').click();
