@@ -213,7 +213,7 @@ export function AccessKeyDetail({ environmentId, keyId }: { environmentId: strin
                 <ConfirmByName
                   open
                   title={`Revoke the access key ${keyLabel(k)}`}
-                  name={keyLabel(k)}
+                  name={k.name ?? k.id}
                   consequence="Every backend using this key is refused from its next request on. This cannot be undone."
                   action="Revoke access key"
                   onClose={() => setRevoking(false)}
