@@ -16,6 +16,21 @@ interface AuditEvent {
   createdAt: string;
 }
 
+/** What changed, one `key: value` a line (the environment, which every event here has, left out). */
+function Details({ details }: { details: Record<string, unknown> }) {
+  const entries = Object.entries(details).filter(([k]) => k !== 'environmentId');
+  if (entries.length === 0) return <>—</>;
+  return (
+    <ul class="audit-details">
+      {entries.map(([k, v]) => (
+        <li key={k}>
+          {k}: <code>{typeof v === 'string' ? v : JSON.stringify(v)}</code>
+        </li>
+      ))}
+    </ul>
+  );
+}
+
 /** A datetime-local value (the reader's time) as RFC 3339, or undefined. */
 const instant = (local: string) => {
   if (!local) return undefined;
@@ -76,26 +91,28 @@ export function EnvironmentAudit({ environmentId }: { environmentId: string }) {
           </button>
         </div>
       </form>
-      <DataTable
-        caption="Audit events"
-        rows={list.data?.items}
-        rowKey={(e) => e.id}
-        loading={list.loading}
-        error={list.error}
-        pager={{ index: list.index, hasMore: !!list.data?.hasMore, next: list.next, previous: list.previous }}
-        empty="No audit event matches."
-        columns={[
-          { header: 'When', cell: (e) => when(e.createdAt) },
-          { header: 'Action', cell: (e) => <code>{e.action}</code> },
-          { header: 'Actor', cell: (e) => <code>{e.actorSubject}</code> },
-          { header: 'Target', cell: (e) => (
-            <>
-              {e.targetType} <code>{e.targetId}</code>
-            </>
-          ) },
-          { header: 'Details', cell: (e) => (Object.keys(e.details).length ? <code class="details">{JSON.stringify(e.details)}</code> : '—') },
-        ]}
-      />
+      <div class="wide-table">
+        <DataTable
+          caption="Audit events"
+          rows={list.data?.items}
+          rowKey={(e) => e.id}
+          loading={list.loading}
+          error={list.error}
+          pager={{ index: list.index, hasMore: !!list.data?.hasMore, next: list.next, previous: list.previous }}
+          empty="No audit event matches."
+          columns={[
+            { header: 'When', cell: (e) => when(e.createdAt) },
+            { header: 'Action', cell: (e) => <code>{e.action}</code> },
+            { header: 'Actor', cell: (e) => <code>{e.actorSubject}</code> },
+            { header: 'Target', cell: (e) => (
+              <>
+                {e.targetType} <code>{e.targetId}</code>
+              </>
+            ) },
+            { header: 'Details', cell: (e) => <Details details={e.details} /> },
+          ]}
+        />
+      </div>
     </>
   );
 }
