@@ -139,7 +139,7 @@ describeBrowser('console: tenants, users, imports, exports and the audit trail',
     await page.getByRole('heading', { level: 1, name: 'User imports' }).waitFor();
     await s.check('identity-imports');
     const records = [
-      { externalId: 'c1', email: 'carol@example.com', emailVerified: true, active: true },
+      { externalId: 'c1', email: 'carol@example.com', emailVerified: true, active: true, totp: { secret: 'JBSWY3DPEHPK3PXPJBSWY3DPEHPK3PXP' } },
       { externalId: 'd1', email: 'not an address', emailVerified: false, active: true },
       { externalId: 'e1', email: 'erin@example.com', emailVerified: false, active: false },
     ];
@@ -187,6 +187,22 @@ describeBrowser('console: tenants, users, imports, exports and the audit trail',
     await alert.waitFor();
     expect(await alert.innerText()).toContain('The server cannot send mail: no SMTP server is configured.');
     expect(await alert.innerText()).toContain('temporarily_unavailable');
+  });
+
+  it("resets a user's second factor (imported with the user) once their email is typed", async () => {
+    const { page } = s;
+    await s.open(`${tenantPath}/users`);
+    await page.getByRole('link', { name: 'carol@example.com' }).click();
+    await page.getByRole('heading', { level: 1, name: 'User carol@example.com' }).waitFor();
+    await page.getByText(/^Authenticator enrolled .*; \d+ recovery codes left$/).waitFor();
+    await page.getByRole('button', { name: 'Reset second factor' }).click();
+    const dialog = page.getByRole('dialog', { name: 'Reset the second factor of carol@example.com' });
+    await dialog.getByLabel('Type carol@example.com to confirm').fill('carol@example.com');
+    await s.check('identity-user-mfa-reset');
+    await dialog.getByRole('button', { name: 'Reset second factor' }).click();
+    await page.getByRole('status').filter({ hasText: 'The second factor was reset.' }).waitFor();
+    expect(await page.getByRole('button', { name: 'Reset second factor' }).isDisabled()).toBe(true);
+    expect(await sb.cliJson(['users', 'mfa', 'show', '--tenant', 'people', '--email', 'carol@example.com'])).toMatchObject({ enrolled: false, recoveryCodesLeft: 0 });
   });
 
   it('exports the users and downloads the NDJSON as a file', async () => {
