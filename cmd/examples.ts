@@ -123,7 +123,10 @@ export const EXAMPLES: Record<string, string[]> = {
   'engage templates show': ['engage templates show order.shipped --environment prod'],
   'engage templates list': ['engage templates list --environment prod'],
   'engage templates versions': ['engage templates versions order.shipped --environment prod', 'engage templates versions order.shipped --environment prod --template-version draft --json'],
-  'engage templates preview': ['engage templates preview order.shipped --environment prod --template-version draft --locale de --variables \'{"orderId":"A-17"}\''],
+  'engage templates preview': [
+    'engage templates preview order.shipped --environment prod --template-version draft --locale de --variables \'{"orderId":"A-17"}\'',
+    'engage templates preview order.shipped --environment prod --file order-shipped.json --variables \'{"orderId":"A-17"}\'',
+  ],
   'engage test-groups': ['engage test-groups create --environment prod --name team --external-id alice@example.com --installation INSTALLATION_ID'],
   'engage test-groups create': ['engage test-groups create --environment prod --name team --external-id alice@example.com --installation INSTALLATION_ID'],
   'engage test-groups list': ['engage test-groups list --environment prod'],

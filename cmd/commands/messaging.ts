@@ -160,9 +160,11 @@ export function registerMessaging(program: Command): void {
     .requiredOption('--environment <env>', 'environment id or name')
     .option('--template-version <v>', 'draft, published, latest (default) or a version number')
     .option('--locale <tag>', 'requested locale (default: the template default)')
+    .option('--file <file>', 'an unsaved template file rendered instead of a stored version (checked as update would; stored nowhere)')
     .action(
-      action(async (key: string, opts: EnvOpts & VariableOpts & { templateVersion?: string; locale?: string }) => {
-        const input = { version: parseVersionSelector(opts.templateVersion), locale: opts.locale, variables: variablesOf(opts) };
+      action(async (key: string, opts: EnvOpts & VariableOpts & { templateVersion?: string; locale?: string; file?: string }) => {
+        const file = opts.file === undefined ? undefined : readJsonFile(opts.file, 'template file');
+        const input = { version: parseVersionSelector(opts.templateVersion), file, locale: opts.locale, variables: variablesOf(opts) };
         await withServices(opts, async ({ services, json }) => {
           const p = await services.engage.messaging.templates.preview(opts.environment, key, input);
           if (json) return output(true, p);

@@ -112,12 +112,20 @@ describeBrowser('console: templates, test sends, sends and installations', () =>
     await page.getByText('Version 1 is published').waitFor();
     await page.getByText('Active: a published version serves sends').waitFor();
 
-    // An edit is a draft beside the published version; the preview follows the save.
+    // What is typed is previewed before it is saved (the server renders the unsaved file)...
     const text = (await page.getByLabel('Template file').inputValue()).replace('Order {{orderId}} shipped', 'Order {{orderId}} on its way');
     await page.getByLabel('Template file').fill(text);
     await page.getByText('Unsaved changes').waitFor();
+    await en.getByText('Order A-17 on its way', { exact: true }).waitFor();
+    expect(await en.getByRole('figure').textContent()).toContain('unsaved');
+    await page.getByLabel('Template file').fill(text.replace('{{orderId}} on its way', '{{orderNo}} on its way'));
+    await en.getByText('{{orderNo}} is not a declared variable').waitFor();
+    await page.getByLabel('Template file').fill(text);
+    await en.getByText('Order A-17 on its way', { exact: true }).waitFor();
+    // ...and an edit saved is a draft beside the published version.
     await page.getByRole('button', { name: 'Save draft' }).click();
     await page.getByText('Draft version 2 saved').waitFor();
+    await en.getByText('version 2 draft').waitFor();
     await en.getByText('Order A-17 on its way', { exact: true }).waitFor();
     await page.getByRole('button', { name: 'Publish version 2' }).waitFor();
     await s.check('template-edited');

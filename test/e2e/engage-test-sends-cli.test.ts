@@ -39,6 +39,12 @@ describe('templates, test groups and test sends from the CLI', () => {
     const preview = await cli<{ title: string; targets: { provider: string; payload: { aps: { alert: { title: string } } } }[] }>(
       ['templates', 'preview', 'hello', '--environment', 'qa', '--template-version', 'draft', '--variables', '{"name":"Ada"}']);
     expect(preview).toMatchObject({ title: 'Hi Ada', targets: [{ provider: 'APNS', payload: { aps: { alert: { title: 'Hi Ada' } } } }] });
+    // An unsaved file, rendered and stored nowhere (the twin of the console's live preview).
+    const unsavedFile = path.join(p.sandbox.dir, 'hello-unsaved.json');
+    writeFileSync(unsavedFile, JSON.stringify({ apps: ['ios'], defaultLocale: 'en', variables: { name: { type: 'string' } }, localizations: { en: { title: 'Unsaved {{name}}', body: 'Draft' } } }));
+    expect(await cli(['templates', 'preview', 'hello', '--environment', 'qa', '--file', unsavedFile, '--variables', '{"name":"Ada"}'])).toMatchObject({ version: null, state: 'UNSAVED', title: 'Unsaved Ada' });
+    const both = await p.sandbox.run(['templates', 'preview', 'hello', '--environment', 'qa', '--file', unsavedFile, '--template-version', 'draft'], { env: p.env });
+    expect([both.code, both.stderr]).toEqual([1, expect.stringContaining('give version or file, not both')]);
     const bad = await p.sandbox.run(['templates', 'preview', 'hello', '--environment', 'qa', '--variables', '{}'], { env: p.env });
     expect(bad.code).toBe(1);
     expect(bad.stderr).toContain('variables.name: is required');

@@ -150,6 +150,27 @@ describe('preview', () => {
     // Back to one published version for the tests below.
     await a.call('POST', '/environments/shop/templates/order.shipped/publish', all);
   });
+
+  it('renders an unsaved file as an edit would be checked, storing nothing (the console\'s live preview, issue 25)', async () => {
+    const before = [await count('push_template_versions'), await count('audit_events')];
+    const file = templateFile({ localizations: { en: { title: 'Unsaved {{orderId}}', body: 'b {{amount}}' }, de: { title: 'Ungespeichert {{orderId}}', body: 'b {{amount}}' } } });
+    const [status, p] = await body(await a.call('POST', path, readOnly, { file, locale: 'de', variables: VARS }));
+    expect([status, p]).toMatchObject([200, { templateKey: 'order.shipped', version: null, state: 'UNSAVED', resolvedLocale: 'de', title: 'Ungespeichert A-17', body: 'b 1.234,5' }]);
+    expect(p.targets.map((t: { provider: string }) => t.provider).sort()).toEqual(['APNS', 'FCM']);
+    const { key: _key, ...keyless } = file;
+    expect((await body(await a.call('POST', path, readOnly, { file: keyless, variables: VARS })))[1]).toMatchObject({ state: 'UNSAVED', title: 'Unsaved A-17' });
+    expect([await count('push_template_versions'), await count('audit_events')]).toEqual(before);
+    const refused = async (b: unknown) => {
+      const [s, e] = await body(await a.call('POST', path, readOnly, b));
+      return [s, e.error, e.error_description];
+    };
+    expect(await refused({ file: { ...file, key: 'other.key' } })).toEqual([400, 'invalid_request', expect.stringContaining('immutable')]);
+    expect(await refused({ file, version: 'draft' })).toEqual([400, 'invalid_request', 'give version or file, not both']);
+    expect(await refused({ file: templateFile({ localizations: { en: { title: '{{nope}}', body: 'b' } } }) })).toEqual([400, 'invalid_request', expect.stringContaining('{{nope}} is not a declared variable')]);
+    expect(await refused({ file: { ...file, apps: ['no-such-app'] } })).toEqual([400, 'invalid_request', expect.stringContaining('no app no-such-app')]);
+    expect((await refused({ file: { ...file, priority: 'urgent' } }))[0]).toBe(400);
+    expect((await refused({ file, variables: { orderId: 'x' } })).slice(0, 2)).toEqual([400, 'invalid_variables']);
+  });
 });
 
 describe('test groups', () => {

@@ -86,8 +86,8 @@ export function messagingAdminRoutes(deps: { templates: TemplateService; testGro
       async (c, { params }) => c.json(await templates.version(envId(c), params.templateKey, parseVersionSelector(params.version)!)),
     ));
     admin.post(`${base}/templates/:templateKey/preview`, guard(read), adminRoute(
-      adminDoc('Render a version for a locale and variables exactly as a send would, per target app; sends and writes nothing', {
-        params: TPL, body: { schema: S.PreviewRequest, required: false },
+      adminDoc('Render a version, or an unsaved template file (file), for a locale and variables exactly as a send would, per target app; sends and writes nothing', {
+        params: TPL, body: { schema: S.PreviewRequest, required: false, example: { version: 'draft', locale: 'de-AT', variables: { orderId: 'A-17' } } },
         responses: { 200: { description: 'the rendered message and each app’s provider payload', schema: S.Preview } },
         errors: { 400: 'invalid_request, invalid_variables, message_too_large', 404: 'template_not_found, version_not_found' },
       }),

@@ -56,12 +56,18 @@ export const TemplateUpdate = Strict({ ...TemplateFile.properties, key: T.Option
 const Variables = FreeObject({ maxProperties: 100, values: FreeValue(), description: 'typed template variables' });
 const RequestedLocale = T.String({ minLength: 1, maxLength: 35, description: 'the requested locale; default: the template’s default locale' });
 
-export const PreviewRequest = Strict({ version: T.Optional(VersionSelector), locale: T.Optional(RequestedLocale), variables: T.Optional(Variables) });
+/** An unsaved edit rendered instead of a stored version (the console's live preview while typing). */
+const UnsavedFile = Strict(
+  { ...TemplateFile.properties, key: T.Optional(TemplateFile.properties.key) },
+  { description: 'an unsaved template file (its key may be left out, and cannot differ) rendered instead of a stored version: checked as an edit would be, stored nowhere; not with version' },
+);
+
+export const PreviewRequest = Strict({ version: T.Optional(VersionSelector), file: T.Optional(UnsavedFile), locale: T.Optional(RequestedLocale), variables: T.Optional(Variables) });
 
 export const Preview = Strict({
   templateKey: T.String(),
-  version: T.Integer({ minimum: 1 }),
-  state: Enum(['DRAFT', 'PUBLISHED', 'SUPERSEDED'] as const),
+  version: Nullable(T.Integer({ minimum: 1, description: 'the version rendered; null for an unsaved file' })),
+  state: Enum(['DRAFT', 'PUBLISHED', 'SUPERSEDED', 'UNSAVED'] as const, { description: 'the version’s state; UNSAVED for a file given in the request' }),
   resolvedLocale: T.String(),
   title: T.String(),
   body: T.String(),

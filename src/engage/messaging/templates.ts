@@ -246,13 +246,21 @@ export function createTemplateService(deps: { store: Stores & TxRunner<Stores>; 
     },
 
     /**
-     * Renders a version for a locale and variables as a send would (render.ts, the send's
-     * variable and payload checks: the same 400s), per target app with the provider payload it
-     * would carry; sends nothing and writes nothing. The delivery id and token are placeholders.
+     * Renders a version (or an unsaved file) for a locale and variables as a send would
+     * (render.ts, the send's variable and payload checks: the same 400s), per target app with the
+     * provider payload it would carry; sends nothing and writes nothing. The delivery id and
+     * token are placeholders.
      */
-    async preview(environment: string, key: string, input: { version?: VersionSelector; locale?: string; variables?: Record<string, unknown> }) {
+    async preview(environment: string, key: string, input: { version?: VersionSelector; file?: unknown; locale?: string; variables?: Record<string, unknown> }) {
       const { env, t } = await find(environment, key);
-      const v = await selectVersion(store.messaging, t, input.version ?? 'latest');
+      // An unsaved file (the console's live preview while typing): checked as an edit would be, stored nowhere.
+      let v: { version: number | null; state: 'DRAFT' | 'PUBLISHED' | 'SUPERSEDED' | 'UNSAVED'; definition: TemplateDefinition };
+      if (input.file !== undefined) {
+        if (input.version !== undefined) throw MessagingErrors.invalid('give version or file, not both');
+        const file = input.file as { key?: unknown } | null;
+        if (file && typeof file === 'object' && file.key !== undefined && file.key !== t.key) throw MessagingErrors.keyImmutable(t.key);
+        v = { version: null, state: 'UNSAVED', definition: await definitionOf(env.id, { ...(file as object), key: t.key }) };
+      } else v = await selectVersion(store.messaging, t, input.version ?? 'latest');
       const def = v.definition;
       const rendered = renderChecked(def, input.locale, resolveVariables(def, input.variables ?? {}));
       const message = messageOf(def, rendered);

@@ -13,7 +13,7 @@ export interface VariableDef {
 /** What POST …/templates/{key}/preview answers: the rendered texts and each app's provider payload. */
 export interface Preview {
   templateKey: string;
-  version: number;
+  version: number | null;
   state: string;
   resolvedLocale: string;
   title: string;
@@ -99,21 +99,23 @@ export function useDebounced<T>(value: T, ms: number): T {
 type Rendered = { locale: string; preview?: Preview; error?: ApiFailure };
 
 /**
- * The previews of one version in each locale (one POST …/preview per locale), re-run when the
- * version, the variables or `tick` change; the variables debounced while typing.
+ * The previews of one version, or of an unsaved file, in each locale (one POST …/preview per
+ * locale), re-run when the version, the file, the variables or `tick` change; what is typed is
+ * debounced.
  */
-export function usePreviews(environmentId: string, templateKey: string, version: string, locales: string[], variables: Record<string, unknown>, tick: number) {
-  const settled = useDebounced(variables, 400);
+export function usePreviews(environmentId: string, templateKey: string, version: string, locales: string[], variables: Record<string, unknown>, tick: number, file?: Record<string, unknown>) {
+  const settled = useDebounced({ variables, file, locales }, 500);
   const [out, setOut] = useState<{ loading: boolean; items: Rendered[] }>({ loading: true, items: [] });
-  const key = JSON.stringify([version, locales, settled, tick]);
+  const key = JSON.stringify([version, settled, tick]);
   useEffect(() => {
     const abort = new AbortController();
     setOut((o) => ({ ...o, loading: true }));
     Promise.all(
-      locales.map((locale) =>
+      settled.locales.map((locale) =>
         call<Preview, 'POST /engage/admin/environments/{environmentId}/templates/{templateKey}/preview'>('POST /engage/admin/environments/{environmentId}/templates/{templateKey}/preview', {
           params: { environmentId, templateKey },
-          body: { version: /^\d+$/.test(version) ? Number(version) : version, locale, variables: settled },
+          // What is typed: the unsaved file; otherwise a stored version.
+          body: settled.file ? { file: settled.file, locale, variables: settled.variables } : { version: /^\d+$/.test(version) ? Number(version) : version, locale, variables: settled.variables },
           signal: abort.signal,
         }).then(
           (preview): Rendered => ({ locale, preview }),
@@ -157,7 +159,7 @@ export function PhoneFrames({ rendered }: { rendered: Rendered }) {
                 </div>
               </div>
               <figcaption>
-                {t.platform === 'IOS' ? 'iOS' : 'Android'} ({t.provider}, {t.payloadBytes} bytes of 4096) · version {preview.version} {preview.state.toLowerCase()}
+                {t.platform === 'IOS' ? 'iOS' : 'Android'} ({t.provider}, {t.payloadBytes} bytes of 4096) · {preview.version === null ? 'unsaved' : `version ${preview.version} ${preview.state.toLowerCase()}`}
                 {preview.deepLink && (
                   <>
                     <br />

@@ -117,6 +117,7 @@ function JsonEditor(props: { label: string; value: string; onInput: (v: string) 
 
 type Obj = Record<string, unknown>;
 const isObj = (v: unknown): v is Obj => !!v && typeof v === 'object' && !Array.isArray(v);
+const asObj = (v: unknown): Obj | undefined => (isObj(v) ? v : undefined);
 
 /**
  * The essential fields of the file as a form (key, apps, default locale, its title and body):
@@ -359,13 +360,13 @@ export function TemplateDetail({ environmentId, templateKey }: { environmentId: 
                 >
                   <EssentialFields text={text} onText={setText} apps={apps} withKey={false} />
                   <JsonEditor label="Template file" value={text} onInput={setText} />
-                  {text !== saved && <p class="muted">Unsaved changes: the preview shows the saved version until you save the draft.</p>}
+                  {text !== saved && <p class="muted">Unsaved changes: the preview shows what is typed; save the draft to keep it.</p>}
                 </Form>
               ) : (
                 <p class="muted">{t.status === 'ARCHIVED' ? 'An archived template cannot be edited.' : 'Managed by engage apply: edit the configuration file.'}</p>
               )}
             </section>
-            <TemplatePreview environmentId={environmentId} template={t} tick={tick} />
+            <TemplatePreview environmentId={environmentId} template={t} tick={tick} unsaved={text !== saved && editable ? asObj(parsed(text).value) : undefined} />
           </div>
           <TestSend environmentId={environmentId} template={t} />
           <section aria-labelledby="versions-h">
@@ -388,24 +389,41 @@ export function TemplateDetail({ environmentId, templateKey }: { environmentId: 
   );
 }
 
-/** The live preview: the chosen version in each of its locales, on a phone per target app, with sample variables. */
-function TemplatePreview({ environmentId, template, tick }: { environmentId: string; template: TemplateDetailBody; tick: number }) {
-  const [picked, setPicked] = useState('latest');
-  // A choice the template no longer offers (the draft just published) falls back to the latest.
-  const version = (picked === 'draft' && !template.draft) || (picked === 'published' && !template.published) ? 'latest' : picked;
-  const def = version === 'published' ? template.published : version === 'draft' ? template.draft : (template.draft ?? template.published);
+/** The variables and locales of an unsaved file, as far as it has them (the server checks the rest). */
+function typedDefinition(file: Obj): Pick<Definition, 'variables' | 'localizations'> {
+  const variables: Record<string, VariableDef> = {};
+  if (isObj(file.variables))
+    for (const [n, v] of Object.entries(file.variables)) {
+      if (!isObj(v)) continue;
+      const d = v.default as VariableDef['default'];
+      variables[n] = { type: (typeof v.type === 'string' ? v.type : 'string') as VariableDef['type'], required: typeof v.required === 'boolean' ? v.required : d === undefined, ...(d !== undefined ? { default: d } : {}) };
+    }
+  return { variables, localizations: (isObj(file.localizations) ? file.localizations : {}) as Definition['localizations'] };
+}
+
+/**
+ * The live preview: what is typed in the editor (rendered by the server from the unsaved file,
+ * debounced) or a stored version, in each of its locales, on a phone per target app, with
+ * sample variables.
+ */
+function TemplatePreview({ environmentId, template, tick, unsaved }: { environmentId: string; template: TemplateDetailBody; tick: number; unsaved: Obj | undefined }) {
+  const [picked, setPicked] = useState('typed');
+  // A choice the template no longer offers (nothing typed, the draft just published) falls back to the latest.
+  const version = (picked === 'typed' && !unsaved) || (picked === 'draft' && !template.draft) || (picked === 'published' && !template.published) ? 'latest' : picked;
+  const def = version === 'typed' && unsaved ? typedDefinition(unsaved) : version === 'published' ? template.published : version === 'draft' ? template.draft : (template.draft ?? template.published);
   const defs = def?.variables ?? {};
   const locales = def ? Object.keys(def.localizations) : [];
   const [values, setValues] = useState<Record<string, string>>({});
   const filled = useMemo(() => Object.fromEntries(Object.entries(defs).map(([n, d]) => [n, values[n] ?? sampleOf(n, d)])), [JSON.stringify(defs), values]);
-  const previews = usePreviews(environmentId, template.key, version, locales, variablesOf(defs, filled), tick);
+  const previews = usePreviews(environmentId, template.key, version, locales, variablesOf(defs, filled), tick, version === 'typed' ? unsaved : undefined);
   return (
     <section aria-labelledby="preview-h" class="template-preview">
       <h2 id="preview-h">Preview</h2>
       <Field label="Version to preview">
         {(a) => (
           <select {...a} value={version} onChange={(e) => setPicked((e.target as HTMLSelectElement).value)}>
-            <option value="latest">Latest (the draft if any)</option>
+            {unsaved && <option value="typed">What is typed (unsaved)</option>}
+            <option value="latest">Latest saved (the draft if any)</option>
             {template.draft && <option value="draft">The draft</option>}
             {template.published && <option value="published">The published version</option>}
           </select>
