@@ -8,7 +8,7 @@ import { ENDPOINTS } from '../../src/console/web/endpoints';
  * The console's identity application pages (issue 25) on the built executable, as an operator
  * uses them: a tenant made with the CLI, then in the browser a confidential client (its secret
  * copied), a resource, a credential issued and revoked, a signing key staged and activated with
- * the states drawn, a federation; axe-core on every page.
+ * the states drawn, a federation, a social provider, the directory; axe-core on every page.
  */
 const describeBrowser = HAS_CHROMIUM ? describe : describe.skip;
 
@@ -24,6 +24,9 @@ describeBrowser('console: clients, resources, credentials, signing keys, federat
     await createOperator(sb);
     acme = await sb.cliJson<{ id: string; slug: string }>(['tenants', 'create', '--slug', 'acme']);
     partner = await sb.cliJson<{ id: string; slug: string }>(['tenants', 'create', '--slug', 'partner']);
+    // A directory to look at: a user made a directory administrator (role, permissions, assignment).
+    await sb.cli(['users', 'create', '--tenant', 'acme', '--email', 'dana@example.com', '--verified']);
+    await sb.cli(['directory', 'admins', 'add', '--tenant', 'acme', '--email', 'dana@example.com']);
     server = await sb.serve();
     s = await signInToConsole(server);
     base = `/identity/tenants/${acme.id}`;
@@ -168,10 +171,38 @@ describeBrowser('console: clients, resources, credentials, signing keys, federat
     expect(partner.slug).toBe('partner');
   });
 
-  it('shows the directory page, accessible, and called only documented operations', async () => {
+  it('adds a social provider and removes it by typing its name', async () => {
+    const { page } = s;
+    await s.open(`${base}/providers`);
+    await page.getByRole('heading', { level: 1, name: 'Social providers · acme' }).waitFor();
+    await page.getByLabel('Name', { exact: true }).fill('google');
+    await page.getByLabel('Issuer').fill('https://accounts.google.com');
+    await page.getByLabel('Audiences').fill('web-client\nios-client');
+    await page.getByRole('button', { name: 'Add provider' }).click();
+    await page.getByText('Provider google is added.').waitFor();
+    await page.getByRole('cell', { name: 'web-client, ios-client' }).waitFor();
+    await s.check('identity-providers');
+    expect(await sb.cli(['providers', 'list', '--tenant', 'acme'])).toContain('https://accounts.google.com');
+    await page.getByRole('button', { name: 'Remove provider google' }).click();
+    const dialog = page.getByRole('dialog', { name: 'Remove a social provider' });
+    await dialog.getByLabel('Type google to confirm').fill('google');
+    await dialog.getByRole('button', { name: 'Remove provider' }).click();
+    await page.getByText('Provider google is removed.').waitFor();
+    await page.getByText('No social provider in this tenant yet.').waitFor();
+  });
+
+  it('shows the directory: roles, permissions and assignments, accessible', async () => {
+    const { page } = s;
     await s.open(`${base}/directory`);
-    await s.page.getByRole('heading', { level: 1, name: 'Directory · acme' }).waitFor();
+    await page.getByRole('heading', { level: 1, name: 'Directory · acme' }).waitFor();
+    await page.getByRole('table', { name: 'Roles' }).getByRole('cell', { name: 'administrator', exact: true }).waitFor();
+    await page.getByRole('table', { name: 'Permissions' }).getByRole('cell', { name: 'directory.manage', exact: true }).first().waitFor();
+    await page.getByRole('table', { name: 'Role assignments' }).getByRole('cell', { name: 'administrator', exact: true }).waitFor();
+    await page.getByText('No organization in this tenant.').waitFor();
     await s.check('identity-directory');
+  });
+
+  it('called only documented operations, with no page error', () => {
     const templates = ENDPOINTS.map((e) => {
       const [method, p] = e.split(' ');
       return new RegExp(`^${method} /t/control${p.replace(/\{\w+\}/g, '[^/]+')}$`);

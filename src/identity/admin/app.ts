@@ -3,6 +3,7 @@ import type { IssuerEnv } from '../issuer';
 import { AdminErrors } from './errors';
 import { createAdminGuard, type AdminEnv, type AdminGuard } from './guards';
 import { mountCatalogRoutes } from './routes-catalog';
+import { mountDirectoryAdminRoutes } from './routes-directory';
 import { mountTenantRoutes } from './routes-tenants';
 import type { AdminDeps } from './routing';
 import { ADMIN_ROOT } from './schemas';
@@ -36,6 +37,7 @@ export function createAdminApp(deps: AdminDeps, extensions: AdminExtension[] = [
   const guard = createAdminGuard({ liveAccessToken: (t, token) => services.oauth.liveAccessToken(t, token), hasPermission: deps.hasPermission });
   mountTenantRoutes(admin, guard, deps);
   mountCatalogRoutes(admin, guard, services);
+  mountDirectoryAdminRoutes(admin, guard, services);
   for (const extend of extensions) extend(admin, guard);
   return admin;
 }

@@ -5,11 +5,12 @@ import { CredentialList } from './credentials';
 import { DirectoryPage } from './directory';
 import { FederationList } from './federations';
 import { SigningKeyList } from './keys';
+import { ProviderList } from './providers';
 import { ResourceList } from './resources';
 
 const T = '/identity/tenants/:tenantId';
 
-/** A tenant's clients, resources, credentials, signing keys and directory; federations between tenants. */
+/** A tenant's clients, resources, credentials, signing keys, social providers and directory; federations between tenants. */
 export const appsRoutes: PageRoute[] = [
   { pattern: `${T}/clients`, title: () => 'Clients', render: (p) => h(ClientList, { tenantId: p.tenantId }) },
   { pattern: `${T}/clients/new`, title: () => 'Register a client', render: (p) => h(ClientCreate, { tenantId: p.tenantId }) },
@@ -17,6 +18,7 @@ export const appsRoutes: PageRoute[] = [
   { pattern: `${T}/resources`, title: () => 'Resources', render: (p) => h(ResourceList, { tenantId: p.tenantId }) },
   { pattern: `${T}/credentials`, title: () => 'Resource-server credentials', render: (p) => h(CredentialList, { tenantId: p.tenantId }) },
   { pattern: `${T}/signing-keys`, title: () => 'Signing keys', render: (p) => h(SigningKeyList, { tenantId: p.tenantId }) },
+  { pattern: `${T}/providers`, title: () => 'Social providers', render: (p) => h(ProviderList, { tenantId: p.tenantId }) },
   { pattern: `${T}/directory`, title: () => 'Directory', render: (p) => h(DirectoryPage, { tenantId: p.tenantId }) },
   { pattern: '/identity/federations', title: () => 'Federations', render: () => h(FederationList, {}) },
 ];

@@ -11,6 +11,7 @@ export const TENANT_TABS = [
   { label: 'Resources', path: '/resources' },
   { label: 'Credentials', path: '/credentials' },
   { label: 'Signing keys', path: '/signing-keys' },
+  { label: 'Social providers', path: '/providers' },
   { label: 'Directory', path: '/directory' },
 ];
 
