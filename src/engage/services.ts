@@ -105,6 +105,8 @@ export function createEngageServices(deps: {
         notReady: notReadyReason,
         operationsSince: (environmentId, sinceMs) => operationCounts.ingestedSince(environmentId, sinceMs),
         sendsSince: (environmentId, sinceMs) => messagingCounts.since(environmentId, sinceMs),
+        operationsPerMinute: (environmentId, fromMs, toMs) => operationCounts.perMinute(environmentId, fromMs, toMs),
+        deliveriesPerMinute: (environmentId, fromMs, toMs) => messagingCounts.deliveriesPerMinute(environmentId, fromMs, toMs),
       });
     })(),
     /** What the edge routes read before any service runs. */

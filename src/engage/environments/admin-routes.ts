@@ -38,7 +38,25 @@ const Window = T.Object(
   },
   { additionalProperties: false },
 );
-/** The environment overview (issue 24 point 1). */
+const Minute = () => DateTime({ description: "the minute's start" });
+/** The last 60 minutes minute by minute (issue 25: the console's charts), oldest first, the current minute last. */
+const PerMinute = T.Object(
+  {
+    operations: T.Array(
+      T.Object({ minute: Minute(), accepted: Count(), rejected: Count() }, { additionalProperties: false }),
+      { minItems: 60, maxItems: 60, description: 'operations received from installations in each minute, by outcome' },
+    ),
+    deliveries: T.Array(
+      T.Object(
+        { minute: Minute(), PENDING: Count(), SENT: Count(), DELIVERED: Count(), OPENED: Count(), FAILED: Count(), EXPIRED: Count() },
+        { additionalProperties: false },
+      ),
+      { minItems: 60, maxItems: 60, description: 'deliveries created in each minute (test sends not counted), by their state now' },
+    ),
+  },
+  { additionalProperties: false, description: 'the last 60 minutes, every minute present (zeros when nothing happened)' },
+);
+/** The environment overview (issue 24 point 1; per minute: issue 25). */
 export const EnvironmentOverview = T.Object(
   {
     environmentId: T.String({ format: 'uuid' }),
@@ -65,6 +83,7 @@ export const EnvironmentOverview = T.Object(
     ),
     lastHour: Window,
     lastDay: Window,
+    perMinute: PerMinute,
   },
   { additionalProperties: false },
 );

@@ -1,12 +1,15 @@
 import { randomUUID } from 'node:crypto';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { createHarness, type Harness } from '../../../test/helpers/harness';
+import { createHarness, itSqlite, type Harness } from '../../../test/helpers/harness';
 import { createEngageAdminFixture, type EngageAdminFixture } from '../../../test/helpers/engage-admin';
 import { bearer, bind, bootstrap, ingest, issueCode, json, op, setupEnvironment } from '../../../test/fixtures/engage';
 import { digest } from '../../platform/crypto';
 import { ACTOR } from '../../../test/fixtures/actor';
 import { createFixture } from '../../../test/fixtures/oauth';
 import { ENGAGE_ADMIN_API } from '../../platform/operator-apis';
+import type { Sql } from '../../platform/store/sql';
+import { createOperationOverviewStore } from '../operations/overview-store';
+import { createMessagingOverviewStore } from '../messaging/overview-store';
 
 /**
  * Environments over the engagement administration API (issue 24 point 1): create, update
@@ -274,6 +277,104 @@ describe('GET /environments/{environmentId}/overview', () => {
     expect(after.installations.apps.find((x: { appId: string }) => x.appId === android.id)).toMatchObject({ status: 'DISABLED', installations: 1, pushReady: 0 });
     // An operator narrowed to prod reads prod's.
     expect((await a.call('GET', '/environments/prod/overview', tokens.prodReader)).status).toBe(200);
+  });
+
+  it('per minute: the last 60 minutes oldest first, every minute present; counts in their minute, the 60-minute edge, test sends and other environments left out', async () => {
+    const env = await setupEnvironment(h, 'minutes');
+    const other = await setupEnvironment(h, 'minutes-other');
+    const envId = env.environment.id;
+    const opsOf = async (environmentId: string) =>
+      Number((await h.sql.get<{ n: number }>('SELECT COUNT(*) AS n FROM operations WHERE environment_id = ?', [environmentId]))!.n);
+    const opRow = (environmentId: string, status: 'ACCEPTED' | 'REJECTED', receivedMs: number) =>
+      h.sql.run(
+        `INSERT INTO operations (installation_id, operation_id, environment_id, generation, type, status, received_ms) VALUES (?, ?, ?, 0, 'ATTRIBUTE_SET', ?, ?)`,
+        [randomUUID(), randomUUID(), environmentId, status, receivedMs],
+      );
+    const sendRow = async (environmentId: string, accessKeyId: string, appId: string, isTest: number, createdMs: number, states: string[]) => {
+      const id = randomUUID();
+      await h.sql.run(
+        `INSERT INTO push_sends (id, environment_id, template_id, template_version, idempotency_key, request_hash, access_key_id, recipient_type, recipient_value, response, created_at, created_ms, is_test)
+         VALUES (?, ?, 't', 1, ?, 'h', ?, 'INSTALLATION', 'x', '{}', 'x', ?, ?)`,
+        [id, environmentId, randomUUID(), accessKeyId, createdMs, isTest],
+      );
+      for (const state of states)
+        await h.sql.run(
+          `INSERT INTO push_deliveries (id, send_id, environment_id, template_id, installation_id, app_id, provider, token, content_hash, message, state,
+            attempts, next_attempt_ms, expires_ms, created_ms, created_at, updated_at) VALUES (?, ?, ?, 't', ?, ?, 'APNS', 'tok', 'h', '{}', ?, 1, 0, 0, ?, 'x', 'x')`,
+          [randomUUID(), id, environmentId, randomUUID(), appId, state, createdMs],
+        );
+    };
+    const iso = (minute: number) => new Date(minute * 60_000).toISOString();
+
+    // Into the middle of a minute, then activity through the SDK in it and in the next one.
+    h.clock.advance(60 - ((h.clock.now().getTime() / 1000) % 60) + 20);
+    const minuteA = Math.floor(h.clock.now().getTime() / 60_000);
+    const s = await bootstrap(h, env.app.appKey);
+    await ingest(h, s, [op('PUSH_PERMISSION_SET', { state: 'AUTHORIZED' }), op('PUSH_PERMISSION_SET', { state: 'DENIED' })]);
+    const inA = await opsOf(envId);
+    expect(inA).toBeGreaterThan(0);
+    h.clock.advance(60);
+    const current = Math.floor(h.clock.now().getTime() / 60_000);
+    expect(current).toBe(minuteA + 1);
+    await ingest(h, s, [op('PUSH_PERMISSION_SET', { state: 'AUTHORIZED' })]);
+    const inCurrent = (await opsOf(envId)) - inA;
+    expect(inCurrent).toBeGreaterThan(0);
+    // The edge: the first minute starts 59 minutes before the current one; a millisecond earlier is outside.
+    const first = current - 59;
+    await opRow(envId, 'REJECTED', first * 60_000);
+    await opRow(envId, 'REJECTED', first * 60_000 - 1);
+    // Another environment's operations in the current minute.
+    await ingest(h, await bootstrap(h, other.app.appKey), [op('PUSH_PERMISSION_SET', { state: 'AUTHORIZED' })]);
+    await opRow(other.environment.id, 'REJECTED', current * 60_000);
+    // Deliveries: a send in the current minute, a test send beside it, one at the edge and one before it, another environment's.
+    const nowMs = h.clock.now().getTime();
+    await sendRow(envId, env.accessKeyId, env.app.id, 0, nowMs, ['SENT', 'DELIVERED', 'DELIVERED']);
+    await sendRow(envId, env.accessKeyId, env.app.id, 1, nowMs, ['SENT', 'SENT', 'FAILED']);
+    await sendRow(envId, env.accessKeyId, env.app.id, 0, first * 60_000, ['FAILED']);
+    await sendRow(envId, env.accessKeyId, env.app.id, 0, first * 60_000 - 1, ['EXPIRED']);
+    await sendRow(other.environment.id, other.accessKeyId, other.app.id, 0, nowMs, ['OPENED']);
+
+    const res = await a.call('GET', '/environments/minutes/overview', tokens.read);
+    expect(res.status).toBe(200);
+    // eslint-disable-next-line @typescript-eslint/no-explicit-any -- deep reads of a JSON answer
+    const o = (await res.json()) as Record<string, any>;
+    const { operations, deliveries } = o.perMinute as { operations: Record<string, unknown>[]; deliveries: Record<string, unknown>[] };
+    expect(operations.map((m) => m.minute)).toEqual(Array.from({ length: 60 }, (_, i) => iso(first + i)));
+    expect(deliveries.map((m) => m.minute)).toEqual(Array.from({ length: 60 }, (_, i) => iso(first + i)));
+    const zeroOps = { accepted: 0, rejected: 0 };
+    const zeroDeliveries = { PENDING: 0, SENT: 0, DELIVERED: 0, OPENED: 0, FAILED: 0, EXPIRED: 0 };
+    expect(operations).toEqual(
+      Array.from({ length: 60 }, (_, i) => {
+        const m = first + i;
+        if (m === first) return { minute: iso(m), accepted: 0, rejected: 1 };
+        if (m === minuteA) return { minute: iso(m), accepted: inA, rejected: 0 };
+        if (m === current) return { minute: iso(m), accepted: inCurrent, rejected: 0 };
+        return { minute: iso(m), ...zeroOps };
+      }),
+    );
+    expect(deliveries).toEqual(
+      Array.from({ length: 60 }, (_, i) => {
+        const m = first + i;
+        if (m === first) return { minute: iso(m), ...zeroDeliveries, FAILED: 1 };
+        if (m === current) return { minute: iso(m), ...zeroDeliveries, SENT: 1, DELIVERED: 2 };
+        return { minute: iso(m), ...zeroDeliveries };
+      }),
+    );
+    // An environment with no activity: 60 minutes of zeros.
+    // eslint-disable-next-line @typescript-eslint/no-explicit-any -- deep reads of a JSON answer
+    const quiet = (await (await a.call('GET', '/environments/staging/overview', tokens.read)).json()) as Record<string, any>;
+    expect(quiet.perMinute.operations.filter((m: { accepted: number; rejected: number }) => m.accepted + m.rejected > 0)).toEqual([]);
+    expect(quiet.perMinute.deliveries).toHaveLength(60);
+    expect(quiet.perMinute.deliveries.at(-1)).toEqual({ minute: iso(current), ...zeroDeliveries });
+  });
+
+  itSqlite("per minute: each source's query is one range of migration 0029's index, grouped (the owning stores' SQL, explained)", async () => {
+    const plans: string[] = [];
+    const explaining = { all: async (sql: string, params: unknown[]) => { plans.push((await h.sql.all<{ detail: string }>(`EXPLAIN QUERY PLAN ${sql}`, params)).map((p) => p.detail).join(' | ')); return []; } } as unknown as Sql;
+    await createOperationOverviewStore(explaining).perMinute('e', 0, 60_000);
+    await createMessagingOverviewStore(explaining).deliveriesPerMinute('e', 0, 60_000);
+    expect(plans[0]).toMatch(/^SEARCH operations USING INDEX operations_environment_received \(environment_id=\? AND received_ms>\? AND received_ms<\?\) \| USE TEMP B-TREE FOR GROUP BY$/);
+    expect(plans[1]).toMatch(/^SEARCH d USING INDEX push_deliveries_environment_created \(environment_id=\? AND created_ms>\? AND created_ms<\?\) \| SEARCH s USING INDEX \S+ \(id=\?\) \| USE TEMP B-TREE FOR GROUP BY$/);
   });
 });
 

@@ -16,6 +16,18 @@ export function createMessagingOverview(deps: { store: { messagingOverview: Mess
       for (const r of await store.messagingOverview.deliveriesSince(environmentId, sinceMs)) if (r.state in deliveries) deliveries[r.state as keyof DeliveryCounts] = Number(r.n);
       return { sends: await store.messagingOverview.sendsSince(environmentId, sinceMs), deliveries };
     },
+    /** Deliveries created in [fromMs, toMs) by minute (number since the epoch) and state, test sends left out. */
+    async deliveriesPerMinute(environmentId: string, fromMs: number, toMs: number): Promise<Map<number, DeliveryCounts>> {
+      const out = new Map<number, DeliveryCounts>();
+      for (const r of await store.messagingOverview.deliveriesPerMinute(environmentId, fromMs, toMs)) {
+        if (!STATES.includes(r.state as (typeof STATES)[number])) continue;
+        const minute = Number(r.minute);
+        const m = out.get(minute) ?? (Object.fromEntries(STATES.map((s) => [s, 0])) as DeliveryCounts);
+        m[r.state as keyof DeliveryCounts] = Number(r.n);
+        out.set(minute, m);
+      }
+      return out;
+    },
   };
 }
 

@@ -11,6 +11,18 @@ export function createOperationOverview(deps: { store: { operationOverview: Oper
       }
       return out;
     },
+    /** Operations received in [fromMs, toMs) by minute (number since the epoch), accepted and rejected. */
+    async perMinute(environmentId: string, fromMs: number, toMs: number): Promise<Map<number, { accepted: number; rejected: number }>> {
+      const out = new Map<number, { accepted: number; rejected: number }>();
+      for (const r of await deps.store.operationOverview.perMinute(environmentId, fromMs, toMs)) {
+        const minute = Number(r.minute);
+        const m = out.get(minute) ?? { accepted: 0, rejected: 0 };
+        if (r.status === 'ACCEPTED') m.accepted = Number(r.n);
+        else if (r.status === 'REJECTED') m.rejected = Number(r.n);
+        out.set(minute, m);
+      }
+      return out;
+    },
   };
 }
 
