@@ -205,7 +205,8 @@ describeBrowser('console: templates, test sends, sends and installations', () =>
   it('shows a version, and archives the template by typing its key', async () => {
     const page = s.page;
     await s.open(`${env}/templates/order.shipped/versions/1`);
-    await page.getByText('SUPERSEDED').or(page.getByText('PUBLISHED')).first().waitFor();
+    await page.getByText('PUBLISHED', { exact: true }).waitFor();
+    await page.getByRole('region', { name: 'Preview in de' }).getByText('Bestellung sample orderId versandt', { exact: true }).waitFor();
     await s.check('template-version');
     await s.open(`${env}/templates/order.shipped`);
     await page.getByRole('button', { name: 'Archive' }).click();

@@ -580,6 +580,7 @@ export function TemplateVersionPage({ environmentId, templateKey, version }: { e
             <dt>Locales</dt>
             <dd>{Object.keys(d.definition.localizations).join(', ')} (default {d.definition.defaultLocale})</dd>
           </dl>
+          <VersionPreview environmentId={environmentId} templateKey={templateKey} version={String(d.version)} definition={d.definition} />
           <h2>Definition</h2>
           <pre class="payload" tabIndex={0} aria-label={`Definition of version ${d.version}`}>
             {JSON.stringify(d.definition, null, 2)}
@@ -587,5 +588,22 @@ export function TemplateVersionPage({ environmentId, templateKey, version }: { e
         </>
       )}
     </>
+  );
+}
+
+/** One stored version rendered in each of its locales with sample variables. */
+function VersionPreview(props: { environmentId: string; templateKey: string; version: string; definition: Definition }) {
+  const defs = props.definition.variables;
+  const [values, setValues] = useState<Record<string, string>>({});
+  const filled = Object.fromEntries(Object.entries(defs).map(([n, d]) => [n, values[n] ?? sampleOf(n, d)]));
+  const previews = usePreviews(props.environmentId, props.templateKey, props.version, Object.keys(props.definition.localizations), variablesOf(defs, filled), 0);
+  return (
+    <section aria-labelledby="version-preview-h">
+      <h2 id="version-preview-h">Preview</h2>
+      <SampleVariables defs={defs} values={filled} onChange={setValues} />
+      {previews.items.map((r) => (
+        <PhoneFrames key={r.locale} rendered={r} />
+      ))}
+    </section>
   );
 }
