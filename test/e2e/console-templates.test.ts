@@ -168,6 +168,11 @@ describeBrowser('console: templates, test sends, sends and installations', () =>
     await page.getByRole('form', { name: 'Filter sends' }).getByLabel('Installation id').fill(device.installationId);
     await page.getByRole('button', { name: 'Filter' }).click();
     await page.getByRole('table', { name: 'Sends' }).getByRole('link', { name: requestId }).waitFor();
+    // The filter is in the address: a reload keeps it.
+    expect(new URL(page.url()).searchParams.get('installation')).toBe(device.installationId);
+    await page.reload();
+    await page.getByRole('table', { name: 'Sends' }).getByRole('link', { name: requestId }).waitFor();
+    expect(await page.getByRole('form', { name: 'Filter sends' }).getByLabel('Installation id').inputValue()).toBe(device.installationId);
     await page.getByRole('form', { name: 'Filter sends' }).getByLabel('Installation id').fill(randomUUID());
     await page.getByRole('button', { name: 'Filter' }).click();
     await page.getByText('No send matches.').waitFor();

@@ -81,7 +81,8 @@ export function SendList({ environmentId }: { environmentId: string }) {
   const [test, setTest] = useState(query.get('test') ?? '');
   const [installation, setInstallation] = useState(query.get('installation') ?? '');
   const [requestId, setRequestId] = useState('');
-  const [applied, setApplied] = useState({ template, state, test, installation });
+  // The filters applied are the page's query: a reload or a bookmark keeps them.
+  const applied = { template: query.get('template') ?? '', state: query.get('state') ?? '', test: query.get('test') ?? '', installation: query.get('installation') ?? '' };
   const [lookupError, setLookupError] = useState('');
   const list = usePaged<SendLine, 'GET /engage/admin/environments/{environmentId}/sends'>('GET /engage/admin/environments/{environmentId}/sends', {
     params: { environmentId },
@@ -115,7 +116,8 @@ export function SendList({ environmentId }: { environmentId: string }) {
         aria-label="Filter sends"
         onSubmit={(e) => {
           e.preventDefault();
-          setApplied({ template, state, test, installation });
+          const q = new URLSearchParams(Object.entries({ template: template.trim(), state, test, installation: installation.trim() }).filter(([, v]) => v !== ''));
+          navigate(`${envPath(environmentId, 'sends')}${q.size ? `?${q}` : ''}`);
         }}
       >
         <Field label="Template key">{(a) => <input {...a} {...bind(template, setTemplate)} autoComplete="off" />}</Field>
