@@ -68,6 +68,7 @@ describeBrowser('console: tenants, users, imports, exports and the audit trail',
     for (const email of ['ada@example.com', 'bob@example.com']) {
       await page.getByRole('link', { name: 'Create a user' }).click();
       await page.getByRole('heading', { level: 1, name: 'Create a user' }).waitFor();
+      if (email.startsWith('ada')) await s.check('identity-user-create');
       await page.getByLabel('Email').fill(email);
       await page.getByRole('button', { name: 'Create user' }).click();
       await page.getByRole('heading', { level: 1, name: `User ${email}` }).waitFor();
@@ -82,6 +83,10 @@ describeBrowser('console: tenants, users, imports, exports and the audit trail',
     await table.waitFor();
     await table.getByRole('link', { name: 'ada@example.com' }).waitFor();
     // The rows of the search replace the earlier page's (the caption changes first): the header and ada.
+    await expect.poll(() => table.getByRole('row').count()).toBe(2);
+    // The search is in the URL: a reload keeps it.
+    expect(new URL(page.url()).searchParams.get('email')).toBe('ADA@');
+    await page.reload();
     await expect.poll(() => table.getByRole('row').count()).toBe(2);
     await s.check('identity-users-search');
 

@@ -28,9 +28,11 @@ const statusWords = (u: User) => (u.status === 'ACTIVE' ? 'Active' : 'Disabled: 
 /** A tenant's users, oldest first, searched by a part of their email address (the API's `email` filter). */
 export function UserList({ tenantId }: { tenantId: string }) {
   const tenant = useTenant(tenantId);
+  // The search is in the page's URL (?email=): a reload, a bookmark or the back button keep it.
   const { query } = useRoute();
-  const [typed, setTyped] = useState(query.get('email') ?? '');
-  const [email, setEmail] = useState(query.get('email') ?? '');
+  const email = query.get('email') ?? '';
+  const [typed, setTyped] = useState(email);
+  const setEmail = (v: string) => navigate(v ? `${href('/identity/tenants', tenantId, 'users')}?email=${encodeURIComponent(v)}` : href('/identity/tenants', tenantId, 'users'));
   const list = usePaged<User, 'GET /identity/admin/tenants/{tenantId}/users'>('GET /identity/admin/tenants/{tenantId}/users', {
     params: { tenantId },
     query: { email: email || undefined },
