@@ -74,7 +74,10 @@ type Outcome = AttemptOutcome | { kind: 'released' };
 interface Claimed {
   row: DeliveryRow;
   claimUntil: number;
-  creds: Map<string, Promise<unknown>>;
+  /** The app's provider credentials as opened for the claim; undefined when it has none (or they could not be opened). */
+  cred: unknown;
+  /** The claim's messages, parsed once for the deliveries of one send (rows carry the same text). */
+  messages: Map<string, DeliveryMessage>;
 }
 interface Lane {
   running: number;
@@ -101,22 +104,32 @@ export function createDeliveryWorker(deps: {
   const count = (provider: string, outcome: string) => deps.metrics?.pushDeliveries.inc({ provider, outcome });
   const nowMs = () => clock.now().getTime();
 
-  async function attempt(row: DeliveryRow, creds: Map<string, Promise<unknown>>): Promise<AttemptOutcome> {
-    const message = JSON.parse(row.message) as DeliveryMessage;
-    const id = `${row.appId}:${row.provider}`;
-    let c = creds.get(id);
-    if (!c) creds.set(id, (c = row.provider === 'APNS' ? deps.credentials.open(row.appId, 'APNS') : deps.credentials.open(row.appId, 'FCM')));
-    const cred = await c.catch((e: unknown) => {
-      logger.error('push credentials cannot be opened', { appId: row.appId, err: e });
-      return undefined;
-    });
-    if (!cred) return { kind: 'failed', error: 'no provider credentials for the app' };
-    const d = { id: row.id, token: row.token, message, expiresMs: Number(row.expiresMs), createdMs: Number(row.createdMs) };
+  /** An app's provider credentials, opened once per claim; undefined when it has none or they cannot be opened. */
+  async function credentialsOf(appId: string, provider: DeliveryRow['provider']): Promise<unknown> {
     try {
-      return row.provider === 'APNS' ? await deps.apns.send(cred as never, d) : await deps.fcm.send(cred as never, d);
+      return await (provider === 'APNS' ? deps.credentials.open(appId, 'APNS') : deps.credentials.open(appId, 'FCM'));
     } catch (e) {
-      return { kind: 'retry', error: `send: ${(e as Error).message}` };
+      logger.error('push credentials cannot be opened', { appId, err: e });
+      return undefined;
     }
+  }
+
+  const sendFailed = (e: unknown): AttemptOutcome => ({ kind: 'retry', error: `send: ${(e as Error).message}` });
+
+  /** One request to the provider (no async frame of its own: an attempt is the flow's unit of cost). */
+  function attempt(c: Claimed): Promise<AttemptOutcome> {
+    const { row, cred } = c;
+    if (!cred) return Promise.resolve({ kind: 'failed', error: 'no provider credentials for the app' });
+    let message = c.messages.get(row.message);
+    if (!message) {
+      try {
+        c.messages.set(row.message, (message = JSON.parse(row.message) as DeliveryMessage));
+      } catch {
+        return Promise.resolve({ kind: 'failed', error: 'the stored message cannot be read' });
+      }
+    }
+    const d = { id: row.id, token: row.token, message, expiresMs: Number(row.expiresMs), createdMs: Number(row.createdMs) };
+    return (row.provider === 'APNS' ? deps.apns.send(cred as never, d) : deps.fcm.send(cred as never, d)).catch(sendFailed);
   }
 
   /**
@@ -275,7 +288,7 @@ export function createDeliveryWorker(deps: {
   function go(c: Claimed): Promise<Outcome> {
     // Waited in its lane so long that its claim could lapse mid-attempt (another process would send it too): given back.
     if (c.claimUntil - nowMs() < flow.attemptMs) return Promise.resolve({ kind: 'released' });
-    return attempt(c.row, c.creds);
+    return attempt(c);
   }
 
   /** Claims as many due rows as there are free slots (up to a batch): 'full' when the claim was filled. */
@@ -306,7 +319,13 @@ export function createDeliveryWorker(deps: {
     const { claimed, keep, skipped } = result;
     if (skip.length > 0 && claimed < want) othersDryUntil = performance.now() + flow.idleLookMs;
     for (const r of skipped) count(r.provider, 'skipped');
-    const creds = new Map<string, Promise<unknown>>();
+    // The provider credentials of the claim's apps, opened once for the claim (credentials.ts).
+    const creds = new Map<string, unknown>();
+    for (const row of keep) {
+      const id = `${row.appId}:${row.provider}`;
+      if (!creds.has(id)) creds.set(id, await credentialsOf(row.appId, row.provider));
+    }
+    const messages = new Map<string, DeliveryMessage>();
     for (const row of keep) {
       // Past its TTL after a first attempt: APNs and FCM would drop it anyway.
       if (Number(row.attempts) > 1 && now > Number(row.expiresMs)) record({ row, outcome: { kind: 'failed', error: 'expired' }, atMs: now });
@@ -314,7 +333,7 @@ export function createDeliveryWorker(deps: {
       else {
         let lane = lanes.get(row.appId);
         if (!lane) lanes.set(row.appId, (lane = { running: 0, queue: [] }));
-        lane.queue.push({ row, claimUntil, creds });
+        lane.queue.push({ row, claimUntil, cred: creds.get(`${row.appId}:${row.provider}`), messages });
         held++;
         drain(row.appId, lane);
       }
