@@ -28,7 +28,7 @@ import type { AttemptOutcome } from './outcome';
 import type { DeliveryMessage } from './message';
 import { notReadyReason, type PushConditions } from './readiness';
 import { clearPushTokenIn, type ProfileTx } from '../profiles/service';
-import type { DeliveryRow, MessagingStore } from './store';
+import type { ClaimedDelivery, MessagingStore } from './store';
 
 // A token a provider reports invalid is cleared through profile state, the installation row's owner (db/owners.ts).
 type Stores = { messaging: MessagingStore } & ProfileTx;
@@ -72,7 +72,7 @@ const RECORD_BATCH = 500;
 /** An attempt's outcome, or a claim given back without an attempt. */
 type Outcome = AttemptOutcome | { kind: 'released' };
 interface Claimed {
-  row: DeliveryRow;
+  row: ClaimedDelivery;
   claimUntil: number;
   /** The app's provider credentials as opened for the claim; undefined when it has none (or they could not be opened). */
   cred: unknown;
@@ -84,7 +84,7 @@ interface Lane {
   queue: Claimed[];
 }
 interface Answered {
-  row: DeliveryRow;
+  row: ClaimedDelivery;
   outcome: Outcome;
   atMs: number;
 }
@@ -105,7 +105,7 @@ export function createDeliveryWorker(deps: {
   const nowMs = () => clock.now().getTime();
 
   /** An app's provider credentials, opened once per claim; undefined when it has none or they cannot be opened. */
-  async function credentialsOf(appId: string, provider: DeliveryRow['provider']): Promise<unknown> {
+  async function credentialsOf(appId: string, provider: ClaimedDelivery['provider']): Promise<unknown> {
     try {
       return await (provider === 'APNS' ? deps.credentials.open(appId, 'APNS') : deps.credentials.open(appId, 'FCM'));
     } catch (e) {
@@ -140,10 +140,10 @@ export function createDeliveryWorker(deps: {
    * the current token (the same installation registered again; docs/decisions.md). Returns the
    * deliveries to attempt.
    */
-  async function recheck(s: MessagingStore, due: DeliveryRow[], at: string): Promise<{ keep: DeliveryRow[]; skipped: DeliveryRow[] }> {
+  async function recheck(s: MessagingStore, due: ClaimedDelivery[], at: string): Promise<{ keep: ClaimedDelivery[]; skipped: ClaimedDelivery[] }> {
     const current = await s.currentRecipients(due.map((r) => r.id));
-    const keep: DeliveryRow[] = [];
-    const skipped: DeliveryRow[] = [];
+    const keep: ClaimedDelivery[] = [];
+    const skipped: ClaimedDelivery[] = [];
     for (const r of due) {
       const i = current.get(r.id);
       // Gone: erased with its installation since the claim read it; nothing to record.
@@ -302,7 +302,7 @@ export function createDeliveryWorker(deps: {
     const claimedAt = new Date(now).toISOString();
     // What has been answered and is not being written yet goes in the claim's transaction: one commit instead of two.
     const settled = flushing ? [] : answered.splice(0, RECORD_BATCH);
-    let result: { claimed: number; keep: DeliveryRow[]; skipped: DeliveryRow[] };
+    let result: { claimed: number; keep: ClaimedDelivery[]; skipped: ClaimedDelivery[] };
     try {
       result = await store.tx(async (tx) => {
         await settle(tx, settled, claimedAt);

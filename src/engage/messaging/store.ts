@@ -9,6 +9,8 @@ export type TemplateRow = typeof pushTemplates.$inferSelect;
 export type TemplateVersionRow = typeof pushTemplateVersions.$inferSelect;
 export type SendRow = typeof pushSends.$inferSelect;
 export type DeliveryRow = typeof pushDeliveries.$inferSelect;
+/** A delivery as the worker claims it: only what an attempt and its outcome need. */
+export type ClaimedDelivery = Pick<DeliveryRow, 'id' | 'environmentId' | 'installationId' | 'appId' | 'provider' | 'token' | 'message' | 'attempts' | 'expiresMs' | 'createdMs'>;
 export type CredentialRow = typeof pushCredentials.$inferSelect;
 export type DeliveryState = DeliveryRow['state'];
 
@@ -39,6 +41,9 @@ const DELIVERY = `id, send_id AS "sendId", environment_id AS "environmentId", te
   app_id AS "appId", provider, token, content_hash AS "contentHash", message, state, attempts, next_attempt_ms AS "nextAttemptMs",
   expires_ms AS "expiresMs", last_error AS "lastError", created_ms AS "createdMs", created_at AS "createdAt", sent_at AS "sentAt",
   delivered_at AS "deliveredAt", opened_at AS "openedAt", updated_at AS "updatedAt"`;
+// The claim's RETURNING list: a claim reads every due row it takes, so the columns no attempt needs are left out.
+const CLAIMED = `id, environment_id AS "environmentId", installation_id AS "installationId", app_id AS "appId", provider, token, message, attempts,
+  expires_ms AS "expiresMs", created_ms AS "createdMs"`;
 const INSTALLATION = `i.id, i.app_id AS "appId", a.status AS "appStatus", i.platform, i.privacy, i.push_subscription AS "pushSubscription",
   i.push_permission AS "pushPermission", i.push_token AS "pushToken"`;
 const DELIVERY_INSERT_COLUMNS = 21;
@@ -48,7 +53,7 @@ const SKIP_WINDOW = 1000;
  * The outbox as platform/work's claim sees it: push_deliveries rows are both the domain record
  * and the work item, due (and, while claimed, leased) by `next_attempt_ms` (docs/decisions.md).
  */
-const PUSH_DELIVERIES: ClaimTable = { table: 'push_deliveries', id: 'id', due: 'next_attempt_ms', attempts: 'attempts', pending: `state = 'PENDING'`, returning: DELIVERY };
+const PUSH_DELIVERIES: ClaimTable = { table: 'push_deliveries', id: 'id', due: 'next_attempt_ms', attempts: 'attempts', pending: `state = 'PENDING'`, returning: CLAIMED };
 
 const SQL = {
   insertTemplate: `INSERT INTO push_templates (id, environment_id, key, status, published_version, latest_version, created_at, updated_at)
@@ -278,13 +283,13 @@ export function createMessagingStore(db: Sql) {
      * that dies mid-attempt leaves them due again then (at-least-once), and another worker skips
      * them meanwhile (PostgreSQL: SKIP LOCKED). Counts the attempt.
      */
-    claimDue(nowMs: number, claimUntil: number, limit: number, skipApps: readonly string[] = []): Promise<DeliveryRow[]> {
-      if (skipApps.length === 0) return db.all<DeliveryRow>(claim, [claimUntil, nowMs, limit]);
+    claimDue(nowMs: number, claimUntil: number, limit: number, skipApps: readonly string[] = []): Promise<ClaimedDelivery[]> {
+      if (skipApps.length === 0) return db.all<ClaimedDelivery>(claim, [claimUntil, nowMs, limit]);
       // Padded to a power of two (repeating the last id) so a handful of statement texts get prepared.
       const skip = [...skipApps];
       const size = 2 ** Math.ceil(Math.log2(skip.length));
       while (skip.length < size) skip.push(skip[skip.length - 1]);
-      return db.all<DeliveryRow>(claimText(PUSH_DELIVERIES, db.dialect, SQL.skipping(size)), [claimUntil, nowMs, nowMs, nowMs, ...skip, limit]);
+      return db.all<ClaimedDelivery>(claimText(PUSH_DELIVERIES, db.dialect, SQL.skipping(size)), [claimUntil, nowMs, nowMs, nowMs, ...skip, limit]);
     },
     /** Gives a claimed delivery back unattempted (its claim would lapse before its turn): due at `dueMs`, the attempt not counted. */
     async release(id: string, dueMs: number, at: string): Promise<void> {
