@@ -243,6 +243,14 @@ describeBrowser('console: tenants, users, imports, exports and the audit trail',
     await expect.poll(() => rows.count(), { timeout: 10_000 }).toBe(2);
     expect(await rows.nth(1).innerText()).toContain('DISABLED');
     await s.check('identity-audit');
+
+    // From a tenant's page: its events only.
+    await s.open(tenantPath);
+    await page.getByRole('link', { name: 'Audit events' }).click();
+    await page.getByRole('heading', { level: 1, name: 'Identity audit events' }).waitFor();
+    await expect.poll(() => page.getByLabel('Tenant').inputValue()).toBe(tenantPath.split('/').pop());
+    await page.getByRole('table', { name: 'Audit events' }).getByRole('cell', { name: 'user.deleted' }).waitFor();
+    expect(await page.getByRole('table', { name: 'Audit events' }).getByRole('cell', { name: 'control', exact: true }).count()).toBe(0);
   });
 
   it('called only documented operations, with no page error or CSP violation', () => {

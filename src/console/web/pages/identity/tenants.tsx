@@ -152,6 +152,9 @@ export function TenantDetail({ tenantId }: { tenantId: string }) {
   return (
     <>
       <TenantHeader tenantId={tenantId} tenant={t} title={t ? `Tenant ${t.slug}` : 'Tenant'}>
+        <Link class="button" href={`${href('/identity/audit')}?tenant=${encodeURIComponent(tenantId)}`}>
+          Audit events
+        </Link>
         {editable && (
           <Link class="button" href={href('/identity/tenants', tenantId, 'edit')}>
             Edit tenant
