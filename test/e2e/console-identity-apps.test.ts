@@ -127,7 +127,7 @@ describeBrowser('console: clients, resources, credentials, signing keys, federat
     await page.getByRole('row').filter({ hasText: id }).getByRole('cell', { name: 'REVOKED' }).waitFor();
   });
 
-  it('stages a signing key, activates it and draws each key in its state', async () => {
+  it('stages a signing key, activates it, revokes the previous one and draws each key in its state', async () => {
     const { page } = s;
     await s.open(`${base}/signing-keys`);
     await page.getByRole('heading', { level: 1, name: 'Signing keys · acme' }).waitFor();
@@ -151,6 +151,19 @@ describeBrowser('console: clients, resources, credentials, signing keys, federat
     // The JWKS publishes both; new tokens are signed by the new key.
     const jwks = (await (await fetch(`${server.url}/t/acme/oauth2/jwks`)).json()) as { keys: { kid: string }[] };
     expect(jwks.keys.map((k) => k.kid)).toContain(staged);
+
+    // The previous key, now RETIRING, revoked (a compromise): drawn crossed out, unpublished.
+    const retiring = page.getByRole('row').filter({ has: page.getByRole('img', { name: /This key: RETIRING/ }) });
+    const old = (await retiring.getByRole('cell').first().textContent())!;
+    await retiring.getByRole('button', { name: `Revoke key ${old}` }).click();
+    const revoke = page.getByRole('dialog', { name: 'Revoke a signing key' });
+    await revoke.getByLabel(`Type ${old.slice(0, 8)} to confirm`).fill(old.slice(0, 8));
+    await revoke.getByRole('button', { name: 'Revoke key' }).click();
+    await page.getByText(`Key ${old} is revoked.`).waitFor();
+    await page.getByRole('row').filter({ hasText: old }).getByRole('img', { name: /This key: REVOKED/ }).waitFor();
+    await s.check('identity-signing-keys-revoked');
+    const after = (await (await fetch(`${server.url}/t/acme/oauth2/jwks`)).json()) as { keys: { kid: string }[] };
+    expect(after.keys.map((k) => k.kid)).not.toContain(old);
   });
 
   it('creates a federation and deletes it by typing its name', async () => {

@@ -82,6 +82,7 @@ export const ENDPOINTS = [
   'POST /identity/admin/tenants/{tenantId}/signing-keys',
   'POST /identity/admin/tenants/{tenantId}/signing-keys/{keyId}/activation',
   'POST /identity/admin/tenants/{tenantId}/signing-keys/{keyId}/retirement',
+  'POST /identity/admin/tenants/{tenantId}/signing-keys/{keyId}/revocation',
   'GET /identity/admin/tenants/{tenantId}/user-exports',
   'POST /identity/admin/tenants/{tenantId}/user-exports',
   'DELETE /identity/admin/tenants/{tenantId}/user-exports/{jobId}',

@@ -105,4 +105,14 @@ export function mountCatalogRoutes(admin: Hono<AdminEnv>, guard: AdminGuard, ser
       return c.body(null, 204);
     },
   ));
+
+  admin.post('/tenants/:tenantId/signing-keys/:keyId/revocation', manage, inTenant(deps), route(
+    adminDoc('Revoke a key at once, after a compromise (REVOKED: no longer published, tokens it signed are refused; never the ACTIVE key: activate another first)', {
+      params: KEY, responses: { 204: { description: 'revoked' } }, errors: { 400: 'invalid_request', 409: 'operation_conflict (the ACTIVE key, an unknown or a REVOKED key)' },
+    }),
+    async (c, { params }) => {
+      await services.keys.revoke(inTenant.of(c).tenant.id, params.keyId, actor(c));
+      return c.body(null, 204);
+    },
+  ));
 }

@@ -71,9 +71,15 @@ export function KeyLifecycle({ state }: { state: KeyState }) {
   );
 }
 
-type Pending = { action: 'activate' | 'retire'; key: SigningKey };
+type Pending = { action: 'activate' | 'retire' | 'revoke'; key: SigningKey };
 
-/** A tenant's signing keys, each with its state drawn: stage a key, activate a staged one, retire a staged or retiring one. */
+const ACTIONS = {
+  activate: { title: 'Activate a signing key', button: 'Activate key', done: 'active' },
+  retire: { title: 'Retire a signing key', button: 'Retire key', done: 'retired' },
+  revoke: { title: 'Revoke a signing key', button: 'Revoke key', done: 'revoked' },
+} as const;
+
+/** A tenant's signing keys, each with its state drawn: stage a key, activate a staged one, retire a staged or retiring one, revoke any but the active one. */
 export function SigningKeyList({ tenantId }: { tenantId: string }) {
   const list = usePaged<SigningKey, 'GET /identity/admin/tenants/{tenantId}/signing-keys'>('GET /identity/admin/tenants/{tenantId}/signing-keys', { params: { tenantId } });
   const [pending, setPending] = useState<Pending | undefined>();
@@ -143,6 +149,11 @@ export function SigningKeyList({ tenantId }: { tenantId: string }) {
                     Retire
                   </button>
                 )}
+                {(k.state === 'STAGED' || k.state === 'RETIRING' || k.state === 'RETIRED') && (
+                  <button type="button" class="danger" onClick={() => setPending({ action: 'revoke', key: k })} aria-label={`Revoke key ${k.keyId}`}>
+                    Revoke
+                  </button>
+                )}
                 {k.state === 'ACTIVE' && <span class="muted">Replace it by activating a staged key.</span>}
               </div>
             ),
@@ -151,21 +162,24 @@ export function SigningKeyList({ tenantId }: { tenantId: string }) {
       />
       <ConfirmByName
         open={!!pending}
-        title={pending?.action === 'activate' ? 'Activate a signing key' : 'Retire a signing key'}
+        title={pending ? ACTIONS[pending.action].title : ''}
         name={pending ? shortKid(pending.key.keyId) : ''}
         consequence={
           pending?.action === 'activate'
             ? `Key ${pending.key.keyId} signs every new token from now on; the active key becomes RETIRING. Relying parties that have not fetched the JWKS since it was staged refuse its tokens until they do.`
-            : `Key ${pending?.key.keyId ?? ''} is no longer published: tokens it signed stop being accepted. This cannot be undone.`
+            : pending?.action === 'retire'
+              ? `Key ${pending.key.keyId} is no longer published: tokens it signed stop being accepted. This cannot be undone.`
+              : `Key ${pending?.key.keyId ?? ''} is withdrawn at once: no longer published, and every token it signed is refused from now on. Use it after a compromise. This cannot be undone.`
         }
-        action={pending?.action === 'activate' ? 'Activate key' : 'Retire key'}
+        action={pending ? ACTIONS[pending.action].button : ''}
         onClose={() => setPending(undefined)}
         onConfirm={async () => {
           if (!pending) return;
           const params = { tenantId, keyId: pending.key.keyId };
           if (pending.action === 'activate') await call('POST /identity/admin/tenants/{tenantId}/signing-keys/{keyId}/activation', { params });
-          else await call('POST /identity/admin/tenants/{tenantId}/signing-keys/{keyId}/retirement', { params });
-          setNotice(`Key ${pending.key.keyId} is ${pending.action === 'activate' ? 'active' : 'retired'}.`);
+          else if (pending.action === 'retire') await call('POST /identity/admin/tenants/{tenantId}/signing-keys/{keyId}/retirement', { params });
+          else await call('POST /identity/admin/tenants/{tenantId}/signing-keys/{keyId}/revocation', { params });
+          setNotice(`Key ${pending.key.keyId} is ${ACTIONS[pending.action].done}.`);
           setPending(undefined);
           list.reload();
         }}
