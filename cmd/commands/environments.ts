@@ -92,7 +92,7 @@ export function registerEnvironments(program: Command): void {
       }),
     );
 
-  withCommon(envs.command('overview').description('an environment at a glance: installations, push readiness per app, operations, sends and deliveries of the last hour and day').argument('<environment>', 'id or name')).action(
+  withCommon(envs.command('overview').description('an environment at a glance: installations, push readiness per app, operations, sends and deliveries of the last hour and day, and per minute over the last hour').argument('<environment>', 'id or name')).action(
     action(async (environment: string, opts: CommonOptions) => {
       await withServices(opts, async ({ services, json }) => {
         const o = await services.engage.environmentOverview(await services.engage.environments.resolve(environment));
@@ -101,6 +101,11 @@ export function registerEnvironments(program: Command): void {
         output(false, o.installations.apps, ['name', 'platform', 'status', 'installations', 'pushReady']);
         const line = (w: string, x: typeof o.lastHour) => ({ window: w, accepted: x.operations.accepted, rejected: x.operations.rejected, sends: x.sends, ...x.deliveries });
         output(false, [line('last hour', o.lastHour), line('last day', o.lastDay)]);
+        // The minutes of the last hour with any activity (--json has all 60).
+        const busy = o.perMinute.operations
+          .map((m, i) => ({ ...m, ...o.perMinute.deliveries[i] }))
+          .filter(({ minute: _minute, ...counts }) => Object.values(counts).some((n) => n > 0));
+        if (busy.length > 0) output(false, busy);
       });
     }),
   );

@@ -40,7 +40,13 @@ describe('engage environments', () => {
     const o = await sandbox.cliJson<Record<string, any>>(['environments', 'overview', 'counted']);
     expect(o.installations).toMatchObject({ total: 0, bound: 0, apps: [{ name: 'shop-ios', installations: 0, pushReady: 0 }] });
     expect(o.lastHour).toEqual({ operations: { accepted: 0, rejected: 0 }, sends: 0, deliveries: { PENDING: 0, SENT: 0, DELIVERED: 0, OPENED: 0, FAILED: 0, EXPIRED: 0 } });
-    expect(await sandbox.cli(['environments', 'overview', 'counted'])).toContain('shop-ios');
+    // Per minute: 60 minutes of zeros, oldest first; the text lists no minute when nothing happened.
+    expect(o.perMinute.operations).toHaveLength(60);
+    expect(o.perMinute.operations.every((m: { accepted: number; rejected: number }) => m.accepted + m.rejected === 0)).toBe(true);
+    expect(Date.parse(o.perMinute.deliveries[59].minute) - Date.parse(o.perMinute.deliveries[0].minute)).toBe(59 * 60_000);
+    const text = await sandbox.cli(['environments', 'overview', 'counted']);
+    expect(text).toContain('shop-ios');
+    expect(text).not.toContain('minute');
   });
 
   it('delete waits for the erasure; --no-wait leaves it DELETING for a serving process; a DELETING environment refuses changes', async () => {
