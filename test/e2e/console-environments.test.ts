@@ -196,6 +196,21 @@ describeBrowser('console: an environment and its pages', () => {
     await s.page.getByRole('figure', { name: 'Installations by platform' }).waitFor();
     await s.page.getByRole('figure', { name: 'Deliveries by state, last hour' }).waitFor();
     await s.page.getByText('Operations per minute').first().waitFor();
+    // Per minute: the registrations' operations make a column in their minute (a minute of the last few), told in words too.
+    const opsChart = s.page.getByRole('figure', { name: 'Operations per minute, last 60 minutes' });
+    const columns = opsChart.locator('svg.minutes g.minute');
+    await columns.first().waitFor({ state: 'attached' });
+    const minute = Date.parse((await columns.last().getAttribute('data-minute')) ?? '');
+    expect(Date.now() - minute).toBeGreaterThanOrEqual(0);
+    expect(Date.now() - minute).toBeLessThan(10 * 60_000);
+    expect(Number(await columns.last().locator('rect.series-accepted').getAttribute('height'))).toBeGreaterThan(0);
+    expect(await columns.last().locator('rect.series-rejected').count()).toBe(0);
+    expect(await opsChart.locator('.chart-summary').textContent()).toMatch(/^[1-9]\d* operations from installations in the last 60 minutes \(0 rejected\): the busiest minute /);
+    await opsChart.getByText(/minutes? with activity$/).click();
+    expect(await opsChart.getByRole('table').getByRole('row').count()).toBe(1 + (await columns.count()));
+    const deliveriesChart = s.page.getByRole('figure', { name: 'Deliveries per minute, last 60 minutes' });
+    expect(await deliveriesChart.locator('.chart-summary').textContent()).toBe('0 deliveries created in the last 60 minutes: nothing in any minute.');
+    expect(await deliveriesChart.locator('svg.minutes g.minute').count()).toBe(0);
     await s.check('environment-overview');
   });
 

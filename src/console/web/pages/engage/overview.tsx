@@ -18,6 +18,11 @@ interface Overview {
   };
   lastHour: ActivityWindow;
   lastDay: ActivityWindow;
+  /** The last 60 minutes, oldest first, the current minute last (zeros where nothing happened). */
+  perMinute: {
+    operations: { minute: string; accepted: number; rejected: number }[];
+    deliveries: ({ minute: string } & Record<DeliveryState, number>)[];
+  };
 }
 
 const PLATFORM = { IOS: 'iOS', ANDROID: 'Android' } as const;
@@ -64,6 +69,136 @@ export function BarChart(props: { title: string; bars: Bar[]; summary: string })
       </ul>
       <p class="chart-summary">{props.summary}</p>
     </figure>
+  );
+}
+
+const clock = (iso: string) => new Date(iso).toLocaleTimeString([], { hour: '2-digit', minute: '2-digit' });
+const plural = (n: number, one: string, many = `${one}s`) => `${n} ${n === 1 ? one : many}`;
+
+export interface MinuteSeries {
+  /** The series' name in words (legend, table header, tooltips). */
+  label: string;
+  /** Its class in console.css (the fill of its bars and its legend swatch). */
+  cls: string;
+  /** One value per minute, as many as the minutes. */
+  values: number[];
+}
+
+/**
+ * A column chart of the last 60 minutes: one column per minute, its series stacked, drawn as
+ * inline SVG scaled to the busiest minute (each column titled with its minute and counts). A
+ * reader that does not see it reads the summary and the table of the minutes with activity.
+ */
+export function MinuteChart(props: { title: string; minutes: string[]; series: MinuteSeries[]; summary: string }) {
+  const totals = props.minutes.map((_, i) => props.series.reduce((n, s) => n + s.values[i], 0));
+  const max = Math.max(1, ...totals);
+  const id = `chart-${props.title.replace(/\W+/g, '-').toLowerCase()}`;
+  const busy = props.minutes.map((minute, i) => ({ minute, i })).filter(({ i }) => totals[i] > 0);
+  const step = 10;
+  const height = 100;
+  return (
+    <figure class="chart minute-chart" aria-labelledby={id}>
+      <figcaption id={id}>{props.title}</figcaption>
+      <ul class="legend" aria-hidden="true">
+        {props.series.map((s) => (
+          <li key={s.cls}>
+            <svg class="swatch" viewBox="0 0 10 10" focusable="false">
+              <rect class={s.cls} x="0" y="0" width="10" height="10" />
+            </svg>
+            {s.label}
+          </li>
+        ))}
+      </ul>
+      <svg class="minutes" viewBox={`0 0 ${props.minutes.length * step} ${height}`} preserveAspectRatio="none" aria-hidden="true" focusable="false">
+        <line class="minutes-base" x1="0" y1={height - 0.5} x2={props.minutes.length * step} y2={height - 0.5} />
+        {props.minutes.map((minute, i) => {
+          if (totals[i] === 0) return null;
+          let y = height;
+          return (
+            <g key={minute} class="minute" data-minute={minute}>
+              <title>{`${clock(minute)}: ${props.series.map((s) => `${s.values[i]} ${s.label.toLowerCase()}`).join(', ')}`}</title>
+              {props.series.map((s) => {
+                const h = (s.values[i] / max) * (height - 2);
+                if (h === 0) return null;
+                y -= h;
+                return <rect key={s.cls} class={s.cls} x={i * step + 1} y={y} width={step - 2} height={h} />;
+              })}
+            </g>
+          );
+        })}
+      </svg>
+      <div class="minute-axis" aria-hidden="true">
+        <span>{clock(props.minutes[0])}</span>
+        <span>{clock(props.minutes[Math.floor(props.minutes.length / 2)])}</span>
+        <span>{clock(props.minutes[props.minutes.length - 1])}</span>
+      </div>
+      <p class="chart-summary">{props.summary}</p>
+      {busy.length > 0 && (
+        <details class="minute-table">
+          <summary>{`The ${plural(busy.length, 'minute')} with activity`}</summary>
+          <div class="table-scroll">
+            <table>
+              <caption class="visually-hidden">{props.title}</caption>
+              <thead>
+                <tr>
+                  <th scope="col">Minute</th>
+                  {props.series.map((s) => (
+                    <th key={s.cls} scope="col">
+                      {s.label}
+                    </th>
+                  ))}
+                </tr>
+              </thead>
+              <tbody>
+                {busy.map(({ minute, i }) => (
+                  <tr key={minute}>
+                    <th scope="row">
+                      <time dateTime={minute}>{clock(minute)}</time>
+                    </th>
+                    {props.series.map((s) => (
+                      <td key={s.cls}>{s.values[i]}</td>
+                    ))}
+                  </tr>
+                ))}
+              </tbody>
+            </table>
+          </div>
+        </details>
+      )}
+    </figure>
+  );
+}
+
+/** The two per-minute charts: operations by outcome, deliveries by state. */
+function PerMinute({ o }: { o: Overview }) {
+  const minutes = o.perMinute.operations.map((m) => m.minute);
+  const busiest = (totals: number[]) => {
+    const top = Math.max(...totals);
+    return top === 0 ? 'nothing in any minute' : `the busiest minute ${clock(minutes[totals.indexOf(top)])} with ${top}; ${plural(totals.filter((n) => n > 0).length, 'minute')} with activity`;
+  };
+  const ops = o.perMinute.operations.map((m) => m.accepted + m.rejected);
+  const accepted = o.perMinute.operations.reduce((n, m) => n + m.accepted, 0);
+  const rejected = o.perMinute.operations.reduce((n, m) => n + m.rejected, 0);
+  const deliveries = o.perMinute.deliveries.map((m) => STATES.reduce((n, s) => n + m[s], 0));
+  const byState = STATES.map((s) => ({ s, n: o.perMinute.deliveries.reduce((n, m) => n + m[s], 0) })).filter((x) => x.n > 0);
+  return (
+    <div class="charts">
+      <MinuteChart
+        title="Operations per minute, last 60 minutes"
+        minutes={minutes}
+        series={[
+          { label: 'Accepted', cls: 'series-accepted', values: o.perMinute.operations.map((m) => m.accepted) },
+          { label: 'Rejected', cls: 'series-rejected', values: o.perMinute.operations.map((m) => m.rejected) },
+        ]}
+        summary={`${plural(accepted + rejected, 'operation')} from installations in the last 60 minutes (${rejected} rejected): ${busiest(ops)}.`}
+      />
+      <MinuteChart
+        title="Deliveries per minute, last 60 minutes"
+        minutes={minutes}
+        series={STATES.map((s) => ({ label: s.charAt(0) + s.slice(1).toLowerCase(), cls: `series-${s.toLowerCase()}`, values: o.perMinute.deliveries.map((m) => m[s]) }))}
+        summary={`${plural(deliveries.reduce((n, d) => n + d, 0), 'delivery', 'deliveries')} created in the last 60 minutes${byState.length ? ` (${byState.map((x) => `${x.n} ${x.s.toLowerCase()}`).join(', ')} now)` : ''}: ${busiest(deliveries)}.`}
+      />
+    </div>
   );
 }
 
@@ -174,9 +309,8 @@ export function EnvironmentOverview({ environmentId }: { environmentId: string }
             </div>
           )}
           <h2>Activity</h2>
-          <p class="muted">
-            Averages over the last hour and the last day (test sends not counted), as of {when(o.at)}. The server keeps no per-minute series.
-          </p>
+          <p class="muted">Minute by minute over the last hour, then averages over the last hour and the last day (test sends not counted), as of {when(o.at)}.</p>
+          <PerMinute o={o} />
           <div class="charts">
             <Activity title="Last hour" w={o.lastHour} minutes={60} />
             <Activity title="Last day" w={o.lastDay} minutes={1440} />
