@@ -30,6 +30,7 @@ export const ENDPOINTS = [
   'GET /engage/admin/environments/{environmentId}/installations',
   'DELETE /engage/admin/environments/{environmentId}/installations/{installationId}',
   'GET /engage/admin/environments/{environmentId}/installations/{installationId}',
+  'GET /engage/admin/environments/{environmentId}/installations/{installationId}/deliveries',
   'GET /engage/admin/environments/{environmentId}/overview',
   'DELETE /engage/admin/environments/{environmentId}/profiles/external/{externalId}',
   'GET /engage/admin/environments/{environmentId}/profiles/external/{externalId}',

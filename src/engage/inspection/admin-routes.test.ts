@@ -142,12 +142,34 @@ describe('inspection (GET /environments/{environmentId}/…)', () => {
     expect((await get(`${base()}/sends/${sendIds[0]}/deliveries?state=SENT`))[1].items).toEqual([]);
     noSecret([page, one, deliveries]);
   });
+
+  it('an installation\'s deliveries (issue 25, its timeline): newest first, filtered by state, without tokens, none of another installation', async () => {
+    w.h.clock.advance(1000);
+    const res = await send(w, sendBody({ type: 'INSTALLATION_ID', value: bound.installationId }));
+    const later = ((await res.json()) as { requestId: string }).requestId;
+    const [status, page] = await get(`${base()}/installations/${bound.installationId.toUpperCase()}/deliveries`);
+    expect(status).toBe(200);
+    expect(page).toMatchObject({ page: 0, hasMore: false });
+    expect(page.items!.map((d) => [d.sendId, d.installationId, d.state, d.provider])).toEqual([
+      [later, bound.installationId, 'PENDING', 'APNS'],
+      [sendIds[0], bound.installationId, 'PENDING', 'APNS'],
+    ]);
+    expect(page.items![0]).not.toHaveProperty('token');
+    expect((await get(`${base()}/installations/${bound.installationId}/deliveries?size=1`))[1]).toMatchObject({ size: 1, hasMore: true, items: [{ sendId: later }] });
+    expect((await get(`${base()}/installations/${bound.installationId}/deliveries?state=SENT`))[1].items).toEqual([]);
+    expect((await get(`${base()}/installations/${anon.installationId}/deliveries`))[1].items!.map((d) => [d.sendId, d.provider])).toEqual([[sendIds[1], 'FCM']]);
+    noSecret(page);
+    // The later tests count the environment's sends: this one leaves none behind.
+    await w.h.sql.run('DELETE FROM push_deliveries WHERE send_id = ?', [later]);
+    await w.h.sql.run('DELETE FROM push_sends WHERE id = ?', [later]);
+  });
 });
 
 /** Every route with a valid path of the shop environment, an id of the other one, and a malformed id. */
 const routes = () => [
   { method: 'GET', path: `${base()}/installations`, scope: read },
   { method: 'GET', path: `${base()}/installations/${bound.installationId}`, scope: read, theirs: `${base()}/installations/${other.installationId}`, malformed: `${base()}/installations/nope` },
+  { method: 'GET', path: `${base()}/installations/${bound.installationId}/deliveries`, scope: read, theirs: `${base()}/installations/${other.installationId}/deliveries`, malformed: `${base()}/installations/${bound.installationId}/deliveries?state=LOST` },
   { method: 'GET', path: `${base()}/profiles/${profileId}`, scope: read, theirs: `${base()}/profiles/${randomUUID()}`, malformed: `${base()}/profiles/nope` },
   { method: 'GET', path: `${base()}/profiles/external/customer-42`, scope: read, theirs: `${base()}/profiles/external/someone-else` },
   { method: 'GET', path: `${base()}/sends`, scope: read, malformed: `${base()}/sends?state=LOST` },

@@ -187,6 +187,19 @@ export function inspectionAdminRoutes(deps: { inspection: InspectionService; mes
       }),
       async (c, { params }) => c.json(await inspection.installationDetail(envId(c), params.installationId.toLowerCase())),
     ));
+    admin.get('/environments/:environmentId/installations/:installationId/deliveries', guard(read), adminRoute(
+      adminDoc('A page of the deliveries to an installation, newest first (never a push token): its timeline\'s pushes (issue 25)', {
+        params: { ...ENV, installationId: Id('the installation id') },
+        query: { ...pageQuery, state: { schema: Enum(DELIVERY_STATES), description: 'only deliveries in this state', read: one('state') } },
+        responses: { 200: { description: 'a page of deliveries', schema: DeliveryPage } },
+        errors: { 400: 'invalid_request', 404: 'unknown_installation' },
+      }),
+      async (c, { params, query }) => {
+        const id = params.installationId.toLowerCase();
+        await inspection.installationDetail(envId(c), id, 0); // unknown_installation when not the environment's
+        return c.json(await messaging.deliveriesToInstallation(id, query.state, { page: query.page, size: query.size }));
+      },
+    ));
     admin.get('/environments/:environmentId/profiles/external/:externalId', guard(read), adminRoute(
       adminDoc('A profile by the external id it is bound to (percent-encoded)', {
         params: { ...ENV, externalId: T.String({ minLength: 1, maxLength: 255 }) },

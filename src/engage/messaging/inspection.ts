@@ -90,6 +90,12 @@ export function createMessagingInspection(deps: { store: Stores }) {
       const { limit, offset } = limitOf(req);
       return pageFrom((await store.messaging.pageDeliveries({ sendId }, state as DeliveryState | undefined, limit, offset)).map(adminDelivery), req);
     },
+    /** A page of the deliveries to an installation (newest first), without push tokens; the caller has checked the installation is the environment's (issue 25: its timeline). */
+    async deliveriesToInstallation(installationId: string, state: string | undefined, req: PageRequest) {
+      if (state !== undefined && !DELIVERY_STATES.includes(state as DeliveryState)) throw MessagingErrors.invalid(`state: must be one of ${DELIVERY_STATES.join(', ')}`);
+      const { limit, offset } = limitOf(req);
+      return pageFrom((await store.messaging.pageDeliveries({ installationId }, state as DeliveryState | undefined, limit, offset)).map(adminDelivery), req);
+    },
     async showSend(id: string) {
       const s = await store.messaging.findSendById(id);
       if (!s) throw MessagingErrors.sendNotFound(id);
