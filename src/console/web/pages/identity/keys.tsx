@@ -33,26 +33,28 @@ const shortKid = (kid: string) => kid.slice(0, 8);
 /**
  * One key's place in the lifecycle, drawn: the four states left to right, those it went through
  * filled, its own larger, ringed and its label bold (not told by colour alone), a revoked key
- * crossed out after them. The text beside says the same for screen readers.
+ * crossed out after the states it went through. The text beside says the same for screen readers.
  */
-export function KeyLifecycle({ state }: { state: KeyState }) {
-  const at = LIFECYCLE.indexOf(state);
+export function KeyLifecycle({ state, activated }: { state: KeyState; activated: boolean }) {
   const revoked = state === 'REVOKED';
-  const step = 88;
-  const x = (i: number) => 40 + i * step;
-  const width = revoked ? x(4) + 40 : x(3) + 40;
+  // A revoked key left the lifecycle where it was: past ACTIVE if it was ever activated.
+  const at = revoked ? (activated ? 2 : 1) : LIFECYCLE.indexOf(state);
+  const step = 80;
+  const x = (i: number) => 36 + i * step;
+  // The same width for every key (room for REVOKED), so the rows' drawings line up.
+  const width = x(4) + 36;
   return (
     <svg class="key-lifecycle" viewBox={`0 0 ${width} 58`} role="img" aria-label={`Lifecycle: ${LIFECYCLE.join(', then ')}. This key: ${state}.`}>
       {LIFECYCLE.slice(1).map((s, i) => (
-        <g key={s} class={at > i ? 'kl-edge kl-done' : 'kl-edge'}>
+        <g key={s} class={i < (revoked ? at - 1 : at) ? 'kl-edge kl-done' : 'kl-edge'}>
           <line x1={x(i) + 12} y1={20} x2={x(i + 1) - 16} y2={20} />
           <polygon points={`${x(i + 1) - 16},15 ${x(i + 1) - 9},20 ${x(i + 1) - 16},25`} />
         </g>
       ))}
       {LIFECYCLE.map((s, i) => (
-        <g key={s} class={i === at ? 'kl-node kl-current' : i < at ? 'kl-node kl-done' : 'kl-node'}>
-          {i === at && <circle class="kl-ring" cx={x(i)} cy={20} r={14} />}
-          <circle cx={x(i)} cy={20} r={i === at ? 9 : 7} />
+        <g key={s} class={i === at && !revoked ? 'kl-node kl-current' : i < at ? 'kl-node kl-done' : 'kl-node'}>
+          {i === at && !revoked && <circle class="kl-ring" cx={x(i)} cy={20} r={14} />}
+          <circle cx={x(i)} cy={20} r={i === at && !revoked ? 9 : 7} />
           <text x={x(i)} y={52}>
             {s}
           </text>
@@ -118,7 +120,7 @@ export function SigningKeyList({ tenantId }: { tenantId: string }) {
             header: 'State',
             cell: (k) => (
               <div class="key-state">
-                <KeyLifecycle state={k.state} />
+                <KeyLifecycle state={k.state} activated={!!k.activatedAt} />
                 <p>
                   <strong>{k.state}</strong>: {MEANING[k.state]}
                 </p>
