@@ -212,6 +212,24 @@ describeBrowser('console: tenants, users, imports, exports and the audit trail',
     expect(await sb.cliJson(['users', 'mfa', 'show', '--tenant', 'people', '--email', 'carol@example.com'])).toMatchObject({ enrolled: false, recoveryCodesLeft: 0 });
   });
 
+  it("edits a user's email and status in the form", async () => {
+    const { page } = s;
+    await s.open(`${tenantPath}/users`);
+    await page.getByRole('link', { name: 'erin@example.com' }).click();
+    await page.getByRole('heading', { level: 1, name: 'User erin@example.com' }).waitFor();
+    const form = page.getByRole('form', { name: 'Edit the user' });
+    await form.getByLabel('The address is verified').check();
+    await form.getByLabel('Email').fill('erin.new@example.com');
+    // A new address clears the verification.
+    expect(await form.getByLabel('The address is verified').isChecked()).toBe(false);
+    await form.getByLabel('Status').selectOption('ACTIVE');
+    await form.getByRole('button', { name: 'Save user' }).click();
+    await page.getByRole('heading', { level: 1, name: 'User erin.new@example.com' }).waitFor();
+    await page.getByRole('status').filter({ hasText: 'The user was saved.' }).waitFor();
+    const erin = await sb.cliJson<{ email: string; emailVerified: boolean; status: string }>(['users', 'show', '--tenant', 'people', '--user', 'erin.new@example.com']);
+    expect(erin).toMatchObject({ email: 'erin.new@example.com', emailVerified: false, status: 'ACTIVE' });
+  });
+
   it('exports the users and downloads the NDJSON as a file', async () => {
     const { page } = s;
     await s.open(`${tenantPath}/exports`);
@@ -224,7 +242,7 @@ describeBrowser('console: tenants, users, imports, exports and the audit trail',
     const [download] = await Promise.all([page.waitForEvent('download'), button.click()]);
     expect(download.suggestedFilename()).toMatch(/^users-people-\d{4}-\d{2}-\d{2}\.ndjson$/);
     const lines = (await readFile((await download.path())!, 'utf8')).trim().split('\n').map((l) => JSON.parse(l) as { email: string });
-    expect(lines.map((l) => l.email).sort()).toEqual(['ada@example.com', 'carol@example.com', 'erin@example.com']);
+    expect(lines.map((l) => l.email).sort()).toEqual(['ada@example.com', 'carol@example.com', 'erin.new@example.com']);
     await page.getByRole('status').filter({ hasText: 'Downloaded users-people-' }).waitFor();
     await page.getByRole('table', { name: 'Export records' }).getByRole('cell', { name: 'carol@example.com' }).waitFor();
     await s.check('identity-export-job');
@@ -239,9 +257,10 @@ describeBrowser('console: tenants, users, imports, exports and the audit trail',
     await page.getByLabel('Action').fill('user.updated');
     await page.getByRole('button', { name: 'Filter', exact: true }).click();
     const rows = page.getByRole('table', { name: 'Audit events' }).getByRole('row');
-    // The filtered page replaces the whole trail: the header and ada's disabling.
-    await expect.poll(() => rows.count(), { timeout: 10_000 }).toBe(2);
-    expect(await rows.nth(1).innerText()).toContain('DISABLED');
+    // The filtered page replaces the whole trail: the header, erin's edit and ada's disabling.
+    await expect.poll(() => rows.count(), { timeout: 10_000 }).toBe(3);
+    expect(await rows.nth(1).innerText()).toContain('erin.new@example.com');
+    expect(await rows.nth(2).innerText()).toContain('DISABLED');
     await s.check('identity-audit');
 
     // From a tenant's page: its events only.

@@ -260,14 +260,27 @@ function EditSection({ tenantId, user: u, onDone }: SectionProps) {
         label="Edit the user"
         submit="Save user"
         onSubmit={async () => {
-          const changed = email.trim().toLowerCase() !== u.email;
-          // A changed address is unverified unless the box says otherwise (left out: the API decides).
-          await put(tenantId, u, { email: email.trim(), emailVerified: changed && verified === u.emailVerified ? undefined : verified, status });
+          await put(tenantId, u, { email: email.trim(), emailVerified: verified, status });
           onDone('The user was saved.');
         }}
       >
-        <Field label="Email" hint="A changed address is unverified unless you tick the box below.">
-          {(a) => <input {...a} type="email" {...bind(email, setEmail)} required autoComplete="off" spellcheck={false} />}
+        <Field label="Email" hint="Changing the address clears its verification below; tick it again only if you know the new one belongs to this person.">
+          {(a) => (
+            <input
+              {...a}
+              type="email"
+              value={email}
+              onInput={(e) => {
+                const v = (e.target as HTMLInputElement).value;
+                setEmail(v);
+                // A new address is not verified until someone says so (as the API does when emailVerified is left out).
+                setVerified(v.trim().toLowerCase() === u.email ? u.emailVerified : false);
+              }}
+              required
+              autoComplete="off"
+              spellcheck={false}
+            />
+          )}
         </Field>
         <div class="field checkbox">
           <label>
