@@ -4,7 +4,7 @@ import { seriousAxeFindings } from '../helpers/axe';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { PASSWORD, seedThroughCli, startEngage, type Engage } from './engage-process';
 import { startRelyingParty } from './relying-party';
-import { HAS_CHROMIUM, launchChromium } from '../helpers/browser';
+import { HAS_CHROMIUM, launchChromium, pageProblems } from '../helpers/browser';
 
 /**
  * A real browser (Debian's chromium via playwright-core) signs in to a real relying party
@@ -39,12 +39,7 @@ describe.skipIf(!HAS_CHROMIUM)('a real browser signs in through the pages', () =
   async function newPage(): Promise<{ page: Page; problems: string[] }> {
     const context = await browser.newContext({ viewport: { width: 900, height: 800 } });
     const page = await context.newPage();
-    const problems: string[] = [];
-    page.on('console', (m) => {
-      if (m.type() === 'error' && /Content Security Policy|Refused/i.test(m.text())) problems.push(m.text());
-    });
-    page.on('pageerror', (err) => problems.push(err.message));
-    return { page, problems };
+    return { page, problems: pageProblems(page) };
   }
 
   /** Consent is remembered per subject and client, so it is asked only the first time. */

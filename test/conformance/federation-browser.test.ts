@@ -3,7 +3,7 @@ import { seriousAxeFindings } from '../helpers/axe';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { PASSWORD, seedThroughCli, startEngage, type Engage } from './engage-process';
 import { startRelyingParty } from './relying-party';
-import { HAS_CHROMIUM, launchChromium } from '../helpers/browser';
+import { HAS_CHROMIUM, launchChromium, pageProblems } from '../helpers/browser';
 
 /**
  * A real browser (Debian's chromium via playwright-core) on dist/engage (issue 11 point 3): a
@@ -40,12 +40,7 @@ describe.skipIf(!HAS_CHROMIUM)('a real browser: sign-in at one tenant through a 
   async function newPage(): Promise<{ page: Page; problems: string[] }> {
     const context = await browser.newContext({ viewport: { width: 900, height: 1000 } });
     const page = await context.newPage();
-    const problems: string[] = [];
-    page.on('console', (m) => {
-      if (m.type() === 'error' && /Content Security Policy|Refused/i.test(m.text())) problems.push(m.text());
-    });
-    page.on('pageerror', (err) => problems.push(err.message));
-    return { page, problems };
+    return { page, problems: pageProblems(page) };
   }
 
   it('signs a home user in at shop through home, then stops once the federation is deleted', async () => {

@@ -7,7 +7,7 @@ import { createHarness, type Harness } from '../helpers/harness';
 import { seriousAxeFindings } from '../helpers/axe';
 import { startSmtp, type TestSmtp } from '../helpers/smtp';
 import { PASSWORD, WEB_CALLBACK, authorizeUrl, seedTenant } from './fixtures';
-import { HAS_CHROMIUM, launchChromium } from '../helpers/browser';
+import { HAS_CHROMIUM, launchChromium, pageProblems } from '../helpers/browser';
 
 /**
  * The hosted registration and password recovery pages (issue 23 point 6) in a real browser
@@ -50,12 +50,7 @@ describe.skipIf(!HAS_CHROMIUM)('a real browser: hosted registration and password
     const context = await browser.newContext({ viewport: { width: 900, height: 1000 } });
     await context.route(`${WEB_CALLBACK}**`, (route) => route.fulfill({ status: 200, contentType: 'text/html', body: '<!doctype html><title>Back at the client</title>' }));
     const page = await context.newPage();
-    const problems: string[] = [];
-    page.on('console', (m) => {
-      if (m.type() === 'error' && /Content Security Policy|Refused/i.test(m.text())) problems.push(m.text());
-    });
-    page.on('pageerror', (err) => problems.push(err.message));
-    return { page, problems };
+    return { page, problems: pageProblems(page) };
   }
   const mailedCode = async (email: string) => {
     await h.services.mail.sendDue();

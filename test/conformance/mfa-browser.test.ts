@@ -7,7 +7,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { stepAt, totpCode } from '../../src/identity/mfa/totp';
 import { PASSWORD, seedThroughCli, startEngage, type Engage } from './engage-process';
 import { startRelyingParty } from './relying-party';
-import { HAS_CHROMIUM, launchChromium } from '../helpers/browser';
+import { HAS_CHROMIUM, launchChromium, pageProblems } from '../helpers/browser';
 
 /**
  * A real browser (Debian's chromium via playwright-core) on dist/engage (issue 10): the account
@@ -52,12 +52,7 @@ describe.skipIf(!HAS_CHROMIUM)('a real browser: account page and sign-in with a 
   async function newPage(): Promise<{ page: Page; problems: string[] }> {
     const context = await browser.newContext({ viewport: { width: 900, height: 1000 } });
     const page = await context.newPage();
-    const problems: string[] = [];
-    page.on('console', (m) => {
-      if (m.type() === 'error' && /Content Security Policy|Refused/i.test(m.text())) problems.push(m.text());
-    });
-    page.on('pageerror', (err) => problems.push(err.message));
-    return { page, problems };
+    return { page, problems: pageProblems(page) };
   }
   const shot = async (page: Page, name: string) => {
     if (SHOTS) await page.screenshot({ path: path.join(SHOTS, `${name}.png`), fullPage: true });

@@ -5,7 +5,7 @@
  * initialisation may create the resource first: each step is skipped when already there.
  */
 import type { Harness } from './harness';
-import { basic, CALLBACK, form, FORM, pkce, type Tokens } from '../fixtures/oauth';
+import { basic, CALLBACK, publicClientToken } from '../fixtures/oauth';
 import { ADMIN_AUDIENCE, ADMIN_ROOT, ADMIN_SCOPES } from '../../src/identity/admin/schemas';
 import { SYSTEM_ACTOR } from '../../src/identity/audit';
 import { ADMINISTRATOR_ROLE } from '../../src/identity/directory/permissions';
@@ -77,19 +77,8 @@ export async function createAdminFixture(h: Harness): Promise<AdminFixture> {
   await services.directory.grantAdministrator(controlId, first.subject, ALL_ADMIN_SCOPES, SYSTEM_ACTOR);
   const operator = { id: first.id, subject: first.subject };
 
-  async function token(scopes: string[] = ALL_ADMIN_SCOPES, userId = operator.id, resource: string | null = uri): Promise<string> {
-    const p = pkce();
-    const code = await services.oauth.issueAuthorizationCode({
-      tenantId: controlId, clientId: ADMIN_CLIENT, userId, redirectUri: CALLBACK, codeChallenge: p.challenge, scope: scopes, resource, nonce: null,
-      authTime: h.clock.nowSeconds(),
-    });
-    const res = await h.request(`/t/${control.slug}/oauth2/token`, {
-      method: 'POST', headers: { 'content-type': FORM },
-      body: form({ grant_type: 'authorization_code', code, redirect_uri: CALLBACK, code_verifier: p.verifier, client_id: ADMIN_CLIENT }),
-    });
-    if (res.status !== 200) throw new Error(`token failed: ${res.status} ${await res.text()}`);
-    return ((await res.json()) as Tokens).access_token;
-  }
+  const token = (scopes: string[] = ALL_ADMIN_SCOPES, userId = operator.id, resource: string | null = uri): Promise<string> =>
+    publicClientToken(h, { tenantId: controlId, slug: control.slug, clientId: ADMIN_CLIENT, userId, scope: scopes, resource });
 
   async function revoke(subject: string) {
     for (const roleKey of held.get(subject) ?? []) {

@@ -5,7 +5,7 @@
  * issued through the real code exchange, as in test/helpers/admin.ts.
  */
 import type { Harness } from './harness';
-import { CALLBACK, form, FORM, pkce, type Tokens } from '../fixtures/oauth';
+import { CALLBACK, publicClientToken } from '../fixtures/oauth';
 import { SYSTEM_ACTOR } from '../../src/identity/audit';
 import { ENGAGE_ADMIN_API, ENGAGE_ADMIN_SCOPES } from '../../src/platform/operator-apis';
 import { createAdminFixture, type AdminFixture } from './admin';
@@ -43,19 +43,8 @@ export async function createEngageAdminFixture(h: Harness, identity?: AdminFixtu
   await h.services.directory.grantAdministrator(a.controlId, a.operator.subject, ALL_ENGAGE_SCOPES, SYSTEM_ACTOR);
   const root = `/t/${control.slug}${ENGAGE_ADMIN_API.root}`;
 
-  async function token(scopes: string[] = ALL_ENGAGE_SCOPES, userId = a.operator.id): Promise<string> {
-    const p = pkce();
-    const code = await services.oauth.issueAuthorizationCode({
-      tenantId: a.controlId, clientId: ENGAGE_ADMIN_CLIENT, userId, redirectUri: CALLBACK, codeChallenge: p.challenge, scope: scopes, resource: uri, nonce: null,
-      authTime: h.clock.nowSeconds(),
-    });
-    const res = await h.request(`/t/${control.slug}/oauth2/token`, {
-      method: 'POST', headers: { 'content-type': FORM },
-      body: form({ grant_type: 'authorization_code', code, redirect_uri: CALLBACK, code_verifier: p.verifier, client_id: ENGAGE_ADMIN_CLIENT }),
-    });
-    if (res.status !== 200) throw new Error(`token failed: ${res.status} ${await res.text()}`);
-    return ((await res.json()) as Tokens).access_token;
-  }
+  const token = (scopes: string[] = ALL_ENGAGE_SCOPES, userId = a.operator.id): Promise<string> =>
+    publicClientToken(h, { tenantId: a.controlId, slug: control.slug, clientId: ENGAGE_ADMIN_CLIENT, userId, scope: scopes, resource: uri });
 
   async function call(method: string, path: string, bearer: string | undefined, body?: unknown): Promise<Response> {
     const headers: Record<string, string> = {};

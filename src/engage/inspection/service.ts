@@ -13,6 +13,20 @@ const event = (e: EventRow) => ({
   payload: JSON.parse(e.payload) as unknown,
 });
 
+type ProfileView = NonNullable<Awaited<ReturnType<ProfileService['profileView']>>>;
+
+/** What both views of a profile show first: who it is, whether bound, its values. */
+const profileFields = (environmentId: string, p: ProfileView) => ({
+  id: p.id,
+  environmentId,
+  externalId: p.externalId,
+  state: p.installations.length > 0 ? 'BOUND' : 'UNBOUND',
+  createdAt: p.createdAt,
+  attributes: p.attributes,
+  tags: p.tags,
+  subscriptions: p.subscriptions,
+});
+
 /** A push token lets anyone holding the provider credentials reach the device: shown by its tail only. */
 const maskToken = (token: string | null) => (token === null ? null : token.length <= 12 ? '…' : `…${token.slice(-8)}`);
 
@@ -27,17 +41,7 @@ export function createInspectionService(deps: { environments: EnvironmentService
   async function profileDetail(environmentId: string, ref: string | { id: string }) {
     const p = await profiles.profileView(environmentId, ref);
     if (!p) throw InspectionErrors.unknownProfile();
-    return {
-      id: p.id,
-      environmentId,
-      externalId: p.externalId,
-      state: p.installations.length > 0 ? 'BOUND' : 'UNBOUND',
-      createdAt: p.createdAt,
-      attributes: p.attributes,
-      tags: p.tags,
-      subscriptions: p.subscriptions,
-      installations: p.installations.map((i) => ({ ...i, generation: Number(i.generation) })),
-    };
+    return { ...profileFields(environmentId, p), installations: p.installations.map((i) => ({ ...i, generation: Number(i.generation) })) };
   }
   return {
     /**
@@ -90,18 +94,7 @@ export function createInspectionService(deps: { environments: EnvironmentService
       const env = await environments.resolve(environment);
       const p = await profiles.profileView(env.id, externalId);
       if (!p) throw EdgeErrors.notFound(`profile with external id ${externalId}`);
-      return {
-        id: p.id,
-        environmentId: env.id,
-        externalId: p.externalId,
-        state: p.installations.length > 0 ? 'BOUND' : 'UNBOUND',
-        createdAt: p.createdAt,
-        attributes: p.attributes,
-        tags: p.tags,
-        subscriptions: p.subscriptions,
-        installations: p.installations,
-        recentEvents: (await operations.history.recentEvents(env.id, p.id, recent)).map(event),
-      };
+      return { ...profileFields(env.id, p), installations: p.installations, recentEvents: (await operations.history.recentEvents(env.id, p.id, recent)).map(event) };
     },
   };
 }

@@ -35,6 +35,7 @@ const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
 const TENANT = { tenantId: Uuid({ description: 'the tenant id' }) };
 const JOB = { ...TENANT, jobId: Uuid({ description: 'the job id' }) };
 const PAGED = { query: pageQuery };
+const JOB_ERRORS = { 400: 'invalid_request', 404: 'unknown_tenant, unknown_user_transfer' };
 
 /** Behind the management API's gate and guard: its shared failures (401, 403, 404) come first. */
 const doc = <const D extends Omit<RouteDoc, 'summary'>>(summary: string, d: D) =>
@@ -91,11 +92,27 @@ export function mountTransferRoutes(admin: Hono<TokenEnv>, deps: TransferRouteDe
   const atJob = inTenant(deps, true);
   const actor = (c: Context<TokenEnv>) => actorOf(c.get('principal'));
 
-  admin.get('/tenants/:tenantId/user-imports', imports, atTenant, route(
-    doc("A page of the tenant's import jobs, newest first", { params: TENANT, ...PAGED, responses: { 200: json(JobPage, 'a page of jobs') }, errors: { 400: 'invalid_request', 404: 'unknown_tenant' } }),
-    async (c, { query }) => c.json(await transfer.jobs.list(pathOf(c).tenantId, 'IMPORT', query)),
-  ));
+  /** What both kinds of job have under `path`: the tenant's page of them, one job, its cancellation. */
+  const jobRoutes = (kind: 'IMPORT' | 'EXPORT', path: string, guard: MiddlewareHandler<TokenEnv>, cancelling: string) => {
+    const noun = kind === 'IMPORT' ? 'import' : 'export';
+    admin.get(path, guard, atTenant, route(
+      doc(`A page of the tenant's ${noun} jobs, newest first`, { params: TENANT, ...PAGED, responses: { 200: json(JobPage, 'a page of jobs') }, errors: { 400: 'invalid_request', 404: 'unknown_tenant' } }),
+      async (c, { query }) => c.json(await transfer.jobs.list(pathOf(c).tenantId, kind, query)),
+    ));
+    admin.get(`${path}/:jobId`, guard, atJob, route(
+      doc(`An ${noun} job`, { params: JOB, responses: { 200: json(Job, 'the job') }, errors: JOB_ERRORS }),
+      async (c) => c.json(await transfer.jobs.get(pathOf(c).tenantId, kind, pathOf(c).jobId)),
+    ));
+    admin.delete(`${path}/:jobId`, guard, atJob, route(
+      doc(cancelling, { params: JOB, responses: { 204: { description: 'cancelled' } }, errors: JOB_ERRORS }),
+      async (c) => {
+        await transfer.jobs.cancel(pathOf(c).tenantId, kind, pathOf(c).jobId, actor(c));
+        return c.body(null, 204);
+      },
+    ));
+  };
 
+  jobRoutes('IMPORT', '/tenants/:tenantId/user-imports', imports, 'Cancel an import job (records already committed stay imported; a finished job is left as it is)');
   admin.post('/tenants/:tenantId/user-imports', imports, atTenant, route(
     doc('Queue an import of at most 500 records (CREATE_ONLY or VALIDATE_ONLY); an exact retry with the same idempotencyKey returns the same job', {
       params: TENANT, body: { schema: ImportRequestDoc, check: ImportRequest }, responses: { 202: json(Job, 'the job, QUEUED (or as it stands, for a retry)') },
@@ -104,30 +121,12 @@ export function mountTransferRoutes(admin: Hono<TokenEnv>, deps: TransferRouteDe
     async (c, { body }) => c.json((await transfer.jobs.createImport(pathOf(c).tenantId, body, actor(c))).job, 202),
   ));
 
-  admin.get('/tenants/:tenantId/user-imports/:jobId', imports, atJob, route(
-    doc('An import job', { params: JOB, responses: { 200: json(Job, 'the job') }, errors: { 400: 'invalid_request', 404: 'unknown_tenant, unknown_user_transfer' } }),
-    async (c) => c.json(await transfer.jobs.get(pathOf(c).tenantId, 'IMPORT', pathOf(c).jobId)),
-  ));
-
-  admin.delete('/tenants/:tenantId/user-imports/:jobId', imports, atJob, route(
-    doc('Cancel an import job (records already committed stay imported; a finished job is left as it is)', {
-      params: JOB, responses: { 204: { description: 'cancelled' } }, errors: { 400: 'invalid_request', 404: 'unknown_tenant, unknown_user_transfer' },
-    }),
-    async (c) => {
-      await transfer.jobs.cancel(pathOf(c).tenantId, 'IMPORT', pathOf(c).jobId, actor(c));
-      return c.body(null, 204);
-    },
-  ));
-
   admin.get('/tenants/:tenantId/user-imports/:jobId/results', imports, atJob, route(
-    doc("A page of an import job's results, by position", { params: JOB, ...PAGED, responses: { 200: json(ImportResultPage, 'a page of import result records') }, errors: { 400: 'invalid_request', 404: 'unknown_tenant, unknown_user_transfer' } }),
+    doc("A page of an import job's results, by position", { params: JOB, ...PAGED, responses: { 200: json(ImportResultPage, 'a page of import result records') }, errors: JOB_ERRORS }),
     async (c, { query }) => c.json(await transfer.jobs.results(pathOf(c).tenantId, pathOf(c).jobId, query)),
   ));
 
-  admin.get('/tenants/:tenantId/user-exports', exports, atTenant, route(
-    doc("A page of the tenant's export jobs, newest first", { params: TENANT, ...PAGED, responses: { 200: json(JobPage, 'a page of jobs') }, errors: { 400: 'invalid_request', 404: 'unknown_tenant' } }),
-    async (c, { query }) => c.json(await transfer.jobs.list(pathOf(c).tenantId, 'EXPORT', query)),
-  ));
+  jobRoutes('EXPORT', '/tenants/:tenantId/user-exports', exports, 'Cancel an export job');
 
   // Its body may be absent (none, or an object).
   admin.post('/tenants/:tenantId/user-exports', exports, atTenant, exportRoute(
@@ -138,28 +137,15 @@ export function mountTransferRoutes(admin: Hono<TokenEnv>, deps: TransferRouteDe
     async (c, { body }) => c.json((await transfer.jobs.createExport(pathOf(c).tenantId, body ?? {}, actor(c))).job, 202),
   ));
 
-  admin.get('/tenants/:tenantId/user-exports/:jobId', exports, atJob, route(
-    doc('An export job', { params: JOB, responses: { 200: json(Job, 'the job') }, errors: { 400: 'invalid_request', 404: 'unknown_tenant, unknown_user_transfer' } }),
-    async (c) => c.json(await transfer.jobs.get(pathOf(c).tenantId, 'EXPORT', pathOf(c).jobId)),
-  ));
-
-  admin.delete('/tenants/:tenantId/user-exports/:jobId', exports, atJob, route(
-    doc('Cancel an export job', { params: JOB, responses: { 204: { description: 'cancelled' } }, errors: { 400: 'invalid_request', 404: 'unknown_tenant, unknown_user_transfer' } }),
-    async (c) => {
-      await transfer.jobs.cancel(pathOf(c).tenantId, 'EXPORT', pathOf(c).jobId, actor(c));
-      return c.body(null, 204);
-    },
-  ));
-
   admin.get('/tenants/:tenantId/user-exports/:jobId/records', exports, atJob, route(
-    doc("A page of an export's records (empty until it SUCCEEDED)", { params: JOB, ...PAGED, responses: { 200: json(ExportRecordPage, 'a page of export records') }, errors: { 400: 'invalid_request', 404: 'unknown_tenant, unknown_user_transfer' } }),
+    doc("A page of an export's records (empty until it SUCCEEDED)", { params: JOB, ...PAGED, responses: { 200: json(ExportRecordPage, 'a page of export records') }, errors: JOB_ERRORS }),
     async (c, { query }) => c.json(await transfer.jobs.exportRecords(pathOf(c).tenantId, pathOf(c).jobId, query)),
   ));
 
   admin.get('/tenants/:tenantId/user-exports/:jobId/download', exports, atJob, route(
     doc('The export as NDJSON, one export record per line, streamed (empty until it SUCCEEDED)', {
       params: JOB, responses: { 200: { description: 'one export record (JSON) per line', schema: ExportRecord, type: 'ndjson' } },
-      errors: { 400: 'invalid_request', 404: 'unknown_tenant, unknown_user_transfer' },
+      errors: JOB_ERRORS,
     }),
     async (c) => {
       const lines = await transfer.download(pathOf(c).tenantId, pathOf(c).jobId);
