@@ -215,6 +215,24 @@ describeBrowser('console: clients, resources, credentials, signing keys, federat
     await s.check('identity-directory');
   });
 
+  it('shows an operator without the manage permission the refusal in words, not a broken page', async () => {
+    const reader = { email: 'reader@example.com', password: 'reader-horse-battery-7' };
+    await sb.cli(['users', 'create', '--tenant', 'control', '--email', reader.email, '--verified', '--password-stdin'], { stdin: `${reader.password}\n` });
+    await sb.cli(['operators', 'grant', '--email', reader.email, '--permission', 'identity.admin.read', 'engage.admin.read']);
+    const r = await signInToConsole(server, reader, `${base}/signing-keys`);
+    try {
+      await r.page.getByRole('img', { name: /This key: ACTIVE/ }).first().waitFor();
+      await r.page.getByRole('button', { name: 'Stage a new key' }).click();
+      const alert = r.page.getByRole('alert');
+      await alert.waitFor();
+      expect(await alert.textContent()).toMatch(/You do not have the permission this needs.*(access_denied|insufficient_scope)/);
+      await r.check('identity-signing-keys-refused');
+      expect(r.problems).toEqual([]);
+    } finally {
+      await r.close();
+    }
+  });
+
   it('called only documented operations, with no page error', () => {
     const templates = ENDPOINTS.map((e) => {
       const [method, p] = e.split(' ');
