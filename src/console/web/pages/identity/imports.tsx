@@ -219,16 +219,15 @@ export function ImportDetail({ tenantId, jobId }: { tenantId: string; jobId: str
           { header: 'Record', cell: (r) => r.position + 1 },
           { header: 'Email', cell: (r) => r.email ?? '—' },
           { header: 'External id', cell: (r) => (r.externalId ? <code>{r.externalId}</code> : '—') },
-          { header: 'Result', cell: (r) => (r.status === 'SUCCEEDED' ? 'Succeeded' : <strong>Failed</strong>) },
           {
-            header: 'Why',
+            header: 'Result',
             cell: (r) =>
-              r.errorCode ? (
-                <>
-                  {RECORD_ERRORS[r.errorCode] ?? 'The server refused this record.'} <code>{r.errorCode}</code>
-                </>
+              r.status === 'SUCCEEDED' ? (
+                'Succeeded'
               ) : (
-                '—'
+                <span class="result-why">
+                  <strong>Failed:</strong> {(r.errorCode && RECORD_ERRORS[r.errorCode]) ?? 'The server refused this record.'} {r.errorCode && <code>{r.errorCode}</code>}
+                </span>
               ),
           },
         ]}
