@@ -1,9 +1,10 @@
-import { randomBytes, randomUUID } from 'node:crypto';
+import { generateKeyPairSync, randomBytes, randomUUID } from 'node:crypto';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { RunningServer } from '../helpers/binary';
 import { HAS_CHROMIUM } from '../helpers/browser';
-import { apiCalls, createOperator, signInToConsole, type ConsoleSession } from '../helpers/console';
-import { createPushSandbox, iosAppWithTemplate, until, type PushSandbox } from '../helpers/push-e2e';
+import { OPERATOR, apiCalls, createOperator, signInToConsole, type ConsoleSession } from '../helpers/console';
+import { engageAdminToken } from '../helpers/engage-admin-token';
+import { createPushSandbox, until, type PushSandbox } from '../helpers/push-e2e';
 import { ENDPOINTS } from '../../src/console/web/endpoints';
 
 /**
@@ -17,7 +18,7 @@ const describeBrowser = HAS_CHROMIUM ? describe : describe.skip;
 const TOPIC = 'com.example.console';
 const FILE = {
   key: 'order.shipped',
-  apps: ['ios'],
+  apps: ['ios', 'android'],
   defaultLocale: 'en',
   variables: { orderId: { type: 'string' }, amount: { type: 'number' } },
   localizations: {
@@ -56,15 +57,39 @@ describeBrowser('console: templates, test sends, sends and installations', () =>
   let s: ConsoleSession;
   let device: { installationId: string; credential: string };
   const env = '/engage/environments/shop';
+  const ENV_API = '/environments/shop';
 
   beforeAll(async () => {
+    // One CLI process (the operator, before anything can sign in); the rest through the
+    // administration API with the operator's token, while the browser starts and signs in.
     p = await createPushSandbox({ prefix: 'engage-console-templates-', topic: TOPIC });
-    const made = await iosAppWithTemplate(p, { environment: 'shop', topic: TOPIC, template: { key: 'welcome', localizations: { en: { title: 'Welcome', body: 'Hello' } } } });
     await createOperator(p.sandbox);
     server = await p.sandbox.serve({ env: p.env });
-    device = await registerDevice(server, made.app.appKey);
-    await p.cli(['test-groups', 'create', '--environment', 'shop', '--name', 'phones', '--installation', device.installationId]);
-    s = await signInToConsole(server, undefined, '/engage/environments');
+    const setUp = async () => {
+      const token = await engageAdminToken(server.url, OPERATOR.email, OPERATOR.password);
+      const api = async <T,>(method: string, route: string, body?: unknown): Promise<T> => {
+        const res = await fetch(`${server.url}/t/control/engage/admin${route}`, {
+          method,
+          headers: { authorization: `Bearer ${token}`, ...(body === undefined ? {} : { 'content-type': 'application/json' }) },
+          body: body === undefined ? undefined : JSON.stringify(body),
+        });
+        const text = await res.text();
+        expect(res.ok, `${method} ${route}: ${res.status} ${text}`).toBe(true);
+        return (text ? JSON.parse(text) : null) as T;
+      };
+      await api('POST', '/environments', { name: 'shop' });
+      const ios = await api<{ appKey: string }>('POST', `${ENV_API}/apps`, { platform: 'IOS', name: 'ios' });
+      // An Android app too: the preview shows its phone frame beside the iPhone's (no push goes to it).
+      await api('POST', `${ENV_API}/apps`, { platform: 'ANDROID', name: 'android' });
+      const pem = generateKeyPairSync('ec', { namedCurve: 'P-256' }).privateKey.export({ type: 'pkcs8', format: 'pem' }).toString();
+      p.apns.addKey('KEYID12345', 'TEAMID1234', pem);
+      await api('PUT', `${ENV_API}/apps/ios/credentials/apns`, { keyId: 'KEYID12345', teamId: 'TEAMID1234', topic: TOPIC, privateKey: pem });
+      await api('POST', `${ENV_API}/templates`, { key: 'welcome', apps: ['ios'], defaultLocale: 'en', localizations: { en: { title: 'Welcome', body: 'Hello' } } });
+      await api('POST', `${ENV_API}/templates/welcome/publish`);
+      device = await registerDevice(server, ios.appKey);
+      await api('POST', `${ENV_API}/test-groups`, { name: 'phones', members: [{ installationId: device.installationId }] });
+    };
+    [, s] = await Promise.all([setUp(), signInToConsole(server, undefined, '/engage/environments')]);
   }, 120_000);
   afterAll(async () => {
     await s?.close();
@@ -81,7 +106,7 @@ describeBrowser('console: templates, test sends, sends and installations', () =>
     // The editor starts with a valid example naming the environment's app.
     const editor = page.getByLabel('Template file');
     await page.getByText('Valid JSON.').waitFor();
-    expect(JSON.parse(await editor.inputValue())).toMatchObject({ apps: ['ios'] });
+    expect((JSON.parse(await editor.inputValue()) as { apps: string[] }).apps.sort()).toEqual(['android', 'ios']);
     await s.check('template-create');
     await editor.fill('{ "key": ');
     await page.getByText(/^Not valid JSON/).waitFor();
@@ -90,6 +115,7 @@ describeBrowser('console: templates, test sends, sends and installations', () =>
     // The essential fields read the file and write into it.
     expect(await page.getByLabel('Title (en)').inputValue()).toBe('Order {{orderId}} shipped');
     expect(await page.getByRole('checkbox', { name: 'ios (iOS)' }).isChecked()).toBe(true);
+    expect(await page.getByRole('checkbox', { name: 'android (Android)' }).isChecked()).toBe(true);
     await page.getByLabel('Key', { exact: true }).fill('order.shipped');
     expect(JSON.parse(await editor.inputValue())).toEqual(FILE);
     await page.getByRole('button', { name: 'Create template' }).click();
@@ -101,11 +127,15 @@ describeBrowser('console: templates, test sends, sends and installations', () =>
     await preview.getByLabel('amount').fill('1234.5');
     const en = page.getByRole('region', { name: 'Preview in en' });
     const de = page.getByRole('region', { name: 'Preview in de' });
-    await en.getByText('Order A-17 shipped', { exact: true }).waitFor();
-    await en.getByText('Total 1,234.5', { exact: true }).waitFor();
-    await de.getByText('Bestellung A-17 versandt', { exact: true }).waitFor();
-    await de.getByText('Summe 1.234,5', { exact: true }).waitFor();
-    expect(await de.getByRole('figure').textContent()).toMatch(/iOS \(APNS, \d+ bytes of 4096\)/);
+    await en.getByText('Order A-17 shipped', { exact: true }).first().waitFor();
+    await en.getByText('Total 1,234.5', { exact: true }).first().waitFor();
+    await de.getByText('Bestellung A-17 versandt', { exact: true }).first().waitFor();
+    await de.getByText('Summe 1.234,5', { exact: true }).first().waitFor();
+    // A phone frame per app: the iPhone's (APNs) and the Android phone's (FCM).
+    const frames = await de.getByRole('figure').allTextContents();
+    expect(frames).toHaveLength(2);
+    expect(frames).toEqual(expect.arrayContaining([expect.stringMatching(/iOS \(APNS, \d+ bytes of 4096\)/), expect.stringMatching(/Android \(FCM, \d+ bytes of 4096\)/)]));
+    expect(await en.locator('.phone-android').getByText('Total 1,234.5', { exact: true }).count()).toBe(1);
     await s.check('template-draft');
 
     await page.getByRole('button', { name: 'Publish version 1' }).click();
@@ -116,17 +146,17 @@ describeBrowser('console: templates, test sends, sends and installations', () =>
     const text = (await page.getByLabel('Template file').inputValue()).replace('Order {{orderId}} shipped', 'Order {{orderId}} on its way');
     await page.getByLabel('Template file').fill(text);
     await page.getByText('Unsaved changes').waitFor();
-    await en.getByText('Order A-17 on its way', { exact: true }).waitFor();
-    expect(await en.getByRole('figure').textContent()).toContain('unsaved');
+    await en.getByText('Order A-17 on its way', { exact: true }).first().waitFor();
+    expect(await en.getByRole('figure').first().textContent()).toContain('unsaved');
     await page.getByLabel('Template file').fill(text.replace('{{orderId}} on its way', '{{orderNo}} on its way'));
-    await en.getByText('{{orderNo}} is not a declared variable').waitFor();
+    await en.getByText('{{orderNo}} is not a declared variable').first().waitFor();
     await page.getByLabel('Template file').fill(text);
-    await en.getByText('Order A-17 on its way', { exact: true }).waitFor();
+    await en.getByText('Order A-17 on its way', { exact: true }).first().waitFor();
     // ...and an edit saved is a draft beside the published version.
     await page.getByRole('button', { name: 'Save draft' }).click();
     await page.getByText('Draft version 2 saved').waitFor();
-    await en.getByText('version 2 draft').waitFor();
-    await en.getByText('Order A-17 on its way', { exact: true }).waitFor();
+    await en.getByText('version 2 draft').first().waitFor();
+    await en.getByText('Order A-17 on its way', { exact: true }).first().waitFor();
     await page.getByRole('button', { name: 'Publish version 2' }).waitFor();
     await s.check('template-edited');
   }, 60_000);
@@ -193,15 +223,34 @@ describeBrowser('console: templates, test sends, sends and installations', () =>
     await page.getByLabel('Installation id or external id').fill(device.installationId.toUpperCase());
     await page.getByRole('button', { name: 'Look up' }).click();
     await page.getByRole('heading', { level: 1, name: `Installation ${device.installationId}` }).waitFor();
-    const ops = page.getByRole('table', { name: 'Last operations, newest first' });
-    await ops.getByRole('cell', { name: 'PUSH_TOKEN_SET' }).waitFor();
-    expect(await page.getByText('a token is held (never shown)').count()).toBe(1);
+    await page.getByText('a token is held (never shown)').waitFor();
     expect(await page.locator('main').textContent()).toContain('Yes');
+    // One timeline, newest first: the push delivered (the receipt) and sent, its admission, the
+    // operations received, the binding at registration, the registration; each with its time.
+    const timeline = page.getByRole('list', { name: 'Timeline of the installation, newest first' });
+    await timeline.waitFor();
+    const entries = await timeline.getByRole('listitem').allTextContents();
+    expect(entries.some((e) => e.includes('Push receipt recorded: operation accepted'))).toBe(true);
+    const order = [/Push delivered: the app reported it received/, /Push sent to APNS for send/, /Push admitted for send .* through APNS/, /Push token set: operation accepted/, /Push permission set: operation accepted/, /started anonymous with profile/, /Installation registered \(iOS\)/];
+    const at = order.map((re) => entries.findIndex((e) => re.test(e)));
+    expect(at.every((k) => k >= 0), `${JSON.stringify(entries)}`).toBe(true);
+    expect([...at].sort((a, b) => a - b)).toEqual(at);
+    const times = await timeline.locator('time').evaluateAll((ts) => ts.map((t) => t.getAttribute('datetime') ?? ''));
+    expect(times).toHaveLength(entries.length);
+    expect(times.map((t) => Date.parse(t))).toEqual(times.map((t) => Date.parse(t)).sort((a, b) => b - a));
+    // Its send's link opens the send.
+    expect(await timeline.getByRole('link', { name: /^send / }).first().getAttribute('href')).toMatch(/\/sends\/[0-9a-f-]{36}$/);
     await s.check('installation');
-    await page.getByRole('table', { name: 'Binding history' }).getByRole('link').first().click();
+    await timeline.getByRole('listitem').filter({ hasText: 'started anonymous with profile' }).getByRole('link').click();
     await page.getByRole('heading', { level: 1, name: /^Profile / }).waitFor();
     await page.getByText('None: an anonymous profile').waitFor();
     await page.getByRole('table', { name: 'Installations bound to the profile' }).getByRole('link', { name: device.installationId }).waitFor();
+    // The profile's timeline: its installation's events while it was the profile's, the profile's creation last.
+    const ptl = page.getByRole('list', { name: 'Timeline of the profile, newest first' });
+    await ptl.getByText(/Push delivered: the app reported it received/).waitFor();
+    const pEntries = await ptl.getByRole('listitem').allTextContents();
+    expect(pEntries.some((e) => e.includes(`Push token set: operation accepted`) && e.includes(device.installationId))).toBe(true);
+    expect(pEntries.filter((e) => /Profile created \(anonymous\)|registered \(iOS\)/.test(e))).toHaveLength(2);
     await s.check('profile');
     await s.open(`${env}/profiles/external/nobody`);
     await page.getByText('There is no profile with this id or external id').waitFor();
@@ -211,7 +260,7 @@ describeBrowser('console: templates, test sends, sends and installations', () =>
     const page = s.page;
     await s.open(`${env}/templates/order.shipped/versions/1`);
     await page.getByText('PUBLISHED', { exact: true }).waitFor();
-    await page.getByRole('region', { name: 'Preview in de' }).getByText('Bestellung sample orderId versandt', { exact: true }).waitFor();
+    await page.getByRole('region', { name: 'Preview in de' }).getByText('Bestellung sample orderId versandt', { exact: true }).first().waitFor();
     await s.check('template-version');
     await s.open(`${env}/templates/order.shipped`);
     await page.getByRole('button', { name: 'Archive' }).click();

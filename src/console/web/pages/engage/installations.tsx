@@ -4,6 +4,7 @@ import { DataTable, useCall, usePaged } from '../../ui/data';
 import { ErrorBox } from '../../ui/feedback';
 import { Field, bind } from '../../ui/forms';
 import { EnvPageHeader, at, envPath } from './sends';
+import { TIMELINE_DELIVERIES, Timeline, TimelineError, installationEntries, useInstallationsHistory } from './installations-timeline';
 
 interface InstallationLine {
   id: string;
@@ -112,7 +113,7 @@ export function InstallationList({ environmentId }: { environmentId: string }) {
   );
 }
 
-/** An installation and its timeline: state, binding history, attributes, subscriptions, last operations. */
+/** An installation: its state, attributes and subscriptions, and its timeline (binding transitions, operations, pushes to it). */
 export function InstallationDetail({ environmentId, installationId }: { environmentId: string; installationId: string }) {
   const { data: i, error } = useCall<Installation, 'GET /engage/admin/environments/{environmentId}/installations/{installationId}'>('GET /engage/admin/environments/{environmentId}/installations/{installationId}', {
     params: { environmentId, installationId },
@@ -159,36 +160,11 @@ export function InstallationDetail({ environmentId, installationId }: { environm
             <dt>Last change</dt>
             <dd>{at(i.updatedAt)}</dd>
           </dl>
-          <h2>Binding history</h2>
-          <DataTable
-            caption="Binding history"
-            rows={i.generations}
-            rowKey={(g) => String(g.generation)}
-            columns={[
-              { header: 'Generation', cell: (g) => g.generation },
-              { header: 'Binding', cell: (g) => (g.bindingState === 'BOUND' ? 'Bound' : 'Anonymous') },
-              { header: 'Profile', cell: (g) => <Link href={envPath(environmentId, 'profiles', g.profileId)}><code>{g.profileId}</code></Link> },
-              { header: 'Since', cell: (g) => at(g.committedAt) },
-            ]}
-          />
           <h2>Attributes</h2>
           <KeyValues caption="Attributes of the installation" values={i.attributes} empty="No attribute." />
           <h2>Subscriptions</h2>
           <KeyValues caption="Subscriptions of the installation" values={Object.fromEntries(Object.entries(i.subscriptions).map(([k, v]) => [k, v ? 'Subscribed' : 'Unsubscribed']))} empty="No subscription." />
-          <h2>Last operations</h2>
-          <DataTable
-            caption="Last operations, newest first"
-            rows={i.operations}
-            rowKey={(o) => o.operationId}
-            empty="No operation received."
-            columns={[
-              { header: 'Type', cell: (o) => o.type },
-              { header: 'Outcome', cell: (o) => (o.status === 'ACCEPTED' ? 'Accepted' : 'Rejected') },
-              { header: 'Generation', cell: (o) => o.generation },
-              { header: 'Occurred', cell: (o) => at(o.occurredAt) },
-              { header: 'Received', cell: (o) => at(o.receivedAt) },
-            ]}
-          />
+          <InstallationTimeline environmentId={environmentId} installation={i} />
         </>
       )}
     </>
@@ -199,4 +175,25 @@ export function InstallationDetail({ environmentId, installationId }: { environm
 export function KeyValues({ caption, values, empty }: { caption: string; values: Record<string, unknown>; empty: string }) {
   const rows = Object.entries(values).map(([name, value]) => ({ name, value }));
   return <DataTable caption={caption} rows={rows} rowKey={(r) => r.name} empty={empty} columns={[{ header: 'Name', cell: (r) => r.name }, { header: 'Value', cell: (r) => valueText(r.value) }]} />;
+}
+
+/** The installation's timeline: what GET …/installations/{id} holds (binding history, last operations) merged with the pushes to it. */
+function InstallationTimeline({ environmentId, installation }: { environmentId: string; installation: Installation }) {
+  const h = useInstallationsHistory(environmentId, [installation.id], false);
+  if (h.loading) return <p aria-busy="true">Loading the timeline…</p>;
+  return (
+    <>
+      <TimelineError error={h.error} />
+      <Timeline
+        label="Timeline of the installation, newest first"
+        entries={installationEntries(environmentId, installation, h.deliveries[installation.id] ?? [])}
+        note={
+          <>
+            Its binding changes, its last {installation.operations.length === 1 ? 'operation' : `${installation.operations.length} operations`} received and the {TIMELINE_DELIVERIES} newest pushes to it. All the sends to it:{' '}
+            <Link href={`${envPath(environmentId, 'sends')}?installation=${encodeURIComponent(installation.id)}`}>Sends to it</Link>.
+          </>
+        }
+      />
+    </>
+  );
 }

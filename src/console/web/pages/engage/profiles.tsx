@@ -3,6 +3,7 @@ import { DataTable, useCall } from '../../ui/data';
 import { ErrorBox } from '../../ui/feedback';
 import { KeyValues } from './installations';
 import { EnvPageHeader, at, envPath } from './sends';
+import { TIMELINE_DELIVERIES, Timeline, type TimelineEntry, TimelineError, installationEntries, useInstallationsHistory } from './installations-timeline';
 
 interface Profile {
   id: string;
@@ -16,7 +17,7 @@ interface Profile {
   installations: { id: string; appId: string; platform: 'IOS' | 'ANDROID'; generation: number }[];
 }
 
-/** A profile (by its id, or by the external id it is bound to): attributes, tags, subscriptions, its installations. */
+/** A profile (by its id, or by the external id it is bound to): attributes, tags, subscriptions, its installations, its timeline. */
 export function ProfileDetail({ environmentId, profileId, externalId }: { environmentId: string; profileId?: string; externalId?: string }) {
   const byId = useCall<Profile, 'GET /engage/admin/environments/{environmentId}/profiles/{profileId}'>(
     profileId ? 'GET /engage/admin/environments/{environmentId}/profiles/{profileId}' : undefined,
@@ -73,8 +74,31 @@ export function ProfileDetail({ environmentId, profileId, externalId }: { enviro
               { header: 'Subscribed', cell: (s) => (s.subscribed ? 'Yes' : 'No') },
             ]}
           />
+          <ProfileTimeline environmentId={environmentId} profile={p} />
         </>
       )}
+    </>
+  );
+}
+
+/**
+ * The profile's timeline: its creation, and the events of the installations bound to it now while
+ * they were its own (their binding transitions, operations received, pushes to them), newest first.
+ */
+function ProfileTimeline({ environmentId, profile }: { environmentId: string; profile: Profile }) {
+  const ids = profile.installations.map((i) => i.id);
+  const h = useInstallationsHistory(environmentId, ids, true);
+  if (h.loading && ids.length > 0) return <p aria-busy="true">Loading the timeline…</p>;
+  const entries: TimelineEntry[] = [{ at: profile.createdAt, what: <>Profile created{profile.externalId ? ` for external id ${profile.externalId}` : ' (anonymous)'}</>, seq: -1 }];
+  for (const i of h.installations) entries.push(...installationEntries(environmentId, i, h.deliveries[i.id] ?? [], profile.id));
+  return (
+    <>
+      <TimelineError error={h.error} />
+      <Timeline
+        label="Timeline of the profile, newest first"
+        entries={entries}
+        note={`Its creation, and what happened to the installations bound to it now while they were its own: binding changes, their last operations received, the ${TIMELINE_DELIVERIES} newest pushes to each.`}
+      />
     </>
   );
 }
