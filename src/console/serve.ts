@@ -1,6 +1,8 @@
 import { Hono } from 'hono';
 import type { AppEnv } from '../platform/http/request';
 import { notFoundError } from '../platform/http/errors';
+import { described } from '../platform/http/openapi';
+import { T } from '../platform/http/schema';
 import { consoleAssets, type ConsoleAsset } from './assets';
 
 /** What the page needs to sign in and find the two administration APIs; nothing secret. */
@@ -21,7 +23,7 @@ export function createConsoleApp(settings: ConsoleSettings): Hono<AppEnv> {
   const app = new Hono<AppEnv>();
   const { base } = settings;
 
-  app.get(`${base}/assets/:name`, async (c) => {
+  app.get(`${base}/assets/:name`, described(ASSET_DOC, async (c) => {
     const asset = (await consoleAssets()).find((a) => a.name === c.req.param('name'));
     if (!asset) throw notFoundError('api');
     const gzip = /\bgzip\b/.test(c.req.header('accept-encoding') ?? '');
@@ -33,7 +35,7 @@ export function createConsoleApp(settings: ConsoleSettings): Hono<AppEnv> {
     };
     if (gzip) headers['Content-Encoding'] = 'gzip';
     return c.body(new Uint8Array(gzip ? asset.gzip : asset.body), 200, headers);
-  });
+  }));
 
   const page = async (c: { req: { path: string }; body: (b: string, s: 200, h: Record<string, string>) => Response }) => {
     const issuer = await settings.controlIssuer();
@@ -42,10 +44,25 @@ export function createConsoleApp(settings: ConsoleSettings): Hono<AppEnv> {
     // The callback alone may be framed, by the console itself: the hidden frame of a silent sign-in (prompt=none).
     return c.body(shell(settings, issuer, assets), 200, consoleHeaders(issuer, c.req.path === `${base}/callback`));
   };
-  app.get(base, page);
-  app.get(`${base}/*`, page);
+  // Two handlers: a route's documentation is attached to its handler.
+  app.get(base, described(PAGE_DOC, (c) => page(c)));
+  app.get(`${base}/:page{.*}`, described({ ...PAGE_DOC, summary: 'The web console at one of its pages (the same HTML page: the page routes in the browser)', params: { page: T.String({ description: 'the console page, e.g. identity/tenants' }) } }, (c) => page(c)));
   return app;
 }
+
+const PAGE_DOC = {
+  summary: 'The web console (docs/console.md): an HTML page that signs the operator in at the control issuer and calls the two administration APIs',
+  tags: ['console'],
+  responses: { 200: { description: 'the page, with its Content-Security-Policy', type: 'html' as const } },
+  errors: { 404: 'the control tenant does not exist yet' },
+};
+const ASSET_DOC = {
+  summary: "One of the web console's files (its script or stylesheet), named by its content hash: cached for a year",
+  tags: ['console'],
+  params: { name: T.String({ description: 'e.g. app-3F2K9QZ1.js' }) },
+  responses: { 200: { description: 'the file (text/javascript or text/css; gzip when accepted)' } },
+  errors: { 404: 'no such file' },
+};
 
 /** Strict: only our own hashed files run; no inline script or style, no eval, never framed. */
 export function consoleHeaders(issuer: string, framedBySelf = false): Record<string, string> {

@@ -104,7 +104,8 @@ export interface DocumentedRoute {
   doc: RouteDoc;
 }
 
-const toOpenApiPath = (p: string) => p.replace(/\/:([A-Za-z0-9_]+)/g, '/{$1}');
+/** hono's `/:name` and `/:name{regex}` as OpenAPI's `/{name}`. */
+const toOpenApiPath = (p: string) => p.replace(/\/:([A-Za-z0-9_]+)(\{[^/]*\})?/g, '/{$1}');
 
 /**
  * The app's routes (middleware and catch-alls, registered as `ALL`, are not routes), each with
