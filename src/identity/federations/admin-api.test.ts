@@ -48,3 +48,29 @@ describe('federations on the management API', () => {
     expect((await admin.call('GET', '/federations', undefined)).status).toBe(401);
   });
 });
+
+describe('the control tenant is never a federation target (an outside review: a federation links by verified email)', () => {
+  it('refuses one through the API and the service alike, and creates nothing', async () => {
+    const control = (await h.services.tenants.control())!;
+    const token = await admin.token();
+    const res = await admin.call('POST', '/federations', token, { sourceTenantId: a, targetTenantId: control.id });
+    expect(res.status).toBe(400);
+    const body = (await res.json()) as { error: string; error_description: string };
+    expect(body).toMatchObject({ error: 'invalid_request' });
+    expect(body.error_description).toContain('control tenant');
+    await expect(h.services.federations.create('alpha', control.slug, SYSTEM_ACTOR)).rejects.toMatchObject({ code: 'invalid_request' });
+    expect(((await (await admin.call('GET', '/federations', token)).json()) as { items: unknown[] }).items).toEqual([]);
+    // The control tenant may still be a source: its operators signing in elsewhere gain nothing.
+    expect((await admin.call('POST', '/federations', token, { sourceTenantId: control.id, targetTenantId: b })).status).toBe(201);
+    expect((await admin.call('DELETE', `/federations/${control.id}/${b}`, token)).status).toBe(204);
+  });
+
+  it('never offers nor runs one made into it before (the sign-in page shows no source, a start is refused)', async () => {
+    const control = (await h.services.tenants.control())!;
+    await h.services.federations.create('alpha', 'beta', SYSTEM_ACTOR);
+    await h.sql.run('UPDATE federations SET target_tenant_id = ? WHERE source_tenant_id = ? AND target_tenant_id = ?', [control.id, a, b]);
+    const resolved = { tenant: control, issuer: `http://engage.test/t/${control.slug}` } as Parameters<typeof h.services.federations.options>[0];
+    expect(await h.services.federations.options(resolved)).toEqual([]);
+    expect(await h.services.federations.begin(resolved, { source: 'alpha', sessionId: 's', interactionId: 'i' })).toBeUndefined();
+  });
+});

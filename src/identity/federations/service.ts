@@ -108,6 +108,9 @@ export function createFederationService(deps: {
       const source = await tenant(sourceRef, !!opts.byIdOnly);
       const target = await tenant(targetRef, !!opts.byIdOnly);
       if (source.id === target.id) throw FederationErrors.invalid('a tenant cannot federate with itself');
+      // A sign-in through a federation links to the target's user with the same verified email:
+      // into the control tenant, whoever administers the source could sign in as any operator.
+      if (target.isControl) throw FederationErrors.invalid('the control tenant cannot be a federation target: its users are the operators, who sign in with its own credentials');
       if (await store.federations.find(source.id, target.id)) throw FederationErrors.conflict(`${source.slug} is federated to ${target.slug} already`);
       // A new client per federation: a deleted federation's client stays disabled.
       const clientId = `federation-${target.slug}-${randomBytes(4).toString('hex')}`;
@@ -166,6 +169,8 @@ export function createFederationService(deps: {
     /** The sources offered on `target`'s sign-in page ("Sign in with <source>"). */
     async options(target: ResolvedTenant): Promise<FederationOption[]> {
       const out: FederationOption[] = [];
+      // A federation into the control tenant made before it was refused is never offered nor run.
+      if (target.tenant.isControl) return out;
       for (const f of await store.federations.intoTarget(target.tenant.id)) {
         const s = await tenants.get(f.sourceTenantId);
         if (s.status === 'ACTIVE') out.push({ source: s.slug, label: s.slug, issuer: tenants.issuerOf(s) });
@@ -186,7 +191,7 @@ export function createFederationService(deps: {
         return undefined;
       }
       const f = await store.federations.find(source.id, target.tenant.id);
-      if (!f || f.status !== 'ACTIVE' || source.status !== 'ACTIVE') return undefined;
+      if (!f || f.status !== 'ACTIVE' || source.status !== 'ACTIVE' || target.tenant.isControl) return undefined;
       // The target's issuers may have changed since (a custom issuer set, changed or cleared):
       // its callbacks follow them before the source is asked to redirect to one.
       const client = await deps.clients.find(source.id, f.clientId);
@@ -228,7 +233,7 @@ export function createFederationService(deps: {
       if (!(await store.tx((tx) => tx.federations.consumeLogin(target.tenant.id, login.stateDigest)))) return { ok: false, reason: 'expired' };
       const f = await store.federations.find(login.sourceTenantId, target.tenant.id);
       const source = await tenants.get(login.sourceTenantId).catch(() => undefined);
-      if (!f || f.status !== 'ACTIVE' || !source || source.status !== 'ACTIVE') return { ok: false, reason: 'refused' };
+      if (!f || f.status !== 'ACTIVE' || !source || source.status !== 'ACTIVE' || target.tenant.isControl) return { ok: false, reason: 'refused' };
       const sourceIssuer = tenants.issuerOf(source);
       const refused = { ok: false as const, reason: 'refused' as const, source: source.slug };
       const code = params.get('code');
