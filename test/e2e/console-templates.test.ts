@@ -12,7 +12,9 @@ import { ENDPOINTS } from '../../src/console/web/endpoints';
  * a person uses them: write a template with two locales, preview both while typing sample
  * variables, publish, edit a draft, test-send it to a test group holding a device registered
  * through the mobile edge, see the push reach the loopback APNs and the delivery shown as
- * delivered on the send's page; look the installation and its profile up; archive by typing.
+ * delivered on the send's page; look the installation and its profile up and read their timelines
+ * (before and after a user signs in on the device); archive by typing. The environment has an
+ * Android app too, so the preview's Android frame is seen.
  */
 const describeBrowser = HAS_CHROMIUM ? describe : describe.skip;
 const TOPIC = 'com.example.console';
@@ -56,6 +58,7 @@ describeBrowser('console: templates, test sends, sends and installations', () =>
   let server: RunningServer;
   let s: ConsoleSession;
   let device: { installationId: string; credential: string };
+  let accessKey: string;
   const env = '/engage/environments/shop';
   const ENV_API = '/environments/shop';
 
@@ -87,6 +90,7 @@ describeBrowser('console: templates, test sends, sends and installations', () =>
       await api('POST', `${ENV_API}/templates`, { key: 'welcome', apps: ['ios'], defaultLocale: 'en', localizations: { en: { title: 'Welcome', body: 'Hello' } } });
       await api('POST', `${ENV_API}/templates/welcome/publish`);
       device = await registerDevice(server, ios.appKey);
+      accessKey = (await api<{ key: string }>('POST', `${ENV_API}/access-keys`, { apps: ['ios'], name: 'backend' })).key;
       await api('POST', `${ENV_API}/test-groups`, { name: 'phones', members: [{ installationId: device.installationId }] });
     };
     [, s] = await Promise.all([setUp(), signInToConsole(server, undefined, '/engage/environments')]);
@@ -252,6 +256,28 @@ describeBrowser('console: templates, test sends, sends and installations', () =>
     expect(pEntries.some((e) => e.includes(`Push token set: operation accepted`) && e.includes(device.installationId))).toBe(true);
     expect(pEntries.filter((e) => /Profile created \(anonymous\)|registered \(iOS\)/.test(e))).toHaveLength(2);
     await s.check('profile');
+
+    // A user signs in on the device (the backend commits the binding): both timelines say so.
+    const code = await fetch(`${server.url}/v1/sdk/installation/binding-code`, { method: 'POST', headers: { authorization: `Bearer ${device.credential}` } });
+    const { code: bindingCode } = (await code.json()) as { code: string };
+    const bound = await fetch(`${server.url}/v1/installation-binding-transitions`, {
+      method: 'POST',
+      headers: { 'content-type': 'application/json', authorization: `Bearer ${accessKey}`, 'Idempotency-Key': randomUUID() },
+      body: JSON.stringify({ bindingCode, target: { externalId: 'customer-7' } }),
+    });
+    expect(bound.status).toBe(201);
+    await s.open(`${env}/installations`);
+    await page.getByLabel('Installation id or external id').fill('customer-7');
+    await page.getByRole('button', { name: 'Look up' }).click();
+    await page.getByRole('heading', { level: 1, name: 'Profile of customer-7' }).waitFor();
+    const btl = page.getByRole('list', { name: 'Timeline of the profile, newest first' });
+    await btl.getByText(/was bound to profile .*: a user signed in \(generation 1\)/).waitFor();
+    const bEntries = await btl.getByRole('listitem').evaluateAll((lis) => lis.map((li) => (li.textContent ?? '').slice((li.querySelector('time')?.textContent ?? '').length)));
+    // Only what happened since it was the profile's: not the anonymous generation's pushes or operations.
+    expect(bEntries).toEqual([expect.stringMatching(/^Installation .* was bound to profile/), 'Profile created for external id customer-7']);
+    await btl.getByRole('link', { name: device.installationId }).click();
+    await page.getByRole('heading', { level: 1, name: `Installation ${device.installationId}` }).waitFor();
+    await timeline.getByText(/^The installation was bound to profile .*: a user signed in \(generation 1\)$/).waitFor();
     await s.open(`${env}/profiles/external/nobody`);
     await page.getByText('There is no profile with this id or external id').waitFor();
   });
