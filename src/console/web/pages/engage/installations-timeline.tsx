@@ -69,9 +69,8 @@ export function installationEntries(environmentId: string, i: TimelineInstallati
   // The windows of time while the installation's generations were the profile's (deliveries carry no generation).
   const windows = gens.filter((g) => mine.has(g.generation)).map((g) => [g.committedAt, gens.find((n) => n.generation > g.generation)?.committedAt ?? '9999-12-31T00:00:00Z'] as const);
   const within = (t: string) => windows.some(([from, to]) => ms(t) >= ms(from) && ms(t) < ms(to));
-  if (!only || mine.has(0)) add(i.createdAt, <>
-        {only ? <>Installation {inst} registered</> : 'Installation registered'} ({i.platform === 'IOS' ? 'iOS' : 'Android'})
-      </>);
+  const platform = i.platform === 'IOS' ? 'iOS' : 'Android';
+  if (!only || mine.has(0)) add(i.createdAt, only ? <>Installation {inst} registered ({platform})</> : `Installation registered (${platform})`);
   for (const g of gens) {
     if (!mine.has(g.generation)) continue;
     const profile = (
@@ -111,9 +110,25 @@ export function installationEntries(environmentId: string, i: TimelineInstallati
         {failed ? `: ${d.state === 'FAILED' ? 'failed' : 'expired'} after ${d.attempts} attempt${d.attempts === 1 ? '' : 's'}${d.lastError ? ` (${d.lastError})` : ''}` : d.state === 'PENDING' ? ': waiting for an attempt' : ''}
       </>,
     );
-    add(d.sentAt, <>Push sent to {d.provider} for {send}{to}</>);
-    add(d.deliveredAt, <>Push delivered: the app reported it received ({send}){to}</>);
-    add(d.openedAt, <>Push opened by the user ({send}){to}</>);
+    add(
+      d.sentAt,
+      <>
+        Push sent to {d.provider} for {send}
+        {to}
+      </>,
+    );
+    add(
+      d.deliveredAt,
+      <>
+        Push delivered: the app reported it received ({send}){to}
+      </>,
+    );
+    add(
+      d.openedAt,
+      <>
+        Push opened by the user ({send}){to}
+      </>,
+    );
   }
   return out;
 }
