@@ -2,7 +2,12 @@ import type { Hono } from 'hono';
 import { pageOf, type PageRequest } from '../../platform/http/pagination';
 import { DateTime, Strict, T, type TSchema } from '../../platform/http/schema';
 import type { Services } from '../../services';
-import { OrganizationPage, PermissionPage, RoleAssignmentPage, RolePage, SlugParam, TeamPage } from '../directory/schemas';
+import type { MiddlewareHandler } from 'hono';
+import {
+  Created, KeyParam, MemberChange, MemberPage, OrganizationCreate, OrganizationPage, PermissionCreate, PermissionPage, RoleAssignmentBody, RoleAssignmentPage,
+  RoleCreate, RolePage, RolePermissionAdd, SlugParam, TeamCreate, TeamPage,
+} from '../directory/schemas';
+import { AdminErrors } from './errors';
 import { actor, type AdminEnv, type AdminGuard } from './guards';
 import { adminDoc, envelope, inTenant, json, PAGED, route, TENANT } from './routing';
 import { ADMIN_SCOPES } from './schemas';
@@ -23,10 +28,12 @@ export const ProviderPage = pageOf(ProviderEntry);
 const ProviderNameParam = T.String({ pattern: '^[a-z0-9][a-z0-9_-]{0,62}$', description: 'the provider name' });
 
 /**
- * A tenant's social identity providers (read, add, remove) and its directory objects (read),
- * for operators: the twins of `engage providers` and `engage directory … list`. The directory
+ * A tenant's social identity providers (read, add, remove) and its directory objects (read and
+ * change), for operators: the twins of `engage providers` and of the directory API. The directory
  * API itself stays at each tenant's issuer, for the tenant's own directory administrators
- * (spec 03); these reads let an operator see it with a management token (the console, issue 25).
+ * (spec 03); these let an operator see and change it with a management token (the console,
+ * issue 25), through the same service methods and schemas, audited alike. The control tenant's
+ * directory is only read here.
  */
 export function mountDirectoryAdminRoutes(admin: Hono<AdminEnv>, guard: AdminGuard, services: Services): void {
   const deps = { services };
@@ -81,4 +88,92 @@ export function mountDirectoryAdminRoutes(admin: Hono<AdminEnv>, guard: AdminGua
     }),
     async (c, { params, query: q }) => envelope(c, q, await services.directory.teams(inTenant.of(c).tenant.id, params.organizationSlug, q)),
   ));
+
+  // --- writes (issue 25): the directory API's, through the SAME service methods and schemas ---
+  /**
+   * The control tenant's directory is the operators' permissions: changed only by `engage
+   * operators grant|revoke` and `engage apply`, which keep the rank rule of issue 21. A write
+   * here is 403 access_denied (docs/decisions.md "Directory writes in the management API").
+   */
+  const notControl: MiddlewareHandler<AdminEnv> = async (c, next) => {
+    if (inTenant.of(c).tenant.isControl) throw AdminErrors.controlDirectory();
+    await next();
+  };
+  const change = [manage, inTenant(deps), notControl] as const;
+  const ORG = { ...TENANT, organizationSlug: SlugParam };
+  const TEAM = { ...ORG, teamSlug: SlugParam };
+  const ROLE = { ...TENANT, roleKey: KeyParam };
+  const CONTROL = "access_denied (also for the control tenant: its roles and assignments are the operators' permissions, changed by engage operators grant|revoke and engage apply)";
+  const REJECTED = 'directory_operation_rejected (a duplicate or a missing dependency, as the directory API answers)';
+  const MANAGED = 'configuration_managed (the role is owned by engage apply)';
+  const writeDoc = <const Q extends Record<string, TSchema>, const B extends TSchema>(summary: string, params: Q, body: B, status: 201 | 204, created?: TSchema, conflict = REJECTED) =>
+    adminDoc(summary, {
+      params, body: { schema: body }, responses: { [status]: created ? json(created, 'created') : { description: 'empty body' } },
+      errors: { 400: 'invalid_request (JSON shape, slug, key, subject, scope context or path value)', 403: CONTROL, 409: conflict },
+    });
+  const tid = (c: Parameters<typeof inTenant.of>[0]) => inTenant.of(c).tenant.id;
+
+  admin.post('/tenants/:tenantId/directory/organizations', ...change, route(writeDoc('Create a directory organization in the tenant', TENANT, OrganizationCreate, 201, Created), async (c, { body }) =>
+    c.json(await services.directory.createOrganization(tid(c), body, actor(c)), 201)));
+  admin.post('/tenants/:tenantId/directory/organizations/:organizationSlug/teams', ...change, route(writeDoc('Create a team in an organization', ORG, TeamCreate, 201, Created), async (c, { params, body }) =>
+    c.json(await services.directory.createTeam(tid(c), params.organizationSlug, body, actor(c)), 201)));
+
+  const members = <const Q extends Record<string, TSchema>>(summary: string, params: Q, what: string) =>
+    adminDoc(summary, { params, ...PAGED, responses: { 200: json(MemberPage, 'a page of members') }, errors: { 400: 'invalid_request', 409: `directory_operation_rejected (no such ${what})` } });
+  admin.get('/tenants/:tenantId/directory/organizations/:organizationSlug/members', read, inTenant(deps), route(members("A page of an organization's members", ORG, 'organization'), async (c, { params, query: q }) =>
+    envelope(c, q, await services.directory.organizationMembers(tid(c), params.organizationSlug, q))));
+  admin.post('/tenants/:tenantId/directory/organizations/:organizationSlug/members', ...change, route(writeDoc('Add a user of the tenant to an organization', ORG, MemberChange, 204), async (c, { params, body }) => {
+    await services.directory.addOrganizationMember(tid(c), params.organizationSlug, body, actor(c));
+    return c.body(null, 204);
+  }));
+  admin.post('/tenants/:tenantId/directory/organizations/:organizationSlug/members/removals', ...change, route(
+    writeDoc('Remove an organization member, with the team memberships and the ORGANIZATION and TEAM assignments that depend on it', ORG, MemberChange, 204), async (c, { params, body }) => {
+      await services.directory.removeOrganizationMember(tid(c), params.organizationSlug, body, actor(c));
+      return c.body(null, 204);
+    }));
+  admin.get('/tenants/:tenantId/directory/organizations/:organizationSlug/teams/:teamSlug/members', read, inTenant(deps), route(members("A page of a team's members", TEAM, 'organization or team'), async (c, { params, query: q }) =>
+    envelope(c, q, await services.directory.teamMembers(tid(c), params.organizationSlug, params.teamSlug, q))));
+  admin.post('/tenants/:tenantId/directory/organizations/:organizationSlug/teams/:teamSlug/members', ...change, route(writeDoc('Add an organization member to a team', TEAM, MemberChange, 204), async (c, { params, body }) => {
+    await services.directory.addTeamMember(tid(c), params.organizationSlug, params.teamSlug, body, actor(c));
+    return c.body(null, 204);
+  }));
+  admin.post('/tenants/:tenantId/directory/organizations/:organizationSlug/teams/:teamSlug/members/removals', ...change, route(
+    writeDoc('Remove a team member, with the TEAM assignments that depend on it', TEAM, MemberChange, 204), async (c, { params, body }) => {
+      await services.directory.removeTeamMember(tid(c), params.organizationSlug, params.teamSlug, body, actor(c));
+      return c.body(null, 204);
+    }));
+
+  admin.post('/tenants/:tenantId/directory/permissions', ...change, route(writeDoc('Create a directory permission', TENANT, PermissionCreate, 201), async (c, { body }) => {
+    await services.directory.createPermission(tid(c), body, actor(c));
+    return c.body(null, 201);
+  }));
+  admin.post('/tenants/:tenantId/directory/roles', ...change, route(writeDoc('Create a directory role', TENANT, RoleCreate, 201, Created), async (c, { body }) =>
+    c.json(await services.directory.createRole(tid(c), body, actor(c)), 201)));
+  admin.get('/tenants/:tenantId/directory/roles/:roleKey/permissions', read, inTenant(deps), route(
+    adminDoc('A page of the permissions a role holds', { params: ROLE, ...PAGED, responses: { 200: json(PermissionPage, 'a page of permissions') }, errors: { 400: 'invalid_request', 409: 'directory_operation_rejected (no such role)' } }),
+    async (c, { params, query: q }) => envelope(c, q, await services.directory.rolePermissions(tid(c), params.roleKey, q)),
+  ));
+  admin.post('/tenants/:tenantId/directory/roles/:roleKey/permissions', ...change, route(writeDoc('Add a permission to a role', ROLE, RolePermissionAdd, 204, undefined, `${REJECTED}, ${MANAGED}`), async (c, { params, body }) => {
+    await services.directory.addRolePermission(tid(c), params.roleKey, body, actor(c));
+    return c.body(null, 204);
+  }));
+  admin.delete('/tenants/:tenantId/directory/roles/:roleKey/permissions/:permissionKey', ...change, route(
+    adminDoc('Remove a permission from a role', {
+      params: { ...ROLE, permissionKey: KeyParam }, responses: { 204: { description: 'empty body' } },
+      errors: { 400: 'invalid_request (path value)', 403: CONTROL, 409: `directory_operation_rejected (no such role, or the role does not hold the permission), ${MANAGED}` },
+    }),
+    async (c, { params }) => {
+      await services.directory.removeRolePermission(tid(c), params.roleKey, params.permissionKey, actor(c));
+      return c.body(null, 204);
+    },
+  ));
+  admin.post('/tenants/:tenantId/directory/role-assignments', ...change, route(writeDoc('Assign a role in a TENANT, ORGANIZATION or TEAM context', TENANT, RoleAssignmentBody, 204), async (c, { body }) => {
+    await services.directory.assignRole(tid(c), body, actor(c));
+    return c.body(null, 204);
+  }));
+  admin.post('/tenants/:tenantId/directory/role-assignments/revocations', ...change, route(
+    writeDoc('Revoke a role assignment (the same body as the assignment)', TENANT, RoleAssignmentBody, 204), async (c, { body }) => {
+      await services.directory.revokeRole(tid(c), body, actor(c));
+      return c.body(null, 204);
+    }));
 }
