@@ -19,13 +19,16 @@ describeBrowser('console: clients, resources, credentials, signing keys, federat
   let acme: { id: string; slug: string };
   let partner: { id: string; slug: string };
   let base: string;
+  let dana: string;
+  let controlId: string;
   beforeAll(async () => {
     sb = await createSandbox({ prefix: 'engage-console-apps-' });
     await createOperator(sb);
     acme = await sb.cliJson<{ id: string; slug: string }>(['tenants', 'create', '--slug', 'acme']);
     partner = await sb.cliJson<{ id: string; slug: string }>(['tenants', 'create', '--slug', 'partner']);
     // A directory to look at: a user made a directory administrator (role, permissions, assignment).
-    await sb.cli(['users', 'create', '--tenant', 'acme', '--email', 'dana@example.com', '--verified']);
+    dana = (await sb.cliJson<{ subject: string }>(['users', 'create', '--tenant', 'acme', '--email', 'dana@example.com', '--verified'])).subject;
+    controlId = (await sb.cliJson<{ id: string }>(['tenants', 'show', 'control'])).id;
     await sb.cli(['directory', 'admins', 'add', '--tenant', 'acme', '--email', 'dana@example.com']);
     server = await sb.serve();
     s = await signInToConsole(server);
@@ -213,6 +216,64 @@ describeBrowser('console: clients, resources, credentials, signing keys, federat
     await page.getByRole('table', { name: 'Role assignments' }).getByRole('cell', { name: 'administrator', exact: true }).waitFor();
     await page.getByText('No organization in this tenant.').waitFor();
     await s.check('identity-directory');
+  });
+
+  it('manages the directory: an organization, its member and team, a permission, a role and its permissions, an assignment revoked by typed subject', async () => {
+    const { page } = s;
+    const notice = (text: string) => page.getByRole('status').filter({ hasText: text }).waitFor();
+    await page.getByLabel('Organization slug').fill('north');
+    await page.getByLabel('Organization name').fill('North');
+    await page.getByRole('button', { name: 'Create organization' }).click();
+    await notice('Organization north is created.');
+    await page.getByRole('button', { name: 'Show members and teams of north' }).click();
+    const addMember = page.getByRole('form', { name: 'Add to Members of north' });
+    await addMember.getByLabel('Subject').fill(dana);
+    await addMember.getByRole('button', { name: 'Add member' }).click();
+    await page.getByRole('table', { name: 'Members of north' }).getByRole('cell', { name: dana, exact: true }).waitFor();
+    await page.getByLabel('Team slug').fill('sales');
+    await page.getByLabel('Team name').fill('Sales');
+    await page.getByRole('button', { name: 'Create team' }).click();
+    await page.getByRole('table', { name: 'Teams of north' }).getByRole('cell', { name: 'sales', exact: true }).waitFor();
+
+    await page.getByLabel('Permission key').fill('orders.read');
+    await page.getByLabel('Permission name').fill('Read orders');
+    await page.getByRole('button', { name: 'Create permission' }).click();
+    await notice('Permission orders.read is created.');
+    await page.getByLabel('Role key').fill('clerk');
+    await page.getByLabel('Role name').fill('Clerk');
+    await page.getByRole('button', { name: 'Create role' }).click();
+    await notice('Role clerk is created.');
+    await page.getByRole('button', { name: 'Show permissions of role clerk' }).click();
+    const box = page.getByRole('group', { name: 'Permissions role clerk holds' }).getByRole('checkbox', { name: /orders\.read/ });
+    expect(await box.isChecked()).toBe(false);
+    await box.click();
+    // Ticked as the server answers once the change is made (the boxes are off while it runs).
+    await page.locator('fieldset.choices:not([disabled]) input:checked').waitFor();
+    expect(await box.isChecked()).toBe(true);
+    await s.check('identity-directory-manage');
+
+    await page.getByLabel('Role', { exact: true }).selectOption('clerk');
+    await page.getByLabel('Subject to assign').fill(dana);
+    await page.getByRole('button', { name: 'Assign role' }).click();
+    await notice(`Role clerk is assigned to ${dana}.`);
+    // What the console changed is in the tenant's directory: dana holds orders.read through clerk.
+    expect(JSON.stringify(await sb.cliJson(['directory', 'assignments', 'list', '--tenant', 'acme']))).toContain(`"roleKey":"clerk","subject":"${dana}"`);
+    await page.getByRole('button', { name: `Revoke role clerk from ${dana}` }).click();
+    const dialog = page.getByRole('dialog', { name: 'Revoke a role assignment' });
+    await s.check('identity-directory-revoke');
+    await dialog.getByLabel(`Type ${dana} to confirm`).fill(dana);
+    await dialog.getByRole('button', { name: 'Revoke role' }).click();
+    await notice(`Role clerk is revoked from ${dana}.`);
+    expect(await page.getByRole('button', { name: `Revoke role clerk from ${dana}` }).count()).toBe(0);
+  });
+
+  it("shows the control tenant's directory without a way to change it (operators grant|revoke and apply own it)", async () => {
+    const { page } = s;
+    await s.open(`/identity/tenants/${controlId}/directory`);
+    await page.getByText('This is the control tenant').waitFor();
+    await page.getByRole('table', { name: 'Roles' }).getByRole('cell', { name: 'administrator', exact: true }).waitFor();
+    expect(await page.getByRole('button', { name: /Create|Assign|Revoke/ }).count()).toBe(0);
+    await s.check('identity-directory-control');
   });
 
   it('shows an operator without the manage permission the refusal in words, not a broken page', async () => {

@@ -16,6 +16,7 @@ const WORDS: Record<string, string> = {
   insufficient_scope: 'Your sign-in does not cover this. Sign out and in again.',
   invalid_token: 'Your sign-in has expired. Sign in again.',
   signed_out: 'Your sign-in has expired. Sign in again.',
+  directory_operation_rejected: 'The directory refused this: something with that key exists already, or something it needs is missing.',
   configuration_managed: 'This is managed by engage apply: change it in the configuration file instead.',
   administration_disabled: 'The administration API is turned off on this server.',
   environment_disabled: 'The environment is disabled: enable it first.',

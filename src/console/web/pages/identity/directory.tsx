@@ -1,6 +1,9 @@
 import { useState } from 'preact/hooks';
-import { DataTable, usePaged } from '../../ui/data';
-import { TenantFrame } from './apps-frame';
+import { call } from '../../api';
+import { DataTable, useCall, usePaged, type PageBody } from '../../ui/data';
+import { ErrorBox, Notice } from '../../ui/feedback';
+import { ConfirmByName, Field, Form, bind, useSubmit } from '../../ui/forms';
+import { TenantFrame, useTenant } from './apps-frame';
 
 interface Organization {
   id: string;
@@ -10,6 +13,10 @@ interface Organization {
 }
 interface Team extends Organization {
   organizationId: string;
+}
+interface Member {
+  subject: string;
+  status: string;
 }
 interface Role {
   id: string;
@@ -31,53 +38,337 @@ interface Assignment {
   teamId: string | null;
 }
 
+const A = '/identity/admin/tenants/{tenantId}/directory';
 const pager = (l: { index: number; data?: { hasMore: boolean }; next: () => void; previous: () => void }) => ({ index: l.index, hasMore: !!l.data?.hasMore, next: l.next, previous: l.previous });
+const SLUG_HINT = 'Lower-case letters, digits and inner hyphens, 1 to 63 characters.';
+const KEY_HINT = 'Letters, digits, dots, colons, - or _, e.g. orders.read (1 to 128 characters).';
 
-function Teams({ tenantId, org }: { tenantId: string; org: Organization }) {
-  const list = usePaged<Team, 'GET /identity/admin/tenants/{tenantId}/directory/organizations/{organizationSlug}/teams'>(
-    'GET /identity/admin/tenants/{tenantId}/directory/organizations/{organizationSlug}/teams',
-    { params: { tenantId, organizationSlug: org.slug } },
-  );
+/** What a removal needs: what to type, what happens, and the call. */
+interface Removal {
+  title: string;
+  name: string;
+  consequence: string;
+  action: string;
+  run: () => Promise<void>;
+  done: string;
+}
+
+/** A member list (an organization's or a team's) with an add form and removal by typed subject. */
+function Members(props: {
+  label: string;
+  list: ReturnType<typeof usePaged<Member, `GET ${typeof A}/organizations/{organizationSlug}/members`>>;
+  add: (subject: string) => Promise<void>;
+  remove: (m: Member) => Removal;
+  onRemove: (r: Removal) => void;
+  hint: string;
+  manage: boolean;
+}) {
+  const [subject, setSubject] = useState('');
   return (
-    <section aria-labelledby="teams-heading">
-      <h3 id="teams-heading">Teams of {org.displayName}</h3>
+    <>
+      <DataTable
+        caption={props.label}
+        rows={props.list.data?.items}
+        rowKey={(m) => m.subject}
+        loading={props.list.loading}
+        error={props.list.error}
+        pager={pager(props.list)}
+        empty="No member yet."
+        columns={[
+          { header: 'Subject', cell: (m) => <code>{m.subject}</code> },
+          { header: 'Status', cell: (m) => m.status },
+          ...(props.manage
+            ? [{
+                header: 'Actions',
+                cell: (m: Member) => (
+                  <button type="button" class="danger" onClick={() => props.onRemove(props.remove(m))} aria-label={`Remove ${m.subject} from ${props.label}`}>
+                    Remove
+                  </button>
+                ),
+              }]
+            : []),
+        ]}
+      />
+      {props.manage && (
+        <Form
+          label={`Add to ${props.label}`}
+          submit="Add member"
+          onSubmit={async () => {
+            await props.add(subject.trim());
+            setSubject('');
+            props.list.reload();
+          }}
+        >
+          <Field label="Subject" hint={props.hint}>
+            {(a) => <input {...a} {...bind(subject, setSubject)} required autoComplete="off" spellcheck={false} />}
+          </Field>
+        </Form>
+      )}
+    </>
+  );
+}
+
+/** A team's members: add (an organization member), remove by typed subject. */
+function TeamMembers({ tenantId, org, team, manage, onRemove, onChange }: { tenantId: string; org: Organization; team: Team; manage: boolean; onRemove: (r: Removal) => void; onChange: () => void }) {
+  const teamParams = { tenantId, organizationSlug: org.slug, teamSlug: team.slug };
+  const teamMembers = usePaged<Member, `GET ${typeof A}/organizations/{organizationSlug}/teams/{teamSlug}/members`>(`GET ${A}/organizations/{organizationSlug}/teams/{teamSlug}/members`, {
+    params: teamParams,
+  });
+  return (
+    <>
+      <h4>Members of team {team.displayName}</h4>
+      <Members
+        label={`Members of team ${team.slug}`}
+        list={teamMembers}
+        manage={manage}
+        hint={`The subject of a member of ${org.slug}.`}
+        add={(subject) => call(`POST ${A}/organizations/{organizationSlug}/teams/{teamSlug}/members`, { params: teamParams, body: { subject } })}
+        remove={(m) => ({
+          title: 'Remove a team member',
+          name: m.subject,
+          consequence: `${m.subject} leaves team ${team.slug}, with their role assignments in that team.`,
+          action: 'Remove member',
+          run: async () => {
+            await call(`POST ${A}/organizations/{organizationSlug}/teams/{teamSlug}/members/removals`, { params: teamParams, body: { subject: m.subject } });
+            teamMembers.reload();
+            onChange();
+          },
+          done: `${m.subject} is removed from team ${team.slug}.`,
+        })}
+        onRemove={onRemove}
+      />
+    </>
+  );
+}
+
+/** An organization: its members, its teams (create one) and a chosen team's members. */
+function OrganizationDetail({ tenantId, org, manage, onRemove, onChange }: { tenantId: string; org: Organization; manage: boolean; onRemove: (r: Removal) => void; onChange: () => void }) {
+  const params = { tenantId, organizationSlug: org.slug };
+  const teams = usePaged<Team, `GET ${typeof A}/organizations/{organizationSlug}/teams`>(`GET ${A}/organizations/{organizationSlug}/teams`, { params });
+  const members = usePaged<Member, `GET ${typeof A}/organizations/{organizationSlug}/members`>(`GET ${A}/organizations/{organizationSlug}/members`, { params });
+  const [team, setTeam] = useState<Team | undefined>();
+  const [slug, setSlug] = useState('');
+  const [name, setName] = useState('');
+  return (
+    <section aria-labelledby="org-heading" class="panel">
+      <h3 id="org-heading">Organization {org.displayName}</h3>
+      <h4>Members</h4>
+      <Members
+        label={`Members of ${org.slug}`}
+        list={members}
+        manage={manage}
+        hint="The subject (sub) of a user of this tenant."
+        add={(subject) => call(`POST ${A}/organizations/{organizationSlug}/members`, { params, body: { subject } })}
+        remove={(m) => ({
+          title: 'Remove an organization member',
+          name: m.subject,
+          consequence: `${m.subject} leaves ${org.slug}, with their team memberships and the organization and team role assignments there.`,
+          action: 'Remove member',
+          run: async () => {
+            await call(`POST ${A}/organizations/{organizationSlug}/members/removals`, { params, body: { subject: m.subject } });
+            members.reload();
+            setTeam(undefined);
+            onChange();
+          },
+          done: `${m.subject} is removed from ${org.slug}.`,
+        })}
+        onRemove={onRemove}
+      />
+      <h4>Teams</h4>
       <DataTable
         caption={`Teams of ${org.slug}`}
-        rows={list.data?.items}
+        rows={teams.data?.items}
         rowKey={(t) => t.id}
-        loading={list.loading}
-        error={list.error}
-        pager={pager(list)}
+        loading={teams.loading}
+        error={teams.error}
+        pager={pager(teams)}
         empty="No team in this organization."
         columns={[
           { header: 'Slug', cell: (t) => t.slug },
           { header: 'Name', cell: (t) => t.displayName },
           { header: 'Status', cell: (t) => t.status },
+          {
+            header: 'Members',
+            cell: (t) => (
+              <button type="button" onClick={() => setTeam(team?.id === t.id ? undefined : t)} aria-expanded={team?.id === t.id} aria-label={`${team?.id === t.id ? 'Hide' : 'Show'} members of team ${t.slug}`}>
+                {team?.id === t.id ? 'Hide members' : 'Show members'}
+              </button>
+            ),
+          },
         ]}
       />
+      {manage && (
+        <Form
+          label={`Create a team in ${org.slug}`}
+          submit="Create team"
+          onSubmit={async () => {
+            await call(`POST ${A}/organizations/{organizationSlug}/teams`, { params, body: { slug: slug.trim(), displayName: name.trim() } });
+            setSlug('');
+            setName('');
+            teams.reload();
+          }}
+        >
+          <Field label="Team slug" hint={SLUG_HINT}>
+            {(a) => <input {...a} {...bind(slug, setSlug)} required autoComplete="off" spellcheck={false} />}
+          </Field>
+          <Field label="Team name">{(a) => <input {...a} {...bind(name, setName)} required autoComplete="off" />}</Field>
+        </Form>
+      )}
+      {team && <TeamMembers key={team.id} tenantId={tenantId} org={org} team={team} manage={manage} onRemove={onRemove} onChange={onChange} />}
     </section>
   );
 }
 
+/** A role's permissions as checkboxes over the tenant's permissions: a tick adds, an untick removes. */
+function RolePermissions({ tenantId, role, manage }: { tenantId: string; role: Role; manage: boolean }) {
+  const params = { tenantId, roleKey: role.key };
+  const all = useCall<PageBody<Permission>, `GET ${typeof A}/permissions`>(`GET ${A}/permissions`, { params: { tenantId }, query: { size: 200 } });
+  const held = useCall<PageBody<Permission>, `GET ${typeof A}/roles/{roleKey}/permissions`>(`GET ${A}/roles/{roleKey}/permissions`, { params, query: { size: 200 } });
+  const { busy, error, run } = useSubmit(async (key: string, on: boolean) => {
+    if (on) await call(`POST ${A}/roles/{roleKey}/permissions`, { params, body: { key } });
+    else await call(`DELETE ${A}/roles/{roleKey}/permissions/{permissionKey}`, { params: { ...params, permissionKey: key } });
+    held.reload();
+  });
+  const has = new Set(held.data?.items.map((p) => p.key));
+  return (
+    <section aria-labelledby="role-heading" class="panel">
+      <h3 id="role-heading">Permissions of role {role.key}</h3>
+      {(all.error ?? held.error) && <ErrorBox error={(all.error ?? held.error)!} />}
+      {all.data && held.data && (
+        <fieldset class="choices" disabled={!manage || busy || held.loading}>
+          <legend>Permissions role {role.key} holds</legend>
+          {all.data.items.length === 0 && <p>No permission in this tenant yet: create one below.</p>}
+          {all.data.items.map((p) => (
+            <label key={p.key}>
+              <input type="checkbox" checked={has.has(p.key)} onChange={(e) => void run(p.key, (e.target as HTMLInputElement).checked)} /> <code>{p.key}</code> {p.displayName}
+            </label>
+          ))}
+          {(all.data.hasMore || held.data.hasMore) && <p class="muted">Only the first 200 permissions are shown.</p>}
+        </fieldset>
+      )}
+      {error && <ErrorBox error={error} />}
+    </section>
+  );
+}
+
+/** The assign form: a role, a subject, and the organization or team its scope needs. */
+function AssignForm({ tenantId, roles, orgs, onDone }: { tenantId: string; roles: Role[]; orgs: Organization[]; onDone: (text: string) => void }) {
+  const [roleKey, setRoleKey] = useState('');
+  const [subject, setSubject] = useState('');
+  const [orgId, setOrgId] = useState('');
+  const [teamId, setTeamId] = useState('');
+  const role = roles.find((r) => r.key === roleKey);
+  const scope = role?.scope ?? 'TENANT';
+  const org = orgs.find((o) => o.id === orgId);
+  const teams = useCall<PageBody<Team>, `GET ${typeof A}/organizations/{organizationSlug}/teams`>(
+    scope === 'TEAM' && org ? `GET ${A}/organizations/{organizationSlug}/teams` : undefined,
+    { params: { tenantId, organizationSlug: org?.slug ?? '' }, query: { size: 200 } },
+  );
+  return (
+    <Form
+      label="Assign a role"
+      submit="Assign role"
+      onSubmit={async () => {
+        const body = { roleKey, subject: subject.trim(), scope, organizationId: scope === 'TENANT' ? null : orgId || null, teamId: scope === 'TEAM' ? teamId || null : null };
+        await call(`POST ${A}/role-assignments`, { params: { tenantId }, body });
+        onDone(`Role ${roleKey} is assigned to ${body.subject}.`);
+        setSubject('');
+      }}
+    >
+      <Field label="Role" hint="Its scope says where it is assigned: the tenant, an organization or a team.">
+        {(a) => (
+          <select {...a} value={roleKey} onChange={(e) => setRoleKey((e.target as HTMLSelectElement).value)} required>
+            <option value="">Choose a role</option>
+            {roles.map((r) => (
+              <option key={r.key} value={r.key}>
+                {r.key} ({r.scope})
+              </option>
+            ))}
+          </select>
+        )}
+      </Field>
+      <Field label="Subject to assign" hint="The subject (sub) of a user of this tenant; for an organization or team role, a member of it.">
+        {(a) => <input {...a} {...bind(subject, setSubject)} required autoComplete="off" spellcheck={false} />}
+      </Field>
+      {scope !== 'TENANT' && (
+        <Field label="Organization">
+          {(a) => (
+            <select {...a} value={orgId} onChange={(e) => setOrgId((e.target as HTMLSelectElement).value)} required>
+              <option value="">Choose an organization</option>
+              {orgs.map((o) => (
+                <option key={o.id} value={o.id}>
+                  {o.slug}
+                </option>
+              ))}
+            </select>
+          )}
+        </Field>
+      )}
+      {scope === 'TEAM' && (
+        <Field label="Team">
+          {(a) => (
+            <select {...a} value={teamId} onChange={(e) => setTeamId((e.target as HTMLSelectElement).value)} required>
+              <option value="">Choose a team</option>
+              {(teams.data?.items ?? []).map((t) => (
+                <option key={t.id} value={t.id}>
+                  {t.slug}
+                </option>
+              ))}
+            </select>
+          )}
+        </Field>
+      )}
+    </Form>
+  );
+}
+
 /**
- * A tenant's directory as an operator sees it through the management API: organizations (and
- * a chosen one's teams), roles, permissions and role assignments. Changes go through the
- * tenant's directory API (its own directory administrators) or engage apply.
+ * A tenant's directory through the management API: organizations (members, teams, team
+ * members), roles (their permissions as checkboxes), permissions and role assignments, each
+ * created, added or removed here; removals confirmed by typing the subject. The control
+ * tenant's directory is the operators' permissions: shown, never changed here (engage
+ * operators grant|revoke and engage apply own it; the API refuses with access_denied).
  */
 export function DirectoryPage({ tenantId }: { tenantId: string }) {
   const params = { tenantId };
-  const orgs = usePaged<Organization, 'GET /identity/admin/tenants/{tenantId}/directory/organizations'>('GET /identity/admin/tenants/{tenantId}/directory/organizations', { params });
-  const roles = usePaged<Role, 'GET /identity/admin/tenants/{tenantId}/directory/roles'>('GET /identity/admin/tenants/{tenantId}/directory/roles', { params });
-  const perms = usePaged<Permission, 'GET /identity/admin/tenants/{tenantId}/directory/permissions'>('GET /identity/admin/tenants/{tenantId}/directory/permissions', { params });
-  const assigned = usePaged<Assignment, 'GET /identity/admin/tenants/{tenantId}/directory/role-assignments'>('GET /identity/admin/tenants/{tenantId}/directory/role-assignments', { params });
-  const [open, setOpen] = useState<Organization | undefined>();
-  const orgName = (id: string | null) => (id ? (orgs.data?.items.find((o) => o.id === id)?.slug ?? id) : '');
+  const tenant = useTenant(tenantId);
+  // slugLocked is the control tenant's mark in the tenant view (tenants/service.ts).
+  const manage = !!tenant.data && !tenant.data.slugLocked;
+  const orgs = usePaged<Organization, `GET ${typeof A}/organizations`>(`GET ${A}/organizations`, { params });
+  const roles = usePaged<Role, `GET ${typeof A}/roles`>(`GET ${A}/roles`, { params });
+  const perms = usePaged<Permission, `GET ${typeof A}/permissions`>(`GET ${A}/permissions`, { params });
+  const assigned = usePaged<Assignment, `GET ${typeof A}/role-assignments`>(`GET ${A}/role-assignments`, { params });
+  // The assign form's choices: up to 200 roles and organizations.
+  const roleChoices = useCall<PageBody<Role>, `GET ${typeof A}/roles`>(`GET ${A}/roles`, { params, query: { size: 200 } });
+  const orgChoices = useCall<PageBody<Organization>, `GET ${typeof A}/organizations`>(`GET ${A}/organizations`, { params, query: { size: 200 } });
+  const [openOrg, setOpenOrg] = useState<Organization | undefined>();
+  const [openRole, setOpenRole] = useState<Role | undefined>();
+  const [removal, setRemoval] = useState<Removal | undefined>();
+  const [notice, setNotice] = useState('');
+  // A new permission re-draws the open role's checkboxes.
+  const [permTick, setPermTick] = useState(0);
+  const [orgSlug, setOrgSlug] = useState('');
+  const [orgName, setOrgName] = useState('');
+  const [permKey, setPermKey] = useState('');
+  const [permName, setPermName] = useState('');
+  const [roleKey, setRoleKey] = useState('');
+  const [roleName, setRoleName] = useState('');
+  const [roleScope, setRoleScope] = useState('TENANT');
+  const slugOf = (id: string | null) => (id ? (orgChoices.data?.items.find((o) => o.id === id)?.slug ?? id) : '');
+  const done = (text: string) => {
+    setNotice(text);
+    assigned.reload();
+  };
   return (
     <TenantFrame tenantId={tenantId} title="Directory">
-      <p class="muted">
-        Read-only here. The tenant’s directory administrators change it through its directory API at <code>{'{issuer}'}/identity/directory</code>; permissions and roles may also come from
-        engage apply.
-      </p>
+      {tenant.data && !manage && (
+        <p class="muted">
+          This is the control tenant: its roles and assignments are the operators’ permissions. They are shown here and changed only with <code>engage operators grant|revoke</code> or{' '}
+          <code>engage apply</code>.
+        </p>
+      )}
+      {manage && <p class="muted">The tenant’s organizations, teams, roles and permissions. Roles owned by engage apply keep the permissions its file declares.</p>}
+      {notice && <Notice>{notice}</Notice>}
       <h2>Organizations</h2>
       <DataTable
         caption="Organizations"
@@ -92,16 +383,35 @@ export function DirectoryPage({ tenantId }: { tenantId: string }) {
           { header: 'Name', cell: (o) => o.displayName },
           { header: 'Status', cell: (o) => o.status },
           {
-            header: 'Teams',
+            header: 'Members and teams',
             cell: (o) => (
-              <button type="button" onClick={() => setOpen(open?.id === o.id ? undefined : o)} aria-expanded={open?.id === o.id} aria-label={`Teams of ${o.slug}`}>
-                {open?.id === o.id ? 'Hide teams' : 'Show teams'}
+              <button type="button" onClick={() => setOpenOrg(openOrg?.id === o.id ? undefined : o)} aria-expanded={openOrg?.id === o.id} aria-label={`${openOrg?.id === o.id ? 'Hide' : 'Show'} members and teams of ${o.slug}`}>
+                {openOrg?.id === o.id ? 'Hide members and teams' : 'Show members and teams'}
               </button>
             ),
           },
         ]}
       />
-      {open && <Teams tenantId={tenantId} org={open} />}
+      {openOrg && <OrganizationDetail key={openOrg.id} tenantId={tenantId} org={openOrg} manage={manage} onRemove={setRemoval} onChange={() => assigned.reload()} />}
+      {manage && (
+        <Form
+          label="Create an organization"
+          submit="Create organization"
+          onSubmit={async () => {
+            await call(`POST ${A}/organizations`, { params, body: { slug: orgSlug.trim(), displayName: orgName.trim() } });
+            setNotice(`Organization ${orgSlug.trim()} is created.`);
+            setOrgSlug('');
+            setOrgName('');
+            orgs.reload();
+            orgChoices.reload();
+          }}
+        >
+          <Field label="Organization slug" hint={SLUG_HINT}>
+            {(a) => <input {...a} {...bind(orgSlug, setOrgSlug)} required autoComplete="off" spellcheck={false} />}
+          </Field>
+          <Field label="Organization name">{(a) => <input {...a} {...bind(orgName, setOrgName)} required autoComplete="off" />}</Field>
+        </Form>
+      )}
       <h2>Roles</h2>
       <DataTable
         caption="Roles"
@@ -116,8 +426,45 @@ export function DirectoryPage({ tenantId }: { tenantId: string }) {
           { header: 'Name', cell: (r) => r.displayName },
           { header: 'Scope', cell: (r) => r.scope },
           { header: 'Status', cell: (r) => r.status },
+          {
+            header: 'Permissions',
+            cell: (r) => (
+              <button type="button" onClick={() => setOpenRole(openRole?.id === r.id ? undefined : r)} aria-expanded={openRole?.id === r.id} aria-label={`${openRole?.id === r.id ? 'Hide' : 'Show'} permissions of role ${r.key}`}>
+                {openRole?.id === r.id ? 'Hide permissions' : 'Show permissions'}
+              </button>
+            ),
+          },
         ]}
       />
+      {openRole && <RolePermissions key={`${openRole.id} ${permTick}`} tenantId={tenantId} role={openRole} manage={manage} />}
+      {manage && (
+        <Form
+          label="Create a role"
+          submit="Create role"
+          onSubmit={async () => {
+            await call(`POST ${A}/roles`, { params, body: { key: roleKey.trim(), displayName: roleName.trim(), scope: roleScope } });
+            setNotice(`Role ${roleKey.trim()} is created.`);
+            setRoleKey('');
+            setRoleName('');
+            roles.reload();
+            roleChoices.reload();
+          }}
+        >
+          <Field label="Role key" hint={KEY_HINT}>
+            {(a) => <input {...a} {...bind(roleKey, setRoleKey)} required autoComplete="off" spellcheck={false} />}
+          </Field>
+          <Field label="Role name">{(a) => <input {...a} {...bind(roleName, setRoleName)} required autoComplete="off" />}</Field>
+          <Field label="Scope" hint="Where it is assigned. Only tenant-wide assignments grant API permissions.">
+            {(a) => (
+              <select {...a} value={roleScope} onChange={(e) => setRoleScope((e.target as HTMLSelectElement).value)}>
+                <option value="TENANT">Tenant</option>
+                <option value="ORGANIZATION">Organization</option>
+                <option value="TEAM">Team</option>
+              </select>
+            )}
+          </Field>
+        </Form>
+      )}
       <h2>Permissions</h2>
       <DataTable
         caption="Permissions"
@@ -133,6 +480,25 @@ export function DirectoryPage({ tenantId }: { tenantId: string }) {
           { header: 'Status', cell: (p) => p.status },
         ]}
       />
+      {manage && (
+        <Form
+          label="Create a permission"
+          submit="Create permission"
+          onSubmit={async () => {
+            await call(`POST ${A}/permissions`, { params, body: { key: permKey.trim(), displayName: permName.trim() } });
+            setNotice(`Permission ${permKey.trim()} is created.`);
+            setPermKey('');
+            setPermName('');
+            perms.reload();
+            setPermTick((n) => n + 1);
+          }}
+        >
+          <Field label="Permission key" hint={KEY_HINT}>
+            {(a) => <input {...a} {...bind(permKey, setPermKey)} required autoComplete="off" spellcheck={false} />}
+          </Field>
+          <Field label="Permission name">{(a) => <input {...a} {...bind(permName, setPermName)} required autoComplete="off" />}</Field>
+        </Form>
+      )}
       <h2>Role assignments</h2>
       <DataTable
         caption="Role assignments"
@@ -145,8 +511,50 @@ export function DirectoryPage({ tenantId }: { tenantId: string }) {
         columns={[
           { header: 'Role', cell: (a) => <code>{a.roleKey}</code> },
           { header: 'Subject', cell: (a) => <code>{a.subject}</code> },
-          { header: 'Scope', cell: (a) => (a.scope === 'TENANT' ? 'Tenant' : a.scope === 'ORGANIZATION' ? `Organization ${orgName(a.organizationId)}` : `Team ${a.teamId ?? ''} in ${orgName(a.organizationId)}`) },
+          { header: 'Scope', cell: (a) => (a.scope === 'TENANT' ? 'Tenant' : a.scope === 'ORGANIZATION' ? `Organization ${slugOf(a.organizationId)}` : `Team ${a.teamId ?? ''} in ${slugOf(a.organizationId)}`) },
+          ...(manage
+            ? [{
+                header: 'Actions',
+                cell: (a: Assignment) => (
+                  <button
+                    type="button"
+                    class="danger"
+                    aria-label={`Revoke role ${a.roleKey} from ${a.subject}`}
+                    onClick={() =>
+                      setRemoval({
+                        title: 'Revoke a role assignment',
+                        name: a.subject,
+                        consequence: `${a.subject} loses role ${a.roleKey} and the permissions it brings, at once.`,
+                        action: 'Revoke role',
+                        run: async () => {
+                          await call(`POST ${A}/role-assignments/revocations`, { params, body: a });
+                          assigned.reload();
+                        },
+                        done: `Role ${a.roleKey} is revoked from ${a.subject}.`,
+                      })
+                    }
+                  >
+                    Revoke
+                  </button>
+                ),
+              }]
+            : []),
         ]}
+      />
+      {manage && <AssignForm tenantId={tenantId} roles={roleChoices.data?.items ?? []} orgs={orgChoices.data?.items ?? []} onDone={done} />}
+      <ConfirmByName
+        open={!!removal}
+        title={removal?.title ?? ''}
+        name={removal?.name ?? ''}
+        consequence={removal?.consequence ?? ''}
+        action={removal?.action ?? ''}
+        onConfirm={async () => {
+          if (!removal) return;
+          await removal.run();
+          setNotice(removal.done);
+          setRemoval(undefined);
+        }}
+        onClose={() => setRemoval(undefined)}
       />
     </TenantFrame>
   );
