@@ -83,6 +83,8 @@ describe('flag definitions (schemas.ts)', () => {
     ['too many values in a condition', cond({ attribute: 'installationId', operator: 'in', values: Array.from({ length: 1001 }, (_, i) => `i${i}`) }), 'rules[0].conditions[0].values', 'at most 1000'],
     ['too many values in the flag', (f) => void (f.rules = Array.from({ length: 11 }, () => ({ conditions: [{ attribute: 'installationId' as const, operator: 'in' as const, values: Array.from({ length: 1000 }, (_, i) => `i${i}`) }], variant: 'on' }))), 'rules', '10000 condition values'],
     ['a condition value too long', cond({ attribute: 'profile.externalId', operator: 'in', values: ['x'.repeat(256)] }), 'rules[0].conditions[0].values[0]', 'at most 255'],
+    ['a NUL in a condition value', cond({ attribute: 'locale', operator: 'in', values: ['fr\u0000'] }), 'rules[0].conditions[0].values[0]', 'NUL'],
+    ['a NUL deep in a JSON value', (f) => void Object.assign(f, { kind: 'JSON', variants: { on: { a: [{ b: 'x\u0000' }] }, off: {} } }), 'variants.on.a[0].b', 'NUL'],
     ['an unknown property', (f) => void (f.colour = 'red'), 'colour', 'not an allowed property'],
     ['an unknown bucketing unit', (f) => void (f.bucketBy = 'device' as never), 'bucketBy', 'must be one of'],
     ['a key outside pattern K', (f) => void (f.key = 'New'), 'key', 'must match'],

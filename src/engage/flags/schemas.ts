@@ -6,7 +6,7 @@
  * Every bound is named here and in docs/decisions.md "Flag evaluation core".
  */
 import { checker, Enum, FreeValue, parseDateTime, Strict, T, Uuid, violation, ViolationCode, type Static, type Violation } from '../../platform/http/schema';
-import { freeFormFault } from '../../platform/http/json-bounds';
+import { freeFormFault, hasNul, NUL_REASON } from '../../platform/http/json-bounds';
 import { FreeObject, Key, KEY_PATTERN, PLATFORMS } from '../shared/schemas';
 import { parseSemVer } from './semver';
 import { BUCKETS } from './bucketing';
@@ -150,7 +150,33 @@ const checkShape = checker(FlagDefinition);
 export function flagViolations(value: unknown, at = ''): Violation[] {
   const shape = checkShape.all(value, at);
   if (shape.length > 0) return shape;
+  const nul = nulAt(value, at);
+  if (nul !== undefined) return [violation(ViolationCode.value, nul, NUL_REASON)];
   return crossFieldViolations(value as FlagDefinition, at);
+}
+
+/**
+ * The path of the first string or property name holding NUL (U+0000), which PostgreSQL's text and
+ * jsonb cannot store: the HTTP body reader refuses it, a CLI file or a service call must too.
+ * Recursion is safe: the shape (free-form values included) is already bounded in depth.
+ */
+function nulAt(v: unknown, at: string): string | undefined {
+  if (typeof v === 'string') return hasNul(v) ? at : undefined;
+  if (typeof v !== 'object' || v === null) return undefined;
+  if (Array.isArray(v)) {
+    for (let i = 0; i < v.length; i++) {
+      const found = nulAt(v[i], `${at}[${i}]`);
+      if (found !== undefined) return found;
+    }
+    return undefined;
+  }
+  for (const [k, x] of Object.entries(v)) {
+    const here = field(at, k.replaceAll('\0', '\\u0000'));
+    if (hasNul(k)) return here;
+    const found = nulAt(x, here);
+    if (found !== undefined) return found;
+  }
+  return undefined;
 }
 
 const field = (at: string, name: string) => (at === '' ? name : `${at}.${name}`);
