@@ -102,6 +102,71 @@ describe('directory writes of a tenant', () => {
   });
 });
 
+describe('directory deletions of a tenant', () => {
+  it('deletes a permission (taken from its roles), a team, a role and an organization, with what depends on each, audited with counts', async () => {
+    const d = `${base}`;
+    const has = (key: string) => h.services.directory.hasPermission(tenantId, acme.subject, key);
+    const west = (await call('POST', `${d}/organizations`, { slug: 'west', displayName: 'West' })).body.id as string;
+    const ops = (await call('POST', `${d}/organizations/west/teams`, { slug: 'ops', displayName: 'Ops' })).body.id as string;
+    await call('POST', `${d}/organizations/west/members`, { subject: acme.subject });
+    await call('POST', `${d}/organizations/west/teams/ops/members`, { subject: acme.subject });
+    await call('POST', `${d}/permissions`, { key: 'stock.read', displayName: 'Read stock' });
+    await call('POST', `${d}/roles`, { key: 'boss', displayName: 'Boss', scope: 'TENANT' });
+    await call('POST', `${d}/roles`, { key: 'lead', displayName: 'Lead', scope: 'TEAM' });
+    await call('POST', `${d}/roles/boss/permissions`, { key: 'stock.read' });
+    expect((await call('POST', `${d}/role-assignments`, tenantAssignment('boss', acme.subject))).status).toBe(204);
+    const lead = { roleKey: 'lead', subject: acme.subject, scope: 'TEAM', organizationId: west, teamId: ops };
+    expect((await call('POST', `${d}/role-assignments`, lead)).status).toBe(204);
+    expect(await has('stock.read')).toBe(true);
+
+    expect(await call('DELETE', `${d}/permissions/stock.read`)).toEqual({ status: 204, body: null });
+    expect(await has('stock.read')).toBe(false);
+    expect((await call('GET', `${d}/roles/boss/permissions`)).body.items).toEqual([]);
+    expect((await call('GET', `${d}/permissions`)).body.items.map((p: { key: string }) => p.key)).not.toContain('stock.read');
+
+    expect(await call('DELETE', `${d}/organizations/west/teams/ops`)).toEqual({ status: 204, body: null });
+    expect((await call('GET', `${d}/organizations/west/teams`)).body.items).toEqual([]);
+    expect((await call('GET', `${d}/role-assignments`)).body.items).toEqual([tenantAssignment('boss', acme.subject)]);
+
+    expect(await call('DELETE', `${d}/roles/boss`)).toEqual({ status: 204, body: null });
+    expect((await call('GET', `${d}/role-assignments`)).body.items).toEqual([]);
+    expect((await call('GET', `${d}/roles`)).body.items.map((r: { key: string }) => r.key)).not.toContain('boss');
+
+    expect(await call('DELETE', `${d}/organizations/west`)).toEqual({ status: 204, body: null });
+    expect((await call('GET', `${d}/organizations`)).body.items.map((o: { slug: string }) => o.slug)).not.toContain('west');
+    expect(await call('GET', `${d}/organizations/west/members`)).toEqual({ status: 409, body: apiError('directory_operation_rejected') });
+
+    const events = (await h.services.admin.auditEvents({ tenantId, page: 0, size: 200 })).items.filter((e) => e.action.endsWith('.deleted'));
+    expect(events.map((e) => [e.action, e.actorSubject, e.details]).reverse()).toEqual([
+      ['directory.permission.deleted', a.operator.subject, { key: 'stock.read', roles: 1 }],
+      ['directory.team.deleted', a.operator.subject, { organizationId: west, slug: 'ops', teamMemberships: 1, roleAssignments: 1 }],
+      ['directory.role.deleted', a.operator.subject, { key: 'boss', scope: 'TENANT', permissions: 0, roleAssignments: 1 }],
+      ['directory.organization.deleted', a.operator.subject, { slug: 'west', teams: 0, memberships: 1, teamMemberships: 0, roleAssignments: 0 }],
+    ]);
+  });
+
+  it.each([
+    ['an unknown organization', '/organizations/nowhere', 409, 'directory_operation_rejected'],
+    ['an unknown team', '/organizations/north/teams/nowhere', 409, 'directory_operation_rejected'],
+    ['an unknown role', '/roles/nobody', 409, 'directory_operation_rejected'],
+    ['an unknown permission', '/permissions/no.such', 409, 'directory_operation_rejected'],
+    ['a malformed key', '/permissions/bad%20key', 400, 'invalid_request'],
+  ])('DELETE of %s is %i %s', async (_what, path, status, error) => {
+    expect(await call('DELETE', `${base}${path}`)).toEqual({ status, body: apiError(error) });
+  });
+
+  it('refuses a role or permission engage apply owns (configuration_managed), and keeps it', async () => {
+    await call('POST', `${base}/permissions`, { key: 'filed.perm', displayName: 'Filed' });
+    await call('POST', `${base}/roles`, { key: 'filed', displayName: 'Filed', scope: 'TENANT' });
+    await h.sql.run(`UPDATE directory_roles SET configuration_managed = 1 WHERE tenant_id = ? AND key = 'filed'`, [tenantId]);
+    await h.sql.run(`UPDATE directory_permissions SET configuration_managed = 1 WHERE tenant_id = ? AND key = 'filed.perm'`, [tenantId]);
+    expect(await call('DELETE', `${base}/roles/filed`)).toEqual({ status: 409, body: apiError('configuration_managed') });
+    expect(await call('DELETE', `${base}/permissions/filed.perm`)).toEqual({ status: 409, body: apiError('configuration_managed') });
+    expect((await call('GET', `${base}/roles`)).body.items.map((r: { key: string }) => r.key)).toContain('filed');
+    expect((await call('GET', `${base}/permissions`)).body.items.map((p: { key: string }) => p.key)).toContain('filed.perm');
+  });
+});
+
 describe("the control tenant's directory", () => {
   it('is read, never written: every write is 403 access_denied and changes nothing (operators grant|revoke and apply own it)', async () => {
     const control = `/tenants/${a.controlId}/directory`;
@@ -120,6 +185,10 @@ describe("the control tenant's directory", () => {
       ['POST', '/organizations/ops/members/removals', { subject: junior.subject }],
       ['POST', '/organizations/ops/teams/x/members', { subject: junior.subject }],
       ['POST', '/organizations/ops/teams/x/members/removals', { subject: junior.subject }],
+      ['DELETE', `/roles/${ADMINISTRATOR_ROLE}`, undefined],
+      ['DELETE', `/permissions/${ADMIN_SCOPES.manage}`, undefined],
+      ['DELETE', '/organizations/ops', undefined],
+      ['DELETE', '/organizations/ops/teams/x', undefined],
     ];
     for (const [method, path, body] of writes) {
       const res = await call(method, `${control}${path}`, body);

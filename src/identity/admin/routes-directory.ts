@@ -167,6 +167,32 @@ export function mountDirectoryAdminRoutes(admin: Hono<AdminEnv>, guard: AdminGua
       return c.body(null, 204);
     },
   ));
+  // Deletions: the management API's only (spec 03's directory API has none); what depends on the object goes with it.
+  const deleteDoc = <const Q extends Record<string, TSchema>>(summary: string, params: Q, conflict: string) =>
+    adminDoc(summary, { params, responses: { 204: { description: 'deleted' } }, errors: { 400: 'invalid_request (path value)', 403: CONTROL, 409: conflict } });
+  admin.delete('/tenants/:tenantId/directory/organizations/:organizationSlug', ...change, route(
+    deleteDoc('Delete an organization, with its teams, memberships and the role assignments in it', ORG, 'directory_operation_rejected (no such organization)'), async (c, { params }) => {
+      await services.directory.deleteOrganization(tid(c), params.organizationSlug, actor(c));
+      return c.body(null, 204);
+    }));
+  admin.delete('/tenants/:tenantId/directory/organizations/:organizationSlug/teams/:teamSlug', ...change, route(
+    deleteDoc('Delete a team, with its memberships and the TEAM role assignments in it', TEAM, 'directory_operation_rejected (no such organization or team)'), async (c, { params }) => {
+      await services.directory.deleteTeam(tid(c), params.organizationSlug, params.teamSlug, actor(c));
+      return c.body(null, 204);
+    }));
+  admin.delete('/tenants/:tenantId/directory/roles/:roleKey', ...change, route(
+    deleteDoc('Delete a role, with its permissions and assignments', ROLE, `directory_operation_rejected (no such role), ${MANAGED}`), async (c, { params }) => {
+      await services.directory.deleteRole(tid(c), params.roleKey, actor(c));
+      return c.body(null, 204);
+    }));
+  admin.delete('/tenants/:tenantId/directory/permissions/:permissionKey', ...change, route(
+    deleteDoc('Delete a permission, taking it from every role holding it', { ...TENANT, permissionKey: KeyParam }, 'directory_operation_rejected (no such permission), configuration_managed (the permission is owned by engage apply)'),
+    async (c, { params }) => {
+      await services.directory.deletePermission(tid(c), params.permissionKey, actor(c));
+      return c.body(null, 204);
+    },
+  ));
+
   admin.post('/tenants/:tenantId/directory/role-assignments', ...change, route(writeDoc('Assign a role in a TENANT, ORGANIZATION or TEAM context', TENANT, RoleAssignmentBody, 204), async (c, { body }) => {
     await services.directory.assignRole(tid(c), body, actor(c));
     return c.body(null, 204);

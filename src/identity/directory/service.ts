@@ -305,6 +305,45 @@ export function createDirectoryService(deps: { store: Stores & TxRunner<Stores>;
         await tx.audit.record(actor, { tenantId, action: 'directory.role_permission.removed', targetType: 'directory_role', targetId: r.id, details: { roleKey, permissionKey }, at });
       });
     },
+    // Deletions: the management API's (issue 25; spec 03's directory API has none). What depends
+    // on the object goes with it, counted in the audit event's details.
+    async deleteOrganization(tenantId: string, orgSlug: string, actor: AuditActor): Promise<void> {
+      const at = now();
+      await store.tx(async (tx) => {
+        const org = await organization(tx, tenantId, orgSlug);
+        const removed = await tx.directory.deleteOrganization(tenantId, org.id);
+        await tx.audit.record(actor, { tenantId, action: 'directory.organization.deleted', targetType: 'directory_organization', targetId: org.id, details: { slug: org.slug, ...removed }, at });
+      });
+    },
+    async deleteTeam(tenantId: string, orgSlug: string, teamSlug: string, actor: AuditActor): Promise<void> {
+      const at = now();
+      await store.tx(async (tx) => {
+        const t = await team(tx, tenantId, orgSlug, teamSlug);
+        const removed = await tx.directory.deleteTeam(tenantId, t.id);
+        await tx.audit.record(actor, { tenantId, action: 'directory.team.deleted', targetType: 'directory_team', targetId: t.id, details: { organizationId: t.organizationId, slug: t.slug, ...removed }, at });
+      });
+    },
+    /** A role `engage apply` owns is refused (configuration_managed), as a change of its permissions is. */
+    async deleteRole(tenantId: string, roleKey: string, actor: AuditActor): Promise<void> {
+      const at = now();
+      await store.tx(async (tx) => {
+        const r = await editableRole(tx, tenantId, roleKey, {});
+        const removed = await tx.directory.deleteRole(tenantId, r.id);
+        await tx.audit.record(actor, { tenantId, action: 'directory.role.deleted', targetType: 'directory_role', targetId: r.id, details: { key: r.key, scope: r.scope, ...removed }, at });
+      });
+    },
+    /** A permission `engage apply` owns is refused (configuration_managed). */
+    async deletePermission(tenantId: string, key: string, actor: AuditActor): Promise<void> {
+      keyOf(key, 'permissionKey');
+      const at = now();
+      await store.tx(async (tx) => {
+        const managed = await tx.directory.permissionManaged(tenantId, key);
+        if (managed === undefined) reject(`no permission ${key}`);
+        if (managed) throw DirectoryErrors.configurationManaged(`permission ${key}`);
+        const removed = await tx.directory.deletePermission(tenantId, key);
+        await tx.audit.record(actor, { tenantId, action: 'directory.permission.deleted', targetType: 'directory_permission', targetId: key, details: { key, ...removed }, at });
+      });
+    },
     /** `body` checked by the route's declaration or `roleAssignmentInput` (the CLI). */
     async assignRole(tenantId: string, body: RoleAssignmentInput, actor: AuditActor): Promise<void> {
       const at = now();

@@ -110,6 +110,22 @@ const SQL = {
     FROM directory_role_assignments a JOIN directory_roles r ON r.id = a.role_id
     WHERE a.tenant_id = ? ORDER BY r.key, a.subject, a.context_id ${PAGE}`,
 
+  // Deletions (the management API, issue 25): what depends on the object first, each as its own statement (no reliance on ON DELETE CASCADE).
+  deleteOrganizationAssignments: `DELETE FROM directory_role_assignments WHERE tenant_id = ? AND organization_id = ?`,
+  deleteOrganizationTeamMembers: `DELETE FROM directory_team_members WHERE tenant_id = ? AND organization_id = ?`,
+  deleteOrganizationMembers: `DELETE FROM directory_organization_members WHERE tenant_id = ? AND organization_id = ?`,
+  deleteOrganizationTeams: `DELETE FROM directory_teams WHERE tenant_id = ? AND organization_id = ?`,
+  deleteOrganization: `DELETE FROM directory_organizations WHERE tenant_id = ? AND id = ?`,
+  deleteTeamAssignments: `DELETE FROM directory_role_assignments WHERE tenant_id = ? AND team_id = ?`,
+  deleteTeamMembers: `DELETE FROM directory_team_members WHERE tenant_id = ? AND team_id = ?`,
+  deleteTeam: `DELETE FROM directory_teams WHERE tenant_id = ? AND id = ?`,
+  deleteRoleAssignments: `DELETE FROM directory_role_assignments WHERE tenant_id = ? AND role_id = ?`,
+  deleteRolePermissions: `DELETE FROM directory_role_permissions WHERE tenant_id = ? AND role_id = ?`,
+  deleteRole: `DELETE FROM directory_roles WHERE tenant_id = ? AND id = ?`,
+  deletePermissionGrants: `DELETE FROM directory_role_permissions WHERE tenant_id = ? AND permission_key = ?`,
+  deletePermission: `DELETE FROM directory_permissions WHERE tenant_id = ? AND key = ?`,
+  permissionManaged: `SELECT configuration_managed AS "configurationManaged" FROM directory_permissions WHERE tenant_id = ? AND key = ?`,
+
   forgetOrganizationMemberships: `DELETE FROM directory_organization_members WHERE tenant_id = ? AND subject = ?`,
   forgetTeamMemberships: `DELETE FROM directory_team_members WHERE tenant_id = ? AND subject = ?`,
   forgetAssignments: `DELETE FROM directory_role_assignments WHERE tenant_id = ? AND subject = ?`,
@@ -233,6 +249,41 @@ export function createDirectoryStore(db: Sql) {
     /** The subject's TEAM assignments in the team; how many. */
     revokeInTeam: (tenantId: string, teamId: string, subject: string) => db.run(SQL.revokeInTeam, [tenantId, subject, teamId]),
     assignments: (tenantId: string, req: PageRequest) => page<RoleAssignment>(SQL.assignments, [tenantId], req),
+
+    /** An organization with its teams, memberships and assignments; how many of each went. */
+    async deleteOrganization(tenantId: string, id: string) {
+      const roleAssignments = await db.run(SQL.deleteOrganizationAssignments, [tenantId, id]);
+      const teamMemberships = await db.run(SQL.deleteOrganizationTeamMembers, [tenantId, id]);
+      const memberships = await db.run(SQL.deleteOrganizationMembers, [tenantId, id]);
+      const teams = await db.run(SQL.deleteOrganizationTeams, [tenantId, id]);
+      await db.run(SQL.deleteOrganization, [tenantId, id]);
+      return { teams, memberships, teamMemberships, roleAssignments };
+    },
+    /** A team with its memberships and TEAM assignments; how many of each went. */
+    async deleteTeam(tenantId: string, id: string) {
+      const roleAssignments = await db.run(SQL.deleteTeamAssignments, [tenantId, id]);
+      const teamMemberships = await db.run(SQL.deleteTeamMembers, [tenantId, id]);
+      await db.run(SQL.deleteTeam, [tenantId, id]);
+      return { teamMemberships, roleAssignments };
+    },
+    /** A role with its permissions and assignments; how many of each went. */
+    async deleteRole(tenantId: string, id: string) {
+      const roleAssignments = await db.run(SQL.deleteRoleAssignments, [tenantId, id]);
+      const permissions = await db.run(SQL.deleteRolePermissions, [tenantId, id]);
+      await db.run(SQL.deleteRole, [tenantId, id]);
+      return { permissions, roleAssignments };
+    },
+    /** A permission, taken from every role holding it; how many roles held it. */
+    async deletePermission(tenantId: string, key: string) {
+      const roles = await db.run(SQL.deletePermissionGrants, [tenantId, key]);
+      await db.run(SQL.deletePermission, [tenantId, key]);
+      return { roles };
+    },
+    /** Whether `engage apply` owns the permission (undefined: no such permission). */
+    async permissionManaged(tenantId: string, key: string): Promise<boolean | undefined> {
+      const r = await db.get<{ configurationManaged: number }>(SQL.permissionManaged, [tenantId, key]);
+      return r && Number(r.configurationManaged) === 1;
+    },
 
     /** Every membership and assignment of `subject` in the tenant (a deleted user); how many rows. */
     async forgetSubject(tenantId: string, subject: string): Promise<number> {
