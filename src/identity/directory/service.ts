@@ -62,19 +62,20 @@ export function createDirectoryService(deps: { store: Stores & TxRunner<Stores>;
   const cache = deps.directoryVersion ? new CatalogCache<boolean>(deps.directoryVersion, PERMISSION_CACHE_SIZE) : undefined;
 
   // Organizations and teams are reached over HTTP only: their slugs were checked by the route's declaration.
-  const organization = async (tx: Tx, tenantId: string, slug: string): Promise<Organization> =>
-    (await tx.directory.organizationBySlug(tenantId, slug)) ?? reject(`no organization ${slug}`);
-  const team = async (tx: Tx, tenantId: string, orgSlug: string, teamSlug: string): Promise<Team> => {
-    const org = await organization(tx, tenantId, orgSlug);
-    return (await tx.directory.teamBySlug(tenantId, org.id, teamSlug)) ?? reject(`no team ${teamSlug} in ${orgSlug}`);
+  // `lock`: a write adding to or deleting the object locks its row until commit (store.ts `locked`).
+  const organization = async (tx: Tx, tenantId: string, slug: string, lock = false): Promise<Organization> =>
+    (await tx.directory.organizationBySlug(tenantId, slug, lock)) ?? reject(`no organization ${slug}`);
+  const team = async (tx: Tx, tenantId: string, orgSlug: string, teamSlug: string, lock = false): Promise<Team> => {
+    const org = await organization(tx, tenantId, orgSlug, lock);
+    return (await tx.directory.teamBySlug(tenantId, org.id, teamSlug, lock)) ?? reject(`no team ${teamSlug} in ${orgSlug}`);
   };
-  const roleByKey = async (tx: Tx, tenantId: string, key: string): Promise<Role & { configurationManaged: boolean }> =>
-    (await tx.directory.roleByKey(tenantId, key)) ?? reject(`no role ${key}`);
+  const roleByKey = async (tx: Tx, tenantId: string, key: string, lock = false): Promise<Role & { configurationManaged: boolean }> =>
+    (await tx.directory.roleByKey(tenantId, key, lock)) ?? reject(`no role ${key}`);
   /** A role named by a caller whose key no declaration checked (`engage apply` and the CLI call these too). */
-  const role = (tx: Tx, tenantId: string, key: string) => roleByKey(tx, tenantId, keyOf(key, 'roleKey'));
-  /** A role whose permissions change: refused when `engage apply` owns it, unless apply is the caller. */
+  const role = (tx: Tx, tenantId: string, key: string, lock = false) => roleByKey(tx, tenantId, keyOf(key, 'roleKey'), lock);
+  /** A role whose permissions change (its row locked): refused when `engage apply` owns it, unless apply is the caller. */
   const editableRole = async (tx: Tx, tenantId: string, key: string, opts: ManagedOption) => {
-    const r = await role(tx, tenantId, key);
+    const r = await role(tx, tenantId, key, true);
     if (r.configurationManaged && !opts.allowManaged) throw DirectoryErrors.configurationManaged(`role ${r.key}`);
     return r;
   };
@@ -88,11 +89,11 @@ export function createDirectoryService(deps: { store: Stores & TxRunner<Stores>;
    * rules). Its shape was checked by the door it came through (the route's declaration, or
    * `roleAssignmentInput`).
    */
-  async function assignment(tx: Tx, tenantId: string, a: RoleAssignmentInput) {
+  async function assignment(tx: Tx, tenantId: string, a: RoleAssignmentInput, lock = false) {
     const shapeOk =
       a.scope === 'TENANT' ? a.organizationId === null && a.teamId === null : a.scope === 'ORGANIZATION' ? a.organizationId !== null && a.teamId === null : a.organizationId !== null && a.teamId !== null;
     if (!shapeOk) throw DirectoryErrors.invalid(`scope ${a.scope}: organizationId and teamId do not fit the scope context`);
-    const r = await roleByKey(tx, tenantId, a.roleKey);
+    const r = await roleByKey(tx, tenantId, a.roleKey, lock);
     return { a, r };
   }
 
@@ -145,7 +146,7 @@ export function createDirectoryService(deps: { store: Stores & TxRunner<Stores>;
         const id = newId();
         if (await tx.directory.insertRole(tenantId, { id, key: ADMINISTRATOR_ROLE, displayName: 'Administrator', scope: 'TENANT' }, ts))
           await audit('directory.role.created', 'directory_role', id, { key: ADMINISTRATOR_ROLE, scope: 'TENANT' });
-        const r = (await tx.directory.roleByKey(tenantId, ADMINISTRATOR_ROLE))!;
+        const r = (await tx.directory.roleByKey(tenantId, ADMINISTRATOR_ROLE, true))!;
         if (r.scope !== 'TENANT') reject(`role ${ADMINISTRATOR_ROLE} exists with scope ${r.scope}`);
         const addedPermissions: string[] = [];
         for (const key of permissionKeys) {
@@ -204,7 +205,7 @@ export function createDirectoryService(deps: { store: Stores & TxRunner<Stores>;
       const id = newId();
       const at = now();
       return store.tx(async (tx) => {
-        const org = await organization(tx, tenantId, orgSlug);
+        const org = await organization(tx, tenantId, orgSlug, true);
         if (await tx.directory.teamBySlug(tenantId, org.id, t.slug)) reject(`team ${t.slug} exists in ${orgSlug}`);
         await tx.directory.insertTeam(tenantId, { id, organizationId: org.id, ...t }, at.toISOString()).catch(onUnique(() => DirectoryErrors.rejected(`team ${t.slug} exists`)));
         await tx.audit.record(actor, { tenantId, action: 'directory.team.created', targetType: 'directory_team', targetId: id, details: { organizationId: org.id, ...t }, at });
@@ -214,7 +215,7 @@ export function createDirectoryService(deps: { store: Stores & TxRunner<Stores>;
     async addOrganizationMember(tenantId: string, orgSlug: string, { subject }: MemberInput, actor: AuditActor): Promise<void> {
       const at = now();
       await store.tx(async (tx) => {
-        const org = await organization(tx, tenantId, orgSlug);
+        const org = await organization(tx, tenantId, orgSlug, true);
         await user(tx, tenantId, subject);
         if (!(await tx.directory.addOrganizationMember(tenantId, org.id, subject, at.toISOString()))) reject(`${subject} is a member of ${orgSlug} already`);
         await tx.audit.record(actor, { tenantId, action: 'directory.organization_member.added', targetType: 'directory_organization', targetId: org.id, details: { subject }, at });
@@ -238,7 +239,7 @@ export function createDirectoryService(deps: { store: Stores & TxRunner<Stores>;
     async addTeamMember(tenantId: string, orgSlug: string, teamSlug: string, { subject }: MemberInput, actor: AuditActor): Promise<void> {
       const at = now();
       await store.tx(async (tx) => {
-        const t = await team(tx, tenantId, orgSlug, teamSlug);
+        const t = await team(tx, tenantId, orgSlug, teamSlug, true);
         const m = await tx.directory.lockOrganizationMember(tenantId, t.organizationId, subject);
         if (!m || m.status !== 'ACTIVE') reject(`${subject} is not a member of ${orgSlug}`);
         if (!(await tx.directory.addTeamMember(tenantId, t, subject, at.toISOString()))) reject(`${subject} is a member of ${teamSlug} already`);
@@ -291,7 +292,7 @@ export function createDirectoryService(deps: { store: Stores & TxRunner<Stores>;
       const at = now();
       await store.tx(async (tx) => {
         const r = await editableRole(tx, tenantId, roleKey, opts);
-        if (!(await tx.directory.permission(tenantId, key))) reject(`no permission ${key}`);
+        if (!(await tx.directory.permission(tenantId, key, true))) reject(`no permission ${key}`);
         if (!(await tx.directory.addRolePermission(tenantId, r.id, key, at.toISOString()))) reject(`role ${roleKey} holds ${key} already`);
         await tx.audit.record(actor, { tenantId, action: 'directory.role_permission.added', targetType: 'directory_role', targetId: r.id, details: { roleKey, permissionKey: key }, at });
       });
@@ -310,7 +311,7 @@ export function createDirectoryService(deps: { store: Stores & TxRunner<Stores>;
     async deleteOrganization(tenantId: string, orgSlug: string, actor: AuditActor): Promise<void> {
       const at = now();
       await store.tx(async (tx) => {
-        const org = await organization(tx, tenantId, orgSlug);
+        const org = await organization(tx, tenantId, orgSlug, true);
         const removed = await tx.directory.deleteOrganization(tenantId, org.id);
         await tx.audit.record(actor, { tenantId, action: 'directory.organization.deleted', targetType: 'directory_organization', targetId: org.id, details: { slug: org.slug, ...removed }, at });
       });
@@ -318,7 +319,7 @@ export function createDirectoryService(deps: { store: Stores & TxRunner<Stores>;
     async deleteTeam(tenantId: string, orgSlug: string, teamSlug: string, actor: AuditActor): Promise<void> {
       const at = now();
       await store.tx(async (tx) => {
-        const t = await team(tx, tenantId, orgSlug, teamSlug);
+        const t = await team(tx, tenantId, orgSlug, teamSlug, true);
         const removed = await tx.directory.deleteTeam(tenantId, t.id);
         await tx.audit.record(actor, { tenantId, action: 'directory.team.deleted', targetType: 'directory_team', targetId: t.id, details: { organizationId: t.organizationId, slug: t.slug, ...removed }, at });
       });
@@ -348,15 +349,15 @@ export function createDirectoryService(deps: { store: Stores & TxRunner<Stores>;
     async assignRole(tenantId: string, body: RoleAssignmentInput, actor: AuditActor): Promise<void> {
       const at = now();
       await store.tx(async (tx) => {
-        const { a, r } = await assignment(tx, tenantId, body);
+        const { a, r } = await assignment(tx, tenantId, body, true);
         if (r.scope !== a.scope) reject(`role ${r.key} has scope ${r.scope}, not ${a.scope}`);
         if (r.status !== 'ACTIVE') reject(`role ${r.key} is not active`);
         await user(tx, tenantId, a.subject);
         if (a.scope !== 'TENANT') {
-          const org = (await tx.directory.organizationById(tenantId, a.organizationId!)) ?? reject(`no organization ${a.organizationId}`);
+          const org = (await tx.directory.organizationById(tenantId, a.organizationId!, true)) ?? reject(`no organization ${a.organizationId}`);
           if (!(await tx.directory.lockOrganizationMember(tenantId, org.id, a.subject))) reject(`${a.subject} is not a member of the organization`);
           if (a.scope === 'TEAM') {
-            const t = await tx.directory.teamById(tenantId, a.teamId!);
+            const t = await tx.directory.teamById(tenantId, a.teamId!, true);
             if (!t || t.organizationId !== org.id) reject(`no team ${a.teamId} in the organization`);
             if (!(await tx.directory.lockTeamMember(tenantId, t.id, a.subject))) reject(`${a.subject} is not a member of the team`);
           }

@@ -154,6 +154,16 @@ export function createDirectoryStore(db: Sql) {
   // so a concurrent removal waits and then removes what was added (PostgreSQL; SQLite has one writer).
   const lockOrganizationMember = `${SQL.organizationMember}${forUpdate(db.dialect)}`;
   const lockTeamMember = `${SQL.teamMember}${forUpdate(db.dialect)}`;
+  // The object a write adds to or deletes, locked until commit (PostgreSQL): a deletion waits for
+  // the additions under way and an addition after a deletion finds nothing (no foreign-key failure).
+  const locked = {
+    organizationBySlug: `${SQL.organizationBySlug}${forUpdate(db.dialect)}`,
+    organizationById: `${SQL.organizationById}${forUpdate(db.dialect)}`,
+    teamBySlug: `${SQL.teamBySlug}${forUpdate(db.dialect)}`,
+    teamById: `${SQL.teamById}${forUpdate(db.dialect)}`,
+    roleByKey: `${SQL.roleByKey}${forUpdate(db.dialect)}`,
+    permission: `${SQL.permission}${forUpdate(db.dialect)}`,
+  };
   const page = async <T>(text: string, args: unknown[], req: PageRequest): Promise<Page<T>> => {
     const { limit, offset } = limitOf(req);
     return pageFrom(await db.all<T>(text, [...args, limit, offset]), req);
@@ -162,15 +172,15 @@ export function createDirectoryStore(db: Sql) {
     async insertOrganization(tenantId: string, o: { id: string; slug: string; displayName: string }, at: string): Promise<void> {
       await db.run(SQL.insertOrganization, [o.id, tenantId, o.slug, o.displayName, at]);
     },
-    organizationBySlug: (tenantId: string, slug: string) => db.get<Organization>(SQL.organizationBySlug, [tenantId, slug]),
-    organizationById: (tenantId: string, id: string) => db.get<Organization>(SQL.organizationById, [tenantId, id]),
+    organizationBySlug: (tenantId: string, slug: string, lock = false) => db.get<Organization>(lock ? locked.organizationBySlug : SQL.organizationBySlug, [tenantId, slug]),
+    organizationById: (tenantId: string, id: string, lock = false) => db.get<Organization>(lock ? locked.organizationById : SQL.organizationById, [tenantId, id]),
     organizations: (tenantId: string, req: PageRequest) => page<Organization>(SQL.organizations, [tenantId], req),
 
     async insertTeam(tenantId: string, t: { id: string; organizationId: string; slug: string; displayName: string }, at: string): Promise<void> {
       await db.run(SQL.insertTeam, [t.id, tenantId, t.organizationId, t.slug, t.displayName, at]);
     },
-    teamBySlug: (tenantId: string, organizationId: string, slug: string) => db.get<Team>(SQL.teamBySlug, [tenantId, organizationId, slug]),
-    teamById: (tenantId: string, id: string) => db.get<Team>(SQL.teamById, [tenantId, id]),
+    teamBySlug: (tenantId: string, organizationId: string, slug: string, lock = false) => db.get<Team>(lock ? locked.teamBySlug : SQL.teamBySlug, [tenantId, organizationId, slug]),
+    teamById: (tenantId: string, id: string, lock = false) => db.get<Team>(lock ? locked.teamById : SQL.teamById, [tenantId, id]),
     teams: (tenantId: string, organizationId: string, req: PageRequest) => page<Team>(SQL.teams, [tenantId, organizationId], req),
 
     /** False when the subject already is a member. */
@@ -201,7 +211,7 @@ export function createDirectoryStore(db: Sql) {
     async insertPermission(tenantId: string, p: { key: string; displayName: string }, at: string): Promise<boolean> {
       return (await db.run(SQL.insertPermission, [tenantId, p.key, p.displayName, at])) > 0;
     },
-    permission: (tenantId: string, key: string) => db.get<Permission>(SQL.permission, [tenantId, key]),
+    permission: (tenantId: string, key: string, lock = false) => db.get<Permission>(lock ? locked.permission : SQL.permission, [tenantId, key]),
     permissions: (tenantId: string, req: PageRequest) => page<Permission>(SQL.permissions, [tenantId], req),
 
     /** False when the key exists already. */
@@ -209,8 +219,8 @@ export function createDirectoryStore(db: Sql) {
       return (await db.run(SQL.insertRole, [r.id, tenantId, r.key, r.displayName, r.scope, at])) > 0;
     },
     /** The role, and whether `engage apply` owns it (configuration-managed). */
-    async roleByKey(tenantId: string, key: string): Promise<(Role & { configurationManaged: boolean }) | undefined> {
-      const r = await db.get<Role & { configurationManaged: number }>(SQL.roleByKey, [tenantId, key]);
+    async roleByKey(tenantId: string, key: string, lock = false): Promise<(Role & { configurationManaged: boolean }) | undefined> {
+      const r = await db.get<Role & { configurationManaged: number }>(lock ? locked.roleByKey : SQL.roleByKey, [tenantId, key]);
       return r && { ...r, configurationManaged: Number(r.configurationManaged) === 1 };
     },
     roles: (tenantId: string, req: PageRequest) => page<Role>(SQL.roles, [tenantId], req),
@@ -279,9 +289,9 @@ export function createDirectoryStore(db: Sql) {
       await db.run(SQL.deletePermission, [tenantId, key]);
       return { roles };
     },
-    /** Whether `engage apply` owns the permission (undefined: no such permission). */
+    /** Whether `engage apply` owns the permission (undefined: no such permission), the row locked until commit. */
     async permissionManaged(tenantId: string, key: string): Promise<boolean | undefined> {
-      const r = await db.get<{ configurationManaged: number }>(SQL.permissionManaged, [tenantId, key]);
+      const r = await db.get<{ configurationManaged: number }>(`${SQL.permissionManaged}${forUpdate(db.dialect)}`, [tenantId, key]);
       return r && Number(r.configurationManaged) === 1;
     },
 
