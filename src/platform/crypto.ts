@@ -1,4 +1,4 @@
-import { createCipheriv, createDecipheriv, hash, randomBytes, randomUUID, timingSafeEqual } from 'node:crypto';
+import { createCipheriv, createDecipheriv, hash, hkdfSync, randomBytes, randomUUID, timingSafeEqual } from 'node:crypto';
 
 /** A random opaque secret of 256 bits, base64url, optionally with a readable prefix. */
 export function newSecret(prefix = ''): string {
@@ -19,6 +19,16 @@ export function safeEqual(a: string, b: string): boolean {
   const ab = Buffer.from(a);
   const bb = Buffer.from(b);
   return ab.length === bb.length && timingSafeEqual(ab, bb);
+}
+
+/**
+ * A 32-byte key for one purpose, derived from the master key: HKDF-SHA256 (RFC 5869) with no salt
+ * and the purpose label as info (`engage <purpose> v1`), as the recovery-code and federation-broker
+ * keys are. The same on every process that holds the master key; one label per purpose, so a key
+ * never serves two.
+ */
+export function deriveKey(masterKey: Buffer, label: string): Buffer {
+  return Buffer.from(hkdfSync('sha256', masterKey, Buffer.alloc(0), label, 32));
 }
 
 /** PKCE S256 (RFC 7636 §4.2). */
