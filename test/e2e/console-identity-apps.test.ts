@@ -265,6 +265,24 @@ describeBrowser('console: clients, resources, credentials, signing keys, federat
     await dialog.getByRole('button', { name: 'Revoke role' }).click();
     await notice(`Role clerk is revoked from ${dana}.`);
     expect(await page.getByRole('button', { name: `Revoke role clerk from ${dana}` }).count()).toBe(0);
+
+    // Deletions, each confirmed by typing the key or slug.
+    const confirmDelete = async (button: string, title: string, name: string, action: string, done: string) => {
+      await page.getByRole('button', { name: button }).click();
+      const d = page.getByRole('dialog', { name: title });
+      await d.getByLabel(`Type ${name} to confirm`).fill(name);
+      await d.getByRole('button', { name: action }).click();
+      await notice(done);
+    };
+    await confirmDelete('Delete permission orders.read', 'Delete a permission', 'orders.read', 'Delete permission', 'Permission orders.read is deleted.');
+    await page.getByRole('group', { name: 'Permissions role clerk holds' }).getByRole('checkbox', { name: /orders\.read/ }).waitFor({ state: 'detached' });
+    await confirmDelete('Delete role clerk', 'Delete a role', 'clerk', 'Delete role', 'Role clerk is deleted.');
+    await confirmDelete('Delete team sales', 'Delete a team', 'sales', 'Delete team', 'Team sales is deleted.');
+    await page.getByText('No team in this organization.').waitFor();
+    await confirmDelete('Delete organization north', 'Delete an organization', 'north', 'Delete organization', 'Organization north is deleted.');
+    await page.getByText('No organization in this tenant.').waitFor();
+    expect(await sb.cliJson(['directory', 'organizations', 'list', '--tenant', 'acme'])).toMatchObject({ items: [] });
+    expect(JSON.stringify(await sb.cliJson(['directory', 'roles', 'list', '--tenant', 'acme']))).not.toContain('"clerk"');
   });
 
   it("shows the control tenant's directory without a way to change it (operators grant|revoke and apply own it)", async () => {

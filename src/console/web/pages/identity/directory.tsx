@@ -195,6 +195,35 @@ function OrganizationDetail({ tenantId, org, manage, onRemove, onChange }: { ten
               </button>
             ),
           },
+          ...(manage
+            ? [{
+                header: 'Actions',
+                cell: (t: Team) => (
+                  <button
+                    type="button"
+                    class="danger"
+                    aria-label={`Delete team ${t.slug}`}
+                    onClick={() =>
+                      onRemove({
+                        title: 'Delete a team',
+                        name: t.slug,
+                        consequence: `Team ${t.slug} is deleted with its memberships and the role assignments in it.`,
+                        action: 'Delete team',
+                        run: async () => {
+                          await call(`DELETE ${A}/organizations/{organizationSlug}/teams/{teamSlug}`, { params: { ...params, teamSlug: t.slug } });
+                          if (team?.id === t.id) setTeam(undefined);
+                          teams.reload();
+                          onChange();
+                        },
+                        done: `Team ${t.slug} is deleted.`,
+                      })
+                    }
+                  >
+                    Delete
+                  </button>
+                ),
+              }]
+            : []),
         ]}
       />
       {manage && (
@@ -325,7 +354,8 @@ function AssignForm({ tenantId, roles, orgs, onDone }: { tenantId: string; roles
 /**
  * A tenant's directory through the management API: organizations (members, teams, team
  * members), roles (their permissions as checkboxes), permissions and role assignments, each
- * created, added or removed here; removals confirmed by typing the subject. The control
+ * created, added, removed or deleted here; a removal or deletion confirmed by typing the subject,
+ * slug or key. The control
  * tenant's directory is the operators' permissions: shown, never changed here (engage
  * operators grant|revoke and engage apply own it; the API refuses with access_denied).
  */
@@ -390,6 +420,36 @@ export function DirectoryPage({ tenantId }: { tenantId: string }) {
               </button>
             ),
           },
+          ...(manage
+            ? [{
+                header: 'Actions',
+                cell: (o: Organization) => (
+                  <button
+                    type="button"
+                    class="danger"
+                    aria-label={`Delete organization ${o.slug}`}
+                    onClick={() =>
+                      setRemoval({
+                        title: 'Delete an organization',
+                        name: o.slug,
+                        consequence: `Organization ${o.slug} is deleted with its teams, its memberships and the role assignments in it.`,
+                        action: 'Delete organization',
+                        run: async () => {
+                          await call(`DELETE ${A}/organizations/{organizationSlug}`, { params: { ...params, organizationSlug: o.slug } });
+                          if (openOrg?.id === o.id) setOpenOrg(undefined);
+                          orgs.reload();
+                          orgChoices.reload();
+                          assigned.reload();
+                        },
+                        done: `Organization ${o.slug} is deleted.`,
+                      })
+                    }
+                  >
+                    Delete
+                  </button>
+                ),
+              }]
+            : []),
         ]}
       />
       {openOrg && <OrganizationDetail key={openOrg.id} tenantId={tenantId} org={openOrg} manage={manage} onRemove={setRemoval} onChange={() => assigned.reload()} />}
@@ -434,6 +494,36 @@ export function DirectoryPage({ tenantId }: { tenantId: string }) {
               </button>
             ),
           },
+          ...(manage
+            ? [{
+                header: 'Actions',
+                cell: (r: Role) => (
+                  <button
+                    type="button"
+                    class="danger"
+                    aria-label={`Delete role ${r.key}`}
+                    onClick={() =>
+                      setRemoval({
+                        title: 'Delete a role',
+                        name: r.key,
+                        consequence: `Role ${r.key} is deleted with its permissions and assignments: whoever holds it loses what it grants, at once.`,
+                        action: 'Delete role',
+                        run: async () => {
+                          await call(`DELETE ${A}/roles/{roleKey}`, { params: { ...params, roleKey: r.key } });
+                          if (openRole?.id === r.id) setOpenRole(undefined);
+                          roles.reload();
+                          roleChoices.reload();
+                          assigned.reload();
+                        },
+                        done: `Role ${r.key} is deleted.`,
+                      })
+                    }
+                  >
+                    Delete
+                  </button>
+                ),
+              }]
+            : []),
         ]}
       />
       {openRole && <RolePermissions key={`${openRole.id} ${permTick}`} tenantId={tenantId} role={openRole} manage={manage} />}
@@ -478,6 +568,34 @@ export function DirectoryPage({ tenantId }: { tenantId: string }) {
           { header: 'Key', cell: (p) => <code>{p.key}</code> },
           { header: 'Name', cell: (p) => p.displayName },
           { header: 'Status', cell: (p) => p.status },
+          ...(manage
+            ? [{
+                header: 'Actions',
+                cell: (p: Permission) => (
+                  <button
+                    type="button"
+                    class="danger"
+                    aria-label={`Delete permission ${p.key}`}
+                    onClick={() =>
+                      setRemoval({
+                        title: 'Delete a permission',
+                        name: p.key,
+                        consequence: `Permission ${p.key} is deleted and taken from every role holding it, at once.`,
+                        action: 'Delete permission',
+                        run: async () => {
+                          await call(`DELETE ${A}/permissions/{permissionKey}`, { params: { ...params, permissionKey: p.key } });
+                          perms.reload();
+                          setPermTick((n) => n + 1);
+                        },
+                        done: `Permission ${p.key} is deleted.`,
+                      })
+                    }
+                  >
+                    Delete
+                  </button>
+                ),
+              }]
+            : []),
         ]}
       />
       {manage && (
