@@ -3,6 +3,8 @@ import { cliActor } from '../../src/platform/audit/audit';
 import { parsePageRequest, type Page, type PageRequest } from '../../src/platform/http/pagination';
 import { directoryUrl } from '../../src/identity/directory/routes';
 import { DIRECTORY_PERMISSIONS } from '../../src/identity/directory/permissions';
+import { DirectoryErrors } from '../../src/identity/directory/errors';
+import { checkSlug } from '../../src/identity/directory/schemas';
 import type { Services } from '../../src/services';
 import { action, output, withCommon, withServices, type CommonOptions } from '../cli';
 
@@ -18,8 +20,10 @@ function pageOf(opts: ListOptions): PageRequest {
 
 /**
  * `engage directory …` (issue 11): the tenant's first directory administrator, on the database
- * (audit actor: the operating-system user), and reads of the directory. Everything else goes
- * through the directory API with a directory administrator's token.
+ * (audit actor: the operating-system user), reads of the directory, and deletions of its
+ * organizations, teams, roles and permissions (the management API's twins, issue 25; the
+ * control tenant's refused: `engage operators` owns it). Everything else goes through the
+ * directory API with a directory administrator's token, or the management API.
  */
 export function registerDirectory(program: Command): void {
   const directory = program.command('directory').description("a tenant's directory: administrators, permissions, roles, organizations");
@@ -68,6 +72,34 @@ export function registerDirectory(program: Command): void {
   lister('roles', "list the tenant's directory roles", ['key', 'displayName', 'scope', 'status', 'id'], (s, t, p) => s.directory.roles(t, p));
   lister('organizations', "list the tenant's organizations", ['slug', 'displayName', 'status', 'id'], (s, t, p) => s.directory.organizations(t, p));
   lister('assignments', "list the tenant's role assignments", ['roleKey', 'subject', 'scope', 'organizationId', 'teamId'], (s, t, p) => s.directory.roleAssignments(t, p));
+
+  type DeleteOptions = CommonOptions & { tenant: string; slug?: string; organization?: string; key?: string };
+  const slug = (v: string, what: string) => {
+    if (!checkSlug.is(v)) throw DirectoryErrors.invalid(`${what}: must be a slug (lower-case letters, digits and inner hyphens, 1 to 63 characters)`);
+    return v;
+  };
+  const deleter = (group: Command, description: string, options: (c: Command) => Command, run: (s: Services, tenantId: string, o: DeleteOptions) => Promise<void>, what: (o: DeleteOptions) => Record<string, unknown>) =>
+    options(withCommon(group.command('delete').description(description)).requiredOption('--tenant <tenant>', 'slug or id')).action(
+      action(async (opts: DeleteOptions) => {
+        await withServices(opts, async ({ services, json }) => {
+          const tenant = await services.tenants.get(opts.tenant);
+          if (tenant.isControl) throw new Error("the control tenant's directory holds the operators' permissions: change them with engage operators grant|revoke or engage apply");
+          await run(services, tenant.id, opts);
+          const out = { tenant: tenant.slug, ...what(opts), deleted: true };
+          output(json, out, Object.keys(out));
+        });
+      }),
+    );
+  const group = (name: string) => directory.commands.find((c) => c.name() === name) ?? directory.command(name);
+  deleter(group('organizations'), 'delete an organization with its teams, memberships and the role assignments in it', (c) => c.requiredOption('--slug <slug>', 'the organization'),
+    (s, t, o) => s.directory.deleteOrganization(t, slug(o.slug!, 'slug'), cliActor()), (o) => ({ organization: o.slug }));
+  deleter(directory.command('teams').description("a tenant's teams"), 'delete a team with its memberships and the role assignments in it',
+    (c) => c.requiredOption('--organization <slug>', 'its organization').requiredOption('--slug <slug>', 'the team'),
+    (s, t, o) => s.directory.deleteTeam(t, slug(o.organization!, 'organization'), slug(o.slug!, 'slug'), cliActor()), (o) => ({ organization: o.organization, team: o.slug }));
+  deleter(group('roles'), 'delete a role with its permissions and assignments (not one engage apply owns)', (c) => c.requiredOption('--key <key>', 'the role key'),
+    (s, t, o) => s.directory.deleteRole(t, o.key!, cliActor()), (o) => ({ role: o.key }));
+  deleter(group('permissions'), 'delete a permission, taking it from every role holding it (not one engage apply owns)', (c) => c.requiredOption('--key <key>', 'the permission key'),
+    (s, t, o) => s.directory.deletePermission(t, o.key!, cliActor()), (o) => ({ permission: o.key }));
 }
 
 /** The directory resource (URI and audience: the directory root URL), created with both scopes when absent. */

@@ -67,4 +67,42 @@ describe('dist/engage directory', () => {
       expect(r.stderr).toMatch(message);
     }
   });
+
+  it('deletes an organization, team, role and permission (the management API\'s twins), audited by the OS user; refuses the control tenant and unknown or malformed names', async () => {
+    const opts = { dataDir: sb.dataDir, databaseUrl: sb.env.ENGAGE_DATABASE_URL, publicUrl: sb.publicUrl, logLevel: 'silent' };
+    const actor = { subject: 'test', clientId: null };
+    await withServices(opts, async ({ services }) => {
+      const t = (await services.tenants.get('acme')).id;
+      await services.directory.createOrganization(t, { slug: 'north', displayName: 'North' }, actor);
+      await services.directory.createTeam(t, 'north', { slug: 'sales', displayName: 'Sales' }, actor);
+      await services.directory.createRole(t, { key: 'clerk', displayName: 'Clerk', scope: 'TENANT' }, actor);
+      await services.directory.createPermission(t, { key: 'orders.read', displayName: 'Read orders' }, actor);
+    });
+    expect(await sb.cliJson(['directory', 'teams', 'delete', ...T, '--organization', 'north', '--slug', 'sales'])).toEqual({ tenant: 'acme', organization: 'north', team: 'sales', deleted: true });
+    expect(await sb.cliJson(['directory', 'organizations', 'delete', ...T, '--slug', 'north'])).toEqual({ tenant: 'acme', organization: 'north', deleted: true });
+    expect(await sb.cliJson(['directory', 'roles', 'delete', ...T, '--key', 'clerk'])).toEqual({ tenant: 'acme', role: 'clerk', deleted: true });
+    expect(await sb.cliJson(['directory', 'permissions', 'delete', ...T, '--key', 'orders.read'])).toEqual({ tenant: 'acme', permission: 'orders.read', deleted: true });
+    expect((await sb.cliJson<{ items: unknown[] }>(['directory', 'organizations', 'list', ...T])).items).toEqual([]);
+    expect((await sb.cliJson<{ items: { key: string }[] }>(['directory', 'roles', 'list', ...T])).items.map((r) => r.key)).toEqual(['administrator']);
+    expect((await sb.cliJson<{ items: { key: string }[] }>(['directory', 'permissions', 'list', ...T])).items.map((p) => p.key)).toEqual(['directory.manage', 'directory.read']);
+    const deleted = await withServices(opts, async ({ services }) => {
+      const tenantId = (await services.tenants.get('acme')).id;
+      return (await services.store.audit.list({ tenantId, page: 0, size: 50 })).items.filter((e) => e.action.endsWith('.deleted'));
+    });
+    expect(deleted.map((e) => [e.action, e.actorSubject]).sort()).toEqual(
+      ['directory.organization.deleted', 'directory.permission.deleted', 'directory.role.deleted', 'directory.team.deleted'].map((a) => [a, `os:${os.userInfo().username}`]),
+    );
+
+    for (const [args, message] of [
+      [['directory', 'roles', 'delete', '--tenant', 'control', '--key', 'administrator'], /control tenant.*engage operators grant\|revoke/],
+      [['directory', 'organizations', 'delete', ...T, '--slug', 'north'], /directory_operation_rejected: no organization north/],
+      [['directory', 'organizations', 'delete', ...T, '--slug', 'No Slug'], /invalid_request: slug: must be a slug/],
+      [['directory', 'permissions', 'delete', ...T, '--key', 'no.such'], /directory_operation_rejected: no permission no\.such/],
+    ] as const) {
+      const r = await sb.run([...args]);
+      expect({ args, code: r.code, stdout: r.stdout }).toEqual({ args, code: 1, stdout: '' });
+      expect(r.stderr).toMatch(/^engage: [^\n]+\n$/);
+      expect(r.stderr).toMatch(message);
+    }
+  });
 });
