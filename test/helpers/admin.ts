@@ -4,8 +4,8 @@
  * administration permission, made through the services. h-operators' control-tenant
  * initialisation may create the resource first: each step is skipped when already there.
  */
-import type { Harness } from './harness';
-import { basic, CALLBACK, publicClientToken } from '../fixtures/oauth';
+import { createHarness, type Harness } from './harness';
+import { basic, CALLBACK, createFixture, publicClientToken, type OAuthFixture } from '../fixtures/oauth';
 import { ADMIN_AUDIENCE, ADMIN_ROOT, ADMIN_SCOPES } from '../../src/identity/admin/schemas';
 import { SYSTEM_ACTOR } from '../../src/identity/audit';
 import { ADMINISTRATOR_ROLE } from '../../src/identity/directory/permissions';
@@ -27,6 +27,8 @@ export interface AdminFixture {
   revoke(subject: string): Promise<void>;
   /** `h.request` on the management root with a bearer token and a JSON body. */
   call(method: string, path: string, token: string | undefined, body?: unknown): Promise<Response>;
+  /** `call`, its status and its body parsed (`null` when empty), typed as `JSON.parse` types it: what the tests compare. */
+  json(method: string, path: string, token: string | undefined, body?: unknown): Promise<{ status: number; body: ReturnType<typeof JSON.parse> }>;
 }
 
 export async function createAdminFixture(h: Harness): Promise<AdminFixture> {
@@ -95,7 +97,21 @@ export async function createAdminFixture(h: Harness): Promise<AdminFixture> {
     return h.request(root + path, { method, headers, body: body === undefined ? undefined : typeof body === 'string' ? body : JSON.stringify(body) });
   }
 
-  return { controlId, root, operator, token, newOperator, grant, revoke, call };
+  async function json(method: string, path: string, bearer: string | undefined, body?: unknown) {
+    const res = await call(method, path, bearer, body);
+    const text = await res.text();
+    return { status: res.status, body: text ? JSON.parse(text) : null };
+  }
+
+  return { controlId, root, operator, token, newOperator, grant, revoke, call, json };
+}
+
+/** The management tests' usual start: a harness, the admin fixture, tenant `slug` with its OAuth fixture, a token with every administration scope and `base`, the tenant's path. */
+export async function createAdminTenant(slug = 'acme'): Promise<{ h: Harness; a: AdminFixture; acme: OAuthFixture; token: string; base: string }> {
+  const h = await createHarness();
+  const a = await createAdminFixture(h);
+  const acme = await createFixture(h, slug);
+  return { h, a, acme, token: await a.token(), base: `/tenants/${acme.tenant.tenant.id}` };
 }
 
 /** Takes the subject's administrator role away (the directory's own operation: a TENANT role assignment revoked). */

@@ -1,7 +1,7 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { createHarness, type Harness } from '../../../test/helpers/harness';
-import { createAdminFixture, type AdminFixture } from '../../../test/helpers/admin';
-import { API, CALLBACK, createFixture, type OAuthFixture } from '../../../test/fixtures/oauth';
+import type { Harness } from '../../../test/helpers/harness';
+import { createAdminTenant, type AdminFixture } from '../../../test/helpers/admin';
+import { API, CALLBACK, type OAuthFixture } from '../../../test/fixtures/oauth';
 import { apiError } from '../../../test/helpers/api-error';
 
 /** Spec 03 management table: resources, clients, credentials and signing keys of a tenant. */
@@ -12,19 +12,11 @@ let token: string;
 let base: string;
 
 beforeAll(async () => {
-  h = await createHarness();
-  a = await createAdminFixture(h);
-  acme = await createFixture(h, 'acme');
-  token = await a.token();
-  base = `/tenants/${acme.tenant.tenant.id}`;
+  ({ h, a, acme, token, base } = await createAdminTenant());
 });
 afterAll(() => h.close());
 
-const call = async (method: string, path: string, body?: unknown) => {
-  const res = await a.call(method, path, token, body);
-  const text = await res.text();
-  return { status: res.status, body: text ? JSON.parse(text) : null };
-};
+const call = (method: string, path: string, body?: unknown) => a.json(method, path, token, body);
 
 const client = (over: Record<string, unknown> = {}) => ({
   clientId: 'portal', displayName: 'Portal', applicationType: 'WEB', tokenEndpointAuthMethod: 'CLIENT_SECRET_BASIC', consentPolicy: 'EXPLICIT',

@@ -1,7 +1,7 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { createHarness, type Harness } from '../../../test/helpers/harness';
-import { createAdminFixture, type AdminFixture } from '../../../test/helpers/admin';
-import { createFixture, exchange, type OAuthFixture } from '../../../test/fixtures/oauth';
+import type { Harness } from '../../../test/helpers/harness';
+import { createAdminTenant, type AdminFixture } from '../../../test/helpers/admin';
+import { exchange, type OAuthFixture } from '../../../test/fixtures/oauth';
 import { ADMIN_SCOPES } from './schemas';
 
 /**
@@ -15,19 +15,11 @@ let token: string;
 let base: string;
 
 beforeAll(async () => {
-  h = await createHarness();
-  a = await createAdminFixture(h);
-  acme = await createFixture(h, 'acme');
-  token = await a.token();
-  base = `/tenants/${acme.tenant.tenant.id}`;
+  ({ h, a, acme, token, base } = await createAdminTenant());
 });
 afterAll(() => h.close());
 
-const call = async (method: string, path: string, as = token, body?: unknown) => {
-  const res = await a.call(method, path, as, body);
-  const text = await res.text();
-  return { status: res.status, body: text ? JSON.parse(text) : null };
-};
+const call = (method: string, path: string, as = token, body?: unknown) => a.json(method, path, as, body);
 const keys = async () => (await call('GET', `${base}/signing-keys?size=200`)).body.items as { keyId: string; state: string; retiredAt: string | null }[];
 const published = async () => ((await (await h.request('/t/acme/oauth2/jwks')).json()) as { keys: { kid: string }[] }).keys.map((k) => k.kid);
 

@@ -1,7 +1,7 @@
 import { SYSTEM_ACTOR } from '../audit';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { createHarness, PUBLIC_URL, type Harness } from '../../../test/helpers/harness';
-import { createAdminFixture, type AdminFixture } from '../../../test/helpers/admin';
+import { PUBLIC_URL, type Harness } from '../../../test/helpers/harness';
+import { createAdminTenant, type AdminFixture } from '../../../test/helpers/admin';
 import { createFixture, exchange, type OAuthFixture } from '../../../test/fixtures/oauth';
 import { apiError } from '../../../test/helpers/api-error';
 
@@ -12,18 +12,11 @@ let acme: OAuthFixture;
 let token: string;
 
 beforeAll(async () => {
-  h = await createHarness();
-  a = await createAdminFixture(h);
-  acme = await createFixture(h, 'acme');
-  token = await a.token();
+  ({ h, a, acme, token } = await createAdminTenant());
 });
 afterAll(() => h.close());
 
-const call = async (method: string, path: string, body?: unknown) => {
-  const res = await a.call(method, path, token, body);
-  const text = await res.text();
-  return { status: res.status, body: text ? JSON.parse(text) : null };
-};
+const call = (method: string, path: string, body?: unknown) => a.json(method, path, token, body);
 const acmeId = () => acme.tenant.tenant.id;
 const UNKNOWN = '00000000-0000-4000-8000-00000000dead';
 

@@ -27,11 +27,7 @@ beforeAll(async () => {
 afterAll(() => h.close());
 
 const acmeId = () => acme.tenant.tenant.id;
-const call = async (token: string, method: string, path: string, body?: unknown) => {
-  const res = await a.call(method, path, token, body);
-  const text = await res.text();
-  return { status: res.status, body: text ? JSON.parse(text) : null };
-};
+const call = (token: string, method: string, path: string, body?: unknown) => a.json(method, path, token, body);
 const emails = (body: { items: { email: string }[] }) => body.items.map((u) => u.email).sort();
 
 describe('GET /tenants/{tenantId}/users?email=', () => {
