@@ -1,5 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { bucketerFor, bucketV2, chooseVariant, fnv1a32, hashUnit, hashV1, hashV2 } from './bucketing';
+import { uuidStream } from '../../../test/helpers/uuid-stream';
 
 /**
  * An independent FNV-1a 32 in BigInt arithmetic, written from the definition (XOR the code unit,
@@ -14,20 +15,8 @@ function referenceFnv(s: string): bigint {
 }
 const referenceV2 = (seed: string, value: string) => Number(referenceFnv(String(referenceFnv(seed + value))) % 10000n) / 10000;
 
-/** A deterministic stream of lower-case UUID-shaped ids (mulberry32), so the figures never move. */
-function ids(n: number, seed = 1): string[] {
-  let a = seed;
-  const next = () => {
-    a = (a + 0x6d2b79f5) | 0;
-    let t = Math.imul(a ^ (a >>> 15), 1 | a);
-    t = (t + Math.imul(t ^ (t >>> 7), 61 | t)) ^ t;
-    return ((t ^ (t >>> 14)) >>> 0).toString(16).padStart(8, '0');
-  };
-  return Array.from({ length: n }, () => {
-    const h = next() + next() + next() + next();
-    return `${h.slice(0, 8)}-${h.slice(8, 12)}-4${h.slice(13, 16)}-8${h.slice(17, 20)}-${h.slice(20, 32)}`;
-  });
-}
+/** The test's population of installation ids (seed 1 unless told). */
+const ids = (n: number, seed = 1) => uuidStream(n, seed);
 
 describe('GrowthBook hash (bucketing.ts)', () => {
   it('FNV-1a 32 gives the published FNV test vectors (offset basis, "a", "foobar")', () => {

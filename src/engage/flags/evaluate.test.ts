@@ -2,25 +2,14 @@ import { describe, expect, it } from 'vitest';
 import { bucketV2, chooseVariant } from './bucketing';
 import { compileCondition, evaluate, type FlagContext } from './evaluate';
 import { flagViolations, type FlagCondition, type FlagDefinition, type Operator } from './schemas';
+import { uuidStream } from '../../../test/helpers/uuid-stream';
 
 const INSTALLATION = '11111111-1111-4111-8111-111111111111';
 const APP = '22222222-2222-4222-8222-222222222222';
 const base: FlagContext = { installationId: INSTALLATION, app: APP, platform: 'IOS' };
 
-/** A deterministic stream of lower-case UUID-shaped ids (mulberry32), so the figures never move. */
-function ids(n: number, seed = 7): string[] {
-  let a = seed;
-  const next = () => {
-    a = (a + 0x6d2b79f5) | 0;
-    let t = Math.imul(a ^ (a >>> 15), 1 | a);
-    t = (t + Math.imul(t ^ (t >>> 7), 61 | t)) ^ t;
-    return ((t ^ (t >>> 14)) >>> 0).toString(16).padStart(8, '0');
-  };
-  return Array.from({ length: n }, () => {
-    const h = next() + next() + next() + next();
-    return `${h.slice(0, 8)}-${h.slice(8, 12)}-4${h.slice(13, 16)}-8${h.slice(17, 20)}-${h.slice(20, 32)}`;
-  });
-}
+/** The test's population of installation ids (seed 7 unless told). */
+const ids = (n: number, seed = 7) => uuidStream(n, seed);
 
 /** A flag definition that must pass validation (so the tests only evaluate what could be stored). */
 function flag(over: Partial<FlagDefinition>): FlagDefinition {
