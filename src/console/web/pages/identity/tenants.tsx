@@ -80,6 +80,20 @@ export function TenantList() {
   );
 }
 
+/** A tenant's registration mode, as the create and edit forms ask it. */
+function RegistrationField({ mode, setMode }: { mode: string; setMode: (mode: string) => void }) {
+  return (
+    <Field label="Registration">
+      {(a) => (
+        <select {...a} value={mode} onChange={(e) => setMode((e.target as HTMLSelectElement).value)}>
+          <option value="CONTROLLED">Controlled: operators create users</option>
+          <option value="SELF_SERVICE">Self-service: people may register</option>
+        </select>
+      )}
+    </Field>
+  );
+}
+
 export function TenantCreate() {
   const [slug, setSlug] = useState('');
   const [mode, setMode] = useState('CONTROLLED');
@@ -97,14 +111,7 @@ export function TenantCreate() {
         <Field label="Slug" hint="Lower-case letters, digits and hyphens; it names the tenant's issuer path.">
           {(a) => <input {...a} {...bind(slug, setSlug)} required autoComplete="off" />}
         </Field>
-        <Field label="Registration">
-          {(a) => (
-            <select {...a} value={mode} onChange={(e) => setMode((e.target as HTMLSelectElement).value)}>
-              <option value="CONTROLLED">Controlled: operators create users</option>
-              <option value="SELF_SERVICE">Self-service: people may register</option>
-            </select>
-          )}
-        </Field>
+        <RegistrationField mode={mode} setMode={setMode} />
       </Form>
     </>
   );
@@ -250,14 +257,7 @@ function TenantEditForm({ t }: { t: Tenant }) {
       >
         {(a) => <input {...a} type="url" {...bind(issuer, setIssuer)} required readOnly={t.issuerLocked} autoComplete="off" spellcheck={false} />}
       </Field>
-      <Field label="Registration">
-        {(a) => (
-          <select {...a} value={mode} onChange={(e) => setMode((e.target as HTMLSelectElement).value)}>
-            <option value="CONTROLLED">Controlled: operators create users</option>
-            <option value="SELF_SERVICE">Self-service: people may register</option>
-          </select>
-        )}
-      </Field>
+      <RegistrationField mode={mode} setMode={setMode} />
     </Form>
   );
 }
