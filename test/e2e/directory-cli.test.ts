@@ -68,6 +68,42 @@ describe('dist/engage directory', () => {
     }
   });
 
+  it('creates and changes the directory (the management API\'s twins): organization, team, members, permission, role and its permission, assignment; refuses the control tenant and bad input', async () => {
+    const cli = (args: string[]) => sb.cliJson<Record<string, unknown>>(['directory', ...args, ...T]);
+    const org = await cli(['organizations', 'create', '--slug', 'east', '--name', 'East']);
+    expect(org).toEqual({ tenant: 'acme', organization: 'east', id: expect.any(String) });
+    const team = await cli(['teams', 'create', '--organization', 'east', '--slug', 'ops', '--name', 'Ops']);
+    expect(team).toEqual({ tenant: 'acme', organization: 'east', team: 'ops', id: expect.any(String) });
+    expect(await cli(['members', 'add', '--organization', 'east', '--subject', subject])).toMatchObject({ team: null, subject, added: true });
+    expect(await cli(['members', 'add', '--organization', 'east', '--team', 'ops', '--subject', subject])).toMatchObject({ team: 'ops', added: true });
+    expect(await cli(['permissions', 'create', '--key', 'ops.run', '--name', 'Run ops'])).toEqual({ tenant: 'acme', permission: 'ops.run', created: true });
+    expect(await cli(['roles', 'create', '--key', 'operator', '--name', 'Operator', '--scope', 'TEAM'])).toMatchObject({ role: 'operator', id: expect.any(String) });
+    expect(await cli(['roles', 'add-permission', '--key', 'operator', '--permission', 'ops.run'])).toMatchObject({ added: true });
+    const a = ['--role', 'operator', '--subject', subject, '--scope', 'TEAM', '--organization-id', org.id as string, '--team-id', team.id as string];
+    expect(await cli(['assignments', 'add', ...a])).toEqual({ tenant: 'acme', roleKey: 'operator', subject, scope: 'TEAM', organizationId: org.id, teamId: team.id, assigned: true });
+    expect((await sb.cliJson<{ items: unknown[] }>(['directory', 'assignments', 'list', ...T])).items).toContainEqual({ roleKey: 'operator', subject, scope: 'TEAM', organizationId: org.id, teamId: team.id });
+    expect(await cli(['assignments', 'revoke', ...a])).toMatchObject({ revoked: true });
+    expect(await cli(['roles', 'remove-permission', '--key', 'operator', '--permission', 'ops.run'])).toMatchObject({ removed: true });
+    expect(await cli(['members', 'remove', '--organization', 'east', '--subject', subject])).toMatchObject({ removed: true });
+
+    for (const [args, message] of [
+      [['directory', 'organizations', 'create', '--tenant', 'control', '--slug', 'x', '--name', 'X'], /control tenant/],
+      [['directory', 'assignments', 'add', '--tenant', 'control', '--role', 'administrator', '--subject', subject], /control tenant/],
+      [['directory', 'organizations', 'create', ...T, '--slug', 'east', '--name', 'Again'], /directory_operation_rejected: organization east exists/],
+      [['directory', 'organizations', 'create', ...T, '--slug', 'Bad Slug', '--name', 'B'], /invalid_request: slug/],
+      [['directory', 'roles', 'create', ...T, '--key', 'r', '--name', 'R', '--scope', 'WORLD'], /invalid_request: scope/],
+      [['directory', 'assignments', 'add', ...T, '--role', 'operator', '--subject', subject, '--scope', 'TEAM'], /invalid_request/],
+    ] as const) {
+      const r = await sb.run([...args]);
+      expect({ args, code: r.code, stdout: r.stdout }).toEqual({ args, code: 1, stdout: '' });
+      expect(r.stderr).toMatch(/^engage: [^\n]+\n$/);
+      expect(r.stderr).toMatch(message);
+    }
+    await sb.cli(['directory', 'organizations', 'delete', ...T, '--slug', 'east']);
+    await sb.cli(['directory', 'roles', 'delete', ...T, '--key', 'operator']);
+    await sb.cli(['directory', 'permissions', 'delete', ...T, '--key', 'ops.run']);
+  });
+
   it('deletes an organization, team, role and permission (the management API\'s twins), audited by the OS user; refuses the control tenant and unknown or malformed names', async () => {
     const opts = { dataDir: sb.dataDir, databaseUrl: sb.env.ENGAGE_DATABASE_URL, publicUrl: sb.publicUrl, logLevel: 'silent' };
     const actor = { subject: 'test', clientId: null };
@@ -89,8 +125,11 @@ describe('dist/engage directory', () => {
       const tenantId = (await services.tenants.get('acme')).id;
       return (await services.store.audit.list({ tenantId, page: 0, size: 50 })).items.filter((e) => e.action.endsWith('.deleted'));
     });
-    expect(deleted.map((e) => [e.action, e.actorSubject]).sort()).toEqual(
-      ['directory.organization.deleted', 'directory.permission.deleted', 'directory.role.deleted', 'directory.team.deleted'].map((a) => [a, `os:${os.userInfo().username}`]),
+    expect(deleted.map((e) => [e.action, e.details.organization ?? e.details.slug ?? e.details.key, e.actorSubject]).sort()).toEqual(
+      [
+        ['directory.organization.deleted', 'east'], ['directory.organization.deleted', 'north'], ['directory.permission.deleted', 'ops.run'], ['directory.permission.deleted', 'orders.read'],
+        ['directory.role.deleted', 'clerk'], ['directory.role.deleted', 'operator'], ['directory.team.deleted', 'sales'],
+      ].map(([a, k]) => [a, k, `os:${os.userInfo().username}`]),
     );
 
     for (const [args, message] of [
