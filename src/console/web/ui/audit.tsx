@@ -1,7 +1,6 @@
 import type { ComponentChildren } from 'preact';
 import { useState } from 'preact/hooks';
-import type { ApiFailure } from '../api';
-import { DataTable, type Column, type PageBody } from './data';
+import { DataTable, paged, type Column, type PagedList } from './data';
 import { Field, bind } from './forms';
 
 /** An audit event as both administration APIs return it (the wire form of src/platform/audit's row). */
@@ -91,20 +90,16 @@ export function AuditFilterForm(props: {
  * `viaClient` adds the OAuth client the actor acted through; `details` renders what changed.
  */
 export function AuditEventsTable(props: {
-  list: { data: PageBody<AuditEvent> | undefined; loading: boolean; error: ApiFailure | undefined; index: number; next: () => void; previous: () => void };
+  list: PagedList<AuditEvent>;
   more?: Column<AuditEvent>[];
   viaClient?: boolean;
   details: (e: AuditEvent) => ComponentChildren;
 }) {
-  const { list } = props;
   return (
     <DataTable
       caption="Audit events"
-      rows={list.data?.items}
+      {...paged(props.list)}
       rowKey={(e) => e.id}
-      loading={list.loading}
-      error={list.error}
-      pager={{ index: list.index, hasMore: !!list.data?.hasMore, next: list.next, previous: list.previous }}
       empty="No audit event matches."
       columns={[
         { header: 'When', cell: (e) => new Date(e.createdAt).toLocaleString() },

@@ -66,6 +66,19 @@ export function usePaged<T, E extends Endpoint>(endpoint: E, opts: CallOptions<E
   return { ...loaded, index, next, previous };
 }
 
+/** What usePaged returns that a table needs. */
+export type PagedList<T> = { data: PageBody<T> | undefined; loading: boolean; error: ApiFailure | undefined; index: number; next: () => void; previous: () => void };
+
+/** A usePaged list as DataTable's rows, loading, error and pager: `<DataTable {...paged(list)} … />`. */
+export function paged<T>(list: PagedList<T>) {
+  return {
+    rows: list.data?.items,
+    loading: list.loading,
+    error: list.error,
+    pager: { index: list.index, hasMore: !!list.data?.hasMore, next: list.next, previous: list.previous },
+  };
+}
+
 export interface Column<T> {
   header: string;
   cell: (row: T) => ComponentChildren;

@@ -1,7 +1,7 @@
 import { useState } from 'preact/hooks';
 import { call } from '../../api';
 import { Link, href } from '../../router';
-import { DataTable, useCall, usePaged } from '../../ui/data';
+import { DataTable, useCall, usePaged, paged } from '../../ui/data';
 import { ErrorBox, Notice, SecretOnce } from '../../ui/feedback';
 import { ConfirmByName, Field, Form, bind } from '../../ui/forms';
 import type { App } from './apps';
@@ -58,11 +58,8 @@ export function AccessKeyList({ environmentId }: { environmentId: string }) {
       )}
       <DataTable
         caption="Access keys"
-        rows={list.data?.items}
+        {...paged(list)}
         rowKey={(k) => k.id}
-        loading={list.loading}
-        error={list.error}
-        pager={{ index: list.index, hasMore: !!list.data?.hasMore, next: list.next, previous: list.previous }}
         empty="No access key yet: create one below."
         columns={[
           { header: 'Name', cell: (k) => <Link href={keysPath(environmentId, k.id)}>{keyLabel(k)}</Link> },

@@ -1,7 +1,7 @@
 import { useState } from 'preact/hooks';
 import { call } from '../../api';
 import { Link, href, navigate } from '../../router';
-import { DataTable, useCall, usePaged } from '../../ui/data';
+import { DataTable, useCall, usePaged, paged } from '../../ui/data';
 import { ErrorBox, Notice } from '../../ui/feedback';
 import { ConfirmByName, Field, Form, bind, useSubmit } from '../../ui/forms';
 import { EnvironmentHeader, useEnvironment, when } from './environments';
@@ -53,11 +53,8 @@ export function AppList({ environmentId }: { environmentId: string }) {
       <EnvironmentHeader environmentId={environmentId} environment={env.data} title="Apps" />
       <DataTable
         caption="Apps"
-        rows={list.data?.items}
+        {...paged(list)}
         rowKey={(a) => a.id}
-        loading={list.loading}
-        error={list.error}
-        pager={{ index: list.index, hasMore: !!list.data?.hasMore, next: list.next, previous: list.previous }}
         empty="No app yet: create one below."
         columns={[
           { header: 'Name', cell: (a) => <Link href={appPath(environmentId, a.id)}>{a.name}</Link> },

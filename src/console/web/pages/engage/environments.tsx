@@ -2,7 +2,7 @@ import type { ComponentChildren } from 'preact';
 import { useState } from 'preact/hooks';
 import { call } from '../../api';
 import { Link, href, navigate } from '../../router';
-import { DataTable, useCall, usePaged } from '../../ui/data';
+import { DataTable, useCall, usePaged, paged } from '../../ui/data';
 import { Field, Form, bind } from '../../ui/forms';
 import { PageHeader } from '../../ui/layout';
 import { EnvironmentTabs } from './environment-tabs';
@@ -28,11 +28,8 @@ export function EnvironmentList() {
       </PageHeader>
       <DataTable
         caption="Environments"
-        rows={list.data?.items}
+        {...paged(list)}
         rowKey={(e) => e.id}
-        loading={list.loading}
-        error={list.error}
-        pager={{ index: list.index, hasMore: !!list.data?.hasMore, next: list.next, previous: list.previous }}
         empty="No environment yet, or none you hold a permission on."
         columns={[
           { header: 'Name', cell: (e) => <Link href={href('/engage/environments', e.name)}>{e.name}</Link> },

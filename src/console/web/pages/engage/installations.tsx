@@ -1,6 +1,6 @@
 import { useState } from 'preact/hooks';
 import { Link, navigate } from '../../router';
-import { DataTable, useCall, usePaged } from '../../ui/data';
+import { DataTable, useCall, usePaged, paged } from '../../ui/data';
 import { ErrorBox } from '../../ui/feedback';
 import { Field, bind } from '../../ui/forms';
 import { EnvPageHeader, at, envPath } from './sends';
@@ -95,11 +95,8 @@ export function InstallationList({ environmentId }: { environmentId: string }) {
       <Lookup environmentId={environmentId} />
       <DataTable
         caption="Installations"
-        rows={list.data?.items}
+        {...paged(list)}
         rowKey={(i) => i.id}
-        loading={list.loading}
-        error={list.error}
-        pager={{ index: list.index, hasMore: !!list.data?.hasMore, next: list.next, previous: list.previous }}
         empty="No installation yet: an app registers one through the SDK."
         columns={[
           { header: 'Installation', cell: (i) => <Link href={envPath(environmentId, 'installations', i.id)}><code>{i.id}</code></Link> },

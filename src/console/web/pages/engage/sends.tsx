@@ -1,7 +1,7 @@
 import type { ComponentChildren } from 'preact';
 import { useEffect, useState } from 'preact/hooks';
 import { Link, href, navigate, useRoute } from '../../router';
-import { DataTable, useCall, usePaged } from '../../ui/data';
+import { DataTable, useCall, usePaged, paged } from '../../ui/data';
 import { ErrorBox } from '../../ui/feedback';
 import { Field, bind } from '../../ui/forms';
 import { PageHeader } from '../../ui/layout';
@@ -151,11 +151,8 @@ export function SendList({ environmentId }: { environmentId: string }) {
       </form>
       <DataTable
         caption="Sends"
-        rows={list.data?.items}
+        {...paged(list)}
         rowKey={(s) => s.id}
-        loading={list.loading}
-        error={list.error}
-        pager={{ index: list.index, hasMore: !!list.data?.hasMore, next: list.next, previous: list.previous }}
         empty="No send matches."
         columns={[
           { header: 'Request id', cell: (s) => <Link href={envPath(environmentId, 'sends', s.id)}><code>{s.id}</code></Link> },
@@ -260,11 +257,8 @@ export function SendDetail({ environmentId, sendId }: { environmentId: string; s
       </div>
       <DataTable
         caption="Deliveries of the send"
-        rows={deliveries.data?.items}
+        {...paged(deliveries)}
         rowKey={(d) => d.id}
-        loading={deliveries.loading}
-        error={deliveries.error}
-        pager={{ index: deliveries.index, hasMore: !!deliveries.data?.hasMore, next: deliveries.next, previous: deliveries.previous }}
         empty="No delivery (the recipient had no installation a push could reach: the send's answer said why)."
         columns={[
           { header: 'Installation', cell: (d) => <Link href={envPath(environmentId, 'installations', d.installationId)}><code>{d.installationId}</code></Link> },

@@ -1,7 +1,7 @@
 import { useEffect, useMemo, useState } from 'preact/hooks';
 import { call } from '../../api';
 import { Link, navigate } from '../../router';
-import { DataTable, useCall, usePaged } from '../../ui/data';
+import { DataTable, useCall, usePaged, paged } from '../../ui/data';
 import { ErrorBox, Notice } from '../../ui/feedback';
 import { ConfirmByName, Field, Form, useSubmit } from '../../ui/forms';
 import { PhoneFrames, SampleVariables, sampleOf, usePreviews, variablesOf, type VariableDef } from './preview';
@@ -210,11 +210,8 @@ export function TemplateList({ environmentId }: { environmentId: string }) {
       </EnvPageHeader>
       <DataTable
         caption="Templates"
-        rows={list.data?.items}
+        {...paged(list)}
         rowKey={(t) => t.id}
-        loading={list.loading}
-        error={list.error}
-        pager={{ index: list.index, hasMore: !!list.data?.hasMore, next: list.next, previous: list.previous }}
         empty="No template yet."
         columns={[
           { header: 'Key', cell: (t) => <Link href={envPath(environmentId, 'templates', t.key)}>{t.key}</Link> },

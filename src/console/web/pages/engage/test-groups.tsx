@@ -1,7 +1,7 @@
 import { useState } from 'preact/hooks';
 import { call } from '../../api';
 import { Link, href, navigate } from '../../router';
-import { DataTable, useCall, usePaged } from '../../ui/data';
+import { DataTable, useCall, usePaged, paged } from '../../ui/data';
 import { ErrorBox, Notice } from '../../ui/feedback';
 import { ConfirmByName, Field, Form } from '../../ui/forms';
 import { EnvironmentHeader, useEnvironment, when } from './environments';
@@ -62,11 +62,8 @@ export function TestGroupList({ environmentId }: { environmentId: string }) {
       <p class="muted">A test send of a template reaches the members of one test group only, marked as a test and outside rate limits and counts.</p>
       <DataTable
         caption="Test groups"
-        rows={list.data?.items}
+        {...paged(list)}
         rowKey={(g) => g.id}
-        loading={list.loading}
-        error={list.error}
-        pager={{ index: list.index, hasMore: !!list.data?.hasMore, next: list.next, previous: list.previous }}
         empty="No test group yet: create one below."
         columns={[
           { header: 'Name', cell: (g) => <Link href={groupsPath(environmentId, g.id)}>{g.name}</Link> },

@@ -1,7 +1,7 @@
 import { useEffect, useState } from 'preact/hooks';
 import { ApiFailure, call } from '../../api';
 import { Link, href } from '../../router';
-import { DataTable, usePaged } from '../../ui/data';
+import { DataTable, usePaged, paged } from '../../ui/data';
 import { ErrorBox, Notice, SecretOnce } from '../../ui/feedback';
 import { Field, Form, bind } from '../../ui/forms';
 import { TenantFrame, lines, words } from './apps-frame';
@@ -46,11 +46,8 @@ export function ClientList({ tenantId }: { tenantId: string }) {
     >
       <DataTable
         caption="Clients"
-        rows={list.data?.items}
+        {...paged(list)}
         rowKey={(c) => c.clientId}
-        loading={list.loading}
-        error={list.error}
-        pager={{ index: list.index, hasMore: !!list.data?.hasMore, next: list.next, previous: list.previous }}
         empty="No client registered in this tenant yet."
         columns={[
           { header: 'Client id', cell: (c) => <Link href={href(clientsPath(tenantId), c.clientId)}>{c.clientId}</Link> },

@@ -1,6 +1,6 @@
 import { useState } from 'preact/hooks';
 import { call } from '../../api';
-import { DataTable, useCall, usePaged } from '../../ui/data';
+import { DataTable, useCall, usePaged, paged } from '../../ui/data';
 import { Notice, SecretOnce } from '../../ui/feedback';
 import { ConfirmByName, Field, Form } from '../../ui/forms';
 import { TenantFrame, when } from './apps-frame';
@@ -32,11 +32,8 @@ export function CredentialList({ tenantId }: { tenantId: string }) {
       {revoked && <Notice>Credential {revoked} is revoked.</Notice>}
       <DataTable
         caption="Credentials"
-        rows={list.data?.items}
+        {...paged(list)}
         rowKey={(c) => c.credentialId}
-        loading={list.loading}
-        error={list.error}
-        pager={{ index: list.index, hasMore: !!list.data?.hasMore, next: list.next, previous: list.previous }}
         empty="No credential issued in this tenant yet."
         columns={[
           { header: 'Credential', cell: (c) => <code title={c.credentialId}>{shortId(c.credentialId)}</code> },

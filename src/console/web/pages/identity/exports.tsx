@@ -1,7 +1,7 @@
 import { useEffect, useRef, useState } from 'preact/hooks';
 import { call } from '../../api';
 import { Link, href, navigate } from '../../router';
-import { DataTable, usePaged } from '../../ui/data';
+import { DataTable, usePaged, paged } from '../../ui/data';
 import { ErrorBox, Notice } from '../../ui/feedback';
 import { useSubmit } from '../../ui/forms';
 import { JOB_STATUS_WORDS, LiveJob, type Job } from './imports-jobs';
@@ -31,12 +31,9 @@ export function ExportList({ tenantId }: { tenantId: string }) {
       {start.error && <ErrorBox error={start.error} />}
       <DataTable
         caption="Export jobs"
-        rows={list.data?.items}
+        {...paged(list)}
         rowKey={(j) => j.id}
-        loading={list.loading}
-        error={list.error}
         empty="No export yet."
-        pager={{ index: list.index, hasMore: !!list.data?.hasMore, next: list.next, previous: list.previous }}
         columns={[
           { header: 'Created', cell: (j) => <Link href={href('/identity/tenants', tenantId, 'exports', j.id)}>{when(j.createdAt)}</Link> },
           { header: 'Status', cell: (j) => JOB_STATUS_WORDS[j.status] },
@@ -129,12 +126,9 @@ export function ExportDetail({ tenantId, jobId }: { tenantId: string; jobId: str
       <h2>Records</h2>
       <DataTable
         caption="Export records"
-        rows={records.data?.items}
+        {...paged(records)}
         rowKey={(r) => String(r.position)}
-        loading={records.loading}
-        error={records.error}
         empty={succeeded ? 'The tenant had no user.' : 'No record until the export has succeeded.'}
-        pager={{ index: records.index, hasMore: !!records.data?.hasMore, next: records.next, previous: records.previous }}
         columns={[
           { header: 'Email', cell: (r) => r.email },
           { header: 'Verified', cell: (r) => (r.emailVerified ? 'Yes' : 'No') },

@@ -1,7 +1,7 @@
 import { useState } from 'preact/hooks';
 import { call } from '../../api';
 import { Link, href } from '../../router';
-import { DataTable, useCall, usePaged } from '../../ui/data';
+import { DataTable, useCall, usePaged, paged } from '../../ui/data';
 import { Notice } from '../../ui/feedback';
 import { ConfirmByName, Field, Form } from '../../ui/forms';
 import { PageHeader } from '../../ui/layout';
@@ -57,11 +57,8 @@ export function FederationList() {
       {notice && <Notice>{notice}</Notice>}
       <DataTable
         caption="Federations"
-        rows={list.data?.items}
+        {...paged(list)}
         rowKey={(f) => `${f.sourceTenantId}/${f.targetTenantId}`}
-        loading={list.loading}
-        error={list.error}
-        pager={{ index: list.index, hasMore: !!list.data?.hasMore, next: list.next, previous: list.previous }}
         empty="No federation yet."
         columns={[
           { header: 'Source (users come from)', cell: (f) => tenantCell(f.sourceTenantId, f.sourceIssuer) },

@@ -1,7 +1,7 @@
 import { useState } from 'preact/hooks';
 import { call } from '../../api';
 import { Link, href } from '../../router';
-import { DataTable, usePaged } from '../../ui/data';
+import { DataTable, usePaged, paged } from '../../ui/data';
 import { ErrorBox, Notice } from '../../ui/feedback';
 import { Field, Form, bind } from '../../ui/forms';
 import { JOB_STATUS_WORDS, LiveJob, type Job } from './imports-jobs';
@@ -130,12 +130,9 @@ export function ImportList({ tenantId }: { tenantId: string }) {
       <h2>Import jobs</h2>
       <DataTable
         caption="Import jobs"
-        rows={list.data?.items}
+        {...paged(list)}
         rowKey={(j) => j.id}
-        loading={list.loading}
-        error={list.error}
         empty="No import yet."
-        pager={{ index: list.index, hasMore: !!list.data?.hasMore, next: list.next, previous: list.previous }}
         columns={[
           { header: 'Created', cell: (j) => <Link href={href('/identity/tenants', tenantId, 'imports', j.id)}>{when(j.createdAt)}</Link> },
           { header: 'Source', cell: (j) => <code>{j.source}</code> },
@@ -209,12 +206,9 @@ export function ImportDetail({ tenantId, jobId }: { tenantId: string; jobId: str
       <p class="muted">Each record of the job, in the order of the file; a failed one says why.</p>
       <DataTable
         caption="Import results"
-        rows={results.data?.items}
+        {...paged(results)}
         rowKey={(r) => String(r.position)}
-        loading={results.loading}
-        error={results.error}
         empty={ended ? 'No result.' : 'No result yet: the job has not processed a record.'}
-        pager={{ index: results.index, hasMore: !!results.data?.hasMore, next: results.next, previous: results.previous }}
         columns={[
           { header: 'Record', cell: (r) => r.position + 1 },
           { header: 'Email', cell: (r) => r.email ?? '—' },

@@ -1,6 +1,6 @@
 import { useState } from 'preact/hooks';
 import { call } from '../../api';
-import { DataTable, usePaged } from '../../ui/data';
+import { DataTable, usePaged, paged } from '../../ui/data';
 import { Notice } from '../../ui/feedback';
 import { ConfirmByName, useSubmit } from '../../ui/forms';
 import { ErrorBox } from '../../ui/feedback';
@@ -109,11 +109,8 @@ export function SigningKeyList({ tenantId }: { tenantId: string }) {
       {notice && <Notice>{notice}</Notice>}
       <DataTable
         caption="Signing keys"
-        rows={list.data?.items}
+        {...paged(list)}
         rowKey={(k) => k.keyId}
-        loading={list.loading}
-        error={list.error}
-        pager={{ index: list.index, hasMore: !!list.data?.hasMore, next: list.next, previous: list.previous }}
         columns={[
           { header: 'Key id', cell: (k) => <code>{k.keyId}</code> },
           {

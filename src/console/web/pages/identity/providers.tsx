@@ -1,6 +1,6 @@
 import { useState } from 'preact/hooks';
 import { call } from '../../api';
-import { DataTable, usePaged } from '../../ui/data';
+import { DataTable, usePaged, paged } from '../../ui/data';
 import { Notice } from '../../ui/feedback';
 import { ConfirmByName, Field, Form, bind } from '../../ui/forms';
 import { TenantFrame, lines, when } from './apps-frame';
@@ -26,11 +26,8 @@ export function ProviderList({ tenantId }: { tenantId: string }) {
       {notice && <Notice>{notice}</Notice>}
       <DataTable
         caption="Social providers"
-        rows={list.data?.items}
+        {...paged(list)}
         rowKey={(p) => p.name}
-        loading={list.loading}
-        error={list.error}
-        pager={{ index: list.index, hasMore: !!list.data?.hasMore, next: list.next, previous: list.previous }}
         empty="No social provider in this tenant yet."
         columns={[
           { header: 'Name', cell: (p) => p.name },

@@ -1,6 +1,6 @@
 import { useState } from 'preact/hooks';
 import { call } from '../../api';
-import { DataTable, usePaged } from '../../ui/data';
+import { DataTable, usePaged, paged } from '../../ui/data';
 import { Notice } from '../../ui/feedback';
 import { Field, Form, bind } from '../../ui/forms';
 import { TenantFrame, words } from './apps-frame';
@@ -23,11 +23,8 @@ export function ResourceList({ tenantId }: { tenantId: string }) {
     <TenantFrame tenantId={tenantId} title="Resources">
       <DataTable
         caption="Resources"
-        rows={list.data?.items}
+        {...paged(list)}
         rowKey={(r) => r.uri}
-        loading={list.loading}
-        error={list.error}
-        pager={{ index: list.index, hasMore: !!list.data?.hasMore, next: list.next, previous: list.previous }}
         empty="No resource registered in this tenant yet."
         columns={[
           { header: 'Resource URI', cell: (r) => <code>{r.uri}</code> },

@@ -2,7 +2,7 @@ import type { ComponentChildren } from 'preact';
 import { useState } from 'preact/hooks';
 import { call } from '../../api';
 import { Link, href, navigate } from '../../router';
-import { DataTable, useCall, usePaged } from '../../ui/data';
+import { DataTable, useCall, usePaged, paged } from '../../ui/data';
 import { ErrorBox } from '../../ui/feedback';
 import { Field, Form, bind } from '../../ui/forms';
 import { PageHeader } from '../../ui/layout';
@@ -64,11 +64,8 @@ export function TenantList() {
       </PageHeader>
       <DataTable
         caption="Tenants"
-        rows={list.data?.items}
+        {...paged(list)}
         rowKey={(t) => t.id}
-        loading={list.loading}
-        error={list.error}
-        pager={{ index: list.index, hasMore: !!list.data?.hasMore, next: list.next, previous: list.previous }}
         columns={[
           { header: 'Slug', cell: (t) => <Link href={href('/identity/tenants', t.id)}>{t.slug}</Link> },
           { header: 'Issuer', cell: (t) => <code>{t.issuer}</code> },

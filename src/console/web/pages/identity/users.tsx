@@ -1,7 +1,7 @@
 import { useState } from 'preact/hooks';
 import { call } from '../../api';
 import { Link, href, navigate, useRoute } from '../../router';
-import { DataTable, useCall, usePaged } from '../../ui/data';
+import { DataTable, useCall, usePaged, paged } from '../../ui/data';
 import { ErrorBox, Notice } from '../../ui/feedback';
 import { ConfirmByName, Field, Form, bind, useSubmit } from '../../ui/forms';
 import { TenantHeader, useTenant } from './tenants';
@@ -75,12 +75,9 @@ export function UserList({ tenantId }: { tenantId: string }) {
       </form>
       <DataTable
         caption={email ? `Users whose email contains ${email}` : 'Users'}
-        rows={list.data?.items}
+        {...paged(list)}
         rowKey={(u) => u.id}
-        loading={list.loading}
-        error={list.error}
         empty={email ? `No user's email contains ${email}.` : 'No user yet.'}
-        pager={{ index: list.index, hasMore: !!list.data?.hasMore, next: list.next, previous: list.previous }}
         columns={[
           { header: 'Email', cell: (u) => <Link href={href('/identity/tenants', tenantId, 'users', u.id)}>{u.email}</Link> },
           { header: 'Verified', cell: (u) => (u.emailVerified ? 'Yes' : 'No') },
