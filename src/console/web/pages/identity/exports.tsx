@@ -4,7 +4,7 @@ import { Link, href, navigate } from '../../router';
 import { DataTable, usePaged, paged } from '../../ui/data';
 import { ErrorBox, Notice } from '../../ui/feedback';
 import { useSubmit } from '../../ui/forms';
-import { JOB_STATUS_WORDS, LiveJob, type Job } from './imports-jobs';
+import { JOB_STATUS_WORDS, JobPageTop, type Job } from './imports-jobs';
 import { TenantHeader, useTenant } from './tenants';
 
 const when = (iso: string | null) => (iso ? new Date(iso).toLocaleString() : '—');
@@ -87,15 +87,12 @@ export function ExportDetail({ tenantId, jobId }: { tenantId: string; jobId: str
   const succeeded = job?.status === 'SUCCEEDED';
   return (
     <>
-      <TenantHeader tenantId={tenantId} tenant={tenant.data} title="Export job" />
-      <p>
-        <Link href={href('/identity/tenants', tenantId, 'exports')}>Back to the exports</Link>
-      </p>
-      <LiveJob
-        endpoint="GET /identity/admin/tenants/{tenantId}/user-exports/{jobId}"
+      <JobPageTop
         tenantId={tenantId}
+        tenant={tenant.data}
+        list="exports"
+        endpoint="GET /identity/admin/tenants/{tenantId}/user-exports/{jobId}"
         jobId={jobId}
-        label="Export progress"
         onEnd={(j) => {
           setJob(j);
           records.reload();

@@ -1,6 +1,8 @@
 import { useEffect, useState } from 'preact/hooks';
 import { ApiFailure, call } from '../../api';
+import { Link, href } from '../../router';
 import { ErrorBox } from '../../ui/feedback';
+import { TenantHeader, type Tenant } from './tenants';
 
 /** A user import or export job (spec 03), as GET …/user-imports/{jobId} and …/user-exports/{jobId} answer it. */
 export interface Job {
@@ -94,6 +96,20 @@ export function LiveJob(props: { endpoint: JobEndpoint; tenantId: string; jobId:
     <>
       {error && <ErrorBox error={error} />}
       {job ? <JobProgress job={job} label={props.label} /> : !error && <p class="muted">Loading…</p>}
+    </>
+  );
+}
+
+/** The top of an import's or an export's page: the tenant's header, the way back to the list, the job's live progress. */
+export function JobPageTop(props: { tenantId: string; tenant?: Tenant; list: 'imports' | 'exports'; endpoint: JobEndpoint; jobId: string; onEnd: (job: Job) => void }) {
+  const kind = props.list === 'imports' ? 'Import' : 'Export';
+  return (
+    <>
+      <TenantHeader tenantId={props.tenantId} tenant={props.tenant} title={`${kind} job`} />
+      <p>
+        <Link href={href('/identity/tenants', props.tenantId, props.list)}>Back to the {props.list}</Link>
+      </p>
+      <LiveJob endpoint={props.endpoint} tenantId={props.tenantId} jobId={props.jobId} label={`${kind} progress`} onEnd={props.onEnd} />
     </>
   );
 }

@@ -4,7 +4,7 @@ import { Link, href } from '../../router';
 import { DataTable, usePaged, paged } from '../../ui/data';
 import { ErrorBox, Notice } from '../../ui/feedback';
 import { Field, Form, bind } from '../../ui/forms';
-import { JOB_STATUS_WORDS, LiveJob, type Job } from './imports-jobs';
+import { JOB_STATUS_WORDS, JobPageTop, LiveJob, type Job } from './imports-jobs';
 import { TenantHeader, useTenant } from './tenants';
 
 /** The API takes at most this many records per import job (spec 03): larger files become several jobs. */
@@ -168,15 +168,12 @@ export function ImportDetail({ tenantId, jobId }: { tenantId: string; jobId: str
   );
   return (
     <>
-      <TenantHeader tenantId={tenantId} tenant={tenant.data} title="Import job" />
-      <p>
-        <Link href={href('/identity/tenants', tenantId, 'imports')}>Back to the imports</Link>
-      </p>
-      <LiveJob
-        endpoint="GET /identity/admin/tenants/{tenantId}/user-imports/{jobId}"
+      <JobPageTop
         tenantId={tenantId}
+        tenant={tenant.data}
+        list="imports"
+        endpoint="GET /identity/admin/tenants/{tenantId}/user-imports/{jobId}"
         jobId={jobId}
-        label="Import progress"
         onEnd={() => {
           setEnded(true);
           results.reload();
