@@ -84,7 +84,7 @@ export function registerDirectory(program: Command): void {
       action(async (opts: DeleteOptions) => {
         await withServices(opts, async ({ services, json }) => {
           const tenant = await services.tenants.get(opts.tenant);
-          if (tenant.isControl) throw new Error("the control tenant's directory holds the operators' permissions: change them with engage operators grant|revoke or engage apply");
+          if (tenant.isControl) throw DirectoryErrors.controlTenant();
           await run(services, tenant.id, opts);
           const out = { tenant: tenant.slug, ...what(opts), deleted: true };
           output(json, out, Object.keys(out));
@@ -102,7 +102,7 @@ export function registerDirectory(program: Command): void {
       action(async (opts: ChangeOptions) => {
         await withServices(opts, async ({ services, json }) => {
           const tenant = await services.tenants.get(opts.tenant);
-          if (tenant.isControl) throw new Error("the control tenant's directory holds the operators' permissions: change them with engage operators grant|revoke or engage apply");
+          if (tenant.isControl) throw DirectoryErrors.controlTenant();
           const out = { tenant: tenant.slug, ...(await run(services, tenant.id, opts)) };
           output(json, out, Object.keys(out));
         });

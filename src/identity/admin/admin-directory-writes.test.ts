@@ -1,7 +1,10 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createHarness, type Harness } from '../../../test/helpers/harness';
 import { createAdminFixture, type AdminFixture } from '../../../test/helpers/admin';
-import { createFixture, type OAuthFixture } from '../../../test/fixtures/oauth';
+import { CALLBACK, createFixture, publicClientToken, type OAuthFixture } from '../../../test/fixtures/oauth';
+import { SYSTEM_ACTOR } from '../audit';
+import { DIRECTORY_PERMISSIONS } from '../directory/permissions';
+import { directoryUrl } from '../directory/routes';
 import { apiError } from '../../../test/helpers/api-error';
 import { ADMINISTRATOR_ROLE } from '../directory/permissions';
 import { ADMIN_SCOPES } from './schemas';
@@ -201,5 +204,37 @@ describe("the control tenant's directory", () => {
     expect(roles).not.toContain('escalate');
     expect((await call('GET', `${control}/roles/${ADMINISTRATOR_ROLE}/permissions?size=200`)).body.items.map((p: { key: string }) => p.key)).toContain(ADMIN_SCOPES.manage);
     expect((await call('GET', `${control}/organizations`)).body.items).toEqual([]);
+  });
+
+  it("refuses the directory API's changes at the control issuer too (a control user given directory.manage cannot assign themselves a role), and still reads", async () => {
+    const s = h.services;
+    const control = (await s.tenants.control())!;
+    const url = directoryUrl(s.tenants.issuerOf(control));
+    await s.resources.create(control.id, { uri: url, audience: url, scopes: Object.values(DIRECTORY_PERMISSIONS) }, SYSTEM_ACTOR);
+    await s.clients.create(control.id, {
+      clientId: 'dir-console', displayName: 'Directory', applicationType: 'NATIVE', tokenEndpointAuthMethod: 'NONE', consentPolicy: 'PRE_AUTHORIZED',
+      redirectUris: [CALLBACK], scopes: ['openid', ...Object.values(DIRECTORY_PERMISSIONS)], defaultResource: url,
+    }, SYSTEM_ACTOR);
+    const eve = await a.newOperator('eve@example.com');
+    // directory.manage in the control tenant through a role of its own (the administrator role there holds the operators' permissions).
+    await s.directory.createRole(control.id, { key: 'directory-admin', displayName: 'Directory', scope: 'TENANT' }, SYSTEM_ACTOR);
+    for (const key of Object.values(DIRECTORY_PERMISSIONS)) {
+      await s.directory.createPermission(control.id, { key, displayName: key }, SYSTEM_ACTOR);
+      await s.directory.addRolePermission(control.id, 'directory-admin', { key }, SYSTEM_ACTOR);
+    }
+    await s.directory.assignRole(control.id, tenantAssignment('directory-admin', eve.subject) as never, SYSTEM_ACTOR);
+    const bearer = await publicClientToken(h, { tenantId: control.id, slug: control.slug, clientId: 'dir-console', userId: eve.id, scope: Object.values(DIRECTORY_PERMISSIONS), resource: url });
+    const dir = (method: string, path: string, body?: unknown) =>
+      h.request(`/t/${control.slug}/identity/directory${path}`, { method, headers: { authorization: `Bearer ${bearer}`, 'content-type': 'application/json' }, body: body === undefined ? undefined : JSON.stringify(body) });
+    for (const [method, path, body] of [
+      ['POST', '/role-assignments', tenantAssignment(ADMINISTRATOR_ROLE, eve.subject)],
+      ['POST', `/roles/${ADMINISTRATOR_ROLE}/permissions`, { key: 'engage.admin.manage' }],
+      ['POST', '/organizations', { slug: 'ops', displayName: 'Ops' }],
+    ] as const) {
+      const res = await dir(method, path, body);
+      expect([path, res.status, ((await res.json()) as { error: string }).error]).toEqual([path, 403, 'access_denied']);
+    }
+    expect(await s.directory.hasPermission(control.id, eve.subject, ADMIN_SCOPES.manage)).toBe(false);
+    expect((await dir('GET', '/roles')).status).toBe(200);
   });
 });

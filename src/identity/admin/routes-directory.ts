@@ -7,7 +7,7 @@ import {
   Created, KeyParam, MemberChange, MemberPage, OrganizationCreate, OrganizationPage, PermissionCreate, PermissionPage, RoleAssignmentBody, RoleAssignmentPage,
   RoleCreate, RolePage, RolePermissionAdd, SlugParam, TeamCreate, TeamPage,
 } from '../directory/schemas';
-import { AdminErrors } from './errors';
+import { DirectoryErrors } from '../directory/errors';
 import { actor, type AdminEnv, type AdminGuard } from './guards';
 import { adminDoc, envelope, inTenant, json, PAGED, route, TENANT } from './routing';
 import { ADMIN_SCOPES } from './schemas';
@@ -96,7 +96,7 @@ export function mountDirectoryAdminRoutes(admin: Hono<AdminEnv>, guard: AdminGua
    * here is 403 access_denied (docs/decisions.md "Directory writes in the management API").
    */
   const notControl: MiddlewareHandler<AdminEnv> = async (c, next) => {
-    if (inTenant.of(c).tenant.isControl) throw AdminErrors.controlDirectory();
+    if (inTenant.of(c).tenant.isControl) throw DirectoryErrors.controlTenant();
     await next();
   };
   const change = [manage, inTenant(deps), notControl] as const;

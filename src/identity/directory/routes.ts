@@ -26,7 +26,11 @@ export const directoryUrl = (issuer: string) => `${issuer}${DIRECTORY_ROOT}`;
 const { read: READ, manage: MANAGE } = DIRECTORY_PERMISSIONS;
 const MAX_BODY = 16 * 1024;
 
-const AUTH_ERRORS = { 401: 'invalid_token', 403: 'insufficient_scope (WWW-Authenticate names it), access_denied', 404: 'unknown_tenant' };
+const AUTH_ERRORS = {
+  401: 'invalid_token',
+  403: "insufficient_scope (WWW-Authenticate names it), access_denied (also for a change of the control tenant's directory: engage operators and engage apply own it)",
+  404: 'unknown_tenant',
+};
 
 const doc = <const P extends Omit<RouteDoc, 'summary' | 'errors'>>(summary: string, parts: P, errors: Record<number, string>) =>
   ({ summary, tags: ['directory'] as string[], security: ['bearerToken'] as RouteDoc['security'], ...parts, errors: { ...AUTH_ERRORS, ...errors } });
@@ -77,7 +81,12 @@ export function mountDirectoryRoutes(
   const guards = createTokenGuards({ liveAccessToken: deps.liveAccessToken, hasPermission: has });
   const audience = (t: ResolvedTenant) => directoryUrl(t.issuer);
   const token = guards.bearerToken({ audience, scopes: [] });
-  const manage = [guards.bearerToken({ audience, scopes: [MANAGE] }), guards.permission(MANAGE)] as const;
+  /** The control tenant's directory is read here, never changed (DirectoryErrors.controlTenant). */
+  const notControl: MiddlewareHandler<TokenEnv> = async (c, next) => {
+    if (c.get('tenant').tenant.isControl) throw DirectoryErrors.controlTenant();
+    await next();
+  };
+  const manage = [guards.bearerToken({ audience, scopes: [MANAGE] }), guards.permission(MANAGE), notControl] as const;
   /** A read: either scope, and either live permission (`manage` implies read, spec 03). */
   const readAccess: MiddlewareHandler<TokenEnv> = async (c, next) => {
     const p = c.get('principal');
