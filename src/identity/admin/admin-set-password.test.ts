@@ -1,7 +1,7 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { createHarness, type Harness } from '../../../test/helpers/harness';
-import { createAdminFixture, type AdminFixture } from '../../../test/helpers/admin';
-import { createFixture, exchange, form, post, type OAuthFixture } from '../../../test/fixtures/oauth';
+import type { Harness } from '../../../test/helpers/harness';
+import { createAdminTenant, type AdminFixture } from '../../../test/helpers/admin';
+import { exchange, form, post, type OAuthFixture } from '../../../test/fixtures/oauth';
 import { cliActor } from '../audit';
 import { ADMIN_SCOPES } from './schemas';
 import { SYSTEM_ACTOR } from '../audit';
@@ -17,9 +17,7 @@ let a: AdminFixture;
 let acme: OAuthFixture;
 
 beforeAll(async () => {
-  h = await createHarness();
-  a = await createAdminFixture(h);
-  acme = await createFixture(h, 'acme');
+  ({ h, a, acme } = await createAdminTenant());
 });
 afterAll(() => h.close());
 

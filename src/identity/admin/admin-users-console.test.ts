@@ -1,7 +1,7 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { createHarness, type Harness } from '../../../test/helpers/harness';
-import { createAdminFixture, type AdminFixture } from '../../../test/helpers/admin';
-import { createFixture, type OAuthFixture } from '../../../test/fixtures/oauth';
+import type { Harness } from '../../../test/helpers/harness';
+import { createAdminTenant, type AdminFixture } from '../../../test/helpers/admin';
+import type { OAuthFixture } from '../../../test/fixtures/oauth';
 import { SYSTEM_ACTOR } from '../audit';
 import { stepAt, totpCode } from '../mfa/totp';
 import { ADMIN_SCOPES } from './schemas';
@@ -17,9 +17,7 @@ let a: AdminFixture;
 let acme: OAuthFixture;
 
 beforeAll(async () => {
-  h = await createHarness();
-  a = await createAdminFixture(h);
-  acme = await createFixture(h, 'acme');
+  ({ h, a, acme } = await createAdminTenant());
   for (const email of ['ann.lee@example.com', 'bob@example.com', 'Anna_Q@other.test', 'zed%x@other.test']) {
     await h.services.users.create(acme.tenant.tenant.id, { email }, SYSTEM_ACTOR);
   }
