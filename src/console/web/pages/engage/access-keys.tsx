@@ -4,8 +4,9 @@ import { Link, href } from '../../router';
 import { DataTable, useCall, usePaged, paged } from '../../ui/data';
 import { ErrorBox, Notice, SecretOnce } from '../../ui/feedback';
 import { ConfirmByName, Field, Form, bind } from '../../ui/forms';
+import { when } from '../../ui/format';
 import type { App } from './apps';
-import { EnvironmentHeader, useEnvironment, when } from './environments';
+import { EnvironmentHeader, useEnvironment } from './environments';
 
 export interface AccessKey {
   id: string;

@@ -92,4 +92,3 @@ export function EnvironmentHeader(props: { environmentId: string; title: string;
 }
 
 /** A date and time in the reader's locale, or a dash. */
-export const when = (iso: string | null | undefined) => (iso ? new Date(iso).toLocaleString() : '—');

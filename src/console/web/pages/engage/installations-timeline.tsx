@@ -3,7 +3,8 @@ import { useEffect, useState } from 'preact/hooks';
 import { ApiFailure, call } from '../../api';
 import { Link } from '../../router';
 import { ErrorBox } from '../../ui/feedback';
-import { at, envPath } from './sends';
+import { when } from '../../ui/format';
+import { envPath } from './sends';
 
 /** What the timeline reads of an installation (GET …/installations/{id}). */
 export interface TimelineInstallation {
@@ -89,7 +90,7 @@ export function installationEntries(environmentId: string, i: TimelineInstallati
       o.receivedAt,
       <>
         {opWords(o.type)}: operation {o.status === 'ACCEPTED' ? 'accepted' : 'rejected'} (generation {o.generation}
-        {o.occurredAt ? <>, occurred {at(o.occurredAt)}</> : null}){only ? <> from {inst}</> : null}
+        {o.occurredAt ? <>, occurred {when(o.occurredAt)}</> : null}){only ? <> from {inst}</> : null}
       </>,
     );
   }
@@ -146,7 +147,7 @@ export function Timeline({ entries, label, note }: { entries: TimelineEntry[]; l
         <ol class="timeline" aria-label={label}>
           {sorted.map((e) => (
             <li key={e.k}>
-              <time dateTime={e.at}>{at(e.at)}</time>
+              <time dateTime={e.at}>{when(e.at)}</time>
               <span class="timeline-what">{e.what}</span>
             </li>
           ))}

@@ -3,7 +3,8 @@ import { Link, navigate } from '../../router';
 import { DataTable, useCall, usePaged, paged } from '../../ui/data';
 import { ErrorBox } from '../../ui/feedback';
 import { Field, bind } from '../../ui/forms';
-import { EnvPageHeader, at, envPath } from './sends';
+import { when } from '../../ui/format';
+import { EnvPageHeader, envPath } from './sends';
 import { TIMELINE_DELIVERIES, Timeline, TimelineError, installationEntries, useInstallationsHistory } from './installations-timeline';
 
 interface InstallationLine {
@@ -103,7 +104,7 @@ export function InstallationList({ environmentId }: { environmentId: string }) {
           { header: 'Platform', cell: (i) => (i.platform === 'IOS' ? 'iOS' : 'Android') },
           { header: 'Binding', cell: (i) => (i.bindingState === 'BOUND' ? 'Bound to a user' : 'Anonymous') },
           { header: 'Push ready', cell: (i) => pushWords(i) },
-          { header: 'Updated', cell: (i) => at(i.updatedAt) },
+          { header: 'Updated', cell: (i) => when(i.updatedAt) },
         ]}
       />
     </>
@@ -153,9 +154,9 @@ export function InstallationDetail({ environmentId, installationId }: { environm
             <dt>Privacy</dt>
             <dd>{i.privacy === 'OPTED_IN' ? 'Opted in' : 'Opted out'}</dd>
             <dt>Registered</dt>
-            <dd>{at(i.createdAt)}</dd>
+            <dd>{when(i.createdAt)}</dd>
             <dt>Last change</dt>
-            <dd>{at(i.updatedAt)}</dd>
+            <dd>{when(i.updatedAt)}</dd>
           </dl>
           <h2>Attributes</h2>
           <KeyValues caption="Attributes of the installation" values={i.attributes} empty="No attribute." />

@@ -1,6 +1,7 @@
 import { useCall } from '../../ui/data';
 import { ErrorBox } from '../../ui/feedback';
-import { EnvironmentHeader, useEnvironment, when } from './environments';
+import { when } from '../../ui/format';
+import { EnvironmentHeader, useEnvironment } from './environments';
 
 type DeliveryState = 'PENDING' | 'SENT' | 'DELIVERED' | 'OPENED' | 'FAILED' | 'EXPIRED';
 interface ActivityWindow {

@@ -1,8 +1,9 @@
 import { Link } from '../../router';
 import { DataTable, useCall } from '../../ui/data';
 import { ErrorBox } from '../../ui/feedback';
+import { when } from '../../ui/format';
 import { KeyValues } from './installations';
-import { EnvPageHeader, at, envPath } from './sends';
+import { EnvPageHeader, envPath } from './sends';
 import { TIMELINE_DELIVERIES, Timeline, type TimelineEntry, TimelineError, installationEntries, useInstallationsHistory } from './installations-timeline';
 
 interface Profile {
@@ -44,7 +45,7 @@ export function ProfileDetail({ environmentId, profileId, externalId }: { enviro
             <dt>State</dt>
             <dd>{p.state === 'BOUND' ? 'Bound: an installation is bound to it' : 'Unbound: no installation is bound to it'}</dd>
             <dt>Created</dt>
-            <dd>{at(p.createdAt)}</dd>
+            <dd>{when(p.createdAt)}</dd>
             <dt>Tags</dt>
             <dd>{p.tags.length ? p.tags.join(', ') : 'None'}</dd>
           </dl>

@@ -5,6 +5,7 @@ import { DataTable, useCall, usePaged, paged } from '../../ui/data';
 import { ErrorBox } from '../../ui/feedback';
 import { Field, bind } from '../../ui/forms';
 import { PageHeader } from '../../ui/layout';
+import { when } from '../../ui/format';
 import { EnvironmentTabs } from './environment-tabs';
 
 /** The states of a delivery (the API's DELIVERY_STATES), in their order, with words for a person. */
@@ -48,7 +49,6 @@ interface Delivery {
   openedAt: string | null;
 }
 
-export const at = (iso: string | null | undefined) => (iso ? new Date(iso).toLocaleString() : '—');
 const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
 export const envPath = (environmentId: string, ...rest: string[]) => href(`/engage/environments/${encodeURIComponent(environmentId)}`, ...rest);
 
@@ -159,7 +159,7 @@ export function SendList({ environmentId }: { environmentId: string }) {
           { header: 'Template', cell: (s) => (s.templateKey ? `${s.templateKey} v${s.templateVersion}` : `v${s.templateVersion}`) },
           { header: 'Recipient', cell: (s) => recipientText(s.recipient) },
           { header: 'Kind', cell: (s) => (s.isTest ? 'Test send' : 'Send') },
-          { header: 'Created', cell: (s) => at(s.createdAt) },
+          { header: 'Created', cell: (s) => when(s.createdAt) },
         ]}
       />
     </>
@@ -223,7 +223,7 @@ export function SendDetail({ environmentId, sendId }: { environmentId: string; s
               )}
             </dd>
             <dt>Created</dt>
-            <dd>{at(s.createdAt)}</dd>
+            <dd>{when(s.createdAt)}</dd>
           </dl>
           <h2>Deliveries by state</h2>
           {pending && (
@@ -266,7 +266,7 @@ export function SendDetail({ environmentId, sendId }: { environmentId: string; s
           { header: 'State', cell: (d) => <span class={`state state-${d.state.toLowerCase()}`}>{d.state}</span> },
           { header: 'Attempts', cell: (d) => d.attempts },
           { header: 'Last error', cell: (d) => (d.lastError ? <code>{d.lastError}</code> : 'None') },
-          { header: 'When', cell: (d) => (d.openedAt ? `opened ${at(d.openedAt)}` : d.deliveredAt ? `delivered ${at(d.deliveredAt)}` : d.sentAt ? `sent ${at(d.sentAt)}` : d.nextAttemptAt ? `next attempt ${at(d.nextAttemptAt)}` : `created ${at(d.createdAt)}`) },
+          { header: 'When', cell: (d) => (d.openedAt ? `opened ${when(d.openedAt)}` : d.deliveredAt ? `delivered ${when(d.deliveredAt)}` : d.sentAt ? `sent ${when(d.sentAt)}` : d.nextAttemptAt ? `next attempt ${when(d.nextAttemptAt)}` : `created ${when(d.createdAt)}`) },
         ]}
       />
     </>

@@ -4,8 +4,9 @@ import { Link, navigate } from '../../router';
 import { DataTable, useCall, usePaged, paged } from '../../ui/data';
 import { ErrorBox, Notice } from '../../ui/feedback';
 import { ConfirmByName, Field, Form, useSubmit } from '../../ui/forms';
+import { when } from '../../ui/format';
 import { PhoneFrames, SampleVariables, sampleOf, usePreviews, variablesOf, type VariableDef } from './preview';
-import { EnvPageHeader, at, envPath } from './sends';
+import { EnvPageHeader, envPath } from './sends';
 
 export interface Template {
   id: string;
@@ -218,7 +219,7 @@ export function TemplateList({ environmentId }: { environmentId: string }) {
           { header: 'Status', cell: (t) => STATUS_WORDS[t.status] },
           { header: 'Published version', cell: (t) => t.publishedVersion ?? 'None' },
           { header: 'Latest version', cell: (t) => `${t.latestVersion}${t.latestVersion !== t.publishedVersion ? ' (draft)' : ''}` },
-          { header: 'Updated', cell: (t) => at(t.updatedAt) },
+          { header: 'Updated', cell: (t) => when(t.updatedAt) },
         ]}
       />
     </>
@@ -375,8 +376,8 @@ export function TemplateDetail({ environmentId, templateKey }: { environmentId: 
               columns={[
                 { header: 'Version', cell: (v) => <Link href={envPath(environmentId, 'templates', t.key, 'versions', String(v.version))}>Version {v.version}</Link> },
                 { header: 'State', cell: (v) => v.state },
-                { header: 'Created', cell: (v) => at(v.createdAt) },
-                { header: 'Published', cell: (v) => at(v.publishedAt) },
+                { header: 'Created', cell: (v) => when(v.createdAt) },
+                { header: 'Published', cell: (v) => when(v.publishedAt) },
               ]}
             />
           </section>
@@ -571,9 +572,9 @@ export function TemplateVersionPage({ environmentId, templateKey, version }: { e
             <dt>State</dt>
             <dd>{d.state}</dd>
             <dt>Created</dt>
-            <dd>{at(d.createdAt)}</dd>
+            <dd>{when(d.createdAt)}</dd>
             <dt>Published</dt>
-            <dd>{at(d.publishedAt)}</dd>
+            <dd>{when(d.publishedAt)}</dd>
             <dt>Locales</dt>
             <dd>{Object.keys(d.definition.localizations).join(', ')} (default {d.definition.defaultLocale})</dd>
           </dl>

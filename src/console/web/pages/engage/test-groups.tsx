@@ -4,7 +4,8 @@ import { Link, href, navigate } from '../../router';
 import { DataTable, useCall, usePaged, paged } from '../../ui/data';
 import { ErrorBox, Notice } from '../../ui/feedback';
 import { ConfirmByName, Field, Form } from '../../ui/forms';
-import { EnvironmentHeader, useEnvironment, when } from './environments';
+import { when } from '../../ui/format';
+import { EnvironmentHeader, useEnvironment } from './environments';
 
 interface Member {
   installationId?: string;

@@ -35,4 +35,5 @@ export const lines = (text: string) => text.split('\n').map((l) => l.trim()).fil
 /** Words of a space-separated input (scopes). */
 export const words = (text: string) => text.split(/[\s,]+/).filter(Boolean);
 /** A date and time as the person's browser writes it; an em dash for none. */
-export const when = (iso: string | null | undefined) => (iso ? new Date(iso).toLocaleString() : '—');
+/** Kept for the pages that import it from here (the directory tab). */
+export { when } from '../../ui/format';

@@ -3,7 +3,8 @@ import { call } from '../../api';
 import { DataTable, useCall, usePaged, paged } from '../../ui/data';
 import { Notice, SecretOnce } from '../../ui/feedback';
 import { ConfirmByName, Field, Form } from '../../ui/forms';
-import { TenantFrame, when } from './apps-frame';
+import { when } from '../../ui/format';
+import { TenantFrame } from './apps-frame';
 import type { Resource } from './resources';
 
 interface Credential {

@@ -4,10 +4,10 @@ import { Link, href, navigate } from '../../router';
 import { DataTable, usePaged, paged } from '../../ui/data';
 import { ErrorBox, Notice } from '../../ui/feedback';
 import { useSubmit } from '../../ui/forms';
+import { when } from '../../ui/format';
 import { JOB_STATUS_WORDS, JobPageTop, type Job } from './imports-jobs';
 import { TenantHeader, useTenant } from './tenants';
 
-const when = (iso: string | null) => (iso ? new Date(iso).toLocaleString() : '—');
 
 /** A tenant's exports: start one (the users as of now), and the past jobs. */
 export function ExportList({ tenantId }: { tenantId: string }) {

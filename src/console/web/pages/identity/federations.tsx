@@ -5,7 +5,7 @@ import { DataTable, useCall, usePaged, paged } from '../../ui/data';
 import { Notice } from '../../ui/feedback';
 import { ConfirmByName, Field, Form } from '../../ui/forms';
 import { PageHeader } from '../../ui/layout';
-import { when } from './apps-frame';
+import { when } from '../../ui/format';
 import type { Tenant } from './tenants';
 
 interface Federation {

@@ -4,13 +4,13 @@ import { Link, href } from '../../router';
 import { DataTable, usePaged, paged } from '../../ui/data';
 import { ErrorBox, Notice } from '../../ui/feedback';
 import { Field, Form, bind } from '../../ui/forms';
+import { when } from '../../ui/format';
 import { JOB_STATUS_WORDS, JobPageTop, LiveJob, type Job } from './imports-jobs';
 import { TenantHeader, useTenant } from './tenants';
 
 /** The API takes at most this many records per import job (spec 03): larger files become several jobs. */
 export const RECORDS_PER_JOB = 500;
 
-const when = (iso: string | null) => (iso ? new Date(iso).toLocaleString() : '—');
 
 /** What a failed record's code means (identity/transfer/errors.ts RecordError). */
 const RECORD_ERRORS: Record<string, string> = {

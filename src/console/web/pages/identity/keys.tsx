@@ -4,7 +4,8 @@ import { DataTable, usePaged, paged } from '../../ui/data';
 import { Notice } from '../../ui/feedback';
 import { ConfirmByName, useSubmit } from '../../ui/forms';
 import { ErrorBox } from '../../ui/feedback';
-import { TenantFrame, when } from './apps-frame';
+import { when } from '../../ui/format';
+import { TenantFrame } from './apps-frame';
 
 type KeyState = 'STAGED' | 'ACTIVE' | 'RETIRING' | 'RETIRED' | 'REVOKED';
 

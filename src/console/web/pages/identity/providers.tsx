@@ -3,7 +3,8 @@ import { call } from '../../api';
 import { DataTable, usePaged, paged } from '../../ui/data';
 import { Notice } from '../../ui/feedback';
 import { ConfirmByName, Field, Form, bind } from '../../ui/forms';
-import { TenantFrame, lines, when } from './apps-frame';
+import { when } from '../../ui/format';
+import { TenantFrame, lines } from './apps-frame';
 
 interface Provider {
   name: string;
