@@ -1,6 +1,6 @@
 import { useState } from 'preact/hooks';
 import { call } from '../../api';
-import { DataTable, useCall, usePaged, type PageBody } from '../../ui/data';
+import { DataTable, paged, useCall, usePaged, type PageBody } from '../../ui/data';
 import { ErrorBox, Notice } from '../../ui/feedback';
 import { ConfirmByName, Field, Form, bind, useSubmit } from '../../ui/forms';
 import { TenantFrame, useTenant } from './apps-frame';
@@ -39,7 +39,6 @@ interface Assignment {
 }
 
 const A = '/identity/admin/tenants/{tenantId}/directory';
-const pager = (l: { index: number; data?: { hasMore: boolean }; next: () => void; previous: () => void }) => ({ index: l.index, hasMore: !!l.data?.hasMore, next: l.next, previous: l.previous });
 const SLUG_HINT = 'Lower-case letters, digits and inner hyphens, 1 to 63 characters.';
 const KEY_HINT = 'Letters, digits, dots, colons, - or _, e.g. orders.read (1 to 128 characters).';
 
@@ -68,11 +67,8 @@ function Members(props: {
     <>
       <DataTable
         caption={props.label}
-        rows={props.list.data?.items}
+        {...paged(props.list)}
         rowKey={(m) => m.subject}
-        loading={props.list.loading}
-        error={props.list.error}
-        pager={pager(props.list)}
         empty="No member yet."
         columns={[
           { header: 'Subject', cell: (m) => <code>{m.subject}</code> },
@@ -177,11 +173,8 @@ function OrganizationDetail({ tenantId, org, manage, onRemove, onChange }: { ten
       <h4>Teams</h4>
       <DataTable
         caption={`Teams of ${org.slug}`}
-        rows={teams.data?.items}
+        {...paged(teams)}
         rowKey={(t) => t.id}
-        loading={teams.loading}
-        error={teams.error}
-        pager={pager(teams)}
         empty="No team in this organization."
         columns={[
           { header: 'Slug', cell: (t) => t.slug },
@@ -402,11 +395,8 @@ export function DirectoryPage({ tenantId }: { tenantId: string }) {
       <h2>Organizations</h2>
       <DataTable
         caption="Organizations"
-        rows={orgs.data?.items}
+        {...paged(orgs)}
         rowKey={(o) => o.id}
-        loading={orgs.loading}
-        error={orgs.error}
-        pager={pager(orgs)}
         empty="No organization in this tenant."
         columns={[
           { header: 'Slug', cell: (o) => o.slug },
@@ -475,11 +465,8 @@ export function DirectoryPage({ tenantId }: { tenantId: string }) {
       <h2>Roles</h2>
       <DataTable
         caption="Roles"
-        rows={roles.data?.items}
+        {...paged(roles)}
         rowKey={(r) => r.id}
-        loading={roles.loading}
-        error={roles.error}
-        pager={pager(roles)}
         empty="No role in this tenant."
         columns={[
           { header: 'Key', cell: (r) => <code>{r.key}</code> },
@@ -558,11 +545,8 @@ export function DirectoryPage({ tenantId }: { tenantId: string }) {
       <h2>Permissions</h2>
       <DataTable
         caption="Permissions"
-        rows={perms.data?.items}
+        {...paged(perms)}
         rowKey={(p) => p.key}
-        loading={perms.loading}
-        error={perms.error}
-        pager={pager(perms)}
         empty="No permission in this tenant."
         columns={[
           { header: 'Key', cell: (p) => <code>{p.key}</code> },
@@ -620,11 +604,8 @@ export function DirectoryPage({ tenantId }: { tenantId: string }) {
       <h2>Role assignments</h2>
       <DataTable
         caption="Role assignments"
-        rows={assigned.data?.items}
+        {...paged(assigned)}
         rowKey={(a) => `${a.roleKey} ${a.subject} ${a.scope} ${a.organizationId ?? ''} ${a.teamId ?? ''}`}
-        loading={assigned.loading}
-        error={assigned.error}
-        pager={pager(assigned)}
         empty="No role assigned in this tenant."
         columns={[
           { header: 'Role', cell: (a) => <code>{a.roleKey}</code> },
