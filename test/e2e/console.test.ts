@@ -83,8 +83,14 @@ describeBrowser('console: sign-in and the shell', () => {
   });
 
   it('signs out: tokens revoked, the issuer session ended, and a sign-in is asked again', async () => {
+    // Every address the browser goes to while signing out: the ID token (the logout hint) is in none.
+    await s.open('/identity');
+    const urls: string[] = [];
+    s.page.on('request', (r) => urls.push(r.url()));
     await s.page.getByRole('button', { name: 'Sign out' }).click();
     await s.page.getByRole('heading', { level: 1, name: 'You are signed out' }).waitFor();
+    expect(urls.some((u) => u.includes('/oauth2/logout'))).toBe(true);
+    expect(urls.join('\n')).not.toMatch(/eyJ|id_token_hint/);
     await s.check('signed-out');
     // No refresh token was ever handed out; the access tokens the page held are refused now (those
     // a reload dropped from memory were not revocable by it: they expire within the access token lifetime).
@@ -98,6 +104,11 @@ describeBrowser('console: sign-in and the shell', () => {
     }
     await s.page.goto(`${server.url}/console/identity`);
     await s.page.getByLabel('Password').waitFor();
+    // Nor did the server write a token or a code of the session into its log.
+    const log = server.output();
+    expect(log).toMatch(/"request"/);
+    for (const t of s.tokens) expect(log).not.toContain(t.access_token);
+    expect(log).not.toMatch(/eyJ|code=|replayed-code/);
   });
 });
 

@@ -262,11 +262,23 @@ export async function signOut(): Promise<void> {
   for (const api of Object.keys(grants) as ApiName[]) delete grants[api];
   operator = undefined;
   if (meta.end_session_endpoint) {
-    const url = new URL(meta.end_session_endpoint);
-    if (idToken) url.searchParams.set('id_token_hint', idToken);
-    url.searchParams.set('client_id', config.clientId);
-    url.searchParams.set('post_logout_redirect_uri', new URL(SIGNED_OUT, location.origin).href);
-    location.assign(url.href);
+    // By POST (RP-Initiated Logout §2 allows both): the ID token as hint never goes in a URL,
+    // where the browser's history (and any log of URLs) would keep it.
+    const form = document.createElement('form');
+    form.method = 'post';
+    form.action = meta.end_session_endpoint;
+    form.hidden = true;
+    const fields: Record<string, string> = { client_id: config.clientId, post_logout_redirect_uri: new URL(SIGNED_OUT, location.origin).href };
+    if (idToken) fields.id_token_hint = idToken;
+    for (const [name, value] of Object.entries(fields)) {
+      const input = document.createElement('input');
+      input.type = 'hidden';
+      input.name = name;
+      input.value = value;
+      form.append(input);
+    }
+    document.body.append(form);
+    form.submit();
   } else {
     location.assign(SIGNED_OUT);
   }
