@@ -82,6 +82,12 @@ describeBrowser('console: sign-in and the shell', () => {
     expect(s.problems).toEqual([]);
   });
 
+  it('answers a malformed address with its Not found page, not a broken console', async () => {
+    await s.page.goto(`${server.url}/console/identity/tenants/%E0`);
+    await s.page.getByRole('heading', { level: 1, name: 'Not found' }).waitFor();
+    expect(s.problems).toEqual([]);
+  });
+
   it('signs out: tokens revoked, the issuer session ended, and a sign-in is asked again', async () => {
     // Every address the browser goes to while signing out: the ID token (the logout hint) is in none.
     await s.open('/identity');

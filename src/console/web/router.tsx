@@ -39,10 +39,22 @@ export function match(pattern: string, path: string): Record<string, string> | u
   if (p.length !== a.length) return undefined;
   const params: Record<string, string> = {};
   for (let i = 0; i < p.length; i++) {
-    if (p[i].startsWith(':')) params[p[i].slice(1)] = decodeURIComponent(a[i]);
-    else if (p[i] !== a[i]) return undefined;
+    if (p[i].startsWith(':')) {
+      // A malformed escape (`%E0`, typed or pasted) matches no page rather than breaking the console.
+      const value = decoded(a[i]);
+      if (value === undefined) return undefined;
+      params[p[i].slice(1)] = value;
+    } else if (p[i] !== a[i]) return undefined;
   }
   return params;
+}
+
+function decoded(segment: string): string | undefined {
+  try {
+    return decodeURIComponent(segment);
+  } catch {
+    return undefined;
+  }
 }
 
 /** A console path with its segments percent-encoded: href('/identity/tenants', id). */
