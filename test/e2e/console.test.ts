@@ -88,6 +88,15 @@ describeBrowser('console: sign-in and the shell', () => {
     expect(s.problems).toEqual([]);
   });
 
+  it('takes a stale or replayed callback address out of the address bar, and says the sign-in did not complete', async () => {
+    await s.page.goto(`${server.url}/console/callback?code=replayed-code&state=stale-state`);
+    await s.page.getByRole('heading', { level: 1, name: 'The sign-in did not complete' }).waitFor();
+    expect(s.page.url()).toBe(`${server.url}/console/`);
+    // A reload from there signs in again silently (the session at the issuer lives).
+    await s.page.reload();
+    await s.page.getByRole('heading', { level: 1, name: 'Identity overview' }).waitFor();
+  });
+
   it('signs out: tokens revoked, the issuer session ended, and a sign-in is asked again', async () => {
     // Every address the browser goes to while signing out: the ID token (the logout hint) is in none.
     await s.open('/identity');

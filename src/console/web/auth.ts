@@ -198,7 +198,11 @@ export async function boot(): Promise<Boot> {
   if (path === SIGNED_OUT) return { kind: 'signed-out' };
   let returnTo = `${path}${location.search}`;
   if (path === CALLBACK) {
-    const pending = await redeem(new URLSearchParams(location.search));
+    // The code and state leave the address bar (and the history) whatever happens: a stale or
+    // replayed callback shows its failure at the console's root, where a reload signs in afresh.
+    const query = location.search;
+    history.replaceState(null, '', `${config.base}/`);
+    const pending = await redeem(new URLSearchParams(query));
     returnTo = pending.returnTo;
     history.replaceState(null, '', returnTo);
   }

@@ -2,7 +2,8 @@ import { render, type ComponentChild } from 'preact';
 import './console.css';
 import { boot, signInAgain, SignInError } from './auth';
 import { Layout } from './ui/layout';
-import { match, navigate, useRoute } from './router';
+import { config } from './config';
+import { match, useRoute } from './router';
 import { identityNav, identityRoutes } from './pages/identity';
 import { engageNav, engageRoutes } from './pages/engage';
 import type { PageRoute } from './pages/registry';
@@ -19,10 +20,12 @@ function find(path: string): { route: PageRoute; params: Record<string, string> 
 }
 
 function App() {
-  const { path } = useRoute();
+  let { path } = useRoute();
   if (path === '/' || path === '') {
-    queueMicrotask(() => navigate('/identity', { replace: true }));
-    return null;
+    // The root is the identity overview, its address replaced at once: a navigation queued from
+    // here came before this component listened, and left a blank page (after "Sign in again").
+    history.replaceState(null, '', `${config.base}/identity`);
+    path = '/identity';
   }
   const found = find(path);
   if (!found) {
