@@ -82,6 +82,12 @@ describe('serving', () => {
     // Issue 25: the whole console under 250 KB gzipped.
     expect(gzipped).toBeLessThan(250 * 1024);
     expect((await h.request('/console/assets/app-NOPE.js')).status).toBe(404);
+    // gzip only where the client accepts it: not when refused with q=0 (RFC 9110 §12.5.3).
+    const [, script] = refs.find((r) => r[1].endsWith('.js'))!;
+    for (const [header, zipped] of [['gzip;q=0, br', false], ['*;q=0', false], ['br, *;q=0.5', true], ['identity', false], ['GZIP', true], ['x-gzip', true], ['gzip ; q=0.000', false]] as const) {
+      const res = await h.request(script, { headers: { 'Accept-Encoding': header } });
+      expect([header, res.headers.get('content-encoding')]).toEqual([header, zipped ? 'gzip' : null]);
+    }
   });
 
   it('is not served with --no-console', async () => {

@@ -26,7 +26,7 @@ export function createConsoleApp(settings: ConsoleSettings): Hono<AppEnv> {
   app.get(`${base}/assets/:name`, described(ASSET_DOC, async (c) => {
     const asset = (await consoleAssets()).find((a) => a.name === c.req.param('name'));
     if (!asset) throw notFoundError('api');
-    const gzip = /\bgzip\b/.test(c.req.header('accept-encoding') ?? '');
+    const gzip = acceptsGzip(c.req.header('accept-encoding'));
     const headers: Record<string, string> = {
       'Content-Type': asset.type,
       'Cache-Control': 'public, max-age=31536000, immutable',
@@ -89,6 +89,19 @@ export function consoleHeaders(issuer: string, framedBySelf = false): Record<str
     'Cross-Origin-Opener-Policy': 'same-origin',
     'Cache-Control': 'no-store',
   };
+}
+
+/** Whether Accept-Encoding admits gzip (RFC 9110 §12.5.3): named or `*`, and not with q=0. */
+export function acceptsGzip(header: string | undefined): boolean {
+  const weights = new Map<string, number>();
+  for (const part of (header ?? '').split(',')) {
+    const [coding, ...params] = part.trim().toLowerCase().split(';');
+    if (!coding) continue;
+    const q = params.map((p) => /^\s*q=([0-9.]+)\s*$/.exec(p)).find(Boolean);
+    weights.set(coding.trim(), q ? Number(q[1]) : 1);
+  }
+  const w = weights.get('gzip') ?? weights.get('x-gzip') ?? weights.get('*');
+  return w !== undefined && w > 0;
 }
 
 const escapeAttr = (s: string) => s.replace(/&/g, '&amp;').replace(/"/g, '&quot;').replace(/</g, '&lt;').replace(/>/g, '&gt;');
