@@ -113,8 +113,9 @@ describe('the management API on dist/engage', () => {
     const keys = (await call('GET', `${t}/signing-keys`)).body.items as { keyId: string; state: string }[];
     const old = keys.find((k) => k.state === 'RETIRING')!.keyId;
     expect((await call('POST', `${t}/signing-keys/${old}/retirement`)).status).toBe(204);
-    // Resources: the shop API and the control tenant's two (the management API's and the engagement administration API's).
-    expect((await call('GET', '/overview')).body).toMatchObject({ tenants: 2, clients: 3, resources: 3, activeFederations: 0 });
+    // Resources: the shop API and the control tenant's two (the management API's and the engagement administration API's);
+    // clients: shop's and the control tenant's engage-cli and engage-console.
+    expect((await call('GET', '/overview')).body).toMatchObject({ tenants: 2, clients: 4, resources: 3, activeFederations: 0 });
 
     // The CLI on the same database sees the same state, and the trail names the operator and the client.
     expect(await sb.cliJson(['tenants', 'show', 'shop'])).toMatchObject({ id: tenant.id, registrationMode: 'SELF_SERVICE', clientCount: 1, resourceCount: 1 });

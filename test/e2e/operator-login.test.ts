@@ -300,11 +300,47 @@ describe.skipIf(!HAS_CHROMIUM)('engage operators create, login, token, logout', 
     await download.text();
     await ok(204, call('DELETE', '/tenants/{tenantId}/user-exports/{jobId}', `${t}/user-exports/${exported.id}`));
 
+    // Issue 25's routes for the console: a user's second factor, social providers, a key's revocation, the directory.
+    const dora = await ok(201, call('POST', '/tenants/{tenantId}/users', `${t}/users`, { email: 'dora@example.com' }));
+    expect(await ok(200, call('GET', '/tenants/{tenantId}/users/{userId}/second-factor', `${t}/users/${dora.id}/second-factor`))).toMatchObject({ enrolled: false });
+    await ok(204, call('DELETE', '/tenants/{tenantId}/users/{userId}/second-factor', `${t}/users/${dora.id}/second-factor`));
+    await ok(201, call('POST', '/tenants/{tenantId}/providers', `${t}/providers`, { name: 'google', issuer: 'https://accounts.google.com', audiences: ['web-client'] }));
+    expect((await ok(200, call('GET', '/tenants/{tenantId}/providers', `${t}/providers`))).items).toEqual([expect.objectContaining({ name: 'google' })]);
+    await ok(204, call('DELETE', '/tenants/{tenantId}/providers/{name}', `${t}/providers/google`));
+    await ok(204, call('POST', '/tenants/{tenantId}/signing-keys/{keyId}/revocation', `${t}/signing-keys/${another.keyId}/revocation`));
+    const d = `${t}/directory`;
+    const org = await ok(201, call('POST', '/tenants/{tenantId}/directory/organizations', `${d}/organizations`, { slug: 'north', displayName: 'North' }));
+    const team = await ok(201, call('POST', '/tenants/{tenantId}/directory/organizations/{organizationSlug}/teams', `${d}/organizations/north/teams`, { slug: 'sales', displayName: 'Sales' }));
+    expect((await ok(200, call('GET', '/tenants/{tenantId}/directory/organizations', `${d}/organizations`))).items).toHaveLength(1);
+    expect((await ok(200, call('GET', '/tenants/{tenantId}/directory/organizations/{organizationSlug}/teams', `${d}/organizations/north/teams`))).items).toHaveLength(1);
+    await ok(204, call('POST', '/tenants/{tenantId}/directory/organizations/{organizationSlug}/members', `${d}/organizations/north/members`, { subject: dora.subject }));
+    await ok(204, call('POST', '/tenants/{tenantId}/directory/organizations/{organizationSlug}/teams/{teamSlug}/members', `${d}/organizations/north/teams/sales/members`, { subject: dora.subject }));
+    expect((await ok(200, call('GET', '/tenants/{tenantId}/directory/organizations/{organizationSlug}/members', `${d}/organizations/north/members`))).items).toHaveLength(1);
+    expect((await ok(200, call('GET', '/tenants/{tenantId}/directory/organizations/{organizationSlug}/teams/{teamSlug}/members', `${d}/organizations/north/teams/sales/members`))).items).toHaveLength(1);
+    await ok(201, call('POST', '/tenants/{tenantId}/directory/permissions', `${d}/permissions`, { key: 'orders.read', displayName: 'Read orders' }));
+    await ok(201, call('POST', '/tenants/{tenantId}/directory/roles', `${d}/roles`, { key: 'clerk', displayName: 'Clerk', scope: 'TEAM' }));
+    await ok(204, call('POST', '/tenants/{tenantId}/directory/roles/{roleKey}/permissions', `${d}/roles/clerk/permissions`, { key: 'orders.read' }));
+    expect((await ok(200, call('GET', '/tenants/{tenantId}/directory/roles/{roleKey}/permissions', `${d}/roles/clerk/permissions`))).items).toHaveLength(1);
+    expect((await ok(200, call('GET', '/tenants/{tenantId}/directory/roles', `${d}/roles`))).items.map((r: { key: string }) => r.key)).toContain('clerk');
+    expect((await ok(200, call('GET', '/tenants/{tenantId}/directory/permissions', `${d}/permissions`))).items.map((p: { key: string }) => p.key)).toContain('orders.read');
+    const assignment = { roleKey: 'clerk', subject: dora.subject, scope: 'TEAM', organizationId: org.id, teamId: team.id };
+    await ok(204, call('POST', '/tenants/{tenantId}/directory/role-assignments', `${d}/role-assignments`, assignment));
+    expect((await ok(200, call('GET', '/tenants/{tenantId}/directory/role-assignments', `${d}/role-assignments`))).items).toEqual([assignment]);
+    await ok(204, call('POST', '/tenants/{tenantId}/directory/role-assignments/revocations', `${d}/role-assignments/revocations`, assignment));
+    await ok(204, call('POST', '/tenants/{tenantId}/directory/organizations/{organizationSlug}/teams/{teamSlug}/members/removals', `${d}/organizations/north/teams/sales/members/removals`, { subject: dora.subject }));
+    await ok(204, call('POST', '/tenants/{tenantId}/directory/organizations/{organizationSlug}/members/removals', `${d}/organizations/north/members/removals`, { subject: dora.subject }));
+    await ok(204, call('DELETE', '/tenants/{tenantId}/directory/roles/{roleKey}/permissions/{permissionKey}', `${d}/roles/clerk/permissions/orders.read`));
+    await ok(204, call('DELETE', '/tenants/{tenantId}/directory/roles/{roleKey}', `${d}/roles/clerk`));
+    await ok(204, call('DELETE', '/tenants/{tenantId}/directory/permissions/{permissionKey}', `${d}/permissions/orders.read`));
+    await ok(204, call('DELETE', '/tenants/{tenantId}/directory/organizations/{organizationSlug}/teams/{teamSlug}', `${d}/organizations/north/teams/sales`));
+    await ok(204, call('DELETE', '/tenants/{tenantId}/directory/organizations/{organizationSlug}', `${d}/organizations/north`));
+
     // Federations (h-directory): shop's users may sign in at the control tenant, then no longer.
     const controlId = ((await ok(200, call('GET', '/tenants', '/tenants?page=0&size=50'))).items as { id: string; slug: string }[]).find((x) => x.slug === 'control')!.id;
-    await ok(201, call('POST', '/federations', '/federations', { sourceTenantId: tenant.id, targetTenantId: controlId }));
-    expect((await ok(200, call('GET', '/federations', '/federations'))).items).toEqual([expect.objectContaining({ sourceTenantId: tenant.id, targetTenantId: controlId, status: 'ACTIVE' })]);
-    await ok(204, call('DELETE', '/federations/{sourceTenantId}/{targetTenantId}', `/federations/${tenant.id}/${controlId}`));
+    // The control tenant may be a federation's source, never its target (docs/decisions.md).
+    await ok(201, call('POST', '/federations', '/federations', { sourceTenantId: controlId, targetTenantId: tenant.id }));
+    expect((await ok(200, call('GET', '/federations', '/federations'))).items).toEqual([expect.objectContaining({ sourceTenantId: controlId, targetTenantId: tenant.id, status: 'ACTIVE' })]);
+    await ok(204, call('DELETE', '/federations/{sourceTenantId}/{targetTenantId}', `/federations/${controlId}/${tenant.id}`));
     for (const action of ['federation.created', 'federation.deleted']) {
       const federationEvents = (await ok(200, call('GET', '/audit-events', `/audit-events?action=${action}`))).items as { actorSubject: string; actorClientId: string }[];
       expect(federationEvents).toEqual([expect.objectContaining({ actorSubject: operator.subject, actorClientId: 'engage-cli' })]);
@@ -317,7 +353,10 @@ describe.skipIf(!HAS_CHROMIUM)('engage operators create, login, token, logout', 
     // A cancellation is recorded only when the job had not finished yet (the worker may be first).
     expect(new Set(ours.map((e) => e.action).filter((a) => !a.endsWith('.cancelled') && !a.startsWith('federation.')))).toEqual(new Set(['tenant.created', 'tenant.updated', 'user.created', 'user.updated',
       'user.password_set', 'user.deleted', 'resource.created', 'client.created', 'client.updated', 'credential.issued', 'credential.revoked', 'signing_key.staged', 'signing_key.activated',
-      'signing_key.retired', 'user_import.created', 'user_export.created']));
+      'signing_key.retired', 'user_import.created', 'user_export.created', 'user.mfa_reset', 'provider.added', 'provider.removed', 'signing_key.revoked',
+      ...['organization.created', 'organization.deleted', 'organization_member.added', 'organization_member.removed', 'permission.created', 'permission.deleted',
+        'role.created', 'role.deleted', 'role_assignment.created', 'role_assignment.revoked', 'role_permission.added', 'role_permission.removed', 'team.created',
+        'team.deleted', 'team_member.added', 'team_member.removed'].map((a) => `directory.${a}`)]));
     const trail = JSON.stringify(events);
     for (const secret of [issued.clientSecret, credential.credentialSecret, token, 'a new password, set by an operator']) expect(trail).not.toContain(secret);
 
