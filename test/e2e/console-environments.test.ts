@@ -2,9 +2,8 @@ import { generateKeyPairSync } from 'node:crypto';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { RunningServer } from '../helpers/binary';
 import { HAS_CHROMIUM } from '../helpers/browser';
-import { apiCalls, createOperator, signInToConsole, type ConsoleSession } from '../helpers/console';
+import { apiCalls, createOperator, undocumentedCalls, signInToConsole, type ConsoleSession } from '../helpers/console';
 import { createPushSandbox, registerDevices, type PushSandbox } from '../helpers/push-e2e';
-import { ENDPOINTS } from '../../src/console/web/endpoints';
 
 /**
  * An environment's pages of the console (issue 25) on the built executable, as an operator uses
@@ -263,12 +262,8 @@ describeBrowser('console: an environment and its pages', () => {
   });
 
   it('called only operations of the OpenAPI document, and nothing failed in the page', () => {
-    const templates = ENDPOINTS.map((e) => {
-      const [method, path] = e.split(' ');
-      return new RegExp(`^${method} /t/control${path.replace(/\{\w+\}/g, '[^/]+')}$`);
-    });
-    const calls = apiCalls(s.requests);
-    expect(calls.filter((c) => !templates.some((t) => t.test(c)))).toEqual([]);
+    expect(apiCalls(s.requests).length).toBeGreaterThan(0);
+    expect(undocumentedCalls(s.requests)).toEqual([]);
     expect(s.problems).toEqual([]);
   });
 });
