@@ -14,6 +14,7 @@ import { createMessagingStore } from './messaging/store';
 import { createMessagingInspectionStore } from './messaging/inspection-store';
 import { createReceiptStore } from './messaging/receipt-store';
 import { createProfileStore } from './profiles/store';
+import { createDefinitionStore } from './definitions/store';
 
 /** The engage contexts' stores on one connection (spread into src/stores.ts `bindStores`). */
 export function bindEngageStores(db: Sql) {
@@ -35,6 +36,8 @@ export function bindEngageStores(db: Sql) {
     messaging: createMessagingStore(db),
     messagingInspection: createMessagingInspectionStore(db),
     pushReceipts: createReceiptStore(db),
+    // Remote-state sync (issue 26): the definitions revision of each environment.
+    definitions: createDefinitionStore(db),
   };
 }
 

@@ -17,3 +17,4 @@ export * from './transfer';
 export * from './directory';
 export * from './federations';
 export * from './work';
+export * from './sync';

@@ -78,6 +78,8 @@ export const profiles = sqliteTable(
     /** Null for an anonymous profile. */
     externalId: text('external_id'),
     createdAt: text('created_at').notNull(),
+    /** Bumped with every change a sync document is derived from (issue 26, migration 0031). */
+    syncRevision: integer('sync_revision').notNull().default(0),
   },
   (t) => [
     uniqueIndex('profiles_environment_external').on(t.environmentId, t.externalId).where(sql`external_id IS NOT NULL`),
@@ -124,6 +126,8 @@ export const installations = sqliteTable(
     pushTokenOp: text('push_token_op').notNull().default(''),
     createdAt: text('created_at').notNull(),
     updatedAt: text('updated_at').notNull(),
+    /** Bumped with every change of installation state a sync document is derived from (issue 26, migration 0031). */
+    syncRevision: integer('sync_revision').notNull().default(0),
   },
   (t) => [index('installations_environment').on(t.environmentId, t.id), index('installations_profile').on(t.profileId)],
 );

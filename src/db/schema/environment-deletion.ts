@@ -18,6 +18,7 @@ import {
   testGroupMembers,
   testGroups,
 } from './engage';
+import { flagExposures, flagSchedules, flagStickyAssignments, flagVersions, flags, pushChannels, subscriptionLists, syncEnvironments } from './sync';
 import { pushCredentials, pushDeliveries, pushRateWindows, pushSendRecipients, pushSends, pushTemplateVersions, pushTemplates } from './push';
 
 /** Rows owned through a row of the environment (a template's versions), found by the parent's id. */
@@ -60,6 +61,19 @@ export const environmentOwned: EnvironmentRows[] = [
   { table: testGroupMembers, environment: testGroupMembers.environmentId, key: [testGroupMembers.groupId, testGroupMembers.position] },
   { table: testGroups, environment: testGroups.environmentId, key: [testGroups.id] },
   { table: accessKeys, environment: accessKeys.environmentId, key: [accessKeys.id] },
+  // Remote-state sync (issue 26): exposures and sticky assignments name installations.
+  {
+    table: flagExposures,
+    environment: flagExposures.environmentId,
+    key: [flagExposures.environmentId, flagExposures.flagKey, flagExposures.experimentId, flagExposures.revision, flagExposures.installationId],
+  },
+  { table: flagStickyAssignments, environment: flagStickyAssignments.environmentId, key: [flagStickyAssignments.installationId, flagStickyAssignments.flagKey] },
+  { table: flagSchedules, environment: flagSchedules.environmentId, key: [flagSchedules.id] },
+  { table: flagVersions, environment: flagVersions.environmentId, key: [flagVersions.environmentId, flagVersions.flagKey, flagVersions.version] },
+  { table: flags, environment: flags.environmentId, key: [flags.environmentId, flags.key] },
+  { table: subscriptionLists, environment: subscriptionLists.environmentId, key: [subscriptionLists.environmentId, subscriptionLists.key] },
+  { table: pushChannels, environment: pushChannels.environmentId, key: [pushChannels.appId, pushChannels.key] },
+  { table: syncEnvironments, environment: syncEnvironments.environmentId, key: [syncEnvironments.environmentId] },
   {
     table: installations,
     environment: installations.environmentId,

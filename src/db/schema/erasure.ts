@@ -14,6 +14,7 @@ import {
   profileTags,
   profiles,
 } from './engage';
+import { flagExposures, flagStickyAssignments } from './sync';
 import { pushDeliveries, pushSendRecipients, pushSends } from './push';
 
 /**
@@ -51,6 +52,9 @@ export const installationOwned: OwnedRows[] = [
   { table: pushDeliveries, owner: pushDeliveries.installationId, erase: 'delete' },
   // The sends' index of the installation (after the sends it finds were redacted, below).
   { table: pushSendRecipients, owner: pushSendRecipients.recipientId, erase: 'delete' },
+  // Remote-state sync (issue 26): the installation's exposures (the counts lose it) and what it was served while anonymous.
+  { table: flagExposures, owner: flagExposures.installationId, erase: 'delete' },
+  { table: flagStickyAssignments, owner: flagStickyAssignments.installationId, erase: 'delete' },
   // The row itself: device metadata, push token, credentials.
   { table: installations, owner: installations.id, erase: 'delete' },
 ];

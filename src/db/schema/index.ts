@@ -11,3 +11,4 @@ export * from './transfer';
 export * from './directory';
 export * from './federations';
 export * from './work';
+export * from './sync';

@@ -99,6 +99,16 @@ async function populate(name: string) {
   );
   await h.sql.run("INSERT INTO test_groups (id, environment_id, name, created_at, updated_at) VALUES (?, ?, 'qa', 'x', 'x')", [group, environmentId]);
   await h.sql.run('INSERT INTO test_group_members (group_id, environment_id, position, installation_id) VALUES (?, ?, 0, ?)', [group, environmentId, inst]);
+  // Remote-state sync's rows (issue 26), written as its services would.
+  const e = [environmentId];
+  await h.sql.run("INSERT INTO sync_environments (environment_id, revision, updated_at) VALUES (?, 3, 'x')", e);
+  await h.sql.run("INSERT INTO flags (environment_id, key, status, version, revision, definition, created_at, updated_at) VALUES (?, 'f', 'ACTIVE', 1, 1, '{}', 'x', 'x')", e);
+  await h.sql.run("INSERT INTO flag_versions (environment_id, flag_key, version, definition, origin, actor, created_at) VALUES (?, 'f', 1, '{}', 'API', 'a', 'x')", e);
+  await h.sql.run("INSERT INTO flag_schedules (id, environment_id, flag_key, due_ms, definition, status, actor, created_at) VALUES (?, ?, 'f', 0, '{}', 'PENDING', 'a', 'x')", [randomUUID(), environmentId]);
+  await h.sql.run("INSERT INTO flag_exposures (environment_id, flag_key, experiment_id, revision, installation_id, variant_key, exposed_ms) VALUES (?, 'f', 'x', 1, ?, 'on', 0)", [environmentId, inst]);
+  await h.sql.run("INSERT INTO flag_sticky_assignments (installation_id, flag_key, environment_id, variant_key, assigned_ms) VALUES (?, 'f', ?, 'on', 0)", [inst, environmentId]);
+  await h.sql.run("INSERT INTO subscription_lists (environment_id, key, revision, definition, created_at, updated_at) VALUES (?, 'news', 2, '{}', 'x', 'x')", e);
+  await h.sql.run("INSERT INTO push_channels (environment_id, app_id, key, revision, definition, created_at, updated_at) VALUES (?, ?, 'promo', 3, '{}', 'x', 'x')", [environmentId, env.app.id]);
   const owners = {
     installations: sessions.slice(0, 2).map((s) => s.installationId),
     profiles: (await h.sql.all<{ id: string }>('SELECT id FROM profiles WHERE environment_id = ?', [environmentId])).map((r) => r.id),

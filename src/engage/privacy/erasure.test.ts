@@ -109,6 +109,15 @@ describe('privacy erasure clears exactly what the registry declares', () => {
       const group = randomUUID();
       await h.sql.run("INSERT INTO test_groups (id, environment_id, name, created_at, updated_at) VALUES (?, ?, ?, 'x', 'x')", [group, env.environment.id, group]);
       await h.sql.run('INSERT INTO test_group_members (group_id, environment_id, position, installation_id) VALUES (?, ?, 0, ?)', [group, env.environment.id, s.installationId]);
+      // An exposure it reported and the variant it was served while anonymous (remote-state sync, issue 26).
+      await h.sql.run(
+        "INSERT INTO flag_exposures (environment_id, flag_key, experiment_id, revision, installation_id, variant_key, exposed_ms) VALUES (?, 'f', 'x', 1, ?, 'on', 0)",
+        [env.environment.id, s.installationId],
+      );
+      await h.sql.run(
+        "INSERT INTO flag_sticky_assignments (installation_id, flag_key, environment_id, experiment_id, variant_key, assigned_ms) VALUES (?, 'f', ?, 'x', 'on', 0)",
+        [s.installationId, env.environment.id],
+      );
     }
     const profilesOf = async (id: string) => (await h.services.engage.inspection.installation(id)).generations.map((g: { profileId: string }) => g.profileId);
     const [erasedProfiles, keptProfiles] = [await profilesOf(erased.installationId), await profilesOf(kept.installationId)];

@@ -12,6 +12,8 @@ export type { InstallationState, InstallationView, LwwValue, NewInstallation, Pr
  */
 export type ProfileTx = { profiles: ProfileStore };
 
+const PROFILE_KINDS: ReadonlySet<StateKind> = new Set(['profileAttributes', 'profileTags', 'profileSubscriptions']);
+
 /** Last-writer-wins on (ms, op): the later write wins a tie, as it would written one after the other. */
 export const wins = (ms: number, op: string, over: { ms: number; op: string }) => ms > over.ms || (ms === over.ms && op >= over.op);
 
@@ -74,11 +76,20 @@ export async function applyIn(
   effects: StateEffects,
   state?: InstallationState,
 ): Promise<void> {
+  let installationChanged = false;
+  const profilesChanged = new Set<string>();
   for (const kind of STATE_KINDS) {
     const rows = effects.rows(kind);
-    if (rows.length > 0) await tx.profiles.upsert(kind, rows);
+    if (rows.length === 0) continue;
+    await tx.profiles.upsert(kind, rows);
+    if (PROFILE_KINDS.has(kind)) for (const r of rows) profilesChanged.add(r[0] as string);
+    else installationChanged = true;
   }
+  // The sync revisions (issue 26): writeState moves the installation's on; a write that lost to a
+  // later one moves them too, which at worst sends an unchanged document again.
   if (state) await tx.profiles.writeState(target.environmentId, target.installationId, state, target.at);
+  else if (installationChanged) await tx.profiles.bumpInstallation(target.environmentId, target.installationId);
+  for (const id of [...profilesChanged].sort()) await tx.profiles.bumpProfile(target.environmentId, id);
 }
 
 /** A provider reported `token` invalid since `invalidSinceMs`: cleared unless the app set it again later; false when nothing was cleared. */

@@ -70,10 +70,10 @@ const SQL = {
   writeState: `UPDATE installations SET privacy = ?, privacy_ms = ?, privacy_op = ?,
       push_subscription = ?, push_subscription_ms = ?, push_subscription_op = ?,
       push_permission = ?, push_permission_ms = ?, push_permission_op = ?,
-      push_token = ?, push_token_ms = ?, push_token_op = ?, updated_at = ?
+      push_token = ?, push_token_ms = ?, push_token_op = ?, updated_at = ?, sync_revision = sync_revision + 1
     WHERE environment_id = ? AND id = ?`,
   // A token the provider reported invalid since `invalidSinceMs`: cleared unless the app set it again later.
-  clearToken: `UPDATE installations SET push_token = NULL, updated_at = ? WHERE environment_id = ? AND id = ? AND push_token = ? AND push_token_ms <= ?`,
+  clearToken: `UPDATE installations SET push_token = NULL, updated_at = ?, sync_revision = sync_revision + 1 WHERE environment_id = ? AND id = ? AND push_token = ? AND push_token_ms <= ?`,
   insertAnonymousProfile: 'INSERT INTO profiles (id, environment_id, external_id, created_at) VALUES (?, ?, NULL, ?)',
   insertNamedProfile: `INSERT INTO profiles (id, environment_id, external_id, created_at) VALUES (?, ?, ?, ?)
     ON CONFLICT (environment_id, external_id) WHERE external_id IS NOT NULL DO NOTHING`,
@@ -85,12 +85,16 @@ const SQL = {
   // Recovery: new credentials and metadata, only while the recovery digest is still the one
   // presented (a conditional write: of two recoveries with the same token, one wins).
   recover: `UPDATE installations SET locale = ?, timezone = ?, sdk_version = ?, app_version = ?, app_build = ?, device_model = ?, os_version = ?,
-      credential_digest = ?, revocation_digest = ?, recovery_digest = ?, updated_at = ?
+      credential_digest = ?, revocation_digest = ?, recovery_digest = ?, updated_at = ?, sync_revision = sync_revision + 1
     WHERE environment_id = ? AND id = ? AND recovery_digest = ?`,
   // Generations only move forward: a conditional write, whoever else commits at the same time.
-  advance: `UPDATE installations SET generation = ?, profile_id = ?, binding_state = ?, updated_at = ?
+  advance: `UPDATE installations SET generation = ?, profile_id = ?, binding_state = ?, updated_at = ?, sync_revision = sync_revision + 1
     WHERE environment_id = ? AND id = ? AND generation < ?`,
   insertGeneration: 'INSERT INTO installation_generations (installation_id, generation, profile_id, binding_state, committed_at) VALUES (?, ?, ?, ?, ?)',
+  // Sync revisions (issue 26): bumped in the writing transaction, under the row's lock, so each
+  // installation's and profile's revisions follow its commit order.
+  bumpInstallation: 'UPDATE installations SET sync_revision = sync_revision + 1 WHERE environment_id = ? AND id = ?',
+  bumpProfile: 'UPDATE profiles SET sync_revision = sync_revision + 1 WHERE environment_id = ? AND id = ?',
   attributes: `SELECT key, value FROM installation_attributes WHERE installation_id = ? AND value IS NOT NULL ORDER BY key`,
   subscriptions: `SELECT list, subscribed FROM installation_subscriptions WHERE installation_id = ? ORDER BY list`,
   profile: `SELECT id, external_id AS "externalId" FROM profiles WHERE environment_id = ? AND id = ?`,
@@ -171,6 +175,14 @@ export function createProfileStore(db: Sql) {
         for (let j = 0; j < n; j++) for (const v of rows[i + j]) params.push(v);
         await db.run(upsertTexts[kind](n), params);
       }
+    },
+    /** Marks the installation's sync documents as possibly changed (issue 26: its sync revision moves on). */
+    async bumpInstallation(environmentId: string, installationId: string): Promise<void> {
+      await db.run(SQL.bumpInstallation, [environmentId, installationId]);
+    },
+    /** Marks the profile's sync documents as possibly changed. */
+    async bumpProfile(environmentId: string, profileId: string): Promise<void> {
+      await db.run(SQL.bumpProfile, [environmentId, profileId]);
     },
     /** Writes the installation-level state (as decided under the lock of `lockState`) and when it changed. */
     async writeState(environmentId: string, installationId: string, s: InstallationState, updatedAt: string): Promise<void> {

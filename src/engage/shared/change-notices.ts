@@ -1,0 +1,20 @@
+/**
+ * Change notices (issue 26 point 6): what a writer says after its transaction committed, so the
+ * sync's Server-Sent Events streams tell the installations concerned to sync. A notice carries
+ * no state. Delivered in process and, on PostgreSQL, to every other process (LISTEN/NOTIFY).
+ * Writers receive it as a dependency; the default does nothing (the CLI, tests without streams).
+ */
+export interface ChangeNotices {
+  /** A definition of a sync module changed: every installation of the environment may be concerned. */
+  definitionsChanged(environmentId: string): void;
+  /** The installation's own state (attributes, subscriptions, push state, binding) changed. */
+  installationChanged(environmentId: string, installationId: string): void;
+  /** The profile's state changed: every installation bound to it may be concerned. */
+  profileChanged(environmentId: string, profileId: string): void;
+}
+
+export const NO_NOTICES: ChangeNotices = {
+  definitionsChanged: () => undefined,
+  installationChanged: () => undefined,
+  profileChanged: () => undefined,
+};
