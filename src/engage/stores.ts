@@ -15,6 +15,9 @@ import { createMessagingInspectionStore } from './messaging/inspection-store';
 import { createReceiptStore } from './messaging/receipt-store';
 import { createProfileStore } from './profiles/store';
 import { createDefinitionStore } from './definitions/store';
+import { createFlagReadStore } from './flags/read-store';
+import { createListReadStore } from './preferences/read-store';
+import { createPushChannelReadStore } from './push-channels/read-store';
 
 /** The engage contexts' stores on one connection (spread into src/stores.ts `bindStores`). */
 export function bindEngageStores(db: Sql) {
@@ -38,6 +41,10 @@ export function bindEngageStores(db: Sql) {
     pushReceipts: createReceiptStore(db),
     // Remote-state sync (issue 26): the definitions revision of each environment.
     definitions: createDefinitionStore(db),
+    // What the sync reads of each module's definitions (and the flags' sticky assignments).
+    flagReads: createFlagReadStore(db),
+    listReads: createListReadStore(db),
+    pushChannelReads: createPushChannelReadStore(db),
   };
 }
 
