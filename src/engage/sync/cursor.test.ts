@@ -11,7 +11,7 @@ const typical: CursorState = {
   installationId: INSTALLATION,
   generation: 3n,
   modules: ['FEATURE_FLAGS', 'PREFERENCES', 'PUSH'],
-  revisions: { FEATURE_FLAGS: 1_234_567n, PREFERENCES: 1_234_567n, PUSH: 1_234_567n },
+  revisions: [1_234_567n, 42n, 7n],
   issuedAt: new Date('2026-11-26T20:15:42Z'),
 };
 
@@ -28,42 +28,41 @@ describe('sync cursor', () => {
     expect(createCursorCodec(Buffer.from(MASTER)).decode(cursor, expectOk)).toEqual({ ok: true, state: typical });
   });
 
-  it('round-trips a revision per module, the extremes of int64, and an upper-case installation id', () => {
+  it('round-trips every module, the extremes of int64, one to six components, and an upper-case installation id', () => {
     const state: CursorState = {
       installationId: INSTALLATION,
       generation: 2n ** 63n - 1n,
       modules: ['FEATURE_FLAGS', 'IN_APP', 'PREFERENCES', 'PUSH'],
-      revisions: { FEATURE_FLAGS: 0n, IN_APP: 2n ** 63n - 1n, PREFERENCES: 127n, PUSH: 128n },
+      revisions: [0n, 2n ** 63n - 1n, 127n, 128n, 2n ** 63n - 1n, 2n ** 63n - 1n],
       issuedAt: new Date(0),
     };
     const cursor = codec.encode({ ...state, installationId: INSTALLATION.toUpperCase() });
-    expect(cursor.length).toBeLessThanOrEqual(119);
+    expect(cursor.length).toBeLessThanOrEqual(143);
     expect(codec.decode(cursor, { installationId: INSTALLATION.toUpperCase() })).toEqual({ ok: true, state });
     for (const module of ['FEATURE_FLAGS', 'IN_APP', 'PREFERENCES', 'PUSH'] as const) {
-      const one = { ...state, modules: [module], revisions: { [module]: 42n } };
+      const one = { ...state, modules: [module], revisions: [42n] };
       expect(codec.decode(codec.encode(one), expectOk)).toEqual({ ok: true, state: one });
     }
   });
 
-  it('is deterministic and carries nothing beyond its fields (a typical cursor is 59 characters)', () => {
+  it('is deterministic and carries nothing beyond its fields (a typical cursor is 62 characters)', () => {
     const cursor = codec.encode(typical);
     expect(codec.encode(typical)).toBe(cursor);
-    expect(cursor).toHaveLength(59);
-    // 3 header bytes, 16 id bytes, generation 1, one shared revision 3, seconds 5, tag 16 = 44 bytes.
-    expect(Buffer.from(cursor, 'base64url')).toHaveLength(44);
-    // One revision per module costs a few bytes more than a shared one.
-    const perModule = codec.encode({ ...typical, revisions: { FEATURE_FLAGS: 1_234_567n, PREFERENCES: 1_234_568n, PUSH: 1_234_569n } });
-    expect(perModule).toHaveLength(67);
+    expect(cursor).toHaveLength(62);
+    // 3 header bytes, 16 id bytes, generation 1, revisions 3 + 1 + 1, seconds 5, tag 16 = 46 bytes.
+    expect(Buffer.from(cursor, 'base64url')).toHaveLength(46);
+    // One component costs what its varint does.
+    expect(codec.encode({ ...typical, revisions: [1_234_567n] })).toHaveLength(59);
   });
 
   it('matches an independent reading of the documented layout', () => {
     const bytes = Buffer.from(codec.encode(typical), 'base64url');
     const key = Buffer.from(hkdfSync('sha256', MASTER, Buffer.alloc(0), 'engage sync cursor v1', 32));
-    expect(bytes.subarray(28)).toEqual(createHmac('sha256', key).update(bytes.subarray(0, 28)).digest().subarray(0, 16));
-    expect([...bytes.subarray(0, 3)]).toEqual([1, 0b1101, 0]);
+    expect(bytes.subarray(30)).toEqual(createHmac('sha256', key).update(bytes.subarray(0, 30)).digest().subarray(0, 16));
+    expect([...bytes.subarray(0, 3)]).toEqual([1, 0b1101, 3]);
     expect(bytes.subarray(3, 19).toString('hex')).toBe(INSTALLATION.replaceAll('-', ''));
     expect(bytes[19]).toBe(3); // generation
-    expect([...bytes.subarray(20, 23)]).toEqual([0x87, 0xad, 0x4b]); // 1,234,567 in LEB128
+    expect([...bytes.subarray(20, 25)]).toEqual([0x87, 0xad, 0x4b, 42, 7]); // 1,234,567, 42 and 7 in LEB128
   });
 
   it('refuses a changed character at every position (signature, or malformed when the change breaks the form)', () => {
@@ -78,7 +77,7 @@ describe('sync cursor', () => {
         checked++;
       }
     }
-    expect(checked).toBe(2 * 59);
+    expect(checked).toBe(2 * 62);
   });
 
   it('refuses a flipped bit in every byte: signature, or malformed for the version byte', () => {
@@ -137,16 +136,17 @@ describe('sync cursor', () => {
       return Buffer.concat([b, createHmac('sha256', key).update(b).digest().subarray(0, 16)]).toString('base64url');
     };
     const id = [...Buffer.from(INSTALLATION.replaceAll('-', ''), 'hex')];
-    const good = [1, 0b1000, 0, ...id, 3, 5, 0x80, 0x01];
-    expect(codec.decode(sign(good), expectOk)).toMatchObject({ ok: true, state: { generation: 3n, modules: ['PUSH'], revisions: { PUSH: 5n } } });
+    const good = [1, 0b1000, 1, ...id, 3, 5, 0x80, 0x01];
+    expect(codec.decode(sign(good), expectOk)).toMatchObject({ ok: true, state: { generation: 3n, modules: ['PUSH'], revisions: [5n] } });
     const bad: Array<[string, number[]]> = [
-      ['no module', [1, 0, 0, ...id, 3, 5, 1]],
-      ['unknown module bit', [1, 0b11000, 0, ...id, 3, 5, 1]],
-      ['unknown shape', [1, 0b1000, 2, ...id, 3, 5, 1]],
-      ['longer spelling of a varint', [1, 0b1000, 0, ...id, 0x83, 0x00, 5, 1]],
-      ['varint beyond 63 bits', [1, 0b1000, 0, ...id, ...Array(9).fill(0xff), 0x01, 5, 1]],
-      ['missing time', [1, 0b1000, 0, ...id, 3, 5]],
-      ['a revision short', [1, 0b1001, 1, ...id, 3, 5, 1]],
+      ['no module', [1, 0, 1, ...id, 3, 5, 1]],
+      ['unknown module bit', [1, 0b11000, 1, ...id, 3, 5, 1]],
+      ['no component', [1, 0b1000, 0, ...id, 3, 1]],
+      ['seven components', [1, 0b1000, 7, ...id, 3, 1, 1, 1, 1, 1, 1, 1, 1]],
+      ['longer spelling of a varint', [1, 0b1000, 1, ...id, 0x83, 0x00, 5, 1]],
+      ['varint beyond 63 bits', [1, 0b1000, 1, ...id, ...Array(9).fill(0xff), 0x01, 5, 1]],
+      ['missing time', [1, 0b1000, 1, ...id, 3, 5]],
+      ['a component short', [1, 0b1001, 3, ...id, 3, 5, 1]],
       ['trailing byte', [...good, 0]],
     ];
     for (const [name, body] of bad) expect(codec.decode(sign(body), expectOk), name).toEqual({ ok: false, reason: 'malformed' });
@@ -155,11 +155,13 @@ describe('sync cursor', () => {
   it('refuses a state the server could never describe when encoding', () => {
     const bad: Array<[string, Partial<CursorState>]> = [
       ['installation id', { installationId: 'abc' }],
-      ['no module', { modules: [], revisions: {} }],
-      ['repeated module', { modules: ['PUSH', 'PUSH'], revisions: { PUSH: 1n } }],
-      ['unknown module', { modules: ['INBOX' as never], revisions: { INBOX: 1n } as never }],
-      ['missing revision', { modules: ['PUSH', 'IN_APP'], revisions: { PUSH: 1n } }],
-      ['extra revision', { modules: ['PUSH'], revisions: { PUSH: 1n, IN_APP: 1n } }],
+      ['no module', { modules: [] }],
+      ['repeated module', { modules: ['PUSH', 'PUSH'] }],
+      ['unknown module', { modules: ['INBOX' as never] }],
+      ['no component', { revisions: [] }],
+      ['seven components', { revisions: [1n, 1n, 1n, 1n, 1n, 1n, 1n] }],
+      ['negative component', { revisions: [-1n] }],
+      ['number component', { revisions: [1 as never] }],
       ['negative generation', { generation: -1n }],
       ['generation beyond int64', { generation: 2n ** 63n }],
       ['number generation', { generation: 3 as never }],

@@ -7,7 +7,9 @@ import { deriveKey } from '../../platform/crypto';
  * from the master key, so any process of a deployment accepts any other's cursors.
  *
  * It binds the installation, its binding generation, the set of modules asked for and the state the
- * response described (one revision per module), plus the time it was issued. Nothing else: no
+ * response described (a vector of revision components, whose meaning is the sync service's: the
+ * environment's definitions, the installation's and the profile's revisions), plus the time it was
+ * issued. Nothing else: no
  * targeting, no attribute values, nothing the response itself did not already show the installation.
  * Hence a MAC, not encryption (docs/decisions.md "Sync cursor and quiet hours").
  *
@@ -15,10 +17,10 @@ import { deriveKey } from '../../platform/crypto';
  *
  *   0      1   version (1)
  *   1      1   modules, a bit set over MODULE_BITS (non-empty, no unknown bit)
- *   2      1   revision shape: 0 = one revision shared by every module, 1 = one per module, in bit order
+ *   2      1   how many revision components follow the generation (1 .. MAX_COMPONENTS)
  *   3     16   installation id (the UUID's bytes)
  *   19   var   generation          } unsigned LEB128, shortest form,
- *        var   revision(s)         } at most 2^63 − 1 (spec 01: int64, min 0)
+ *        var   revision components } at most 2^63 − 1 (spec 01: int64, min 0)
  *        var   issued at, seconds  }
  *   n-16  16   HMAC-SHA256(key, bytes 0 .. n-16), first 16 bytes (RFC 2104 §5: not less than half)
  *
@@ -43,10 +45,12 @@ const HEADER_BYTES = 3 + UUID_BYTES;
 /** One byte per varint at least: generation, one revision, issued at. */
 const MIN_BYTES = HEADER_BYTES + 3 + TAG_BYTES;
 const MAX_VARINT_BYTES = 9; // 63 bits in 7-bit groups
-const MAX_BYTES = HEADER_BYTES + MAX_VARINT_BYTES * (2 + SDK_MODULES.length) + TAG_BYTES;
+/** Revision components a cursor may carry. */
+export const MAX_COMPONENTS = 6;
+const MAX_BYTES = HEADER_BYTES + MAX_VARINT_BYTES * (2 + MAX_COMPONENTS) + TAG_BYTES;
 /**
  * The longest string `decode` looks at; anything longer is refused before any decoding. A version 1
- * cursor is at most ceil(MAX_BYTES · 4/3) = 119 characters; the margin leaves room for a later
+ * cursor is at most ceil(MAX_BYTES · 4/3) = 143 characters; the margin leaves room for a later
  * version (and is what a request schema may bound `cursor` to).
  */
 export const MAX_CURSOR_LENGTH = 256;
@@ -62,8 +66,8 @@ export interface CursorState {
   generation: bigint;
   /** The modules asked for, a set: `encode` sorts them, `decode` returns them sorted. */
   modules: readonly SdkModule[];
-  /** The state described: a revision for each module of `modules`, and no other key. */
-  revisions: Readonly<Partial<Record<SdkModule, bigint>>>;
+  /** The state described: 1 .. MAX_COMPONENTS revision components, in the caller's order. */
+  revisions: readonly bigint[];
   /** When the cursor was issued; kept to the second. */
   issuedAt: Date;
 }
@@ -127,19 +131,17 @@ function encodeBody(state: CursorState): Buffer {
     if (!Object.hasOwn(MODULE_BITS, m)) throw new TypeError(`unknown module ${String(m)}`);
     mask |= 1 << MODULE_BITS[m];
   }
-  const keys = Object.keys(state.revisions);
-  if (keys.length !== modules.length || !keys.every((k) => modules.includes(k as SdkModule))) {
-    throw new TypeError('revisions must name exactly the modules');
+  if (!Array.isArray(state.revisions) || state.revisions.length === 0 || state.revisions.length > MAX_COMPONENTS) {
+    throw new TypeError(`revisions must hold 1 to ${MAX_COMPONENTS} components`);
   }
-  const revisions = modules.map((m) => int64(state.revisions[m], `revision of ${m}`));
-  const shared = revisions.every((r) => r === revisions[0]);
+  const revisions = state.revisions.map((r, i) => int64(r, `revision component ${i}`));
   const seconds = state.issuedAt instanceof Date ? Math.floor(state.issuedAt.getTime() / 1000) : NaN;
   if (!Number.isSafeInteger(seconds) || seconds < 0) throw new RangeError('issuedAt must be a date after 1970');
   return Buffer.concat([
-    Buffer.from([VERSION, mask, shared ? 0 : 1]),
+    Buffer.from([VERSION, mask, revisions.length]),
     id,
     varint(int64(state.generation, 'generation')),
-    ...(shared ? [varint(revisions[0])] : revisions.map(varint)),
+    ...revisions.map(varint),
     varint(BigInt(seconds)),
   ]);
 }
@@ -147,22 +149,16 @@ function encodeBody(state: CursorState): Buffer {
 /** The state of an authentic body, or undefined if its structure is not version 1's. */
 function decodeBody(body: Buffer): CursorState | undefined {
   const mask = body[1];
-  const shape = body[2];
-  if (mask === 0 || (mask & ~KNOWN_BITS) !== 0 || (shape !== 0 && shape !== 1)) return undefined;
+  const count = body[2];
+  if (mask === 0 || (mask & ~KNOWN_BITS) !== 0 || count === 0 || count > MAX_COMPONENTS) return undefined;
   const modules = SDK_MODULES.filter((m) => (mask & (1 << MODULE_BITS[m])) !== 0).sort((a, b) => MODULE_BITS[a] - MODULE_BITS[b]);
   const reader = { at: HEADER_BYTES };
   const generation = readVarint(body, reader);
-  const revisions: Partial<Record<SdkModule, bigint>> = {};
-  if (shape === 0) {
-    const shared = readVarint(body, reader);
-    if (shared === undefined) return undefined;
-    for (const m of modules) revisions[m] = shared;
-  } else {
-    for (const m of modules) {
-      const r = readVarint(body, reader);
-      if (r === undefined) return undefined;
-      revisions[m] = r;
-    }
+  const revisions: bigint[] = [];
+  for (let i = 0; i < count; i++) {
+    const r = readVarint(body, reader);
+    if (r === undefined) return undefined;
+    revisions.push(r);
   }
   const seconds = readVarint(body, reader);
   if (generation === undefined || seconds === undefined || seconds > BigInt(Number.MAX_SAFE_INTEGER) / 1000n) return undefined;
