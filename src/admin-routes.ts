@@ -21,6 +21,8 @@ import { messagingAdminRoutes } from './engage/messaging/admin-routes';
 import { inspectionAdminRoutes } from './engage/inspection/admin-routes';
 import { privacyAdminRoutes } from './engage/privacy/admin-routes';
 import { auditAdminRoutes } from './engage/admin/audit-routes';
+import { listAdminRoutes } from './engage/preferences/admin-routes';
+import { pushChannelAdminRoutes } from './engage/push-channels/admin-routes';
 import type { EngageAdminGuardDeps } from './engage/admin/guards';
 import { AdminErrors } from './identity/admin/errors';
 import type { IssuerEnv } from './identity/issuer';
@@ -65,6 +67,9 @@ export function engageAdminRouteGroups(services: Services): EngageAdminRoutes[] 
     accessKeyAdminRoutes({ environments: engage.environments }),
     // Templates, previews, test groups and test sends (engage/messaging).
     messagingAdminRoutes({ templates: engage.messaging.templates, testGroups: engage.messaging.testGroups, sends: engage.messaging.sends }),
+    // Subscription lists (engage/preferences) and push channels and categories per app (engage/push-channels).
+    listAdminRoutes({ lists: engage.lists }),
+    pushChannelAdminRoutes({ pushChannels: engage.pushChannels }),
     // Inspection of installations, profiles, sends and deliveries (engage/inspection).
     inspectionAdminRoutes({ inspection: engage.inspection, messaging: engage.messaging.inspection }),
     // Erasure of installations and profiles, privacy requests (engage/privacy).

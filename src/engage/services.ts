@@ -32,6 +32,11 @@ import { redactSendsIn } from './messaging/send-erasure';
 import { createSendService, type SendMetrics } from './messaging/service';
 import { createTemplateService } from './messaging/templates';
 import { createTestGroupService } from './messaging/test-groups';
+import { createFlagService } from './flags/service';
+import { createFlagSchedules } from './flags/schedules';
+import { createPreferenceService } from './preferences/service';
+import { createPushChannelService } from './push-channels/service';
+import type { ChangeNotices } from './shared/change-notices';
 
 /** The engage services, built once for `serve` and the CLI alike. */
 export function createEngageServices(deps: {
@@ -48,6 +53,8 @@ export function createEngageServices(deps: {
   wakeDeliveries: () => void;
   /** Wakes the durable work queue (after an environment deletion is queued). */
   wakeWork?: () => void;
+  /** Change notices for the sync's streams (default: none). */
+  notices?: ChangeNotices;
 }) {
   const { store, clock, config } = deps;
   // An environment's deletion is durable work (platform/work, registered in src/work.ts).
@@ -81,11 +88,21 @@ export function createEngageServices(deps: {
     },
   };
   const profiles = createProfileService({ store });
+  // Feature flags (issue 26): versions, rollback, scheduled changes (durable work, src/work.ts), exposures.
+  const flags = createFlagService({ store, clock, environments });
+  const flagSchedules = createFlagSchedules({ store, clock, flags, wake: deps.wakeWork });
+  // Subscription lists and push channels/categories (issue 26): definitions the sync sends.
+  const lists = createPreferenceService({ store, clock, environments, notices: deps.notices });
+  const pushChannels = createPushChannelService({ store, clock, environments, notices: deps.notices });
   const operations = createOperationService({ store, clock, metrics: deps.metrics });
   return {
     messaging,
     environments,
     profiles,
+    flags,
+    flagSchedules,
+    lists,
+    pushChannels,
     installations: createInstallationService({ store, clock, environments }),
     binding: createBindingService({ store, clock, sealer: deps.sealer, codeTtl: deps.config.bindingCodeTtl }),
     operations,

@@ -1,0 +1,10 @@
+import { DomainError } from '../../platform/errors';
+
+/** Codes of the subscription-list administration (docs/decisions.md "Subscription lists and push channels"). */
+export const PreferenceErrors = {
+  /** A list file that does not conform; the message names the field. */
+  invalid: (message: string) => new DomainError('invalid', 'invalid_request', message),
+  listNotFound: (key: string) => new DomainError('not_found', 'list_not_found', `list ${key} not found`),
+  listExists: (key: string) => new DomainError('conflict', 'list_exists', `list ${key} already exists`),
+  keyImmutable: (key: string) => new DomainError('invalid', 'invalid_request', `key: is immutable (list ${key})`),
+};
