@@ -124,7 +124,7 @@ export function createServices(deps: CoreDeps) {
   // row-level): at once after a send commits, and for retries when due (one timer, at most 1 s).
   const deliveries = createWaker({ name: 'push', clock, logger: deps.logger, idleMs: 1_000, drain: () => engage.messaging.deliveries.run(), nextDueMs: () => store.messaging.nextDue() });
   work.attach(deliveries);
-  registerWorkKinds(work, workKinds({ transfer, environmentDeletion: engage.environmentDeletion }));
+  registerWorkKinds(work, workKinds({ transfer, environmentDeletion: engage.environmentDeletion, flagSchedules: engage.flagSchedules }));
   for (const job of backgroundJobs({ store, keys, sessions, oauth, native, providers }, deps.logger, deps.checkpointer)) jobs.register(job);
   // The leased jobs' queue, across every process on the database: 1 while a job is due and not yet run.
   metrics.registry.gauge('engage_job_due', 'Leased background jobs due and not yet run, across all processes (1) or not (0), by job.', ['job'], async () => {

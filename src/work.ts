@@ -3,12 +3,15 @@ import type { TransferJobs } from './identity/transfer/jobs';
 import { transferWork } from './identity/transfer/work';
 import { environmentDeletionWork } from './engage/environments/deletion';
 import type { EnvironmentDeletion } from './engage/environments/deletion';
+import { flagScheduleWork, type FlagSchedules } from './engage/flags/schedules';
 
 /** What the kinds need of the services (named here, so services.ts can import this file). */
 export interface WorkServices {
   transfer: { jobs: Pick<TransferJobs, 'runWork'> };
   /** An engagement environment's deletion (issue 24 point 1). */
   environmentDeletion: Pick<EnvironmentDeletion, 'run'>;
+  /** A scheduled flag change (issue 26). */
+  flagSchedules: Pick<FlagSchedules, 'apply'>;
 }
 
 /**
@@ -19,7 +22,7 @@ export interface WorkServices {
  * the same worker code over their tables: platform/mail, engage/messaging.)
  */
 export function workKinds(s: WorkServices): WorkKind<never>[] {
-  return [transferWork(s.transfer.jobs), environmentDeletionWork(s.environmentDeletion)] as unknown as WorkKind<never>[];
+  return [transferWork(s.transfer.jobs), environmentDeletionWork(s.environmentDeletion), flagScheduleWork(s.flagSchedules)] as unknown as WorkKind<never>[];
 }
 
 export function registerWorkKinds(queue: WorkQueue, kinds: readonly WorkKind<never>[]): void {

@@ -32,6 +32,8 @@ import { redactSendsIn } from './messaging/send-erasure';
 import { createSendService, type SendMetrics } from './messaging/service';
 import { createTemplateService } from './messaging/templates';
 import { createTestGroupService } from './messaging/test-groups';
+import { createFlagService } from './flags/service';
+import { createFlagSchedules } from './flags/schedules';
 import { createPreferenceService } from './preferences/service';
 import { createPushChannelService } from './push-channels/service';
 import type { ChangeNotices } from './shared/change-notices';
@@ -86,6 +88,9 @@ export function createEngageServices(deps: {
     },
   };
   const profiles = createProfileService({ store });
+  // Feature flags (issue 26): versions, rollback, scheduled changes (durable work, src/work.ts), exposures.
+  const flags = createFlagService({ store, clock, environments });
+  const flagSchedules = createFlagSchedules({ store, clock, flags, wake: deps.wakeWork });
   // Subscription lists and push channels/categories (issue 26): definitions the sync sends.
   const lists = createPreferenceService({ store, clock, environments, notices: deps.notices });
   const pushChannels = createPushChannelService({ store, clock, environments, notices: deps.notices });
@@ -94,6 +99,8 @@ export function createEngageServices(deps: {
     messaging,
     environments,
     profiles,
+    flags,
+    flagSchedules,
     lists,
     pushChannels,
     installations: createInstallationService({ store, clock, environments }),

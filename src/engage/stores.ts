@@ -16,6 +16,7 @@ import { createReceiptStore } from './messaging/receipt-store';
 import { createProfileStore } from './profiles/store';
 import { createDefinitionStore } from './definitions/store';
 import { createFlagReadStore } from './flags/read-store';
+import { createFlagStore } from './flags/store';
 import { createListReadStore } from './preferences/read-store';
 import { createPushChannelReadStore } from './push-channels/read-store';
 import { createPreferenceStore } from './preferences/store';
@@ -45,6 +46,8 @@ export function bindEngageStores(db: Sql) {
     definitions: createDefinitionStore(db),
     // What the sync reads of each module's definitions (and the flags' sticky assignments).
     flagReads: createFlagReadStore(db),
+    // Flags, their versions, scheduled changes and exposures (engage/flags).
+    flags: createFlagStore(db),
     listReads: createListReadStore(db),
     pushChannelReads: createPushChannelReadStore(db),
     // Subscription lists (engage/preferences) and push channels and categories (engage/push-channels).

@@ -11,6 +11,7 @@ import { TRACKED_TYPES, type OperationBatchEnvelope, type OperationResult } from
 import { recordPushReceiptIn, type ReceiptTx } from '../messaging/receipts';
 import { applyIn, lockStateIn, profilesOfGenerationsIn, setState, StateEffects, type ProfileTx, type StateKind } from '../profiles/service';
 import type { IngestState, OperationRow, OperationStore } from './store';
+import { recordExposuresIn, type ExposureRow, type ExposureTx } from '../flags/exposures';
 
 export type { OperationResult };
 export { MAX_BATCH } from './schemas';
@@ -32,7 +33,7 @@ export interface IngestMetrics {
 }
 
 // Profile state and delivery receipts through their owners' `…In(tx)` functions (db/owners.ts).
-type Stores = { operations: OperationStore } & ProfileTx & ReceiptTx;
+type Stores = { operations: OperationStore } & ProfileTx & ReceiptTx & ExposureTx;
 
 const rejected = (operationId: string, errorCode: string, message: string): OperationResult => ({ operationId, status: 'REJECTED', errorCode, message });
 
@@ -159,6 +160,7 @@ async function processBatch(tx: Stores, job: Job): Promise<IngestOutcome> {
   const ledger: OperationRow[] = [];
   const effects = new StateEffects();
   const receipts: { deliveryId: string; type: 'DELIVERED' | 'OPENED'; at: string }[] = [];
+  const exposures: ExposureRow[] = [];
   let changed = false;
   for (let i = 0; i < n; i++) {
     const op = ops[i];
@@ -189,6 +191,10 @@ async function processBatch(tx: Stores, job: Job): Promise<IngestOutcome> {
     const profileId = profiles.get(generation) ?? null;
     const ms = parseDateTime(op.occurredAt as string);
     ledger.push({ operationId: key, profileId, generation, type, status: 'ACCEPTED', occurredMs: ms, payload: payloads[i]! });
+    if (type === 'FLAG_EXPOSED') {
+      const x = op.payload as { flagKey: string; experimentId: string; variantKey: string; revision: number };
+      exposures.push({ flagKey: x.flagKey, experimentId: x.experimentId, revision: x.revision, variantKey: x.variantKey, exposedMs: ms });
+    }
     if (type === 'PUSH_RECEIPT_RECORDED') receipts.push({ ...(op.payload as { deliveryId: string; type: 'DELIVERED' | 'OPENED' }), at: new Date(ms).toISOString() });
     if (!TRACKED_TYPES.has(type)) changed = applyState(effects, p, state, profileId, type, op.payload as Obj, ms, key) || changed;
     results[i] = accepted(opId);
@@ -196,6 +202,8 @@ async function processBatch(tx: Stores, job: Job): Promise<IngestOutcome> {
   await s.insertOperations(p.environmentId, p.id, nowMs, ledger);
   await applyIn(tx, { environmentId: p.environmentId, installationId: p.id, at: serverTime }, effects, changed ? state : undefined);
   for (const r of receipts) await recordPushReceiptIn(tx, p.environmentId, p.id, r);
+  // Experiment exposures, counted by the flags context (one statement for the batch).
+  await recordExposuresIn(tx, { environmentId: p.environmentId, installationId: p.id }, exposures);
   const out = JSON.stringify({ batchId: batch.batchId, results, serverTime });
   await s.insertBatchResult(p.id, batchKey, digest, out, serverTime);
   const statuses: Record<string, number> = {};
