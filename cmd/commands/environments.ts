@@ -13,6 +13,7 @@ import { registerApps } from './apps';
 import { registerInstallations } from './installations';
 import { registerProfiles } from './profiles';
 import { registerMessaging } from './messaging';
+import { registerLists, registerPushChannels } from './preferences';
 
 const COLUMNS = ['id', 'name', 'displayName', 'status', 'createdAt', 'identityTenantId'];
 
@@ -131,4 +132,6 @@ export function registerEngageCommands(program: Command): void {
   registerInstallations(program);
   registerProfiles(program);
   registerMessaging(program);
+  registerLists(program);
+  registerPushChannels(program);
 }

@@ -12,7 +12,7 @@ const TEMPLATE_COLUMNS = ['id', 'key', 'status', 'publishedVersion', 'latestVers
 const DELIVERY_COLUMNS = ['id', 'sendId', 'installationId', 'provider', 'state', 'attempts', 'lastError', 'nextAttemptAt', 'sentAt', 'deliveredAt', 'openedAt'];
 
 /** A JSON file, or a one-line error naming it. */
-function readJsonFile(file: string, what: string): unknown {
+export function readJsonFile(file: string, what: string): unknown {
   let text: string;
   try {
     text = readFileSync(file, 'utf8');
