@@ -114,6 +114,7 @@ export function createServices(deps: CoreDeps) {
     clock,
     config,
     sealer,
+    masterKey: deps.masterKey,
     scrubDeleted: () => jobs.wake(JOBS.scrubDeleted),
     metrics,
     logger: deps.logger,

@@ -6,6 +6,7 @@ import { mountInstallationRoutes } from './installations/routes';
 import { mountOperationRoutes } from './operations/routes';
 import { mountPrivacyRoutes } from './privacy/routes';
 import { mountMessagingRoutes } from './messaging/routes';
+import { mountSyncRoutes } from './sync/routes';
 import type { EngageServices } from './services';
 
 /** Every mobile edge and server messaging route of spec 01: the problem family's sub-app. */
@@ -15,6 +16,7 @@ export function createEdgeApp(engage: EngageServices): Hono<EdgeEnv> {
   mountInstallationRoutes(edge.app, engage, guards);
   mountBindingRoutes(edge.app, engage, guards);
   mountOperationRoutes(edge.app, engage, guards);
+  mountSyncRoutes(edge.app, engage, guards);
   mountPrivacyRoutes(edge.app, engage, guards);
   mountMessagingRoutes(edge.app, engage, guards);
   return edge.close();

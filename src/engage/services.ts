@@ -32,6 +32,9 @@ import { redactSendsIn } from './messaging/send-erasure';
 import { createSendService, type SendMetrics } from './messaging/service';
 import { createTemplateService } from './messaging/templates';
 import { createTestGroupService } from './messaging/test-groups';
+import { createCursorCodec } from './sync/cursor';
+import { createSyncService, type SyncMetrics } from './sync/service';
+import type { Dialect } from '../platform/store/sql';
 import { createFlagService } from './flags/service';
 import { createFlagSchedules } from './flags/schedules';
 import { createPreferenceService } from './preferences/service';
@@ -41,13 +44,15 @@ import type { ChangeNotices } from './shared/change-notices';
 /** The engage services, built once for `serve` and the CLI alike. */
 export function createEngageServices(deps: {
   /** With the audit trail's store: engagement changes record their events (shared/audit.ts). */
-  store: EngageStores & AuditTx & WorkTx & TxRunner<EngageStores & AuditTx & WorkTx>;
+  store: EngageStores & AuditTx & WorkTx & TxRunner<EngageStores & AuditTx & WorkTx> & { dialect?: Dialect; shareReadsThisTurn?(): void };
   clock: Clock;
   config: Config;
   sealer: Sealer;
+  /** The master key: the sync cursor's key is derived from it (every process accepts every other's cursors). */
+  masterKey: Buffer;
   /** Asks for erased rows to be scrubbed from the database files soon (a background job). */
   scrubDeleted: () => void;
-  metrics?: IngestMetrics & SendMetrics & DeliveryMetrics;
+  metrics?: IngestMetrics & SendMetrics & DeliveryMetrics & SyncMetrics;
   logger: Logger;
   /** Wakes the push delivery job (after a send commits). */
   wakeDeliveries: () => void;
@@ -106,6 +111,8 @@ export function createEngageServices(deps: {
     installations: createInstallationService({ store, clock, environments }),
     binding: createBindingService({ store, clock, sealer: deps.sealer, codeTtl: deps.config.bindingCodeTtl }),
     operations,
+    /** POST /v1/sdk/sync (issue 26). */
+    sync: createSyncService({ store, clock, cursors: createCursorCodec(deps.masterKey), metrics: deps.metrics }),
     privacy: createPrivacyService({ store, clock, scrubDeleted: deps.scrubDeleted, sends: messaging.erasure }),
     inspection: createInspectionService({ environments, profiles, operations }),
     /** An environment's deletion: the durable work item's run (registered in src/work.ts). */

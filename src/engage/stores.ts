@@ -15,6 +15,7 @@ import { createMessagingInspectionStore } from './messaging/inspection-store';
 import { createReceiptStore } from './messaging/receipt-store';
 import { createProfileStore } from './profiles/store';
 import { createDefinitionStore } from './definitions/store';
+import { createSyncStore } from './sync/store';
 import { createFlagReadStore } from './flags/read-store';
 import { createFlagStore } from './flags/store';
 import { createListReadStore } from './preferences/read-store';
@@ -50,6 +51,7 @@ export function bindEngageStores(db: Sql) {
     flags: createFlagStore(db),
     listReads: createListReadStore(db),
     pushChannelReads: createPushChannelReadStore(db),
+    sync: createSyncStore(db),
     // Subscription lists (engage/preferences) and push channels and categories (engage/push-channels).
     preferences: createPreferenceStore(db),
     pushChannels: createPushChannelStore(db),

@@ -144,6 +144,7 @@ export function createMetrics() {
     jobRuns: registry.counter('engage_job_runs_total', 'Background job runs by this process, by job and outcome (done, retry, failed).', ['job', 'outcome']),
     ingestOperations: registry.counter('engage_ingest_operations_total', 'Operations received by the mobile edge, by result status.', ['status']),
     ingestBatches: registry.counter('engage_ingest_batches_total', 'Operation batches received by the mobile edge, by outcome (stored, replayed, conflict).', ['outcome']),
+    syncResponses: registry.counter('engage_sync_responses_total', 'Sync answers (POST /v1/sdk/sync), by kind: full snapshot, delta, or unchanged (an empty delta from the head alone).', ['kind']),
     pushSends: registry.counter('engage_push_sends_total', 'Transactional sends, by outcome (admitted, replayed, nothing_to_deliver, or the error code).', ['outcome']),
     pushDeliveries: registry.counter('engage_push_delivery_attempts_total', 'Delivery attempts by this process, by provider (APNS, FCM) and outcome (sent, retry, failed, unregistered, expired).', ['provider', 'outcome']),
     process: registry.gauge('engage_process_info', 'Process facts: resident memory (bytes), heap used (bytes), start time (seconds since the epoch).', ['fact'], () => {

@@ -48,6 +48,8 @@ export async function createHarness(overrides: Partial<Config> = {}, opts: { log
       return opened.sqlite;
     },
     clock,
+    /** The deployment's master key (what server-signed values, like sync cursors, are keyed by). */
+    masterKey,
     services,
     app,
     /**

@@ -131,6 +131,23 @@ export function commitGenerationIn(
 
 const parsed = (rows: { key: string; value: string }[]): Record<string, unknown> => Object.fromEntries(rows.map((r) => [r.key, JSON.parse(r.value)]));
 
+/**
+ * The values an installation's sync documents derive from (issue 26), read in the caller's
+ * snapshot (transaction or shared read): its attributes and list choices, and those of
+ * `profileId` (its current profile, anonymous ones too).
+ */
+export async function documentSourcesIn(tx: ProfileTx, installationId: string, profileId: string) {
+  return {
+    attributes: parsed(await tx.profiles.installationAttributes(installationId)),
+    subscriptions: Object.fromEntries((await tx.profiles.installationSubscriptions(installationId)).map((r) => [r.list, Boolean(r.subscribed)])) as Record<string, boolean>,
+    profile: {
+      attributes: parsed(await tx.profiles.profileAttributes(profileId)),
+      tags: await tx.profiles.profileTags(profileId),
+      subscriptions: (await tx.profiles.profileSubscriptions(profileId)).map((r) => ({ list: r.list, channel: r.channel, subscribed: Boolean(r.subscribed) })),
+    },
+  };
+}
+
 export function createProfileService(deps: { store: ProfileTx & TxRunner<ProfileTx> }) {
   const { store } = deps;
 

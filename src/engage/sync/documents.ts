@@ -1,0 +1,193 @@
+/**
+ * The documents of the sync modules (issue 26), derived for one installation in its current
+ * generation from the environment's definitions (definitions.ts) and the installation's and
+ * profile's state. Pure: the service reads, this derives.
+ *
+ * Each document says what it is derived from (`def`: its definition's revision, 0 for none;
+ * `inst`, `prof`: whether the installation's or the profile's state enters it), which is how a
+ * delta decides what to send: a document whose sources moved past the cursor's revisions is
+ * sent (with its payload possibly unchanged, which the protocol allows); nothing else is. Its
+ * `revision` is the sum of its sources' revisions, so it grows with every change that may
+ * change it, and never exceeds the response's revision (the sum of all three).
+ */
+import type { FlagContext, FlagResult } from '../flags/evaluate';
+import { checkQuietHours, type QuietHours } from '../preferences/quiet-hours';
+import { LIST_CHANNELS, type ListChannel } from '../preferences/read-store';
+import type { SdkModule } from './cursor';
+import type { Definitions } from './definitions';
+
+export interface Sources {
+  def: number;
+  inst: boolean;
+  prof: boolean;
+}
+
+export interface SyncDocument {
+  module: SdkModule;
+  key: string;
+  payload: Record<string, unknown>;
+  sources: Sources;
+}
+
+export interface Tombstone {
+  module: SdkModule;
+  key: string;
+  revision: number;
+}
+
+/** What an installation's documents are derived from, besides the definitions. */
+export interface InstallationFacts {
+  installationId: string;
+  appId: string;
+  platform: string;
+  appVersion: string;
+  osVersion: string | null;
+  locale: string;
+  timezone: string;
+  privacy: string;
+  pushSubscription: string;
+  pushPermission: string;
+  pushTokenHeld: boolean;
+  attributes: Record<string, unknown>;
+  /** List key → subscribed (the installation's explicit choices). */
+  subscriptions: Record<string, boolean>;
+  /** The profile of the current generation (anonymous ones too). */
+  profile: {
+    id: string;
+    externalId: string | null;
+    bound: boolean;
+    attributes: Record<string, unknown>;
+    tags: string[];
+    subscriptions: { list: string; channel: string; subscribed: boolean }[];
+  };
+  /** What profile-sticky flags served the installation while it was anonymous (flag key → variant). */
+  sticky: Record<string, { variantKey: string; experimentId?: string }>;
+}
+
+/** Profile attribute keys the PREFERENCES module reads (docs/sync.md "Quiet hours"). */
+export const QUIET_HOURS_ATTRIBUTE = 'quiet_hours';
+export const TIME_ZONE_ATTRIBUTE = 'time_zone';
+
+export const PREFERENCE_KEYS = { quietHours: 'quiet-hours', list: (k: string) => `list/${k}` } as const;
+export const PUSH_KEYS = { state: 'push/state', channel: (k: string) => `channel/${k}`, category: (k: string) => `category/${k}` } as const;
+
+/** The flag evaluation context of an installation: its profile only while bound (docs/decisions.md "Flag evaluation core"). */
+export function flagContext(f: InstallationFacts): FlagContext {
+  const p = f.profile;
+  const profileSubs: Record<string, ('PUSH' | 'EMAIL' | 'SMS' | 'WHATSAPP')[]> = {};
+  if (p.bound) {
+    for (const s of p.subscriptions) if (s.subscribed) (profileSubs[s.list] ??= []).push(s.channel as ListChannel);
+  }
+  return {
+    installationId: f.installationId,
+    app: f.appId,
+    platform: f.platform,
+    appVersion: f.appVersion,
+    osVersion: f.osVersion,
+    locale: f.locale,
+    timeZone: f.timezone,
+    attributes: f.attributes,
+    subscriptions: Object.keys(f.subscriptions).filter((k) => f.subscriptions[k]),
+    profile: p.bound ? { id: p.id, externalId: p.externalId ?? '', attributes: p.attributes, tags: p.tags, subscriptions: profileSubs } : null,
+    anonymousAssignments: p.bound ? f.sticky : null,
+  };
+}
+
+/** The documents and tombstones of `modules`, in a deterministic order (module order, then key). */
+export function deriveDocuments(
+  modules: readonly SdkModule[],
+  defs: Definitions,
+  f: InstallationFacts,
+  since: number | undefined,
+  onFlag?: (key: string, result: FlagResult) => void,
+): { documents: SyncDocument[]; tombstones: Tombstone[] } {
+  const documents: SyncDocument[] = [];
+  const tombstones: Tombstone[] = [];
+  // A definition the installation does not have (archived, deleted, not for its app) whose
+  // revision is past the cursor's: the installation may have held it, so it gets a tombstone.
+  const gone = (module: SdkModule, key: string, revision: number) => {
+    if (since !== undefined && revision > since) tombstones.push({ module, key, revision });
+  };
+  for (const module of modules) {
+    if (module === 'FEATURE_FLAGS') {
+      const ctx = flagContext(f);
+      for (const flag of defs.flags) {
+        if (flag.status !== 'ACTIVE' || (flag.apps && !flag.apps.has(f.appId.toLowerCase()))) {
+          gone(module, flag.key, flag.revision);
+          continue;
+        }
+        const r = flag.compiled.evaluate(ctx);
+        onFlag?.(flag.key, r);
+        const payload: Record<string, unknown> = { variantKey: r.variantKey, value: r.value, reason: r.reason };
+        // What FLAG_EXPOSED reports back: the experiment and the flag's version that served it.
+        if (r.experimentId !== undefined) Object.assign(payload, { experimentId: r.experimentId, revision: flag.version });
+        documents.push({ module, key: flag.key, payload, sources: { def: flag.revision, inst: flag.readsInstallation, prof: flag.readsProfile } });
+      }
+    } else if (module === 'PREFERENCES') {
+      for (const list of defs.lists) {
+        if (list.deleted) {
+          gone(module, PREFERENCE_KEYS.list(list.key), list.revision);
+          continue;
+        }
+        documents.push({ module, key: PREFERENCE_KEYS.list(list.key), payload: listPayload(list.definition, f), sources: { def: list.revision, inst: true, prof: true } });
+      }
+      documents.push({ module, key: PREFERENCE_KEYS.quietHours, payload: quietHoursPayload(f), sources: { def: 0, inst: true, prof: true } });
+      documents.sort(byKey);
+    } else if (module === 'PUSH') {
+      for (const ch of defs.channelsOf(f.appId)) {
+        const key = ch.definition.kind === 'IOS_CATEGORY' ? PUSH_KEYS.category(ch.key) : PUSH_KEYS.channel(ch.key);
+        if (ch.deleted) gone(module, key, ch.revision);
+        else documents.push({ module, key, payload: { ...ch.definition }, sources: { def: ch.revision, inst: false, prof: false } });
+      }
+      documents.push({
+        module,
+        key: PUSH_KEYS.state,
+        payload: { subscription: f.pushSubscription, permission: f.pushPermission, tokenHeld: f.pushTokenHeld, privacy: f.privacy },
+        sources: { def: 0, inst: true, prof: false },
+      });
+      documents.sort(byKey);
+    }
+    // IN_APP: its documents come with the in-app messages (issue 27); none yet.
+  }
+  return { documents: sortWithinModules(documents, modules), tombstones };
+}
+
+const byKey = (a: { key: string }, b: { key: string }) => (a.key < b.key ? -1 : a.key > b.key ? 1 : 0);
+
+function sortWithinModules(docs: SyncDocument[], modules: readonly SdkModule[]): SyncDocument[] {
+  const order = new Map(modules.map((m, i) => [m, i]));
+  return docs.sort((a, b) => order.get(a.module)! - order.get(b.module)! || byKey(a, b));
+}
+
+/** A list's document: its definition and the installation's and profile's effective choices on it. */
+function listPayload(def: import('../preferences/read-store').ListDefinition, f: InstallationFacts): Record<string, unknown> {
+  const installationChose = Object.prototype.hasOwnProperty.call(f.subscriptions, def.key);
+  const profileChoices: Record<string, { subscribed: boolean; chosen: boolean }> = {};
+  for (const channel of LIST_CHANNELS) {
+    if (!def.channels.includes(channel)) continue;
+    const chosen = f.profile.subscriptions.find((s) => s.list === def.key && s.channel === channel);
+    profileChoices[channel] = { subscribed: def.critical || (chosen ? chosen.subscribed : def.defaultSubscribed), chosen: chosen !== undefined };
+  }
+  return {
+    key: def.key,
+    displayName: def.displayName,
+    ...(def.description !== undefined ? { description: def.description } : {}),
+    channels: def.channels,
+    critical: def.critical,
+    defaultSubscribed: def.defaultSubscribed,
+    installation: { subscribed: def.critical || (installationChose ? f.subscriptions[def.key] : def.defaultSubscribed), chosen: installationChose },
+    profile: profileChoices,
+  };
+}
+
+/** The profile's quiet hours as sends read them (preferences/quiet-hours.ts): null when unset or unreadable. */
+function quietHoursPayload(f: InstallationFacts): Record<string, unknown> {
+  const zoneAttr = f.profile.attributes[TIME_ZONE_ATTRIBUTE];
+  const timeZone = typeof zoneAttr === 'string' && zoneAttr !== '' ? zoneAttr : f.timezone;
+  const raw = f.profile.attributes[QUIET_HOURS_ATTRIBUTE];
+  if (raw === undefined || raw === null) return { quietHours: null, timeZone };
+  const problem = checkQuietHours(raw, timeZone);
+  if (problem) return { quietHours: null, timeZone, problem: problem.message };
+  const q = raw as QuietHours;
+  return { quietHours: { start: q.start, end: q.end }, timeZone };
+}

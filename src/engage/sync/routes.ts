@@ -1,0 +1,30 @@
+import type { Hono } from 'hono';
+import type { EdgeEnv, EdgeGuards } from '../guards';
+import { edgeRoutes } from '../shared/body';
+import type { EngageServices } from '../services';
+import { SyncRequest, SyncResponse } from './schemas';
+
+export function mountSyncRoutes(app: Hono<EdgeEnv>, engage: EngageServices, guards: EdgeGuards): void {
+  app.post(
+    '/v1/sdk/sync',
+    guards.installation,
+    edgeRoutes(engage.limits.maxRequestBytes)(
+      {
+        summary: 'Synchronize remote state: flags, preferences, push settings (a full snapshot or a delta from the cursor)',
+        tags: ['mobile'],
+        security: ['installation'],
+        body: { schema: SyncRequest },
+        responses: { 200: { description: 'a full snapshot (`fullSnapshot: true`: replace everything held for these modules) or a delta', schema: SyncResponse } },
+        errors: {
+          400: 'invalid_request, invalid_cursor',
+          401: 'unauthorized',
+          413: 'payload_too_large',
+        },
+      },
+      async (c, input) => {
+        c.header('Cache-Control', 'no-store');
+        return c.json(await engage.sync.sync(c.get('installation'), input.body));
+      },
+    ),
+  );
+}

@@ -1,0 +1,230 @@
+/**
+ * POST /v1/sdk/sync (spec 01; issue 26 "The protocol"): the documents of the requested modules
+ * for one installation in its current generation, as a full snapshot or as a delta from the
+ * state a cursor describes.
+ *
+ * The state is three revisions, each moved on in the writing transaction under one row's lock,
+ * so each follows its writers' commit order: the environment's definitions revision
+ * (engage/definitions), the installation's sync revision and its current profile's (profile
+ * state). A cursor holds all three. A sync reads them with everything it derives from in one
+ * snapshot (a single statement, a REPEATABLE READ transaction on PostgreSQL, the turn's shared
+ * read transaction on SQLite), so the revisions it answers with describe exactly what it read:
+ * a change committed later has a higher revision and is in the next delta. A document is sent
+ * when one of its sources moved past the cursor's (documents.ts), a tombstone for each
+ * definition changed since that the installation does not have.
+ */
+import type { Clock } from '../../platform/clock';
+import type { Dialect } from '../../platform/store/sql';
+import type { TxOptions, TxRunner } from '../../platform/store/store';
+import type { FlagReadStore, StickyRow } from '../flags/read-store';
+import type { InstallationPrincipal } from '../installations/service';
+import type { ListReadStore } from '../preferences/read-store';
+import { documentSourcesIn, type ProfileTx } from '../profiles/service';
+import type { PushChannelReadStore } from '../push-channels/read-store';
+import { EdgeErrors } from '../shared/errors';
+import { SDK_MODULES, type CursorCodec, type CursorState, type SdkModule } from './cursor';
+import { compileDefinitions, createDefinitionsCache, type Definitions } from './definitions';
+import { deriveDocuments, type InstallationFacts, type SyncDocument } from './documents';
+import { SyncErrors } from './errors';
+import type { SyncRequest, SyncResponse } from './schemas';
+import type { SyncHead, SyncStore } from './store';
+
+type Stores = ProfileTx & { sync: SyncStore; flagReads: FlagReadStore; listReads: ListReadStore; pushChannelReads: PushChannelReadStore };
+
+/** Counts what syncs answer (platform/metrics.ts). */
+export interface SyncMetrics {
+  syncResponses: { inc(labels: { kind: 'full' | 'delta' | 'unchanged' }): void };
+}
+
+/** How long the due times of scheduled flag changes are kept before they are read again. */
+const DUE_TTL_MS = 5_000;
+const DEFAULT_REFRESH = 900;
+const MIN_REFRESH = 30;
+
+/** The components of a cursor, in order. */
+const DEFINITIONS = 0;
+const INSTALLATION = 1;
+const PROFILE = 2;
+
+interface Snapshot {
+  head: SyncHead;
+  definitions: Definitions;
+  facts: InstallationFacts;
+  /** The sticky rows as stored (only read when a profile-sticky flag exists). */
+  stored: StickyRow[];
+}
+
+export function createSyncService(deps: {
+  store: Stores & TxRunner<Stores> & { dialect?: Dialect; shareReadsThisTurn?(): void };
+  clock: Clock;
+  cursors: CursorCodec;
+  metrics?: SyncMetrics;
+}) {
+  const { store, clock, cursors } = deps;
+  const cache = createDefinitionsCache();
+  const dueCache = new Map<string, { readMs: number; due: Map<string, number> }>();
+
+  /** One consistent read: PostgreSQL in a REPEATABLE READ transaction, SQLite in the turn's shared read transaction. */
+  const consistently = <T>(fn: (s: Stores) => Promise<T>): Promise<T> => {
+    if (store.dialect === 'postgres') return store.tx(fn, { isolation: 'repeatable read' } satisfies TxOptions);
+    store.shareReadsThisTurn?.();
+    return fn(store);
+  };
+
+  async function sync(p: InstallationPrincipal, request: SyncRequest): Promise<SyncResponse> {
+    const modules = SDK_MODULES.filter((m) => request.modules.includes(m));
+    let cursor: CursorState | undefined;
+    if (request.cursor !== undefined && request.cursor !== null) {
+      const decoded = cursors.decode(request.cursor, { installationId: p.id });
+      if (!decoded.ok) throw SyncErrors.invalidCursor(decoded.reason);
+      cursor = decoded.state;
+    }
+    const now = clock.now();
+
+    // An unchanged installation costs one statement.
+    const head = await store.sync.head(p.environmentId, p.id);
+    if (!head) throw EdgeErrors.unauthorized();
+    if (cursor && usable(cursor, head, modules) && unchanged(cursor, head)) {
+      deps.metrics?.syncResponses.inc({ kind: 'unchanged' });
+      return answer(p, head, modules, now, false, [], [], await refreshAfter(p.environmentId, head, cache.get(p.environmentId, head.definitionsRevision), now));
+    }
+
+    const snap = await consistently((s) => read(s, p));
+    const full = !cursor || !usable(cursor, snap.head, modules);
+    const since = full ? undefined : cursor!.revisions.map(Number);
+    const served: StickyRow[] = [];
+    const recordSticky = !snap.head.bound && snap.definitions.flags.some((f) => f.sticky);
+    const { documents, tombstones } = deriveDocuments(modules, snap.definitions, snap.facts, since?.[DEFINITIONS], recordSticky ? stickyCollector(snap, served) : undefined);
+    if (served.length > 0) await recordStickyRows(p, snap.stored, served, now.getTime());
+    const sent = since ? documents.filter((d) => changedSince(d, snap.head, since)) : documents;
+    deps.metrics?.syncResponses.inc({ kind: full ? 'full' : 'delta' });
+    return answer(p, snap.head, modules, now, full, sent, full ? [] : tombstones, await refreshAfter(p.environmentId, snap.head, snap.definitions, now));
+  }
+
+  async function read(s: Stores, p: InstallationPrincipal): Promise<Snapshot> {
+    const head = await s.sync.head(p.environmentId, p.id);
+    if (!head) throw EdgeErrors.unauthorized();
+    let definitions = cache.get(p.environmentId, head.definitionsRevision);
+    if (!definitions) {
+      const [flags, lists, channels] = [await s.flagReads.flags(p.environmentId), await s.listReads.lists(p.environmentId), await s.pushChannelReads.channels(p.environmentId)];
+      definitions = compileDefinitions(head.definitionsRevision, flags, lists, channels);
+      cache.put(p.environmentId, definitions);
+    }
+    const sources = await documentSourcesIn(s, p.id, head.profileId);
+    const facts: InstallationFacts = {
+      installationId: p.id,
+      appId: head.appId,
+      platform: head.platform,
+      appVersion: head.appVersion,
+      osVersion: head.osVersion,
+      locale: head.locale,
+      timezone: head.timezone,
+      privacy: head.privacy,
+      pushSubscription: head.pushSubscription,
+      pushPermission: head.pushPermission,
+      pushTokenHeld: head.pushTokenHeld,
+      attributes: sources.attributes,
+      subscriptions: sources.subscriptions,
+      profile: { id: head.profileId, externalId: head.externalId, bound: head.bound, ...sources.profile },
+      sticky: {},
+    };
+    const stored = definitions.flags.some((f) => f.sticky) ? await s.flagReads.sticky(p.id) : [];
+    for (const r of stored) facts.sticky[r.flagKey] = r.experimentId === '' ? { variantKey: r.variantKey } : { variantKey: r.variantKey, experimentId: r.experimentId };
+    return { head, definitions, facts, stored };
+  }
+
+  /** What a profile-sticky split serves an anonymous installation is kept for when it binds (docs/decisions.md "Flag evaluation core"). */
+  function stickyCollector(snap: Snapshot, served: StickyRow[]) {
+    const sticky = new Set(snap.definitions.flags.filter((f) => f.sticky).map((f) => f.key));
+    return (key: string, r: { variantKey: string; reason: string; experimentId?: string }) => {
+      if (sticky.has(key) && r.reason === 'SPLIT') served.push({ flagKey: key, experimentId: r.experimentId ?? '', variantKey: r.variantKey });
+    };
+  }
+
+  async function recordStickyRows(p: InstallationPrincipal, stored: StickyRow[], served: StickyRow[], atMs: number): Promise<void> {
+    const held = new Map(stored.map((r) => [r.flagKey, r]));
+    const changed = served.filter((r) => {
+      const h = held.get(r.flagKey);
+      return !h || h.experimentId !== r.experimentId || h.variantKey !== r.variantKey;
+    });
+    if (changed.length > 0) await store.tx((s) => s.flagReads.recordSticky(p.environmentId, p.id, changed, atMs));
+  }
+
+  /** The due times of pending scheduled flag changes, read at most every DUE_TTL_MS per environment. */
+  async function dueChanges(environmentId: string, nowMs: number): Promise<Map<string, number>> {
+    const held = dueCache.get(environmentId);
+    if (held && nowMs - held.readMs < DUE_TTL_MS) return held.due;
+    const due = await store.flagReads.dueChanges(environmentId);
+    dueCache.set(environmentId, { readMs: nowMs, due });
+    if (dueCache.size > 1024) dueCache.delete(dueCache.keys().next().value!);
+    return due;
+  }
+
+  /** The environment's interval, sooner when a scheduled change of a flag that may concern the installation is due (never under 30 s). */
+  async function refreshAfter(environmentId: string, head: SyncHead, defs: Definitions | undefined, now: Date): Promise<number> {
+    const base = head.refreshAfterSeconds ?? DEFAULT_REFRESH;
+    const due = await dueChanges(environmentId, now.getTime());
+    let soonest = Infinity;
+    for (const [flagKey, dueMs] of due) {
+      const flag = defs?.flags.find((f) => f.key === flagKey);
+      if (flag?.apps && !flag.apps.has(head.appId.toLowerCase())) continue;
+      soonest = Math.min(soonest, dueMs);
+    }
+    if (soonest === Infinity) return Math.max(MIN_REFRESH, base);
+    return Math.max(MIN_REFRESH, Math.min(base, Math.ceil((soonest - now.getTime()) / 1000)));
+  }
+
+  function answer(
+    p: InstallationPrincipal,
+    head: SyncHead,
+    modules: SdkModule[],
+    now: Date,
+    fullSnapshot: boolean,
+    documents: SyncDocument[],
+    tombstones: SyncResponse['tombstones'],
+    refreshAfterSeconds: number,
+  ): SyncResponse {
+    const revisions = [head.definitionsRevision, head.installationRevision, head.profileRevision];
+    return {
+      cursor: cursors.encode({ installationId: p.id, generation: BigInt(head.generation), modules, revisions: revisions.map(BigInt), issuedAt: now }),
+      generation: head.generation,
+      revision: revisions[DEFINITIONS] + revisions[INSTALLATION] + revisions[PROFILE],
+      fullSnapshot,
+      documents: documents.map((d) => ({
+        module: d.module,
+        key: d.key,
+        revision: d.sources.def + (d.sources.inst ? head.installationRevision : 0) + (d.sources.prof ? head.profileRevision : 0),
+        payload: d.payload,
+      })),
+      tombstones,
+      serverTime: now.toISOString(),
+      refreshAfterSeconds,
+    };
+  }
+
+  return { sync };
+}
+
+/**
+ * Whether a delta can be answered from `cursor`: the same generation and modules, three
+ * components, none ahead of the server (a database restored from a backup), and definitions
+ * not older than the tombstone horizon. Otherwise: a full snapshot.
+ */
+function usable(cursor: CursorState, head: SyncHead, modules: readonly SdkModule[]): boolean {
+  if (cursor.generation !== BigInt(head.generation)) return false;
+  if (cursor.modules.length !== modules.length || cursor.modules.some((m, i) => m !== modules[i])) return false;
+  if (cursor.revisions.length !== 3) return false;
+  const [d, i, p] = cursor.revisions.map(Number);
+  return d <= head.definitionsRevision && i <= head.installationRevision && p <= head.profileRevision && d >= head.horizon;
+}
+
+function unchanged(cursor: CursorState, head: SyncHead): boolean {
+  const [d, i, p] = cursor.revisions.map(Number);
+  return d === head.definitionsRevision && i === head.installationRevision && p === head.profileRevision;
+}
+
+function changedSince(d: SyncDocument, head: SyncHead, since: number[]): boolean {
+  return d.sources.def > since[DEFINITIONS] || (d.sources.inst && head.installationRevision > since[INSTALLATION]) || (d.sources.prof && head.profileRevision > since[PROFILE]);
+}
+
+export type SyncService = ReturnType<typeof createSyncService>;
