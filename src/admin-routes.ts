@@ -21,6 +21,7 @@ import { messagingAdminRoutes } from './engage/messaging/admin-routes';
 import { inspectionAdminRoutes } from './engage/inspection/admin-routes';
 import { privacyAdminRoutes } from './engage/privacy/admin-routes';
 import { auditAdminRoutes } from './engage/admin/audit-routes';
+import { flagAdminRoutes } from './engage/flags/admin-routes';
 import { listAdminRoutes } from './engage/preferences/admin-routes';
 import { pushChannelAdminRoutes } from './engage/push-channels/admin-routes';
 import type { EngageAdminGuardDeps } from './engage/admin/guards';
@@ -70,6 +71,8 @@ export function engageAdminRouteGroups(services: Services): EngageAdminRoutes[] 
     // Subscription lists (engage/preferences) and push channels and categories per app (engage/push-channels).
     listAdminRoutes({ lists: engage.lists }),
     pushChannelAdminRoutes({ pushChannels: engage.pushChannels }),
+    // Feature flags: versions, rollback, scheduled changes, exposures (engage/flags).
+    flagAdminRoutes({ flags: engage.flags, schedules: engage.flagSchedules }),
     // Inspection of installations, profiles, sends and deliveries (engage/inspection).
     inspectionAdminRoutes({ inspection: engage.inspection, messaging: engage.messaging.inspection }),
     // Erasure of installations and profiles, privacy requests (engage/privacy).

@@ -42,10 +42,12 @@ export const ScheduleBounds = {
   horizonMs: 366 * 86_400_000,
 } as const;
 
-/** What a schedule request holds: one change, or a rollout plan. */
-export type ScheduleInput =
-  | { at: string; definition: unknown }
-  | { rollout: { rule: number; variant: string; steps: { at: string; percentage: number }[] } };
+/** What a schedule request holds: one change (`at`, `definition`), or a rollout plan. */
+export interface ScheduleInput {
+  at?: string;
+  definition?: unknown;
+  rollout?: { rule: number; variant: string; steps: { at: string; percentage: number }[] };
+}
 
 export interface ScheduleView {
   id: string;
@@ -126,7 +128,8 @@ export function createFlagSchedules(deps: {
 
   /** The definitions the request stands for, checked as an edit would be, each with its due time. */
   async function changesOf(environmentId: string, key: string, current: FlagDefinition, input: ScheduleInput, nowMs: number) {
-    if ('rollout' in input && input.rollout) {
+    if (input.rollout !== undefined) {
+      if (input.at !== undefined || input.definition !== undefined) throw FlagErrors.invalid('rollout: give either rollout, or at and definition');
       const { rule, variant, steps } = input.rollout;
       if (!Array.isArray(steps) || steps.length === 0 || steps.length > ScheduleBounds.rolloutSteps) throw FlagErrors.invalid(`rollout.steps: must hold 1 to ${ScheduleBounds.rolloutSteps} steps`);
       let last = nowMs;
@@ -140,9 +143,9 @@ export function createFlagSchedules(deps: {
         return { dueMs, definition: steppedRollout(current, rule, variant, s.percentage) };
       });
     }
-    const one = input as { at: string; definition: unknown };
-    const dueMs = dueOf(one.at, 'at', nowMs);
-    return [{ dueMs, definition: await flags.definitionOf(environmentId, one.definition, { key, status: current.status }) }];
+    if (input.definition === undefined) throw FlagErrors.invalid('definition: is required (or give rollout)');
+    const dueMs = dueOf(input.at, 'at', nowMs);
+    return [{ dueMs, definition: await flags.definitionOf(environmentId, input.definition, { key, status: current.status }) }];
   }
 
   /**
