@@ -13,6 +13,7 @@ import { registerApps } from './apps';
 import { registerInstallations } from './installations';
 import { registerProfiles } from './profiles';
 import { registerMessaging } from './messaging';
+import { registerFlags } from './flags';
 import { registerLists, registerPushChannels } from './preferences';
 
 const COLUMNS = ['id', 'name', 'displayName', 'status', 'createdAt', 'identityTenantId'];
@@ -132,6 +133,7 @@ export function registerEngageCommands(program: Command): void {
   registerInstallations(program);
   registerProfiles(program);
   registerMessaging(program);
+  registerFlags(program);
   registerLists(program);
   registerPushChannels(program);
 }
