@@ -10,6 +10,7 @@ import { createLogger } from '../src/platform/logger';
 import { loadMasterKey } from '../src/platform/master-key';
 import { redactUrl } from '../src/platform/store/postgres';
 import { createServices, type Services } from '../src/services';
+import { createPgNoticeRelay } from '../src/engage/sync-notices/pg-relay';
 
 /** Options every command takes. */
 export interface CommonOptions {
@@ -91,17 +92,21 @@ export async function initialise(opts: CommonOptions): Promise<Initialised> {
 async function opened<T>(opts: CommonOptions, create: boolean, fn: (ctx: Omit<CommandContext, 'json'>) => Promise<T>): Promise<T> {
   const config = configFrom(opts);
   const logger = createLogger({ level: config.logLevel === 'info' ? 'warn' : config.logLevel, format: config.logFormat });
-  const { store } = await openAppStore(config, { logger, poolSize: 2, create });
+  const { store, pg } = await openAppStore(config, { logger, poolSize: 2, create });
+  // A command's writes reach the serving processes' change-notice streams (NOTIFY; a command never listens).
+  const noticeRelay = pg && createPgNoticeRelay(pg, logger);
   try {
     // After `engage migrate` alone the tables exist, the control tenant does not.
     if (!create && !(await store.tenants.findControl())) throw NotInitialised.control(config.databaseUrl ? redactUrl(config.databaseUrl) : path.join(config.dataDir, 'engage.db'));
     // A command given no public URL leaves the stored one alone (it would move a running server's resources to 127.0.0.1:8080).
     const followPublicUrl = create || !config.publicUrlDerived;
-    const services = createServices({ config, store, clock: systemClock, logger, masterKey: loadMasterKey(config, { create }), followPublicUrl });
+    const services = createServices({ config, store, clock: systemClock, logger, masterKey: loadMasterKey(config, { create }), followPublicUrl, noticeRelay });
     const control = await services.tenants.ensureControl();
     await services.keys.verifyMasterKey(control.id);
     return await fn({ config, services });
   } finally {
+    // What the command's writes said is published before the pool closes.
+    await noticeRelay?.close();
     await store.close();
   }
 }

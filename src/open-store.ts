@@ -3,7 +3,7 @@ import type { Logger } from './platform/logger';
 import type { Metrics } from './platform/metrics';
 import { NotInitialised, NotInitialisedError } from './platform/data-dir';
 import { applyPgMigrations, hasMigrationLedger } from './platform/store/pg-migrations';
-import { createPostgresSql, openPostgres, redactUrl } from './platform/store/postgres';
+import { createPostgresSql, openPostgres, redactUrl, type Pg } from './platform/store/postgres';
 import { createSqliteSql, type Sql } from './platform/store/sql';
 import { createPostgresStore } from './platform/store/postgres-store';
 import { openDatabase, type Database } from './platform/store/sqlite';
@@ -19,6 +19,8 @@ export interface OpenedStore {
   sql: Sql;
   /** SQLite only: the database file's connections (the WAL checkpointer of `serve`, tests). */
   sqlite?: Database;
+  /** PostgreSQL only: the store's pool (the sync's change notices NOTIFY on it and LISTEN beside it); the store's close ends it. */
+  pg?: Pg;
 }
 
 /**
@@ -38,7 +40,7 @@ export async function openAppStore(
       // create: false (CLI commands but init, migrate, serve): a database engage never migrated stays untouched.
       if (deps.create === false && !(await hasMigrationLedger(pg))) throw NotInitialised.database(config.databaseUrl);
       if (deps.migrate !== false) await applyPgMigrations(pg);
-      return { store: await createPostgresStore(pg, bindStores, deps.logger, { metrics: deps.metrics }), sql: createPostgresSql(pg) };
+      return { store: await createPostgresStore(pg, bindStores, deps.logger, { metrics: deps.metrics }), sql: createPostgresSql(pg), pg };
     } catch (e) {
       await pg.end({ timeout: 1 }).catch(() => {});
       if (e instanceof NotInitialisedError) throw e;

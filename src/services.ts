@@ -7,6 +7,7 @@ import type { Logger } from './platform/logger';
 import { createMetrics, type Metrics } from './platform/metrics';
 import type { AppStore } from './open-store';
 import { createEngageServices } from './engage/services';
+import type { NoticeRelay } from './engage/sync-notices/hub';
 import { createIdentityLink } from './engage/environments/identity-link';
 import { createKeyService } from './identity/keys/service';
 import { createTenantService } from './identity/tenants/service';
@@ -48,6 +49,8 @@ export interface CoreDeps {
   mailSender?: MailSender;
   /** Whether the control tenant's stored resource URIs follow config.publicUrl (default true; a CLI command without a public URL of its own: false). */
   followPublicUrl?: boolean;
+  /** The sync's change notices to and from the other processes (PostgreSQL: engage/sync-notices/pg-relay.ts); none: this process only. */
+  noticeRelay?: NoticeRelay;
 }
 
 /**
@@ -120,6 +123,7 @@ export function createServices(deps: CoreDeps) {
     logger: deps.logger,
     wakeDeliveries: () => deliveries.wake(),
     wakeWork: () => work.wake(),
+    noticeRelay: deps.noticeRelay,
   });
   // The push outbox, a work table of platform/work run by every serving process (claims are
   // row-level): at once after a send commits, and for retries when due (one timer, at most 1 s).
@@ -138,12 +142,17 @@ export function createServices(deps: CoreDeps) {
   metrics.registry.gauge('engage_push_deliveries_pending', 'Push deliveries admitted and not yet accepted by a provider nor given up, across all processes, by provider.', ['provider'], async () =>
     (await store.messaging.pendingByProvider()).map((r): [{ provider: string }, number] => [{ provider: r.provider }, r.n]),
   );
+  metrics.registry.gauge('engage_sync_streams_open', 'Change-notice streams (GET /v1/sdk/sync/events) open in this process.', [], () => [[{}, engage.syncNotices.openStreams()]]);
   // The identity tenant an environment names (issue 24): beside the engage services, which take no audit store yet.
   const identityLink = createIdentityLink({ store, clock });
   // /readyz: 503 from the moment a graceful shutdown begins, so load balancers stop sending.
   let draining = false;
   const readiness = async () => (draining ? 'shutting down' : store.readiness());
-  const drain = () => void (draining = true);
+  const drain = () => {
+    draining = true;
+    // Streams never finish on their own: ended now, so the server's close waits only for real requests.
+    engage.syncNotices.drain();
+  };
   return { store, metrics, readiness, drain, sealer, keys, tenants, sessions, clients, resources, credentials, users, oauth, engage: { ...engage, identityLink }, jobs, work, mail, mfa, providers, native, directory, admin, transfer, federations };
 }
 

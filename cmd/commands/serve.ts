@@ -18,6 +18,7 @@ import { answerMetricsRequests, collectWorkerMetrics, mergeWorkerMetrics, type M
 import { redactUrl } from '../../src/platform/store/database-url';
 import path from 'node:path';
 import { createServices } from '../../src/services';
+import { createPgNoticeRelay } from '../../src/engage/sync-notices/pg-relay';
 import { action, configFrom, withCommon, type CommonOptions } from '../cli';
 
 type ServeOptions = CommonOptions & {
@@ -35,6 +36,7 @@ type ServeOptions = CommonOptions & {
   consolePath?: string;
   accessLog?: boolean;
   metricsListen?: string;
+  syncStreamIdle?: string;
 };
 
 export function registerServe(program: Command): void {
@@ -49,6 +51,7 @@ export function registerServe(program: Command): void {
     .option('--smtp-url <url>', 'SMTP server for sign-in, registration and recovery codes: smtp://user:password@host:587 (STARTTLS) or smtps://…:465 (TLS); or ENGAGE_SMTP_URL')
     .option('--mail-from <address>', 'From address of that mail (default no-reply@<public URL host>; or ENGAGE_MAIL_FROM)')
     .option('--metrics-listen <host:port>', 'serve GET /metrics on this address only, not on the main port, e.g. 127.0.0.1:9464 (or ENGAGE_METRICS_LISTEN; see README "Metrics")')
+    .option('--sync-stream-idle <seconds>', 'close a change-notice stream (GET /v1/sdk/sync/events) that sent no notice for this long; the SDK reconnects (default 600; or ENGAGE_SYNC_STREAM_IDLE)')
     .option('--no-access-log', 'write no line per request (on by default: method, route, status, duration, request id at info; or ENGAGE_ACCESS_LOG=false)')
     .option('--no-console', 'do not serve the web console (or ENGAGE_CONSOLE=false)')
     .option('--console-path <path>', 'where the web console is served (default /console; or ENGAGE_CONSOLE_PATH)')
@@ -71,6 +74,7 @@ export function registerServe(program: Command): void {
           console: opts.console === false ? 'false' : undefined,
           consolePath: opts.consolePath,
           metricsListen: opts.metricsListen,
+          syncStreamIdle: opts.syncStreamIdle,
         };
         const config = configFrom(opts, flags);
         // Before the database opens (a PostgreSQL host name is looked up on the pool).
@@ -102,7 +106,7 @@ async function serveHere(opts: ServeOptions, flags: Record<string, string | unde
   const metrics = createMetrics();
   // A worker's metrics go to its primary, which serves --metrics-listen for all of them.
   if (cluster.isWorker) answerMetricsRequests(() => metrics.registry.render());
-  const { store, sqlite } = await openAppStore(config, { logger, metrics, poolSize: config.databasePoolSize });
+  const { store, sqlite, pg } = await openAppStore(config, { logger, metrics, poolSize: config.databasePoolSize });
   const masterKey = loadMasterKey(config);
   // SQLite: WAL checkpoints on a worker thread rather than inside commits.
   const checkpointer = sqlite && startCheckpointer(sqlite, logger);
@@ -119,7 +123,10 @@ async function serveHere(opts: ServeOptions, flags: Record<string, string | unde
   const port = (server.address() as AddressInfo).port;
   // With --port 0 the public URL follows the port actually bound.
   if (port !== config.port) config = configFrom(opts, { ...flags, port: String(port) });
-  const services = createServices({ config, store, clock: systemClock, logger, masterKey, checkpointer, metrics });
+  // The sync's change notices reach the other processes on the database (LISTEN/NOTIFY, issue 26).
+  const noticeRelay = pg && createPgNoticeRelay(pg, logger);
+  const services = createServices({ config, store, clock: systemClock, logger, masterKey, checkpointer, metrics, noticeRelay });
+  await services.engage.syncNotices.listen();
   const control = await services.tenants.ensureControl();
   await services.keys.verifyMasterKey(control.id);
   handler = getRequestListener(createApp({ config, clock: systemClock, logger, services }).fetch);
@@ -151,7 +158,7 @@ async function serveHere(opts: ServeOptions, flags: Record<string, string | unde
     logger.info('shutting down', { signal, timeoutSeconds: config.shutdownTimeout });
     services.drain();
     const finish = () =>
-      void Promise.allSettled([services.jobs.stop(), services.work.stop(), checkpointer?.stop()])
+      void Promise.allSettled([services.jobs.stop(), services.work.stop(), checkpointer?.stop(), services.engage.syncNotices.close()])
         .then(() => store.close())
         .catch((e: unknown) => logger.error('closing the store failed', { err: e }))
         .finally(() => {

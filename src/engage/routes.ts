@@ -6,6 +6,7 @@ import { mountInstallationRoutes } from './installations/routes';
 import { mountOperationRoutes } from './operations/routes';
 import { mountPrivacyRoutes } from './privacy/routes';
 import { mountMessagingRoutes } from './messaging/routes';
+import { mountSyncNoticeRoutes } from './sync-notices/routes';
 import { mountSyncRoutes } from './sync/routes';
 import type { EngageServices } from './services';
 
@@ -19,5 +20,6 @@ export function createEdgeApp(engage: EngageServices): Hono<EdgeEnv> {
   mountSyncRoutes(edge.app, engage, guards);
   mountPrivacyRoutes(edge.app, engage, guards);
   mountMessagingRoutes(edge.app, engage, guards);
+  mountSyncNoticeRoutes(edge.app, engage, guards);
   return edge.close();
 }

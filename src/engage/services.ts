@@ -32,6 +32,7 @@ import { redactSendsIn } from './messaging/send-erasure';
 import { createSendService, type SendMetrics } from './messaging/service';
 import { createTemplateService } from './messaging/templates';
 import { createTestGroupService } from './messaging/test-groups';
+import { createSyncNoticeService, type NoticeRelay } from './sync-notices/service';
 import { createCursorCodec } from './sync/cursor';
 import { createSyncService, type SyncMetrics } from './sync/service';
 import type { Dialect } from '../platform/store/sql';
@@ -39,7 +40,6 @@ import { createFlagService } from './flags/service';
 import { createFlagSchedules } from './flags/schedules';
 import { createPreferenceService } from './preferences/service';
 import { createPushChannelService } from './push-channels/service';
-import type { ChangeNotices } from './shared/change-notices';
 
 /** The engage services, built once for `serve` and the CLI alike. */
 export function createEngageServices(deps: {
@@ -58,10 +58,25 @@ export function createEngageServices(deps: {
   wakeDeliveries: () => void;
   /** Wakes the durable work queue (after an environment deletion is queued). */
   wakeWork?: () => void;
-  /** Change notices for the sync's streams (default: none). */
-  notices?: ChangeNotices;
+  /** Change notices to and from the other processes (PostgreSQL: sync-notices/pg-relay.ts); none: this process only. */
+  noticeRelay?: NoticeRelay;
 }) {
   const { store, clock, config } = deps;
+  // Change notices (issue 26 point 6): every writer of what the sync sends tells this hub after
+  // its commit; the streams of GET /v1/sdk/sync/events listen to it.
+  const syncNotices = createSyncNoticeService({
+    relay: deps.noticeRelay,
+    settings: { idleMs: config.syncStreamIdle * 1000, heartbeatMs: config.syncStreamHeartbeat * 1000, max: config.syncStreamsMax },
+    // The credential as the edge guard checks it (valid, environment serving), with the installation's profile now.
+    subjectOf: async (token) => {
+      const p = await installations.authenticate(token);
+      if (!p || !(await environments.serving(p.environmentId))) return undefined;
+      const profileId = await installations.profileOf(p);
+      return profileId === undefined ? undefined : { environmentId: p.environmentId, installationId: p.id, profileId };
+    },
+    logger: deps.logger,
+  });
+  const notices = syncNotices.notices;
   // An environment's deletion is durable work (platform/work, registered in src/work.ts).
   const environmentDeletion = createEnvironmentDeletion({ store, clock, logger: deps.logger, wake: deps.wakeWork ?? (() => undefined) });
   const environments = createEnvironmentService({ store, clock, deletion: environmentDeletion });
@@ -72,15 +87,14 @@ export function createEngageServices(deps: {
   // Every attempt a provider does not accept is a warn line (issue 23 point 5).
   const apns = withFailureLog('APNS', createApnsClient({ productionUrl: config.apnsUrl, sandboxUrl: config.apnsSandboxUrl, ca, clock }), deps.logger);
   const fcm = withFailureLog('FCM', createFcmClient({ baseUrl: config.fcmUrl, ca, clock }), deps.logger);
-  const deliveries = createDeliveryWorker({ store, clock, logger: deps.logger, credentials, apns, fcm, metrics: deps.metrics });
+  const deliveries = createDeliveryWorker({ store, clock, logger: deps.logger, credentials, apns, fcm, metrics: deps.metrics, notices });
   // A committed send: a run under way claims it at once (issue 22 point 3), otherwise its waker starts one (platform/work).
   const wakeDeliveries = () => {
     deliveries.poke();
     deps.wakeDeliveries();
   };
   const messaging = {
-    // A template's list is checked against the environment's lists (engage/preferences).
-    templates: createTemplateService({ store, clock, environments, lists: (environmentId, key) => lists.definition(environmentId, key) }),
+    templates: createTemplateService({ store, clock, environments }),
     testGroups: createTestGroupService({ store, clock, environments }),
     sends: createSendService({ store, clock, wake: wakeDeliveries, metrics: deps.metrics }),
     credentials,
@@ -95,12 +109,13 @@ export function createEngageServices(deps: {
   };
   const profiles = createProfileService({ store });
   // Feature flags (issue 26): versions, rollback, scheduled changes (durable work, src/work.ts), exposures.
-  const flags = createFlagService({ store, clock, environments });
-  const flagSchedules = createFlagSchedules({ store, clock, flags, wake: deps.wakeWork });
+  const flags = createFlagService({ store, clock, environments, notices });
+  const flagSchedules = createFlagSchedules({ store, clock, flags, wake: deps.wakeWork, notices });
   // Subscription lists and push channels/categories (issue 26): definitions the sync sends.
-  const lists = createPreferenceService({ store, clock, environments, notices: deps.notices });
-  const pushChannels = createPushChannelService({ store, clock, environments, notices: deps.notices });
-  const operations = createOperationService({ store, clock, metrics: deps.metrics });
+  const lists = createPreferenceService({ store, clock, environments, notices });
+  const pushChannels = createPushChannelService({ store, clock, environments, notices });
+  const operations = createOperationService({ store, clock, metrics: deps.metrics, notices });
+  const installations = createInstallationService({ store, clock, environments, notices });
   return {
     messaging,
     environments,
@@ -109,12 +124,14 @@ export function createEngageServices(deps: {
     flagSchedules,
     lists,
     pushChannels,
-    installations: createInstallationService({ store, clock, environments }),
-    binding: createBindingService({ store, clock, sealer: deps.sealer, codeTtl: deps.config.bindingCodeTtl }),
+    installations,
+    binding: createBindingService({ store, clock, sealer: deps.sealer, codeTtl: deps.config.bindingCodeTtl, notices }),
     operations,
     /** POST /v1/sdk/sync (issue 26). */
     sync: createSyncService({ store, clock, cursors: createCursorCodec(deps.masterKey), metrics: deps.metrics }),
-    privacy: createPrivacyService({ store, clock, scrubDeleted: deps.scrubDeleted, sends: messaging.erasure }),
+    privacy: createPrivacyService({ store, clock, scrubDeleted: deps.scrubDeleted, sends: messaging.erasure, notices }),
+    /** Change notices: the hub writers tell, the streams of GET /v1/sdk/sync/events (issue 26 point 6). */
+    syncNotices,
     inspection: createInspectionService({ environments, profiles, operations }),
     /** An environment's deletion: the durable work item's run (registered in src/work.ts). */
     environmentDeletion,

@@ -98,6 +98,15 @@ export interface Config {
   console: boolean;
   /** Where the console is served (`/console`): one or more path segments, none of the APIs' own prefixes. */
   consolePath: string;
+  /**
+   * `serve`: seconds a change-notice stream (GET /v1/sdk/sync/events) stays open without sending
+   * a notice; then it ends and the SDK reconnects (issue 26).
+   */
+  syncStreamIdle: number;
+  /** `serve`: seconds between the heartbeat comments of a change-notice stream (proxies close silent connections). */
+  syncStreamHeartbeat: number;
+  /** `serve`: change-notice streams one process holds at most; beyond, 503 with Retry-After. */
+  syncStreamsMax: number;
 }
 
 export class ConfigError extends Error {}
@@ -147,6 +156,9 @@ const SETTINGS: Setting[] = [
   { key: 'metricsToken', env: 'ENGAGE_METRICS_TOKEN', kind: 'token' },
   { key: 'console', env: 'ENGAGE_CONSOLE', kind: 'boolean' },
   { key: 'consolePath', env: 'ENGAGE_CONSOLE_PATH', kind: 'path' },
+  { key: 'syncStreamIdle', env: 'ENGAGE_SYNC_STREAM_IDLE', kind: 'int', min: 1, max: 86400 },
+  { key: 'syncStreamHeartbeat', env: 'ENGAGE_SYNC_STREAM_HEARTBEAT', kind: 'int', min: 1, max: 3600 },
+  { key: 'syncStreamsMax', env: 'ENGAGE_SYNC_STREAMS_MAX', kind: 'int', min: 0, max: 1_000_000 },
 ];
 
 /** First path segments the server's own routes use: the console may not sit under one of them. */
@@ -183,6 +195,9 @@ export const DEFAULTS = {
   accessLog: true,
   console: true,
   consolePath: '/console',
+  syncStreamIdle: 600,
+  syncStreamHeartbeat: 25,
+  syncStreamsMax: 20_000,
 } satisfies Partial<Config>;
 
 function coerce(s: Setting, value: unknown, origin: string): unknown {

@@ -8,6 +8,7 @@ import { EdgeErrors } from '../shared/errors';
 import { BindingErrors } from './errors';
 import { commitGenerationIn, createAnonymousProfileIn, ensureProfileIn, type ProfileTx } from '../profiles/service';
 import type { BindingCodeRow, BindingStore } from './store';
+import { NO_NOTICES, type ChangeNotices } from '../shared/change-notices';
 import { type BindingCode, type BindingTransition, type BindingTransitionRequest } from './schemas';
 
 export const BINDING_CODE_PREFIX = 'svc_bind_';
@@ -27,8 +28,14 @@ export function createBindingService(deps: {
   sealer: Sealer;
   /** Seconds a binding code stays pending (config.bindingCodeTtl). */
   codeTtl: number;
+  /** Told after a transition commits: the installation's streams follow its new profile (issue 26 point 6). */
+  notices?: ChangeNotices;
 }) {
   const { store, clock, sealer } = deps;
+  const notices = deps.notices ?? NO_NOTICES;
+  // A nested transaction (a sign-in's, a sign-out's) commits with the outer one: the hook waits for it.
+  const toldAfterCommit = (tx: { afterCommit(fn: () => unknown): void }, environmentId: string, installationId: string) =>
+    tx.afterCommit(() => notices.installationChanged(environmentId, installationId));
   const aad = (installationId: string) => `binding-code:${installationId}`;
 
   /**
@@ -127,6 +134,7 @@ export function createBindingService(deps: {
         // pending, so it is still the next generation.
         const generation = Math.max(code.generation, inst.generation + 1);
         if (!(await commitGenerationIn(tx, env, inst.id, generation, profileId, state, now.toISOString()))) throw BindingErrors.codeConsumed();
+        toldAfterCommit(tx, env, inst.id);
         const result: BindingTransition = { transitionId: newId(), installationId: inst.id, generation, state, committedAt: now.toISOString() };
         const recorded = await tx.binding.insertTransition({
           id: result.transitionId,
@@ -173,6 +181,7 @@ export function createBindingService(deps: {
         const profileId = await ensureProfileIn(tx, env, e.subject, newId(), now.toISOString());
         const generation = Math.max(code.generation, inst.generation + 1);
         if (!(await commitGenerationIn(tx, env, inst.id, generation, profileId, 'BOUND', now.toISOString()))) throw new NotBound('consumed_code');
+        toldAfterCommit(tx, env, inst.id);
         const result: BindingTransition = { transitionId: newId(), installationId: inst.id, generation, state: 'BOUND', committedAt: now.toISOString() };
         const recorded = await tx.binding.insertTransition({
           id: result.transitionId,
@@ -215,6 +224,7 @@ export function createBindingService(deps: {
         await createAnonymousProfileIn(tx, env, profileId, now.toISOString());
         const generation = inst.generation + 1;
         if (!(await commitGenerationIn(tx, env, inst.id, generation, profileId, 'ANONYMOUS', now.toISOString()))) throw new NotBound('consumed_code');
+        toldAfterCommit(tx, env, inst.id);
         const result: BindingTransition = { transitionId: newId(), installationId: inst.id, generation, state: 'ANONYMOUS', committedAt: now.toISOString() };
         const recorded = await tx.binding.insertTransition({
           id: result.transitionId,

@@ -6,6 +6,7 @@ import type { EnvironmentService } from '../environments/service';
 import type { AppRow } from '../environments/service';
 import { EdgeErrors } from '../shared/errors';
 import { createInstallationIn, recoverIn, type ProfileTx } from '../profiles/service';
+import { NO_NOTICES, type ChangeNotices } from '../shared/change-notices';
 import type { InstallationPrincipal, InstallationRow, InstallationStore, NewInstallation } from './store';
 import { type BootstrapInstallationRequest, type InstallationSession, type InstallationState } from './schemas';
 
@@ -31,8 +32,9 @@ function freshCredentials() {
   };
 }
 
-export function createInstallationService(deps: { store: Stores & TxRunner<Stores>; clock: Clock; environments: EnvironmentService }) {
+export function createInstallationService(deps: { store: Stores & TxRunner<Stores>; clock: Clock; environments: EnvironmentService; notices?: ChangeNotices }) {
   const { store, clock, environments } = deps;
+  const notices = deps.notices ?? NO_NOTICES;
 
   /**
    * Group commit for new installations: bootstraps that arrive in the same turn of the event
@@ -93,8 +95,11 @@ export function createInstallationService(deps: { store: Stores & TxRunner<Store
         // The recovery is a conditional write on the token presented: when another recovery
         // with the same token won meanwhile, the token is spent and a new installation is made,
         // as it would be had this request come second.
-        if (existing && (await recoverIn(tx, existing.environmentId, existing.id, recoveryDigest, { ...meta, ...creds.digests, updatedAt: now })))
+        if (existing && (await recoverIn(tx, existing.environmentId, existing.id, recoveryDigest, { ...meta, ...creds.digests, updatedAt: now }))) {
+          // New credentials: streams opened with the old one look at it again and close (issue 26 point 6).
+          tx.afterCommit(() => notices.installationChanged(existing.environmentId, existing.id));
           return { created: false, row: existing };
+        }
         const row = fresh();
         await createInstallationIn(tx, row);
         return created(row);
@@ -136,7 +141,13 @@ export function createInstallationService(deps: { store: Stores & TxRunner<Store
     };
   }
 
-  return { appFor, bootstrap, authenticate, state };
+  /** The profile the installation is bound to now (its anonymous one included); undefined when it is gone. */
+  async function profileOf(p: InstallationPrincipal): Promise<string | null | undefined> {
+    const r = await store.installations.find(p.environmentId, p.id);
+    return r ? r.profileId : undefined;
+  }
+
+  return { appFor, bootstrap, authenticate, state, profileOf };
 }
 
 export type InstallationService = ReturnType<typeof createInstallationService>;

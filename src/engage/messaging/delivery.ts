@@ -19,7 +19,7 @@
  */
 import type { Clock } from '../../platform/clock';
 import type { Logger } from '../../platform/logger';
-import type { TxRunner } from '../../platform/store/store';
+import type { TxRunner, TxScope } from '../../platform/store/store';
 import { retryDelayMs } from '../../platform/work/retry';
 import type { ApnsClient } from './apns';
 import type { CredentialService } from './credentials';
@@ -28,6 +28,7 @@ import type { AttemptOutcome } from './outcome';
 import type { DeliveryMessage } from './message';
 import { notReadyReason, type PushConditions } from './readiness';
 import { clearPushTokenIn, type ProfileTx } from '../profiles/service';
+import { NO_NOTICES, type ChangeNotices } from '../shared/change-notices';
 import type { ClaimedDelivery, MessagingStore } from './store';
 
 // A token a provider reports invalid is cleared through profile state, the installation row's owner (db/owners.ts).
@@ -98,8 +99,11 @@ export function createDeliveryWorker(deps: {
   fcm: FcmClient;
   metrics?: DeliveryMetrics;
   flow?: Partial<Record<keyof typeof FLOW, number>>;
+  /** Told when a provider's answer cleared an installation's push token (its push/state document changed; issue 26). */
+  notices?: ChangeNotices;
 }) {
   const { store, clock, logger } = deps;
+  const notices = deps.notices ?? NO_NOTICES;
   const flow = { ...FLOW, ...deps.flow };
   const count = (provider: string, outcome: string) => deps.metrics?.pushDeliveries.inc({ provider, outcome });
   const nowMs = () => clock.now().getTime();
@@ -202,7 +206,7 @@ export function createDeliveryWorker(deps: {
   }
 
   /** The outcomes' writes, in the caller's transaction (a group commit's, or a claim's). */
-  async function settle(tx: Stores, batch: Answered[], at: string): Promise<void> {
+  async function settle(tx: Stores & Pick<TxScope, 'afterCommit'>, batch: Answered[], at: string): Promise<void> {
     if (batch.length === 0) return;
     await tx.messaging.markSent(batch.filter((a) => a.outcome.kind === 'sent').map((a) => a.row.id), at);
     for (const { row: r, outcome: o, atMs } of batch) {
@@ -221,7 +225,8 @@ export function createDeliveryWorker(deps: {
           break;
         case 'unregistered':
           await tx.messaging.markFinal(r.id, 'FAILED', o.error, at);
-          await clearPushTokenIn(tx, r.environmentId, r.installationId, r.token, o.sinceMs, at);
+          if (await clearPushTokenIn(tx, r.environmentId, r.installationId, r.token, o.sinceMs, at))
+            tx.afterCommit(() => notices.installationChanged(r.environmentId, r.installationId));
           break;
       }
     }

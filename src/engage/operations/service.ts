@@ -9,8 +9,9 @@ import { batchDigest, checkOperations, KNOWN_TYPES } from './check';
 import { OperationErrorCode, OperationErrors } from './errors';
 import { TRACKED_TYPES, type OperationBatchEnvelope, type OperationResult } from './schemas';
 import { recordPushReceiptIn, type ReceiptTx } from '../messaging/receipts';
-import { applyIn, lockStateIn, profilesOfGenerationsIn, setState, StateEffects, type ProfileTx, type StateKind } from '../profiles/service';
+import { applyIn, lockStateIn, profilesOfGenerationsIn, setState, StateEffects, type ProfileTx, type StateChanges, type StateKind } from '../profiles/service';
 import type { IngestState, OperationRow, OperationStore } from './store';
+import { NO_NOTICES, type ChangeNotices } from '../shared/change-notices';
 import { recordExposuresIn, type ExposureRow, type ExposureTx } from '../flags/exposures';
 
 export type { OperationResult };
@@ -24,6 +25,8 @@ export interface IngestOutcome {
   body: string;
   /** Operations of a stored (not replayed) batch, by result status. */
   statuses?: Record<string, number>;
+  /** Whose state the batch changed (its change notices, said once it committed). */
+  changed?: StateChanges;
 }
 
 /** Counts what ingest does (platform/metrics.ts). */
@@ -37,8 +40,9 @@ type Stores = { operations: OperationStore } & ProfileTx & ReceiptTx & ExposureT
 
 const rejected = (operationId: string, errorCode: string, message: string): OperationResult => ({ operationId, status: 'REJECTED', errorCode, message });
 
-export function createOperationService(deps: { store: Stores & TxRunner<Stores>; clock: Clock; metrics?: IngestMetrics }) {
+export function createOperationService(deps: { store: Stores & TxRunner<Stores>; clock: Clock; metrics?: IngestMetrics; notices?: ChangeNotices }) {
   const { store, clock } = deps;
+  const notices = deps.notices ?? NO_NOTICES;
 
   /**
    * POST /v1/sdk/operations:batch. Shapes are checked before the transaction; ledger,
@@ -60,9 +64,9 @@ export function createOperationService(deps: { store: Stores & TxRunner<Stores>;
     const serverTime = now.toISOString();
 
     const m = deps.metrics;
-    if (!m) return grouped({ p, batch, violations, payloads, digest, batchKey, nowMs, serverTime });
+    if (!m) return told(p, await grouped({ p, batch, violations, payloads, digest, batchKey, nowMs, serverTime }));
     try {
-      const outcome = await grouped({ p, batch, violations, payloads, digest, batchKey, nowMs, serverTime });
+      const outcome = told(p, await grouped({ p, batch, violations, payloads, digest, batchKey, nowMs, serverTime }));
       m.ingestBatches.inc({ outcome: outcome.replayed ? 'replayed' : 'stored' });
       for (const [status, n] of Object.entries(outcome.statuses ?? {})) m.ingestOperations.inc({ status }, n);
       return outcome;
@@ -70,6 +74,13 @@ export function createOperationService(deps: { store: Stores & TxRunner<Stores>;
       if (e instanceof DomainError && e.kind === 'conflict') m.ingestBatches.inc({ outcome: 'conflict' });
       throw e;
     }
+  }
+
+  /** The batch committed: the streams of the installation and of each profile it changed are told (issue 26 point 6). */
+  function told(p: InstallationPrincipal, outcome: IngestOutcome): IngestOutcome {
+    if (outcome.changed?.installation) notices.installationChanged(p.environmentId, p.id);
+    for (const id of outcome.changed?.profiles ?? []) notices.profileChanged(p.environmentId, id);
+    return outcome;
   }
 
   /**
@@ -200,7 +211,7 @@ async function processBatch(tx: Stores, job: Job): Promise<IngestOutcome> {
     results[i] = accepted(opId);
   }
   await s.insertOperations(p.environmentId, p.id, nowMs, ledger);
-  await applyIn(tx, { environmentId: p.environmentId, installationId: p.id, at: serverTime }, effects, changed ? state : undefined);
+  const stateChanges = await applyIn(tx, { environmentId: p.environmentId, installationId: p.id, at: serverTime }, effects, changed ? state : undefined);
   for (const r of receipts) await recordPushReceiptIn(tx, p.environmentId, p.id, r);
   // Experiment exposures, counted by the flags context (one statement for the batch).
   await recordExposuresIn(tx, { environmentId: p.environmentId, installationId: p.id }, exposures);
@@ -208,7 +219,7 @@ async function processBatch(tx: Stores, job: Job): Promise<IngestOutcome> {
   await s.insertBatchResult(p.id, batchKey, digest, out, serverTime);
   const statuses: Record<string, number> = {};
   for (const r of results) statuses[r.status] = (statuses[r.status] ?? 0) + 1;
-  return { replayed: false, body: out, statuses };
+  return { replayed: false, body: out, statuses, changed: stateChanges };
 }
 
 /** Applies one accepted state operation; returns whether installation-level state may have changed. */

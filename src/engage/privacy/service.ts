@@ -6,6 +6,7 @@ import type { SendErasure, SendLedgerTx } from '../messaging/send-erasure';
 import type { PrivacyStore } from './store';
 import { auditIn, type AuditActor, type AuditTx } from '../shared/audit';
 import { InspectionErrors } from '../inspection/errors';
+import { NO_NOTICES, type ChangeNotices } from '../shared/change-notices';
 
 // The messaging context's store only through `sends.redactSendsIn`, its erasure of the send ledger.
 type Stores = { privacy: PrivacyStore } & SendLedgerTx & AuditTx;
@@ -15,8 +16,12 @@ export interface RevocationPrincipal {
   digest: string;
 }
 
-export function createPrivacyService(deps: { store: Stores & TxRunner<Stores>; clock: Clock; scrubDeleted: () => void; sends: SendErasure }) {
+export function createPrivacyService(deps: { store: Stores & TxRunner<Stores>; clock: Clock; scrubDeleted: () => void; sends: SendErasure; notices?: ChangeNotices }) {
   const { store, clock } = deps;
+  const notices = deps.notices ?? NO_NOTICES;
+  // An erased installation's change-notice streams look at their credential again and close (issue 26 point 6).
+  const toldAfterCommit = (tx: { afterCommit(fn: () => unknown): void }, environmentId: string, installationId: string) =>
+    tx.afterCommit(() => notices.installationChanged(environmentId, installationId));
 
   /**
    * PUT /v1/sdk/privacy/revocations/{operationId}. Spec 01 rule 6: only the revocation
@@ -47,6 +52,7 @@ export function createPrivacyService(deps: { store: Stores & TxRunner<Stores>; c
       // the erasure below, which removes the index that finds those sends.
       await deps.sends.redactSendsIn(tx, inst.environmentId, [inst.id, ...anonymous]);
       await tx.privacy.erase(inst.environmentId, inst.id, anonymous, d, operationId.toLowerCase(), at);
+      toldAfterCommit(tx, inst.environmentId, inst.id);
       // secure_delete zeroed the erased rows in their pages; older images of those pages stay
       // in the WAL until a checkpoint truncates it, done off this request (docs/decisions.md).
       tx.afterCommit(deps.scrubDeleted);
@@ -76,6 +82,7 @@ export function createPrivacyService(deps: { store: Stores & TxRunner<Stores>; c
       const inst = await tx.privacy.lockById(environmentId, installationId);
       if (!inst) throw InspectionErrors.unknownInstallation();
       await eraseLocked(tx, inst, at);
+      toldAfterCommit(tx, environmentId, inst.id);
       await auditIn(tx, actor, 'installation.erased', { type: 'installation', id: inst.id }, { environmentId }, at);
       tx.afterCommit(deps.scrubDeleted);
     });
@@ -96,7 +103,10 @@ export function createPrivacyService(deps: { store: Stores & TxRunner<Stores>; c
       const profile = id === undefined ? undefined : await tx.privacy.lockProfile(environmentId, id);
       if (!profile) throw InspectionErrors.unknownProfile();
       const bound = await tx.privacy.boundTo(environmentId, profile.id);
-      for (const inst of bound) await eraseLocked(tx, inst, at);
+      for (const inst of bound) {
+        await eraseLocked(tx, inst, at);
+        toldAfterCommit(tx, environmentId, inst.id);
+      }
       await deps.sends.redactSendsIn(tx, environmentId, [profile.id], profile.externalId ?? undefined);
       await tx.privacy.eraseProfile(environmentId, profile.id, profile.externalId);
       await auditIn(tx, actor, 'profile.erased', { type: 'profile', id: profile.id }, { environmentId, installations: bound.length }, at);

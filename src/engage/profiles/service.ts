@@ -75,7 +75,7 @@ export async function applyIn(
   target: { environmentId: string; installationId: string; at: string },
   effects: StateEffects,
   state?: InstallationState,
-): Promise<void> {
+): Promise<StateChanges> {
   let installationChanged = false;
   const profilesChanged = new Set<string>();
   for (const kind of STATE_KINDS) {
@@ -89,7 +89,15 @@ export async function applyIn(
   // later one moves them too, which at worst sends an unchanged document again.
   if (state) await tx.profiles.writeState(target.environmentId, target.installationId, state, target.at);
   else if (installationChanged) await tx.profiles.bumpInstallation(target.environmentId, target.installationId);
-  for (const id of [...profilesChanged].sort()) await tx.profiles.bumpProfile(target.environmentId, id);
+  const profiles = [...profilesChanged].sort();
+  for (const id of profiles) await tx.profiles.bumpProfile(target.environmentId, id);
+  return { installation: installationChanged || state !== undefined, profiles };
+}
+
+/** Whose sync revision a write moved: the change notices said after its commit (issue 26 point 6). */
+export interface StateChanges {
+  installation: boolean;
+  profiles: string[];
 }
 
 /** A provider reported `token` invalid since `invalidSinceMs`: cleared unless the app set it again later; false when nothing was cleared. */

@@ -16,7 +16,7 @@ import { exampleOf } from './openapi-example';
  */
 export type SecurityName = 'appKey' | 'installation' | 'revocation' | 'accessKey' | 'clientBasic' | 'resourceServerBasic' | 'bearerToken' | 'metricsToken' | 'none';
 
-export type BodyType = 'json' | 'form' | 'html' | 'ndjson' | 'empty';
+export type BodyType = 'json' | 'form' | 'html' | 'ndjson' | 'event-stream' | 'empty';
 
 export interface ResponseDoc {
   description: string;
@@ -185,6 +185,8 @@ export const MEDIA: Record<Exclude<BodyType, 'empty'>, string> = {
   html: 'text/html',
   // Newline-delimited JSON streams (the user export download, spec 03).
   ndjson: 'application/x-ndjson',
+  // Server-Sent Events (the sync's change notices, issue 26).
+  'event-stream': 'text/event-stream',
 };
 
 const SECURITY_SCHEMES = {

@@ -1,0 +1,106 @@
+import type { ChangeNotices } from '../shared/change-notices';
+
+/** One notice as it travels between processes: what changed, never how (issue 26 point 6). */
+export type Notice =
+  | { kind: 'definitions'; environmentId: string }
+  | { kind: 'installation'; environmentId: string; id: string }
+  | { kind: 'profile'; environmentId: string; id: string };
+
+/** Why a stream is told to sync: `gap` when notices may have been lost (another process's, while not listening). */
+export type NoticeReason = Notice['kind'] | 'gap';
+
+/** A stream as the hub sees it (streams.ts): where it listens, and what it is told. */
+export interface NoticeListener {
+  readonly environmentId: string;
+  readonly installationId: string;
+  /** The profile the installation is bound to now (its anonymous one included); moved by `follow`. */
+  profileId: string | null;
+  notice(reason: NoticeReason): void;
+}
+
+/**
+ * How notices reach the other processes on the database (pg-relay.ts on PostgreSQL; none on
+ * SQLite, where one process serves). `publish` is fire-and-forget; `listen` hands every notice
+ * another process published to `receive`, and calls `gap` when some may have been missed.
+ */
+export interface NoticeRelay {
+  publish(notice: Notice): void;
+  listen?(receive: (n: Notice) => void, gap: () => void): Promise<void>;
+  /** Sends what is still queued, then stops listening. */
+  close(): Promise<void>;
+}
+
+/**
+ * The in-process fan-out of change notices: every open stream registered under its
+ * installation, its profile and its environment, so a notice costs a map look-up and one call
+ * per stream concerned, and no database work (the stream decides what it does with it).
+ * Implements `ChangeNotices` for the writers; what they say is also published to the other
+ * processes through the relay, and what those publish is delivered here.
+ */
+export function createNoticeHub(deps: { relay?: NoticeRelay } = {}) {
+  const byEnvironment = new Map<string, Set<NoticeListener>>();
+  const byInstallation = new Map<string, Set<NoticeListener>>();
+  const byProfile = new Map<string, Set<NoticeListener>>();
+
+  const add = (index: Map<string, Set<NoticeListener>>, key: string, l: NoticeListener) => {
+    let set = index.get(key);
+    if (!set) index.set(key, (set = new Set()));
+    set.add(l);
+  };
+  const remove = (index: Map<string, Set<NoticeListener>>, key: string, l: NoticeListener) => {
+    const set = index.get(key);
+    if (set?.delete(l) && set.size === 0) index.delete(key);
+  };
+  const profileKey = (environmentId: string, profileId: string) => `${environmentId}/${profileId}`;
+
+  /** Tells every stream the notice concerns, in this process. */
+  const deliver = (n: Notice): void => {
+    const set =
+      n.kind === 'definitions' ? byEnvironment.get(n.environmentId) : n.kind === 'installation' ? byInstallation.get(n.id) : byProfile.get(profileKey(n.environmentId, n.id));
+    if (!set) return;
+    // Installation ids are unique across environments; the check costs nothing and keeps a forged id of another environment out.
+    for (const l of [...set]) if (l.environmentId === n.environmentId) l.notice(n.kind);
+  };
+  const said = (n: Notice) => {
+    deliver(n);
+    deps.relay?.publish(n);
+  };
+
+  const notices: ChangeNotices = {
+    definitionsChanged: (environmentId) => said({ kind: 'definitions', environmentId }),
+    installationChanged: (environmentId, id) => said({ kind: 'installation', environmentId, id }),
+    profileChanged: (environmentId, id) => said({ kind: 'profile', environmentId, id }),
+  };
+
+  return {
+    notices,
+    deliver,
+    register(l: NoticeListener): void {
+      add(byEnvironment, l.environmentId, l);
+      add(byInstallation, l.installationId, l);
+      if (l.profileId) add(byProfile, profileKey(l.environmentId, l.profileId), l);
+    },
+    unregister(l: NoticeListener): void {
+      remove(byEnvironment, l.environmentId, l);
+      remove(byInstallation, l.installationId, l);
+      if (l.profileId) remove(byProfile, profileKey(l.environmentId, l.profileId), l);
+    },
+    /** The stream's installation is now bound to `profileId` (a binding transition): its profile's notices follow. */
+    follow(l: NoticeListener, profileId: string | null): void {
+      if (l.profileId === profileId) return;
+      if (l.profileId) remove(byProfile, profileKey(l.environmentId, l.profileId), l);
+      l.profileId = profileId;
+      if (profileId) add(byProfile, profileKey(l.environmentId, profileId), l);
+    },
+    /** The streams of one installation, oldest first (a Set keeps insertion order). */
+    ofInstallation(installationId: string): ReadonlySet<NoticeListener> {
+      return byInstallation.get(installationId) ?? new Set();
+    },
+    /** Every stream: told to sync after a gap in listening. */
+    everyone(reason: NoticeReason): void {
+      for (const set of [...byEnvironment.values()]) for (const l of [...set]) l.notice(reason);
+    },
+  };
+}
+
+export type NoticeHub = ReturnType<typeof createNoticeHub>;

@@ -1,0 +1,41 @@
+import type { Hono } from 'hono';
+import { bearerOf } from '../../platform/http/guards';
+import { described } from '../../platform/http/openapi';
+import type { EdgeEnv, EdgeGuards } from '../guards';
+import type { EngageServices } from '../services';
+
+/**
+ * GET /v1/sdk/sync/events (issue 26 point 6, an extension of spec 01): Server-Sent Events that
+ * say "sync now" (`event: sync`, `data: {}`) and nothing else; docs/sync.md "Change notices".
+ */
+export function mountSyncNoticeRoutes(app: Hono<EdgeEnv>, engage: EngageServices, guards: EdgeGuards): void {
+  app.get(
+    '/v1/sdk/sync/events',
+    guards.installation,
+    described(
+      {
+        summary: 'Change notices: a Server-Sent Events stream that says when to sync (extension)',
+        tags: ['mobile'],
+        security: ['installation'],
+        responses: {
+          200: {
+            description:
+              'text/event-stream: `retry:` and a comment first, then `event: sync` with `data: {}` (at most one per 100 ms) whenever the installation’s documents may have changed, ' +
+              'a comment line as heartbeat, and the end of the stream after the idle time (reconnect)',
+            type: 'event-stream',
+          },
+        },
+        errors: { 401: 'unauthorized', 503: 'temporarily_unavailable: the server holds as many streams as it may (Retry-After)' },
+      },
+      async (c) => {
+        const body = await engage.syncNotices.open(c.get('installation'), bearerOf(c)!);
+        return c.body(body, 200, {
+          'Content-Type': 'text/event-stream; charset=utf-8',
+          'Cache-Control': 'no-store',
+          // nginx buffers responses unless told not to: a notice must not wait in a proxy.
+          'X-Accel-Buffering': 'no',
+        });
+      },
+    ),
+  );
+}

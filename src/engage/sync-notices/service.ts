@@ -1,0 +1,57 @@
+import type { Logger } from '../../platform/logger';
+import type { InstallationPrincipal } from '../installations/service';
+import { EdgeErrors } from '../shared/errors';
+import { createNoticeHub, type NoticeRelay } from './hub';
+import { createNoticeStreams, STREAM_DEFAULTS, type StreamSettings, type StreamSubject } from './streams';
+
+export type { NoticeRelay } from './hub';
+
+/**
+ * Change notices (issue 26 point 6): the hub every writer tells after its commit (`notices`,
+ * a ChangeNotices), the streams of GET /v1/sdk/sync/events, and the relay to the other
+ * processes on PostgreSQL. A CLI command builds it too (its writes publish to the serving
+ * processes) but never listens nor opens a stream.
+ */
+export function createSyncNoticeService(deps: {
+  relay?: NoticeRelay;
+  settings: Omit<StreamSettings, keyof typeof STREAM_DEFAULTS> & Partial<StreamSettings>;
+  /** The installation the credential names now (credential valid, environment serving), with its profile. */
+  subjectOf: (token: string) => Promise<StreamSubject | undefined>;
+  logger: Logger;
+}) {
+  const hub = createNoticeHub({ relay: deps.relay });
+  const streams = createNoticeStreams({
+    hub,
+    settings: { ...STREAM_DEFAULTS, ...deps.settings },
+    check: deps.subjectOf,
+    logger: deps.logger,
+  });
+  let listening = false;
+  return {
+    /** What writers call after their transaction committed. */
+    notices: hub.notices,
+    /** A stream for the installation the guard authenticated with `token`. */
+    async open(p: InstallationPrincipal, token: string): Promise<ReadableStream<Uint8Array>> {
+      const subject = await deps.subjectOf(token);
+      if (!subject || subject.installationId !== p.id) throw EdgeErrors.unauthorized();
+      return streams.open(subject, token);
+    },
+    /** `serve`: hears the other processes' notices (PostgreSQL); nothing to hear on SQLite. */
+    async listen(): Promise<void> {
+      if (listening || !deps.relay?.listen) return;
+      listening = true;
+      await deps.relay.listen(hub.deliver, () => hub.everyone('gap'));
+    },
+    /** Open streams in this process (/metrics). */
+    openStreams: streams.count,
+    /** Graceful shutdown begins: every stream ends (the SDKs reconnect elsewhere). */
+    drain: streams.closeAll,
+    /** Publishes what is queued and stops listening (before the store closes). */
+    async close(): Promise<void> {
+      streams.closeAll();
+      await deps.relay?.close();
+    },
+  };
+}
+
+export type SyncNoticeService = ReturnType<typeof createSyncNoticeService>;

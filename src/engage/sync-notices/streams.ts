@@ -1,0 +1,213 @@
+import type { Logger } from '../../platform/logger';
+import { SyncStreamErrors } from './errors';
+import type { NoticeHub, NoticeListener, NoticeReason } from './hub';
+
+/** Who a stream is for, as the credential names it now. */
+export interface StreamSubject {
+  environmentId: string;
+  installationId: string;
+  /** The profile the installation is bound to (its anonymous one included), if any. */
+  profileId: string | null;
+}
+
+export interface StreamSettings {
+  /** A stream that sent no notice for this long is closed; the SDK reconnects (`syncStreamIdle`). */
+  idleMs: number;
+  /** A comment line this often, so proxies keep the connection open (`syncStreamHeartbeat`). */
+  heartbeatMs: number;
+  /** At most one notice per stream this often: a burst of writes is one `sync` (issue 26: ~100 ms). */
+  coalesceMs: number;
+  /** Streams one installation may hold; the oldest is closed by a new one. */
+  perInstallation: number;
+  /** Streams this process holds at most; beyond, 503 with Retry-After (`syncStreamsMax`). */
+  max: number;
+  /** The `retry:` the stream announces: how long an EventSource waits before reconnecting (ms). */
+  retryMs: number;
+}
+
+export const STREAM_DEFAULTS = { coalesceMs: 100, perInstallation: 3, retryMs: 5_000 } as const;
+
+const utf8 = new TextEncoder();
+// One buffer each, shared by every stream: a notice to 10,000 streams allocates nothing per stream.
+const SYNC = utf8.encode('event: sync\ndata: {}\n\n');
+const HEARTBEAT = utf8.encode(':\n\n');
+/** Chunks a client may leave unread before its stream is dropped (it reconnects when it reads again). */
+const MAX_UNREAD = 16;
+
+/**
+ * The Server-Sent Events streams of GET /v1/sdk/sync/events (issue 26 point 6). Each is a
+ * listener of the hub: a notice that concerns it schedules one `event: sync` (coalesced to one
+ * per `coalesceMs`). Idle streams cost no database work: the credential is checked at connect,
+ * and again only when a notice about the installation itself or its profile arrives (an
+ * erasure, a revocation, a recovery and a binding transition each send one): a credential no
+ * longer valid closes the stream, and a binding transition moves the stream to the new
+ * profile. One timer per process (the sweep) writes heartbeats and closes idle streams.
+ */
+export function createNoticeStreams(deps: {
+  hub: NoticeHub;
+  settings: StreamSettings;
+  /** The installation the credential names now, or undefined when it names none (revoked, erased, rotated, environment disabled). */
+  check: (token: string) => Promise<StreamSubject | undefined>;
+  logger: Logger;
+  now?: () => number;
+}) {
+  const { hub, settings } = deps;
+  const now = deps.now ?? Date.now;
+  const open = new Set<Stream>();
+  let sweeper: NodeJS.Timeout | undefined;
+  const sweepEvery = Math.max(5, Math.min(1_000, settings.heartbeatMs / 2, settings.idleMs / 2));
+
+  class Stream implements NoticeListener {
+    readonly environmentId: string;
+    readonly installationId: string;
+    profileId: string | null;
+    /** When the last notice was sent (or the stream opened): idleness counts from it. */
+    lastNotice: number;
+    /** When anything was last written: heartbeats count from it. */
+    lastWrite: number;
+    /** When the last `sync` was written: the next waits `coalesceMs` after it. */
+    private lastSync = -Infinity;
+    private timer: NodeJS.Timeout | undefined;
+    private recheck = false;
+    private checking = false;
+    private pending = false;
+    closed = false;
+
+    constructor(
+      subject: StreamSubject,
+      private readonly token: string,
+      private readonly controller: ReadableStreamDefaultController<Uint8Array>,
+    ) {
+      this.environmentId = subject.environmentId;
+      this.installationId = subject.installationId;
+      this.profileId = subject.profileId;
+      this.lastNotice = this.lastWrite = now();
+    }
+
+    notice(reason: NoticeReason): void {
+      if (this.closed) return;
+      // Definitions concern every installation alike; the installation's or its profile's own
+      // notice may mean its credential or its binding changed: looked at before telling it.
+      if (reason === 'installation' || reason === 'profile') this.recheck = true;
+      // A sync already due says it too. One during a credential check comes after what the
+      // check read: it gets a sync of its own.
+      if (this.timer) return;
+      if (this.checking) {
+        this.pending = true;
+        return;
+      }
+      this.schedule();
+    }
+
+    private schedule(): void {
+      const wait = this.lastSync + settings.coalesceMs - now();
+      if (wait <= 0) void this.fire();
+      else this.timer = setTimeout(() => void this.fire(), wait);
+    }
+
+    private async fire(): Promise<void> {
+      this.timer = undefined;
+      if (this.recheck) {
+        this.recheck = false;
+        this.checking = true;
+        let subject: StreamSubject | undefined | 'unknown';
+        try {
+          subject = await deps.check(this.token);
+        } catch (err) {
+          // The database is away: tell the SDK anyway; its sync authenticates.
+          deps.logger.warn('change-notice stream: credential check failed', { err });
+          subject = 'unknown';
+        }
+        this.checking = false;
+        if (this.closed) return;
+        if (subject === undefined || (subject !== 'unknown' && subject.installationId !== this.installationId)) return this.close();
+        if (subject !== 'unknown') hub.follow(this, subject.profileId);
+      }
+      this.write(SYNC);
+      this.lastNotice = this.lastSync = this.lastWrite;
+      if (this.pending) {
+        this.pending = false;
+        this.schedule();
+      }
+    }
+
+    write(chunk: Uint8Array): void {
+      if (this.closed) return;
+      // A client that stopped reading: its chunks would pile up in memory.
+      if ((this.controller.desiredSize ?? 0) < -MAX_UNREAD) return this.close();
+      this.controller.enqueue(chunk);
+      this.lastWrite = now();
+    }
+
+    /** Ends the response (idle, replaced, credential gone, shutdown); the SDK reconnects when it should. */
+    close(): void {
+      if (this.closed) return;
+      this.forget();
+      try {
+        this.controller.close();
+      } catch {
+        // Already closed or errored by the client's going.
+      }
+    }
+
+    /** The client went (or close): nothing more is written. */
+    forget(): void {
+      if (this.closed) return;
+      this.closed = true;
+      clearTimeout(this.timer);
+      hub.unregister(this);
+      open.delete(this);
+      if (open.size === 0 && sweeper) {
+        clearInterval(sweeper);
+        sweeper = undefined;
+      }
+    }
+  }
+
+  /** Heartbeats and idle closes, for every stream at once: one timer, however many streams. */
+  const sweep = () => {
+    const t = now();
+    for (const s of [...open]) {
+      if (t - s.lastNotice >= settings.idleMs) s.close();
+      else if (t - s.lastWrite >= settings.heartbeatMs) s.write(HEARTBEAT);
+    }
+  };
+
+  return {
+    /**
+     * A stream for the installation `subject` names (its credential `token` checked by the
+     * guard). Beyond the process's cap: SyncStreamErrors.full. The installation's oldest stream
+     * is closed when it already holds `perInstallation`.
+     */
+    open(subject: StreamSubject, token: string): ReadableStream<Uint8Array> {
+      if (open.size >= settings.max) throw SyncStreamErrors.full(Math.max(1, Math.ceil(settings.retryMs / 1000)));
+      const mine = [...hub.ofInstallation(subject.installationId)] as Stream[];
+      for (let i = 0; i <= mine.length - settings.perInstallation; i++) mine[i].close();
+      let stream: Stream | undefined;
+      return new ReadableStream<Uint8Array>({
+        start(controller) {
+          stream = new Stream(subject, token, controller);
+          open.add(stream);
+          hub.register(stream);
+          // The reconnection delay, then a comment: headers and a first byte go out at once.
+          controller.enqueue(utf8.encode(`retry: ${settings.retryMs}\n:\n\n`));
+          if (!sweeper) {
+            sweeper = setInterval(sweep, sweepEvery);
+            sweeper.unref();
+          }
+        },
+        cancel() {
+          stream?.forget();
+        },
+      });
+    },
+    /** Open streams in this process (/metrics). */
+    count: () => open.size,
+    /** Ends every stream (graceful shutdown: the server's close does not wait for them). */
+    closeAll(): void {
+      for (const s of [...open]) s.close();
+    },
+  };
+}
+
+export type NoticeStreams = ReturnType<typeof createNoticeStreams>;
