@@ -73,6 +73,7 @@ export async function applyAll(
       credentials: engage.messaging.credentials,
       templates: engage.messaging.templates,
       testGroups: engage.messaging.testGroups,
+      flags: engage.flags,
       marks: { environments: createEnvironmentApplyService({ store, clock }), messaging: createMessagingApplyService({ store, clock }) },
       tenantIdOf,
       tenantDeclared: (slug) => slugs.has(slug),

@@ -6,6 +6,8 @@ import { keyFingerprint, type CredentialService } from '../messaging/credentials
 import type { MessagingApplyService } from '../messaging/managed';
 import { DEFAULTS, type TemplateService } from '../messaging/templates';
 import type { TestGroupMember, TestGroupService } from '../messaging/test-groups';
+import type { FlagService } from '../flags/service';
+import { canonicalJson } from '../flags/diff';
 import { placeError, type EngageInputs } from './inputs';
 import type { ApplyApp, ApplyEnvironment } from './schema';
 
@@ -19,7 +21,7 @@ import type { ApplyApp, ApplyEnvironment } from './schema';
 
 type EnvironmentRow = NonNullable<Awaited<ReturnType<EnvironmentService['find']>>>;
 
-export type EngageStepKind = 'environment' | 'app' | 'access_key' | 'template' | 'test_group';
+export type EngageStepKind = 'environment' | 'app' | 'access_key' | 'template' | 'test_group' | 'flag';
 
 export interface EngageStep {
   action: 'create' | 'update' | 'unchanged';
@@ -46,6 +48,8 @@ export interface EngageApplyDeps {
   credentials: CredentialService;
   templates: TemplateService;
   testGroups: TestGroupService;
+  /** Feature flags (issue 26): created, or edited into a new version (origin APPLY) when the file differs. */
+  flags: FlagService;
   marks: { environments: EnvironmentApplyService; messaging: MessagingApplyService };
   /** The id of the identity tenant with this slug, or undefined (the composition asks identity). */
   tenantIdOf: (slug: string) => Promise<string | undefined>;
@@ -265,6 +269,35 @@ async function walk(deps: EngageApplyDeps, environments: readonly ApplyEnvironme
       if (!write) continue;
       if (changes.includes('members')) await at(place, () => deps.testGroups.update({ environment: envId!, ref: have.id, members }, actor, allow));
       if (changes.includes('adopt')) await deps.marks.messaging.markTestGroup(envId!, have.id, actor);
+    }
+
+    // Feature flags: the stored definition compared with what the file stands for (apps by name resolved).
+    const flags = envId ? await deps.flags.all(envId) : [];
+    // A plan cannot resolve apps this file declares and the environment does not have yet: the write checks again.
+    const appsPending = !write && (e.apps ?? []).some((a) => !apps.some((x) => x.name === a.name));
+    for (const [j, f] of (e.flags ?? []).entries()) {
+      const place = `${where}.flags[${j}]`;
+      const file = inputs.flags.get(`${i}/${j}`)!;
+      const have = flags.find((x) => x.key === f.key);
+      const edit = { origin: 'APPLY', allowManaged: true } as const;
+      const wanted = !envId ? undefined : await deps.flags.definitionOf(envId, file, { key: f.key, status: have?.status ?? 'ACTIVE' }).catch((err: unknown) => {
+        if (!appsPending) throw placeError(place, (err as Error).message);
+        return undefined;
+      });
+      if (!have) {
+        step('flag', f.key, 'create');
+        if (!write) continue;
+        await at(place, () => deps.flags.create({ environment: envId!, file }, actor, edit));
+        await deps.flags.markManaged(envId!, f.key, actor);
+        continue;
+      }
+      const changes: string[] = [];
+      if (wanted === undefined || canonicalJson(wanted) !== canonicalJson(have.definition)) changes.push('definition');
+      if (!have.configurationManaged) changes.push('adopt');
+      step('flag', f.key, 'update', changes);
+      if (!write) continue;
+      if (changes.includes('definition')) await at(place, () => deps.flags.update({ environment: envId!, key: f.key, file }, actor, edit));
+      if (changes.includes('adopt')) await deps.flags.markManaged(envId!, f.key, actor);
     }
   }
   return { steps, secrets };

@@ -57,6 +57,14 @@ const ApplyTemplate = Strict({
 
 const ApplyTestGroup = Strict({ ...TestGroupCreate.properties });
 
+const ApplyFlag = Strict({
+  key: T.String({ pattern: KEY_PATTERN }),
+  /** A flag file (`engage flags create --file`'s format, docs/flags.md), relative to the configuration file. */
+  file: T.Optional(FilePath()),
+  /** The flag file's content inline (its `key` may be left out). */
+  definition: T.Optional(T.Record(T.String(), T.Unknown())),
+});
+
 export const ApplyEnvironment = Strict({
   name: EnvironmentName(),
   displayName: T.Optional(T.String({ minLength: 1, maxLength: 100, pattern: '\\S' })),
@@ -66,6 +74,7 @@ export const ApplyEnvironment = Strict({
   accessKeys: T.Optional(T.Array(ApplyAccessKey)),
   templates: T.Optional(T.Array(ApplyTemplate)),
   testGroups: T.Optional(T.Array(ApplyTestGroup)),
+  flags: T.Optional(T.Array(ApplyFlag)),
 });
 
 export const ApplyEnvironments = T.Array(ApplyEnvironment);
@@ -75,6 +84,7 @@ export type ApplyApp = Static<typeof ApplyApp>;
 export type ApplyAccessKey = Static<typeof ApplyAccessKey>;
 export type ApplyTemplate = Static<typeof ApplyTemplate>;
 export type ApplyTestGroup = Static<typeof ApplyTestGroup>;
+export type ApplyFlag = Static<typeof ApplyFlag>;
 
 /**
  * `environments[i]…: reason` for the first problem the schema cannot state: duplicate keys, one
@@ -96,6 +106,12 @@ export function environmentsProblem(environments: readonly ApplyEnvironment[]): 
     const at = `environments[${i}]`;
     problems.push(dup(e.apps, (a) => a.name, `${at}.apps`, 'name'), dup(e.accessKeys, (k) => k.name, `${at}.accessKeys`, 'name'));
     problems.push(dup(e.templates, (t) => t.key, `${at}.templates`, 'key'), dup(e.testGroups, (g) => g.name, `${at}.testGroups`, 'name'));
+    problems.push(dup(e.flags, (f) => f.key, `${at}.flags`, 'key'));
+    for (const [j, f] of (e.flags ?? []).entries()) {
+      if (!f.file === !f.definition) problems.push(`${at}.flags[${j}]: must have exactly one of file and definition`);
+      const inline = f.definition?.key;
+      if (inline !== undefined && inline !== f.key) problems.push(`${at}.flags[${j}].definition.key: must be ${f.key} (or left out)`);
+    }
     for (const [j, a] of (e.apps ?? []).entries()) {
       const app = `${at}.apps[${j}]`;
       if (a.apns && a.platform !== 'IOS') problems.push(`${app}.apns: APNs credentials are for IOS apps`);
