@@ -22,6 +22,7 @@ import { createListReadStore } from './preferences/read-store';
 import { createPushChannelReadStore } from './push-channels/read-store';
 import { createPreferenceStore } from './preferences/store';
 import { createPushChannelStore } from './push-channels/store';
+import { createSendPreferenceStore } from './preferences/send-preferences';
 
 /** The engage contexts' stores on one connection (spread into src/stores.ts `bindStores`). */
 export function bindEngageStores(db: Sql) {
@@ -55,6 +56,8 @@ export function bindEngageStores(db: Sql) {
     // Subscription lists (engage/preferences) and push channels and categories (engage/push-channels).
     preferences: createPreferenceStore(db),
     pushChannels: createPushChannelStore(db),
+    // What a send reads of its recipients' preferences (engage/preferences' read model).
+    sendPreferences: createSendPreferenceStore(db),
   };
 }
 

@@ -20,6 +20,8 @@ export interface TemplateDefinition {
   rateLimitPerMinute: number;
   dedupWindowSeconds: number;
   collapseId?: string;
+  /** The subscription list the template sends for (issue 26): recipients unsubscribed from it are skipped. */
+  list?: string;
 }
 
 export interface Rendered {

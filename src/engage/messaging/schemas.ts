@@ -2,7 +2,7 @@
  * Wire shapes of the transactional send (spec 01 "Transactional send") and of the template file
  * the CLI reads (issue 13). One schema each: validation, types and the OpenAPI document.
  */
-import { checker, Enum, FreeValue, Strict, T, Uuid, type Static } from '../../platform/http/schema';
+import { checker, DateTime, Enum, FreeValue, Strict, T, Uuid, type Static } from '../../platform/http/schema';
 import { FreeObject, KEY_PATTERN, OrNull, Platform } from '../shared/schemas';
 
 /** A BCP 47 language tag as installations report it (spec 01: at most 35 characters). */
@@ -39,6 +39,7 @@ export const TemplateFile = Strict({
   rateLimitPerMinute: T.Optional(T.Integer({ minimum: 1, maximum: 1_000_000, description: 'Sends admitted per minute; default 6000.' })),
   dedupWindowSeconds: T.Optional(T.Integer({ minimum: 0, maximum: 86_400, description: 'Same content to the same installation within it is suppressed; default 0.' })),
   collapseId: T.Optional(T.String({ minLength: 1, maxLength: 64, description: 'apns-collapse-id / FCM collapse_key.' })),
+  list: T.Optional(T.String({ pattern: KEY_PATTERN, description: 'A subscription list of the environment that sends on PUSH (docs/preferences.md): recipients unsubscribed from it are skipped.' })),
 });
 export type TemplateFile = Static<typeof TemplateFile>;
 
@@ -68,6 +69,10 @@ export const DIAGNOSTIC_CODES = [
   'NO_PUSH_TOKEN',
   'NO_PROVIDER_CREDENTIALS',
   'SUPPRESSED_DUPLICATE',
+  // Preferences (issue 26): the template's list, the profile's quiet hours.
+  'LIST_UNSUBSCRIBED',
+  'DEFERRED_QUIET_HOURS',
+  'EXPIRES_IN_QUIET_HOURS',
 ] as const;
 export type DiagnosticCode = (typeof DIAGNOSTIC_CODES)[number];
 
@@ -75,8 +80,11 @@ export const Diagnostic = T.Object({
   installationId: Uuid(),
   appId: Uuid(),
   platform: Platform,
-  code: Enum(DIAGNOSTIC_CODES, { description: 'TARGETED: a delivery was admitted; every other code names why the installation was skipped.' }),
-  deliveryId: OrNull(Uuid({ description: 'The delivery (apns-id, PUSH_RECEIPT_RECORDED deliveryId) when TARGETED.' })),
+  code: Enum(DIAGNOSTIC_CODES, {
+    description: 'TARGETED: a delivery was admitted; DEFERRED_QUIET_HOURS: admitted, held until the profile’s quiet hours end (deferredUntil); every other code names why the installation was skipped.',
+  }),
+  deliveryId: OrNull(Uuid({ description: 'The delivery (apns-id, PUSH_RECEIPT_RECORDED deliveryId) when TARGETED or DEFERRED_QUIET_HOURS.' })),
+  deferredUntil: T.Optional(DateTime({ description: 'DEFERRED_QUIET_HOURS and EXPIRES_IN_QUIET_HOURS: when the quiet hours end.' })),
 });
 export type Diagnostic = Static<typeof Diagnostic>;
 

@@ -21,8 +21,9 @@ import type { DeliveryRow, MessagingStore, RecipientInstallation, SendRow } from
 import { auditIn, type AuditActor, type AuditTx } from '../shared/audit';
 import { selectVersion, type VersionSelector } from './versions';
 import { KEY_PATTERN } from '../shared/schemas';
+import { listAllows, liveListIn, quietHoursEnd, recipientPreferencesIn, type SendPreferencesTx } from '../preferences/send-preferences';
 
-type Stores = { messaging: MessagingStore } & AuditTx;
+type Stores = { messaging: MessagingStore } & SendPreferencesTx & AuditTx;
 type Admitted = { replayed: boolean; response: SendResponse };
 
 export interface SendMetrics {
@@ -135,8 +136,16 @@ export function createSendService(deps: { store: Stores & TxRunner<Stores>; cloc
         const at = now.toISOString();
         const diagnostics: Diagnostic[] = [];
         const rows: DeliveryRow[] = [];
+        const expiresMs = nowMs + d.ttlSeconds * 1000;
+        // Preferences (issue 26), read in this transaction; a test send is meant to arrive every time, so none apply to it.
+        // A list deleted since the template was saved holds nobody back (docs/decisions.md "Sends and preferences").
+        const list = !a.isTest && d.list !== undefined ? await liveListIn(tx, a.env, d.list) : undefined;
+        const quiet = !a.isTest && d.priority === 'normal';
+        const prefs = list || quiet ? await recipientPreferencesIn(tx, a.env, installations.map((i) => i.id), list?.key ?? null) : undefined;
+        const recipientType = a.recipient.type as 'INSTALLATION_ID' | 'EXTERNAL_ID' | 'PROFILE';
         for (const i of installations) {
           let code = skipReason(i, templateApps, credentialed);
+          if (!code && list && !listAllows(list, recipientType, prefs?.get(i.id))) code = 'LIST_UNSUBSCRIBED';
           // A test send is meant to arrive every time it is asked for: no duplicate suppression.
           if (!code && !a.isTest && d.dedupWindowSeconds > 0 && (await tx.messaging.recentDuplicate(i.id, a.templateId, nowMs - d.dedupWindowSeconds * 1000, hash)))
             code = 'SUPPRESSED_DUPLICATE';
@@ -144,12 +153,22 @@ export function createSendService(deps: { store: Stores & TxRunner<Stores>; cloc
             diagnostics.push({ installationId: i.id, appId: i.appId, platform: i.platform, code, deliveryId: null });
             continue;
           }
+          // A normal-priority push inside the profile's quiet hours waits for their end; one that would expire first is not sent.
+          const quietEnd = quiet ? quietHoursEnd(prefs?.get(i.id), now) : undefined;
+          if (quietEnd && quietEnd.getTime() >= expiresMs) {
+            diagnostics.push({ installationId: i.id, appId: i.appId, platform: i.platform, code: 'EXPIRES_IN_QUIET_HOURS', deliveryId: null, deferredUntil: quietEnd.toISOString() });
+            continue;
+          }
           const id = newId();
-          diagnostics.push({ installationId: i.id, appId: i.appId, platform: i.platform, code: 'TARGETED', deliveryId: id });
+          diagnostics.push(
+            quietEnd
+              ? { installationId: i.id, appId: i.appId, platform: i.platform, code: 'DEFERRED_QUIET_HOURS', deliveryId: id, deferredUntil: quietEnd.toISOString() }
+              : { installationId: i.id, appId: i.appId, platform: i.platform, code: 'TARGETED', deliveryId: id },
+          );
           rows.push({
             id, sendId, environmentId: a.env, templateId: a.templateId, installationId: i.id, appId: i.appId,
             provider: i.platform === 'IOS' ? 'APNS' : 'FCM', token: i.pushToken!, contentHash: hash, message: messageJson,
-            state: 'PENDING', attempts: 0, nextAttemptMs: nowMs, expiresMs: nowMs + d.ttlSeconds * 1000, lastError: null,
+            state: 'PENDING', attempts: 0, nextAttemptMs: quietEnd?.getTime() ?? nowMs, expiresMs, lastError: null,
             createdMs: nowMs, createdAt: at, sentAt: null, deliveredAt: null, openedAt: null, updatedAt: at,
           });
         }

@@ -67,7 +67,10 @@ const view = (t: TemplateRow): TemplateView => ({
   latestVersion: Number(t.latestVersion),
 });
 
-export function createTemplateService(deps: { store: Stores & TxRunner<Stores>; clock: Clock; environments: EnvironmentService }) {
+/** What a template file's `list` is checked against (engage/preferences): the environment's live list of that key. */
+export type ListLookup = (environmentId: string, key: string) => Promise<{ channels: readonly string[] } | undefined>;
+
+export function createTemplateService(deps: { store: Stores & TxRunner<Stores>; clock: Clock; environments: EnvironmentService; lists?: ListLookup }) {
   const { store, clock, environments } = deps;
   const now = () => clock.now().toISOString();
 
@@ -83,6 +86,12 @@ export function createTemplateService(deps: { store: Stores & TxRunner<Stores>; 
       if (!app) throw MessagingErrors.invalid(`apps[${i}]: no app ${ref} in this environment`);
       if (!appIds.includes(app.id)) appIds.push(app.id);
     });
+    // The list must exist when the file is saved, and send on PUSH (docs/decisions.md "Sends and preferences").
+    if (f.list !== undefined) {
+      const list = await deps.lists?.(environmentId, f.list);
+      if (!list) throw MessagingErrors.invalid(`list: no list ${f.list} in this environment`);
+      if (!list.channels.includes('PUSH')) throw MessagingErrors.invalid(`list: list ${f.list} does not send on PUSH`);
+    }
     const variables: TemplateDefinition['variables'] = {};
     for (const [name, d] of Object.entries(f.variables ?? {})) {
       const required = d.required ?? d.default === undefined;
@@ -120,6 +129,7 @@ export function createTemplateService(deps: { store: Stores & TxRunner<Stores>; 
       rateLimitPerMinute: f.rateLimitPerMinute ?? DEFAULTS.rateLimitPerMinute,
       dedupWindowSeconds: f.dedupWindowSeconds ?? DEFAULTS.dedupWindowSeconds,
       ...(f.collapseId !== undefined ? { collapseId: f.collapseId } : {}),
+      ...(f.list !== undefined ? { list: f.list } : {}),
     };
   }
 

@@ -137,6 +137,12 @@ export function createPreferenceService(deps: { store: Stores & TxRunner<Stores>
       return pageFrom((await store.preferences.pageLists(env.id, limit, offset)).map(view), req);
     },
 
+    /** The environment's live list of that key (by environment id), or undefined: what a template's `list` is checked against. */
+    async definition(environmentId: string, key: string): Promise<ListDefinition | undefined> {
+      const row = KEY.test(key) ? await store.preferences.findList(environmentId, key) : undefined;
+      return row && Number(row.deleted) === 0 ? (JSON.parse(row.definition) as ListDefinition) : undefined;
+    },
+
     /** Every list of the environment (deleted ones left out), by key: the CLI's list and `engage apply`. */
     async list(environment: string): Promise<ListView[]> {
       const env = await environments.resolve(environment);
