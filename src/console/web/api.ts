@@ -10,6 +10,8 @@ export interface CallOptions<E extends Endpoint> {
   params?: Record<ParamsOf<PathOf<E>>, string>;
   query?: Record<string, string | number | boolean | undefined>;
   body?: unknown;
+  /** Request headers of the operation (If-Match of a versioned edit). */
+  headers?: Record<string, string>;
   /** Raw text of the answer (downloads). */
   text?: boolean;
   signal?: AbortSignal;
@@ -55,7 +57,7 @@ export async function call<T = unknown, E extends Endpoint = Endpoint>(endpoint:
       await signInInteractively(api);
       throw new ApiFailure(401, 'signed_out', undefined);
     }
-    const headers: Record<string, string> = { Authorization: `Bearer ${token}`, Accept: 'application/json' };
+    const headers: Record<string, string> = { ...opts.headers, Authorization: `Bearer ${token}`, Accept: 'application/json' };
     if (opts.body !== undefined) headers['Content-Type'] = 'application/json';
     let res: Response;
     try {

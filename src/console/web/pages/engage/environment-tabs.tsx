@@ -7,6 +7,8 @@ export const ENVIRONMENT_TABS = [
   { label: 'Apps', path: '/apps' },
   { label: 'Access keys', path: '/access-keys' },
   { label: 'Templates', path: '/templates' },
+  { label: 'Flags', path: '/flags' },
+  { label: 'Lists', path: '/lists' },
   { label: 'Test groups', path: '/test-groups' },
   { label: 'Sends', path: '/sends' },
   { label: 'Installations', path: '/installations' },
