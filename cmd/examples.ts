@@ -105,6 +105,7 @@ export const EXAMPLES: Record<string, string[]> = {
   'engage environments overview': ['engage environments overview prod', 'engage environments overview prod --json'],
   'engage environments list': ['engage environments list'],
   'engage environments show': ['engage environments show prod'],
+  'engage environments sync-settings': ['engage environments sync-settings prod', 'engage environments sync-settings prod --refresh-after 600'],
   'engage environments update': ['engage environments update prod --display-name "Production"', 'engage environments update prod --identity-tenant acme', 'engage environments update prod --no-identity-tenant'],
   'engage apps': ['engage apps create --environment prod --platform IOS --name shop-ios'],
   'engage apps create': ['engage apps create --environment prod --platform IOS --name shop-ios', 'engage apps create --environment prod --platform ANDROID --name shop-android --bundle-id com.acme.shop --json'],

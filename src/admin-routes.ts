@@ -16,6 +16,7 @@ import type { Config } from './platform/config';
 import { ENGAGE_ADMIN_API } from './platform/operator-apis';
 import { createEngageAdminApp, type EngageAdminRoutes } from './engage/admin/app';
 import { environmentAdminRoutes } from './engage/environments/admin-routes';
+import { syncSettingsAdminRoutes } from './engage/definitions/admin-routes';
 import { accessKeyAdminRoutes, appAdminRoutes } from './engage/environments/app-admin-routes';
 import { messagingAdminRoutes } from './engage/messaging/admin-routes';
 import { inspectionAdminRoutes } from './engage/inspection/admin-routes';
@@ -73,6 +74,8 @@ export function engageAdminRouteGroups(services: Services): EngageAdminRoutes[] 
     pushChannelAdminRoutes({ pushChannels: engage.pushChannels }),
     // Feature flags: versions, rollback, scheduled changes, exposures (engage/flags).
     flagAdminRoutes({ flags: engage.flags, schedules: engage.flagSchedules }),
+    // An environment's sync settings (engage/definitions, issue 26).
+    syncSettingsAdminRoutes({ settings: engage.syncSettings }),
     // Inspection of installations, profiles, sends and deliveries (engage/inspection).
     inspectionAdminRoutes({ inspection: engage.inspection, messaging: engage.messaging.inspection }),
     // Erasure of installations and profiles, privacy requests (engage/privacy).

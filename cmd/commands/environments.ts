@@ -112,6 +112,25 @@ export function registerEnvironments(program: Command): void {
     }),
   );
 
+  withCommon(
+    envs
+      .command('sync-settings')
+      .description("show or change an environment's sync settings: the refresh interval SDKs are told (30 to 86400 seconds, default 900)")
+      .argument('<environment>', 'id or name')
+      .option('--refresh-after <seconds>', 'set refreshAfterSeconds'),
+  ).action(
+    action(async (environment: string, opts: CommonOptions & { refreshAfter?: string }) => {
+      await withServices(opts, async ({ services, json }) => {
+        const settings = services.engage.syncSettings;
+        const result =
+          opts.refreshAfter === undefined
+            ? await settings.show(environment)
+            : await settings.update(environment, { refreshAfterSeconds: /^\d+$/.test(opts.refreshAfter) ? Number(opts.refreshAfter) : opts.refreshAfter }, cliActor());
+        output(json, result, ['environmentId', 'refreshAfterSeconds']);
+      });
+    }),
+  );
+
   withCommon(envs.command('show').description('show an environment').argument('<environment>', 'id or name')).action(
     action(async (environment: string, opts: CommonOptions) => {
       await withServices(opts, async ({ services, json }) => output(json, view(await services.engage.environments.resolve(environment)), COLUMNS));

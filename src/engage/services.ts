@@ -35,6 +35,7 @@ import { createTestGroupService } from './messaging/test-groups';
 import { createSyncNoticeService, type NoticeRelay } from './sync-notices/service';
 import { createCursorCodec } from './sync/cursor';
 import { createSyncService, type SyncMetrics } from './sync/service';
+import { createSyncSettingsService } from './definitions/settings';
 import type { Dialect } from '../platform/store/sql';
 import { createFlagService } from './flags/service';
 import { createFlagSchedules } from './flags/schedules';
@@ -94,8 +95,7 @@ export function createEngageServices(deps: {
     deps.wakeDeliveries();
   };
   const messaging = {
-    // A template's list is checked against the environment's lists (engage/preferences).
-    templates: createTemplateService({ store, clock, environments, lists: (environmentId, key) => lists.definition(environmentId, key) }),
+    templates: createTemplateService({ store, clock, environments }),
     testGroups: createTestGroupService({ store, clock, environments }),
     sends: createSendService({ store, clock, wake: wakeDeliveries, metrics: deps.metrics }),
     credentials,
@@ -128,6 +128,8 @@ export function createEngageServices(deps: {
     installations,
     binding: createBindingService({ store, clock, sealer: deps.sealer, codeTtl: deps.config.bindingCodeTtl, notices }),
     operations,
+    /** An environment's sync settings (issue 26 point 4). */
+    syncSettings: createSyncSettingsService({ store, clock, environments }),
     /** POST /v1/sdk/sync (issue 26). */
     sync: createSyncService({ store, clock, cursors: createCursorCodec(deps.masterKey), metrics: deps.metrics }),
     privacy: createPrivacyService({ store, clock, scrubDeleted: deps.scrubDeleted, sends: messaging.erasure, notices }),

@@ -162,3 +162,101 @@ describe('POST /v1/sdk/sync', () => {
     expect((await sync(h, s, b.cursor)).tombstones.map((t) => t.key)).toEqual(['everyone']);
   });
 });
+
+describe('a sign-in in the middle of an experiment', () => {
+  it('keeps the variant a profile-sticky experiment served the anonymous installation; a profile-unit flag moves to the profile’s; a second device gets the profile’s', async () => {
+    const env = await setupEnvironment(h);
+    const e = env.environment.id;
+    const experiment = (bucketBy: 'profile' | 'profile-sticky') =>
+      flag(`checkout.${bucketBy}`, {
+        bucketBy,
+        rules: [{ experiment: { experimentId: 'checkout-2026', variants: [{ variant: 'on', weight: 5_000 }, { variant: 'off', weight: 5_000 }], coverage: 10_000 } }],
+      });
+    await putFlag(h, e, experiment('profile'));
+    await putFlag(h, e, experiment('profile-sticky'));
+    const variantOf = (a: { documents: { key: string; payload: Record<string, unknown> }[] }, key: string) => a.documents.find((d) => d.key === key)!.payload;
+    // Devices until one whose anonymous variant differs from what the profile hashes to.
+    for (let attempt = 0; attempt < 40; attempt++) {
+      const s = await bootstrap(h, env.app.appKey);
+      const anonymous = await sync(h, s);
+      const before = variantOf(anonymous, 'checkout.profile-sticky');
+      expect(before).toMatchObject({ reason: 'SPLIT', experimentId: 'checkout-2026', revision: 1 });
+      expect(variantOf(anonymous, 'checkout.profile')).toEqual(before);
+      await bind(h, env.accessKey, s, `user-${attempt}`);
+      const signedIn = await sync(h, s, anonymous.cursor);
+      expect(signedIn.fullSnapshot).toBe(true);
+      const profileVariant = variantOf(signedIn, 'checkout.profile');
+      if (profileVariant.variantKey === before.variantKey) continue;
+      // The sticky flag kept the anonymous variant; the profile flag jumped to the profile's.
+      expect(variantOf(signedIn, 'checkout.profile-sticky')).toEqual(before);
+      // A second device of the same person, never anonymous in the experiment, gets the profile's variant.
+      const second = await bootstrap(h, env.app.appKey);
+      await bind(h, env.accessKey, second, `user-${attempt}`);
+      expect(variantOf(await sync(h, second), 'checkout.profile-sticky')).toEqual(profileVariant);
+      return;
+    }
+    throw new Error('no device in 40 had an anonymous variant other than its profile’s (probability 2^-40)');
+  });
+});
+
+describe('concurrent syncs while definitions change', () => {
+  it('answers 50 concurrent syncs of one installation each from one consistent moment: the flags created so far, in order, under the matching revision', async () => {
+    const env = await setupEnvironment(h);
+    const e = env.environment.id;
+    const s = await bootstrap(h, env.app.appKey);
+    const start = await sync(h, s, null, ['FEATURE_FLAGS']);
+    const base = start.revision;
+    const held0 = applySync(new Map(), start);
+    const writes = (async () => {
+      for (let i = 1; i <= 20; i++) {
+        await h.services.engage.flags.create({ environment: e, file: flag(`w${String(i).padStart(2, '0')}`) }, ACTOR);
+        await new Promise((resolve) => setTimeout(resolve, 8));
+      }
+    })();
+    const answers = await Promise.all(
+      Array.from({ length: 50 }, async (_, i) => {
+        await new Promise((resolve) => setTimeout(resolve, i * 3));
+        return sync(h, s, i % 2 === 0 ? start.cursor : null, ['FEATURE_FLAGS']);
+      }),
+    );
+    await writes;
+    for (const a of answers) {
+      const held = [...applySync(held0, a).keys()].map((k) => k.replace('FEATURE_FLAGS ', ''));
+      const k = a.revision - base;
+      // Exactly the first k flags: never a later one without an earlier one, never a revision that does not match.
+      expect(held).toEqual(Array.from({ length: k }, (_, i) => `w${String(i + 1).padStart(2, '0')}`));
+    }
+    // The syncs saw the writes at different moments, and a sync after them sees all.
+    expect(new Set(answers.map((a) => a.revision)).size).toBeGreaterThan(2);
+    expect((await sync(h, s, start.cursor, ['FEATURE_FLAGS'])).revision).toBe(base + 20);
+  });
+});
+
+describe('refreshAfterSeconds', () => {
+  it('is the environment’s setting (900 unless changed, 30 at least), and sooner when a scheduled change of a flag for the installation’s app is due', async () => {
+    const env = await setupEnvironment(h);
+    const e = env.environment.id;
+    const s = await bootstrap(h, env.app.appKey);
+    expect((await sync(h, s)).refreshAfterSeconds).toBe(900);
+    const settings = h.services.engage.syncSettings;
+    expect(await settings.update(e, { refreshAfterSeconds: 600 }, ACTOR)).toEqual({ environmentId: e, refreshAfterSeconds: 600 });
+    const first = await sync(h, s);
+    expect(first.refreshAfterSeconds).toBe(600);
+    // A setting is no definition: nothing is sent again.
+    expect((await sync(h, s, first.cursor)).documents).toEqual([]);
+    for (const bad of [29, 86_401, 60.5, '60', null]) await expect(settings.update(e, { refreshAfterSeconds: bad }, ACTOR)).rejects.toMatchObject({ code: 'invalid_request' });
+    expect((await settings.show(e)).refreshAfterSeconds).toBe(600);
+
+    // A flag whose activation is scheduled in 2 minutes: the SDK is told to come back then.
+    await h.services.engage.flags.create({ environment: e, file: flag('launch') }, ACTOR);
+    const inTwoMinutes = new Date(h.clock.now().getTime() + 120_000).toISOString();
+    await h.services.engage.flagSchedules.schedule(e, 'launch', { at: inTwoMinutes, definition: flag('launch', { defaultVariant: 'on' }) }, ACTOR);
+    // Due times are read again at most every 5 s (docs/sync.md): 6 s later, 114 s are left.
+    h.clock.advance(6);
+    expect((await sync(h, s)).refreshAfterSeconds).toBe(114);
+    // Never under 30 s, even when the change is due in 5.
+    await h.services.engage.flagSchedules.schedule(e, 'launch', { at: new Date(h.clock.now().getTime() + 5_000).toISOString(), definition: flag('launch', { defaultVariant: 'off' }) }, ACTOR);
+    h.clock.advance(6);
+    expect((await sync(h, s)).refreshAfterSeconds).toBe(30);
+  });
+});
