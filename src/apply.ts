@@ -74,6 +74,8 @@ export async function applyAll(
       templates: engage.messaging.templates,
       testGroups: engage.messaging.testGroups,
       flags: engage.flags,
+      lists: engage.lists,
+      pushChannels: engage.pushChannels,
       marks: { environments: createEnvironmentApplyService({ store, clock }), messaging: createMessagingApplyService({ store, clock }) },
       tenantIdOf,
       tenantDeclared: (slug) => slugs.has(slug),

@@ -8,6 +8,10 @@ import { DEFAULTS, type TemplateService } from '../messaging/templates';
 import type { TestGroupMember, TestGroupService } from '../messaging/test-groups';
 import type { FlagService } from '../flags/service';
 import { canonicalJson } from '../flags/diff';
+import type { PreferenceService } from '../preferences/service';
+import { listDefinitionOf, type ListFile } from '../preferences/schemas';
+import type { PushChannelService } from '../push-channels/service';
+import { pushChannelDefinitionOf, type PushChannelFile } from '../push-channels/schemas';
 import { placeError, type EngageInputs } from './inputs';
 import type { ApplyApp, ApplyEnvironment } from './schema';
 
@@ -21,7 +25,7 @@ import type { ApplyApp, ApplyEnvironment } from './schema';
 
 type EnvironmentRow = NonNullable<Awaited<ReturnType<EnvironmentService['find']>>>;
 
-export type EngageStepKind = 'environment' | 'app' | 'access_key' | 'template' | 'test_group' | 'flag';
+export type EngageStepKind = 'environment' | 'app' | 'access_key' | 'template' | 'test_group' | 'flag' | 'list' | 'push_channel';
 
 export interface EngageStep {
   action: 'create' | 'update' | 'unchanged';
@@ -50,6 +54,9 @@ export interface EngageApplyDeps {
   testGroups: TestGroupService;
   /** Feature flags (issue 26): created, or edited into a new version (origin APPLY) when the file differs. */
   flags: FlagService;
+  /** Subscription lists and push channels/categories (issue 26): created, or replaced when the file differs. */
+  lists: PreferenceService;
+  pushChannels: PushChannelService;
   marks: { environments: EnvironmentApplyService; messaging: MessagingApplyService };
   /** The id of the identity tenant with this slug, or undefined (the composition asks identity). */
   tenantIdOf: (slug: string) => Promise<string | undefined>;
@@ -87,7 +94,7 @@ function canonical(v: unknown): string {
  */
 function storedFormOf(file: Record<string, unknown>, apps: readonly AppView[]): unknown {
   const f = file as {
-    key: string; apps: string[]; defaultLocale: string; fallbackLocale?: string; localizations: unknown; collapseId?: string;
+    key: string; apps: string[]; defaultLocale: string; fallbackLocale?: string; localizations: unknown; collapseId?: string; list?: string;
     variables?: Record<string, { type: string; required?: boolean; default?: unknown }>;
     ttlSeconds?: number; priority?: string; rateLimitPerMinute?: number; dedupWindowSeconds?: number;
   };
@@ -102,7 +109,7 @@ function storedFormOf(file: Record<string, unknown>, apps: readonly AppView[]): 
   return {
     key: f.key, appIds, defaultLocale: f.defaultLocale, fallbackLocale: f.fallbackLocale, variables, localizations: f.localizations,
     ttlSeconds: f.ttlSeconds ?? DEFAULTS.ttlSeconds, priority: f.priority ?? DEFAULTS.priority, rateLimitPerMinute: f.rateLimitPerMinute ?? DEFAULTS.rateLimitPerMinute,
-    dedupWindowSeconds: f.dedupWindowSeconds ?? DEFAULTS.dedupWindowSeconds, collapseId: f.collapseId,
+    dedupWindowSeconds: f.dedupWindowSeconds ?? DEFAULTS.dedupWindowSeconds, collapseId: f.collapseId, list: f.list,
   };
 }
 
@@ -218,6 +225,55 @@ async function walk(deps: EngageApplyDeps, environments: readonly ApplyEnvironme
       if (changes.includes('apps')) await deps.marks.environments.setAccessKeyApps(envId!, have.id, appIds as string[], actor);
       if (changes.includes('key')) await deps.marks.environments.setAccessKeySecret(envId!, have.id, value!, actor);
       if (changes.includes('adopt')) await deps.marks.environments.markAccessKey(envId!, have.id, actor);
+    }
+
+    // Lists before templates: a template may name one (checked when it is saved).
+    const lists = envId ? await deps.lists.list(envId) : [];
+    for (const [j, l] of (e.lists ?? []).entries()) {
+      const place = `${where}.lists[${j}]`;
+      const have = lists.find((x) => x.key === l.key);
+      if (!have) {
+        step('list', l.key, 'create');
+        if (!write) continue;
+        await at(place, () => deps.lists.create({ environment: envId!, file: l }, actor));
+        await deps.lists.markManaged(envId!, l.key, actor);
+        continue;
+      }
+      const changes: string[] = [];
+      const { environmentId: _e, revision: _r, configurationManaged, createdAt: _c, updatedAt: _u, ...stored } = have;
+      if (canonical(stored) !== canonical(listDefinitionOf(l as ListFile))) changes.push('definition');
+      if (!configurationManaged) changes.push('adopt');
+      step('list', l.key, 'update', changes);
+      if (!write) continue;
+      if (changes.includes('definition')) await at(place, () => deps.lists.update({ environment: envId!, key: l.key, file: l }, actor, allow));
+      if (changes.includes('adopt')) await deps.lists.markManaged(envId!, l.key, actor);
+    }
+
+    // Each app's notification channels or categories (the app exists by now, unless this is the plan of a new one).
+    for (const [j, a] of (e.apps ?? []).entries()) {
+      const app = apps.find((x) => x.name === a.name);
+      const channels = app ? await deps.pushChannels.list(envId!, app.id) : [];
+      for (const [k, c] of (a.pushChannels ?? []).entries()) {
+        const place = `${where}.apps[${j}].pushChannels[${k}]`;
+        const key = String(c.key);
+        const name = `${a.name}/${key}`;
+        const have = channels.find((x) => x.key === key);
+        if (!have) {
+          step('push_channel', name, 'create');
+          if (!write) continue;
+          await at(place, () => deps.pushChannels.create({ environment: envId!, app: app!.id, file: c }, actor));
+          await deps.pushChannels.markManaged(envId!, app!.id, key, actor);
+          continue;
+        }
+        const changes: string[] = [];
+        const { environmentId: _e, appId: _a, revision: _r, configurationManaged, createdAt: _c, updatedAt: _u, ...stored } = have;
+        if (canonical(stored) !== canonical(pushChannelDefinitionOf(c as PushChannelFile))) changes.push('definition');
+        if (!configurationManaged) changes.push('adopt');
+        step('push_channel', name, 'update', changes);
+        if (!write) continue;
+        if (changes.includes('definition')) await at(place, () => deps.pushChannels.update({ environment: envId!, app: app!.id, key, file: c }, actor, allow));
+        if (changes.includes('adopt')) await deps.pushChannels.markManaged(envId!, app!.id, key, actor);
+      }
     }
 
     const templates = envId ? await deps.templates.list(envId) : [];

@@ -1,7 +1,9 @@
 import { Strict, T, type Static } from '../../platform/http/schema';
 import { BundleId, EnvironmentName } from '../environments/schemas';
 import { TestGroupCreate } from '../messaging/admin-schemas';
-import { KEY_PATTERN, Platform } from '../shared/schemas';
+import { FreeObject, KEY_PATTERN, Platform } from '../shared/schemas';
+import { ListFile } from '../preferences/schemas';
+import { KIND_OF_PLATFORM, pushChannelViolation } from '../push-channels/schemas';
 
 /**
  * The engagement half of `engage apply`'s file (issue 24; docs/apply.md): `environments`, each
@@ -37,6 +39,8 @@ const ApplyApp = Strict({
   bundleId: T.Optional(BundleId()),
   apns: T.Optional(ApplyApns),
   fcm: T.Optional(ApplyFcm),
+  /** Its notification channels (ANDROID) or categories (IOS), each a channel file (docs/preferences.md), by key. */
+  pushChannels: T.Optional(T.Array(FreeObject({ description: 'a push channel file (docs/preferences.md): ANDROID_CHANNEL for an ANDROID app, IOS_CATEGORY for an IOS app' }))),
 });
 
 const ApplyAccessKey = Strict({
@@ -75,6 +79,8 @@ export const ApplyEnvironment = Strict({
   templates: T.Optional(T.Array(ApplyTemplate)),
   testGroups: T.Optional(T.Array(ApplyTestGroup)),
   flags: T.Optional(T.Array(ApplyFlag)),
+  /** Subscription lists, each a list file (docs/preferences.md), by key. */
+  lists: T.Optional(T.Array(ListFile)),
 });
 
 export const ApplyEnvironments = T.Array(ApplyEnvironment);
@@ -106,7 +112,7 @@ export function environmentsProblem(environments: readonly ApplyEnvironment[]): 
     const at = `environments[${i}]`;
     problems.push(dup(e.apps, (a) => a.name, `${at}.apps`, 'name'), dup(e.accessKeys, (k) => k.name, `${at}.accessKeys`, 'name'));
     problems.push(dup(e.templates, (t) => t.key, `${at}.templates`, 'key'), dup(e.testGroups, (g) => g.name, `${at}.testGroups`, 'name'));
-    problems.push(dup(e.flags, (f) => f.key, `${at}.flags`, 'key'));
+    problems.push(dup(e.flags, (f) => f.key, `${at}.flags`, 'key'), dup(e.lists, (l) => l.key, `${at}.lists`, 'key'));
     for (const [j, f] of (e.flags ?? []).entries()) {
       if (!f.file === !f.definition) problems.push(`${at}.flags[${j}]: must have exactly one of file and definition`);
       const inline = f.definition?.key;
@@ -118,6 +124,12 @@ export function environmentsProblem(environments: readonly ApplyEnvironment[]): 
       if (a.fcm && a.platform !== 'ANDROID') problems.push(`${app}.fcm: FCM credentials are for ANDROID apps`);
       if (a.apns && !a.apns.privateKeyFile === !a.apns.privateKeyEnv) problems.push(`${app}.apns: must have exactly one of privateKeyFile and privateKeyEnv`);
       if (a.fcm && !a.fcm.serviceAccountFile === !a.fcm.serviceAccountEnv) problems.push(`${app}.fcm: must have exactly one of serviceAccountFile and serviceAccountEnv`);
+      for (const [k, c] of (a.pushChannels ?? []).entries()) {
+        const bad = pushChannelViolation(c);
+        if (bad) problems.push(`${app}.pushChannels[${k}].${bad.message}`);
+        else if (c.kind !== KIND_OF_PLATFORM[a.platform]) problems.push(`${app}.pushChannels[${k}].kind: app ${a.name} is ${a.platform}: it takes ${KIND_OF_PLATFORM[a.platform]}`);
+      }
+      problems.push(dup(a.pushChannels, (c) => String(c.key), `${app}.pushChannels`, 'key'));
     }
     const envs = new Map<string, string>();
     for (const [j, k] of (e.accessKeys ?? []).entries()) {

@@ -137,6 +137,15 @@ export function createPreferenceService(deps: { store: Stores & TxRunner<Stores>
       return pageFrom((await store.preferences.pageLists(env.id, limit, offset)).map(view), req);
     },
 
+    /** `engage apply`'s configuration-managed mark (audited; no new revision: the sync does not carry it). False when already set. */
+    async markManaged(environmentId: string, key: string, actor: AuditActor): Promise<boolean> {
+      return store.tx(async (tx) => {
+        if (!(await tx.preferences.markList(environmentId, key))) return false;
+        await auditIn(tx, actor, 'list.configuration_managed', { type: 'list', id: key }, { environmentId, key, source: 'apply', changes: ['adopt'] }, now());
+        return true;
+      });
+    },
+
     /** The environment's live list of that key (by environment id), or undefined: what a template's `list` is checked against. */
     async definition(environmentId: string, key: string): Promise<ListDefinition | undefined> {
       const row = KEY.test(key) ? await store.preferences.findList(environmentId, key) : undefined;

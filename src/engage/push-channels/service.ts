@@ -138,6 +138,15 @@ export function createPushChannelService(deps: { store: Stores & TxRunner<Stores
       return pageFrom((await store.pushChannels.pageChannels(env.id, app.id, limit, offset)).map(view), req);
     },
 
+    /** `engage apply`'s configuration-managed mark (audited; no new revision). False when already set. */
+    async markManaged(environmentId: string, appId: string, key: string, actor: AuditActor): Promise<boolean> {
+      return store.tx(async (tx) => {
+        if (!(await tx.pushChannels.markChannel(environmentId, appId, key))) return false;
+        await auditIn(tx, actor, 'push_channel.configuration_managed', target(appId, key), { environmentId, appId, key, source: 'apply', changes: ['adopt'] }, now());
+        return true;
+      });
+    },
+
     /** Every channel or category of the app (deleted ones left out), by key. */
     async list(environment: string, appRef: string): Promise<PushChannelView[]> {
       const { env, app } = await appOf(environment, appRef);
