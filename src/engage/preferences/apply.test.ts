@@ -62,7 +62,7 @@ describe('engage apply: lists and push channels', () => {
     const after = await lists.show('shop', 'news');
     expect(after).toMatchObject({ displayName: 'Weekly news', configurationManaged: true });
     expect(after.revision).toBeGreaterThan(before);
-    expect((await h.services.engage.pushChannels.show('shop', 'droid', 'orders')).importance).toBe('LOW');
+    expect(await h.services.engage.pushChannels.show('shop', 'droid', 'orders')).toMatchObject({ importance: 'LOW' });
     expect(env.id).toBe(after.environmentId);
   });
 
