@@ -11,6 +11,7 @@
  */
 import { loadavg } from 'node:os';
 import { parseArgs } from 'node:util';
+import { LISTS, LOCALES, TAGS, VERSIONS, flagSet, seeded } from './lib/flag-set.mjs';
 
 const { flagViolations } = await import('../src/engage/flags/schemas.ts');
 const { compileFlag } = await import('../src/engage/flags/evaluate.ts');
@@ -24,90 +25,11 @@ const { values: args } = parseArgs({
 const CONTEXTS = Number(args.contexts);
 const PASSES = Number(args.passes);
 
-// A seeded generator (mulberry32): the same flags and contexts on every run.
-let state = 42;
-function random() {
-  state = (state + 0x6d2b79f5) | 0;
-  let t = Math.imul(state ^ (state >>> 15), 1 | state);
-  t = (t + Math.imul(t ^ (t >>> 7), 61 | t)) ^ t;
-  return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
-}
-const pick = (list) => list[Math.floor(random() * list.length)];
-const hex = (n) => Array.from({ length: n }, () => Math.floor(random() * 16).toString(16)).join('');
-const uuid = () => `${hex(8)}-${hex(4)}-4${hex(3)}-8${hex(3)}-${hex(12)}`;
-
+// The flag set and the seeded generator the contexts are drawn from after it (bench/lib/flag-set.mjs).
+const g = seeded(42);
+const { random, pick, uuid } = g;
 const APPS = [uuid(), uuid()];
-const LOCALES = ['en-US', 'en-GB', 'fr-FR', 'de-DE', 'es-ES', 'pt-BR', 'ja-JP'];
-const VERSIONS = ['1.9.0', '2.0.0-beta.2', '2.0.0', '2.1.3', '2.4.0', '3.0.0'];
-const TAGS = ['beta', 'vip', 'churn-risk', 'staff', 'new'];
-const LISTS = ['news', 'offers', 'product', 'digest'];
-
-/** Three conditions of different kinds: the rules of the 50 targeted flags. */
-function threeConditions(i) {
-  return [
-    { attribute: 'platform', operator: 'in', values: [i % 2 ? 'IOS' : 'ANDROID'] },
-    { attribute: 'appVersion', operator: pick(['semverGte', 'semverLt']), values: [pick(VERSIONS)] },
-    pick([
-      { attribute: 'installation.attributes.level', operator: 'gte', values: [Math.floor(random() * 10)] },
-      { attribute: 'locale', operator: 'startsWith', values: [pick(LOCALES).slice(0, 2)] },
-      { attribute: 'profile.tags', operator: 'contains', values: [pick(TAGS)] },
-      { attribute: 'profile.attributes.plan', operator: 'in', values: ['pro', 'team'] },
-      { attribute: 'installation.subscriptions', operator: 'contains', values: [pick(LISTS)], negate: true },
-      { attribute: 'profile.attributes.since', operator: 'before', values: ['2026-06-01T00:00:00Z'] },
-    ]),
-  ];
-}
-
-const boolFlag = (key, over) => ({
-  key,
-  kind: 'BOOLEAN',
-  variants: { on: true, off: false },
-  defaultVariant: 'off',
-  offVariant: 'off',
-  status: 'ACTIVE',
-  bucketBy: pick(['installation', 'profile', 'profile-sticky']),
-  rules: [],
-  ...over,
-});
-
-const flags = [];
-for (let i = 0; i < 50; i++) {
-  // Targeted: two rules of three conditions each, then a rollout for everyone else.
-  flags.push(
-    boolFlag(`targeted-${i}`, {
-      rules: [
-        { conditions: threeConditions(i), variant: 'on' },
-        { conditions: threeConditions(i + 1), rollout: { variants: [{ variant: 'on', weight: 3000 }, { variant: 'off', weight: 7000 }] } },
-        { rollout: { variants: [{ variant: 'on', weight: 1000 }, { variant: 'off', weight: 9000 }] } },
-      ],
-    }),
-  );
-}
-for (let i = 0; i < 10; i++) {
-  flags.push({
-    key: `experiment-${i}`,
-    kind: 'STRING',
-    variants: { control: 'control', a: 'variant-a', b: 'variant-b', off: 'control' },
-    defaultVariant: 'control',
-    offVariant: 'off',
-    status: 'ACTIVE',
-    bucketBy: 'profile-sticky',
-    rules: [
-      { conditions: [{ attribute: 'installationId', operator: 'in', values: Array.from({ length: 100 }, uuid) }], variant: 'a' },
-      {
-        conditions: [{ attribute: 'appVersion', operator: 'semverGte', values: ['2.0.0'] }],
-        experiment: { experimentId: `exp-${i}`, variants: [{ variant: 'control', weight: 3400 }, { variant: 'a', weight: 3300 }, { variant: 'b', weight: 3300 }], coverage: 5000 },
-      },
-    ],
-  });
-}
-for (let i = 0; i < 140; i++) {
-  const shape = i % 4;
-  if (shape === 0) flags.push(boolFlag(`static-${i}`));
-  else if (shape === 1) flags.push(boolFlag(`single-${i}`, { rules: [{ conditions: [{ attribute: 'locale', operator: 'in', values: [pick(LOCALES), pick(LOCALES)] }], variant: 'on' }] }));
-  else if (shape === 2) flags.push(boolFlag(`rollout-${i}`, { rules: [{ rollout: { variants: [{ variant: 'on', weight: 2500 }, { variant: 'off', weight: 7500 }] } }] }));
-  else flags.push(boolFlag(`archived-${i}`, { status: 'ARCHIVED', rules: [{ variant: 'on' }] }));
-}
+const flags = flagSet(g);
 for (const f of flags) {
   const bad = flagViolations(f);
   if (bad.length > 0) throw new Error(`${f.key}: ${bad[0].message}`);

@@ -17,6 +17,8 @@
  * plan: {kind: 'static', method, path, headers, body}
  *     | {kind: 'list', method, path, headers, bodies}        each body used once, in order
  *     | {kind: 'refresh', path, headers, clientId, pool}    refresh tokens rotated through the pool
+ *     | {kind: 'cycle', method, path, requests}             requests [{headers, body}] in turn, round and round
+ *                                                           (one credential per request: bench/sync.mjs)
  */
 import net from 'node:net';
 import { Worker, isMainThread, parentPort, workerData } from 'node:worker_threads';
@@ -44,6 +46,11 @@ function nextFor(plan, host) {
   if (plan.kind === 'static') {
     const bytes = serialize(host, plan.method, plan.path, plan.headers, plan.body);
     return () => ({ bytes });
+  }
+  if (plan.kind === 'cycle') {
+    const all = plan.requests.map((r) => serialize(host, plan.method, plan.path, r.headers, r.body));
+    let i = 0;
+    return () => ({ bytes: all[i++ % all.length] });
   }
   if (plan.kind === 'list') {
     let i = 0;
