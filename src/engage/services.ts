@@ -75,6 +75,7 @@ export function createEngageServices(deps: {
       const profileId = await installations.profileOf(p);
       return profileId === undefined ? undefined : { environmentId: p.environmentId, installationId: p.id, profileId };
     },
+    profileOf: (p) => installations.profileOf(p),
     logger: deps.logger,
   });
   const notices = syncNotices.notices;

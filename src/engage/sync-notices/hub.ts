@@ -1,5 +1,8 @@
 import type { ChangeNotices } from '../shared/change-notices';
 
+/** Streams told per turn of the event loop. */
+const SLICE = 1_000;
+
 /** One notice as it travels between processes: what changed, never how (issue 26 point 6). */
 export type Notice =
   | { kind: 'definitions'; environmentId: string }
@@ -53,13 +56,39 @@ export function createNoticeHub(deps: { relay?: NoticeRelay } = {}) {
   };
   const profileKey = (environmentId: string, profileId: string) => `${environmentId}/${profileId}`;
 
-  /** Tells every stream the notice concerns, in this process. */
+  // Streams to tell, worked through in slices on later turns of the event loop: the writer's
+  // answer goes out first, and a change that concerns 10,000 streams never holds other
+  // requests for longer than one slice.
+  const work: { listeners: NoticeListener[]; at: number; reason: NoticeReason; environmentId?: string }[] = [];
+  let draining = false;
+  const drain = () => {
+    let budget = SLICE;
+    while (work.length > 0 && budget > 0) {
+      const w = work[0];
+      const end = Math.min(w.listeners.length, w.at + budget);
+      budget -= end - w.at;
+      // Installation ids are unique across environments; the check costs nothing and keeps a forged id of another environment out.
+      for (; w.at < end; w.at++) {
+        const l = w.listeners[w.at];
+        if (w.environmentId === undefined || l.environmentId === w.environmentId) l.notice(w.reason);
+      }
+      if (w.at >= w.listeners.length) work.shift();
+    }
+    if (work.length > 0) setImmediate(drain);
+    else draining = false;
+  };
+  /** Tells every stream the notice concerns, in this process, from the next turn on. */
   const deliver = (n: Notice): void => {
     const set =
       n.kind === 'definitions' ? byEnvironment.get(n.environmentId) : n.kind === 'installation' ? byInstallation.get(n.id) : byProfile.get(profileKey(n.environmentId, n.id));
-    if (!set) return;
-    // Installation ids are unique across environments; the check costs nothing and keeps a forged id of another environment out.
-    for (const l of [...set]) if (l.environmentId === n.environmentId) l.notice(n.kind);
+    if (set) queue([...set], n.kind, n.environmentId);
+  };
+  const queue = (listeners: NoticeListener[], reason: NoticeReason, environmentId?: string) => {
+    work.push({ listeners, at: 0, reason, environmentId });
+    if (!draining) {
+      draining = true;
+      setImmediate(drain);
+    }
   };
   const said = (n: Notice) => {
     deliver(n);
@@ -98,7 +127,7 @@ export function createNoticeHub(deps: { relay?: NoticeRelay } = {}) {
     },
     /** Every stream: told to sync after a gap in listening. */
     everyone(reason: NoticeReason): void {
-      for (const set of [...byEnvironment.values()]) for (const l of [...set]) l.notice(reason);
+      for (const set of byEnvironment.values()) queue([...set], reason);
     },
   };
 }

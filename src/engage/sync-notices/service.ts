@@ -17,6 +17,8 @@ export function createSyncNoticeService(deps: {
   settings: Omit<StreamSettings, keyof typeof STREAM_DEFAULTS> & Partial<StreamSettings>;
   /** The installation the credential names now (credential valid, environment serving), with its profile. */
   subjectOf: (token: string) => Promise<StreamSubject | undefined>;
+  /** The profile the installation is bound to now; undefined when it is gone. */
+  profileOf: (p: InstallationPrincipal) => Promise<string | null | undefined>;
   logger: Logger;
 }) {
   const hub = createNoticeHub({ relay: deps.relay });
@@ -32,9 +34,10 @@ export function createSyncNoticeService(deps: {
     notices: hub.notices,
     /** A stream for the installation the guard authenticated with `token`. */
     async open(p: InstallationPrincipal, token: string): Promise<ReadableStream<Uint8Array>> {
-      const subject = await deps.subjectOf(token);
-      if (!subject || subject.installationId !== p.id) throw EdgeErrors.unauthorized();
-      return streams.open(subject, token);
+      // The guard has just checked the credential: only the profile is read (one statement).
+      const profileId = await deps.profileOf(p);
+      if (profileId === undefined) throw EdgeErrors.unauthorized();
+      return streams.open({ environmentId: p.environmentId, installationId: p.id, profileId }, token);
     },
     /** `serve`: hears the other processes' notices (PostgreSQL); nothing to hear on SQLite. */
     async listen(): Promise<void> {

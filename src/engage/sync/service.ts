@@ -36,10 +36,7 @@ export interface SyncMetrics {
   syncResponses: { inc(labels: { kind: 'full' | 'delta' | 'unchanged' }): void };
 }
 
-/**
- * How long the due times of scheduled flag changes are kept before they are read again, unless the
- * definitions revision moved on (scheduling and cancelling move it), which reads them at once.
- */
+/** How long the due times of scheduled flag changes are kept before they are read again. */
 const DUE_TTL_MS = 5_000;
 const DEFAULT_REFRESH = 900;
 const MIN_REFRESH = 30;
@@ -65,7 +62,7 @@ export function createSyncService(deps: {
 }) {
   const { store, clock, cursors } = deps;
   const cache = createDefinitionsCache();
-  const dueCache = new Map<string, { readMs: number; revision: number; due: Map<string, number> }>();
+  const dueCache = new Map<string, { readMs: number; due: Map<string, number> }>();
 
   /** One consistent read: PostgreSQL in a REPEATABLE READ transaction, SQLite in the turn's shared read transaction. */
   const consistently = <T>(fn: (s: Stores) => Promise<T>): Promise<T> => {
@@ -154,12 +151,11 @@ export function createSyncService(deps: {
   }
 
   /** The due times of pending scheduled flag changes, read at most every DUE_TTL_MS per environment. */
-  async function dueChanges(environmentId: string, revision: number, nowMs: number): Promise<Map<string, number>> {
+  async function dueChanges(environmentId: string, nowMs: number): Promise<Map<string, number>> {
     const held = dueCache.get(environmentId);
-    if (held && held.revision === revision && nowMs - held.readMs < DUE_TTL_MS) return held.due;
+    if (held && nowMs - held.readMs < DUE_TTL_MS) return held.due;
     const due = await store.flagReads.dueChanges(environmentId);
-    dueCache.delete(environmentId);
-    dueCache.set(environmentId, { readMs: nowMs, revision, due });
+    dueCache.set(environmentId, { readMs: nowMs, due });
     if (dueCache.size > 1024) dueCache.delete(dueCache.keys().next().value!);
     return due;
   }
@@ -167,7 +163,7 @@ export function createSyncService(deps: {
   /** The environment's interval, sooner when a scheduled change of a flag that may concern the installation is due (never under 30 s). */
   async function refreshAfter(environmentId: string, head: SyncHead, defs: Definitions | undefined, now: Date): Promise<number> {
     const base = head.refreshAfterSeconds ?? DEFAULT_REFRESH;
-    const due = await dueChanges(environmentId, head.definitionsRevision, now.getTime());
+    const due = await dueChanges(environmentId, now.getTime());
     let soonest = Infinity;
     for (const [flagKey, dueMs] of due) {
       const flag = defs?.flags.find((f) => f.key === flagKey);
