@@ -29,10 +29,10 @@ export function RulesEditor(props: { rules: RuleDraft[]; variants: string[]; onC
               <Conditions rule={i + 1} conditions={r.conditions} onChange={(conditions) => set(i, { ...r, conditions })} />
               <Outcome rule={i + 1} draft={r} variants={variants} onChange={(x) => set(i, x)} />
               <div class="actions">
-                <button type="button" onClick={() => move(i, -1)} disabled={i === 0} aria-label={`Move rule ${i + 1} up`}>
+                <button type="button" onClick={() => move(i, -1)} disabled={i === 0} aria-label={`Move up rule ${i + 1}`}>
                   Move up
                 </button>
-                <button type="button" onClick={() => move(i, 1)} disabled={i === rules.length - 1} aria-label={`Move rule ${i + 1} down`}>
+                <button type="button" onClick={() => move(i, 1)} disabled={i === rules.length - 1} aria-label={`Move down rule ${i + 1}`}>
                   Move down
                 </button>
                 <button type="button" class="danger" onClick={() => props.onChange(rules.filter((_, j) => j !== i))} aria-label={`Remove rule ${i + 1}`}>
@@ -238,7 +238,7 @@ function SplitEditor(props: { name: string; split: Split[]; variants: string[]; 
                 />
               </td>
               <td>
-                <button type="button" disabled={split.length === 1} onClick={() => props.onChange(split.filter((_, j) => j !== i))} aria-label={`${name}: remove ${s.variant} from the split`}>
+                <button type="button" disabled={split.length === 1} onClick={() => props.onChange(split.filter((_, j) => j !== i))} aria-label={`Remove ${s.variant} from the split of ${name.toLowerCase()}`}>
                   Remove
                 </button>
               </td>
