@@ -3,6 +3,7 @@ import { createHarness, type Harness } from '../../../test/helpers/harness';
 import { ACTOR } from '../../../test/fixtures/actor';
 import { flagFile } from '../../../test/fixtures/flags';
 import { bootstrap, ingest, op, setupEnvironment } from '../../../test/fixtures/engage';
+import { docsExample } from '../../../test/helpers/docs-examples';
 import type { FlagDefinition } from './schemas';
 
 describe('feature flags administration (create, update, archive, restore, rollback, versions)', () => {
@@ -111,6 +112,15 @@ describe('feature flags administration (create, update, archive, restore, rollba
     await expect(f().archive(env, 'managed', ACTOR)).rejects.toMatchObject({ code: 'configuration_managed' });
     await expect(f().update({ environment: env, key: 'managed', file: flagFile({ key: 'managed', description: 'x' }) }, ACTOR)).rejects.toMatchObject({ code: 'configuration_managed' });
     expect((await f().update({ environment: env, key: 'managed', file: flagFile({ key: 'managed', description: 'x' }) }, ACTOR, { allowManaged: true, origin: 'APPLY' })).view.version).toBe(2);
+  });
+
+  it('accepts the flag file and the experiment rule of docs/flags.md', async () => {
+    await h.services.engage.environments.createApp({ environment: env, platform: 'ANDROID', name: 'shop-android' }, ACTOR);
+    const file = docsExample('flags.md', 'flag-file');
+    const rules = [...(file.rules as unknown[]), docsExample('flags.md', 'experiment-rule')];
+    const created = await f().create({ environment: env, file: { ...file, key: 'docs-example', rules } }, ACTOR);
+    expect(created.definition.targetApps).toHaveLength(2);
+    expect(created.definition.rules[2].experiment?.experimentId).toBe('checkout-2026-03');
   });
 
   it("keeps environments apart: another environment's flag is not found from this one", async () => {
