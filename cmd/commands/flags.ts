@@ -91,12 +91,12 @@ export function registerFlags(program: Command): void {
   withCommon(flags.command('show').description('a flag with its current definition, or one of its versions'))
     .argument('<key>', 'flag key')
     .requiredOption('--environment <env>', 'environment id or name')
-    .option('--version <n>', 'that version instead of the current one', positive('--version'))
+    .option('--flag-version <n>', 'that version instead of the current one', positive('--flag-version'))
     .action(
-      action(async (key: string, opts: EnvOpts & { version?: number }) => {
+      action(async (key: string, opts: EnvOpts & { flagVersion?: number }) => {
         await withServices(opts, async ({ services, json }) => {
-          if (opts.version !== undefined) {
-            const v = await services.engage.flags.version(opts.environment, key, opts.version);
+          if (opts.flagVersion !== undefined) {
+            const v = await services.engage.flags.version(opts.environment, key, opts.flagVersion);
             if (json) output(true, v);
             else {
               output(false, v, VERSION_COLUMNS);

@@ -127,7 +127,7 @@ export function flagAdminRoutes(deps: { flags: FlagService; schedules: FlagSched
     admin.post(`${one}/schedules`, guard(manage), adminRoute(
       adminDoc('Schedule changes of a feature flag: a definition at a time, or a rollout plan (one change per step)', {
         params: FLAG,
-        body: { schema: S.ScheduleRequest, example: { rollout: { rule: 0, variant: 'on', steps: [{ at: '2026-03-01T09:00:00Z', percentage: 25 }, { at: '2026-03-02T09:00:00Z', percentage: 50 }, { at: '2026-03-03T09:00:00Z', percentage: 100 }] } } },
+        body: { schema: S.ScheduleRequest, example: { rollout: { rule: 0, variant: 'on', steps: [{ at: '2027-03-01T09:00:00Z', percentage: 25 }, { at: '2027-03-02T09:00:00Z', percentage: 50 }, { at: '2027-03-03T09:00:00Z', percentage: 100 }] } } },
         responses: { 201: { description: 'the scheduled changes, by due time', schema: S.ScheduleList } },
         errors: { 400: BAD, 404: 'flag_not_found', 409: 'too_many_schedules, configuration_managed' },
       }),

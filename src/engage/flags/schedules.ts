@@ -160,6 +160,9 @@ export function createFlagSchedules(deps: {
     const changes = await changesOf(env.id, row.key, JSON.parse(row.definition) as FlagDefinition, input, nowMs);
     const ids = changes.map(() => newId());
     await store.tx(async (tx) => {
+      // The definitions revision moves on (no flag row does: no document is sent again), so every
+      // process's sync reads the environment's due times afresh and tells the SDKs concerned to come back sooner.
+      await nextDefinitionRevisionIn(tx, env.id, at);
       const pending = await tx.flags.pendingCount(env.id, row.key);
       if (pending + changes.length > ScheduleBounds.pendingPerFlag) throw FlagErrors.tooManySchedules(row.key, ScheduleBounds.pendingPerFlag);
       for (let i = 0; i < changes.length; i++) {
@@ -235,6 +238,7 @@ export function createFlagSchedules(deps: {
       if (!s || s.flagKey !== row.key) throw FlagErrors.scheduleNotFound(id);
       const at = clock.now().toISOString();
       const done = await store.tx(async (tx) => {
+        await nextDefinitionRevisionIn(tx, env.id, at);
         if (!(await tx.flags.settleSchedule(env.id, s.id, 'CANCELLED', null, at))) return false;
         await auditIn(tx, actor, 'flag.schedule_cancelled', { type: 'flag', id: row.key }, { environmentId: env.id, key: row.key, scheduleId: s.id, at: new Date(s.dueMs).toISOString() }, at);
         tx.afterCommit(() => notices.definitionsChanged(env.id));

@@ -132,7 +132,6 @@ export function deriveDocuments(
         documents.push({ module, key: PREFERENCE_KEYS.list(list.key), payload: listPayload(list.definition, f), sources: { def: list.revision, inst: true, prof: true } });
       }
       documents.push({ module, key: PREFERENCE_KEYS.quietHours, payload: quietHoursPayload(f), sources: { def: 0, inst: true, prof: true } });
-      documents.sort(byKey);
     } else if (module === 'PUSH') {
       for (const ch of defs.channelsOf(f.appId)) {
         const key = ch.definition.kind === 'IOS_CATEGORY' ? PUSH_KEYS.category(ch.key) : PUSH_KEYS.channel(ch.key);
@@ -145,16 +144,16 @@ export function deriveDocuments(
         payload: { subscription: f.pushSubscription, permission: f.pushPermission, tokenHeld: f.pushTokenHeld, privacy: f.privacy },
         sources: { def: 0, inst: true, prof: false },
       });
-      documents.sort(byKey);
     }
     // IN_APP: its documents come with the in-app messages (issue 27); none yet.
   }
-  return { documents: sortWithinModules(documents, modules), tombstones };
+  // Code-unit order of keys, never the database's collation: the same order on every engine and process.
+  return { documents: sortWithinModules(documents, modules), tombstones: sortWithinModules(tombstones, modules) };
 }
 
 const byKey = (a: { key: string }, b: { key: string }) => (a.key < b.key ? -1 : a.key > b.key ? 1 : 0);
 
-function sortWithinModules(docs: SyncDocument[], modules: readonly SdkModule[]): SyncDocument[] {
+function sortWithinModules<D extends { module: SdkModule; key: string }>(docs: D[], modules: readonly SdkModule[]): D[] {
   const order = new Map(modules.map((m, i) => [m, i]));
   return docs.sort((a, b) => order.get(a.module)! - order.get(b.module)! || byKey(a, b));
 }

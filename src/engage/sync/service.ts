@@ -36,7 +36,10 @@ export interface SyncMetrics {
   syncResponses: { inc(labels: { kind: 'full' | 'delta' | 'unchanged' }): void };
 }
 
-/** How long the due times of scheduled flag changes are kept before they are read again. */
+/**
+ * How long the due times of scheduled flag changes are kept before they are read again, unless the
+ * definitions revision moved on (scheduling and cancelling move it), which reads them at once.
+ */
 const DUE_TTL_MS = 5_000;
 const DEFAULT_REFRESH = 900;
 const MIN_REFRESH = 30;
@@ -62,7 +65,7 @@ export function createSyncService(deps: {
 }) {
   const { store, clock, cursors } = deps;
   const cache = createDefinitionsCache();
-  const dueCache = new Map<string, { readMs: number; due: Map<string, number> }>();
+  const dueCache = new Map<string, { readMs: number; revision: number; due: Map<string, number> }>();
 
   /** One consistent read: PostgreSQL in a REPEATABLE READ transaction, SQLite in the turn's shared read transaction. */
   const consistently = <T>(fn: (s: Stores) => Promise<T>): Promise<T> => {
@@ -151,11 +154,12 @@ export function createSyncService(deps: {
   }
 
   /** The due times of pending scheduled flag changes, read at most every DUE_TTL_MS per environment. */
-  async function dueChanges(environmentId: string, nowMs: number): Promise<Map<string, number>> {
+  async function dueChanges(environmentId: string, revision: number, nowMs: number): Promise<Map<string, number>> {
     const held = dueCache.get(environmentId);
-    if (held && nowMs - held.readMs < DUE_TTL_MS) return held.due;
+    if (held && held.revision === revision && nowMs - held.readMs < DUE_TTL_MS) return held.due;
     const due = await store.flagReads.dueChanges(environmentId);
-    dueCache.set(environmentId, { readMs: nowMs, due });
+    dueCache.delete(environmentId);
+    dueCache.set(environmentId, { readMs: nowMs, revision, due });
     if (dueCache.size > 1024) dueCache.delete(dueCache.keys().next().value!);
     return due;
   }
@@ -163,7 +167,7 @@ export function createSyncService(deps: {
   /** The environment's interval, sooner when a scheduled change of a flag that may concern the installation is due (never under 30 s). */
   async function refreshAfter(environmentId: string, head: SyncHead, defs: Definitions | undefined, now: Date): Promise<number> {
     const base = head.refreshAfterSeconds ?? DEFAULT_REFRESH;
-    const due = await dueChanges(environmentId, now.getTime());
+    const due = await dueChanges(environmentId, head.definitionsRevision, now.getTime());
     let soonest = Infinity;
     for (const [flagKey, dueMs] of due) {
       const flag = defs?.flags.find((f) => f.key === flagKey);

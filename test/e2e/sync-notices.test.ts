@@ -1,0 +1,111 @@
+/**
+ * The sync's change notices (issue 26 point 6) on the built executable: an installation's
+ * stream (GET /v1/sdk/sync/events) hears a write within a second, through another `engage
+ * serve` process on PostgreSQL (LISTEN/NOTIFY) and from a CLI command (NOTIFY only); it sends
+ * heartbeats, closes after --sync-stream-idle, and /metrics counts it. On SQLite one process
+ * serves: the write goes through it.
+ */
+import { randomUUID } from 'node:crypto';
+import { writeFile } from 'node:fs/promises';
+import path from 'node:path';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { createSandbox, freePort, type RunningServer, type Sandbox } from '../helpers/binary';
+import { EventReader, SYNC_EVENT } from '../helpers/sse';
+
+const ON_POSTGRES = process.env.ENGAGE_TEST_ENGINE === 'postgres';
+
+let sb: Sandbox;
+const servers: RunningServer[] = [];
+let writer: string; // where writes go
+let listener: string; // where the stream is (another process on PostgreSQL)
+let appKey: string;
+const readers: EventReader[] = [];
+
+beforeAll(async () => {
+  sb = await createSandbox({ prefix: 'engage-sync-notices-' });
+  await sb.cli(['environments', 'create', '--name', 'prod']);
+  appKey = (await sb.cliJson<{ appKey: string }>(['apps', 'create', '--environment', 'prod', '--platform', 'IOS', '--name', 'ios'])).appKey;
+  const args = ['--sync-stream-idle', '2'];
+  const env = { ENGAGE_SYNC_STREAM_HEARTBEAT: '1' };
+  servers.push(await sb.serve({ args, env }));
+  writer = `http://127.0.0.1:${sb.port}`;
+  if (ON_POSTGRES) {
+    const port = await freePort();
+    servers.push(await sb.serve({ port, args, env }));
+    listener = `http://127.0.0.1:${port}`;
+  } else listener = writer;
+}, 60_000);
+afterAll(async () => {
+  for (const r of readers) await r.cancel();
+  for (const s of servers) await s.stop();
+  await sb?.cleanup();
+});
+
+async function installation(): Promise<{ installationId: string; credential: string }> {
+  const res = await fetch(`${writer}/v1/sdk/installations`, {
+    method: 'POST',
+    headers: { 'content-type': 'application/json', 'x-service-app-key': appKey },
+    body: JSON.stringify({ platform: 'IOS', sdkVersion: '1.0.0', appVersion: '1.0.0', osVersion: '17.0', deviceModel: 'iPhone', locale: 'en-US', timezone: 'Europe/Paris' }),
+  });
+  expect(res.status).toBe(201);
+  return (await res.json()) as { installationId: string; credential: string };
+}
+
+async function stream(credential: string): Promise<EventReader> {
+  const res = await fetch(`${listener}/v1/sdk/sync/events`, { headers: { authorization: `Bearer ${credential}` } });
+  expect(res.status).toBe(200);
+  expect(res.headers.get('content-type')).toBe('text/event-stream; charset=utf-8');
+  const r = new EventReader(res.body);
+  readers.push(r);
+  expect(await r.next()).toBe('retry: 5000\n:');
+  return r;
+}
+
+const attributes = (credential: string) =>
+  fetch(`${writer}/v1/sdk/operations:batch`, {
+    method: 'POST',
+    headers: { 'content-type': 'application/json', authorization: `Bearer ${credential}` },
+    body: JSON.stringify({
+      batchId: randomUUID(),
+      operations: [{ operationId: randomUUID(), generation: 0, type: 'INSTALLATION_ATTRIBUTES_EDITED', occurredAt: new Date().toISOString(), payload: { set: { plan: 'pro' } } }],
+    }),
+  });
+
+describe('GET /v1/sdk/sync/events on the executable', () => {
+  it(`a write${ON_POSTGRES ? ' through another process' : ''} reaches the installation's stream within a second; another installation's stream hears nothing`, async () => {
+    const a = await installation();
+    const b = await installation();
+    const [ra, rb] = [await stream(a.credential), await stream(b.credential)];
+    const started = Date.now();
+    expect((await attributes(a.credential)).status).toBe(202);
+    expect(await ra.nextEvent(1_000)).toBe(SYNC_EVENT);
+    expect(Date.now() - started).toBeLessThan(1_000);
+    expect(await rb.nextEvent(300)).toBe('timeout');
+  });
+
+  it(`a list created by the CLI ${ON_POSTGRES ? 'reaches the streams of its environment (NOTIFY)' : 'is heard at the next sync only (a command cannot reach the server)'}`, async () => {
+    const a = await installation();
+    const ra = await stream(a.credential);
+    const file = path.join(sb.dir, 'news.json');
+    await writeFile(file, JSON.stringify({ key: `news${Date.now()}`, displayName: 'News', channels: ['PUSH'] }));
+    await sb.cli(['lists', 'create', '--environment', 'prod', '--file', file]);
+    // On PostgreSQL the command's NOTIFY reaches the serving process; on SQLite a command
+    // cannot reach a server: the SDK's periodic sync covers it (docs/sync.md).
+    expect(await ra.nextEvent(ON_POSTGRES ? 1_000 : 500)).toBe(ON_POSTGRES ? SYNC_EVENT : 'timeout');
+  });
+
+  it('heartbeats while quiet, the end of the stream after --sync-stream-idle, and /metrics counts the open streams', async () => {
+    const a = await installation();
+    const metrics = async () => Number(/^engage_sync_streams_open (\d+)$/m.exec(await (await fetch(`${listener}/metrics`)).text())?.[1]);
+    for (const r of readers.splice(0)) await r.cancel();
+    for (let i = 0; i < 50 && (await metrics()) !== 0; i++) await new Promise((r) => setTimeout(r, 20));
+    expect(await metrics()).toBe(0);
+    const ra = await stream(a.credential);
+    expect(await metrics()).toBe(1);
+    const opened = Date.now();
+    expect(await ra.next(1_600)).toBe(':');
+    expect(await ra.nextEvent(3_000)).toBe('closed');
+    expect(Date.now() - opened).toBeGreaterThanOrEqual(1_900);
+    expect(await metrics()).toBe(0);
+  });
+});
