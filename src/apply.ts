@@ -76,6 +76,7 @@ export async function applyAll(
       flags: engage.flags,
       lists: engage.lists,
       pushChannels: engage.pushChannels,
+      syncSettings: engage.syncSettings,
       marks: { environments: createEnvironmentApplyService({ store, clock }), messaging: createMessagingApplyService({ store, clock }) },
       tenantIdOf,
       tenantDeclared: (slug) => slugs.has(slug),

@@ -1,3 +1,4 @@
+import type { SyncSettingsService } from '../definitions/settings';
 import { DomainError } from '../../platform/errors';
 import type { AuditActor } from '../shared/audit';
 import type { EnvironmentApplyService } from '../environments/managed';
@@ -57,6 +58,8 @@ export interface EngageApplyDeps {
   /** Subscription lists and push channels/categories (issue 26): created, or replaced when the file differs. */
   lists: PreferenceService;
   pushChannels: PushChannelService;
+  /** An environment's sync settings (issue 26): `syncRefreshAfterSeconds`. */
+  syncSettings: SyncSettingsService;
   marks: { environments: EnvironmentApplyService; messaging: MessagingApplyService };
   /** The id of the identity tenant with this slug, or undefined (the composition asks identity). */
   tenantIdOf: (slug: string) => Promise<string | undefined>;
@@ -154,18 +157,26 @@ async function walk(deps: EngageApplyDeps, environments: readonly ApplyEnvironme
       if (write) {
         env = await at(where, () => deps.environments.create({ name: e.name, displayName: e.displayName, identityTenantId: tenantId ?? null }, actor, { tenantExists: deps.tenantExists }));
         await deps.marks.environments.markEnvironment(env.id, actor);
+        const created = env;
+        if (e.syncRefreshAfterSeconds !== undefined) await at(where, () => deps.syncSettings.update(created.id, { refreshAfterSeconds: e.syncRefreshAfterSeconds }, actor, allow));
       }
     } else {
       const changes: string[] = [];
       if (e.displayName !== undefined && e.displayName !== env.displayName) changes.push('displayName');
       if (e.identityTenant !== undefined && tenantId !== (env.identityTenantId ?? null)) changes.push('identityTenant');
+      const refresh = e.syncRefreshAfterSeconds;
+      if (refresh !== undefined && refresh !== (await deps.syncSettings.show(env.id)).refreshAfterSeconds) changes.push('syncRefreshAfterSeconds');
       if (env.configurationManaged !== 1) changes.push('adopt');
       step('environment', e.name, 'update', changes);
-      if (write && changes.some((c) => c !== 'adopt')) {
+      if (write && changes.some((c) => c === 'displayName' || c === 'identityTenant')) {
         const current = env;
         await at(where, () =>
           deps.environments.update(current.id, { ...(changes.includes('displayName') ? { displayName: e.displayName } : {}), ...(changes.includes('identityTenant') ? { identityTenantId: tenantId ?? null } : {}) }, actor, { ...allow, tenantExists: deps.tenantExists }),
         );
+      }
+      if (write && changes.includes('syncRefreshAfterSeconds')) {
+        const current = env;
+        await at(`${where}.syncRefreshAfterSeconds`, () => deps.syncSettings.update(current.id, { refreshAfterSeconds: refresh }, actor, allow));
       }
       if (write && changes.includes('adopt')) await deps.marks.environments.markEnvironment(env.id, actor);
     }

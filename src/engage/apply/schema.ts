@@ -1,5 +1,6 @@
 import { Strict, T, type Static } from '../../platform/http/schema';
 import { BundleId, EnvironmentName } from '../environments/schemas';
+import { SyncSettingsUpdate } from '../definitions/settings';
 import { TestGroupCreate } from '../messaging/admin-schemas';
 import { FreeObject, KEY_PATTERN, Platform } from '../shared/schemas';
 import { ListFile } from '../preferences/schemas';
@@ -74,6 +75,8 @@ export const ApplyEnvironment = Strict({
   displayName: T.Optional(T.String({ minLength: 1, maxLength: 100, pattern: '\\S' })),
   /** The slug of the identity tenant whose subjects are the environment's external ids. */
   identityTenant: T.Optional(T.String({ minLength: 1, maxLength: 63 })),
+  /** The environment's sync refresh interval (docs/sync.md "Settings"). */
+  syncRefreshAfterSeconds: T.Optional(SyncSettingsUpdate.properties.refreshAfterSeconds),
   apps: T.Optional(T.Array(ApplyApp)),
   accessKeys: T.Optional(T.Array(ApplyAccessKey)),
   templates: T.Optional(T.Array(ApplyTemplate)),
