@@ -159,13 +159,23 @@ export function newRule(variants: string[]): RuleDraft {
   return { conditions: [newCondition()], serve: 'rollout', variant: a, split: [{ variant: a, weight: 0 }, { variant: b, weight: BUCKETS }], experimentId: '', coverage: BUCKETS };
 }
 
+/**
+ * equals, in and notIn on an installation's or profile's own attribute compare values of any
+ * scalar type: there `5` is a number, `true` a boolean and `"5"` the text 5, so a flag read and
+ * saved again keeps each value's type. Elsewhere the server takes text only (numbers for lt…gte).
+ */
+const typedScalars = (attribute: string, operator: string) => attribute.includes('.attributes.') && ['equals', 'in', 'notIn'].includes(operator);
+const looksTyped = (t: string) => t === 'true' || t === 'false' || t.startsWith('"') || (t.trim() !== '' && Number.isFinite(Number(t)));
+
 function conditionDraft(c: Condition): ConditionDraft {
   const keyed = KEYED_ATTRIBUTES.find((p) => c.attribute.startsWith(p));
+  const typed = typedScalars(c.attribute, c.operator);
+  const text = (v: string | number | boolean) => (typeof v !== 'string' ? String(v) : typed && looksTyped(v) ? JSON.stringify(v) : v);
   return {
     attribute: keyed ?? c.attribute,
     attributeKey: keyed ? c.attribute.slice(keyed.length) : '',
     operator: c.operator,
-    values: (c.values ?? []).map(valueText).join(', '),
+    values: (c.values ?? []).map(text).join(', '),
     negate: !!c.negate,
   };
 }
@@ -215,17 +225,27 @@ function variantValue(kind: FlagKind, v: VariantDraft): unknown {
   }
 }
 
-/** Comma-separated values: numbers for the numeric comparisons, text otherwise. */
-function conditionValues(c: ConditionDraft): (string | number)[] | undefined {
+/** Comma-separated values: numbers for the numeric comparisons, typed scalars where they apply, text otherwise. */
+function conditionValues(c: ConditionDraft, attribute: string): (string | number | boolean)[] | undefined {
   if (c.operator === 'exists') return undefined;
   const parts = c.values.split(',').map((s) => s.trim()).filter((s) => s !== '');
-  return NUMERIC_OPS.includes(c.operator) ? parts.map((p) => (Number.isFinite(Number(p)) ? Number(p) : p)) : parts;
+  if (NUMERIC_OPS.includes(c.operator)) return parts.map((p) => (Number.isFinite(Number(p)) ? Number(p) : p));
+  if (!typedScalars(attribute, c.operator)) return parts;
+  return parts.map((p) => {
+    if (!looksTyped(p)) return p;
+    try {
+      return JSON.parse(p) as string | number | boolean;
+    } catch {
+      return p;
+    }
+  });
 }
 
 function ruleOf(r: RuleDraft): Rule {
   const conditions = r.conditions.map((c) => {
-    const values = conditionValues(c);
-    return { attribute: KEYED_ATTRIBUTES.includes(c.attribute) ? c.attribute + c.attributeKey : c.attribute, operator: c.operator, ...(values ? { values } : {}), ...(c.negate ? { negate: true } : {}) };
+    const attribute = KEYED_ATTRIBUTES.includes(c.attribute) ? c.attribute + c.attributeKey : c.attribute;
+    const values = conditionValues(c, attribute);
+    return { attribute, operator: c.operator, ...(values ? { values } : {}), ...(c.negate ? { negate: true } : {}) };
   });
   const out: Rule = conditions.length ? { conditions } : {};
   if (r.serve === 'variant') out.variant = r.variant;
