@@ -12,6 +12,9 @@
 //          [--rate N (paced sends/s for the latency run; default: as fast as possible)]
 //          [--amount N (admit exactly N sends instead of --duration: runs then batch the same work)]
 //          [--database-url postgres://… (an empty database)]
+//          [--preferences (issue 26: the template names a subscription list and has normal priority,
+//           and every profile has quiet hours outside the run: admission reads the list, the
+//           choices and the quiet hours of every recipient, and defers nothing)]
 import autocannon from 'autocannon';
 import { execFileSync, spawn } from 'node:child_process';
 import { generateKeyPairSync, randomBytes, randomUUID, sign } from 'node:crypto';
@@ -34,6 +37,7 @@ const { values: args } = parseArgs({
     rate: { type: 'string' },
     amount: { type: 'string' },
     'database-url': { type: 'string' },
+    preferences: { type: 'boolean', default: false },
   },
 });
 const BIN = args.bin;
@@ -119,6 +123,12 @@ writeFileSync(
     rateLimitPerMinute: 1_000_000,
   }),
 );
+if (args.preferences) {
+  writeFileSync(f('list.json'), JSON.stringify({ key: 'bench-news', displayName: 'Bench news', channels: ['PUSH'] }));
+  cli('lists', 'create', '--environment', env.id, '--file', f('list.json'));
+  const t = JSON.parse(readFileSync(f('template.json'), 'utf8'));
+  writeFileSync(f('template.json'), JSON.stringify({ ...t, list: 'bench-news', priority: 'normal' }));
+}
 cli('templates', 'create', '--environment', env.id, '--file', f('template.json'));
 cli('templates', 'publish', 'bench.receipt', '--environment', env.id);
 
@@ -132,7 +142,13 @@ try {
       const auth = { authorization: `Bearer ${s.credential}` };
       await post(`${url}/v1/sdk/operations:batch`, { batchId: randomUUID(), operations: [op('PUSH_PERMISSION_SET', { state: 'AUTHORIZED' }), op('PUSH_TOKEN_SET', { token: randomBytes(32).toString('hex') })] }, auth);
       const { code } = await post(`${url}/v1/sdk/installation/binding-code`, undefined, auth);
-      await post(`${url}/v1/installation-binding-transitions`, { bindingCode: code, target: { externalId: `user-${u}` } }, { authorization: `Bearer ${accessKey}`, 'idempotency-key': randomUUID() });
+      const bound = await post(`${url}/v1/installation-binding-transitions`, { bindingCode: code, target: { externalId: `user-${u}` } }, { authorization: `Bearer ${accessKey}`, 'idempotency-key': randomUUID() });
+      if (args.preferences && k === 0) {
+        // Quiet hours that start two hours from now (UTC) and last one: outside them for the whole run.
+        const hhmm = (h) => `${String((new Date().getUTCHours() + h) % 24).padStart(2, '0')}:00`;
+        const quiet = { ...op('PROFILE_ATTRIBUTES_EDITED', { set: { quiet_hours: { start: hhmm(2), end: hhmm(3) }, time_zone: 'UTC' } }), generation: bound.generation };
+        await post(`${url}/v1/sdk/operations:batch`, { batchId: randomUUID(), operations: [quiet] }, auth);
+      }
     }
   }
 
@@ -195,6 +211,7 @@ try {
 
   const result = {
     engine: args['database-url'] ? 'postgres' : 'sqlite',
+    preferences: args.preferences,
     sends: { admitted: admission['2xx'], perSecond: Math.round(sendsPerSecond), non2xx: admission.non2xx, latencyMs: { p50: admission.latency.p50, p99: admission.latency.p99, max: admission.latency.max } },
     deliveries: { admitted: admittedDeliveries, delivered, perSecond: Math.round(delivered / deliverySeconds), duplicates, cpuUsPerDelivery: { process: +((processMs * 1000) / delivered).toFixed(1), mainThread: +((mainMs * 1000) / delivered).toFixed(1) } },
     loadAverage: Number(readFileSync('/proc/loadavg', 'utf8').split(' ')[0]),
