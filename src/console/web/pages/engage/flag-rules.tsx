@@ -247,7 +247,7 @@ function SplitEditor(props: { name: string; split: Split[]; variants: string[]; 
         </tbody>
       </table>
       <p class={sum === BUCKETS ? 'muted' : 'warning'} role="status">
-        Weights sum to {sum} of 10,000{sum === BUCKETS ? '.' : ': they must sum to exactly 10,000.'}
+        Weights sum to {sum.toLocaleString('en-US')} of 10,000{sum === BUCKETS ? '.' : ': they must sum to exactly 10,000.'}
       </p>
       <button type="button" onClick={() => props.onChange([...split, { variant: props.variants[0] ?? '', weight: 0 }])}>
         Add a variant to the split
