@@ -6,7 +6,7 @@
  */
 import { ENGAGE_ADMIN_API } from '../../platform/operator-apis';
 import { pageOf, pageQuery } from '../../platform/http/pagination';
-import { DateTime, T } from '../../platform/http/schema';
+import { DateTime, Strict, T } from '../../platform/http/schema';
 import { adminDoc, adminRoute, type EngageAdminRoutes } from '../admin/routing';
 import { adminActor } from '../admin/guards';
 import { FreeObject } from '../shared/schemas';
@@ -21,6 +21,15 @@ const CHANNEL = { ...APP, channelKey: T.String({ minLength: 1, maxLength: 128, d
 const EXAMPLE = { key: 'orders', kind: 'ANDROID_CHANNEL', name: 'Orders', description: 'Shipping and delivery', importance: 'HIGH', sound: 'chime' };
 /** Checked by the service against the schema of the kind it names (a union's refusal would name no field). */
 const Body = { schema: PushChannelFile, check: FreeObject(), example: EXAMPLE };
+/** An update's body: the same, its key optional (it cannot change). */
+const UpdateBody = {
+  schema: T.Union([
+    Strict({ ...AndroidChannelFile.properties, key: T.Optional(AndroidChannelFile.properties.key) }),
+    Strict({ ...IosCategoryFile.properties, key: T.Optional(IosCategoryFile.properties.key) }),
+  ]),
+  check: FreeObject(),
+  example: EXAMPLE,
+};
 
 const Meta = {
   environmentId: T.String(),
@@ -63,7 +72,7 @@ export function pushChannelAdminRoutes(deps: { pushChannels: PushChannelService 
     ));
     admin.put(`${base}/:channelKey`, guard(manage), adminRoute(
       adminDoc('Replace a notification channel’s or category’s definition (the key may be left out; it cannot change)', {
-        params: CHANNEL, body: Body,
+        params: CHANNEL, body: UpdateBody,
         responses: { 200: { description: 'the channel or category', schema: PushChannel } },
         errors: { 400: BAD, 404: 'unknown_app, push_channel_not_found', 409: 'configuration_managed' },
       }),
