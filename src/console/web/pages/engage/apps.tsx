@@ -149,7 +149,7 @@ export function AppDetail({ environmentId, appId }: { environmentId: string; app
             )}
           </dl>
           <CredentialsSection environmentId={environmentId} app={app} />
-          <PushChannelsSection environmentId={environmentId} app={app} />
+          <PushChannelsSection key={app.id} environmentId={environmentId} app={app} />
           <AppEdit environmentId={environmentId} app={app} onSaved={(a) => { setNotice(`Saved ${a.name}.`); if (a.id !== appId) navigate(appPath(environmentId, a.id)); else reload(); }} />
           <h2>Disable or delete</h2>
           <p>Disabling keeps the app and its installations; deleting is possible only for an app with no installations and no provider credentials.</p>
