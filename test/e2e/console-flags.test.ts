@@ -163,6 +163,14 @@ describeBrowser('console: feature flags, subscription lists and push channels', 
     await schedules.getByText('pending').waitFor();
     await schedules.getByRole('button', { name: /^Cancel the change due/ }).click();
     await schedules.getByText('cancelled').waitFor();
+
+    // Archive: devices lose the flag (a tombstone); restore: they get it again.
+    await page.getByRole('button', { name: 'Archive', exact: true }).click();
+    await status('Archived as version 6');
+    expect(await synced(fresh, 'FEATURE_FLAGS', 'new-checkout')).toBeUndefined();
+    await page.getByRole('button', { name: 'Restore', exact: true }).click();
+    await status('Restored as version 7.');
+    expect(await synced(fresh, 'FEATURE_FLAGS', 'new-checkout')).toMatchObject({ reason: 'SPLIT' });
   });
 
   it('edits the rule form with the keyboard alone', async () => {
