@@ -180,10 +180,12 @@ export function createFlagSchedules(deps: {
   }
 
   /**
-   * Applies a scheduled change (the work item's run): the definitions revision first, then the
-   * row PENDING → APPLIED with the flag's next version (origin SCHEDULE, actor who scheduled it),
-   * in one transaction. Nothing when it is no longer PENDING (cancelled, or applied by an
-   * earlier run whose settle was lost).
+   * Applies a scheduled change (the work item's run), and every pending change of the same flag
+   * due before it, in due order: the definitions revision first, then each row PENDING → APPLIED
+   * with the flag's next version (origin SCHEDULE, actor who scheduled it), in one transaction.
+   * Two steps of a rollout due together (a server down over both times) thus apply in their
+   * order, whichever item runs first; the other then finds nothing PENDING and does nothing, as
+   * does a repeated run or one that raced a cancel.
    */
   async function apply(w: FlagScheduleWork): Promise<'applied' | 'unchanged' | 'skipped' | 'failed'> {
     const at = clock.now().toISOString();
@@ -192,26 +194,32 @@ export function createFlagSchedules(deps: {
         const revision = await nextDefinitionRevisionIn(tx, w.environmentId, at);
         const s = await tx.flags.schedule(w.environmentId, w.scheduleId);
         if (!s || s.status !== 'PENDING') throw new NotPending();
-        const cur = await tx.flags.find(w.environmentId, s.flagKey);
-        if (!cur) {
-          if (!(await tx.flags.settleSchedule(w.environmentId, s.id, 'FAILED', null, at))) throw new NotPending();
-          return 'failed';
+        const earlier = (await tx.flags.schedules(w.environmentId, s.flagKey, 'PENDING', ScheduleBounds.pendingPerFlag, 0)).filter((x) => x.dueMs <= s.dueMs && x.id !== s.id);
+        let outcome: 'applied' | 'unchanged' | 'failed' = 'unchanged';
+        for (const x of [...earlier, s]) {
+          const cur = await tx.flags.find(w.environmentId, x.flagKey);
+          if (!cur) {
+            if (!(await tx.flags.settleSchedule(w.environmentId, x.id, 'FAILED', null, at))) throw new NotPending();
+            outcome = 'failed';
+            continue;
+          }
+          const before = JSON.parse(cur.definition) as FlagDefinition;
+          const def = JSON.parse(x.definition) as FlagDefinition;
+          if (canonicalJson(before) === canonicalJson(def)) {
+            if (!(await tx.flags.settleSchedule(w.environmentId, x.id, 'APPLIED', cur.version, at))) throw new NotPending();
+            continue;
+          }
+          const version = cur.version + 1;
+          if (!(await tx.flags.settleSchedule(w.environmentId, x.id, 'APPLIED', version, at))) throw new NotPending();
+          await tx.flags.replace(w.environmentId, x.flagKey, cur.version, { status: def.status, version, revision, definition: x.definition }, at);
+          await tx.flags.insertVersion(w.environmentId, x.flagKey, { version, definition: x.definition, origin: 'SCHEDULE', actor: x.actor }, at);
+          await auditIn(tx, { subject: x.actor, clientId: null }, 'flag.updated', { type: 'flag', id: x.flagKey }, {
+            environmentId: w.environmentId, key: x.flagKey, version, origin: 'SCHEDULE', scheduleId: x.id, changes: diffFlags(before, def),
+          }, at);
+          outcome = 'applied';
         }
-        const before = JSON.parse(cur.definition) as FlagDefinition;
-        const def = JSON.parse(s.definition) as FlagDefinition;
-        if (canonicalJson(before) === canonicalJson(def)) {
-          if (!(await tx.flags.settleSchedule(w.environmentId, s.id, 'APPLIED', cur.version, at))) throw new NotPending();
-          return 'unchanged';
-        }
-        const version = cur.version + 1;
-        if (!(await tx.flags.settleSchedule(w.environmentId, s.id, 'APPLIED', version, at))) throw new NotPending();
-        await tx.flags.replace(w.environmentId, s.flagKey, cur.version, { status: def.status, version, revision, definition: s.definition }, at);
-        await tx.flags.insertVersion(w.environmentId, s.flagKey, { version, definition: s.definition, origin: 'SCHEDULE', actor: s.actor }, at);
-        await auditIn(tx, { subject: s.actor, clientId: null }, 'flag.updated', { type: 'flag', id: s.flagKey }, {
-          environmentId: w.environmentId, key: s.flagKey, version, origin: 'SCHEDULE', scheduleId: s.id, changes: diffFlags(before, def),
-        }, at);
-        tx.afterCommit(() => notices.definitionsChanged(w.environmentId));
-        return 'applied';
+        if (outcome === 'applied') tx.afterCommit(() => notices.definitionsChanged(w.environmentId));
+        return outcome;
       });
     } catch (e) {
       if (e instanceof NotPending) return 'skipped';

@@ -1,5 +1,5 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { createHarness, type Harness } from '../../../test/helpers/harness';
+import { createHarness, TEST_ENGINE, type Harness } from '../../../test/helpers/harness';
 import { ACTOR } from '../../../test/fixtures/actor';
 import { flagFile } from '../../../test/fixtures/flags';
 import { bootstrap, ingest, op, setupEnvironment } from '../../../test/fixtures/engage';
@@ -182,6 +182,47 @@ describe('scheduled flag changes (durable work) and exposures', () => {
     expect((await s().list(env, 'new-checkout', 'PENDING', { page: 0, size: 50 })).items).toEqual([]);
   });
 
+  it('applies a change as stated even when the flag was edited after it was scheduled (docs/decisions.md)', async () => {
+    const [change] = await s().schedule(env, 'new-checkout', { at: at(60), definition: flagFile({ description: 'as scheduled' }) }, ACTOR);
+    const edited = (await f().update({ environment: env, key: 'new-checkout', file: flagFile({ description: 'edited meanwhile' }) }, ACTOR)).view;
+    h.clock.advance(61);
+    await h.services.work.runDue();
+    const shown = await f().show(env, 'new-checkout');
+    expect([shown.version, shown.description]).toEqual([edited.version + 1, 'as scheduled']);
+    expect((await s().list(env, 'new-checkout', 'APPLIED', { page: 0, size: 50 })).items.map((x) => x.id)).toContain(change.id);
+  });
+
+  it('applies a change once when two processes run it at the same time', async () => {
+    const [change] = await s().schedule(env, 'new-checkout', { at: at(60), definition: flagFile({ description: 'once' }) }, ACTOR);
+    const before = (await f().show(env, 'new-checkout')).version;
+    const scheduled = async () =>
+      Number((await h.sql.get<{ n: number }>("SELECT COUNT(*) AS n FROM flag_versions WHERE environment_id = ? AND flag_key = 'new-checkout' AND origin = 'SCHEDULE'", [env]))!.n);
+    const n = await scheduled();
+    h.clock.advance(61);
+    const other = await h.otherProcess();
+    const run = (x: typeof s) => () => x().apply({ environmentId: env, scheduleId: change.id });
+    // PostgreSQL: at once, as two serve processes would. SQLite: one after the other (both "processes" share
+    // this test's event loop, and a second writer on the file waits synchronously for the first).
+    const outcomes = TEST_ENGINE === 'postgres' ? await Promise.all([run(s)(), run(() => other.engage.flagSchedules)()]) : [await run(s)(), await run(() => other.engage.flagSchedules)()];
+    expect(outcomes.sort()).toEqual(['applied', 'skipped']);
+    expect((await f().show(env, 'new-checkout')).version).toBe(before + 1);
+    expect(await scheduled()).toBe(n + 1);
+  });
+
+  it('applies rollout steps due together in their order, whichever work item runs first', async () => {
+    const steps = await s().schedule(env, 'new-checkout', { rollout: { rule: 0, variant: 'on', steps: [{ at: at(60), percentage: 30 }, { at: at(120), percentage: 70 }] } }, ACTOR);
+    h.clock.advance(200);
+    // The later step's item first: it applies the earlier one before itself.
+    expect(await s().apply({ environmentId: env, scheduleId: steps[1].id })).toBe('applied');
+    expect(await s().apply({ environmentId: env, scheduleId: steps[0].id })).toBe('skipped');
+    const shown = await f().show(env, 'new-checkout');
+    expect(shown.definition.rules[0].rollout!.variants).toEqual([{ variant: 'on', weight: 7000 }, { variant: 'off', weight: 3000 }]);
+    const applied = (await s().list(env, 'new-checkout', 'APPLIED', { page: 0, size: 50 })).items.filter((x) => steps.some((y) => y.id === x.id));
+    expect(applied.map((x) => [x.id, x.appliedVersion])).toEqual([[steps[0].id, shown.version - 1], [steps[1].id, shown.version]]);
+    await h.services.work.runDue();
+    expect((await f().show(env, 'new-checkout')).version).toBe(shown.version);
+  });
+
   it('refuses a change in the past, a bad step, a rule without rollout, an unknown schedule', async () => {
     await expect(s().schedule(env, 'new-checkout', { at: at(-1), definition: flagFile() }, ACTOR)).rejects.toThrow('at: must be in the future');
     await expect(s().schedule(env, 'new-checkout', { at: 'tomorrow', definition: flagFile() }, ACTOR)).rejects.toThrow('at: must be an RFC 3339 date-time');
@@ -196,6 +237,8 @@ describe('scheduled flag changes (durable work) and exposures', () => {
   it('counts FLAG_EXPOSED once per installation per experiment version; an unknown flag is accepted and counted nowhere', async () => {
     const { environment, accessKey: _k, app } = await setupEnvironment(h, 'expo');
     await f().create({ environment: environment.id, file: flagFile() }, ACTOR);
+    // Version 2 serves the same experiment: its exposures are counted apart from version 1's.
+    await f().update({ environment: environment.id, key: 'new-checkout', file: flagFile({ description: 'v2' }) }, ACTOR);
     const appKey = (await h.services.engage.environments.listApps(environment.id)).find((a) => a.id === app.id)!.appKey;
     const a = await bootstrap(h, appKey);
     const b = await bootstrap(h, appKey);
@@ -204,7 +247,8 @@ describe('scheduled flag changes (durable work) and exposures', () => {
     expect(first.results.map((r) => r.status)).toEqual(['ACCEPTED', 'ACCEPTED', 'ACCEPTED', 'ACCEPTED']);
     await ingest(h, a, [exposed('on')]);
     await ingest(h, b, [exposed('off')]);
-    expect((await f().exposures(environment.id, 'new-checkout')).items).toEqual([
+    const counted = (await f().exposures(environment.id, 'new-checkout')).items;
+    expect(counted, JSON.stringify(counted)).toEqual([
       { experimentId: 'checkout-exp', revision: 1, variantKey: 'off', exposures: 1 },
       { experimentId: 'checkout-exp', revision: 1, variantKey: 'on', exposures: 1 },
       { experimentId: 'checkout-exp', revision: 2, variantKey: 'on', exposures: 1 },
