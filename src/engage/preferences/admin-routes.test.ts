@@ -121,7 +121,8 @@ describe('subscription lists over the administration API', () => {
     expect(await body(await a.call('DELETE', '/environments/shop/lists/theirs', all))).toEqual([404, { error: 'list_not_found' }]);
     // The same key may exist in both.
     expect((await a.call('POST', '/environments/shop/lists', all, file({ key: 'theirs' }))).status).toBe(201);
-    await h.services.engage.lists.delete('other', 'theirs', ACTOR);
+    const tombstone = await h.services.engage.lists.delete('other', 'theirs', ACTOR);
+    expect(tombstone).toMatchObject({ key: 'theirs', environmentId: await envId('other'), revision: (await revisionOf('other')) });
     expect(await revisionOf('shop')).toBe(shopRevision + 1);
     expect((await a.call('GET', '/environments/shop/lists/theirs', readOnly)).status).toBe(200);
   });

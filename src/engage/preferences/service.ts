@@ -123,7 +123,8 @@ export function createPreferenceService(deps: { store: Stores & TxRunner<Stores>
         if (!(await tx.preferences.deleteList(env.id, row.key, revision, at))) throw PreferenceErrors.listNotFound(row.key);
         await auditIn(tx, actor, 'list.deleted', { type: 'list', id: row.key }, { environmentId: env.id, key: row.key, revision }, at);
       });
-      return view(row);
+      // The tombstone: the definition as it was, under the deletion's revision.
+      return reread(env.id, row.key);
     },
 
     async show(environment: string, key: string): Promise<ListView> {

@@ -124,7 +124,8 @@ export function createPushChannelService(deps: { store: Stores & TxRunner<Stores
         if (!(await tx.pushChannels.deleteChannel(env.id, app.id, row.key, revision, at))) throw PushChannelErrors.channelNotFound(row.key);
         await auditIn(tx, actor, 'push_channel.deleted', target(app.id, row.key), { environmentId: env.id, appId: app.id, key: row.key, revision }, at);
       });
-      return view(row);
+      // The tombstone: the definition as it was, under the deletion's revision.
+      return reread(env.id, app.id, row.key);
     },
 
     async show(environment: string, app: string, key: string): Promise<PushChannelView> {
