@@ -4,7 +4,7 @@ import { DataTable, useCall, usePaged, paged } from '../../ui/data';
 import { ErrorBox } from '../../ui/feedback';
 import { Field, Form, bind, useSubmit } from '../../ui/forms';
 import { when } from '../../ui/format';
-import type { Definition, Flag } from './flag-model';
+import type { Definition, Flag, FlagDetailBody } from './flag-model';
 import { BarChart } from './overview';
 
 const FLAG = '/engage/admin/environments/{environmentId}/flags/{flagKey}';
@@ -37,14 +37,14 @@ function useReloadOn(tick: number, reload: () => void) {
 const ORIGIN_WORDS: Record<VersionLine['origin'], string> = { API: 'API or console', CLI: 'CLI', APPLY: 'engage apply', SCHEDULE: 'scheduled change', ROLLBACK: 'rollback' };
 
 /** The flag's versions, newest first, each earlier one with a rollback (a new version of its definition). */
-export function FlagVersions(props: { environmentId: string; flag: Flag; tick: number; onChanged: (message: string) => void }) {
+export function FlagVersions(props: { environmentId: string; flag: Flag; tick: number; onChanged: (message: string, now?: FlagDetailBody) => void }) {
   const { environmentId, flag } = props;
   const params = { environmentId, flagKey: flag.key };
   const list = usePaged<VersionLine, `GET ${typeof FLAG}/versions`>(`GET ${FLAG}/versions`, { params });
   useReloadOn(props.tick, list.reload);
   const rollback = useSubmit(async (version: number) => {
-    const r = await call<Flag, `POST ${typeof FLAG}/rollback`>(`POST ${FLAG}/rollback`, { params, headers: { 'If-Match': `"${flag.version}"` }, body: { version } });
-    props.onChanged(`Rolled back: version ${r.version} has version ${version}’s definition.`);
+    const r = await call<FlagDetailBody, `POST ${typeof FLAG}/rollback`>(`POST ${FLAG}/rollback`, { params, headers: { 'If-Match': `"${flag.version}"` }, body: { version } });
+    props.onChanged(`Rolled back: version ${r.version} has version ${version}’s definition.`, r);
   });
   return (
     <section aria-labelledby="versions-h">

@@ -84,7 +84,12 @@ export function FlagDetail({ environmentId, flagKey }: { environmentId: string; 
       setBase(f.version);
     }
   }, [f?.version]);
-  const changed = (message: string) => {
+  /** After a change this page made: the form starts from the flag it answered at once (an edit made while the page reads it again is kept). */
+  const changed = (message: string, now?: FlagDetailBody) => {
+    if (now) {
+      setDraft(draftOf(now.definition));
+      setBase(now.version);
+    }
     setNotice(message);
     detail.reload();
     setTick((n) => n + 1);
@@ -97,7 +102,7 @@ export function FlagDetail({ environmentId, flagKey }: { environmentId: string; 
       verb === 'archive'
         ? await call<FlagDetailBody, 'POST /engage/admin/environments/{environmentId}/flags/{flagKey}/archive'>('POST /engage/admin/environments/{environmentId}/flags/{flagKey}/archive', { params, headers: ifMatch })
         : await call<FlagDetailBody, 'POST /engage/admin/environments/{environmentId}/flags/{flagKey}/restore'>('POST /engage/admin/environments/{environmentId}/flags/{flagKey}/restore', { params, headers: ifMatch });
-    changed(verb === 'archive' ? `Archived as version ${r.version}: devices get a tombstone at their next sync.` : `Restored as version ${r.version}.`);
+    changed(verb === 'archive' ? `Archived as version ${r.version}: devices get a tombstone at their next sync.` : `Restored as version ${r.version}.`, r);
   });
   const editable = f && !f.configurationManaged;
   return (
@@ -142,7 +147,7 @@ export function FlagDetail({ environmentId, flagKey }: { environmentId: string; 
                   headers: ifMatch,
                   body: fileOf(draft),
                 });
-                changed(r.changed === false ? 'Nothing changed: no new version.' : `Saved as version ${r.version}: devices get it at their next sync.`);
+                changed(r.changed === false ? 'Nothing changed: no new version.' : `Saved as version ${r.version}: devices get it at their next sync.`, r);
               }}
             >
               <h2>Fields</h2>
