@@ -120,9 +120,15 @@ export function ListDetail({ environmentId, listKey }: { environmentId: string; 
   const [draft, setDraft] = useState<ListDraft | undefined>();
   const [notice, setNotice] = useState('');
   const [deleting, setDeleting] = useState(false);
+  const [seen, setSeen] = useState('');
+  /** The form starts from each state of the list read or answered, once (a read of what was just saved leaves the form alone). */
+  const start = (x: ListBody) => {
+    setDraft({ key: x.key, displayName: x.displayName, description: x.description ?? '', channels: x.channels, defaultSubscribed: x.defaultSubscribed, critical: x.critical });
+    setSeen(x.updatedAt);
+  };
   useEffect(() => {
-    if (l) setDraft({ key: l.key, displayName: l.displayName, description: l.description ?? '', channels: l.channels, defaultSubscribed: l.defaultSubscribed, critical: l.critical });
-  }, [l]);
+    if (l && l.updatedAt !== seen) start(l);
+  }, [l?.updatedAt]);
   return (
     <>
       <EnvPageHeader environmentId={environmentId} title={`List ${listKey}`} crumbs={[{ label: 'Subscription lists', path: '/lists' }]}>
@@ -153,7 +159,7 @@ export function ListDetail({ environmentId, listKey }: { environmentId: string; 
           label="Edit the list"
           submit="Save list"
           onSubmit={async () => {
-            await call('PUT /engage/admin/environments/{environmentId}/lists/{listKey}', { params, body: bodyOf(draft) });
+            start(await call<ListBody, 'PUT /engage/admin/environments/{environmentId}/lists/{listKey}'>('PUT /engage/admin/environments/{environmentId}/lists/{listKey}', { params, body: bodyOf(draft) }));
             setNotice(`Saved ${draft.displayName}: devices get it at their next sync.`);
             detail.reload();
           }}
