@@ -19,6 +19,7 @@ import { redactUrl } from '../../src/platform/store/database-url';
 import path from 'node:path';
 import { createServices } from '../../src/services';
 import { createPgNoticeRelay } from '../../src/engage/sync-notices/pg-relay';
+import { createClusterNoticeRelay, forwardClusterNotices } from '../../src/engage/sync-notices/cluster-relay';
 import { action, configFrom, withCommon, type CommonOptions } from '../cli';
 
 type ServeOptions = CommonOptions & {
@@ -123,8 +124,9 @@ async function serveHere(opts: ServeOptions, flags: Record<string, string | unde
   const port = (server.address() as AddressInfo).port;
   // With --port 0 the public URL follows the port actually bound.
   if (port !== config.port) config = configFrom(opts, { ...flags, port: String(port) });
-  // The sync's change notices reach the other processes on the database (LISTEN/NOTIFY, issue 26).
-  const noticeRelay = pg && createPgNoticeRelay(pg, logger);
+  // The sync's change notices reach the other processes on the database (LISTEN/NOTIFY, issue 26);
+  // on SQLite, the other workers of --workers through the primary.
+  const noticeRelay = pg ? createPgNoticeRelay(pg, logger) : cluster.isWorker ? createClusterNoticeRelay() : undefined;
   const services = createServices({ config, store, clock: systemClock, logger, masterKey, checkpointer, metrics, noticeRelay });
   await services.engage.syncNotices.listen();
   const control = await services.tenants.ensureControl();
@@ -255,6 +257,8 @@ async function runPrimary(config: Config, logger: Logger): Promise<void> {
   cluster.on('listening', (worker) => listened.add(worker));
   const fork = (): Worker => cluster.fork();
   for (let i = 0; i < config.workers; i++) fork();
+  // The sync's change notices of one worker reach the others' streams (SQLite; on PostgreSQL they listen to the database).
+  forwardClusterNotices(cluster);
   cluster.on('exit', (worker, code, signal) => {
     if (stopping) {
       if (Object.keys(cluster.workers ?? {}).length === 0) {

@@ -7,6 +7,8 @@
  */
 import { randomUUID } from 'node:crypto';
 import { writeFile } from 'node:fs/promises';
+import { get, type IncomingMessage } from 'node:http';
+import { Readable } from 'node:stream';
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createSandbox, freePort, type RunningServer, type Sandbox } from '../helpers/binary';
@@ -51,11 +53,17 @@ async function installation(): Promise<{ installationId: string; credential: str
   return (await res.json()) as { installationId: string; credential: string };
 }
 
+/**
+ * A stream read through node:http, not fetch: cancelling a fetch body leaves undici opening a
+ * spare connection that has sent no request, which a server's graceful close waits for.
+ */
 async function stream(credential: string): Promise<EventReader> {
-  const res = await fetch(`${listener}/v1/sdk/sync/events`, { headers: { authorization: `Bearer ${credential}` } });
-  expect(res.status).toBe(200);
-  expect(res.headers.get('content-type')).toBe('text/event-stream; charset=utf-8');
-  const r = new EventReader(res.body);
+  const res = await new Promise<IncomingMessage>((resolve, reject) =>
+    get(`${listener}/v1/sdk/sync/events`, { headers: { authorization: `Bearer ${credential}` }, agent: false }, resolve).on('error', reject),
+  );
+  expect(res.statusCode).toBe(200);
+  expect(res.headers['content-type']).toBe('text/event-stream; charset=utf-8');
+  const r = new EventReader(Readable.toWeb(res) as ReadableStream<Uint8Array>);
   readers.push(r);
   expect(await r.next()).toBe('retry: 5000\n:');
   return r;
@@ -107,5 +115,49 @@ describe('GET /v1/sdk/sync/events on the executable', () => {
     expect(await ra.nextEvent(3_000)).toBe('closed');
     expect(Date.now() - opened).toBeGreaterThanOrEqual(1_900);
     expect(await metrics()).toBe(0);
+  });
+
+  it('SIGTERM ends the open streams at once: the server stops without waiting for them', async () => {
+    const a = await installation();
+    const ra = await stream(a.credential);
+    const server = servers[servers.length - 1];
+    const started = Date.now();
+    const stopped = await server.stop(8_000);
+    expect(stopped).toMatchObject({ code: 0, forced: false });
+    expect(Date.now() - started).toBeLessThan(5_000);
+    expect(await ra.nextEvent(1_000)).toBe('closed');
+    servers.pop();
+  });
+});
+
+describe('serve --workers 2', () => {
+  let wb: Sandbox;
+  let server: RunningServer;
+  beforeAll(async () => {
+    wb = await createSandbox({ prefix: 'engage-sync-notices-workers-' });
+    await wb.cli(['environments', 'create', '--name', 'prod']);
+    appKey = (await wb.cliJson<{ appKey: string }>(['apps', 'create', '--environment', 'prod', '--platform', 'IOS', '--name', 'ios'])).appKey;
+    server = await wb.serve({ args: ['--workers', '2'] });
+    writer = listener = server.url;
+    // A worker answers 503 until its services are built: ready when both are (connections alternate between them).
+    for (let ok = 0, tries = 0; ok < 4 && tries < 200; tries++) {
+      ok = (await fetch(`${server.url}/readyz`)).status === 200 ? ok + 1 : 0;
+      if (ok === 0) await new Promise((r) => setTimeout(r, 50));
+    }
+  }, 60_000);
+  afterAll(async () => {
+    for (const r of readers.splice(0)) await r.cancel();
+    await wb?.cleanup();
+  });
+
+  it(`a write through one worker reaches the installation's streams on both (${ON_POSTGRES ? 'each worker listens to the database' : 'through the primary'})`, async () => {
+    const a = await installation();
+    // Two connections: the primary hands them to the two workers in turn.
+    const streams = [await stream(a.credential), await stream(a.credential)];
+    for (let i = 0; i < 3; i++) {
+      expect((await attributes(a.credential)).status).toBe(202);
+      for (const r of streams) expect(await r.nextEvent(1_000)).toBe(SYNC_EVENT);
+      await new Promise((r) => setTimeout(r, 150));
+    }
   });
 });
