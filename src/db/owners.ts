@@ -88,6 +88,11 @@ export const TABLE_OWNERS: Readonly<Record<string, string>> = {
   flag_sticky_assignments: 'engage/flags',
   subscription_lists: 'engage/preferences',
   push_channels: 'engage/push-channels',
+  // The inbox (issue 27): entries, their owners' counters, operation batches and ids.
+  inbox_entries: 'engage/inbox',
+  inbox_owners: 'engage/inbox',
+  inbox_batches: 'engage/inbox',
+  inbox_operations: 'engage/inbox',
   operation_batches: 'engage/operations',
   revoked_installations: 'engage/privacy',
   push_credentials: 'engage/messaging',

@@ -8,6 +8,7 @@ import { mountPrivacyRoutes } from './privacy/routes';
 import { mountMessagingRoutes } from './messaging/routes';
 import { mountSyncNoticeRoutes } from './sync-notices/routes';
 import { mountSyncRoutes } from './sync/routes';
+import { mountInboxRoutes } from './inbox/routes';
 import type { EngageServices } from './services';
 
 /** Every mobile edge and server messaging route of spec 01: the problem family's sub-app. */
@@ -18,6 +19,7 @@ export function createEdgeApp(engage: EngageServices): Hono<EdgeEnv> {
   mountBindingRoutes(edge.app, engage, guards);
   mountOperationRoutes(edge.app, engage, guards);
   mountSyncRoutes(edge.app, engage, guards);
+  mountInboxRoutes(edge.app, engage, guards);
   mountPrivacyRoutes(edge.app, engage, guards);
   mountMessagingRoutes(edge.app, engage, guards);
   mountSyncNoticeRoutes(edge.app, engage, guards);

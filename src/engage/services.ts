@@ -36,6 +36,8 @@ import { createSyncNoticeService, type NoticeRelay } from './sync-notices/servic
 import { createCursorCodec } from './sync/cursor';
 import { createSyncService, type SyncMetrics } from './sync/service';
 import { createSyncSettingsService } from './definitions/settings';
+import { createInboxService } from './inbox/service';
+import { createInboxCursorCodec } from './inbox/cursor';
 import type { Dialect } from '../platform/store/sql';
 import { createFlagService } from './flags/service';
 import { createFlagSchedules } from './flags/schedules';
@@ -131,6 +133,8 @@ export function createEngageServices(deps: {
     operations,
     /** An environment's sync settings (issue 26 point 4). */
     syncSettings: createSyncSettingsService({ store, clock, environments }),
+    /** The inbox's mobile routes (issue 27). */
+    inbox: createInboxService({ store, clock, cursors: createInboxCursorCodec(deps.masterKey) }),
     /** POST /v1/sdk/sync (issue 26). */
     sync: createSyncService({ store, clock, cursors: createCursorCodec(deps.masterKey), metrics: deps.metrics }),
     privacy: createPrivacyService({ store, clock, scrubDeleted: deps.scrubDeleted, sends: messaging.erasure, notices }),

@@ -16,6 +16,7 @@ import { createReceiptStore } from './messaging/receipt-store';
 import { createProfileStore } from './profiles/store';
 import { createDefinitionStore } from './definitions/store';
 import { createSyncStore } from './sync/store';
+import { createInboxStore } from './inbox/store';
 import { createFlagReadStore } from './flags/read-store';
 import { createFlagStore } from './flags/store';
 import { createListReadStore } from './preferences/read-store';
@@ -53,6 +54,8 @@ export function bindEngageStores(db: Sql) {
     listReads: createListReadStore(db),
     pushChannelReads: createPushChannelReadStore(db),
     sync: createSyncStore(db),
+    // The inbox (issue 27).
+    inbox: createInboxStore(db),
     // Subscription lists (engage/preferences) and push channels and categories (engage/push-channels).
     preferences: createPreferenceStore(db),
     pushChannels: createPushChannelStore(db),

@@ -18,3 +18,4 @@ export * from './directory';
 export * from './federations';
 export * from './work';
 export * from './sync';
+export * from './inbox';

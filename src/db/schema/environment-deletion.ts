@@ -19,6 +19,7 @@ import {
   testGroups,
 } from './engage';
 import { flagExposures, flagSchedules, flagStickyAssignments, flagVersions, flags, pushChannels, subscriptionLists, syncEnvironments } from './sync';
+import { inboxBatches, inboxEntries, inboxOperations, inboxOwners } from './inbox';
 import { pushCredentials, pushDeliveries, pushRateWindows, pushSendRecipients, pushSends, pushTemplateVersions, pushTemplates } from './push';
 
 /** Rows owned through a row of the environment (a template's versions), found by the parent's id. */
@@ -61,6 +62,11 @@ export const environmentOwned: EnvironmentRows[] = [
   { table: testGroupMembers, environment: testGroupMembers.environmentId, key: [testGroupMembers.groupId, testGroupMembers.position] },
   { table: testGroups, environment: testGroups.environmentId, key: [testGroups.id] },
   { table: accessKeys, environment: accessKeys.environmentId, key: [accessKeys.id] },
+  // The inbox (issue 27): entries and their owners' counters name installations and profiles.
+  { table: inboxEntries, environment: inboxEntries.environmentId, key: [inboxEntries.id] },
+  { table: inboxOwners, environment: inboxOwners.environmentId, key: [inboxOwners.ownerId] },
+  { table: inboxBatches, environment: inboxBatches.environmentId, key: [inboxBatches.installationId, inboxBatches.batchId] },
+  { table: inboxOperations, environment: inboxOperations.environmentId, key: [inboxOperations.installationId, inboxOperations.operationId] },
   // Remote-state sync (issue 26): exposures and sticky assignments name installations.
   {
     table: flagExposures,

@@ -15,6 +15,7 @@ import {
   profiles,
 } from './engage';
 import { flagExposures, flagStickyAssignments } from './sync';
+import { inboxBatches, inboxEntries, inboxOperations, inboxOwners } from './inbox';
 import { pushDeliveries, pushSendRecipients, pushSends } from './push';
 
 /**
@@ -52,6 +53,11 @@ export const installationOwned: OwnedRows[] = [
   { table: pushDeliveries, owner: pushDeliveries.installationId, erase: 'delete' },
   // The sends' index of the installation (after the sends it finds were redacted, below).
   { table: pushSendRecipients, owner: pushSendRecipients.recipientId, erase: 'delete' },
+  // The inbox (issue 27): its INSTALLATION-scope entries and their counters, its inbox operations.
+  { table: inboxEntries, owner: inboxEntries.ownerId, erase: 'delete' },
+  { table: inboxOwners, owner: inboxOwners.ownerId, erase: 'delete' },
+  { table: inboxBatches, owner: inboxBatches.installationId, erase: 'delete' },
+  { table: inboxOperations, owner: inboxOperations.installationId, erase: 'delete' },
   // Remote-state sync (issue 26): the installation's exposures (the counts lose it) and what it was served while anonymous.
   { table: flagExposures, owner: flagExposures.installationId, erase: 'delete' },
   { table: flagStickyAssignments, owner: flagStickyAssignments.installationId, erase: 'delete' },
@@ -69,6 +75,9 @@ export const profileOwned: OwnedRows[] = [
   { table: profileAttributes, owner: profileAttributes.profileId, erase: 'delete' },
   { table: profileTags, owner: profileTags.profileId, erase: 'delete' },
   { table: profileSubscriptions, owner: profileSubscriptions.profileId, erase: 'delete' },
+  // The inbox (issue 27): the profile's PROFILE-scope entries and their counters.
+  { table: inboxEntries, owner: inboxEntries.ownerId, erase: 'delete' },
+  { table: inboxOwners, owner: inboxOwners.ownerId, erase: 'delete' },
   // The sends' index of the profile (a PROFILE recipient).
   { table: pushSendRecipients, owner: pushSendRecipients.recipientId, erase: 'delete' },
   { table: profiles, owner: profiles.id, erase: 'delete' },

@@ -12,3 +12,4 @@ export * from './directory';
 export * from './federations';
 export * from './work';
 export * from './sync';
+export * from './inbox';

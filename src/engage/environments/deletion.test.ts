@@ -99,6 +99,11 @@ async function populate(name: string) {
   );
   await h.sql.run("INSERT INTO test_groups (id, environment_id, name, created_at, updated_at) VALUES (?, ?, 'qa', 'x', 'x')", [group, environmentId]);
   await h.sql.run('INSERT INTO test_group_members (group_id, environment_id, position, installation_id) VALUES (?, ?, 0, ?)', [group, environmentId, inst]);
+  // The inbox's rows (issue 27).
+  await h.sql.run("INSERT INTO inbox_entries (id, environment_id, scope, owner_id, seq, key, content, sent_at, sent_ms) VALUES (?, ?, 'PROFILE', ?, 1, 'k', '{}', 'x', 0)", [randomUUID(), environmentId, profile]);
+  await h.sql.run("INSERT INTO inbox_owners (owner_id, environment_id, scope, last_seq, unread) VALUES (?, ?, 'PROFILE', 1, 1)", [profile, environmentId]);
+  await h.sql.run("INSERT INTO inbox_batches (installation_id, batch_id, environment_id, result, created_at) VALUES (?, ?, ?, '{}', 'x')", [inst, randomUUID(), environmentId]);
+  await h.sql.run("INSERT INTO inbox_operations (installation_id, operation_id, environment_id, status) VALUES (?, ?, ?, 'ACCEPTED')", [inst, randomUUID(), environmentId]);
   // Remote-state sync's rows (issue 26), written as its services would.
   const e = [environmentId];
   await h.sql.run("INSERT INTO sync_environments (environment_id, revision, updated_at) VALUES (?, 3, 'x')", e);

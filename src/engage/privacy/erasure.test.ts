@@ -109,6 +109,16 @@ describe('privacy erasure clears exactly what the registry declares', () => {
       const group = randomUUID();
       await h.sql.run("INSERT INTO test_groups (id, environment_id, name, created_at, updated_at) VALUES (?, ?, ?, 'x', 'x')", [group, env.environment.id, group]);
       await h.sql.run('INSERT INTO test_group_members (group_id, environment_id, position, installation_id) VALUES (?, ?, 0, ?)', [group, env.environment.id, s.installationId]);
+      // Its inbox and its anonymous profile's (issue 27): entries, their counters, an operation batch.
+      for (const [scope, owner] of [['INSTALLATION', s.installationId], ['PROFILE', profile]]) {
+        await h.sql.run(
+          "INSERT INTO inbox_entries (id, environment_id, scope, owner_id, seq, key, content, sent_at, sent_ms) VALUES (?, ?, ?, ?, 1, 'k', '{}', 'x', 0)",
+          [randomUUID(), env.environment.id, scope, owner],
+        );
+        await h.sql.run('INSERT INTO inbox_owners (owner_id, environment_id, scope, last_seq, unread) VALUES (?, ?, ?, 1, 1)', [owner, env.environment.id, scope]);
+      }
+      await h.sql.run("INSERT INTO inbox_batches (installation_id, batch_id, environment_id, result, created_at) VALUES (?, ?, ?, '{}', 'x')", [s.installationId, randomUUID(), env.environment.id]);
+      await h.sql.run("INSERT INTO inbox_operations (installation_id, operation_id, environment_id, status) VALUES (?, ?, ?, 'ACCEPTED')", [s.installationId, randomUUID(), env.environment.id]);
       // An exposure it reported and the variant it was served while anonymous (remote-state sync, issue 26).
       await h.sql.run(
         "INSERT INTO flag_exposures (environment_id, flag_key, experiment_id, revision, installation_id, variant_key, exposed_ms) VALUES (?, 'f', 'x', 1, ?, 'on', 0)",

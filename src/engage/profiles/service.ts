@@ -140,6 +140,15 @@ export function commitGenerationIn(
 const parsed = (rows: { key: string; value: string }[]): Record<string, unknown> => Object.fromEntries(rows.map((r) => [r.key, JSON.parse(r.value)]));
 
 /**
+ * The installation's current generation, the profile bound in it and its locale (the inbox's view,
+ * issue 27); with `lock`, its row locked until the caller's transaction ends (PostgreSQL), as
+ * ingest locks it, so a binding transition waits for the caller. Undefined for no such installation.
+ */
+export function bindingIn(tx: ProfileTx, environmentId: string, installationId: string, lock = false) {
+  return tx.profiles.binding(environmentId, installationId, lock);
+}
+
+/**
  * The values an installation's sync documents derive from (issue 26), read in the caller's
  * snapshot (transaction or shared read): its attributes and list choices, and those of
  * `profileId` (its current profile, anonymous ones too).

@@ -93,6 +93,8 @@ const SQL = {
   insertGeneration: 'INSERT INTO installation_generations (installation_id, generation, profile_id, binding_state, committed_at) VALUES (?, ?, ?, ?, ?)',
   // Sync revisions (issue 26): bumped in the writing transaction, under the row's lock, so each
   // installation's and profile's revisions follow its commit order.
+  // The inbox's view of an installation (issue 27): its generation, current profile and locale.
+  binding: `SELECT generation, profile_id AS "profileId", locale FROM installations WHERE environment_id = ? AND id = ?`,
   bumpInstallation: 'UPDATE installations SET sync_revision = sync_revision + 1 WHERE environment_id = ? AND id = ?',
   bumpProfile: 'UPDATE profiles SET sync_revision = sync_revision + 1 WHERE environment_id = ? AND id = ?',
   attributes: `SELECT key, value FROM installation_attributes WHERE installation_id = ? AND value IS NOT NULL ORDER BY key`,
@@ -175,6 +177,11 @@ export function createProfileStore(db: Sql) {
         for (let j = 0; j < n; j++) for (const v of rows[i + j]) params.push(v);
         await db.run(upsertTexts[kind](n), params);
       }
+    },
+    /** The installation's generation, current profile and locale; its row locked until the transaction ends with `lock` (PostgreSQL). */
+    async binding(environmentId: string, installationId: string, lock: boolean): Promise<{ generation: number; profileId: string; locale: string } | undefined> {
+      const r = await db.get<{ generation: number; profileId: string; locale: string }>(lock ? `${SQL.binding}${forUpdate(db.dialect)}` : SQL.binding, [environmentId, installationId]);
+      return r && { ...r, generation: Number(r.generation) };
     },
     /** Marks the installation's sync documents as possibly changed (issue 26: its sync revision moves on). */
     async bumpInstallation(environmentId: string, installationId: string): Promise<void> {

@@ -1,0 +1,261 @@
+/**
+ * The inbox (issue 27): entries written in a sender's transaction (`writeEntryIn`), and the three
+ * mobile routes: a page (keyset over sent time and id, never an offset), operations (idempotent
+ * per operationId and per batch), renderings. What an installation sees: the entries of its own
+ * inbox (scope INSTALLATION) and of the profile bound in its current generation (scope PROFILE),
+ * neither deleted nor expired.
+ *
+ * Read state costs O(1) per operation: each owner's row keeps the unread count exactly, and
+ * MARK_ALL_READ moves a watermark (every entry numbered up to it is read) and its version (read
+ * states set before no longer count) instead of touching entries.
+ */
+import { createHash } from 'node:crypto';
+import type { Clock } from '../../platform/clock';
+import { canonicalJson } from '../../platform/idempotency';
+import type { TxRunner } from '../../platform/store/store';
+import type { InstallationPrincipal } from '../installations/service';
+import { bindingIn, type ProfileTx } from '../profiles/service';
+import { EdgeErrors } from '../shared/errors';
+import { localeChain, pick, renderingRevision, type InboxContent } from './content';
+import type { InboxCursorCodec, SortOrder } from './cursor';
+import { InboxErrors, InboxOperationError } from './errors';
+import type { EntryRow, InboxStore, OwnerRow } from './store';
+
+export type InboxTx = { inbox: InboxStore };
+type Stores = InboxTx & ProfileTx;
+
+export const INBOX_PAGE = { min: 1, max: 100, default: 20 } as const;
+
+export interface InboxEntryView {
+  id: string;
+  key: string;
+  payload: Record<string, unknown>;
+  scope: 'PROFILE' | 'INSTALLATION';
+  sentAt: string;
+  expiresAt: string | null;
+  readAt: string | null;
+}
+
+export interface NewEntry {
+  id: string;
+  environmentId: string;
+  scope: 'PROFILE' | 'INSTALLATION';
+  /** The profile's id (PROFILE) or the installation's (INSTALLATION). */
+  ownerId: string;
+  key: string;
+  content: InboxContent;
+  sentAt: Date;
+  /** Null: the entry never expires. */
+  expiresAt: Date | null;
+  sendId?: string | null;
+  templateId?: string | null;
+}
+
+/** Writes an entry in the caller's transaction (a send with its deliveries, an automation step): numbered and counted unread under its owner's lock. */
+export async function writeEntryIn(tx: InboxTx, e: NewEntry): Promise<void> {
+  const seq = await tx.inbox.nextSeq(e.environmentId, e.scope, e.ownerId);
+  await tx.inbox.insertEntry({
+    id: e.id.toLowerCase(),
+    environmentId: e.environmentId,
+    scope: e.scope,
+    ownerId: e.ownerId,
+    seq,
+    key: e.key,
+    sendId: e.sendId ?? null,
+    templateId: e.templateId ?? null,
+    content: JSON.stringify(e.content),
+    sentAt: e.sentAt.toISOString(),
+    sentMs: e.sentAt.getTime(),
+    expiresMs: e.expiresAt ? e.expiresAt.getTime() : null,
+  });
+}
+
+/** Whether `e` is read under its owner's counters. */
+function isRead(e: EntryRow, o: OwnerRow | undefined): boolean {
+  const version = o?.watermarkVersion ?? 0;
+  if (e.readState !== null && e.readVersion === version) return e.readState === 'READ';
+  return e.seq <= (o?.watermarkSeq ?? 0);
+}
+
+function readAt(e: EntryRow, o: OwnerRow | undefined): string | null {
+  if (!isRead(e, o)) return null;
+  if (e.readState === 'READ' && e.readVersion === (o?.watermarkVersion ?? 0) && e.readMs !== null) return new Date(e.readMs).toISOString();
+  return o?.watermarkAt ?? null;
+}
+
+export interface InboxOperation {
+  operationId: string;
+  type: 'MARK_READ' | 'MARK_UNREAD' | 'DELETE' | 'MARK_ALL_READ';
+  entryId?: string | null;
+}
+
+export function createInboxService(deps: { store: Stores & TxRunner<Stores>; clock: Clock; cursors: InboxCursorCodec }) {
+  const { store, clock, cursors } = deps;
+
+  async function unreadOf(s: Stores, owners: (OwnerRow | undefined)[], nowMs: number): Promise<number> {
+    let n = 0;
+    for (const o of owners) if (o && o.unread > 0) n += o.unread - (await s.inbox.expiredUnread(o, nowMs));
+    return Math.max(0, n);
+  }
+
+  /** GET /v1/sdk/inbox. */
+  async function page(p: InstallationPrincipal, q: { cursor?: string; pageSize?: number; sortOrder?: SortOrder }) {
+    const now = clock.now();
+    const nowMs = now.getTime();
+    const sortOrder = q.sortOrder ?? 'NEWEST_FIRST';
+    const size = q.pageSize ?? INBOX_PAGE.default;
+    const binding = await bindingIn(store, p.environmentId, p.id);
+    if (!binding) throw EdgeErrors.unauthorized();
+    let after: { sentMs: number; id: string } | null = null;
+    if (q.cursor !== undefined) {
+      const pos = cursors.decode(q.cursor);
+      if (!pos) throw InboxErrors.invalidCursor('is not a cursor this server issued');
+      if (pos.installationId !== p.id.toLowerCase()) throw InboxErrors.invalidCursor('belongs to another installation');
+      if (pos.generation !== binding.generation) throw InboxErrors.invalidCursor('belongs to an earlier binding generation');
+      if (pos.sortOrder !== sortOrder) throw InboxErrors.invalidCursor(`was issued for ${pos.sortOrder}`);
+      after = { sentMs: pos.sentMs, id: pos.entryId };
+    }
+    const newestFirst = sortOrder === 'NEWEST_FIRST';
+    const owners = [p.id.toLowerCase(), binding.profileId];
+    const rows = [...(await store.inbox.page(owners[0], nowMs, newestFirst, after, size + 1)), ...(await store.inbox.page(owners[1], nowMs, newestFirst, after, size + 1))];
+    rows.sort((a, b) => (a.sentMs - b.sentMs || (a.id < b.id ? -1 : a.id > b.id ? 1 : 0)) * (newestFirst ? -1 : 1));
+    const taken = rows.slice(0, size);
+    const counters = new Map<string, OwnerRow | undefined>();
+    for (const id of owners) counters.set(id, await store.inbox.owner(id));
+    const last = taken[taken.length - 1];
+    const hasMore = rows.length > size;
+    return {
+      entries: taken.map((e) => view(e, counters.get(e.ownerId), binding.locale)),
+      nextCursor: hasMore && last ? cursors.encode({ installationId: p.id.toLowerCase(), generation: binding.generation, sortOrder, sentMs: last.sentMs, entryId: last.id }) : null,
+      hasMore,
+      unreadCount: await unreadOf(store, [...counters.values()], nowMs),
+    };
+  }
+
+  function view(e: EntryRow, o: OwnerRow | undefined, locale: string): InboxEntryView {
+    const content = JSON.parse(e.content) as InboxContent;
+    return {
+      id: e.id,
+      key: e.key,
+      payload: pick(content.payloads, localeChain(locale, content))?.value ?? {},
+      scope: e.scope,
+      sentAt: e.sentAt,
+      expiresAt: e.expiresMs === null ? null : new Date(e.expiresMs).toISOString(),
+      readAt: readAt(e, o),
+    };
+  }
+
+  /**
+   * POST /v1/sdk/inbox/operations:batch: one transaction, the installation's row locked (a binding
+   * transition waits), then its two owners' rows (in id order), so counts and states change together.
+   */
+  async function operate(p: InstallationPrincipal, batch: { batchId: string; generation: number; operations: InboxOperation[] }): Promise<{ replayed: boolean; body: string }> {
+    const now = clock.now();
+    const nowMs = now.getTime();
+    const installationId = p.id.toLowerCase();
+    const batchId = batch.batchId.toLowerCase();
+    const digest = createHash('sha256').update(canonicalJson({ generation: batch.generation, operations: batch.operations })).digest('hex');
+    return store.tx(async (tx) => {
+      const stored = await tx.inbox.storedBatch(installationId, batchId);
+      if (stored !== undefined) {
+        if (!stored.startsWith(`sha256:${digest}\n`)) throw InboxErrors.batchConflict();
+        return { replayed: true, body: stored.slice(stored.indexOf('\n') + 1) };
+      }
+      const binding = await bindingIn(tx, p.environmentId, installationId, true);
+      if (!binding) throw EdgeErrors.unauthorized();
+      const ownerIds = [installationId, binding.profileId].sort() as [string, string];
+      const owners = new Map<string, OwnerRow | undefined>();
+      for (const id of ownerIds) owners.set(id, await tx.inbox.owner(id, true));
+      const results = [];
+      for (const op of batch.operations) {
+        const operationId = op.operationId.toLowerCase();
+        if (await tx.inbox.seenOperation(installationId, operationId)) {
+          results.push({ operationId: op.operationId, status: 'DUPLICATE', errorCode: null, message: null });
+          continue;
+        }
+        const rejected = await apply(tx, op, batch.generation, binding.generation, ownerIds, owners, nowMs, now.toISOString());
+        await tx.inbox.recordOperation(installationId, operationId, p.environmentId, rejected ? 'REJECTED' : 'ACCEPTED');
+        results.push(rejected ? { operationId: op.operationId, status: 'REJECTED', ...rejected } : { operationId: op.operationId, status: 'ACCEPTED', errorCode: null, message: null });
+      }
+      const body = JSON.stringify({ batchId: batch.batchId, results, serverTime: now.toISOString() });
+      await tx.inbox.storeBatch(installationId, batchId, p.environmentId, `sha256:${digest}\n${body}`, now.toISOString());
+      return { replayed: false, body };
+    });
+  }
+
+  /** One operation; undefined when accepted, the rejection otherwise. Keeps `owners` (the locked counters) up to date. */
+  async function apply(
+    tx: Stores,
+    op: InboxOperation,
+    generation: number,
+    current: number,
+    ownerIds: [string, string],
+    owners: Map<string, OwnerRow | undefined>,
+    nowMs: number,
+    at: string,
+  ): Promise<{ errorCode: string; message: string } | undefined> {
+    if (generation !== current) return { errorCode: InboxOperationError.staleGeneration, message: `generation ${generation} is not the installation's current one (${current}); nothing was changed` };
+    const entryId = op.entryId ?? null;
+    if (op.type === 'MARK_ALL_READ') {
+      if (entryId !== null) return { errorCode: InboxOperationError.entryIdNotAllowed, message: 'entryId: must be null for MARK_ALL_READ' };
+      for (const id of ownerIds) {
+        const o = owners.get(id);
+        if (!o) continue;
+        await tx.inbox.readAll(id, at);
+        owners.set(id, { ...o, watermarkSeq: o.lastSeq, watermarkVersion: o.watermarkVersion + 1, unread: 0, watermarkAt: at });
+      }
+      return undefined;
+    }
+    if (entryId === null) return { errorCode: InboxOperationError.entryIdRequired, message: `entryId: is required for ${op.type}` };
+    const e = await tx.inbox.entry(entryId.toLowerCase(), ownerIds, nowMs);
+    if (!e) return { errorCode: InboxOperationError.entryNotFound, message: 'entryId: names no entry of this inbox' };
+    const o = owners.get(e.ownerId);
+    const version = o?.watermarkVersion ?? 0;
+    const wasRead = isRead(e, o);
+    const count = async (delta: number) => {
+      if (delta === 0 || !o) return;
+      await tx.inbox.addUnread(e.ownerId, delta);
+      owners.set(e.ownerId, { ...o, unread: o.unread + delta });
+    };
+    if (op.type === 'MARK_READ') {
+      await tx.inbox.setRead(e.id, 'READ', version, wasRead ? (e.readMs ?? nowMs) : nowMs);
+      await count(wasRead ? 0 : -1);
+    } else if (op.type === 'MARK_UNREAD') {
+      await tx.inbox.setRead(e.id, 'UNREAD', version, null);
+      await count(wasRead ? 1 : 0);
+    } else {
+      await tx.inbox.markDeleted(e.id);
+      await count(wasRead ? 0 : -1);
+    }
+    return undefined;
+  }
+
+  /** POST /v1/sdk/inbox/renderings:resolve: the LAYOUT of each entry the installation can see, in its locale; the others omitted. */
+  async function renderings(p: InstallationPrincipal, entryIds: readonly string[]) {
+    const nowMs = clock.now().getTime();
+    const binding = await bindingIn(store, p.environmentId, p.id);
+    if (!binding) throw EdgeErrors.unauthorized();
+    const owners: [string, string] = [p.id.toLowerCase(), binding.profileId];
+    const out = [];
+    for (const id of entryIds) {
+      const e = await store.inbox.entry(id.toLowerCase(), owners, nowMs);
+      if (!e) continue;
+      const content = JSON.parse(e.content) as InboxContent;
+      const layout = pick(content.layouts, localeChain(binding.locale, content));
+      if (!layout) continue;
+      const surfaces = { SUMMARY: layout.value.SUMMARY, DETAIL: layout.value.DETAIL };
+      out.push({
+        entryId: e.id,
+        renderer: 'LAYOUT' as const,
+        revision: renderingRevision(e.id, layout.locale, surfaces),
+        surfaces,
+        expiresAt: e.expiresMs === null ? null : new Date(e.expiresMs).toISOString(),
+      });
+    }
+    return { renderings: out };
+  }
+
+  return { page, operate, renderings };
+}
+
+export type InboxService = ReturnType<typeof createInboxService>;

@@ -1,0 +1,124 @@
+import { forUpdate, type Sql } from '../../platform/store/sql';
+
+/**
+ * The inbox (engage/inbox owns inbox_entries, inbox_owners, inbox_batches, inbox_operations).
+ * An entry belongs to one owner (a profile or an installation); the owner's row numbers its
+ * entries (under its lock: commit order), holds the read-all watermark and the unread count.
+ */
+export interface EntryRow {
+  id: string;
+  scope: 'PROFILE' | 'INSTALLATION';
+  ownerId: string;
+  seq: number;
+  key: string;
+  content: string;
+  sentAt: string;
+  sentMs: number;
+  expiresMs: number | null;
+  readState: 'READ' | 'UNREAD' | null;
+  readVersion: number;
+  readMs: number | null;
+}
+
+export interface OwnerRow {
+  ownerId: string;
+  lastSeq: number;
+  watermarkSeq: number;
+  watermarkVersion: number;
+  unread: number;
+  watermarkAt: string | null;
+}
+
+const ENTRY = `id, scope, owner_id AS "ownerId", seq, key, content, sent_at AS "sentAt", sent_ms AS "sentMs", expires_ms AS "expiresMs",
+  read_state AS "readState", read_version AS "readVersion", read_ms AS "readMs"`;
+const OWNER = `owner_id AS "ownerId", last_seq AS "lastSeq", watermark_seq AS "watermarkSeq", watermark_version AS "watermarkVersion", unread, watermark_at AS "watermarkAt"`;
+const LIVE = 'deleted = 0 AND (expires_ms IS NULL OR expires_ms > ?)';
+/** Unread under the owner's watermark: a read state set under its current version, else the watermark. */
+const UNREAD = `((read_version = ? AND read_state = 'UNREAD') OR ((read_version <> ? OR read_state IS NULL) AND seq > ?))`;
+
+const SQL = {
+  nextSeq: `INSERT INTO inbox_owners (owner_id, environment_id, scope, last_seq, unread) VALUES (?, ?, ?, 1, 1)
+    ON CONFLICT (owner_id) DO UPDATE SET last_seq = inbox_owners.last_seq + 1, unread = inbox_owners.unread + 1
+    RETURNING last_seq AS "lastSeq"`,
+  insertEntry: `INSERT INTO inbox_entries (id, environment_id, scope, owner_id, seq, key, send_id, template_id, content, sent_at, sent_ms, expires_ms)
+    VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`,
+  owner: `SELECT ${OWNER} FROM inbox_owners WHERE owner_id = ?`,
+  expiredUnread: `SELECT COUNT(*) AS n FROM inbox_entries WHERE owner_id = ? AND expires_ms <= ? AND deleted = 0 AND ${UNREAD}`,
+  newer: `SELECT ${ENTRY} FROM inbox_entries WHERE owner_id = ? AND ${LIVE} AND (sent_ms, id) < (?, ?) ORDER BY sent_ms DESC, id DESC LIMIT ?`,
+  older: `SELECT ${ENTRY} FROM inbox_entries WHERE owner_id = ? AND ${LIVE} AND (sent_ms, id) > (?, ?) ORDER BY sent_ms, id LIMIT ?`,
+  entry: `SELECT ${ENTRY} FROM inbox_entries WHERE id = ? AND owner_id IN (?, ?) AND ${LIVE}`,
+  setRead: 'UPDATE inbox_entries SET read_state = ?, read_version = ?, read_ms = ? WHERE id = ?',
+  markDeleted: 'UPDATE inbox_entries SET deleted = 1 WHERE id = ?',
+  addUnread: 'UPDATE inbox_owners SET unread = unread + ? WHERE owner_id = ?',
+  readAll: 'UPDATE inbox_owners SET watermark_seq = last_seq, watermark_version = watermark_version + 1, unread = 0, watermark_at = ? WHERE owner_id = ?',
+  batch: 'SELECT result FROM inbox_batches WHERE installation_id = ? AND batch_id = ?',
+  insertBatch: 'INSERT INTO inbox_batches (installation_id, batch_id, environment_id, result, created_at) VALUES (?, ?, ?, ?, ?)',
+  seenOperation: 'SELECT status FROM inbox_operations WHERE installation_id = ? AND operation_id = ?',
+  insertOperation: 'INSERT INTO inbox_operations (installation_id, operation_id, environment_id, status) VALUES (?, ?, ?, ?)',
+} as const;
+
+const entryOf = (r: EntryRow): EntryRow => ({
+  ...r,
+  seq: Number(r.seq),
+  sentMs: Number(r.sentMs),
+  expiresMs: r.expiresMs === null ? null : Number(r.expiresMs),
+  readVersion: Number(r.readVersion),
+  readMs: r.readMs === null ? null : Number(r.readMs),
+});
+
+export function createInboxStore(db: Sql) {
+  const lockedOwner = `${SQL.owner}${forUpdate(db.dialect)}`;
+  return {
+    /** The owner's next entry number, its unread count raised by one; its row locked until the transaction ends. */
+    async nextSeq(environmentId: string, scope: 'PROFILE' | 'INSTALLATION', ownerId: string): Promise<number> {
+      return Number((await db.get<{ lastSeq: number }>(SQL.nextSeq, [ownerId, environmentId, scope]))!.lastSeq);
+    },
+    async insertEntry(e: {
+      id: string; environmentId: string; scope: string; ownerId: string; seq: number; key: string; sendId: string | null; templateId: string | null;
+      content: string; sentAt: string; sentMs: number; expiresMs: number | null;
+    }): Promise<void> {
+      await db.run(SQL.insertEntry, [e.id, e.environmentId, e.scope, e.ownerId, e.seq, e.key, e.sendId, e.templateId, e.content, e.sentAt, e.sentMs, e.expiresMs]);
+    },
+    /** The owner's counters (locked until the transaction ends with `lock`, PostgreSQL); undefined while it has had no entry. */
+    async owner(ownerId: string, lock = false): Promise<OwnerRow | undefined> {
+      const r = await db.get<OwnerRow>(lock ? lockedOwner : SQL.owner, [ownerId]);
+      return r && { ...r, lastSeq: Number(r.lastSeq), watermarkSeq: Number(r.watermarkSeq), watermarkVersion: Number(r.watermarkVersion), unread: Number(r.unread) };
+    },
+    /** Unread entries of the owner that expired and are not purged yet (the count subtracts them). */
+    async expiredUnread(o: OwnerRow, nowMs: number): Promise<number> {
+      return Number((await db.get<{ n: number }>(SQL.expiredUnread, [o.ownerId, nowMs, o.watermarkVersion, o.watermarkVersion, o.watermarkSeq]))!.n);
+    },
+    /** Up to `limit` live entries of the owner after `after` in the order asked for (one index range). */
+    async page(ownerId: string, nowMs: number, newestFirst: boolean, after: { sentMs: number; id: string } | null, limit: number): Promise<EntryRow[]> {
+      const from = after ?? (newestFirst ? { sentMs: Number.MAX_SAFE_INTEGER, id: 'g' } : { sentMs: -1, id: '' });
+      return (await db.all<EntryRow>(newestFirst ? SQL.newer : SQL.older, [ownerId, nowMs, from.sentMs, from.id, limit])).map(entryOf);
+    },
+    /** A live entry of one of the two owners (an installation and its current profile); undefined otherwise, whatever the reason. */
+    async entry(id: string, ownerIds: readonly [string, string], nowMs: number): Promise<EntryRow | undefined> {
+      const r = await db.get<EntryRow>(SQL.entry, [id, ownerIds[0], ownerIds[1], nowMs]);
+      return r && entryOf(r);
+    },
+    async setRead(id: string, state: 'READ' | 'UNREAD', version: number, ms: number | null): Promise<void> {
+      await db.run(SQL.setRead, [state, version, ms, id]);
+    },
+    async markDeleted(id: string): Promise<void> {
+      await db.run(SQL.markDeleted, [id]);
+    },
+    async addUnread(ownerId: string, delta: number): Promise<void> {
+      await db.run(SQL.addUnread, [delta, ownerId]);
+    },
+    async readAll(ownerId: string, at: string): Promise<void> {
+      await db.run(SQL.readAll, [at, ownerId]);
+    },
+    storedBatch: async (installationId: string, batchId: string) => (await db.get<{ result: string }>(SQL.batch, [installationId, batchId]))?.result,
+    async storeBatch(installationId: string, batchId: string, environmentId: string, result: string, at: string): Promise<void> {
+      await db.run(SQL.insertBatch, [installationId, batchId, environmentId, result, at]);
+    },
+    seenOperation: async (installationId: string, operationId: string) => (await db.get<{ status: string }>(SQL.seenOperation, [installationId, operationId])) !== undefined,
+    async recordOperation(installationId: string, operationId: string, environmentId: string, status: 'ACCEPTED' | 'REJECTED'): Promise<void> {
+      await db.run(SQL.insertOperation, [installationId, operationId, environmentId, status]);
+    },
+  };
+}
+
+export type InboxStore = ReturnType<typeof createInboxStore>;
