@@ -68,6 +68,8 @@ describe('console flag form', () => {
       { attribute: 'locale', operator: 'in', values: ['en', '5'] },
       { attribute: 'profile.attributes.score', operator: 'lt', values: [3] },
     ]);
+    expect(M.newRule(['on', 'off']).split).toEqual([{ variant: 'on', weight: 0 }, { variant: 'off', weight: 10000 }]);
+    expect(M.newRule(['only']).split).toEqual([{ variant: 'only', weight: 10000 }]);
     d.variants[0].value = 'yes';
     expect(() => M.fileOf(d)).toThrow('Variant on: a BOOLEAN flag\'s value is true or false.');
     expect(() => M.fileOf({ ...M.newDraft(), kind: 'NUMBER', variants: [{ key: 'a', value: 'x' }] })).toThrow('a NUMBER flag\'s value is a number');

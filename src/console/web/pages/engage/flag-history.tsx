@@ -102,7 +102,7 @@ export function FlagSchedules(props: { environmentId: string; flag: Flag; tick: 
         columns={[
           { header: 'Due', cell: (s) => when(s.at) },
           { header: 'Status', cell: (s) => (s.status === 'APPLIED' && s.appliedVersion ? `Applied as version ${s.appliedVersion}` : s.status.toLowerCase()) },
-          { header: 'Rules', cell: (s) => `${s.definition.rules.length}, ${s.definition.status.toLowerCase()}` },
+          { header: 'Makes the flag', cell: (s) => `${s.definition.status === 'ACTIVE' ? 'Active' : 'Archived'}, ${s.definition.rules.length} rule${s.definition.rules.length === 1 ? '' : 's'}` },
           { header: 'By', cell: (s) => s.actor },
           {
             header: 'Cancel',

@@ -155,8 +155,10 @@ export function newCondition(): ConditionDraft {
 }
 
 export function newRule(variants: string[]): RuleDraft {
-  const [a = '', b = a] = variants;
-  return { conditions: [newCondition()], serve: 'rollout', variant: a, split: [{ variant: a, weight: 0 }, { variant: b, weight: BUCKETS }], experimentId: '', coverage: BUCKETS };
+  const [a = '', b] = variants;
+  // A rollout starts with its first variant at 0% (the slider then raises it); a flag of one variant has a split of one.
+  const split = b === undefined ? [{ variant: a, weight: BUCKETS }] : [{ variant: a, weight: 0 }, { variant: b, weight: BUCKETS }];
+  return { conditions: [newCondition()], serve: 'rollout', variant: a, split, experimentId: '', coverage: BUCKETS };
 }
 
 /**
