@@ -98,7 +98,8 @@ export function createEngageServices(deps: {
     deps.wakeDeliveries();
   };
   const messaging = {
-    templates: createTemplateService({ store, clock, environments }),
+    // A template's list is checked against the environment's lists (engage/preferences).
+    templates: createTemplateService({ store, clock, environments, lists: (environmentId, key) => lists.definition(environmentId, key) }),
     testGroups: createTestGroupService({ store, clock, environments }),
     sends: createSendService({ store, clock, wake: wakeDeliveries, metrics: deps.metrics }),
     credentials,
