@@ -243,6 +243,8 @@ describe('scheduled flag changes (durable work) and exposures', () => {
     const a = await bootstrap(h, appKey);
     const b = await bootstrap(h, appKey);
     const exposed = (variantKey: string, revision = 1, flagKey = 'new-checkout') => op('FLAG_EXPOSED', { flagKey, experimentId: 'checkout-exp', variantKey, revision });
+    // Version 2 exists (an exposure of a version the flag never had counts nowhere: exposures.test.ts).
+    await f().update({ environment: environment.id, key: 'new-checkout', file: flagFile({ description: 'version 2' }) }, ACTOR);
     const first = await ingest(h, a, [exposed('on'), exposed('on'), exposed('on', 2), exposed('on', 1, 'unknown-flag')]);
     expect(first.results.map((r) => r.status)).toEqual(['ACCEPTED', 'ACCEPTED', 'ACCEPTED', 'ACCEPTED']);
     await ingest(h, a, [exposed('on')]);

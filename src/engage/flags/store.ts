@@ -77,6 +77,16 @@ const SQL = {
     WHERE environment_id = ? AND flag_key = ? GROUP BY experiment_id, revision, variant_key ORDER BY experiment_id, revision, variant_key`,
 } as const;
 
+/**
+ * The definitions of the (flag, version) pairs a batch's exposures name, in one statement: only
+ * pairs that exist come back (an exposure of any other is not counted, exposures.ts).
+ */
+const versionDefinitionsText = textsByRows(
+  (n) => `WITH v (f, r) AS (VALUES ${new Array<string>(n).fill('(?, CAST(? AS BIGINT))').join(', ')})
+    SELECT fv.flag_key AS "flagKey", fv.version, fv.definition FROM v
+    JOIN flag_versions fv ON fv.environment_id = ? AND fv.flag_key = v.f AND fv.version = v.r`,
+);
+
 /** Rows per exposures statement (as the ledger's, operations/store.ts). */
 const EXPOSURE_ROWS = 100;
 /**
@@ -141,6 +151,18 @@ export function createFlagStore(db: Sql) {
       return (await db.run(SQL.settleSchedule, [status, appliedVersion, at, environmentId, id])) === 1;
     },
     /** Counts exposures of flags the environment has; the first per installation and experiment revision. */
+    /** The stored definitions of those (flag, version) pairs of the environment that exist (at most EXPOSURE_ROWS pairs a statement). */
+    async versionDefinitions(environmentId: string, pairs: readonly { flagKey: string; version: number }[]): Promise<{ flagKey: string; version: number; definition: string }[]> {
+      const out: { flagKey: string; version: number; definition: string }[] = [];
+      for (let i = 0; i < pairs.length; i += EXPOSURE_ROWS) {
+        const part = pairs.slice(i, i + EXPOSURE_ROWS);
+        const params: unknown[] = [];
+        for (const p of part) params.push(p.flagKey, p.version);
+        params.push(environmentId);
+        for (const r of await db.all<{ flagKey: string; version: number; definition: string }>(versionDefinitionsText(part.length), params)) out.push({ ...r, version: Number(r.version) });
+      }
+      return out;
+    },
     async recordExposures(environmentId: string, installationId: string, rows: readonly ExposureRow[]): Promise<void> {
       for (let i = 0; i < rows.length; i += EXPOSURE_ROWS) {
         const part = rows.slice(i, i + EXPOSURE_ROWS);

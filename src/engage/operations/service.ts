@@ -12,7 +12,7 @@ import { recordPushReceiptIn, type ReceiptTx } from '../messaging/receipts';
 import { applyIn, lockStateIn, profilesOfGenerationsIn, setState, StateEffects, type ProfileTx, type StateChanges, type StateKind } from '../profiles/service';
 import type { IngestState, OperationRow, OperationStore } from './store';
 import { NO_NOTICES, type ChangeNotices } from '../shared/change-notices';
-import { recordExposuresIn, type ExposureRow, type ExposureTx } from '../flags/exposures';
+import { createExposureCounter, type ExposureCounter, type ExposureRow, type ExposureTx } from '../flags/exposures';
 
 export type { OperationResult };
 export { MAX_BATCH } from './schemas';
@@ -43,6 +43,7 @@ const rejected = (operationId: string, errorCode: string, message: string): Oper
 export function createOperationService(deps: { store: Stores & TxRunner<Stores>; clock: Clock; metrics?: IngestMetrics; notices?: ChangeNotices }) {
   const { store, clock } = deps;
   const notices = deps.notices ?? NO_NOTICES;
+  const exposures = createExposureCounter();
 
   /**
    * POST /v1/sdk/operations:batch. Shapes are checked before the transaction; ledger,
@@ -90,7 +91,7 @@ export function createOperationService(deps: { store: Stores & TxRunner<Stores>;
    */
   const grouped = createGroupCommit(
     store,
-    (tx, job: Job) => processBatch(tx, job),
+    (tx, job: Job) => processBatch(tx, job, exposures),
     // Each batch locks its installation's row: in id order, across processes.
     (job) => job.p.id,
   );
@@ -130,7 +131,7 @@ const accepted = (operationId: string): OperationResult => ({ operationId, statu
  * operation is still decided as if the batch ran one operation after the other (duplicates
  * inside the batch, privacy changed by an earlier operation, last-writer-wins ties).
  */
-async function processBatch(tx: Stores, job: Job): Promise<IngestOutcome> {
+async function processBatch(tx: Stores, job: Job, counter: ExposureCounter): Promise<IngestOutcome> {
   const s = tx.operations;
   const { p, batch, violations, payloads, digest, batchKey, nowMs, serverTime } = job;
   const ops = batch.operations;
@@ -214,7 +215,7 @@ async function processBatch(tx: Stores, job: Job): Promise<IngestOutcome> {
   const stateChanges = await applyIn(tx, { environmentId: p.environmentId, installationId: p.id, at: serverTime }, effects, changed ? state : undefined);
   for (const r of receipts) await recordPushReceiptIn(tx, p.environmentId, p.id, r);
   // Experiment exposures, counted by the flags context (one statement for the batch).
-  await recordExposuresIn(tx, { environmentId: p.environmentId, installationId: p.id }, exposures);
+  await counter.recordIn(tx, { environmentId: p.environmentId, installationId: p.id }, exposures);
   const out = JSON.stringify({ batchId: batch.batchId, results, serverTime });
   await s.insertBatchResult(p.id, batchKey, digest, out, serverTime);
   const statuses: Record<string, number> = {};
