@@ -1,6 +1,6 @@
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { createHarness, type Harness } from '../../../test/helpers/harness';
-import { bearer, bind, bootstrap, ingest, op, setupEnvironment, type Session } from '../../../test/fixtures/engage';
+import { bearer, bind, bootstrap, ingest, op, sendBatch, setupEnvironment, type Session } from '../../../test/fixtures/engage';
 import { ACTOR } from '../../../test/fixtures/actor';
 import { EventReader, SYNC_EVENT } from '../../../test/helpers/sse';
 
@@ -53,6 +53,18 @@ describe('GET /v1/sdk/sync/events', () => {
     expect(await rb.nextEvent(QUIET_MS)).toBe('timeout');
     // A batch that changes no state (a tracked event) says nothing.
     await ingest(h, a, [op('EVENT_TRACKED', { name: 'opened', properties: {} })]);
+    expect(await ra.nextEvent(QUIET_MS)).toBe('timeout');
+  });
+
+  it('a replayed batch and a refused one (409, nothing committed) say nothing', async () => {
+    const a = await bootstrap(h, env.app.appKey);
+    const ra = await stream(a);
+    const batchId = crypto.randomUUID();
+    const edit = op('INSTALLATION_ATTRIBUTES_EDITED', { set: { plan: 'pro' } });
+    expect((await sendBatch(h, a, [edit], batchId)).status).toBe(202);
+    expect(await ra.nextEvent(1_000)).toBe(SYNC_EVENT);
+    expect((await sendBatch(h, a, [edit], batchId)).status).toBe(200); // the replay (spec 01: 200 with the first answer)
+    expect((await sendBatch(h, a, [op('INSTALLATION_ATTRIBUTES_EDITED', { set: { plan: 'free' } })], batchId)).status).toBe(409);
     expect(await ra.nextEvent(QUIET_MS)).toBe('timeout');
   });
 
