@@ -39,6 +39,22 @@ describe('the engagement part of engage.json', () => {
     const fcm = env({ apps: [{ name: 'a', platform: 'ANDROID', fcm: { serviceAccountFile: 'sa.json' } }], accessKeys: [], templates: [] });
     expect(() => readEngageInputs([fcm], { env: {}, readFile: () => '{"private_key": "-----BEGIN' })).toThrow(/^environments\[0\]\.apps\[0\]\.fcm\.serviceAccountFile: the service account is not JSON$/);
     expect(() => readEngageInputs([fcm], { env: {}, readFile: () => { throw Object.assign(new Error('x'), { code: 'ENOENT' }); } })).toThrow(/^environments\[0\]\.apps\[0\]\.fcm\.serviceAccountFile: cannot read sa\.json \(ENOENT\)$/);
+    // A file that is not JSON is named with the parser's place, never with its text (a key pointed at by mistake).
+    const secret = 'KEYMATERIAL+SECRET';
+    const flagFile = env({ apps: [], accessKeys: [], templates: [{ key: 'order.shipped', file: 't.json' }], flags: [{ key: 'f', file: 'key.pem' }] });
+    const parseError = (readFile: (p: string) => string) => {
+      try {
+        readEngageInputs([flagFile], { env: {}, readFile });
+      } catch (e) {
+        return (e as Error).message;
+      }
+      return 'no error';
+    };
+    expect(parseError(() => secret)).toBe('environments[0].templates[0].file: t.json is not JSON');
+    expect(parseError((p) => (p === 't.json' ? '{"key": "order.shipped", "defaultLocale": "en", "apps": ["ios"], "localizations": {"en": {"title": "t", "body": "b"}}}' : `{"k": ${secret}}`))).toBe(
+      'environments[0].flags[0].file: key.pem is not JSON',
+    );
+    expect(parseError(() => `{\n  "k": 1,\n  ${secret}\n}`)).toBe('environments[0].templates[0].file: t.json is not JSON (line 3, column 3)');
     const badTemplate = env({ templates: [{ key: 'order.shipped', definition: { apps: [], defaultLocale: 'en', localizations: { en: { title: 't', body: 'b' } } } }] });
     expect(() => readEngageInputs([badTemplate], io)).toThrow(/^environments\[0\]\.templates\[0\]\.definition: apps/);
   });

@@ -25,6 +25,16 @@ export interface EngageInputs {
 /** An access key from a variable has the form of the keys engage makes: svc_key_ and at least 32 base64url characters. */
 const ACCESS_KEY_FORM = new RegExp(`^${ACCESS_KEY_PREFIX}[A-Za-z0-9_-]{32,200}$`);
 
+/**
+ * Where a JSON parse failed, never what is there: the parser's message quotes the text (`Unexpected
+ * token 'F', "FGoaT+HQOe"... is not valid JSON`), and a `file` pointed at a key by mistake would put
+ * the key's first characters in a CI log.
+ */
+function whereInJson(err: unknown): string {
+  const m = /\(line (\d+) column (\d+)\)/.exec(err instanceof Error ? err.message : '');
+  return m ? ` (line ${m[1]}, column ${m[2]})` : '';
+}
+
 export const placeError = (place: string, reason: string) => new DomainError('invalid', 'invalid_request', `${place}: ${reason}`);
 
 export function readEngageInputs(
@@ -80,7 +90,7 @@ export function readEngageInputs(
           content = JSON.parse(file(`${at}.file`, t.file));
         } catch (err) {
           if (err instanceof DomainError) throw err;
-          throw placeError(`${at}.file`, `${t.file} is not JSON: ${(err as Error).message}`);
+          throw placeError(`${at}.file`, `${t.file} is not JSON${whereInJson(err)}`);
         }
       }
       const def = content as Record<string, unknown> | null;
@@ -100,7 +110,7 @@ export function readEngageInputs(
           content = JSON.parse(file(`${at}.file`, f.file));
         } catch (err) {
           if (err instanceof DomainError) throw err;
-          throw placeError(`${at}.file`, `${f.file} is not JSON: ${(err as Error).message}`);
+          throw placeError(`${at}.file`, `${f.file} is not JSON${whereInJson(err)}`);
         }
       }
       const def = content as Record<string, unknown> | null;
