@@ -27,7 +27,7 @@ const ACCESS_KEY_FORM = new RegExp(`^${ACCESS_KEY_PREFIX}[A-Za-z0-9_-]{32,200}$`
 
 /**
  * Where a JSON parse failed, never what is there: the parser's message quotes the text (`Unexpected
- * token 'F', "FGoaT+HQOe"... is not valid JSON`), and a `file` pointed at a key by mistake would put
+ * token …, "<the text's first characters>"... is not valid JSON`), and a `file` pointed at a key by mistake would put
  * the key's first characters in a CI log.
  */
 function whereInJson(err: unknown): string {
