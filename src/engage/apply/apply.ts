@@ -97,7 +97,7 @@ function canonical(v: unknown): string {
  */
 function storedFormOf(file: Record<string, unknown>, apps: readonly AppView[]): unknown {
   const f = file as {
-    key: string; apps: string[]; defaultLocale: string; fallbackLocale?: string; localizations: unknown; collapseId?: string; list?: string;
+    key: string; apps: string[]; defaultLocale: string; fallbackLocale?: string; localizations?: unknown; collapseId?: string; list?: string; inbox?: unknown;
     variables?: Record<string, { type: string; required?: boolean; default?: unknown }>;
     ttlSeconds?: number; priority?: string; rateLimitPerMinute?: number; dedupWindowSeconds?: number;
   };
@@ -110,7 +110,7 @@ function storedFormOf(file: Record<string, unknown>, apps: readonly AppView[]): 
   const variables: Record<string, unknown> = {};
   for (const [name, d] of Object.entries(f.variables ?? {})) variables[name] = { type: d.type, required: d.required ?? d.default === undefined, default: d.default };
   return {
-    key: f.key, appIds, defaultLocale: f.defaultLocale, fallbackLocale: f.fallbackLocale, variables, localizations: f.localizations,
+    key: f.key, appIds, defaultLocale: f.defaultLocale, fallbackLocale: f.fallbackLocale, variables, localizations: f.localizations ?? {}, inbox: f.inbox,
     ttlSeconds: f.ttlSeconds ?? DEFAULTS.ttlSeconds, priority: f.priority ?? DEFAULTS.priority, rateLimitPerMinute: f.rateLimitPerMinute ?? DEFAULTS.rateLimitPerMinute,
     dedupWindowSeconds: f.dedupWindowSeconds ?? DEFAULTS.dedupWindowSeconds, collapseId: f.collapseId, list: f.list,
   };

@@ -37,6 +37,7 @@ export function apnsPayload(m: DeliveryMessage, deliveryId: string): Record<stri
   return {
     aps: { alert: { title: m.title, body: m.body }, sound: 'default', 'mutable-content': 1 },
     deliveryId,
+    ...(m.inboxEntryId ? { inboxEntryId: m.inboxEntryId } : {}),
     ...(m.deepLink ? { deepLink: m.deepLink } : {}),
     ...(Object.keys(m.data).length > 0 ? { data: m.data } : {}),
   };

@@ -15,6 +15,8 @@ export const MessagingErrors = {
   /** The rendered message does not fit a provider's payload limit (APNs and FCM: 4 KB). */
   messageTooLarge: (bytes: number) =>
     new DomainError('invalid', 'message_too_large', `message: the rendered push payload is ${bytes} bytes, more than the 4096 the providers accept`),
+  /** The template's inbox part rendered for a send is larger than an entry may be (issue 27; docs/templates.md). */
+  inboxEntryTooLarge: (bytes: number, max: number) => new DomainError('invalid', 'message_too_large', `inbox: the rendered inbox entry is ${bytes} bytes, more than ${max}`),
   templateNotFound: (key: string) => new DomainError('not_found', 'template_not_found', `template ${key} not found`),
   /** Archived, or never published: only an active published version accepts sends (spec 01). */
   templateNotActive: (key: string) => new DomainError('conflict', 'template_not_active', `template ${key} has no active published version`),

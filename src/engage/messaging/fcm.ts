@@ -43,6 +43,7 @@ interface Answer {
 /** The FCM message (v1 `Message`): data values must be strings. */
 export function fcmMessage(d: FcmDelivery, nowMs: number): Record<string, unknown> {
   const data: Record<string, string> = { deliveryId: d.id };
+  if (d.message.inboxEntryId) data.inboxEntryId = d.message.inboxEntryId;
   if (d.message.deepLink) data.deepLink = d.message.deepLink;
   if (Object.keys(d.message.data).length > 0) data.data = JSON.stringify(d.message.data);
   return {

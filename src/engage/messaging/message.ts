@@ -11,4 +11,6 @@ export interface DeliveryMessage {
   data: Record<string, unknown>;
   priority: 'normal' | 'high';
   collapseId?: string;
+  /** The inbox entry the send wrote (issue 27): carried as `inboxEntryId` so a tap opens it. */
+  inboxEntryId?: string;
 }

@@ -6,7 +6,8 @@
 import { createHash } from 'node:crypto';
 import { parseDateTime } from '../../platform/http/schema';
 import { MessagingErrors } from './errors';
-import type { VariableType } from './schemas';
+import type { NewEntry } from '../inbox/service';
+import type { InboxPart, VariableType } from './schemas';
 
 export interface TemplateDefinition {
   key: string;
@@ -22,7 +23,14 @@ export interface TemplateDefinition {
   collapseId?: string;
   /** The subscription list the template sends for (issue 26): recipients unsubscribed from it are skipped. */
   list?: string;
+  /** The inbox part (issue 27): a send writes one inbox entry from it. No `localizations` (`{}`): an inbox-only template. */
+  inbox?: InboxPart;
 }
+
+type InboxContent = NewEntry['content'];
+
+/** Whether the template sends a push (an inbox-only template has no localizations). */
+export const hasPush = (def: TemplateDefinition): boolean => Object.keys(def.localizations).length > 0;
 
 export interface Rendered {
   resolvedLocale: string;
@@ -92,8 +100,7 @@ export function resolveVariables(def: TemplateDefinition, supplied: Record<strin
 }
 
 /** Spec 01: the requested locale (exact, then its language), then the default, then the fallback. */
-export function resolveLocale(def: TemplateDefinition, requested: string | undefined): string[] {
-  const keys = Object.keys(def.localizations);
+export function resolveLocale(def: TemplateDefinition, requested: string | undefined, keys: readonly string[] = Object.keys(def.localizations)): string[] {
   const find = (tag: string | undefined) => (tag === undefined ? undefined : keys.find((k) => k.toLowerCase() === tag.toLowerCase()));
   const chain: string[] = [];
   const push = (k: string | undefined) => {
@@ -148,6 +155,8 @@ const substitute = (text: string, fill: (name: string) => string) => text.replac
 
 /** Renders the template for the request; the locale chain decides each field (a missing deep link or data falls back). */
 export function render(def: TemplateDefinition, requestedLocale: string | undefined, vars: Map<string, Value | undefined>): Rendered {
+  // An inbox-only template: no push to render; the locale is resolved among the inbox part's.
+  if (!hasPush(def)) return { resolvedLocale: resolveLocale(def, requestedLocale, Object.keys(def.inbox?.localizations ?? {}))[0] ?? def.defaultLocale, title: '', body: '', deepLink: '', customData: {} };
   const chain = resolveLocale(def, requestedLocale);
   const resolvedLocale = chain[0];
   const l10n = def.localizations[resolvedLocale];
@@ -173,6 +182,30 @@ export function render(def: TemplateDefinition, requestedLocale: string | undefi
     body: substitute(l10n.body, shown),
     deepLink: deepLinkSource === undefined ? '' : substitute(deepLinkSource, inLink),
     customData: fillData(dataSource) as Record<string, unknown>,
+  };
+}
+
+/**
+ * The inbox entry's content (issue 27): every locale of the template's inbox part, each string of
+ * its payload and LAYOUT surfaces substituted as title and body are (the locale's number and date
+ * formats), so the installation's locale picks one when the entry is read. Undefined without an inbox part.
+ */
+export function renderInbox(def: TemplateDefinition, vars: Map<string, Value | undefined>): InboxContent | undefined {
+  if (!def.inbox) return undefined;
+  const payloads: InboxContent['payloads'] = {};
+  const layouts: NonNullable<InboxContent['layouts']> = {};
+  for (const [locale, l] of Object.entries(def.inbox.localizations)) {
+    const shown = (name: string) => display(def, name, vars.get(name), locale);
+    const fill = (v: unknown): unknown =>
+      typeof v === 'string' ? substitute(v, shown) : Array.isArray(v) ? v.map(fill) : v && typeof v === 'object' ? Object.fromEntries(Object.entries(v).map(([k, x]) => [k, fill(x)])) : v;
+    payloads[locale] = fill(l.payload) as Record<string, unknown>;
+    if (l.layout) layouts[locale] = { SUMMARY: fill(l.layout.SUMMARY) as Record<string, unknown>, DETAIL: fill(l.layout.DETAIL) as Record<string, unknown> };
+  }
+  return {
+    payloads,
+    ...(Object.keys(layouts).length > 0 ? { layouts } : {}),
+    defaultLocale: def.defaultLocale,
+    ...(def.fallbackLocale !== undefined ? { fallbackLocale: def.fallbackLocale } : {}),
   };
 }
 

@@ -26,6 +26,28 @@ export const Localization = Strict({
   customData: T.Optional(FreeObject({ maxProperties: 50, values: FreeValue(), description: 'String values may hold {{variable}} placeholders.' })),
 });
 
+/** Bounds of a template's inbox part (docs/templates.md "The inbox part"). */
+export const INBOX_LIMITS = { expiresInSeconds: { min: 60, max: 31_536_000 }, fileBytes: 32_768, renderedBytes: 65_536 } as const;
+
+const InboxSurface = (what: string) =>
+  FreeObject({ maxProperties: 50, values: FreeValue(), description: `The ${what} surface (free JSON); string values may hold {{variable}} placeholders.` });
+
+/** One locale of a template's inbox part: the entry's payload and, optionally, its LAYOUT rendering. */
+export const InboxLocalization = Strict({
+  payload: FreeObject({ maxProperties: 50, values: FreeValue(), description: 'The entry’s payload as GET /v1/sdk/inbox pages it (free JSON); string values may hold {{variable}} placeholders.' }),
+  layout: T.Optional(Strict({ SUMMARY: InboxSurface('SUMMARY'), DETAIL: InboxSurface('DETAIL') }, { description: 'The LAYOUT rendering renderings:resolve answers; absent: the entry is headless in this locale.' })),
+});
+
+/** The inbox part of a template (issue 27): a send writes one inbox entry from it. */
+export const InboxPart = Strict({
+  key: T.String({ pattern: KEY_PATTERN, description: 'The entry’s key (InboxEntry.key), what the app tells entries apart by.' }),
+  localizations: T.Record(T.String({ pattern: LOCALE_PATTERN }), InboxLocalization, { minProperties: 1, maxProperties: 200, description: 'Must hold the template’s default (and fallback) locale.' }),
+  expiresInSeconds: T.Optional(
+    T.Integer({ minimum: INBOX_LIMITS.expiresInSeconds.min, maximum: INBOX_LIMITS.expiresInSeconds.max, description: 'The entry expires this long after the send (60 s to 365 days); absent: it never expires.' }),
+  ),
+});
+export type InboxPart = Static<typeof InboxPart>;
+
 /** The template file of `engage templates create|update --file` (no additional properties). */
 export const TemplateFile = Strict({
   key: T.String({ pattern: KEY_PATTERN, description: 'Immutable once created.' }),
@@ -33,7 +55,8 @@ export const TemplateFile = Strict({
   defaultLocale: Locale(),
   fallbackLocale: T.Optional(Locale()),
   variables: T.Optional(T.Record(T.String({ pattern: VARIABLE_PATTERN }), VariableDefinition, { maxProperties: 100 })),
-  localizations: T.Record(T.String({ pattern: LOCALE_PATTERN }), Localization, { minProperties: 1, maxProperties: 200 }),
+  localizations: T.Optional(T.Record(T.String({ pattern: LOCALE_PATTERN }), Localization, { minProperties: 1, maxProperties: 200, description: 'The push; absent: an inbox-only template (then `inbox` is required).' })),
+  inbox: T.Optional(InboxPart),
   ttlSeconds: T.Optional(T.Integer({ minimum: 0, maximum: 2_419_200, description: 'Default 86400; 0 = deliver now or never (APNs apns-expiration 0).' })),
   priority: T.Optional(Enum(['normal', 'high'] as const)),
   rateLimitPerMinute: T.Optional(T.Integer({ minimum: 1, maximum: 1_000_000, description: 'Sends admitted per minute; default 6000.' })),
@@ -73,6 +96,8 @@ export const DIAGNOSTIC_CODES = [
   'LIST_UNSUBSCRIBED',
   'DEFERRED_QUIET_HOURS',
   'EXPIRES_IN_QUIET_HOURS',
+  // Issue 27: an inbox-only template's send writes its inbox entry and no delivery.
+  'INBOX_ONLY',
 ] as const;
 export type DiagnosticCode = (typeof DIAGNOSTIC_CODES)[number];
 
@@ -81,7 +106,7 @@ export const Diagnostic = T.Object({
   appId: Uuid(),
   platform: Platform,
   code: Enum(DIAGNOSTIC_CODES, {
-    description: 'TARGETED: a delivery was admitted; DEFERRED_QUIET_HOURS: admitted, held until the profile’s quiet hours end (deferredUntil); every other code names why the installation was skipped.',
+    description: 'TARGETED: a delivery was admitted; DEFERRED_QUIET_HOURS: admitted, held until the profile’s quiet hours end (deferredUntil); INBOX_ONLY: the template has no push, its inbox entry stands for the send; every other code names why the installation was skipped.',
   }),
   deliveryId: OrNull(Uuid({ description: 'The delivery (apns-id, PUSH_RECEIPT_RECORDED deliveryId) when TARGETED or DEFERRED_QUIET_HOURS.' })),
   deferredUntil: T.Optional(DateTime({ description: 'DEFERRED_QUIET_HOURS and EXPIRES_IN_QUIET_HOURS: when the quiet hours end.' })),
@@ -98,6 +123,9 @@ export const SendResponse = T.Object({
   targetAppIds: T.Array(Uuid(), { description: 'The template’s apps the access key may use.' }),
   diagnostics: T.Array(Diagnostic, { description: 'One entry per installation of the recipient in an app the access key may use; nothing of the others.' }),
   requestId: T.String({ description: 'The send id (`engage sends show`); the same on a replay.' }),
+  inboxEntryId: T.Optional(
+    OrNull(Uuid({ description: 'Extension (issue 27), present when the template has an inbox part: the entry the send wrote (the push payload’s `inboxEntryId`), null when none was written.' })),
+  ),
 });
 export type SendResponse = Static<typeof SendResponse>;
 

@@ -15,15 +15,16 @@ import { apnsPayload } from './apns';
 import { MessagingErrors } from './errors';
 import type { DeliveryMessage } from './message';
 import { notReadyReason } from './readiness';
-import { contentHash, render, resolveVariables, type Rendered, type TemplateDefinition } from './render';
-import { type Diagnostic, type DiagnosticCode, type SendRequest, type SendResponse } from './schemas';
+import { contentHash, hasPush, render, renderInbox, resolveVariables, type Rendered, type TemplateDefinition } from './render';
+import { INBOX_LIMITS, type Diagnostic, type DiagnosticCode, type SendRequest, type SendResponse } from './schemas';
+import { writeEntryIn, type InboxTx, type NewEntry } from '../inbox/service';
 import type { DeliveryRow, MessagingStore, RecipientInstallation, SendRow } from './store';
 import { auditIn, type AuditActor, type AuditTx } from '../shared/audit';
 import { selectVersion, type VersionSelector } from './versions';
 import { KEY_PATTERN } from '../shared/schemas';
 import { listAllows, liveListIn, quietHoursEnd, recipientPreferencesIn, type SendPreferencesTx } from '../preferences/send-preferences';
 
-type Stores = { messaging: MessagingStore } & SendPreferencesTx & AuditTx;
+type Stores = { messaging: MessagingStore } & SendPreferencesTx & AuditTx & InboxTx;
 type Admitted = { replayed: boolean; response: SendResponse };
 
 export interface SendMetrics {
@@ -98,6 +99,8 @@ export function createSendService(deps: { store: Stores & TxRunner<Stores>; cloc
     targetAppIds: string[];
     replay: (found: SendRow | undefined) => Admitted | undefined;
     isTest: boolean;
+    /** The inbox entry's content (the template's inbox part rendered), written with the deliveries; none for test sends. */
+    inbox?: NewEntry['content'];
     /** Recorded in the send's transaction (a test send's audit event). */
     also?: (tx: Stores & TxScope, sendId: string, at: string) => Promise<void>;
     /** Stored and answered beside the send response (a test send's unresolved members). */
@@ -109,7 +112,10 @@ export function createSendService(deps: { store: Stores & TxRunner<Stores>; cloc
    * all in one transaction of the group commit.
    */
   async function admitSend(a: Admission): Promise<Admitted> {
-    const message = messageOf(a.def, a.rendered);
+    // The entry's id is known before the transaction: every delivery's payload carries it (issue 27, rule 5).
+    const entryId = a.inbox ? newId() : undefined;
+    const message = messageOf(a.def, a.rendered, entryId);
+    const push = hasPush(a.def);
     const hash = contentHash(a.rendered);
     const messageJson = JSON.stringify(message);
     const templateApps = new Set(a.def.appIds);
@@ -143,7 +149,13 @@ export function createSendService(deps: { store: Stores & TxRunner<Stores>; cloc
         const quiet = !a.isTest && d.priority === 'normal';
         const prefs = list || quiet ? await recipientPreferencesIn(tx, a.env, installations.map((i) => i.id), list?.key ?? null) : undefined;
         const recipientType = a.recipient.type as 'INSTALLATION_ID' | 'EXTERNAL_ID' | 'PROFILE';
+        const owner = a.inbox ? await inboxOwner(tx.messaging, a.env, recipientType, a.recipient.value, installations) : undefined;
         for (const i of installations) {
+          // An inbox-only template: its entry stands for the send, no delivery (an opted-out installation is still said so).
+          if (!push) {
+            diagnostics.push({ installationId: i.id, appId: i.appId, platform: i.platform, code: i.privacy === 'OPTED_OUT' ? 'PRIVACY_OPTED_OUT' : 'INBOX_ONLY', deliveryId: null });
+            continue;
+          }
           let code = skipReason(i, templateApps, credentialed);
           if (!code && list && !listAllows(list, recipientType, prefs?.get(i.id))) code = 'LIST_UNSUBSCRIBED';
           // A test send is meant to arrive every time it is asked for: no duplicate suppression.
@@ -173,7 +185,7 @@ export function createSendService(deps: { store: Stores & TxRunner<Stores>; cloc
           });
         }
         const response: SendResponse = {
-          accepted: rows.length > 0,
+          accepted: rows.length > 0 || owner !== undefined,
           resolvedLocale: a.rendered.resolvedLocale,
           renderedTitle: a.rendered.title,
           renderedBody: a.rendered.body,
@@ -182,6 +194,7 @@ export function createSendService(deps: { store: Stores & TxRunner<Stores>; cloc
           targetAppIds: a.targetAppIds,
           diagnostics,
           requestId: sendId,
+          ...(a.inbox ? { inboxEntryId: owner ? entryId! : null } : {}),
           ...a.extra?.(installations),
         };
         const recorded = await tx.messaging.insertSend({
@@ -192,6 +205,13 @@ export function createSendService(deps: { store: Stores & TxRunner<Stores>; cloc
         // The same idempotencyKey committed by another process meanwhile: undo this one, answer as its replay.
         if (!recorded) throw new IdempotencyRace();
         await tx.messaging.insertDeliveries(rows);
+        if (owner && a.inbox) {
+          const expiresIn = a.def.inbox?.expiresInSeconds;
+          await writeEntryIn(tx, {
+            id: entryId!, environmentId: a.env, ...owner, key: a.def.inbox!.key, content: a.inbox, sentAt: now,
+            expiresAt: expiresIn === undefined ? null : new Date(nowMs + expiresIn * 1000), sendId, templateId: a.templateId,
+          });
+        }
         await a.also?.(tx, sendId, at);
         if (rows.length > 0) tx.afterCommit(deps.wake);
         return { replayed: false, response };
@@ -200,6 +220,20 @@ export function createSendService(deps: { store: Stores & TxRunner<Stores>; cloc
       if (e instanceof IdempotencyRace) return attempt(true);
       throw e;
     });
+  }
+
+  /**
+   * Whose inbox a send's entry goes to (issue 27): the profile's for EXTERNAL_ID and PROFILE
+   * recipients (every installation bound to it sees it), the installation's for INSTALLATION_ID,
+   * none for an installation whose privacy is OPTED_OUT (it gets nothing, as for push).
+   */
+  async function inboxOwner(s: MessagingStore, env: string, type: 'INSTALLATION_ID' | 'EXTERNAL_ID' | 'PROFILE', value: string, installations: readonly RecipientInstallation[]) {
+    if (type === 'INSTALLATION_ID') {
+      const i = installations[0];
+      return i && i.privacy !== 'OPTED_OUT' ? { scope: 'INSTALLATION' as const, ownerId: i.id } : undefined;
+    }
+    const profileId = await s.profileId(env, type === 'EXTERNAL_ID' ? 'externalId' : 'id', value);
+    return profileId === undefined ? undefined : { scope: 'PROFILE' as const, ownerId: profileId };
   }
 
   /** A stored send answered again to its caller; 409 when the key was another caller's or another request's. */
@@ -246,9 +280,14 @@ export function createSendService(deps: { store: Stores & TxRunner<Stores>; cloc
     // Sends go only through the template's apps the key may use (rule 7); none: the key is not scoped for this send.
     if (targetAppIds.length === 0) throw EdgeErrors.unauthorized('The access key is not allowed for any of the template’s apps.');
     const rendered = renderChecked(def, req.locale, vars);
+    const inbox = renderInbox(def, vars);
+    if (inbox) {
+      const bytes = Buffer.byteLength(JSON.stringify(inbox));
+      if (bytes > INBOX_LIMITS.renderedBytes) throw MessagingErrors.inboxEntryTooLarge(bytes, INBOX_LIMITS.renderedBytes);
+    }
     try {
       const out = await admitSend({
-        env, templateId: active.templateId, version, def, rendered, caller: key.id, idempotencyKey: req.idempotencyKey, requestHash,
+        env, templateId: active.templateId, version, def, rendered, caller: key.id, idempotencyKey: req.idempotencyKey, requestHash, inbox,
         recipient: req.recipient, resolve: (s) => recipients(s, env, req.recipient, key.appIds), targetAppIds, replay, isTest: false,
       });
       count(out.replayed ? 'replayed' : out.response.accepted ? 'admitted' : 'nothing_to_deliver');
@@ -326,12 +365,13 @@ export function createSendService(deps: { store: Stores & TxRunner<Stores>; cloc
  */
 export function renderChecked(def: TemplateDefinition, locale: string | undefined, vars: ReturnType<typeof resolveVariables>): Rendered {
   const rendered = render(def, locale, vars);
-  const size = Buffer.byteLength(JSON.stringify(apnsPayload(messageOf(def, rendered), NIL_ID)));
+  // With an inbox part, the payload carries the entry's id (sized here with a nil one).
+  const size = Buffer.byteLength(JSON.stringify(apnsPayload(messageOf(def, rendered, def.inbox ? NIL_ID : undefined), NIL_ID)));
   if (size > MAX_PAYLOAD) throw MessagingErrors.messageTooLarge(size);
   return rendered;
 }
 
-export function messageOf(def: TemplateDefinition, r: Rendered): DeliveryMessage {
+export function messageOf(def: TemplateDefinition, r: Rendered, inboxEntryId?: string): DeliveryMessage {
   return {
     title: r.title,
     body: r.body,
@@ -339,6 +379,7 @@ export function messageOf(def: TemplateDefinition, r: Rendered): DeliveryMessage
     data: r.customData,
     priority: def.priority,
     ...(def.collapseId !== undefined ? { collapseId: def.collapseId } : {}),
+    ...(inboxEntryId !== undefined ? { inboxEntryId } : {}),
   };
 }
 

@@ -99,6 +99,7 @@ const SQL = {
       LEFT JOIN installations i ON i.environment_id = p.environment_id AND i.profile_id = p.id
       LEFT JOIN apps a ON a.id = i.app_id
      WHERE p.environment_id = ? AND p.${by} = ? ORDER BY i.created_at, i.id LIMIT 1000`,
+  profileId: (by: 'external_id' | 'id') => `SELECT id FROM profiles WHERE environment_id = ? AND ${by} = ?`,
   installation: `SELECT ${INSTALLATION} FROM installations i JOIN apps a ON a.id = i.app_id WHERE i.environment_id = ? AND i.id = ?`,
   upsertCredential: `INSERT INTO push_credentials (app_id, environment_id, provider, info, sealed, updated_at) VALUES (?, ?, ?, ?, ?, ?)
     ON CONFLICT (app_id, provider) DO UPDATE SET info = excluded.info, sealed = excluded.sealed, updated_at = excluded.updated_at`,
@@ -150,6 +151,7 @@ export function createMessagingStore(db: Sql) {
   const claim = claimText(PUSH_DELIVERIES, db.dialect);
   const byExternalId = SQL.profileInstallations('external_id');
   const byProfileId = SQL.profileInstallations('id');
+  const profileIdBy = { externalId: SQL.profileId('external_id'), id: SQL.profileId('id') };
   return {
     ...createTestGroupStatements(db),
     async insertTemplate(id: string, environmentId: string, key: string, at: string): Promise<boolean> {
@@ -247,6 +249,8 @@ export function createMessagingStore(db: Sql) {
       const rows = await db.all<RecipientInstallation>(by === 'externalId' ? byExternalId : byProfileId, [environmentId, value]);
       return rows.length === 0 ? undefined : rows.filter((r) => r.id !== null);
     },
+    /** The profile a send's recipient names (issue 27: the owner of its inbox entry); undefined when none. */
+    profileId: async (environmentId: string, by: 'externalId' | 'id', value: string) => (await db.get<{ id: string }>(profileIdBy[by], [environmentId, value]))?.id,
     installation(environmentId: string, id: string): Promise<RecipientInstallation | undefined> {
       return db.get<RecipientInstallation>(SQL.installation, [environmentId, id]);
     },

@@ -9,8 +9,8 @@ import type { TxRunner } from '../../platform/store/store';
 import type { EnvironmentService } from '../environments/service';
 import { auditIn, type AuditActor, type AuditTx } from '../shared/audit';
 import { MessagingErrors } from './errors';
-import { placeholdersOf, resolveVariables, typeProblem, type TemplateDefinition } from './render';
-import { checkTemplateFile, type TemplateFile } from './schemas';
+import { hasPush, placeholdersOf, resolveVariables, typeProblem, type TemplateDefinition } from './render';
+import { checkTemplateFile, INBOX_LIMITS, type TemplateFile } from './schemas';
 import type { MessagingStore, TemplateRow, TemplateVersionRow } from './store';
 import { configurationManaged } from '../shared/errors';
 import { KEY_PATTERN } from '../shared/schemas';
@@ -102,20 +102,31 @@ export function createTemplateService(deps: { store: Stores & TxRunner<Stores>; 
       }
       variables[name] = { type: d.type, required, ...(d.default !== undefined ? { default: d.default } : {}) };
     }
-    const has = (tag: string) => Object.keys(f.localizations).some((k) => k.toLowerCase() === tag.toLowerCase());
-    if (!has(f.defaultLocale)) throw MessagingErrors.invalid(`localizations: must hold the default locale ${f.defaultLocale}`);
-    if (f.fallbackLocale !== undefined && !has(f.fallbackLocale)) throw MessagingErrors.invalid(`localizations: must hold the fallback locale ${f.fallbackLocale}`);
-    for (const [locale, l] of Object.entries(f.localizations)) {
-      const texts: [string, string][] = [['title', l.title], ['body', l.body]];
-      if (l.deepLink !== undefined) texts.push(['deepLink', l.deepLink]);
-      const walk = (path: string, v: unknown): void => {
-        if (typeof v === 'string') texts.push([path, v]);
-        else if (v && typeof v === 'object') for (const [k, x] of Object.entries(v)) walk(`${path}.${k}`, x);
-      };
-      if (l.customData) walk('customData', l.customData);
-      for (const [field, text] of texts)
-        for (const name of placeholdersOf(text))
-          if (!Object.hasOwn(variables, name)) throw MessagingErrors.invalid(`localizations.${locale}.${field}: {{${name}}} is not a declared variable`);
+    // An inbox-only template has no localizations (no push), and then must have an inbox part (docs/templates.md).
+    if (f.localizations === undefined && f.inbox === undefined) throw MessagingErrors.invalid('localizations: is required unless the template has an inbox part (an inbox-only template)');
+    const locales = (where: string, byLocale: Record<string, unknown>) => {
+      const has = (tag: string) => Object.keys(byLocale).some((k) => k.toLowerCase() === tag.toLowerCase());
+      if (!has(f.defaultLocale)) throw MessagingErrors.invalid(`${where}: must hold the default locale ${f.defaultLocale}`);
+      if (f.fallbackLocale !== undefined && !has(f.fallbackLocale)) throw MessagingErrors.invalid(`${where}: must hold the fallback locale ${f.fallbackLocale}`);
+    };
+    const checkPlaceholders = (path: string, v: unknown): void => {
+      if (typeof v === 'string') {
+        for (const name of placeholdersOf(v)) if (!Object.hasOwn(variables, name)) throw MessagingErrors.invalid(`${path}: {{${name}}} is not a declared variable`);
+      } else if (v && typeof v === 'object') for (const [k, x] of Object.entries(v)) checkPlaceholders(`${path}.${k}`, x);
+    };
+    if (f.localizations !== undefined) {
+      locales('localizations', f.localizations);
+      for (const [locale, l] of Object.entries(f.localizations)) checkPlaceholders(`localizations.${locale}`, l);
+    }
+    if (f.inbox !== undefined) {
+      locales('inbox.localizations', f.inbox.localizations);
+      const withLayout = Object.entries(f.inbox.localizations).filter(([, l]) => l.layout !== undefined);
+      // Any LAYOUT at all: the default locale's too, so every installation's locale resolves to one.
+      if (withLayout.length > 0 && !withLayout.some(([k]) => k.toLowerCase() === f.defaultLocale.toLowerCase()))
+        throw MessagingErrors.invalid(`inbox.localizations.${f.defaultLocale}.layout: is required when another locale has a layout`);
+      for (const [locale, l] of Object.entries(f.inbox.localizations)) checkPlaceholders(`inbox.localizations.${locale}`, l);
+      const bytes = Buffer.byteLength(JSON.stringify(f.inbox));
+      if (bytes > INBOX_LIMITS.fileBytes) throw MessagingErrors.invalid(`inbox: is ${bytes} bytes, more than ${INBOX_LIMITS.fileBytes}`);
     }
     return {
       key: f.key,
@@ -123,13 +134,14 @@ export function createTemplateService(deps: { store: Stores & TxRunner<Stores>; 
       defaultLocale: f.defaultLocale,
       ...(f.fallbackLocale !== undefined ? { fallbackLocale: f.fallbackLocale } : {}),
       variables,
-      localizations: f.localizations,
+      localizations: f.localizations ?? {},
       ttlSeconds: f.ttlSeconds ?? DEFAULTS.ttlSeconds,
       priority: f.priority ?? DEFAULTS.priority,
       rateLimitPerMinute: f.rateLimitPerMinute ?? DEFAULTS.rateLimitPerMinute,
       dedupWindowSeconds: f.dedupWindowSeconds ?? DEFAULTS.dedupWindowSeconds,
       ...(f.collapseId !== undefined ? { collapseId: f.collapseId } : {}),
       ...(f.list !== undefined ? { list: f.list } : {}),
+      ...(f.inbox !== undefined ? { inbox: f.inbox } : {}),
     };
   }
 
@@ -276,7 +288,8 @@ export function createTemplateService(deps: { store: Stores & TxRunner<Stores>; 
       const message = messageOf(def, rendered);
       const apps = await environments.listApps(env.id);
       const nowMs = clock.now().getTime();
-      const targets = def.appIds.flatMap((appId) => {
+      // An inbox-only template sends no push: no provider payload to show.
+      const targets = (hasPush(def) ? def.appIds : []).flatMap((appId) => {
         const app = apps.find((a) => a.id === appId);
         if (!app) return [];
         const payload =
