@@ -127,7 +127,7 @@ describe('POST /v1/sdk/inbox/operations:batch', () => {
     ]);
     let page = await inboxPage(h, s);
     expect(page.unreadCount).toBe(1);
-    expect(page.entries.map((p) => [p.id, p.readAt !== null])).toEqual([[y, false], [x, true]]);
+    expect(Object.fromEntries(page.entries.map((p) => [p.id, p.readAt !== null]))).toEqual({ [y]: false, [x]: true });
     // The same batch again: its first answer, byte for byte; another body under its id: 409.
     const replay = await inboxOps(h, s, 0, ops, batchId);
     expect(replay.status).toBe(200);
@@ -140,7 +140,7 @@ describe('POST /v1/sdk/inbox/operations:batch', () => {
     expect(await results(await inboxOps(h, s, 0, [{ type: 'MARK_ALL_READ', entryId: null }, { type: 'MARK_UNREAD', entryId: y }]))).toEqual(['ACCEPTED', 'ACCEPTED']);
     page = await inboxPage(h, s);
     expect(page.unreadCount).toBe(1);
-    expect(page.entries.map((p) => [p.id, p.readAt !== null])).toEqual([[y, false], [x, true]]);
+    expect(Object.fromEntries(page.entries.map((p) => [p.id, p.readAt !== null]))).toEqual({ [y]: false, [x]: true });
     // An older generation never touches the current profile's inbox.
     await bind(h, env.accessKey, s, 'user-9');
     expect(await results(await inboxOps(h, s, 0, [{ type: 'MARK_ALL_READ' }]))).toEqual(['REJECTED stale_generation']);
