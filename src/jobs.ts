@@ -6,6 +6,7 @@ import type { OAuthService } from './identity/oauth/service';
 import type { SessionService } from './identity/sessions/service';
 import type { NativeService } from './identity/native/service';
 import type { ProviderService } from './identity/providers/service';
+import type { InboxService } from './engage/inbox/service';
 
 /** What the jobs need of the services (named here, so services.ts can import this file). */
 export interface JobServices {
@@ -15,6 +16,7 @@ export interface JobServices {
   oauth: Pick<OAuthService, 'purgeExpired'>;
   native: Pick<NativeService, 'purgeExpired'>;
   providers: Pick<ProviderService, 'sweepTokenUses'>;
+  engage: { inbox: Pick<InboxService, 'purgeExpired'> };
 }
 
 /** The background jobs of a serving process (platform/jobs): leased, so each runs once across processes. */
@@ -33,6 +35,8 @@ export const JOBS = {
   purgeNative: 'native.purge-expired',
   /** Upstream ID tokens of the social sign-in's replay cache that can no longer be accepted. */
   purgeTokenUses: 'providers.purge-token-uses',
+  /** Inbox entries expired for more than a day (issue 27 point 6), each owner's unread count kept exact. */
+  purgeInbox: 'inbox.purge-expired',
 } as const;
 
 const MINUTE = 60_000;
@@ -55,6 +59,8 @@ export function backgroundJobs(s: JobServices, logger: Logger, checkpointer?: Ch
     { name: JOBS.purgeGrants, intervalMs: MINUTE, run: () => s.oauth.purgeExpired().then(() => undefined) },
     { name: JOBS.purgeNative, intervalMs: MINUTE, run: () => s.native.purgeExpired().then(() => undefined) },
     { name: JOBS.purgeTokenUses, intervalMs: MINUTE, run: () => s.providers.sweepTokenUses().then(() => undefined) },
+    // Every 10 minutes; a run that stopped at its batch budget goes on a second later.
+    { name: JOBS.purgeInbox, intervalMs: 10 * MINUTE, retryMs: 1_000, run: async () => ((await s.engage.inbox.purgeExpired()).more ? 'retry' : undefined) },
     // Hourly as well, for an erasure whose wake-up was lost (the process died right after it,
     // or another process without jobs erased). Busy (a reader on an older snapshot, another
     // checkpoint under way): again in a second.

@@ -130,7 +130,7 @@ export function createServices(deps: CoreDeps) {
   const deliveries = createWaker({ name: 'push', clock, logger: deps.logger, idleMs: 1_000, drain: () => engage.messaging.deliveries.run(), nextDueMs: () => store.messaging.nextDue() });
   work.attach(deliveries);
   registerWorkKinds(work, workKinds({ transfer, environmentDeletion: engage.environmentDeletion, flagSchedules: engage.flagSchedules }));
-  for (const job of backgroundJobs({ store, keys, sessions, oauth, native, providers }, deps.logger, deps.checkpointer)) jobs.register(job);
+  for (const job of backgroundJobs({ store, keys, sessions, oauth, native, providers, engage }, deps.logger, deps.checkpointer)) jobs.register(job);
   // The leased jobs' queue, across every process on the database: 1 while a job is due and not yet run.
   metrics.registry.gauge('engage_job_due', 'Leased background jobs due and not yet run, across all processes (1) or not (0), by job.', ['job'], async () => {
     const now = clock.now().getTime();

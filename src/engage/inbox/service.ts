@@ -26,6 +26,14 @@ type Stores = InboxTx & ProfileTx;
 
 export const INBOX_PAGE = { min: 1, max: 100, default: 20 } as const;
 
+/**
+ * The purge of expired entries (issue 27 point 6; docs/inbox.md "Expiry and purge"): entries
+ * expired for more than a day, 500 per transaction, at most 20 transactions per run (then the
+ * job runs again a second later). Expired entries are hidden at once; the grace only delays the
+ * deletion of their rows.
+ */
+export const INBOX_PURGE = { graceMs: 86_400_000, batchSize: 500, maxBatches: 20 } as const;
+
 export interface InboxEntryView {
   id: string;
   key: string;
@@ -255,7 +263,36 @@ export function createInboxService(deps: { store: Stores & TxRunner<Stores>; clo
     return { renderings: out };
   }
 
-  return { page, operate, renderings };
+  /**
+   * Deletes entries expired for more than the grace, in batches of one transaction each; each
+   * owner's row locked (in id order, as operations lock them) while its unread count drops by its
+   * purged entries that were unread, so `unread` stays exact: before the purge the read side
+   * subtracts expired unread entries (store `expiredUnread`), after it they are in neither term.
+   */
+  async function purgeExpired(opts: { graceMs?: number; batchSize?: number; maxBatches?: number } = {}): Promise<{ purged: number; more: boolean }> {
+    const { graceMs, batchSize, maxBatches } = { ...INBOX_PURGE, ...opts };
+    let purged = 0;
+    for (let b = 0; b < maxBatches; b++) {
+      const cutoffMs = clock.now().getTime() - graceMs;
+      const found = await store.tx(async (tx) => {
+        const rows = await tx.inbox.expiredBefore(cutoffMs, batchSize);
+        const byOwner = new Map<string, string[]>();
+        for (const r of rows) byOwner.set(r.ownerId, [...(byOwner.get(r.ownerId) ?? []), r.id]);
+        for (const ownerId of [...byOwner.keys()].sort()) {
+          const ids = byOwner.get(ownerId)!;
+          const o = await tx.inbox.owner(ownerId, true);
+          const unread = o ? await tx.inbox.unreadAmong(o, cutoffMs, ids) : 0;
+          purged += await tx.inbox.deleteExpired(ownerId, cutoffMs, ids);
+          if (unread > 0) await tx.inbox.addUnread(ownerId, -unread);
+        }
+        return rows.length;
+      });
+      if (found < batchSize) return { purged, more: false };
+    }
+    return { purged, more: true };
+  }
+
+  return { page, operate, renderings, purgeExpired };
 }
 
 export type InboxService = ReturnType<typeof createInboxService>;

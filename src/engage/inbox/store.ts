@@ -55,7 +55,14 @@ const SQL = {
   insertBatch: 'INSERT INTO inbox_batches (installation_id, batch_id, environment_id, result, created_at) VALUES (?, ?, ?, ?, ?)',
   seenOperation: 'SELECT status FROM inbox_operations WHERE installation_id = ? AND operation_id = ?',
   insertOperation: 'INSERT INTO inbox_operations (installation_id, operation_id, environment_id, status) VALUES (?, ?, ?, ?)',
+  // The purge (issue 27 point 6): entries expired before a cutoff, oldest expiry first (inbox_entries_expiry).
+  expiredBefore: `SELECT id, owner_id AS "ownerId" FROM inbox_entries WHERE expires_ms <= ? ORDER BY expires_ms, id LIMIT ?`,
 } as const;
+
+const list = (n: number) => Array.from({ length: n }, () => '?').join(', ');
+/** Of the given entries of one owner expired before the cutoff: those that count as unread (neither deleted nor read). */
+const purgeUnread = (n: number) => `SELECT COUNT(*) AS n FROM inbox_entries WHERE owner_id = ? AND expires_ms <= ? AND deleted = 0 AND ${UNREAD} AND id IN (${list(n)})`;
+const purgeDelete = (n: number) => `DELETE FROM inbox_entries WHERE owner_id = ? AND expires_ms <= ? AND id IN (${list(n)})`;
 
 const entryOf = (r: EntryRow): EntryRow => ({
   ...r,
@@ -109,6 +116,16 @@ export function createInboxStore(db: Sql) {
     },
     async readAll(ownerId: string, at: string): Promise<void> {
       await db.run(SQL.readAll, [at, ownerId]);
+    },
+    /** Up to `limit` entries expired at or before `cutoffMs` (the purge's candidates), oldest expiry first. */
+    expiredBefore: async (cutoffMs: number, limit: number) => db.all<{ id: string; ownerId: string }>(SQL.expiredBefore, [cutoffMs, limit]),
+    /** How many of `ids` (entries of `o` expired at or before `cutoffMs`) are unread under its counters; read under its row lock. */
+    async unreadAmong(o: OwnerRow, cutoffMs: number, ids: readonly string[]): Promise<number> {
+      return Number((await db.get<{ n: number }>(purgeUnread(ids.length), [o.ownerId, cutoffMs, o.watermarkVersion, o.watermarkVersion, o.watermarkSeq, ...ids]))!.n);
+    },
+    /** Deletes `ids` of the owner still expired at or before `cutoffMs`; how many went. */
+    async deleteExpired(ownerId: string, cutoffMs: number, ids: readonly string[]): Promise<number> {
+      return db.run(purgeDelete(ids.length), [ownerId, cutoffMs, ...ids]);
     },
     storedBatch: async (installationId: string, batchId: string) => (await db.get<{ result: string }>(SQL.batch, [installationId, batchId]))?.result,
     async storeBatch(installationId: string, batchId: string, environmentId: string, result: string, at: string): Promise<void> {
