@@ -1,10 +1,11 @@
-import { readFileSync } from 'node:fs';
+import { readFileSync, statSync } from 'node:fs';
 import path from 'node:path';
 import type { Command } from 'commander';
 import { action, output, readStdin, withCommon, withServices, type CommonOptions } from '../cli';
 import { cliActor } from '../../src/platform/audit/audit';
 import { DomainError } from '../../src/platform/errors';
 import { applyAll, applyFileProblemAll, applyJsonSchemaAll, type ApplyFile, type FullApplyResult } from '../../src/apply';
+import { whereInJson } from '../../src/engage/apply/inputs';
 
 const SIGN = { create: '+', update: '~', unchanged: '=' } as const;
 /** Where a step's object lives: its tenant, or its environment (engagement half). */
@@ -59,13 +60,19 @@ export function registerApply(program: Command): void {
         try {
           parsed = JSON.parse(text);
         } catch (e) {
-          throw new Error(`${name}: not JSON: ${(e as Error).message}`);
+          // Never the parser's message: it quotes the text (a secret file given by mistake would be printed).
+          throw new Error(`${name}: not JSON${whereInJson(e)}`);
         }
         const problem = applyFileProblemAll(parsed);
         if (problem) throw new Error(`${name}: ${problem}`);
         // Files the configuration names (provider keys, templates) are relative to it (standard input: the working directory).
         const base = opts.file === '-' ? process.cwd() : path.dirname(path.resolve(opts.file));
-        const readFile = (p: string) => readFileSync(path.resolve(base, p), 'utf8');
+        const readFile = (p: string) => {
+          const full = path.resolve(base, p);
+          // A device or a pipe (/dev/zero, /dev/stdin) would be read without end or wait for input: only regular files.
+          if (!statSync(full).isFile()) throw Object.assign(new Error(`${p} is not a regular file`), { code: 'not a regular file' });
+          return readFileSync(full, 'utf8');
+        };
         await withServices(opts, async ({ services, json }) => {
           const result = await applyAll(services, parsed as ApplyFile, { dryRun: !!opts.dryRun, env: process.env, readFile, actor: cliActor() }).catch((e: unknown) => {
             // A refusal that names its place in the file names the file too: `engage.json: environments[0].apps[1]: …`.

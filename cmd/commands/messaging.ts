@@ -6,6 +6,7 @@ import { outputPage, pageRequestOf, withPaging } from '../paging';
 import { templateJsonSchema } from '../../src/engage/messaging/schemas';
 import { parseVersionSelector } from '../../src/engage/messaging/versions';
 import { registerTestGroups } from './test-groups';
+import { whereInJson } from '../../src/engage/apply/inputs';
 import { action, output, withCommon, withServices, type CommonOptions } from '../cli';
 
 const TEMPLATE_COLUMNS = ['id', 'key', 'status', 'publishedVersion', 'latestVersion', 'updatedAt'];
@@ -22,7 +23,8 @@ export function readJsonFile(file: string, what: string): unknown {
   try {
     return JSON.parse(text) as unknown;
   } catch (e) {
-    throw new Error(`${what} ${file} is not JSON: ${(e as Error).message}`);
+    // The parser's place, never its message: it quotes the text (a key file given by mistake would be printed).
+    throw new Error(`${what} ${file} is not JSON${whereInJson(e)}`);
   }
 }
 

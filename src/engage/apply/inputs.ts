@@ -30,7 +30,7 @@ const ACCESS_KEY_FORM = new RegExp(`^${ACCESS_KEY_PREFIX}[A-Za-z0-9_-]{32,200}$`
  * token …, "<the text's first characters>"... is not valid JSON`), and a `file` pointed at a key by mistake would put
  * the key's first characters in a CI log.
  */
-function whereInJson(err: unknown): string {
+export function whereInJson(err: unknown): string {
   const m = /\(line (\d+) column (\d+)\)/.exec(err instanceof Error ? err.message : '');
   return m ? ` (line ${m[1]}, column ${m[2]})` : '';
 }
