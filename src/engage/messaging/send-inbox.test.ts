@@ -1,8 +1,9 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { ACTOR } from '../../../test/fixtures/actor';
-import { bearer, json, op } from '../../../test/fixtures/engage';
+import { bearer, bind, bootstrap, json, op } from '../../../test/fixtures/engage';
 import { inboxOps, inboxPage } from '../../../test/fixtures/inbox';
 import { createPushWorld, deliveryRows, device, send, sendBody, templateFile, VARS, type PushWorld } from '../../../test/fixtures/messaging';
+import { docsExample } from '../../../test/helpers/docs-examples';
 import { fcmMessage } from './fcm';
 import { messageOf } from './service';
 import type { TemplateDefinition } from './render';
@@ -157,6 +158,19 @@ describe('sends of a template with an inbox part (both engines)', () => {
     expect(await bad({ inbox: inboxPart({ localizations: { en: { payload: { big: 'x'.repeat(33_000) } } } }) })).toMatch(/^inbox: is \d+ bytes, more than 32768$/);
     expect(await bad({ inbox: { ...inboxPart(), extra: 1 } })).not.toBe('accepted');
     expect(await bad({ inbox: inboxPart({ localizations: { en: { payload: {}, layout: { SUMMARY: {} } } } }) })).not.toBe('accepted');
+  });
+
+  it('docs/inbox.md: its example template is accepted, and a German installation resolves the German layout of the entry its send wrote', async () => {
+    await publish(docsExample('inbox.md', 'order-shipped-inbox.json'));
+    const s = await bootstrap(w.h, w.ios.appKey, { platform: 'IOS', locale: 'de-AT' });
+    s.generation = await bind(w.h, w.accessKey, s, 'inbox-docs');
+    const body = (await (await send(w, sendBody({ type: 'EXTERNAL_ID', value: 'inbox-docs' }, { variables: { orderId: 'A-17', amount: 1234.5 } }), { template: 'order.shipped.inbox' })).json()) as SendAnswer;
+    expect(body.inboxEntryId).toEqual(expect.any(String));
+    const page = await inboxPage(w.h, s);
+    expect(page.entries[0]).toMatchObject({ key: 'order.shipped', expiresAt: new Date(Date.parse(page.entries[0].sentAt) + 2_592_000_000).toISOString() });
+    const r = (await (await w.h.request('/v1/sdk/inbox/renderings:resolve', json({ entryIds: [body.inboxEntryId] }, bearer(s.credential)))).json()) as { renderings: { surfaces: { DETAIL: unknown } }[] };
+    expect(page.entries[0].payload).toEqual({ orderId: 'A-17', headline: 'Bestellung A-17 versandt' });
+    expect(r.renderings[0].surfaces.DETAIL).toEqual({ title: 'Bestellung A-17', body: 'Summe 1.234,5' });
   });
 
   it('the FCM message carries the entry id in its data as the APNs payload does', () => {
