@@ -130,6 +130,15 @@ describe('sends of a template with an inbox part (both engines)', () => {
     expect(await entryCount()).toBe(before);
   });
 
+  it('an installation of an app the template does not target gets no INSTALLATION entry (APP_NOT_TARGETED)', async () => {
+    await publish(templateFile({ key: 'ios.inbox-only', apps: ['shop-ios'], localizations: undefined, inbox: inboxPart() }));
+    const android = await device(w, { platform: 'ANDROID' });
+    const before = await entryCount();
+    const body = (await (await send(w, sendBody({ type: 'INSTALLATION_ID', value: android.installationId }), { template: 'ios.inbox-only' })).json()) as SendAnswer;
+    expect(body).toMatchObject({ accepted: false, inboxEntryId: null, diagnostics: [{ code: 'APP_NOT_TARGETED', deliveryId: null }] });
+    expect(await entryCount()).toBe(before);
+  });
+
   it('a console test send writes no entry', async () => {
     const group = await m().testGroups.create({ environment: w.envId, name: 'qa-inbox', members: [{ externalId: 'inbox-u1' }] }, ACTOR);
     const before = await entryCount();

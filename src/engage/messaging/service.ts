@@ -149,11 +149,12 @@ export function createSendService(deps: { store: Stores & TxRunner<Stores>; cloc
         const quiet = !a.isTest && d.priority === 'normal';
         const prefs = list || quiet ? await recipientPreferencesIn(tx, a.env, installations.map((i) => i.id), list?.key ?? null) : undefined;
         const recipientType = a.recipient.type as 'INSTALLATION_ID' | 'EXTERNAL_ID' | 'PROFILE';
-        const owner = a.inbox ? await inboxOwner(tx.messaging, a.env, recipientType, a.recipient.value, installations) : undefined;
+        const owner = a.inbox ? await inboxOwner(tx.messaging, a.env, recipientType, a.recipient.value, installations, templateApps) : undefined;
         for (const i of installations) {
           // An inbox-only template: its entry stands for the send, no delivery (an opted-out installation is still said so).
           if (!push) {
-            diagnostics.push({ installationId: i.id, appId: i.appId, platform: i.platform, code: i.privacy === 'OPTED_OUT' ? 'PRIVACY_OPTED_OUT' : 'INBOX_ONLY', deliveryId: null });
+            const code = !templateApps.has(i.appId) ? 'APP_NOT_TARGETED' : i.privacy === 'OPTED_OUT' ? 'PRIVACY_OPTED_OUT' : 'INBOX_ONLY';
+            diagnostics.push({ installationId: i.id, appId: i.appId, platform: i.platform, code, deliveryId: null });
             continue;
           }
           let code = skipReason(i, templateApps, credentialed);
@@ -225,12 +226,15 @@ export function createSendService(deps: { store: Stores & TxRunner<Stores>; cloc
   /**
    * Whose inbox a send's entry goes to (issue 27): the profile's for EXTERNAL_ID and PROFILE
    * recipients (every installation bound to it sees it), the installation's for INSTALLATION_ID,
-   * none for an installation whose privacy is OPTED_OUT (it gets nothing, as for push).
+   * none for an installation of an app the template does not target or whose privacy is
+   * OPTED_OUT (it gets nothing, as for push).
    */
-  async function inboxOwner(s: MessagingStore, env: string, type: 'INSTALLATION_ID' | 'EXTERNAL_ID' | 'PROFILE', value: string, installations: readonly RecipientInstallation[]) {
+  async function inboxOwner(
+    s: MessagingStore, env: string, type: 'INSTALLATION_ID' | 'EXTERNAL_ID' | 'PROFILE', value: string, installations: readonly RecipientInstallation[], templateApps: ReadonlySet<string>,
+  ) {
     if (type === 'INSTALLATION_ID') {
       const i = installations[0];
-      return i && i.privacy !== 'OPTED_OUT' ? { scope: 'INSTALLATION' as const, ownerId: i.id } : undefined;
+      return i && templateApps.has(i.appId) && i.privacy !== 'OPTED_OUT' ? { scope: 'INSTALLATION' as const, ownerId: i.id } : undefined;
     }
     const profileId = await s.profileId(env, type === 'EXTERNAL_ID' ? 'externalId' : 'id', value);
     return profileId === undefined ? undefined : { scope: 'PROFILE' as const, ownerId: profileId };
