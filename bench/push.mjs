@@ -15,6 +15,8 @@
 //          [--preferences (issue 26: the template names a subscription list and has normal priority,
 //           and every profile has quiet hours outside the run: admission reads the list, the
 //           choices and the quiet hours of every recipient, and defers nothing)]
+//          [--inbox (issue 27: the template has an inbox part, so every send also writes one PROFILE
+//           inbox entry in its transaction, and its pushes carry the entry's id)]
 import autocannon from 'autocannon';
 import { execFileSync, spawn } from 'node:child_process';
 import { generateKeyPairSync, randomBytes, randomUUID, sign } from 'node:crypto';
@@ -38,6 +40,7 @@ const { values: args } = parseArgs({
     amount: { type: 'string' },
     'database-url': { type: 'string' },
     preferences: { type: 'boolean', default: false },
+    inbox: { type: 'boolean', default: false },
   },
 });
 const BIN = args.bin;
@@ -129,6 +132,11 @@ if (args.preferences) {
   const t = JSON.parse(readFileSync(f('template.json'), 'utf8'));
   writeFileSync(f('template.json'), JSON.stringify({ ...t, list: 'bench-news', priority: 'normal' }));
 }
+if (args.inbox) {
+  const t = JSON.parse(readFileSync(f('template.json'), 'utf8'));
+  const layout = { SUMMARY: { title: 'Order {{orderId}}' }, DETAIL: { title: 'Order {{orderId}}', body: 'Total {{amount}}' } };
+  writeFileSync(f('template.json'), JSON.stringify({ ...t, inbox: { key: 'bench.receipt', expiresInSeconds: 86_400, localizations: { en: { payload: { orderId: '{{orderId}}' }, layout } } } }));
+}
 cli('templates', 'create', '--environment', env.id, '--file', f('template.json'));
 cli('templates', 'publish', 'bench.receipt', '--environment', env.id);
 
@@ -212,6 +220,7 @@ try {
   const result = {
     engine: args['database-url'] ? 'postgres' : 'sqlite',
     preferences: args.preferences,
+    inbox: args.inbox,
     sends: { admitted: admission['2xx'], perSecond: Math.round(sendsPerSecond), non2xx: admission.non2xx, latencyMs: { p50: admission.latency.p50, p99: admission.latency.p99, max: admission.latency.max } },
     deliveries: { admitted: admittedDeliveries, delivered, perSecond: Math.round(delivered / deliverySeconds), duplicates, cpuUsPerDelivery: { process: +((processMs * 1000) / delivered).toFixed(1), mainThread: +((mainMs * 1000) / delivered).toFixed(1) } },
     loadAverage: Number(readFileSync('/proc/loadavg', 'utf8').split(' ')[0]),
