@@ -78,9 +78,12 @@ export function createEngageServices(deps: {
       return profileId === undefined ? undefined : { environmentId: p.environmentId, installationId: p.id, profileId };
     },
     profileOf: (p) => installations.profileOf(p),
+    // The live badge (issue 27 point 5): the inbox's unread count, read when it may have changed.
+    unread: (subject) => inbox.unreadCount(subject.environmentId, subject.installationId),
     logger: deps.logger,
   });
   const notices = syncNotices.notices;
+  const inbox = createInboxService({ store, clock, cursors: createInboxCursorCodec(deps.masterKey), notices });
   // An environment's deletion is durable work (platform/work, registered in src/work.ts).
   const environmentDeletion = createEnvironmentDeletion({ store, clock, logger: deps.logger, wake: deps.wakeWork ?? (() => undefined) });
   const environments = createEnvironmentService({ store, clock, deletion: environmentDeletion });
@@ -135,7 +138,7 @@ export function createEngageServices(deps: {
     /** An environment's sync settings (issue 26 point 4). */
     syncSettings: createSyncSettingsService({ store, clock, environments }),
     /** The inbox's mobile routes (issue 27). */
-    inbox: createInboxService({ store, clock, cursors: createInboxCursorCodec(deps.masterKey) }),
+    inbox,
     /** POST /v1/sdk/sync (issue 26). */
     sync: createSyncService({ store, clock, cursors: createCursorCodec(deps.masterKey), metrics: deps.metrics }),
     privacy: createPrivacyService({ store, clock, scrubDeleted: deps.scrubDeleted, sends: messaging.erasure, notices }),

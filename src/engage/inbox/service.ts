@@ -12,10 +12,11 @@
 import { createHash } from 'node:crypto';
 import type { Clock } from '../../platform/clock';
 import { canonicalJson } from '../../platform/idempotency';
-import type { TxRunner } from '../../platform/store/store';
+import type { TxRunner, TxScope } from '../../platform/store/store';
 import type { InstallationPrincipal } from '../installations/service';
 import { bindingIn, type ProfileTx } from '../profiles/service';
 import { EdgeErrors } from '../shared/errors';
+import { NO_NOTICES, type ChangeNotices } from '../shared/change-notices';
 import { localeChain, pick, renderingRevision, type InboxContent } from './content';
 import type { InboxCursorCodec, SortOrder } from './cursor';
 import { InboxErrors, InboxOperationError } from './errors';
@@ -59,8 +60,13 @@ export interface NewEntry {
   templateId?: string | null;
 }
 
-/** Writes an entry in the caller's transaction (a send with its deliveries, an automation step): numbered and counted unread under its owner's lock. */
-export async function writeEntryIn(tx: InboxTx, e: NewEntry): Promise<void> {
+/**
+ * Writes an entry in the caller's transaction (a send with its deliveries, an automation step):
+ * numbered and counted unread under its owner's lock; with `notices`, the badges of the devices
+ * that show it are told once the transaction commits.
+ */
+export async function writeEntryIn(tx: InboxTx & Partial<TxScope>, e: NewEntry, notices?: ChangeNotices): Promise<void> {
+  if (notices?.inboxChanged) tx.afterCommit?.(() => notices.inboxChanged?.(e.environmentId, e.scope, e.ownerId));
   const seq = await tx.inbox.nextSeq(e.environmentId, e.scope, e.ownerId);
   await tx.inbox.insertEntry({
     id: e.id.toLowerCase(),
@@ -97,8 +103,9 @@ export interface InboxOperation {
   entryId?: string | null;
 }
 
-export function createInboxService(deps: { store: Stores & TxRunner<Stores>; clock: Clock; cursors: InboxCursorCodec }) {
+export function createInboxService(deps: { store: Stores & TxRunner<Stores>; clock: Clock; cursors: InboxCursorCodec; notices?: ChangeNotices }) {
   const { store, clock, cursors } = deps;
+  const notices = deps.notices ?? NO_NOTICES;
 
   async function unreadOf(s: Stores, owners: (OwnerRow | undefined)[], nowMs: number): Promise<number> {
     let n = 0;
@@ -187,6 +194,13 @@ export function createInboxService(deps: { store: Stores & TxRunner<Stores>; clo
       }
       const body = JSON.stringify({ batchId: batch.batchId, results, serverTime: now.toISOString() });
       await tx.inbox.storeBatch(installationId, batchId, p.environmentId, `sha256:${digest}\n${body}`, now.toISOString());
+      // The badges of every device that shows these inboxes (issue 27 point 5), once committed.
+      if (results.some((r) => r.status === 'ACCEPTED')) {
+        (tx as Partial<TxScope>).afterCommit?.(() => {
+          notices.inboxChanged?.(p.environmentId, 'INSTALLATION', installationId);
+          notices.inboxChanged?.(p.environmentId, 'PROFILE', binding.profileId);
+        });
+      }
       return { replayed: false, body };
     });
   }
@@ -292,7 +306,15 @@ export function createInboxService(deps: { store: Stores & TxRunner<Stores>; clo
     return { purged, more: true };
   }
 
-  return { page, operate, renderings, purgeExpired };
+  /** The installation's unread count now: its own inbox's and its current profile's (the live badge). */
+  async function unreadCount(environmentId: string, installationId: string): Promise<number | undefined> {
+    const binding = await bindingIn(store, environmentId, installationId);
+    if (!binding) return undefined;
+    const owners = [await store.inbox.owner(installationId.toLowerCase()), await store.inbox.owner(binding.profileId)];
+    return unreadOf(store, owners, clock.now().getTime());
+  }
+
+  return { page, operate, renderings, purgeExpired, unreadCount };
 }
 
 export type InboxService = ReturnType<typeof createInboxService>;

@@ -11,6 +11,11 @@ export interface ChangeNotices {
   installationChanged(environmentId: string, installationId: string): void;
   /** The profile's state changed: every installation bound to it may be concerned. */
   profileChanged(environmentId: string, profileId: string): void;
+  /**
+   * An inbox changed (an entry written, read, unread, deleted; issue 27 point 5): its owner is the
+   * installation (INSTALLATION) or the profile (PROFILE). The streams concerned send the new unread count.
+   */
+  inboxChanged?(environmentId: string, scope: 'PROFILE' | 'INSTALLATION', ownerId: string): void;
 }
 
 export const NO_NOTICES: ChangeNotices = {

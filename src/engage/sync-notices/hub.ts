@@ -7,7 +7,10 @@ const SLICE = 1_000;
 export type Notice =
   | { kind: 'definitions'; environmentId: string }
   | { kind: 'installation'; environmentId: string; id: string }
-  | { kind: 'profile'; environmentId: string; id: string };
+  | { kind: 'profile'; environmentId: string; id: string }
+  // An inbox of the installation or of the profile changed (issue 27 point 5): the badge, not a sync.
+  | { kind: 'installation-inbox'; environmentId: string; id: string }
+  | { kind: 'profile-inbox'; environmentId: string; id: string };
 
 /** Why a stream is told to sync: `gap` when notices may have been lost (another process's, while not listening). */
 export type NoticeReason = Notice['kind'] | 'gap';
@@ -80,7 +83,11 @@ export function createNoticeHub(deps: { relay?: NoticeRelay } = {}) {
   /** Tells every stream the notice concerns, in this process, from the next turn on. */
   const deliver = (n: Notice): void => {
     const set =
-      n.kind === 'definitions' ? byEnvironment.get(n.environmentId) : n.kind === 'installation' ? byInstallation.get(n.id) : byProfile.get(profileKey(n.environmentId, n.id));
+      n.kind === 'definitions'
+        ? byEnvironment.get(n.environmentId)
+        : n.kind === 'installation' || n.kind === 'installation-inbox'
+          ? byInstallation.get(n.id)
+          : byProfile.get(profileKey(n.environmentId, n.id));
     if (set) queue([...set], n.kind, n.environmentId);
   };
   const queue = (listeners: NoticeListener[], reason: NoticeReason, environmentId?: string) => {
@@ -99,6 +106,7 @@ export function createNoticeHub(deps: { relay?: NoticeRelay } = {}) {
     definitionsChanged: (environmentId) => said({ kind: 'definitions', environmentId }),
     installationChanged: (environmentId, id) => said({ kind: 'installation', environmentId, id }),
     profileChanged: (environmentId, id) => said({ kind: 'profile', environmentId, id }),
+    inboxChanged: (environmentId, scope, id) => said({ kind: scope === 'PROFILE' ? 'profile-inbox' : 'installation-inbox', environmentId, id }),
   };
 
   return {

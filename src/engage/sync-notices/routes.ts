@@ -9,6 +9,12 @@ import type { EngageServices } from '../services';
  * say "sync now" (`event: sync`, `data: {}`) and nothing else; docs/sync.md "Change notices".
  */
 export function mountSyncNoticeRoutes(app: Hono<EdgeEnv>, engage: EngageServices, guards: EdgeGuards): void {
+  const headers = {
+    'Content-Type': 'text/event-stream; charset=utf-8',
+    'Cache-Control': 'no-store',
+    // nginx buffers responses unless told not to: a notice must not wait in a proxy.
+    'X-Accel-Buffering': 'no',
+  };
   app.get(
     '/v1/sdk/sync/events',
     guards.installation,
@@ -29,13 +35,31 @@ export function mountSyncNoticeRoutes(app: Hono<EdgeEnv>, engage: EngageServices
       },
       async (c) => {
         const body = await engage.syncNotices.open(c.get('installation'), bearerOf(c)!);
-        return c.body(body, 200, {
-          'Content-Type': 'text/event-stream; charset=utf-8',
-          'Cache-Control': 'no-store',
-          // nginx buffers responses unless told not to: a notice must not wait in a proxy.
-          'X-Accel-Buffering': 'no',
-        });
+        return c.body(body, 200, headers);
       },
+    ),
+  );
+
+  // The live badge (issue 27 point 5): the same stream, also carrying the inbox's unread count.
+  app.get(
+    '/v1/sdk/inbox/events',
+    guards.installation,
+    described(
+      {
+        summary: 'The live inbox badge: a Server-Sent Events stream of the unread count, which also says when to sync (extension)',
+        tags: ['mobile'],
+        security: ['installation'],
+        responses: {
+          200: {
+            description:
+              'text/event-stream: `retry:` and a comment first, then `event: inbox` with `data: {"unreadCount": n}` at once and whenever the count changes (within a second, across processes), ' +
+              '`event: sync` as GET /v1/sdk/sync/events sends it, heartbeat comments, and the end of the stream after the idle time (reconnect). One connection serves both.',
+            type: 'event-stream',
+          },
+        },
+        errors: { 401: 'unauthorized', 503: 'temporarily_unavailable: the server holds as many streams as it may (Retry-After)' },
+      },
+      async (c) => c.body(await engage.syncNotices.open(c.get('installation'), bearerOf(c)!, { badge: true }), 200, headers),
     ),
   );
 }

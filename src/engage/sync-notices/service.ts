@@ -19,6 +19,8 @@ export function createSyncNoticeService(deps: {
   subjectOf: (token: string) => Promise<StreamSubject | undefined>;
   /** The profile the installation is bound to now; undefined when it is gone. */
   profileOf: (p: InstallationPrincipal) => Promise<string | null | undefined>;
+  /** The installation's inbox unread count now (the badge events of issue 27 point 5). */
+  unread?: (subject: StreamSubject) => Promise<number | undefined>;
   logger: Logger;
 }) {
   const hub = createNoticeHub({ relay: deps.relay });
@@ -26,6 +28,7 @@ export function createSyncNoticeService(deps: {
     hub,
     settings: { ...STREAM_DEFAULTS, ...deps.settings },
     check: deps.subjectOf,
+    unread: deps.unread,
     logger: deps.logger,
   });
   let listening = false;
@@ -33,11 +36,11 @@ export function createSyncNoticeService(deps: {
     /** What writers call after their transaction committed. */
     notices: hub.notices,
     /** A stream for the installation the guard authenticated with `token`. */
-    async open(p: InstallationPrincipal, token: string): Promise<ReadableStream<Uint8Array>> {
+    async open(p: InstallationPrincipal, token: string, opts: { badge?: boolean } = {}): Promise<ReadableStream<Uint8Array>> {
       // The guard has just checked the credential: only the profile is read (one statement).
       const profileId = await deps.profileOf(p);
       if (profileId === undefined) throw EdgeErrors.unauthorized();
-      return streams.open({ environmentId: p.environmentId, installationId: p.id, profileId }, token);
+      return streams.open({ environmentId: p.environmentId, installationId: p.id, profileId }, token, opts);
     },
     /** `serve`: hears the other processes' notices (PostgreSQL); nothing to hear on SQLite. */
     async listen(): Promise<void> {

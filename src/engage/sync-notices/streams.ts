@@ -48,6 +48,8 @@ export function createNoticeStreams(deps: {
   settings: StreamSettings;
   /** The installation the credential names now, or undefined when it names none (revoked, erased, rotated, environment disabled). */
   check: (token: string) => Promise<StreamSubject | undefined>;
+  /** The installation's inbox unread count now (issue 27 point 5: the live badge); absent: no badge events. */
+  unread?: (subject: StreamSubject) => Promise<number | undefined>;
   logger: Logger;
   now?: () => number;
 }) {
@@ -69,6 +71,11 @@ export function createNoticeStreams(deps: {
     private lastSync = -Infinity;
     private timer: NodeJS.Timeout | undefined;
     private recheck = false;
+    /** What the next fire writes: a `sync`, the inbox badge, or both. */
+    private wantSync = false;
+    private wantBadge = false;
+    /** The unread count last sent (a badge is sent only when it changed). */
+    private lastBadge: number | undefined;
     private checking = false;
     private pending = false;
     closed = false;
@@ -77,6 +84,8 @@ export function createNoticeStreams(deps: {
       subject: StreamSubject,
       private readonly token: string,
       private readonly controller: ReadableStreamDefaultController<Uint8Array>,
+      /** Whether the stream carries the inbox badge (opened as GET /v1/sdk/inbox/events). */
+      private readonly withBadge: boolean,
     ) {
       this.environmentId = subject.environmentId;
       this.installationId = subject.installationId;
@@ -89,6 +98,12 @@ export function createNoticeStreams(deps: {
       // Definitions concern every installation alike; the installation's or its profile's own
       // notice may mean its credential or its binding changed: looked at before telling it.
       if (reason === 'installation' || reason === 'profile') this.recheck = true;
+      // An inbox's change moves the badge; a lost stretch of notices (gap) may have moved both.
+      if (reason === 'installation-inbox' || reason === 'profile-inbox') {
+        if (!this.withBadge) return;
+        this.wantBadge = true;
+      } else this.wantSync = true;
+      if (reason === 'gap') this.wantBadge = this.withBadge;
       // A sync already due says it too. One during a credential check comes after what the
       // check read: it gets a sync of its own.
       if (this.timer) return;
@@ -123,12 +138,35 @@ export function createNoticeStreams(deps: {
         if (subject === undefined || (subject !== 'unknown' && subject.installationId !== this.installationId)) return this.close();
         if (subject !== 'unknown') hub.follow(this, subject.profileId);
       }
-      this.write(SYNC);
+      if (this.wantBadge) {
+        this.wantBadge = false;
+        await this.badge();
+        if (this.closed) return;
+      }
+      if (this.wantSync) {
+        this.wantSync = false;
+        this.write(SYNC);
+      }
       this.lastNotice = this.lastSync = this.lastWrite;
       if (this.pending) {
         this.pending = false;
         this.schedule();
       }
+    }
+
+    /** Sends the unread count when it changed since the last one sent (one read of the inbox's counters). */
+    async badge(): Promise<void> {
+      if (!deps.unread || !this.withBadge) return;
+      let count: number | undefined;
+      try {
+        count = await deps.unread({ environmentId: this.environmentId, installationId: this.installationId, profileId: this.profileId });
+      } catch (err) {
+        deps.logger.warn('change-notice stream: unread count failed', { err });
+        return;
+      }
+      if (count === undefined || count === this.lastBadge || this.closed) return;
+      this.lastBadge = count;
+      this.write(utf8.encode(`event: inbox\ndata: {"unreadCount":${count}}\n\n`));
     }
 
     write(chunk: Uint8Array): void {
@@ -179,18 +217,20 @@ export function createNoticeStreams(deps: {
      * guard). Beyond the process's cap: SyncStreamErrors.full. The installation's oldest stream
      * is closed when it already holds `perInstallation`.
      */
-    open(subject: StreamSubject, token: string): ReadableStream<Uint8Array> {
+    open(subject: StreamSubject, token: string, opts: { badge?: boolean } = {}): ReadableStream<Uint8Array> {
       if (open.size >= settings.max) throw SyncStreamErrors.full(Math.max(1, Math.ceil(settings.retryMs / 1000)));
       const mine = [...hub.ofInstallation(subject.installationId)] as Stream[];
       for (let i = 0; i <= mine.length - settings.perInstallation; i++) mine[i].close();
       let stream: Stream | undefined;
       return new ReadableStream<Uint8Array>({
         start(controller) {
-          stream = new Stream(subject, token, controller);
+          stream = new Stream(subject, token, controller, opts.badge === true);
           open.add(stream);
           hub.register(stream);
           // The reconnection delay, then a comment: headers and a first byte go out at once.
           controller.enqueue(utf8.encode(`retry: ${settings.retryMs}\n:\n\n`));
+          // An inbox stream: the badge as it is now, then whenever it changes.
+          void stream.badge();
           if (!sweeper) {
             sweeper = setInterval(sweep, sweepEvery);
             sweeper.unref();
