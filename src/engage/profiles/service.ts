@@ -151,16 +151,18 @@ export function bindingIn(tx: ProfileTx, environmentId: string, installationId: 
 /**
  * The values an installation's sync documents derive from (issue 26), read in the caller's
  * snapshot (transaction or shared read): its attributes and list choices, and those of
- * `profileId` (its current profile, anonymous ones too).
+ * `profileId` (its current profile, anonymous ones too): at most SYNC_READ_LIMIT (1,000) of each
+ * kind, the first in key order, so what an installation holds cannot make its syncs slow.
  */
 export async function documentSourcesIn(tx: ProfileTx, installationId: string, profileId: string) {
+  const r = await tx.profiles.syncSources(installationId, profileId);
   return {
-    attributes: parsed(await tx.profiles.installationAttributes(installationId)),
-    subscriptions: Object.fromEntries((await tx.profiles.installationSubscriptions(installationId)).map((r) => [r.list, Boolean(r.subscribed)])) as Record<string, boolean>,
+    attributes: parsed(r.attributes),
+    subscriptions: Object.fromEntries(r.subscriptions.map((x) => [x.list, Boolean(x.subscribed)])) as Record<string, boolean>,
     profile: {
-      attributes: parsed(await tx.profiles.profileAttributes(profileId)),
-      tags: await tx.profiles.profileTags(profileId),
-      subscriptions: (await tx.profiles.profileSubscriptions(profileId)).map((r) => ({ list: r.list, channel: r.channel, subscribed: Boolean(r.subscribed) })),
+      attributes: parsed(r.profileAttributes),
+      tags: r.profileTags,
+      subscriptions: r.profileSubscriptions.map((x) => ({ list: x.list, channel: x.channel, subscribed: Boolean(x.subscribed) })),
     },
   };
 }

@@ -65,6 +65,9 @@ const INSTALLATION_LINE = `id, app_id AS "appId", platform, binding_state AS "bi
   privacy, push_subscription AS "pushSubscription", push_permission AS "pushPermission",
   CASE WHEN push_token IS NULL THEN 0 ELSE 1 END AS "pushTokenHeld", created_at AS "createdAt", updated_at AS "updatedAt"`;
 
+/** Rows of each kind the sync reads for one installation or profile (the first, in key order). */
+export const SYNC_READ_LIMIT = 1_000;
+
 const SQL = {
   state: `SELECT ${STATE_COLUMNS} FROM installations i WHERE i.environment_id = ? AND i.id = ?`,
   writeState: `UPDATE installations SET privacy = ?, privacy_ms = ?, privacy_op = ?,
@@ -93,6 +96,13 @@ const SQL = {
   insertGeneration: 'INSERT INTO installation_generations (installation_id, generation, profile_id, binding_state, committed_at) VALUES (?, ?, ?, ?, ?)',
   // Sync revisions (issue 26): bumped in the writing transaction, under the row's lock, so each
   // installation's and profile's revisions follow its commit order.
+  // What sync documents derive from (issue 26), bounded: an installation cannot make every sync of
+  // its own slow by holding 200,000 keys (an outside review); docs/decisions.md "Sync reads".
+  syncAttributes: `SELECT key, value FROM installation_attributes WHERE installation_id = ? AND value IS NOT NULL ORDER BY key LIMIT ${SYNC_READ_LIMIT}`,
+  syncSubscriptions: `SELECT list, subscribed FROM installation_subscriptions WHERE installation_id = ? ORDER BY list LIMIT ${SYNC_READ_LIMIT}`,
+  syncProfileAttributes: `SELECT key, value FROM profile_attributes WHERE profile_id = ? AND value IS NOT NULL ORDER BY key LIMIT ${SYNC_READ_LIMIT}`,
+  syncProfileTags: `SELECT tag FROM profile_tags WHERE profile_id = ? AND present = 1 ORDER BY tag LIMIT ${SYNC_READ_LIMIT}`,
+  syncProfileSubscriptions: `SELECT list, channel, subscribed FROM profile_subscriptions WHERE profile_id = ? ORDER BY list, channel LIMIT ${SYNC_READ_LIMIT}`,
   // The inbox's view of an installation (issue 27): its generation, current profile and locale.
   binding: `SELECT generation, profile_id AS "profileId", locale FROM installations WHERE environment_id = ? AND id = ?`,
   bumpInstallation: 'UPDATE installations SET sync_revision = sync_revision + 1 WHERE environment_id = ? AND id = ?',
@@ -177,6 +187,16 @@ export function createProfileStore(db: Sql) {
         for (let j = 0; j < n; j++) for (const v of rows[i + j]) params.push(v);
         await db.run(upsertTexts[kind](n), params);
       }
+    },
+    /** What sync documents derive from, at most SYNC_READ_LIMIT rows of each kind (in key order). */
+    async syncSources(installationId: string, profileId: string) {
+      return {
+        attributes: await db.all<{ key: string; value: string }>(SQL.syncAttributes, [installationId]),
+        subscriptions: await db.all<{ list: string; subscribed: number | boolean }>(SQL.syncSubscriptions, [installationId]),
+        profileAttributes: await db.all<{ key: string; value: string }>(SQL.syncProfileAttributes, [profileId]),
+        profileTags: (await db.all<{ tag: string }>(SQL.syncProfileTags, [profileId])).map((r) => r.tag),
+        profileSubscriptions: await db.all<{ list: string; channel: string; subscribed: number | boolean }>(SQL.syncProfileSubscriptions, [profileId]),
+      };
     },
     /** The installation's generation, current profile and locale; its row locked until the transaction ends with `lock` (PostgreSQL). */
     async binding(environmentId: string, installationId: string, lock: boolean): Promise<{ generation: number; profileId: string; locale: string } | undefined> {

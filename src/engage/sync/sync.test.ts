@@ -254,3 +254,20 @@ describe('refreshAfterSeconds', () => {
     expect((await sync(h, s)).refreshAfterSeconds).toBe(30);
   });
 });
+
+describe('what the sync reads of an installation is bounded', () => {
+  it('reads the first 1,000 attributes in key order: an installation holding 1,600 keys syncs, and a rule on a key beyond the first 1,000 does not match', async () => {
+    const env = await setupEnvironment(h);
+    const e = env.environment.id;
+    await putFlag(h, e, flag('early', { rules: [{ conditions: [{ attribute: 'installation.attributes.k0001', operator: 'exists' }], variant: 'on' }] }));
+    await putFlag(h, e, flag('late', { rules: [{ conditions: [{ attribute: 'installation.attributes.k1500', operator: 'exists' }], variant: 'on' }] }));
+    const s = await bootstrap(h, env.app.appKey);
+    for (let b = 0; b < 8; b++) {
+      const set = Object.fromEntries(Array.from({ length: 200 }, (_, i) => [`k${String(b * 200 + i).padStart(4, '0')}`, i]));
+      await ingest(h, s, [op('INSTALLATION_ATTRIBUTES_EDITED', { set })]);
+    }
+    expect(Number((await h.sql.get<{ n: number }>('SELECT COUNT(*) AS n FROM installation_attributes WHERE installation_id = ?', [s.installationId]))!.n)).toBe(1_600);
+    const a = await sync(h, s, null, ['FEATURE_FLAGS']);
+    expect(Object.fromEntries(a.documents.map((d) => [d.key, d.payload.variantKey]))).toEqual({ early: 'on', late: 'off' });
+  });
+});
