@@ -65,7 +65,10 @@ export function fileOf(def: Definition, apps: AppLine[] | undefined): Record<str
   const vars = Object.fromEntries(
     Object.entries(variables).map(([n, v]) => [n, v.required ? { type: v.type } : { type: v.type, required: false, ...(v.default !== undefined ? { default: v.default } : {}) }]),
   );
-  return { key, apps: appIds.map((id) => apps?.find((a) => a.id === id)?.name ?? id), ...rest, variables: vars };
+  const file: Record<string, unknown> = { key, apps: appIds.map((id) => apps?.find((a) => a.id === id)?.name ?? id), ...rest, variables: vars };
+  // An inbox-only template is stored with no push localizations ({}); its file leaves them out (docs/templates.md).
+  if (Object.keys(def.localizations ?? {}).length === 0) delete file.localizations;
+  return file;
 }
 
 /** A valid first file: the environment's apps, two locales, one variable (docs/templates.md has the format). */
