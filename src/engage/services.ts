@@ -104,7 +104,7 @@ export function createEngageServices(deps: {
     // A template's list is checked against the environment's lists (engage/preferences).
     templates: createTemplateService({ store, clock, environments, lists: (environmentId, key) => lists.definition(environmentId, key) }),
     testGroups: createTestGroupService({ store, clock, environments }),
-    sends: createSendService({ store, clock, wake: wakeDeliveries, metrics: deps.metrics }),
+    sends: createSendService({ store, clock, wake: wakeDeliveries, metrics: deps.metrics, notices }),
     credentials,
     deliveries,
     inspection: createMessagingInspection({ store }),

@@ -4,6 +4,7 @@ import { bearer, bind, bootstrap, json, op } from '../../../test/fixtures/engage
 import { inboxOps, inboxPage } from '../../../test/fixtures/inbox';
 import { createPushWorld, deliveryRows, device, send, sendBody, templateFile, VARS, type PushWorld } from '../../../test/fixtures/messaging';
 import { docsExample } from '../../../test/helpers/docs-examples';
+import { EventReader } from '../../../test/helpers/sse';
 import { fcmMessage } from './fcm';
 import { messageOf } from './service';
 import type { TemplateDefinition } from './render';
@@ -86,6 +87,21 @@ describe('sends of a template with an inbox part (both engines)', () => {
     expect((await inboxOps(w.h, a, a.generation, [{ type: 'MARK_READ', entryId: body.inboxEntryId }])).status).toBe(202);
     expect((await inboxPage(w.h, b)).unreadCount).toBe(0);
     expect((await inboxPage(w.h, b)).entries[0].readAt).not.toBeNull();
+  });
+
+  it('a send that writes a PROFILE entry updates the live badge of the profile’s devices (GET /v1/sdk/inbox/events)', async () => {
+    const s = await device(w, { externalId: 'inbox-badge' });
+    const res = await w.h.request('/v1/sdk/inbox/events', { headers: bearer(s.credential) });
+    expect(res.status).toBe(200);
+    const r = new EventReader(res.body);
+    try {
+      expect(await r.next()).toBe('retry: 5000\n:');
+      expect(await r.nextEvent()).toBe('event: inbox\ndata: {"unreadCount":0}');
+      expect((await send(w, sendBody({ type: 'EXTERNAL_ID', value: 'inbox-badge' }), { template: 'order.inbox' })).status).toBe(202);
+      expect(await r.nextEvent()).toBe('event: inbox\ndata: {"unreadCount":1}');
+    } finally {
+      await r.cancel();
+    }
   });
 
   it('a replay writes no second entry and answers the same entry id; a request in German gets the same entry (locales picked when read)', async () => {

@@ -18,6 +18,7 @@ import { notReadyReason } from './readiness';
 import { contentHash, hasPush, render, renderInbox, resolveVariables, type Rendered, type TemplateDefinition } from './render';
 import { INBOX_LIMITS, type Diagnostic, type DiagnosticCode, type SendRequest, type SendResponse } from './schemas';
 import { writeEntryIn, type InboxTx, type NewEntry } from '../inbox/service';
+import type { ChangeNotices } from '../shared/change-notices';
 import type { DeliveryRow, MessagingStore, RecipientInstallation, SendRow } from './store';
 import { auditIn, type AuditActor, type AuditTx } from '../shared/audit';
 import { selectVersion, type VersionSelector } from './versions';
@@ -63,7 +64,8 @@ function skipReason(i: RecipientInstallation, template: ReadonlySet<string>, cre
   return undefined;
 }
 
-export function createSendService(deps: { store: Stores & TxRunner<Stores>; clock: Clock; wake: () => void; metrics?: SendMetrics }) {
+/** `notices`: the badges of the devices that show a written inbox entry are told after commit (issue 27 point 5). */
+export function createSendService(deps: { store: Stores & TxRunner<Stores>; clock: Clock; wake: () => void; metrics?: SendMetrics; notices?: ChangeNotices }) {
   const { store, clock } = deps;
   const definitions = new Map<string, TemplateDefinition>();
   const count = (outcome: string) => deps.metrics?.pushSends.inc({ outcome });
@@ -222,7 +224,7 @@ export function createSendService(deps: { store: Stores & TxRunner<Stores>; cloc
           await writeEntryIn(tx, {
             id: entryId!, environmentId: a.env, ...owner, key: a.def.inbox!.key, content: a.inbox, sentAt: now,
             expiresAt: expiresIn === undefined ? null : new Date(nowMs + expiresIn * 1000), sendId, templateId: a.templateId,
-          });
+          }, deps.notices);
         }
         await a.also?.(tx, sendId, at);
         if (rows.length > 0) tx.afterCommit(deps.wake);
