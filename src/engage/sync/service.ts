@@ -84,12 +84,16 @@ export function createSyncService(deps: {
     }
     const now = clock.now();
 
-    // An unchanged installation costs one statement.
-    const head = await store.sync.head(p.environmentId, p.id);
-    if (!head) throw EdgeErrors.unauthorized();
-    if (cursor && usable(cursor, head, modules) && unchanged(cursor, head)) {
-      deps.metrics?.syncResponses.inc({ kind: 'unchanged' });
-      return answer(p, head, modules, now, false, [], [], await refreshAfter(p.environmentId, head, cache.get(p.environmentId, head.definitionsRevision), now));
+    // An unchanged installation costs one statement, and its cursor stays the one it sent (the
+    // same state: nothing to sign again). Without a cursor there is nothing to compare: straight to the snapshot.
+    if (cursor) {
+      const head = await store.sync.head(p.environmentId, p.id);
+      if (!head) throw EdgeErrors.unauthorized();
+      if (usable(cursor, head, modules) && unchanged(cursor, head)) {
+        deps.metrics?.syncResponses.inc({ kind: 'unchanged' });
+        const refresh = await refreshAfter(p.environmentId, head, cache.get(p.environmentId, head.definitionsRevision), now);
+        return answer(p, head, modules, now, false, [], [], refresh, request.cursor as string);
+      }
     }
 
     const snap = await consistently((s) => read(s, p));
@@ -187,10 +191,11 @@ export function createSyncService(deps: {
     documents: SyncDocument[],
     tombstones: SyncResponse['tombstones'],
     refreshAfterSeconds: number,
+    sameCursor?: string,
   ): SyncResponse {
     const revisions = [head.definitionsRevision, head.installationRevision, head.profileRevision];
     return {
-      cursor: cursors.encode({ installationId: p.id, generation: BigInt(head.generation), modules, revisions: revisions.map(BigInt), issuedAt: now }),
+      cursor: sameCursor ?? cursors.encode({ installationId: p.id, generation: BigInt(head.generation), modules, revisions: revisions.map(BigInt), issuedAt: now }),
       generation: head.generation,
       revision: revisions[DEFINITIONS] + revisions[INSTALLATION] + revisions[PROFILE],
       fullSnapshot,
