@@ -70,7 +70,7 @@ describe.skipIf(process.env.ENGAGE_TEST_ENGINE === 'postgres')('background jobs 
     // The sweeps run shortly after start, each under a lease.
     await vi.waitFor(() => {
       const rows = leases();
-      expect(rows.map((r) => r.name)).toEqual(['keys.activate-due', 'keys.retire-expired', 'native.purge-expired', 'oauth.purge-expired', 'providers.purge-token-uses', 'sessions.purge-expired', 'store.scrub-deleted']);
+      expect(rows.map((r) => r.name)).toEqual(['inbox.purge-expired', 'keys.activate-due', 'keys.retire-expired', 'native.purge-expired', 'oauth.purge-expired', 'providers.purge-token-uses', 'sessions.purge-expired', 'store.scrub-deleted']);
       for (const r of rows) {
         expect(r.owner).toBeTruthy();
         expect(r.lastRunAt).not.toBeNull();
