@@ -3,7 +3,7 @@ import { DomainError } from '../../platform/errors';
 import type { AuditActor } from '../shared/audit';
 import type { EnvironmentApplyService } from '../environments/managed';
 import type { AppView, EnvironmentService } from '../environments/service';
-import { keyFingerprint, type CredentialService } from '../messaging/credentials';
+import type { CredentialService } from '../messaging/credentials';
 import type { MessagingApplyService } from '../messaging/managed';
 import { DEFAULTS, type TemplateService } from '../messaging/templates';
 import type { TestGroupMember, TestGroupService } from '../messaging/test-groups';
@@ -13,8 +13,9 @@ import type { PreferenceService } from '../preferences/service';
 import { listDefinitionOf, type ListFile } from '../preferences/schemas';
 import type { PushChannelService } from '../push-channels/service';
 import { pushChannelDefinitionOf, type PushChannelFile } from '../push-channels/schemas';
-import { placeError, type EngageInputs } from './inputs';
-import type { ApplyApp, ApplyEnvironment } from './schema';
+import { at, placeError, type EngageInputs } from './inputs';
+import { credentialChangesOf, setCredentials } from './credentials';
+import type { ApplyEnvironment } from './schema';
 
 /**
  * `engage apply` for the engagement half (issue 24; docs/apply.md): environments, apps and their
@@ -66,16 +67,6 @@ export interface EngageApplyDeps {
   /** Whether the file's identity part declares this tenant (it exists once that part is applied). */
   tenantDeclared: (slug: string) => boolean;
   tenantExists: (id: string) => Promise<boolean>;
-}
-
-/** A service's refusal of one declared object, named by its place in the file. */
-async function at<T>(place: string, fn: () => Promise<T>): Promise<T> {
-  try {
-    return await fn();
-  } catch (e) {
-    if (e instanceof DomainError && !e.message.startsWith('environments[')) throw new DomainError(e.kind, e.code, `${place}: ${e.message}`, e.headers);
-    throw e;
-  }
 }
 
 /** JSON with sorted keys: two definitions are the same when their canonical texts are. */
@@ -188,13 +179,13 @@ async function walk(deps: EngageApplyDeps, environments: readonly ApplyEnvironme
       const place = `${where}.apps[${j}]`;
       const have = apps.find((x) => x.name === a.name);
       if (have && have.platform !== a.platform) throw placeError(`${place}.platform`, `app ${a.name} is an ${have.platform} app; an app's platform cannot change`);
-      const credentialChanges = have ? await credentialChangesOf(deps, envId!, have, a, inputs, `${i}/${j}`) : [];
+      const credentialChanges = have ? await credentialChangesOf(deps.credentials, envId!, have, a, inputs, `${i}/${j}`) : [];
       if (!have) {
         step('app', a.name, 'create');
         if (!write) continue;
         const created = await at(place, () => deps.environments.createApp({ environment: envId!, platform: a.platform, name: a.name, bundleId: a.bundleId }, actor));
         await deps.marks.environments.markApp(envId!, created.id, actor);
-        await setCredentials(deps, envId!, created.id, a, inputs, `${i}/${j}`, place, actor, ['apns', 'fcm']);
+        await setCredentials(deps.credentials, envId!, created.id, a, inputs, `${i}/${j}`, place, actor, ['apns', 'fcm']);
         continue;
       }
       const changes: string[] = [];
@@ -204,7 +195,7 @@ async function walk(deps: EngageApplyDeps, environments: readonly ApplyEnvironme
       step('app', a.name, 'update', changes);
       if (!write) continue;
       if (changes.includes('bundleId')) await at(place, () => deps.environments.updateApp(envId!, have.id, { bundleId: a.bundleId }, actor, allow));
-      await setCredentials(deps, envId!, have.id, a, inputs, `${i}/${j}`, place, actor, credentialChanges);
+      await setCredentials(deps.credentials, envId!, have.id, a, inputs, `${i}/${j}`, place, actor, credentialChanges);
       if (changes.includes('adopt')) await deps.marks.environments.markApp(envId!, have.id, actor);
     }
     if (envId && write) apps = await deps.environments.listApps(envId);
@@ -368,42 +359,4 @@ async function walk(deps: EngageApplyDeps, environments: readonly ApplyEnvironme
     }
   }
   return { steps, secrets };
-}
-
-/** Which of an existing app's declared provider credentials differ from what it holds (compared by metadata and the key's fingerprint). */
-async function credentialChangesOf(deps: EngageApplyDeps, environmentId: string, app: AppView, a: ApplyApp, inputs: EngageInputs, idx: string): Promise<string[]> {
-  if (!a.apns && !a.fcm) return [];
-  const held = await deps.credentials.metadata({ app: app.id, environment: environmentId });
-  const changes: string[] = [];
-  if (a.apns) {
-    const m = held.find((c) => c.provider === 'APNS');
-    const pem = inputs.apnsKeys.get(idx)!;
-    const same = m && m.keyId === a.apns.keyId && m.teamId === a.apns.teamId && m.topic === a.apns.topic && m.sandbox === (a.apns.sandbox ?? false) && m.fingerprint === fingerprintOf(pem);
-    if (!same) changes.push('apns');
-  }
-  if (a.fcm) {
-    const m = held.find((c) => c.provider === 'FCM');
-    const sa = inputs.serviceAccounts.get(idx) as { project_id?: unknown; client_email?: unknown; private_key?: unknown } | null;
-    const same = m && sa && m.projectId === sa.project_id && m.clientEmail === sa.client_email && typeof sa.private_key === 'string' && m.fingerprint === fingerprintOf(sa.private_key);
-    if (!same) changes.push('fcm');
-  }
-  return changes;
-}
-
-/** A key that cannot be read has no fingerprint: the credential is set, and the service says what is wrong. */
-function fingerprintOf(pem: string): string | undefined {
-  try {
-    return keyFingerprint(pem);
-  } catch {
-    return undefined;
-  }
-}
-
-async function setCredentials(deps: EngageApplyDeps, environmentId: string, appId: string, a: ApplyApp, inputs: EngageInputs, idx: string, place: string, actor: AuditActor, which: string[]) {
-  const allow = { allowManaged: true } as const;
-  if (a.apns && which.includes('apns')) {
-    const { keyId, teamId, topic } = a.apns;
-    await at(`${place}.apns`, () => deps.credentials.setApns({ app: appId, environment: environmentId, keyPem: inputs.apnsKeys.get(idx)!, keyId, teamId, topic, sandbox: a.apns!.sandbox ?? false }, actor, allow));
-  }
-  if (a.fcm && which.includes('fcm')) await at(`${place}.fcm`, () => deps.credentials.setFcm({ app: appId, environment: environmentId, serviceAccount: inputs.serviceAccounts.get(idx) }, actor, allow));
 }

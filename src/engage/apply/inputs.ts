@@ -121,3 +121,13 @@ export function readEngageInputs(
   }
   return inputs;
 }
+
+/** A service's refusal of one declared object, named by its place in the file. */
+export async function at<T>(place: string, fn: () => Promise<T>): Promise<T> {
+  try {
+    return await fn();
+  } catch (e) {
+    if (e instanceof DomainError && !e.message.startsWith('environments[')) throw new DomainError(e.kind, e.code, `${place}: ${e.message}`, e.headers);
+    throw e;
+  }
+}
