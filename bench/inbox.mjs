@@ -1,0 +1,414 @@
+#!/usr/bin/env node
+/**
+ * The inbox (issue 27 "Performance") on the built executable, in one run:
+ *  1. pages of 20 (GET /v1/sdk/inbox) of a profile with 10,000 entries against one with 100: the
+ *     first page, and deep pages (every cursor of a walk through the whole inbox, in turn);
+ *     pages/s (goal >= 8,000/s on the two cores) and the ratio big/small (goal: within 20%);
+ *  2. operations in batches of 10 (POST /v1/sdk/inbox/operations:batch, MARK_READ and MARK_UNREAD
+ *     of random entries of 16 profiles' inboxes, a batch per request): operations/s (goal >= 20,000/s);
+ *  3. the live badge: N open GET /v1/sdk/inbox/events streams (10,000 by default; opened by a child
+ *     process), the server's RSS growth per stream (goal < 20 KB), then for a sample of streams an
+ *     entry written (a send to the INSTALLATION_ID) and a mark read (the installation's operation):
+ *     the time from the request until the stream's client has the new unreadCount (goal < 1 s);
+ *  4. admission of a push + inbox send against a push-only send: bench/push.mjs run alternately
+ *     without and with --inbox (its own server and database each time), sends/s (goal: >= 85%).
+ * Rounds of 1 and 2 alternate their order. The entries are written by sends (an inbox-only template,
+ * the send path itself), so the owners' counters and numbering are the server's own.
+ *
+ * Usage: node bench/inbox.mjs [--bin /tmp/engage (default: built to a temporary file)]
+ *          [--engine sqlite|postgres] [--duration 8] [--connections 16] [--rounds 2]
+ *          [--streams 10000] [--sample 200] [--pairs 2] [--parts pages,ops,sse,admission]
+ * `--engine postgres` starts a throwaway cluster (test/helpers/pg-cluster.ts): run it with
+ * `node --import tsx bench/inbox.mjs --engine postgres`.
+ */
+import autocannon from 'autocannon';
+import { execFileSync, fork, spawn } from 'node:child_process';
+import { randomUUID } from 'node:crypto';
+import { existsSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import http from 'node:http';
+import { cpus, loadavg, tmpdir } from 'node:os';
+import path from 'node:path';
+import { createInterface } from 'node:readline';
+import { fileURLToPath } from 'node:url';
+import { parseArgs } from 'node:util';
+
+const root = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..');
+const { values: args } = parseArgs({
+  options: {
+    bin: { type: 'string' },
+    engine: { type: 'string', default: 'sqlite' },
+    duration: { type: 'string', default: '8' },
+    connections: { type: 'string', default: '16' },
+    rounds: { type: 'string', default: '2' },
+    streams: { type: 'string', default: '10000' },
+    sample: { type: 'string', default: '200' },
+    pairs: { type: 'string', default: '2' },
+    big: { type: 'string', default: '10000' },
+    parts: { type: 'string', default: 'pages,ops,sse,admission' },
+    // The streams' client (a child process).
+    client: { type: 'boolean', default: false },
+    port: { type: 'string' },
+    file: { type: 'string' },
+  },
+});
+const sleep = (ms) => new Promise((r) => setTimeout(r, ms));
+
+if (args.client) await client();
+else await main();
+
+/** The child: one stream per credential; tells the parent when all are open, then every unreadCount a stream gets after its first. */
+async function client() {
+  const credentials = JSON.parse(readFileSync(args.file, 'utf8'));
+  let open = 0;
+  let failed = 0;
+  const openOne = (credential, i) =>
+    new Promise((resolve) => {
+      const req = http.get({ host: '127.0.0.1', port: Number(args.port), path: '/v1/sdk/inbox/events', agent: false, headers: { authorization: `Bearer ${credential}` } }, (res) => {
+        if (res.statusCode !== 200) {
+          failed++;
+          res.resume();
+          return resolve();
+        }
+        let text = '';
+        let first = true;
+        res.setEncoding('utf8');
+        res.on('data', (chunk) => {
+          text += chunk;
+          let m;
+          while ((m = /event: inbox\ndata: \{"unreadCount":(\d+)\}\n\n/.exec(text))) {
+            text = text.slice(m.index + m[0].length);
+            if (first) {
+              first = false;
+              open++;
+              resolve();
+            } else process.send({ event: { i, n: Number(m[1]), at: Date.now() } });
+          }
+          if (text.length > 4096) text = '';
+        });
+      });
+      req.on('error', () => {
+        failed++;
+        resolve();
+      });
+    });
+  for (let i = 0; i < credentials.length; i += 200) await Promise.all(credentials.slice(i, i + 200).map((c, k) => openOne(c, i + k)));
+  process.send({ ready: { open, failed } });
+}
+
+async function main() {
+  const DURATION = Number(args.duration);
+  const CONNECTIONS = Number(args.connections);
+  const ROUNDS = Number(args.rounds);
+  const STREAMS = Number(args.streams);
+  const BIG = Number(args.big);
+  const SMALL = 100;
+  const OPS_USERS = 16;
+  const PARTS = args.parts.split(',');
+  if (!['sqlite', 'postgres'].includes(args.engine)) {
+    console.error(`bench/inbox: --engine must be sqlite or postgres, not ${args.engine}`);
+    process.exit(2);
+  }
+  const dir = mkdtempSync(path.join(tmpdir(), 'engage-bench-inbox-'));
+  const dataDir = path.join(dir, 'data');
+  const f = (n) => path.join(dir, n);
+  const log = (m) => console.error(`[${new Date().toISOString().slice(11, 19)}] ${m}`);
+  const load = () => loadavg().map((x) => +x.toFixed(2));
+  const loadAtStart = load();
+
+  let BIN = args.bin;
+  if (!BIN) {
+    BIN = f('engage');
+    log(`building ${BIN}`);
+    execFileSync(process.execPath, ['build.mjs', '--outfile', BIN], { cwd: root, stdio: ['ignore', 'ignore', 'inherit'] });
+  }
+  if (!existsSync(BIN)) {
+    console.error(`bench/inbox: ${BIN} is missing`);
+    process.exit(1);
+  }
+
+  let cluster;
+  /** A fresh database of the throwaway cluster (PostgreSQL), or undefined (SQLite). */
+  const freshDatabase = async (name) => {
+    if (args.engine !== 'postgres') return undefined;
+    if (!cluster) {
+      const { startPgCluster } = await import('../test/helpers/pg-cluster.ts');
+      cluster = await startPgCluster({ durable: true });
+    }
+    const pg = (await import('pg')).default;
+    const admin = new pg.Client({ connectionString: cluster.url });
+    await admin.connect();
+    await admin.query(`CREATE DATABASE ${name}`);
+    await admin.end();
+    const u = new URL(cluster.url);
+    u.pathname = `/${name}`;
+    return u.toString();
+  };
+  const databaseUrl = await freshDatabase('bench_inbox');
+  const engineEnv = { ...process.env, ENGAGE_SYNC_STREAMS_MAX: String(STREAMS + 1000), ENGAGE_SYNC_STREAM_IDLE: '3600', ...(databaseUrl ? { ENGAGE_DATABASE_URL: databaseUrl } : {}) };
+  const cli = (...a) => JSON.parse(execFileSync(BIN, [...a, '--data-dir', dataDir, '--json', '--log-level', 'error'], { encoding: 'utf8', env: engineEnv }));
+
+  cli('init');
+  const env = cli('environments', 'create', '--name', 'bench');
+  const app = cli('apps', 'create', '--environment', env.id, '--platform', 'IOS', '--name', 'bench-ios');
+  const accessKey = cli('access-keys', 'create', '--environment', env.id, '--app', app.id).key;
+  // An inbox-only template (no push): each send writes one entry and nothing else.
+  const layout = { SUMMARY: { title: 'Order {{orderId}}' }, DETAIL: { title: 'Order {{orderId}}', body: 'Total {{amount}}' } };
+  writeFileSync(
+    f('template.json'),
+    JSON.stringify({
+      key: 'bench.inbox',
+      apps: [app.id],
+      defaultLocale: 'en',
+      variables: { orderId: { type: 'string' }, amount: { type: 'number' } },
+      rateLimitPerMinute: 1_000_000,
+      inbox: { key: 'bench.order', localizations: { en: { payload: { orderId: '{{orderId}}', headline: 'Order {{orderId}} shipped' }, layout } } },
+    }),
+  );
+  cli('templates', 'create', '--environment', env.id, '--file', f('template.json'));
+  cli('templates', 'publish', 'bench.inbox', '--environment', env.id);
+
+  const proc = spawn(BIN, ['serve', '--data-dir', dataDir, '--port', '0', '--log-level', 'info', '--no-access-log'], { stdio: ['ignore', 'pipe', 'pipe'], env: engineEnv });
+  const url = await new Promise((resolve, reject) => {
+    proc.once('exit', (c) => reject(new Error(`server exited ${c}`)));
+    for (const s of [proc.stdout, proc.stderr])
+      createInterface({ input: s }).on('line', (line) => {
+        try {
+          const rec = JSON.parse(line);
+          if (rec.url) resolve(rec.url);
+        } catch {
+          /* not JSON */
+        }
+      });
+  });
+  const port = Number(new URL(url).port);
+  const call = async (route, method, body, headers) => {
+    const res = await fetch(url + route, { method, headers: { 'content-type': 'application/json', ...headers }, body: body === undefined ? undefined : JSON.stringify(body) });
+    if (res.status >= 300) throw new Error(`${method} ${route}: ${res.status} ${await res.text()}`);
+    return res.json();
+  };
+  const cpuMs = () => {
+    const v = readFileSync(`/proc/${proc.pid}/stat`, 'utf8').split(') ')[1].split(' ');
+    return (Number(v[11]) + Number(v[12])) * 10;
+  };
+  const rssKb = () => Number(/VmRSS:\s+(\d+)/.exec(readFileSync(`/proc/${proc.pid}/status`, 'utf8'))[1]);
+  async function pool(n, width, fn) {
+    let next = 0;
+    await Promise.all(Array.from({ length: Math.min(width, n) }, async () => {
+      while (next < n) await fn(next++);
+    }));
+  }
+  const bootstrap = () => call('/v1/sdk/installations', 'POST', { platform: 'IOS', locale: 'en-US', timezone: 'UTC', sdkVersion: '1', appVersion: '1' }, { 'x-service-app-key': app.appKey });
+  const device = async (externalId) => {
+    const s = await bootstrap();
+    const { code } = await call('/v1/sdk/installation/binding-code', 'POST', undefined, { authorization: `Bearer ${s.credential}` });
+    const bound = await call('/v1/installation-binding-transitions', 'POST', { bindingCode: code, target: { externalId } }, { authorization: `Bearer ${accessKey}`, 'idempotency-key': randomUUID() });
+    return { ...s, generation: bound.generation };
+  };
+  let sendNo = 0;
+  const send = (recipient) => {
+    const i = sendNo++;
+    return call(`/api/v1/environments/${env.id}/transactional/bench.inbox/send`, 'POST', { recipient, variables: { orderId: `o-${i}`, amount: i }, idempotencyKey: `seed-${i}` }, { authorization: `Bearer ${accessKey}` });
+  };
+  const page = (d, q = '') => call(`/v1/sdk/inbox${q}`, 'GET', undefined, { authorization: `Bearer ${d.credential}` });
+
+  const result = { engine: args.engine, node: process.version, cpus: cpus().length, loadAverage: { start: loadAtStart } };
+  try {
+    // The inboxes, written by sends: 10,000 entries for `big`, 100 for `small` and for each of 16 `ops-k`.
+    const [big, small] = [await device('big'), await device('small')];
+    const ops = [];
+    for (let k = 0; k < OPS_USERS; k++) ops.push(await device(`ops-${k}`));
+    let t = performance.now();
+    if (PARTS.includes('pages') || PARTS.includes('ops')) {
+      const targets = [...Array(BIG).fill('big'), ...Array(SMALL).fill('small'), ...Array.from({ length: OPS_USERS * SMALL }, (_, i) => `ops-${i % OPS_USERS}`)];
+      await pool(targets.length, 16, (i) => send({ type: 'EXTERNAL_ID', value: targets[i] }));
+      log(`${targets.length} entries written by sends in ${((performance.now() - t) / 1000).toFixed(1)} s (${Math.round(targets.length / ((performance.now() - t) / 1000))}/s)`);
+    }
+
+    /** Every cursor of a walk through d's inbox by pages of 20, newest first (the first page's is ''), checking it sees each entry once. */
+    const walk = async (d, expected) => {
+      const queries = [''];
+      const seen = new Set();
+      for (;;) {
+        const p = await page(d, queries[queries.length - 1]);
+        for (const e of p.entries) seen.add(e.id);
+        if (!p.nextCursor) break;
+        queries.push(`?cursor=${p.nextCursor}`);
+      }
+      if (seen.size !== expected) throw new Error(`a walk saw ${seen.size} entries, not ${expected}`);
+      return queries;
+    };
+
+    /** One closed-loop run; each request from `next()`: {method, path, headers, body}. */
+    const closedLoop = async (name, next, onResponse) => {
+      const cpu0 = cpuMs();
+      const res = await new Promise((resolve, reject) =>
+        autocannon(
+          { url, connections: CONNECTIONS, duration: DURATION, requests: [{ setupRequest: (req) => ({ ...req, ...next() }), ...(onResponse ? { onResponse } : {}) }] },
+          (e, r) => (e ? reject(e) : resolve(r)),
+        ),
+      );
+      const ok = res['2xx'];
+      return { name, perSecond: Math.round(ok / res.duration), non2xx: res.non2xx, errors: res.errors, p50: res.latency.p50, p99: res.latency.p99, cpuUsPerRequest: +(((cpuMs() - cpu0) * 1000) / Math.max(1, ok)).toFixed(1), loadAverage: load()[0] };
+    };
+    const median = (xs) => {
+      const s = [...xs].sort((a, b) => a - b);
+      return s.length % 2 ? s[(s.length - 1) / 2] : (s[s.length / 2 - 1] + s[s.length / 2]) / 2;
+    };
+
+    const kinds = {};
+    if (PARTS.includes('pages')) {
+      t = performance.now();
+      const bigQueries = await walk(big, BIG);
+      const smallQueries = await walk(small, SMALL);
+      log(`walked ${bigQueries.length} + ${smallQueries.length} pages in ${((performance.now() - t) / 1000).toFixed(1)} s`);
+      const pager = (d, queries) => {
+        let n = 0;
+        const headers = { authorization: `Bearer ${d.credential}` };
+        return () => ({ method: 'GET', path: `/v1/sdk/inbox${queries[n++ % queries.length]}`, headers: { ...headers } });
+      };
+      kinds['big-first'] = () => pager(big, ['']);
+      kinds['big-deep'] = () => pager(big, bigQueries);
+      kinds['small-first'] = () => pager(small, ['']);
+      kinds['small-deep'] = () => pager(small, smallQueries);
+    }
+    let accepted = 0;
+    let rejected = 0;
+    if (PARTS.includes('ops')) {
+      // Each ops-k installation's entry ids (all 100), for MARK_READ / MARK_UNREAD of random ones.
+      for (const d of ops) d.entries = (await page(d, '?pageSize=100')).entries.map((e) => e.id);
+      kinds.operations = () => {
+        let n = 0;
+        return () => {
+          const d = ops[n++ % ops.length];
+          const operations = Array.from({ length: 10 }, (_, k) => ({ operationId: randomUUID(), type: k % 2 ? 'MARK_UNREAD' : 'MARK_READ', entryId: d.entries[Math.floor(Math.random() * d.entries.length)] }));
+          return { method: 'POST', path: '/v1/sdk/inbox/operations:batch', headers: { authorization: `Bearer ${d.credential}`, 'content-type': 'application/json' }, body: JSON.stringify({ batchId: randomUUID(), generation: d.generation, operations }) };
+        };
+      };
+    }
+    const onOps = (status, body) => {
+      if (status !== 202) return;
+      for (const r of JSON.parse(body).results) r.status === 'ACCEPTED' ? accepted++ : rejected++;
+    };
+    const runs = [];
+    const names = Object.keys(kinds);
+    for (let r = 0; r < ROUNDS && names.length; r++) {
+      for (const name of r % 2 ? [...names].reverse() : names) {
+        const res = { round: r + 1, ...(await closedLoop(name, kinds[name](), name === 'operations' ? onOps : undefined)) };
+        if (name === 'operations') res.operationsPerSecond = res.perSecond * 10;
+        runs.push(res);
+        log(JSON.stringify(res));
+      }
+    }
+    const of = (name) => runs.filter((x) => x.name === name).map((x) => x.perSecond);
+    result.runs = runs;
+    if (PARTS.includes('pages')) {
+      const m = Object.fromEntries(['big-first', 'big-deep', 'small-first', 'small-deep'].map((k) => [k, median(of(k))]));
+      result.pages = {
+        entries: { big: BIG, small: SMALL },
+        medianPagesPerSecond: m,
+        ratioBigToSmall: { first: +(m['big-first'] / m['small-first']).toFixed(3), deep: +(m['big-deep'] / m['small-deep']).toFixed(3) },
+        goal: '>= 8000 pages/s; ratio within 0.80-1.20',
+      };
+    }
+    if (PARTS.includes('ops')) result.operations = { medianOperationsPerSecond: median(of('operations')) * 10, accepted, rejected, goal: '>= 20000 operations/s in batches of 10' };
+
+    if (PARTS.includes('sse')) {
+      t = performance.now();
+      const streams = new Array(STREAMS);
+      await pool(STREAMS, 32, async (i) => {
+        streams[i] = await bootstrap();
+      });
+      log(`${STREAMS} installations in ${((performance.now() - t) / 1000).toFixed(1)} s`);
+      const file = f('credentials.json');
+      writeFileSync(file, JSON.stringify(streams.map((s) => s.credential)));
+      await sleep(2_000);
+      const rss0 = rssKb();
+      const child = fork(fileURLToPath(import.meta.url), ['--client', '--port', String(port), '--file', file], { execArgv: ['--max-old-space-size=4096'] });
+      const waiters = new Map();
+      let readyResolve;
+      const ready = new Promise((r) => (readyResolve = r));
+      child.on('message', (m) => {
+        if (m.ready) readyResolve(m.ready);
+        if (m.event) waiters.get(`${m.event.i}:${m.event.n}`)?.(m.event.at);
+      });
+      t = performance.now();
+      const opened = await ready;
+      log(`opened ${opened.open} streams (${opened.failed} failed) in ${((performance.now() - t) / 1000).toFixed(1)} s`);
+      await sleep(3_000);
+      const rss1 = rssKb();
+      /** Runs `act`, then waits for stream i's unreadCount n: ms from the start of the request. */
+      const timed = async (i, n, act) => {
+        let resolveAt;
+        const heard = new Promise((r) => (resolveAt = r));
+        waiters.set(`${i}:${n}`, resolveAt);
+        const t0 = Date.now();
+        const out = await act();
+        const at = await Promise.race([heard, sleep(10_000).then(() => undefined)]);
+        waiters.delete(`${i}:${n}`);
+        return { ms: at === undefined ? Infinity : at - t0, out };
+      };
+      const SAMPLE = Math.min(Number(args.sample), STREAMS);
+      const written = [];
+      const read = [];
+      await pool(SAMPLE, 8, async (k) => {
+        const i = Math.floor((k * STREAMS) / SAMPLE);
+        const s = streams[i];
+        const w = await timed(i, 1, () => send({ type: 'INSTALLATION_ID', value: s.installationId }));
+        written.push(w.ms);
+        const r = await timed(i, 0, () => call('/v1/sdk/inbox/operations:batch', 'POST', { batchId: randomUUID(), generation: 0, operations: [{ operationId: randomUUID(), type: 'MARK_READ', entryId: w.out.inboxEntryId }] }, { authorization: `Bearer ${s.credential}` }));
+        read.push(r.ms);
+      });
+      const pct = (xs) => {
+        const s = [...xs].sort((a, b) => a - b);
+        const at = (q) => s[Math.min(s.length - 1, Math.floor(q * s.length))];
+        return { p50: at(0.5), p99: at(0.99), max: s[s.length - 1], overOneSecond: s.filter((x) => x > 1000).length };
+      };
+      result.sse = {
+        streams: opened.open,
+        failed: opened.failed,
+        rssMiB: { before: Math.round(rss0 / 1024), after: Math.round(rss1 / 1024) },
+        rssKbPerStream: +((rss1 - rss0) / Math.max(1, opened.open)).toFixed(1),
+        sample: SAMPLE,
+        entryWrittenMs: pct(written),
+        markReadMs: pct(read),
+        goal: 'each change heard within 1000 ms; < 20 KB per stream',
+      };
+      log(JSON.stringify(result.sse));
+      child.kill();
+    }
+    result.loadAverage.afterServer = load();
+  } finally {
+    proc.kill('SIGTERM');
+    await new Promise((r) => proc.once('exit', r));
+  }
+
+  if (PARTS.includes('admission')) {
+    // bench/push.mjs itself (its setup, loopback APNs and admission run), push-only and push + inbox in turn.
+    const pushRuns = [];
+    for (let r = 0; r < Number(args.pairs); r++) {
+      for (const inbox of r % 2 ? [true, false] : [false, true]) {
+        const db = await freshDatabase(`bench_push_${r}_${inbox ? 'inbox' : 'plain'}`);
+        const out = execFileSync(process.execPath, [path.join(root, 'bench/push.mjs'), '--bin', BIN, '--duration', String(DURATION), ...(inbox ? ['--inbox'] : []), ...(db ? ['--database-url', db] : [])], {
+          encoding: 'utf8',
+          stdio: ['ignore', 'pipe', 'ignore'],
+          maxBuffer: 1 << 26,
+        });
+        const res = JSON.parse(out.slice(out.indexOf('{\n')));
+        const row = { pair: r + 1, inbox, sendsPerSecond: res.sends.perSecond, non2xx: res.sends.non2xx, p50: res.sends.latencyMs.p50, p99: res.sends.latencyMs.p99, loadAverage: res.loadAverage };
+        pushRuns.push(row);
+        log(JSON.stringify(row));
+      }
+    }
+    const ratios = [];
+    for (let r = 1; r <= Number(args.pairs); r++) {
+      const [plain, inbox] = [false, true].map((b) => pushRuns.find((x) => x.pair === r && x.inbox === b).sendsPerSecond);
+      ratios.push(+(inbox / plain).toFixed(3));
+    }
+    result.admission = { runs: pushRuns, ratios, goal: 'push + inbox >= 0.85 of push-only' };
+  }
+  result.loadAverage.end = load();
+  console.log(JSON.stringify(result, null, 2));
+  await cluster?.stop();
+  rmSync(dir, { recursive: true, force: true });
+  process.exit(0);
+}
