@@ -93,6 +93,10 @@ export const TABLE_OWNERS: Readonly<Record<string, string>> = {
   inbox_owners: 'engage/inbox',
   inbox_batches: 'engage/inbox',
   inbox_operations: 'engage/inbox',
+  // In-app messages (issue 27): messages, interaction counts, impression windows.
+  in_app_messages: 'engage/in-app',
+  in_app_interactions: 'engage/in-app',
+  in_app_impressions: 'engage/in-app',
   operation_batches: 'engage/operations',
   revoked_installations: 'engage/privacy',
   push_credentials: 'engage/messaging',

@@ -39,6 +39,7 @@ import { createSyncSettingsService } from './definitions/settings';
 import { createInboxService } from './inbox/service';
 import { createInboxCursorCodec } from './inbox/cursor';
 import type { Dialect } from '../platform/store/sql';
+import { createInAppService } from './in-app/service';
 import { createFlagService } from './flags/service';
 import { createFlagSchedules } from './flags/schedules';
 import { createPreferenceService } from './preferences/service';
@@ -130,13 +131,15 @@ export function createEngageServices(deps: {
     profiles,
     flags,
     flagSchedules,
+    /** In-app messages' administration (issue 27). */
+    inApp: createInAppService({ store, clock, environments, notices }),
     lists,
     pushChannels,
     installations,
     binding: createBindingService({ store, clock, sealer: deps.sealer, codeTtl: deps.config.bindingCodeTtl, notices }),
     operations,
     /** An environment's sync settings (issue 26 point 4). */
-    syncSettings: createSyncSettingsService({ store, clock, environments }),
+    syncSettings: createSyncSettingsService({ store, clock, environments, notices }),
     /** The inbox's mobile routes (issue 27). */
     inbox,
     /** POST /v1/sdk/sync (issue 26). */

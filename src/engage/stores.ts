@@ -17,6 +17,7 @@ import { createProfileStore } from './profiles/store';
 import { createDefinitionStore } from './definitions/store';
 import { createSyncStore } from './sync/store';
 import { createInboxStore } from './inbox/store';
+import { createInAppStore } from './in-app/store';
 import { createFlagReadStore } from './flags/read-store';
 import { createFlagStore } from './flags/store';
 import { createListReadStore } from './preferences/read-store';
@@ -56,6 +57,8 @@ export function bindEngageStores(db: Sql) {
     sync: createSyncStore(db),
     // The inbox (issue 27).
     inbox: createInboxStore(db),
+    // In-app messages (issue 27): messages, interaction counts, impression windows.
+    inApp: createInAppStore(db),
     // Subscription lists (engage/preferences) and push channels and categories (engage/push-channels).
     preferences: createPreferenceStore(db),
     pushChannels: createPushChannelStore(db),

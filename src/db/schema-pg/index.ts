@@ -19,3 +19,4 @@ export * from './federations';
 export * from './work';
 export * from './sync';
 export * from './inbox';
+export * from './in-app';

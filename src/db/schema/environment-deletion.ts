@@ -20,6 +20,7 @@ import {
 } from './engage';
 import { flagExposures, flagSchedules, flagStickyAssignments, flagVersions, flags, pushChannels, subscriptionLists, syncEnvironments } from './sync';
 import { inboxBatches, inboxEntries, inboxOperations, inboxOwners } from './inbox';
+import { inAppImpressions, inAppInteractions, inAppMessages } from './in-app';
 import { pushCredentials, pushDeliveries, pushRateWindows, pushSendRecipients, pushSends, pushTemplateVersions, pushTemplates } from './push';
 
 /** Rows owned through a row of the environment (a template's versions), found by the parent's id. */
@@ -67,6 +68,10 @@ export const environmentOwned: EnvironmentRows[] = [
   { table: inboxOwners, environment: inboxOwners.environmentId, key: [inboxOwners.ownerId] },
   { table: inboxBatches, environment: inboxBatches.environmentId, key: [inboxBatches.installationId, inboxBatches.batchId] },
   { table: inboxOperations, environment: inboxOperations.environmentId, key: [inboxOperations.installationId, inboxOperations.operationId] },
+  // In-app messages (issue 27).
+  { table: inAppImpressions, environment: inAppImpressions.environmentId, key: [inAppImpressions.installationId, inAppImpressions.messageId] },
+  { table: inAppInteractions, environment: inAppInteractions.environmentId, key: [inAppInteractions.messageId, inAppInteractions.variantId, inAppInteractions.type, inAppInteractions.day] },
+  { table: inAppMessages, environment: inAppMessages.environmentId, key: [inAppMessages.environmentId, inAppMessages.key] },
   // Remote-state sync (issue 26): exposures and sticky assignments name installations.
   {
     table: flagExposures,

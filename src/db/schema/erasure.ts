@@ -15,6 +15,7 @@ import {
   profiles,
 } from './engage';
 import { flagExposures, flagStickyAssignments } from './sync';
+import { inAppImpressions } from './in-app';
 import { inboxBatches, inboxEntries, inboxOperations, inboxOwners } from './inbox';
 import { pushDeliveries, pushSendRecipients, pushSends } from './push';
 
@@ -61,6 +62,8 @@ export const installationOwned: OwnedRows[] = [
   // Remote-state sync (issue 26): the installation's exposures (the counts lose it) and what it was served while anonymous.
   { table: flagExposures, owner: flagExposures.installationId, erase: 'delete' },
   { table: flagStickyAssignments, owner: flagStickyAssignments.installationId, erase: 'delete' },
+  // In-app messages (issue 27): the installation's impression windows (the counts are per message, not per installation).
+  { table: inAppImpressions, owner: inAppImpressions.installationId, erase: 'delete' },
   // The row itself: device metadata, push token, credentials.
   { table: installations, owner: installations.id, erase: 'delete' },
 ];

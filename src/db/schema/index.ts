@@ -13,3 +13,4 @@ export * from './federations';
 export * from './work';
 export * from './sync';
 export * from './inbox';
+export * from './in-app';

@@ -19,6 +19,9 @@ export const syncEnvironments = sqliteTable('sync_environments', {
   horizon: integer('horizon').notNull().default(0),
   /** The sync's refreshAfterSeconds when nothing scheduled is due sooner (spec 01: min 30, default 900). */
   refreshAfterSeconds: integer('refresh_after_seconds').notNull().default(900),
+  /** In-app messages (issue 27, migration 0033): the least time between two messages on a device, and the revision of its last change. */
+  inAppMinIntervalSeconds: integer('in_app_min_interval_seconds').notNull().default(30),
+  inAppSettingsRevision: integer('in_app_settings_revision').notNull().default(0),
   updatedAt: text('updated_at').notNull(),
 });
 

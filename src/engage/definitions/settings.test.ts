@@ -37,8 +37,26 @@ describe('sync settings', () => {
     expect(await get()).toMatchObject({ refreshAfterSeconds: 600 });
     expect(await get('/environments/other/sync-settings')).toMatchObject({ refreshAfterSeconds: 900 });
     const events = (await h.sql.all<{ details: string }>("SELECT details FROM audit_events WHERE action = 'environment.sync_settings.updated'")).map((r) => JSON.parse(r.details));
-    expect(events).toEqual([expect.objectContaining({ refreshAfterSeconds: 600, previous: 900 })]);
+    expect(events).toEqual([expect.objectContaining({ refreshAfterSeconds: 600, previous: expect.objectContaining({ refreshAfterSeconds: 900 }) })]);
     expect((await a.call('GET', '/environments/nowhere/sync-settings', all)).status).toBe(404);
+  });
+
+  it('the in-app minimum interval: 30 by default, 0 to 86,400; a change moves the definitions revision (devices get it in the IN_APP settings document), the refresh interval stays', async () => {
+    const all = await a.token();
+    const path = '/environments/other/sync-settings';
+    expect(await (await a.call('GET', path, all)).json()).toMatchObject({ refreshAfterSeconds: 900, inAppMinIntervalSeconds: 30 });
+    for (const bad of [{ inAppMinIntervalSeconds: -1 }, { inAppMinIntervalSeconds: 86_401 }, { inAppMinIntervalSeconds: 1.5 }]) {
+      expect((await a.call('PUT', path, all, bad)).status, JSON.stringify(bad)).toBe(400);
+    }
+    const env = await h.services.engage.environments.resolve('other');
+    const revision = async () => Number((await h.sql.get<{ r: number }>('SELECT revision AS r FROM sync_environments WHERE environment_id = ?', [env.id]))?.r ?? 0);
+    const before = await revision();
+    const put = await a.call('PUT', path, all, { inAppMinIntervalSeconds: 0 });
+    expect(put.status).toBe(200);
+    expect(await put.json()).toMatchObject({ refreshAfterSeconds: 900, inAppMinIntervalSeconds: 0 });
+    expect(await revision()).toBe(before + 1);
+    expect((await a.call('PUT', path, all, { inAppMinIntervalSeconds: 0 })).status).toBe(200);
+    expect(await revision()).toBe(before + 1);
   });
 
   it('engage apply declares it: planned, set, then unchanged; the API then refuses to edit a managed environment’s', async () => {

@@ -114,6 +114,11 @@ async function populate(name: string) {
   await h.sql.run("INSERT INTO flag_sticky_assignments (installation_id, flag_key, environment_id, variant_key, assigned_ms) VALUES (?, 'f', ?, 'on', 0)", [inst, environmentId]);
   await h.sql.run("INSERT INTO subscription_lists (environment_id, key, revision, definition, created_at, updated_at) VALUES (?, 'news', 2, '{}', 'x', 'x')", e);
   await h.sql.run("INSERT INTO push_channels (environment_id, app_id, key, revision, definition, created_at, updated_at) VALUES (?, ?, 'promo', 3, '{}', 'x', 'x')", [environmentId, env.app.id]);
+  // In-app messages' rows (issue 27).
+  const message = randomUUID();
+  await h.sql.run("INSERT INTO in_app_messages (environment_id, key, id, status, version, definition, revision, created_at, updated_at) VALUES (?, 'm', ?, 'DRAFT', 1, '{}', 0, 'x', 'x')", [environmentId, message]);
+  await h.sql.run("INSERT INTO in_app_interactions (environment_id, message_id, variant_id, type, day, count) VALUES (?, ?, '', 'CLICK', '2026-01-01', 1)", [environmentId, message]);
+  await h.sql.run('INSERT INTO in_app_impressions (installation_id, message_id, environment_id, window_start_ms, count) VALUES (?, ?, ?, 0, 1)', [inst, message, environmentId]);
   const owners = {
     installations: sessions.slice(0, 2).map((s) => s.installationId),
     profiles: (await h.sql.all<{ id: string }>('SELECT id FROM profiles WHERE environment_id = ?', [environmentId])).map((r) => r.id),

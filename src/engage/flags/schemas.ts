@@ -275,7 +275,8 @@ export const OPERATOR_VALUES: Record<Operator, ValueRule> = {
   exists: { count: 'none', of: 'scalar' },
 };
 
-function conditionViolations(c: FlagCondition, at: string): Violation[] {
+/** The violations of one condition: its operator fits the attribute, its values fit the operator (in-app audiences reuse it). */
+export function conditionViolations(c: FlagCondition, at: string): Violation[] {
   const type = attributeType(c.attribute);
   if (!OPERATORS_FOR[type].includes(c.operator)) {
     return [violation(ViolationCode.value, `${at}.operator`, `${c.operator} does not apply to ${c.attribute} (allowed: ${OPERATORS_FOR[type].join(', ')})`)];

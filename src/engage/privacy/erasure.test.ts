@@ -128,6 +128,12 @@ describe('privacy erasure clears exactly what the registry declares', () => {
         "INSERT INTO flag_sticky_assignments (installation_id, flag_key, environment_id, experiment_id, variant_key, assigned_ms) VALUES (?, 'f', ?, 'x', 'on', 0)",
         [s.installationId, env.environment.id],
       );
+      // Its impression window of a capped in-app message (issue 27).
+      await h.sql.run('INSERT INTO in_app_impressions (installation_id, message_id, environment_id, window_start_ms, count) VALUES (?, ?, ?, 0, 1)', [
+        s.installationId,
+        randomUUID(),
+        env.environment.id,
+      ]);
     }
     const profilesOf = async (id: string) => (await h.services.engage.inspection.installation(id)).generations.map((g: { profileId: string }) => g.profileId);
     const [erasedProfiles, keptProfiles] = [await profilesOf(erased.installationId), await profilesOf(kept.installationId)];
