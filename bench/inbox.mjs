@@ -18,6 +18,7 @@
  * Usage: node bench/inbox.mjs [--bin /tmp/engage (default: built to a temporary file)]
  *          [--engine sqlite|postgres] [--duration 8] [--connections 16] [--rounds 2]
  *          [--streams 10000] [--sample 200] [--pairs 2] [--parts pages,ops,sse,admission]
+ *          [--big 10000 (entries of the big inbox)] [--cpu-prof DIR (V8 CPU profiles of the server)]
  * `--engine postgres` starts a throwaway cluster (test/helpers/pg-cluster.ts): run it with
  * `node --import tsx bench/inbox.mjs --engine postgres`.
  */
@@ -45,6 +46,7 @@ const { values: args } = parseArgs({
     pairs: { type: 'string', default: '2' },
     big: { type: 'string', default: '10000' },
     parts: { type: 'string', default: 'pages,ops,sse,admission' },
+    'cpu-prof': { type: 'string' },
     // The streams' client (a child process).
     client: { type: 'boolean', default: false },
     port: { type: 'string' },
@@ -167,7 +169,8 @@ async function main() {
   cli('templates', 'create', '--environment', env.id, '--file', f('template.json'));
   cli('templates', 'publish', 'bench.inbox', '--environment', env.id);
 
-  const proc = spawn(BIN, ['serve', '--data-dir', dataDir, '--port', '0', '--log-level', 'info', '--no-access-log'], { stdio: ['ignore', 'pipe', 'pipe'], env: engineEnv });
+  const serveEnv = args['cpu-prof'] ? { ...engineEnv, NODE_OPTIONS: `--cpu-prof --cpu-prof-dir=${path.resolve(args['cpu-prof'])}` } : engineEnv;
+  const proc = spawn(BIN, ['serve', '--data-dir', dataDir, '--port', '0', '--log-level', 'info', '--no-access-log'], { stdio: ['ignore', 'pipe', 'pipe'], env: serveEnv });
   const url = await new Promise((resolve, reject) => {
     proc.once('exit', (c) => reject(new Error(`server exited ${c}`)));
     for (const s of [proc.stdout, proc.stderr])
@@ -287,7 +290,10 @@ async function main() {
     }
     const onOps = (status, body) => {
       if (status !== 202) return;
-      for (const r of JSON.parse(body).results) r.status === 'ACCEPTED' ? accepted++ : rejected++;
+      for (const r of JSON.parse(body).results) {
+        if (r.status === 'ACCEPTED') accepted++;
+        else rejected++;
+      }
     };
     const runs = [];
     const names = Object.keys(kinds);

@@ -132,27 +132,48 @@ export function createInboxService(deps: { store: Stores & TxRunner<Stores>; clo
     }
     const newestFirst = sortOrder === 'NEWEST_FIRST';
     const owners = [p.id.toLowerCase(), binding.profileId];
-    const rows = [...(await store.inbox.page(owners[0], nowMs, newestFirst, after, size + 1)), ...(await store.inbox.page(owners[1], nowMs, newestFirst, after, size + 1))];
-    rows.sort((a, b) => (a.sentMs - b.sentMs || (a.id < b.id ? -1 : a.id > b.id ? 1 : 0)) * (newestFirst ? -1 : 1));
-    const taken = rows.slice(0, size);
+    // The counters first: an owner that never had an entry (most installations' own inbox) costs no page statement.
     const counters = new Map<string, OwnerRow | undefined>();
     for (const id of owners) counters.set(id, await store.inbox.owner(id));
+    const rows: EntryRow[] = [];
+    for (const id of owners) if ((counters.get(id)?.lastSeq ?? 0) > 0) rows.push(...(await store.inbox.page(id, nowMs, newestFirst, after, size + 1)));
+    rows.sort((a, b) => (a.sentMs - b.sentMs || (a.id < b.id ? -1 : a.id > b.id ? 1 : 0)) * (newestFirst ? -1 : 1));
+    const taken = rows.slice(0, size);
     const last = taken[taken.length - 1];
     const hasMore = rows.length > size;
+    const chains = new Map<string, string[]>();
     return {
-      entries: taken.map((e) => view(e, counters.get(e.ownerId), binding.locale)),
+      entries: taken.map((e) => view(e, counters.get(e.ownerId), binding.locale, chains)),
       nextCursor: hasMore && last ? cursors.encode({ installationId: p.id.toLowerCase(), generation: binding.generation, sortOrder, sentMs: last.sentMs, entryId: last.id }) : null,
       hasMore,
       unreadCount: await unreadOf(store, [...counters.values()], nowMs),
     };
   }
 
-  function view(e: EntryRow, o: OwnerRow | undefined, locale: string): InboxEntryView {
-    const content = JSON.parse(e.content) as InboxContent;
+  /**
+   * The payloads of recent entries in a locale, parsed once: an entry's content never changes
+   * after it is written, and the pages of an inbox show the same entries to every device (bounded;
+   * the oldest insertion goes first).
+   */
+  const payloads = new Map<string, Record<string, unknown>>();
+  const PAYLOAD_CACHE = 20_000;
+
+  function view(e: EntryRow, o: OwnerRow | undefined, locale: string, chains: Map<string, string[]>): InboxEntryView {
+    const cacheKey = `${e.id}\n${locale}`;
+    let payload = payloads.get(cacheKey);
+    if (payload === undefined) {
+      const content = JSON.parse(e.content) as InboxContent;
+      const chainKey = `${content.defaultLocale}\n${content.fallbackLocale ?? ''}`;
+      let chain = chains.get(chainKey);
+      if (!chain) chains.set(chainKey, (chain = localeChain(locale, content)));
+      payload = pick(content.payloads, chain)?.value ?? {};
+      if (payloads.size >= PAYLOAD_CACHE) payloads.delete(payloads.keys().next().value!);
+      payloads.set(cacheKey, payload);
+    }
     return {
       id: e.id,
       key: e.key,
-      payload: pick(content.payloads, localeChain(locale, content))?.value ?? {},
+      payload,
       scope: e.scope,
       sentAt: e.sentAt,
       expiresAt: e.expiresMs === null ? null : new Date(e.expiresMs).toISOString(),
