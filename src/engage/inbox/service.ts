@@ -202,17 +202,26 @@ export function createInboxService(deps: { store: Stores & TxRunner<Stores>; clo
       const ownerIds = [installationId, binding.profileId].sort() as [string, string];
       const owners = new Map<string, OwnerRow | undefined>();
       for (const id of ownerIds) owners.set(id, await tx.inbox.owner(id, true));
+      // The operation ids seen before in one statement, the new ones recorded in one, and each
+      // owner's unread count written once with the batch's net change (bench/inbox.mjs: about a
+      // third of a batch's statements).
+      const seen = await tx.inbox.seenOperations(installationId, [...new Set(batch.operations.map((op) => op.operationId.toLowerCase()))]);
+      const unread = new Map<string, number>();
+      const recorded: { operationId: string; status: 'ACCEPTED' | 'REJECTED' }[] = [];
       const results = [];
       for (const op of batch.operations) {
         const operationId = op.operationId.toLowerCase();
-        if (await tx.inbox.seenOperation(installationId, operationId)) {
+        if (seen.has(operationId)) {
           results.push({ operationId: op.operationId, status: 'DUPLICATE', errorCode: null, message: null });
           continue;
         }
-        const rejected = await apply(tx, op, batch.generation, binding.generation, ownerIds, owners, nowMs, now.toISOString());
-        await tx.inbox.recordOperation(installationId, operationId, p.environmentId, rejected ? 'REJECTED' : 'ACCEPTED');
+        seen.add(operationId);
+        const rejected = await apply(tx, op, batch.generation, binding.generation, ownerIds, owners, unread, nowMs, now.toISOString());
+        recorded.push({ operationId, status: rejected ? 'REJECTED' : 'ACCEPTED' });
         results.push(rejected ? { operationId: op.operationId, status: 'REJECTED', ...rejected } : { operationId: op.operationId, status: 'ACCEPTED', errorCode: null, message: null });
       }
+      await tx.inbox.recordOperations(installationId, p.environmentId, recorded);
+      for (const [id, delta] of unread) if (delta !== 0) await tx.inbox.addUnread(id, delta);
       const body = JSON.stringify({ batchId: batch.batchId, results, serverTime: now.toISOString() });
       await tx.inbox.storeBatch(installationId, batchId, p.environmentId, `sha256:${digest}\n${body}`, now.toISOString());
       // The badges of every device that shows these inboxes (issue 27 point 5), once committed.
@@ -226,7 +235,7 @@ export function createInboxService(deps: { store: Stores & TxRunner<Stores>; clo
     });
   }
 
-  /** One operation; undefined when accepted, the rejection otherwise. Keeps `owners` (the locked counters) up to date. */
+  /** One operation; undefined when accepted, the rejection otherwise. Keeps `owners` (the locked counters) up to date, and `unread` (each owner's change to its count, written by the caller). */
   async function apply(
     tx: Stores,
     op: InboxOperation,
@@ -234,6 +243,7 @@ export function createInboxService(deps: { store: Stores & TxRunner<Stores>; clo
     current: number,
     ownerIds: [string, string],
     owners: Map<string, OwnerRow | undefined>,
+    unread: Map<string, number>,
     nowMs: number,
     at: string,
   ): Promise<{ errorCode: string; message: string } | undefined> {
@@ -245,6 +255,7 @@ export function createInboxService(deps: { store: Stores & TxRunner<Stores>; clo
         const o = owners.get(id);
         if (!o) continue;
         await tx.inbox.readAll(id, at);
+        unread.set(id, 0);
         owners.set(id, { ...o, watermarkSeq: o.lastSeq, watermarkVersion: o.watermarkVersion + 1, unread: 0, watermarkAt: at });
       }
       return undefined;
@@ -257,7 +268,7 @@ export function createInboxService(deps: { store: Stores & TxRunner<Stores>; clo
     const wasRead = isRead(e, o);
     const count = async (delta: number) => {
       if (delta === 0 || !o) return;
-      await tx.inbox.addUnread(e.ownerId, delta);
+      unread.set(e.ownerId, (unread.get(e.ownerId) ?? 0) + delta);
       owners.set(e.ownerId, { ...o, unread: o.unread + delta });
     };
     if (op.type === 'MARK_READ') {

@@ -53,8 +53,6 @@ const SQL = {
   readAll: 'UPDATE inbox_owners SET watermark_seq = last_seq, watermark_version = watermark_version + 1, unread = 0, watermark_at = ? WHERE owner_id = ?',
   batch: 'SELECT result FROM inbox_batches WHERE installation_id = ? AND batch_id = ?',
   insertBatch: 'INSERT INTO inbox_batches (installation_id, batch_id, environment_id, result, created_at) VALUES (?, ?, ?, ?, ?)',
-  seenOperation: 'SELECT status FROM inbox_operations WHERE installation_id = ? AND operation_id = ?',
-  insertOperation: 'INSERT INTO inbox_operations (installation_id, operation_id, environment_id, status) VALUES (?, ?, ?, ?)',
   // The purge (issue 27 point 6): entries expired before a cutoff, oldest expiry first (inbox_entries_expiry).
   expiredBefore: `SELECT id, owner_id AS "ownerId" FROM inbox_entries WHERE expires_ms <= ? ORDER BY expires_ms, id LIMIT ?`,
 } as const;
@@ -62,6 +60,8 @@ const SQL = {
 const list = (n: number) => Array.from({ length: n }, () => '?').join(', ');
 /** Of the given entries of one owner expired before the cutoff: those that count as unread (neither deleted nor read). */
 const purgeUnread = (n: number) => `SELECT COUNT(*) AS n FROM inbox_entries WHERE owner_id = ? AND expires_ms <= ? AND deleted = 0 AND ${UNREAD} AND id IN (${list(n)})`;
+const seenOperations = (n: number) => `SELECT operation_id AS "operationId" FROM inbox_operations WHERE installation_id = ? AND operation_id IN (${list(n)})`;
+const insertOperations = (n: number) => `INSERT INTO inbox_operations (installation_id, operation_id, environment_id, status) VALUES ${Array.from({ length: n }, () => '(?, ?, ?, ?)').join(', ')}`;
 const purgeDelete = (n: number) => `DELETE FROM inbox_entries WHERE owner_id = ? AND expires_ms <= ? AND id IN (${list(n)})`;
 
 const entryOf = (r: EntryRow): EntryRow => ({
@@ -131,9 +131,13 @@ export function createInboxStore(db: Sql) {
     async storeBatch(installationId: string, batchId: string, environmentId: string, result: string, at: string): Promise<void> {
       await db.run(SQL.insertBatch, [installationId, batchId, environmentId, result, at]);
     },
-    seenOperation: async (installationId: string, operationId: string) => (await db.get<{ status: string }>(SQL.seenOperation, [installationId, operationId])) !== undefined,
-    async recordOperation(installationId: string, operationId: string, environmentId: string, status: 'ACCEPTED' | 'REJECTED'): Promise<void> {
-      await db.run(SQL.insertOperation, [installationId, operationId, environmentId, status]);
+    /** Which of `operationIds` the installation has used before (one statement for a batch). */
+    async seenOperations(installationId: string, operationIds: readonly string[]): Promise<Set<string>> {
+      return new Set((await db.all<{ operationId: string }>(seenOperations(operationIds.length), [installationId, ...operationIds])).map((r) => r.operationId));
+    },
+    /** Records a batch's new operation ids with their outcome (one statement). */
+    async recordOperations(installationId: string, environmentId: string, ops: readonly { operationId: string; status: 'ACCEPTED' | 'REJECTED' }[]): Promise<void> {
+      if (ops.length) await db.run(insertOperations(ops.length), ops.flatMap((o) => [installationId, o.operationId, environmentId, o.status]));
     },
   };
 }
