@@ -169,7 +169,8 @@ export function newRule(variants: string[]): RuleDraft {
 const typedScalars = (attribute: string, operator: string) => attribute.includes('.attributes.') && ['equals', 'in', 'notIn'].includes(operator);
 const looksTyped = (t: string) => t === 'true' || t === 'false' || t.startsWith('"') || (t.trim() !== '' && Number.isFinite(Number(t)));
 
-function conditionDraft(c: Condition): ConditionDraft {
+/** A stored condition as the form edits it. */
+export function conditionDraft(c: Condition): ConditionDraft {
   const keyed = KEYED_ATTRIBUTES.find((p) => c.attribute.startsWith(p));
   const typed = typedScalars(c.attribute, c.operator);
   const text = (v: string | number | boolean) => (typeof v !== 'string' ? String(v) : typed && looksTyped(v) ? JSON.stringify(v) : v);
@@ -243,12 +244,15 @@ function conditionValues(c: ConditionDraft, attribute: string): (string | number
   });
 }
 
+/** The condition a form row stands for (a flag rule's, an in-app message's audience). */
+export function conditionOf(c: ConditionDraft): Condition {
+  const attribute = KEYED_ATTRIBUTES.includes(c.attribute) ? c.attribute + c.attributeKey : c.attribute;
+  const values = conditionValues(c, attribute);
+  return { attribute, operator: c.operator, ...(values ? { values } : {}), ...(c.negate ? { negate: true } : {}) };
+}
+
 function ruleOf(r: RuleDraft): Rule {
-  const conditions = r.conditions.map((c) => {
-    const attribute = KEYED_ATTRIBUTES.includes(c.attribute) ? c.attribute + c.attributeKey : c.attribute;
-    const values = conditionValues(c, attribute);
-    return { attribute, operator: c.operator, ...(values ? { values } : {}), ...(c.negate ? { negate: true } : {}) };
-  });
+  const conditions = r.conditions.map(conditionOf);
   const out: Rule = conditions.length ? { conditions } : {};
   if (r.serve === 'variant') out.variant = r.variant;
   else if (r.serve === 'rollout') out.rollout = { ...(r.rolloutSeed ? { seed: r.rolloutSeed } : {}), variants: r.split };

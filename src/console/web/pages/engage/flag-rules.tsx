@@ -1,4 +1,5 @@
-import { ATTRIBUTES, BUCKETS, KEYED_ATTRIBUTES, newCondition, newRule, operatorsFor, percent, type ConditionDraft, type RuleDraft, type Serve, type Split } from './flag-model';
+import { ConditionsEditor } from './conditions-editor';
+import { BUCKETS, newRule, percent, type RuleDraft, type Serve, type Split } from './flag-model';
 
 /**
  * A flag's rules edited as a form (issue 26 "Administration"): ordered rules (the first that
@@ -26,7 +27,13 @@ export function RulesEditor(props: { rules: RuleDraft[]; variants: string[]; onC
           <li key={i}>
             <fieldset class="rule">
               <legend>Rule {i + 1}</legend>
-              <Conditions rule={i + 1} conditions={r.conditions} onChange={(conditions) => set(i, { ...r, conditions })} />
+              <ConditionsEditor
+                heading="Conditions"
+                name={(j) => `Rule ${i + 1}, condition ${j + 1}`}
+                addLabel={`Add a condition to rule ${i + 1}`}
+                conditions={r.conditions}
+                onChange={(conditions) => set(i, { ...r, conditions })}
+              />
               <Outcome rule={i + 1} draft={r} variants={variants} onChange={(x) => set(i, x)} />
               <div class="actions">
                 <button type="button" onClick={() => move(i, -1)} disabled={i === 0} aria-label={`Move up rule ${i + 1}`}>
@@ -47,74 +54,6 @@ export function RulesEditor(props: { rules: RuleDraft[]; variants: string[]; onC
         Add a rule
       </button>
     </section>
-  );
-}
-
-function Conditions(props: { rule: number; conditions: ConditionDraft[]; onChange: (c: ConditionDraft[]) => void }) {
-  const { conditions, rule } = props;
-  const set = (i: number, patch: Partial<ConditionDraft>) => props.onChange(conditions.map((c, j) => (j === i ? { ...c, ...patch } : c)));
-  return (
-    <div class="conditions">
-      <h3 class="small-heading">Conditions {conditions.length === 0 && <span class="muted">(none: every device)</span>}</h3>
-      {conditions.map((c, i) => {
-        const name = `Rule ${rule}, condition ${i + 1}`;
-        const ops = operatorsFor(c.attribute + (KEYED_ATTRIBUTES.includes(c.attribute) ? 'x' : ''));
-        return (
-          <div class="condition-row" role="group" aria-label={name} key={i}>
-            <label>
-              <span>Attribute</span>
-              <select
-                aria-label={`${name}: attribute`}
-                value={c.attribute}
-                onChange={(e) => {
-                  const attribute = (e.target as HTMLSelectElement).value;
-                  const fits = operatorsFor(attribute + (KEYED_ATTRIBUTES.includes(attribute) ? 'x' : ''));
-                  set(i, { attribute, operator: fits.includes(c.operator) ? c.operator : fits[0] });
-                }}
-              >
-                {ATTRIBUTES.map((a) => (
-                  <option key={a} value={a}>
-                    {KEYED_ATTRIBUTES.includes(a) ? `${a}<key>` : a}
-                  </option>
-                ))}
-              </select>
-            </label>
-            {KEYED_ATTRIBUTES.includes(c.attribute) && (
-              <label>
-                <span>Attribute key</span>
-                <input aria-label={`${name}: attribute key`} value={c.attributeKey} onInput={(e) => set(i, { attributeKey: (e.target as HTMLInputElement).value })} autoComplete="off" spellcheck={false} />
-              </label>
-            )}
-            <label>
-              <span>Operator</span>
-              <select aria-label={`${name}: operator`} value={c.operator} onChange={(e) => set(i, { operator: (e.target as HTMLSelectElement).value as ConditionDraft['operator'] })}>
-                {ops.map((o) => (
-                  <option key={o} value={o}>
-                    {o}
-                  </option>
-                ))}
-              </select>
-            </label>
-            {c.operator !== 'exists' && (
-              <label>
-                <span>Values (comma-separated)</span>
-                <input aria-label={`${name}: values`} value={c.values} onInput={(e) => set(i, { values: (e.target as HTMLInputElement).value })} autoComplete="off" spellcheck={false} />
-              </label>
-            )}
-            <label class="check">
-              <input type="checkbox" aria-label={`${name}: negate`} checked={c.negate} onChange={(e) => set(i, { negate: (e.target as HTMLInputElement).checked })} />
-              <span>Negate</span>
-            </label>
-            <button type="button" onClick={() => props.onChange(conditions.filter((_, j) => j !== i))} aria-label={`Remove ${name}`}>
-              Remove
-            </button>
-          </div>
-        );
-      })}
-      <button type="button" onClick={() => props.onChange([...conditions, newCondition()])} aria-label={`Add a condition to rule ${rule}`}>
-        Add a condition
-      </button>
-    </div>
   );
 }
 
