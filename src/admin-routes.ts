@@ -23,6 +23,7 @@ import { inspectionAdminRoutes } from './engage/inspection/admin-routes';
 import { privacyAdminRoutes } from './engage/privacy/admin-routes';
 import { auditAdminRoutes } from './engage/admin/audit-routes';
 import { flagAdminRoutes } from './engage/flags/admin-routes';
+import { inAppAdminRoutes } from './engage/in-app/admin-routes';
 import { listAdminRoutes } from './engage/preferences/admin-routes';
 import { pushChannelAdminRoutes } from './engage/push-channels/admin-routes';
 import type { EngageAdminGuardDeps } from './engage/admin/guards';
@@ -74,6 +75,8 @@ export function engageAdminRouteGroups(services: Services): EngageAdminRoutes[] 
     pushChannelAdminRoutes({ pushChannels: engage.pushChannels }),
     // Feature flags: versions, rollback, scheduled changes, exposures (engage/flags).
     flagAdminRoutes({ flags: engage.flags, schedules: engage.flagSchedules }),
+    // In-app messages: edits, publishing, results (engage/in-app, issue 27).
+    inAppAdminRoutes({ inApp: engage.inApp }),
     // An environment's sync settings (engage/definitions, issue 26).
     syncSettingsAdminRoutes({ settings: engage.syncSettings }),
     // Inspection of installations, profiles, sends and deliveries (engage/inspection).
