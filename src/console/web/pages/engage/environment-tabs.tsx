@@ -7,6 +7,7 @@ export const ENVIRONMENT_TABS = [
   { label: 'Apps', path: '/apps' },
   { label: 'Access keys', path: '/access-keys' },
   { label: 'Templates', path: '/templates' },
+  { label: 'In-app', path: '/in-app-messages' },
   { label: 'Flags', path: '/flags' },
   { label: 'Lists', path: '/lists' },
   { label: 'Test groups', path: '/test-groups' },

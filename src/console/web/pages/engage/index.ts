@@ -4,8 +4,9 @@ import { EnvironmentCreate, EnvironmentList } from './environments';
 import { environmentNav, environmentRoutes } from './environment-routes';
 import { messagingNav, messagingRoutes } from './messaging-routes';
 import { definitionsNav, definitionsRoutes } from './definitions-routes';
+import { inAppRoutes } from './in-app-routes';
 
-/** The engagement pages (the engagement administration API, issue 24). environment-routes: overview, apps, keys, test groups, privacy, audit, settings; messaging-routes: templates, sends, installations, profiles; definitions-routes: flags, subscription lists. */
+/** The engagement pages (the engagement administration API, issue 24). environment-routes: overview, apps, keys, test groups, privacy, audit, settings; messaging-routes: templates, sends, installations, profiles; definitions-routes: flags, subscription lists; in-app-routes: in-app messages. */
 export const engageRoutes: PageRoute[] = [
   { pattern: '/engage/environments', title: () => 'Environments', render: () => h(EnvironmentList, {}) },
   { pattern: '/engage/environments/new', title: () => 'Create an environment', render: () => h(EnvironmentCreate, {}) },
@@ -13,6 +14,7 @@ export const engageRoutes: PageRoute[] = [
   ...environmentRoutes,
   ...messagingRoutes,
   ...definitionsRoutes,
+  ...inAppRoutes,
 ];
 
 export const engageNav: NavEntry[] = [{ section: 'Engagement', label: 'Environments', path: '/engage/environments' }, ...environmentNav, ...messagingNav, ...definitionsNav];
