@@ -14,6 +14,7 @@ import { registerInstallations } from './installations';
 import { registerProfiles } from './profiles';
 import { registerMessaging } from './messaging';
 import { registerFlags } from './flags';
+import { registerInApp } from './in-app';
 import { registerLists, registerPushChannels } from './preferences';
 
 const COLUMNS = ['id', 'name', 'displayName', 'status', 'createdAt', 'identityTenantId'];
@@ -115,18 +116,22 @@ export function registerEnvironments(program: Command): void {
   withCommon(
     envs
       .command('sync-settings')
-      .description("show or change an environment's sync settings: the refresh interval SDKs are told (30 to 86400 seconds, default 900)")
+      .description("show or change an environment's sync settings: the refresh interval SDKs are told (30 to 86400 seconds, default 900), the least time between two in-app messages on a device (0 to 86400 seconds, default 30)")
       .argument('<environment>', 'id or name')
-      .option('--refresh-after <seconds>', 'set refreshAfterSeconds'),
+      .option('--refresh-after <seconds>', 'set refreshAfterSeconds')
+      .option('--in-app-min-interval <seconds>', 'set inAppMinIntervalSeconds (0: none)'),
   ).action(
-    action(async (environment: string, opts: CommonOptions & { refreshAfter?: string }) => {
+    action(async (environment: string, opts: CommonOptions & { refreshAfter?: string; inAppMinInterval?: string }) => {
       await withServices(opts, async ({ services, json }) => {
         const settings = services.engage.syncSettings;
-        const result =
-          opts.refreshAfter === undefined
-            ? await settings.show(environment)
-            : await settings.update(environment, { refreshAfterSeconds: /^\d+$/.test(opts.refreshAfter) ? Number(opts.refreshAfter) : opts.refreshAfter }, cliActor());
-        output(json, result, ['environmentId', 'refreshAfterSeconds']);
+        // Numbers as numbers; anything else goes to the service as given, which names the field it refuses.
+        const value = (v: string) => (/^\d+$/.test(v) ? Number(v) : v);
+        const change = {
+          ...(opts.refreshAfter === undefined ? {} : { refreshAfterSeconds: value(opts.refreshAfter) }),
+          ...(opts.inAppMinInterval === undefined ? {} : { inAppMinIntervalSeconds: value(opts.inAppMinInterval) }),
+        };
+        const result = Object.keys(change).length === 0 ? await settings.show(environment) : await settings.update(environment, change, cliActor());
+        output(json, result, ['environmentId', 'refreshAfterSeconds', 'inAppMinIntervalSeconds']);
       });
     }),
   );
@@ -153,6 +158,7 @@ export function registerEngageCommands(program: Command): void {
   registerProfiles(program);
   registerMessaging(program);
   registerFlags(program);
+  registerInApp(program);
   registerLists(program);
   registerPushChannels(program);
 }
