@@ -18,6 +18,7 @@ import { createDefinitionStore } from './definitions/store';
 import { createSyncStore } from './sync/store';
 import { createInboxStore } from './inbox/store';
 import { createInAppStore } from './in-app/store';
+import { createInAppReadStore } from './in-app/read-store';
 import { createFlagReadStore } from './flags/read-store';
 import { createFlagStore } from './flags/store';
 import { createListReadStore } from './preferences/read-store';
@@ -59,6 +60,7 @@ export function bindEngageStores(db: Sql) {
     inbox: createInboxStore(db),
     // In-app messages (issue 27): messages, interaction counts, impression windows.
     inApp: createInAppStore(db),
+    inAppReads: createInAppReadStore(db),
     // Subscription lists (engage/preferences) and push channels and categories (engage/push-channels).
     preferences: createPreferenceStore(db),
     pushChannels: createPushChannelStore(db),

@@ -23,23 +23,6 @@ export interface MessageRow {
   publishedAt: string | null;
 }
 
-/** What the sync reads of a message: the published ones only (a draft never reached a device). */
-export interface PublishedMessageRow {
-  key: string;
-  id: string;
-  status: MessageStatus;
-  publishedVersion: number;
-  publishedDefinition: string;
-  revision: number;
-}
-
-/** An installation's impressions of a capped message in its current window. */
-export interface ImpressionWindow {
-  messageId: string;
-  windowStartMs: number;
-  count: number;
-}
-
 export interface InteractionIncrement {
   messageId: string;
   variantId: string;
@@ -60,11 +43,8 @@ const SQL = {
   find: `SELECT ${MESSAGE} FROM in_app_messages WHERE environment_id = ? AND key = ?`,
   page: `SELECT ${MESSAGE} FROM in_app_messages WHERE environment_id = ? AND (? = '' OR status = ?) ORDER BY key LIMIT ? OFFSET ?`,
   mark: 'UPDATE in_app_messages SET configuration_managed = 1 WHERE environment_id = ? AND key = ? AND configuration_managed = 0',
-  published: `SELECT key, id, status, published_version AS "publishedVersion", published_definition AS "publishedDefinition", revision
-    FROM in_app_messages WHERE environment_id = ? AND published_definition IS NOT NULL ORDER BY key`,
   byIds: (n: number) => `SELECT id, key, published_definition AS "publishedDefinition" FROM in_app_messages
     WHERE environment_id = ? AND published_definition IS NOT NULL AND id IN (${new Array<string>(n).fill('?').join(', ')})`,
-  impressions: `SELECT message_id AS "messageId", window_start_ms AS "windowStartMs", count FROM in_app_impressions WHERE installation_id = ?`,
   // A new window when the last one is over; the count returned is the window's after this impression.
   impression: `INSERT INTO in_app_impressions (installation_id, message_id, environment_id, window_start_ms, count) VALUES (?, ?, ?, ?, 1)
     ON CONFLICT (installation_id, message_id) DO UPDATE SET
@@ -112,15 +92,11 @@ export function createInAppStore(db: Sql) {
     async mark(environmentId: string, key: string): Promise<boolean> {
       return (await db.run(SQL.mark, [environmentId, key])) === 1;
     },
-    published: async (environmentId: string): Promise<PublishedMessageRow[]> =>
-      (await db.all<PublishedMessageRow>(SQL.published, [environmentId])).map((r) => ({ ...r, publishedVersion: Number(r.publishedVersion), revision: Number(r.revision) })),
     /** The published definitions of those ids that are messages of the environment. */
     async byIds(environmentId: string, ids: readonly string[]): Promise<{ id: string; key: string; publishedDefinition: string }[]> {
       if (ids.length === 0) return [];
       return db.all(SQL.byIds(ids.length), [environmentId, ...ids]);
     },
-    impressions: async (installationId: string): Promise<ImpressionWindow[]> =>
-      (await db.all<ImpressionWindow>(SQL.impressions, [installationId])).map((r) => ({ messageId: r.messageId, windowStartMs: Number(r.windowStartMs), count: Number(r.count) })),
     /** Counts one impression in the installation's window for the message; the window after it. */
     async recordImpression(environmentId: string, installationId: string, messageId: string, atMs: number, periodMs: number): Promise<{ windowStartMs: number; count: number }> {
       const r = (await db.get<{ windowStartMs: number; count: number }>(SQL.impression, [installationId, messageId, environmentId, atMs, periodMs, periodMs]))!;

@@ -13,6 +13,7 @@ import { applyIn, lockStateIn, profilesOfGenerationsIn, setState, StateEffects, 
 import type { IngestState, OperationRow, OperationStore } from './store';
 import { NO_NOTICES, type ChangeNotices } from '../shared/change-notices';
 import { createExposureCounter, type ExposureCounter, type ExposureRow, type ExposureTx } from '../flags/exposures';
+import { countInteractionsIn, type InteractionRow, type InteractionTx } from '../in-app/interactions';
 
 export type { OperationResult };
 export { MAX_BATCH } from './schemas';
@@ -36,7 +37,7 @@ export interface IngestMetrics {
 }
 
 // Profile state and delivery receipts through their owners' `…In(tx)` functions (db/owners.ts).
-type Stores = { operations: OperationStore } & ProfileTx & ReceiptTx & ExposureTx;
+type Stores = { operations: OperationStore } & ProfileTx & ReceiptTx & ExposureTx & InteractionTx;
 
 const rejected = (operationId: string, errorCode: string, message: string): OperationResult => ({ operationId, status: 'REJECTED', errorCode, message });
 
@@ -173,6 +174,7 @@ async function processBatch(tx: Stores, job: Job, counter: ExposureCounter): Pro
   const effects = new StateEffects();
   const receipts: { deliveryId: string; type: 'DELIVERED' | 'OPENED'; at: string }[] = [];
   const exposures: ExposureRow[] = [];
+  const interactions: InteractionRow[] = [];
   let changed = false;
   for (let i = 0; i < n; i++) {
     const op = ops[i];
@@ -207,12 +209,18 @@ async function processBatch(tx: Stores, job: Job, counter: ExposureCounter): Pro
       const x = op.payload as { flagKey: string; experimentId: string; variantKey: string; revision: number };
       exposures.push({ flagKey: x.flagKey, experimentId: x.experimentId, revision: x.revision, variantKey: x.variantKey, exposedMs: ms });
     }
+    if (type === 'INTERACTION_TRACKED') {
+      const x = op.payload as { experienceId: string; messageId: string; variantId?: string | null; type: InteractionRow['type'] };
+      interactions.push({ experienceId: x.experienceId, messageId: x.messageId, variantId: x.variantId ?? null, type: x.type, occurredMs: ms });
+    }
     if (type === 'PUSH_RECEIPT_RECORDED') receipts.push({ ...(op.payload as { deliveryId: string; type: 'DELIVERED' | 'OPENED' }), at: new Date(ms).toISOString() });
     if (!TRACKED_TYPES.has(type)) changed = applyState(effects, p, state, profileId, type, op.payload as Obj, ms, key) || changed;
     results[i] = accepted(opId);
   }
   await s.insertOperations(p.environmentId, p.id, nowMs, ledger);
-  const stateChanges = await applyIn(tx, { environmentId: p.environmentId, installationId: p.id, at: serverTime }, effects, changed ? state : undefined);
+  // In-app interactions, counted by the in-app context; a frequency cap reached changes the installation's IN_APP documents.
+  const { capReached } = await countInteractionsIn(tx, { environmentId: p.environmentId, installationId: p.id }, interactions, nowMs);
+  const stateChanges = await applyIn(tx, { environmentId: p.environmentId, installationId: p.id, at: serverTime }, effects, changed ? state : undefined, capReached);
   for (const r of receipts) await recordPushReceiptIn(tx, p.environmentId, p.id, r);
   // Experiment exposures, counted by the flags context (one statement for the batch).
   await counter.recordIn(tx, { environmentId: p.environmentId, installationId: p.id }, exposures);

@@ -75,6 +75,8 @@ export async function applyIn(
   target: { environmentId: string; installationId: string; at: string },
   effects: StateEffects,
   state?: InstallationState,
+  /** Something else an installation's documents derive from changed in this transaction (an in-app cap reached). */
+  touched = false,
 ): Promise<StateChanges> {
   let installationChanged = false;
   const profilesChanged = new Set<string>();
@@ -88,10 +90,10 @@ export async function applyIn(
   // The sync revisions (issue 26): writeState moves the installation's on; a write that lost to a
   // later one moves them too, which at worst sends an unchanged document again.
   if (state) await tx.profiles.writeState(target.environmentId, target.installationId, state, target.at);
-  else if (installationChanged) await tx.profiles.bumpInstallation(target.environmentId, target.installationId);
+  else if (installationChanged || touched) await tx.profiles.bumpInstallation(target.environmentId, target.installationId);
   const profiles = [...profilesChanged].sort();
   for (const id of profiles) await tx.profiles.bumpProfile(target.environmentId, id);
-  return { installation: installationChanged || state !== undefined, profiles };
+  return { installation: installationChanged || touched || state !== undefined, profiles };
 }
 
 /** Whose sync revision a write moved: the change notices said after its commit (issue 26 point 6). */

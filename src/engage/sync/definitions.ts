@@ -8,6 +8,8 @@
 import { compileFlag, type CompiledFlag } from '../flags/evaluate';
 import type { FlagRow } from '../flags/read-store';
 import type { FlagDefinition } from '../flags/schemas';
+import { compileMessage, type MessageEntry } from '../in-app/documents';
+import type { PublishedMessageRow } from '../in-app/read-store';
 import type { ListDefinition, ListRow } from '../preferences/read-store';
 import type { PushChannelDefinition, PushChannelRow } from '../push-channels/read-store';
 
@@ -33,12 +35,17 @@ export interface Definitions {
   flags: FlagEntry[];
   lists: (Omit<ListRow, 'definition'> & { definition: ListDefinition })[];
   channelsOf(appId: string): readonly (Omit<PushChannelRow, 'definition'> & { definition: PushChannelDefinition })[];
+  /** The published in-app messages (issue 27), by key. */
+  messages: MessageEntry[];
+  /** Whether a message has a frequency cap (the sync then reads the installation's impression windows). */
+  capped: boolean;
 }
 
 /** Attributes an installation keeps for its life (its id, app and platform): reading them makes no document depend on its state. */
 const FIXED = new Set(['installationId', 'app', 'platform']);
 
-export function compileDefinitions(revision: number, flags: FlagRow[], lists: ListRow[], channels: PushChannelRow[]): Definitions {
+export function compileDefinitions(revision: number, flags: FlagRow[], lists: ListRow[], channels: PushChannelRow[], messageRows: PublishedMessageRow[]): Definitions {
+  const messages = messageRows.map(compileMessage);
   const byApp = new Map<string, (Omit<PushChannelRow, 'definition'> & { definition: PushChannelDefinition })[]>();
   for (const c of channels) {
     const entry = { ...c, definition: JSON.parse(c.definition) as PushChannelDefinition };
@@ -51,6 +58,8 @@ export function compileDefinitions(revision: number, flags: FlagRow[], lists: Li
     flags: flags.map(flagEntry),
     lists: lists.map((l) => ({ ...l, definition: JSON.parse(l.definition) as ListDefinition })),
     channelsOf: (appId) => byApp.get(appId.toLowerCase()) ?? [],
+    messages,
+    capped: messages.some((m) => m.cap !== undefined && m.status === 'ACTIVE'),
   };
 }
 

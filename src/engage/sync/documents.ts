@@ -11,6 +11,8 @@
  * change it, and never exceeds the response's revision (the sum of all three).
  */
 import type { FlagContext, FlagResult } from '../flags/evaluate';
+import { messagePayload, transitionsOf, type MessageAudience } from '../in-app/documents';
+import type { ImpressionWindow } from '../in-app/read-store';
 import { checkQuietHours, type QuietHours } from '../preferences/quiet-hours';
 import { LIST_CHANNELS, type ListChannel } from '../preferences/read-store';
 import type { SdkModule } from './cursor';
@@ -20,6 +22,17 @@ export interface Sources {
   def: number;
   inst: boolean;
   prof: boolean;
+  /** Instants (ms) at which the document may change without a write (an in-app message's schedule or cap window). */
+  at?: readonly number[];
+}
+
+/**
+ * A delta's view of the cursor it answers: whether a document derived from `sources` may have
+ * changed since, and the revision to send for it. Absent for a full snapshot.
+ */
+export interface Delta {
+  changed(sources: Sources): boolean;
+  revision(sources: Sources): number;
 }
 
 export interface SyncDocument {
@@ -62,6 +75,10 @@ export interface InstallationFacts {
   };
   /** What profile-sticky flags served the installation while it was anonymous (flag key → variant). */
   sticky: Record<string, { variantKey: string; experimentId?: string }>;
+  /** Its impression windows of capped in-app messages, by message id (read only when a message has a cap). */
+  impressions: ReadonlyMap<string, ImpressionWindow>;
+  /** The environment's in-app minimum interval and the definitions revision of its last change. */
+  inAppSettings: { minIntervalSeconds: number; revision: number };
 }
 
 /** Profile attribute keys the PREFERENCES module reads (docs/sync.md "Quiet hours"). */
@@ -69,6 +86,7 @@ export const QUIET_HOURS_ATTRIBUTE = 'quiet_hours';
 export const TIME_ZONE_ATTRIBUTE = 'time_zone';
 
 export const PREFERENCE_KEYS = { quietHours: 'quiet-hours', list: (k: string) => `list/${k}` } as const;
+export const IN_APP_KEYS = { settings: 'settings', message: (k: string) => `message/${k}` } as const;
 export const PUSH_KEYS = { state: 'push/state', channel: (k: string) => `channel/${k}`, category: (k: string) => `category/${k}` } as const;
 
 /** The flag evaluation context of an installation: its profile only while bound (docs/decisions.md "Flag evaluation core"). */
@@ -93,27 +111,34 @@ export function flagContext(f: InstallationFacts): FlagContext {
   };
 }
 
-/** The documents and tombstones of `modules`, in a deterministic order (module order, then key). */
+/**
+ * The documents and tombstones of `modules` at `nowMs`, in a deterministic order (module order,
+ * then key), and the next instant (ms) at which a document may change without a write (Infinity: none).
+ */
 export function deriveDocuments(
   modules: readonly SdkModule[],
   defs: Definitions,
   f: InstallationFacts,
-  since: number | undefined,
+  delta: Delta | undefined,
+  nowMs: number,
   onFlag?: (key: string, result: FlagResult) => void,
-): { documents: SyncDocument[]; tombstones: Tombstone[] } {
+): { documents: SyncDocument[]; tombstones: Tombstone[]; wakeMs: number } {
   const documents: SyncDocument[] = [];
   const tombstones: Tombstone[] = [];
-  // A definition the installation does not have (archived, deleted, not for its app) whose
-  // revision is past the cursor's: the installation may have held it, so it gets a tombstone.
-  const gone = (module: SdkModule, key: string, revision: number) => {
-    if (since !== undefined && revision > since) tombstones.push({ module, key, revision });
+  let wakeMs = Infinity;
+  // A document the installation does not have (a definition archived, deleted, not for its app;
+  // a message it is not eligible for) whose sources changed since the cursor: the installation
+  // may have held it, so it gets a tombstone.
+  const gone = (module: SdkModule, key: string, sources: Sources) => {
+    if (delta?.changed(sources)) tombstones.push({ module, key, revision: delta.revision(sources) });
   };
+  const definitionOnly = (revision: number): Sources => ({ def: revision, inst: false, prof: false });
   for (const module of modules) {
     if (module === 'FEATURE_FLAGS') {
       const ctx = flagContext(f);
       for (const flag of defs.flags) {
         if (flag.status !== 'ACTIVE' || (flag.apps && !flag.apps.has(f.appId.toLowerCase()))) {
-          gone(module, flag.key, flag.revision);
+          gone(module, flag.key, definitionOnly(flag.revision));
           continue;
         }
         const r = flag.compiled.evaluate(ctx);
@@ -126,7 +151,7 @@ export function deriveDocuments(
     } else if (module === 'PREFERENCES') {
       for (const list of defs.lists) {
         if (list.deleted) {
-          gone(module, PREFERENCE_KEYS.list(list.key), list.revision);
+          gone(module, PREFERENCE_KEYS.list(list.key), definitionOnly(list.revision));
           continue;
         }
         documents.push({ module, key: PREFERENCE_KEYS.list(list.key), payload: listPayload(list.definition, f), sources: { def: list.revision, inst: true, prof: true } });
@@ -135,7 +160,7 @@ export function deriveDocuments(
     } else if (module === 'PUSH') {
       for (const ch of defs.channelsOf(f.appId)) {
         const key = ch.definition.kind === 'IOS_CATEGORY' ? PUSH_KEYS.category(ch.key) : PUSH_KEYS.channel(ch.key);
-        if (ch.deleted) gone(module, key, ch.revision);
+        if (ch.deleted) gone(module, key, definitionOnly(ch.revision));
         else documents.push({ module, key, payload: { ...ch.definition }, sources: { def: ch.revision, inst: false, prof: false } });
       }
       documents.push({
@@ -144,11 +169,23 @@ export function deriveDocuments(
         payload: { subscription: f.pushSubscription, permission: f.pushPermission, tokenHeld: f.pushTokenHeld, privacy: f.privacy },
         sources: { def: 0, inst: true, prof: false },
       });
+    } else if (module === 'IN_APP') {
+      const audience: MessageAudience = { appId: f.appId, locale: f.locale, installationId: f.installationId, context: flagContext(f), impressions: f.impressions };
+      for (const m of defs.messages) {
+        const at = transitionsOf(m, audience);
+        for (const t of at) if (t > nowMs && t < wakeMs) wakeMs = t;
+        // The locale (and the cap's windows) are the installation's: every message reads it.
+        const sources: Sources = { def: m.revision, inst: true, prof: m.readsProfile, ...(at.length > 0 ? { at } : {}) };
+        const payload = messagePayload(m, audience, nowMs);
+        if (payload) documents.push({ module, key: IN_APP_KEYS.message(m.key), payload, sources });
+        else gone(module, IN_APP_KEYS.message(m.key), sources);
+      }
+      const s = f.inAppSettings;
+      documents.push({ module, key: IN_APP_KEYS.settings, payload: { minIntervalSeconds: s.minIntervalSeconds }, sources: definitionOnly(s.revision) });
     }
-    // IN_APP: its documents come with the in-app messages (issue 27); none yet.
   }
   // Code-unit order of keys, never the database's collation: the same order on every engine and process.
-  return { documents: sortWithinModules(documents, modules), tombstones: sortWithinModules(tombstones, modules) };
+  return { documents: sortWithinModules(documents, modules), tombstones: sortWithinModules(tombstones, modules), wakeMs };
 }
 
 const byKey = (a: { key: string }, b: { key: string }) => (a.key < b.key ? -1 : a.key > b.key ? 1 : 0);

@@ -17,6 +17,7 @@ import type { Clock } from '../../platform/clock';
 import type { Dialect } from '../../platform/store/sql';
 import type { TxOptions, TxRunner } from '../../platform/store/store';
 import type { FlagReadStore, StickyRow } from '../flags/read-store';
+import type { InAppReadStore } from '../in-app/read-store';
 import type { InstallationPrincipal } from '../installations/service';
 import type { ListReadStore } from '../preferences/read-store';
 import { documentSourcesIn, type ProfileTx } from '../profiles/service';
@@ -24,12 +25,12 @@ import type { PushChannelReadStore } from '../push-channels/read-store';
 import { EdgeErrors } from '../shared/errors';
 import { SDK_MODULES, type CursorCodec, type CursorState, type SdkModule } from './cursor';
 import { compileDefinitions, createDefinitionsCache, type Definitions } from './definitions';
-import { deriveDocuments, type InstallationFacts, type SyncDocument } from './documents';
+import { deriveDocuments, type Delta, type InstallationFacts, type Sources, type SyncDocument } from './documents';
 import { SyncErrors } from './errors';
 import type { SyncRequest, SyncResponse } from './schemas';
 import type { SyncHead, SyncStore } from './store';
 
-type Stores = ProfileTx & { sync: SyncStore; flagReads: FlagReadStore; listReads: ListReadStore; pushChannelReads: PushChannelReadStore };
+type Stores = ProfileTx & { sync: SyncStore; flagReads: FlagReadStore; listReads: ListReadStore; pushChannelReads: PushChannelReadStore; inAppReads: InAppReadStore };
 
 /** Counts what syncs answer (platform/metrics.ts). */
 export interface SyncMetrics {
@@ -48,6 +49,12 @@ const MIN_REFRESH = 30;
 const DEFINITIONS = 0;
 const INSTALLATION = 1;
 const PROFILE = 2;
+/**
+ * The fourth component: the second (floored) of the next instant at which a document may change
+ * without a write (an in-app message's schedule or cap window; 0: none). An unchanged cursor is
+ * answered from the head only before it.
+ */
+const WAKE = 3;
 
 interface Snapshot {
   head: SyncHead;
@@ -89,32 +96,34 @@ export function createSyncService(deps: {
     if (cursor) {
       const head = await store.sync.head(p.environmentId, p.id);
       if (!head) throw EdgeErrors.unauthorized();
-      if (usable(cursor, head, modules) && unchanged(cursor, head)) {
+      if (usable(cursor, head, modules) && unchanged(cursor, head, now.getTime())) {
         deps.metrics?.syncResponses.inc({ kind: 'unchanged' });
-        const refresh = await refreshAfter(p.environmentId, head, cache.get(p.environmentId, head.definitionsRevision), now);
-        return answer(p, head, modules, now, false, [], [], refresh, request.cursor as string);
+        const wake = Number(cursor.revisions[WAKE] ?? 0n);
+        const refresh = await refreshAfter(p.environmentId, head, cache.get(p.environmentId, head.definitionsRevision), now, wake === 0 ? Infinity : wake * 1000);
+        return answer(p, head, modules, now, false, [], [], refresh, wake, request.cursor as string);
       }
     }
 
-    const snap = await consistently((s) => read(s, p));
+    const snap = await consistently((s) => read(s, p, modules));
     const full = !cursor || !usable(cursor, snap.head, modules);
-    const since = full ? undefined : cursor!.revisions.map(Number);
+    const delta = full ? undefined : deltaFrom(cursor!, snap.head, now.getTime());
     const served: StickyRow[] = [];
     const recordSticky = !snap.head.bound && snap.definitions.flags.some((f) => f.sticky);
-    const { documents, tombstones } = deriveDocuments(modules, snap.definitions, snap.facts, since?.[DEFINITIONS], recordSticky ? stickyCollector(snap, served) : undefined);
+    const { documents, tombstones, wakeMs } = deriveDocuments(modules, snap.definitions, snap.facts, delta, now.getTime(), recordSticky ? stickyCollector(snap, served) : undefined);
     if (served.length > 0) await recordStickyRows(p, snap.stored, served, now.getTime());
-    const sent = since ? documents.filter((d) => changedSince(d, snap.head, since)) : documents;
+    const sent = delta ? documents.filter((d) => delta.changed(d.sources)) : documents;
     deps.metrics?.syncResponses.inc({ kind: full ? 'full' : 'delta' });
-    return answer(p, snap.head, modules, now, full, sent, full ? [] : tombstones, await refreshAfter(p.environmentId, snap.head, snap.definitions, now));
+    const refresh = await refreshAfter(p.environmentId, snap.head, snap.definitions, now, wakeMs);
+    return answer(p, snap.head, modules, now, full, sent, tombstones, refresh, wakeMs === Infinity ? 0 : Math.floor(wakeMs / 1000));
   }
 
-  async function read(s: Stores, p: InstallationPrincipal): Promise<Snapshot> {
+  async function read(s: Stores, p: InstallationPrincipal, modules: readonly SdkModule[]): Promise<Snapshot> {
     const head = await s.sync.head(p.environmentId, p.id);
     if (!head) throw EdgeErrors.unauthorized();
     let definitions = cache.get(p.environmentId, head.definitionsRevision);
     if (!definitions) {
       const [flags, lists, channels] = [await s.flagReads.flags(p.environmentId), await s.listReads.lists(p.environmentId), await s.pushChannelReads.channels(p.environmentId)];
-      definitions = compileDefinitions(head.definitionsRevision, flags, lists, channels);
+      definitions = compileDefinitions(head.definitionsRevision, flags, lists, channels, await s.inAppReads.published(p.environmentId));
       cache.put(p.environmentId, definitions);
     }
     const sources = await documentSourcesIn(s, p.id, head.profileId);
@@ -134,6 +143,8 @@ export function createSyncService(deps: {
       subscriptions: sources.subscriptions,
       profile: { id: head.profileId, externalId: head.externalId, bound: head.bound, ...sources.profile },
       sticky: {},
+      impressions: new Map(definitions.capped && modules.includes('IN_APP') ? (await s.inAppReads.impressions(p.id)).map((w) => [w.messageId, w]) : []),
+      inAppSettings: { minIntervalSeconds: head.inAppMinIntervalSeconds, revision: head.inAppSettingsRevision },
     };
     const stored = definitions.flags.some((f) => f.sticky) ? await s.flagReads.sticky(p.id) : [];
     for (const r of stored) facts.sticky[r.flagKey] = r.experimentId === '' ? { variantKey: r.variantKey } : { variantKey: r.variantKey, experimentId: r.experimentId };
@@ -168,11 +179,14 @@ export function createSyncService(deps: {
     return due;
   }
 
-  /** The environment's interval, sooner when a scheduled change of a flag that may concern the installation is due (never under 30 s). */
-  async function refreshAfter(environmentId: string, head: SyncHead, defs: Definitions | undefined, now: Date): Promise<number> {
+  /**
+   * The environment's interval, sooner when a scheduled change of a flag that may concern the
+   * installation is due, or a document may change at `wakeMs` (never under 30 s).
+   */
+  async function refreshAfter(environmentId: string, head: SyncHead, defs: Definitions | undefined, now: Date, wakeMs: number): Promise<number> {
     const base = head.refreshAfterSeconds ?? DEFAULT_REFRESH;
     const due = await dueChanges(environmentId, head.definitionsRevision, now.getTime());
-    let soonest = Infinity;
+    let soonest = wakeMs;
     for (const [flagKey, dueMs] of due) {
       const flag = defs?.flags.find((f) => f.key === flagKey);
       if (flag?.apps && !flag.apps.has(head.appId.toLowerCase())) continue;
@@ -191,20 +205,18 @@ export function createSyncService(deps: {
     documents: SyncDocument[],
     tombstones: SyncResponse['tombstones'],
     refreshAfterSeconds: number,
+    wakeSeconds: number,
     sameCursor?: string,
   ): SyncResponse {
     const revisions = [head.definitionsRevision, head.installationRevision, head.profileRevision];
     return {
-      cursor: sameCursor ?? cursors.encode({ installationId: p.id, generation: BigInt(head.generation), modules, revisions: revisions.map(BigInt), issuedAt: now }),
+      cursor:
+        sameCursor ??
+        cursors.encode({ installationId: p.id, generation: BigInt(head.generation), modules, revisions: [...revisions, wakeSeconds].map(BigInt), issuedAt: now }),
       generation: head.generation,
       revision: revisions[DEFINITIONS] + revisions[INSTALLATION] + revisions[PROFILE],
       fullSnapshot,
-      documents: documents.map((d) => ({
-        module: d.module,
-        key: d.key,
-        revision: d.sources.def + (d.sources.inst ? head.installationRevision : 0) + (d.sources.prof ? head.profileRevision : 0),
-        payload: d.payload,
-      })),
+      documents: documents.map((d) => ({ module: d.module, key: d.key, revision: revisionOf(d.sources, head), payload: d.payload })),
       tombstones,
       serverTime: now.toISOString(),
       refreshAfterSeconds,
@@ -214,26 +226,47 @@ export function createSyncService(deps: {
   return { sync };
 }
 
+/** A document's revision: the sum of its sources' (never above the response's). */
+function revisionOf(s: Sources, head: SyncHead): number {
+  return s.def + (s.inst ? head.installationRevision : 0) + (s.prof ? head.profileRevision : 0);
+}
+
+/**
+ * What a delta from `cursor` sends: the documents whose sources moved past the cursor's
+ * revisions, or that passed one of their instants (an in-app schedule's bound, the end of a cap's
+ * window) between the cursor's issue and now.
+ */
+function deltaFrom(cursor: CursorState, head: SyncHead, nowMs: number): Delta {
+  const since = cursor.revisions.map(Number);
+  const issuedMs = cursor.issuedAt.getTime();
+  return {
+    changed: (s) =>
+      s.def > since[DEFINITIONS] ||
+      (s.inst && head.installationRevision > since[INSTALLATION]) ||
+      (s.prof && head.profileRevision > since[PROFILE]) ||
+      (s.at !== undefined && s.at.some((t) => t > issuedMs && t <= nowMs)),
+    revision: (s) => revisionOf(s, head),
+  };
+}
+
 /**
  * Whether a delta can be answered from `cursor`: the same generation and modules, three
- * components, none ahead of the server (a database restored from a backup), and definitions
- * not older than the tombstone horizon. Otherwise: a full snapshot.
+ * revision components (and the wake instant since issue 27), none ahead of the server (a
+ * database restored from a backup), and definitions not older than the tombstone horizon.
+ * Otherwise: a full snapshot.
  */
 function usable(cursor: CursorState, head: SyncHead, modules: readonly SdkModule[]): boolean {
   if (cursor.generation !== BigInt(head.generation)) return false;
   if (cursor.modules.length !== modules.length || cursor.modules.some((m, i) => m !== modules[i])) return false;
-  if (cursor.revisions.length !== 3) return false;
+  if (cursor.revisions.length !== 3 && cursor.revisions.length !== 4) return false;
   const [d, i, p] = cursor.revisions.map(Number);
   return d <= head.definitionsRevision && i <= head.installationRevision && p <= head.profileRevision && d >= head.horizon;
 }
 
-function unchanged(cursor: CursorState, head: SyncHead): boolean {
-  const [d, i, p] = cursor.revisions.map(Number);
-  return d === head.definitionsRevision && i === head.installationRevision && p === head.profileRevision;
-}
-
-function changedSince(d: SyncDocument, head: SyncHead, since: number[]): boolean {
-  return d.sources.def > since[DEFINITIONS] || (d.sources.inst && head.installationRevision > since[INSTALLATION]) || (d.sources.prof && head.profileRevision > since[PROFILE]);
+/** Nothing written since the cursor, and its wake instant (if any) not reached. */
+function unchanged(cursor: CursorState, head: SyncHead, nowMs: number): boolean {
+  const [d, i, p, wake = 0] = cursor.revisions.map(Number);
+  return d === head.definitionsRevision && i === head.installationRevision && p === head.profileRevision && (wake === 0 || nowMs < wake * 1000);
 }
 
 export type SyncService = ReturnType<typeof createSyncService>;

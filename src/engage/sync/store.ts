@@ -28,6 +28,9 @@ export interface SyncHead {
   definitionsRevision: number;
   horizon: number;
   refreshAfterSeconds: number | null;
+  /** In-app messages (issue 27): the environment's minimum interval and the revision of its last change. */
+  inAppMinIntervalSeconds: number;
+  inAppSettingsRevision: number;
 }
 
 const HEAD = `SELECT i.generation, i.sync_revision AS "installationRevision", i.profile_id AS "profileId", i.binding_state AS "bindingState",
@@ -35,7 +38,8 @@ const HEAD = `SELECT i.generation, i.sync_revision AS "installationRevision", i.
     i.privacy, i.push_subscription AS "pushSubscription", i.push_permission AS "pushPermission",
     CASE WHEN i.push_token IS NULL THEN 0 ELSE 1 END AS "pushTokenHeld",
     p.external_id AS "externalId", COALESCE(p.sync_revision, 0) AS "profileRevision",
-    COALESCE(s.revision, 0) AS "definitionsRevision", COALESCE(s.horizon, 0) AS horizon, s.refresh_after_seconds AS "refreshAfterSeconds"
+    COALESCE(s.revision, 0) AS "definitionsRevision", COALESCE(s.horizon, 0) AS horizon, s.refresh_after_seconds AS "refreshAfterSeconds",
+    COALESCE(s.in_app_min_interval_seconds, 30) AS "inAppMinIntervalSeconds", COALESCE(s.in_app_settings_revision, 0) AS "inAppSettingsRevision"
   FROM installations i
   LEFT JOIN profiles p ON p.id = i.profile_id
   LEFT JOIN sync_environments s ON s.environment_id = i.environment_id
@@ -57,6 +61,8 @@ export function createSyncStore(db: Sql) {
         definitionsRevision: Number(r.definitionsRevision),
         horizon: Number(r.horizon),
         refreshAfterSeconds: r.refreshAfterSeconds === null ? null : Number(r.refreshAfterSeconds),
+        inAppMinIntervalSeconds: Number(r.inAppMinIntervalSeconds),
+        inAppSettingsRevision: Number(r.inAppSettingsRevision),
         bound: bindingState === 'BOUND',
         pushTokenHeld: Number(r.pushTokenHeld) === 1,
       };

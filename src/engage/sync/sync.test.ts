@@ -235,7 +235,7 @@ describe('refreshAfterSeconds', () => {
     const s = await bootstrap(h, env.app.appKey);
     expect((await sync(h, s)).refreshAfterSeconds).toBe(900);
     const settings = h.services.engage.syncSettings;
-    expect(await settings.update(e, { refreshAfterSeconds: 600 }, ACTOR)).toEqual({ environmentId: e, refreshAfterSeconds: 600 });
+    expect(await settings.update(e, { refreshAfterSeconds: 600 }, ACTOR)).toMatchObject({ environmentId: e, refreshAfterSeconds: 600 });
     const first = await sync(h, s);
     expect(first.refreshAfterSeconds).toBe(600);
     // A setting is no definition: nothing is sent again.
