@@ -131,12 +131,11 @@ export function createInboxService(deps: { store: Stores & TxRunner<Stores>; clo
       after = { sentMs: pos.sentMs, id: pos.entryId };
     }
     const newestFirst = sortOrder === 'NEWEST_FIRST';
-    const owners = [p.id.toLowerCase(), binding.profileId];
-    // The counters first: an owner that never had an entry (most installations' own inbox) costs no page statement.
+    const owners: [string, string] = [p.id.toLowerCase(), binding.profileId];
+    // Both owners' entries in one statement (one snapshot: src/engage/inbox/paging.test.ts), then their counters.
+    const rows = await store.inbox.page(owners, nowMs, newestFirst, after, size + 1);
     const counters = new Map<string, OwnerRow | undefined>();
     for (const id of owners) counters.set(id, await store.inbox.owner(id));
-    const rows: EntryRow[] = [];
-    for (const id of owners) if ((counters.get(id)?.lastSeq ?? 0) > 0) rows.push(...(await store.inbox.page(id, nowMs, newestFirst, after, size + 1)));
     rows.sort((a, b) => (a.sentMs - b.sentMs || (a.id < b.id ? -1 : a.id > b.id ? 1 : 0)) * (newestFirst ? -1 : 1));
     const taken = rows.slice(0, size);
     const last = taken[taken.length - 1];

@@ -44,8 +44,13 @@ const SQL = {
     VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`,
   owner: `SELECT ${OWNER} FROM inbox_owners WHERE owner_id = ?`,
   expiredUnread: `SELECT COUNT(*) AS n FROM inbox_entries WHERE owner_id = ? AND expires_ms <= ? AND deleted = 0 AND ${UNREAD}`,
-  newer: `SELECT ${ENTRY} FROM inbox_entries WHERE owner_id = ? AND ${LIVE} AND (sent_ms, id) < (?, ?) ORDER BY sent_ms DESC, id DESC LIMIT ?`,
-  older: `SELECT ${ENTRY} FROM inbox_entries WHERE owner_id = ? AND ${LIVE} AND (sent_ms, id) > (?, ?) ORDER BY sent_ms, id LIMIT ?`,
+  // The page of an installation's inbox: its own entries and its profile's in ONE statement, so one
+  // snapshot (two statements let a writer commit between them: the page could show a newer entry of
+  // one owner and not an older one of the other, which the cursor then passes over).
+  newer: `SELECT * FROM (SELECT ${ENTRY} FROM inbox_entries WHERE owner_id = ? AND ${LIVE} AND (sent_ms, id) < (?, ?) ORDER BY sent_ms DESC, id DESC LIMIT ?) AS a
+    UNION ALL SELECT * FROM (SELECT ${ENTRY} FROM inbox_entries WHERE owner_id = ? AND ${LIVE} AND (sent_ms, id) < (?, ?) ORDER BY sent_ms DESC, id DESC LIMIT ?) AS b`,
+  older: `SELECT * FROM (SELECT ${ENTRY} FROM inbox_entries WHERE owner_id = ? AND ${LIVE} AND (sent_ms, id) > (?, ?) ORDER BY sent_ms, id LIMIT ?) AS a
+    UNION ALL SELECT * FROM (SELECT ${ENTRY} FROM inbox_entries WHERE owner_id = ? AND ${LIVE} AND (sent_ms, id) > (?, ?) ORDER BY sent_ms, id LIMIT ?) AS b`,
   entry: `SELECT ${ENTRY} FROM inbox_entries WHERE id = ? AND owner_id IN (?, ?) AND ${LIVE}`,
   setRead: 'UPDATE inbox_entries SET read_state = ?, read_version = ?, read_ms = ? WHERE id = ?',
   markDeleted: 'UPDATE inbox_entries SET deleted = 1 WHERE id = ?',
@@ -95,10 +100,11 @@ export function createInboxStore(db: Sql) {
     async expiredUnread(o: OwnerRow, nowMs: number): Promise<number> {
       return Number((await db.get<{ n: number }>(SQL.expiredUnread, [o.ownerId, nowMs, o.watermarkVersion, o.watermarkVersion, o.watermarkSeq]))!.n);
     },
-    /** Up to `limit` live entries of the owner after `after` in the order asked for (one index range). */
-    async page(ownerId: string, nowMs: number, newestFirst: boolean, after: { sentMs: number; id: string } | null, limit: number): Promise<EntryRow[]> {
+    /** Up to `limit` live entries of each of the two owners after `after`, in the order asked for, read in one snapshot (unsorted between owners). */
+    async page(ownerIds: readonly [string, string], nowMs: number, newestFirst: boolean, after: { sentMs: number; id: string } | null, limit: number): Promise<EntryRow[]> {
       const from = after ?? (newestFirst ? { sentMs: Number.MAX_SAFE_INTEGER, id: 'g' } : { sentMs: -1, id: '' });
-      return (await db.all<EntryRow>(newestFirst ? SQL.newer : SQL.older, [ownerId, nowMs, from.sentMs, from.id, limit])).map(entryOf);
+      const one = (ownerId: string) => [ownerId, nowMs, from.sentMs, from.id, limit];
+      return (await db.all<EntryRow>(newestFirst ? SQL.newer : SQL.older, [...one(ownerIds[0]), ...one(ownerIds[1])])).map(entryOf);
     },
     /** A live entry of one of the two owners (an installation and its current profile); undefined otherwise, whatever the reason. */
     async entry(id: string, ownerIds: readonly [string, string], nowMs: number): Promise<EntryRow | undefined> {
