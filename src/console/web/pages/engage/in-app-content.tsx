@@ -228,7 +228,7 @@ function LayoutFields(props: { where: string; heading: string; layout: LayoutDra
           <div class="condition-row" role="group" aria-label={name} key={i}>
             <label>
               <span>Button {i + 1} label</span>
-              <input aria-label={`${name} label`} value={b.label} onInput={(e) => setButton(i, { label: (e.target as HTMLInputElement).value })} autoComplete="off" />
+              <input aria-label={`${name} label`} aria-invalid={err(`buttons[${i}].label`) ? 'true' : undefined} value={b.label} onInput={(e) => setButton(i, { label: (e.target as HTMLInputElement).value })} autoComplete="off" />
               <FieldError text={err(`buttons[${i}].label`)} />
             </label>
             <label>
@@ -241,7 +241,14 @@ function LayoutFields(props: { where: string; heading: string; layout: LayoutDra
             {b.action === 'DEEP_LINK' && (
               <label>
                 <span>Deep link</span>
-                <input aria-label={`${name} deep link`} value={b.deepLink ?? ''} onInput={(e) => setButton(i, { deepLink: (e.target as HTMLInputElement).value })} autoComplete="off" spellcheck={false} />
+                <input
+                  aria-label={`${name} deep link`}
+                  aria-invalid={err(`buttons[${i}].deepLink`) ? 'true' : undefined}
+                  value={b.deepLink ?? ''}
+                  onInput={(e) => setButton(i, { deepLink: (e.target as HTMLInputElement).value })}
+                  autoComplete="off"
+                  spellcheck={false}
+                />
                 <FieldError text={err(`buttons[${i}].deepLink`)} />
               </label>
             )}

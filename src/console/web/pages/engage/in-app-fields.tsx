@@ -56,7 +56,7 @@ export function MessageFields(props: { draft: MessageDraft; onChange: (d: Messag
         <ConditionsEditor
           heading="Conditions"
           name={(i) => `Audience condition ${i + 1}`}
-          addLabel="Add an audience condition"
+          addLabel="Add a condition to the audience"
           conditions={d.audience}
           onChange={(audience) => set({ audience })}
           errorOf={(i, part) => errors[`audience[${i}].${part}`] ?? (part === 'values' ? errors[`audience[${i}]`] : undefined)}

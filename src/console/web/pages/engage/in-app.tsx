@@ -263,19 +263,15 @@ export function MessageDetail({ environmentId, messageKey }: { environmentId: st
           )}
           <MessageResultsView environmentId={environmentId} messageKey={messageKey} tick={tick} />
           <ConfirmAction
-            open={confirm === 'publish'}
-            title={`Publish version ${m.version}?`}
-            consequence={`Devices of its audience get version ${m.version} at their next sync.${dirty ? ' Your unsaved changes are not part of it: save them first to publish them.' : ''}`}
-            action={`Publish version ${m.version}`}
-            onConfirm={() => act('publish')}
-            onClose={() => setConfirm(undefined)}
-          />
-          <ConfirmAction
-            open={confirm === 'pause'}
-            title="Pause the message?"
-            consequence="Devices drop it at their next sync until it is published again. Its results stay."
-            action="Pause message"
-            onConfirm={() => act('pause')}
+            open={confirm === 'publish' || confirm === 'pause'}
+            {...(confirm === 'pause'
+              ? { title: 'Pause the message?', consequence: 'Devices drop it at their next sync until it is published again. Its results stay.', action: 'Pause message' }
+              : {
+                  title: `Publish version ${m.version}?`,
+                  consequence: `Devices of its audience get version ${m.version} at their next sync.${dirty ? ' Your unsaved changes are not part of it: save them first to publish them.' : ''}`,
+                  action: `Publish version ${m.version}`,
+                })}
+            onConfirm={() => act(confirm === 'pause' ? 'pause' : 'publish')}
             onClose={() => setConfirm(undefined)}
           />
           <ConfirmByName
