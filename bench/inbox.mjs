@@ -7,7 +7,8 @@
  *  2. operations in batches of 10 (POST /v1/sdk/inbox/operations:batch, MARK_READ and MARK_UNREAD
  *     of random entries of 16 profiles' inboxes, a batch per request): operations/s (goal >= 20,000/s);
  *  3. the live badge: N open GET /v1/sdk/inbox/events streams (10,000 by default; opened by a child
- *     process), the server's RSS growth per stream (goal < 20 KB), then for a sample of streams an
+ *     process), the server's RSS and heap growth per stream, each read after full GCs asked for
+ *     through the server's inspector (goal < 20 KB), then for a sample of streams an
  *     entry written (a send to the INSTALLATION_ID) and a mark read (the installation's operation):
  *     the time from the request until the stream's client has the new unreadCount (goal < 1 s);
  *  4. admission of a push + inbox send against a push-only send: bench/push.mjs run alternately
@@ -169,12 +170,16 @@ async function main() {
   cli('templates', 'create', '--environment', env.id, '--file', f('template.json'));
   cli('templates', 'publish', 'bench.inbox', '--environment', env.id);
 
-  const serveEnv = args['cpu-prof'] ? { ...engineEnv, NODE_OPTIONS: `--cpu-prof --cpu-prof-dir=${path.resolve(args['cpu-prof'])}` } : engineEnv;
+  // The inspector (loopback, random port) lets the benchmark ask the server for a full GC before reading its memory.
+  const nodeOptions = [...(args['cpu-prof'] ? [`--cpu-prof --cpu-prof-dir=${path.resolve(args['cpu-prof'])}`] : []), ...(PARTS.includes('sse') ? ['--inspect=127.0.0.1:0'] : [])];
+  const serveEnv = nodeOptions.length ? { ...engineEnv, NODE_OPTIONS: nodeOptions.join(' ') } : engineEnv;
   const proc = spawn(BIN, ['serve', '--data-dir', dataDir, '--port', '0', '--log-level', 'info', '--no-access-log'], { stdio: ['ignore', 'pipe', 'pipe'], env: serveEnv });
+  let inspector;
   const url = await new Promise((resolve, reject) => {
     proc.once('exit', (c) => reject(new Error(`server exited ${c}`)));
     for (const s of [proc.stdout, proc.stderr])
       createInterface({ input: s }).on('line', (line) => {
+        inspector ??= /Debugger listening on (ws:\S+)/.exec(line)?.[1];
         try {
           const rec = JSON.parse(line);
           if (rec.url) resolve(rec.url);
@@ -194,6 +199,20 @@ async function main() {
     return (Number(v[11]) + Number(v[12])) * 10;
   };
   const rssKb = () => Number(/VmRSS:\s+(\d+)/.exec(readFileSync(`/proc/${proc.pid}/status`, 'utf8'))[1]);
+  /**
+   * The server's memory after three full GCs (through its inspector: HeapProfiler.collectGarbage,
+   * then Runtime.getHeapUsage), from a small Node child that has a WebSocket (Node 20: behind a flag).
+   */
+  const memory = async () => {
+    const script = `const ws = new WebSocket(process.argv[1]); let id = 0; const out = {};
+      const call = (method) => ws.send(JSON.stringify({ id: ++id, method }));
+      ws.onopen = () => { call('HeapProfiler.collectGarbage'); call('HeapProfiler.collectGarbage'); call('HeapProfiler.collectGarbage'); call('Runtime.getHeapUsage'); };
+      ws.onmessage = (m) => { const r = JSON.parse(m.data); if (r.id === 4) { console.log(JSON.stringify(r.result)); ws.close(); process.exit(0); } };`;
+    const flags = globalThis.WebSocket ? [] : ['--experimental-websocket'];
+    const heap = JSON.parse(execFileSync(process.execPath, [...flags, '-e', script, inspector], { encoding: 'utf8' }));
+    await sleep(500);
+    return { rssKb: rssKb(), heapKb: heap.usedSize / 1024 };
+  };
   async function pool(n, width, fn) {
     let next = 0;
     await Promise.all(Array.from({ length: Math.min(width, n) }, async () => {
@@ -328,7 +347,7 @@ async function main() {
       const file = f('credentials.json');
       writeFileSync(file, JSON.stringify(streams.map((s) => s.credential)));
       await sleep(2_000);
-      const rss0 = rssKb();
+      const m0 = await memory();
       const child = fork(fileURLToPath(import.meta.url), ['--client', '--port', String(port), '--file', file], { execArgv: ['--max-old-space-size=4096'] });
       const waiters = new Map();
       let readyResolve;
@@ -341,7 +360,7 @@ async function main() {
       const opened = await ready;
       log(`opened ${opened.open} streams (${opened.failed} failed) in ${((performance.now() - t) / 1000).toFixed(1)} s`);
       await sleep(3_000);
-      const rss1 = rssKb();
+      const m1 = await memory();
       /** Runs `act`, then waits for stream i's unreadCount n: ms from the start of the request. */
       const timed = async (i, n, act) => {
         let resolveAt;
@@ -372,8 +391,9 @@ async function main() {
       result.sse = {
         streams: opened.open,
         failed: opened.failed,
-        rssMiB: { before: Math.round(rss0 / 1024), after: Math.round(rss1 / 1024) },
-        rssKbPerStream: +((rss1 - rss0) / Math.max(1, opened.open)).toFixed(1),
+        rssMiB: { before: Math.round(m0.rssKb / 1024), after: Math.round(m1.rssKb / 1024) },
+        rssKbPerStream: +((m1.rssKb - m0.rssKb) / Math.max(1, opened.open)).toFixed(1),
+        heapKbPerStream: +((m1.heapKb - m0.heapKb) / Math.max(1, opened.open)).toFixed(1),
         sample: SAMPLE,
         entryWrittenMs: pct(written),
         markReadMs: pct(read),
