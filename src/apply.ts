@@ -74,6 +74,7 @@ export async function applyAll(
       templates: engage.messaging.templates,
       testGroups: engage.messaging.testGroups,
       flags: engage.flags,
+      inApp: engage.inApp,
       lists: engage.lists,
       pushChannels: engage.pushChannels,
       syncSettings: engage.syncSettings,

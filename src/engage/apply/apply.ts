@@ -8,6 +8,7 @@ import type { MessagingApplyService } from '../messaging/managed';
 import { DEFAULTS, type TemplateService } from '../messaging/templates';
 import type { TestGroupMember, TestGroupService } from '../messaging/test-groups';
 import type { FlagService } from '../flags/service';
+import type { InAppService } from '../in-app/service';
 import { canonicalJson } from '../flags/diff';
 import type { PreferenceService } from '../preferences/service';
 import { listDefinitionOf, type ListFile } from '../preferences/schemas';
@@ -15,6 +16,7 @@ import type { PushChannelService } from '../push-channels/service';
 import { pushChannelDefinitionOf, type PushChannelFile } from '../push-channels/schemas';
 import { at, placeError, type EngageInputs } from './inputs';
 import { credentialChangesOf, setCredentials } from './credentials';
+import { applyInAppMessages } from './in-app';
 import type { ApplyEnvironment } from './schema';
 
 /**
@@ -27,7 +29,7 @@ import type { ApplyEnvironment } from './schema';
 
 type EnvironmentRow = NonNullable<Awaited<ReturnType<EnvironmentService['find']>>>;
 
-export type EngageStepKind = 'environment' | 'app' | 'access_key' | 'template' | 'test_group' | 'flag' | 'list' | 'push_channel';
+export type EngageStepKind = 'environment' | 'app' | 'access_key' | 'template' | 'test_group' | 'flag' | 'list' | 'push_channel' | 'in_app_message';
 
 export interface EngageStep {
   action: 'create' | 'update' | 'unchanged';
@@ -56,10 +58,12 @@ export interface EngageApplyDeps {
   testGroups: TestGroupService;
   /** Feature flags (issue 26): created, or edited into a new version (origin APPLY) when the file differs. */
   flags: FlagService;
+  /** In-app messages (issue 27): created, edited and published (or paused) as declared. */
+  inApp: InAppService;
   /** Subscription lists and push channels/categories (issue 26): created, or replaced when the file differs. */
   lists: PreferenceService;
   pushChannels: PushChannelService;
-  /** An environment's sync settings (issue 26): `syncRefreshAfterSeconds`. */
+  /** An environment's sync settings (issue 26): `syncRefreshAfterSeconds`, `inAppMinIntervalSeconds` (issue 27). */
   syncSettings: SyncSettingsService;
   marks: { environments: EnvironmentApplyService; messaging: MessagingApplyService };
   /** The id of the identity tenant with this slug, or undefined (the composition asks identity). */
@@ -140,6 +144,11 @@ async function walk(deps: EngageApplyDeps, environments: readonly ApplyEnvironme
       tenantId = await deps.tenantIdOf(e.identityTenant);
       if (tenantId === undefined && !deps.tenantDeclared(e.identityTenant)) throw placeError(`${where}.identityTenant`, `no tenant ${e.identityTenant}`);
     }
+    // The sync settings the file declares (those left out keep their value).
+    const declaredSettings = {
+      ...(e.syncRefreshAfterSeconds !== undefined ? { refreshAfterSeconds: e.syncRefreshAfterSeconds } : {}),
+      ...(e.inAppMinIntervalSeconds !== undefined ? { inAppMinIntervalSeconds: e.inAppMinIntervalSeconds } : {}),
+    };
     const found = await deps.environments.find(e.name);
     let env: EnvironmentRow | undefined = found && found.name === e.name ? found : undefined;
     if (env?.status === 'DELETING') throw placeError(where, `environment ${e.name} is being deleted`);
@@ -149,14 +158,15 @@ async function walk(deps: EngageApplyDeps, environments: readonly ApplyEnvironme
         env = await at(where, () => deps.environments.create({ name: e.name, displayName: e.displayName, identityTenantId: tenantId ?? null }, actor, { tenantExists: deps.tenantExists }));
         await deps.marks.environments.markEnvironment(env.id, actor);
         const created = env;
-        if (e.syncRefreshAfterSeconds !== undefined) await at(where, () => deps.syncSettings.update(created.id, { refreshAfterSeconds: e.syncRefreshAfterSeconds }, actor, allow));
+        if (Object.keys(declaredSettings).length > 0) await at(where, () => deps.syncSettings.update(created.id, declaredSettings, actor, allow));
       }
     } else {
       const changes: string[] = [];
       if (e.displayName !== undefined && e.displayName !== env.displayName) changes.push('displayName');
       if (e.identityTenant !== undefined && tenantId !== (env.identityTenantId ?? null)) changes.push('identityTenant');
-      const refresh = e.syncRefreshAfterSeconds;
-      if (refresh !== undefined && refresh !== (await deps.syncSettings.show(env.id)).refreshAfterSeconds) changes.push('syncRefreshAfterSeconds');
+      const settings = Object.keys(declaredSettings).length > 0 ? await deps.syncSettings.show(env.id) : undefined;
+      if (e.syncRefreshAfterSeconds !== undefined && e.syncRefreshAfterSeconds !== settings?.refreshAfterSeconds) changes.push('syncRefreshAfterSeconds');
+      if (e.inAppMinIntervalSeconds !== undefined && e.inAppMinIntervalSeconds !== settings?.inAppMinIntervalSeconds) changes.push('inAppMinIntervalSeconds');
       if (env.configurationManaged !== 1) changes.push('adopt');
       step('environment', e.name, 'update', changes);
       if (write && changes.some((c) => c === 'displayName' || c === 'identityTenant')) {
@@ -165,9 +175,9 @@ async function walk(deps: EngageApplyDeps, environments: readonly ApplyEnvironme
           deps.environments.update(current.id, { ...(changes.includes('displayName') ? { displayName: e.displayName } : {}), ...(changes.includes('identityTenant') ? { identityTenantId: tenantId ?? null } : {}) }, actor, { ...allow, tenantExists: deps.tenantExists }),
         );
       }
-      if (write && changes.includes('syncRefreshAfterSeconds')) {
+      if (write && (changes.includes('syncRefreshAfterSeconds') || changes.includes('inAppMinIntervalSeconds'))) {
         const current = env;
-        await at(`${where}.syncRefreshAfterSeconds`, () => deps.syncSettings.update(current.id, { refreshAfterSeconds: refresh }, actor, allow));
+        await at(where, () => deps.syncSettings.update(current.id, declaredSettings, actor, allow));
       }
       if (write && changes.includes('adopt')) await deps.marks.environments.markEnvironment(env.id, actor);
     }
@@ -357,6 +367,10 @@ async function walk(deps: EngageApplyDeps, environments: readonly ApplyEnvironme
       if (changes.includes('definition')) await at(place, () => deps.flags.update({ environment: envId!, key: f.key, file }, actor, edit));
       if (changes.includes('adopt')) await deps.flags.markManaged(envId!, f.key, actor);
     }
+
+    // In-app messages (apply/in-app.ts): the file is what runs.
+    const messages = await applyInAppMessages(deps.inApp, { envId, where, write, appsPending, actor }, e.inAppMessages ?? [], (j) => inputs.inAppMessages.get(`${i}/${j}`)!);
+    for (const m of messages) step('in_app_message', m.key, m.action, m.changes);
   }
   return { steps, secrets };
 }

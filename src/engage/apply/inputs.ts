@@ -20,6 +20,8 @@ export interface EngageInputs {
   templates: Map<string, Record<string, unknown>>;
   /** By `i/j` (environment, flag): the flag file, its key set (checked by the flags service). */
   flags: Map<string, Record<string, unknown>>;
+  /** By `i/j` (environment, message): the message file, its key set (checked by the in-app service). */
+  inAppMessages: Map<string, Record<string, unknown>>;
 }
 
 /** An access key from a variable has the form of the keys engage makes: svc_key_ and at least 32 base64url characters. */
@@ -41,7 +43,7 @@ export function readEngageInputs(
   environments: readonly ApplyEnvironment[],
   io: { env: NodeJS.ProcessEnv; readFile: (path: string) => string },
 ): EngageInputs {
-  const inputs: EngageInputs = { apnsKeys: new Map(), serviceAccounts: new Map(), accessKeys: new Map(), templates: new Map(), flags: new Map() };
+  const inputs: EngageInputs = { apnsKeys: new Map(), serviceAccounts: new Map(), accessKeys: new Map(), templates: new Map(), flags: new Map(), inAppMessages: new Map() };
   const variable = (place: string, name: string) => {
     const v = io.env[name];
     if (v === undefined || v === '') throw placeError(place, `environment variable ${name} is not set`);
@@ -101,22 +103,26 @@ export function readEngageInputs(
       if (bad) throw placeError(`${at}.${t.file ? 'file' : 'definition'}`, bad.message);
       inputs.templates.set(`${i}/${j}`, full);
     }
-    for (const [j, f] of (e.flags ?? []).entries()) {
-      const at = `environments[${i}].flags[${j}]`;
-      const where = `${at}.${f.file ? 'file' : 'definition'}`;
-      let content: unknown = f.definition;
-      if (f.file) {
-        try {
-          content = JSON.parse(file(`${at}.file`, f.file));
-        } catch (err) {
-          if (err instanceof DomainError) throw err;
-          throw placeError(`${at}.file`, `${f.file} is not JSON${whereInJson(err)}`);
+    // Flags and in-app messages: a JSON object from a file or inline, its key the declared one (the owning service checks the rest).
+    const sections = [['flags', 'flag', e.flags, inputs.flags], ['inAppMessages', 'message', e.inAppMessages, inputs.inAppMessages]] as const;
+    for (const [section, what, list, into] of sections) {
+      for (const [j, f] of (list ?? []).entries()) {
+        const at = `environments[${i}].${section}[${j}]`;
+        const where = `${at}.${f.file ? 'file' : 'definition'}`;
+        let content: unknown = f.definition;
+        if (f.file) {
+          try {
+            content = JSON.parse(file(`${at}.file`, f.file));
+          } catch (err) {
+            if (err instanceof DomainError) throw err;
+            throw placeError(`${at}.file`, `${f.file} is not JSON${whereInJson(err)}`);
+          }
         }
+        const def = content as Record<string, unknown> | null;
+        if (!def || typeof def !== 'object' || Array.isArray(def)) throw placeError(at, `the ${what} must be a JSON object`);
+        if (def.key !== undefined && def.key !== f.key) throw placeError(where, `the ${what}'s key ${String(def.key)} is not ${f.key}`);
+        into.set(`${i}/${j}`, { ...def, key: f.key });
       }
-      const def = content as Record<string, unknown> | null;
-      if (!def || typeof def !== 'object' || Array.isArray(def)) throw placeError(at, 'the flag must be a JSON object');
-      if (def.key !== undefined && def.key !== f.key) throw placeError(where, `the flag's key ${String(def.key)} is not ${f.key}`);
-      inputs.flags.set(`${i}/${j}`, { ...def, key: f.key });
     }
   }
   return inputs;

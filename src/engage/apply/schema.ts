@@ -1,4 +1,4 @@
-import { Strict, T, type Static } from '../../platform/http/schema';
+import { Enum, Strict, T, type Static } from '../../platform/http/schema';
 import { BundleId, EnvironmentName } from '../environments/schemas';
 import { SyncSettingsUpdate } from '../definitions/settings';
 import { TestGroupCreate } from '../messaging/admin-schemas';
@@ -70,6 +70,16 @@ const ApplyFlag = Strict({
   definition: T.Optional(T.Record(T.String(), T.Unknown())),
 });
 
+const ApplyInAppMessage = Strict({
+  key: T.String({ pattern: KEY_PATTERN }),
+  /** A message file (`engage in-app create --file`'s format, docs/in-app.md), relative to the configuration file. */
+  file: T.Optional(FilePath()),
+  /** The message file's content inline (its `key` may be left out). */
+  definition: T.Optional(T.Record(T.String(), T.Unknown())),
+  /** ACTIVE (default): devices get the file's definition (apply publishes it); PAUSED: devices get nothing, the file is the latest edit. */
+  status: T.Optional(Enum(['ACTIVE', 'PAUSED'] as const)),
+});
+
 export const ApplyEnvironment = Strict({
   name: EnvironmentName(),
   displayName: T.Optional(T.String({ minLength: 1, maxLength: 100, pattern: '\\S' })),
@@ -77,6 +87,8 @@ export const ApplyEnvironment = Strict({
   identityTenant: T.Optional(T.String({ minLength: 1, maxLength: 63 })),
   /** The environment's sync refresh interval (docs/sync.md "Settings"). */
   syncRefreshAfterSeconds: T.Optional(SyncSettingsUpdate.properties.refreshAfterSeconds),
+  /** The least time between two in-app messages on a device (docs/in-app.md "Caps and the minimum interval"). */
+  inAppMinIntervalSeconds: T.Optional(SyncSettingsUpdate.properties.inAppMinIntervalSeconds),
   apps: T.Optional(T.Array(ApplyApp)),
   accessKeys: T.Optional(T.Array(ApplyAccessKey)),
   templates: T.Optional(T.Array(ApplyTemplate)),
@@ -84,6 +96,8 @@ export const ApplyEnvironment = Strict({
   flags: T.Optional(T.Array(ApplyFlag)),
   /** Subscription lists, each a list file (docs/preferences.md), by key. */
   lists: T.Optional(T.Array(ListFile)),
+  /** In-app messages, each a message file (docs/in-app.md), by key: created, edited and published as declared. */
+  inAppMessages: T.Optional(T.Array(ApplyInAppMessage)),
 });
 
 export const ApplyEnvironments = T.Array(ApplyEnvironment);
@@ -94,6 +108,7 @@ export type ApplyAccessKey = Static<typeof ApplyAccessKey>;
 export type ApplyTemplate = Static<typeof ApplyTemplate>;
 export type ApplyTestGroup = Static<typeof ApplyTestGroup>;
 export type ApplyFlag = Static<typeof ApplyFlag>;
+export type ApplyInAppMessage = Static<typeof ApplyInAppMessage>;
 
 /**
  * `environments[i]…: reason` for the first problem the schema cannot state: duplicate keys, one
@@ -116,10 +131,14 @@ export function environmentsProblem(environments: readonly ApplyEnvironment[]): 
     problems.push(dup(e.apps, (a) => a.name, `${at}.apps`, 'name'), dup(e.accessKeys, (k) => k.name, `${at}.accessKeys`, 'name'));
     problems.push(dup(e.templates, (t) => t.key, `${at}.templates`, 'key'), dup(e.testGroups, (g) => g.name, `${at}.testGroups`, 'name'));
     problems.push(dup(e.flags, (f) => f.key, `${at}.flags`, 'key'), dup(e.lists, (l) => l.key, `${at}.lists`, 'key'));
-    for (const [j, f] of (e.flags ?? []).entries()) {
-      if (!f.file === !f.definition) problems.push(`${at}.flags[${j}]: must have exactly one of file and definition`);
-      const inline = f.definition?.key;
-      if (inline !== undefined && inline !== f.key) problems.push(`${at}.flags[${j}].definition.key: must be ${f.key} (or left out)`);
+    problems.push(dup(e.inAppMessages, (m) => m.key, `${at}.inAppMessages`, 'key'));
+    // Flags and in-app messages: a file or an inline definition, whose key (if given) is the declared one.
+    for (const [section, list] of [['flags', e.flags], ['inAppMessages', e.inAppMessages]] as const) {
+      for (const [j, f] of (list ?? []).entries()) {
+        if (!f.file === !f.definition) problems.push(`${at}.${section}[${j}]: must have exactly one of file and definition`);
+        const inline = f.definition?.key;
+        if (inline !== undefined && inline !== f.key) problems.push(`${at}.${section}[${j}].definition.key: must be ${f.key} (or left out)`);
+      }
     }
     for (const [j, a] of (e.apps ?? []).entries()) {
       const app = `${at}.apps[${j}]`;
