@@ -41,7 +41,7 @@ export function MessageList({ environmentId }: { environmentId: string }) {
           New message
         </Link>
       </EnvPageHeader>
-      <form class="msg-filters" aria-label="Filter the messages" onSubmit={(e) => e.preventDefault()}>
+      <form class="msg-filters in-app-filter" aria-label="Filter the messages" onSubmit={(e) => e.preventDefault()}>
         <Field label="Status">
           {(a) => (
             <select {...a} value={status} onChange={(e) => navigate(`${path}${(e.target as HTMLSelectElement).value ? `?status=${(e.target as HTMLSelectElement).value}` : ''}`, { replace: true })}>
@@ -235,6 +235,8 @@ export function MessageDetail({ environmentId, messageKey }: { environmentId: st
       )}
       {m && draft && (
         <>
+          <MessageResultsView environmentId={environmentId} messageKey={messageKey} tick={tick} />
+          <h2>Definition</h2>
           {editable ? (
             <div class="in-app-work">
               <Form
@@ -261,7 +263,6 @@ export function MessageDetail({ environmentId, messageKey }: { environmentId: st
               </pre>
             </>
           )}
-          <MessageResultsView environmentId={environmentId} messageKey={messageKey} tick={tick} />
           <ConfirmAction
             open={confirm === 'publish' || confirm === 'pause'}
             {...(confirm === 'pause'
