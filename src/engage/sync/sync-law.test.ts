@@ -2,7 +2,9 @@
  * The law of issue 26 (protocol point 3), as a property: applying a delta to the state of its
  * cursor gives the same documents, with the same payloads, as a full snapshot of the same moment.
  * A seeded random sequence of definition edits, attribute, tag and subscription operations,
- * push state changes, binding transitions, tombstone horizons raised, and syncs with no cursor,
+ * push state changes, binding transitions, tombstone horizons raised, in-app messages (published,
+ * edited, paused, archived; audiences, schedule windows, frequency caps reached by impressions, variants),
+ * the clock moving on, and syncs with no cursor,
  * the last cursor, an older one and one of an earlier generation; after every sync the client's
  * state is compared with a fresh snapshot. Both engines (ENGAGE_TEST_ENGINE).
  */
@@ -12,6 +14,7 @@ import { bind, bootstrap, ingest, op, setupEnvironment, type Session } from '../
 import { ACTOR } from '../../../test/fixtures/actor';
 import { ALL_MODULES, applySync, flag, putChannel, putFlag, putList, sync, type SyncAnswer } from '../../../test/fixtures/sync';
 import type { FlagDefinition, FlagRule } from '../flags/schemas';
+import type { MessageDefinition } from '../in-app/schemas';
 import { raiseHorizonIn } from '../definitions/service';
 
 const STEPS = Number(process.env.SYNC_LAW_STEPS ?? 10_000);
@@ -43,7 +46,8 @@ interface Client {
 
 const FLAG_KEYS = ['f.tier', 'f.tags', 'f.age', 'f.subs', 'f.version', 'f.bound', 'f.experiment', 'f.rollout', 'f.plain', 'f.ext'];
 const LISTS = ['news', 'promo', 'alerts'];
-const MODULE_SETS = [ALL_MODULES, ['FEATURE_FLAGS'], ['PREFERENCES', 'PUSH'], ['FEATURE_FLAGS', 'IN_APP', 'PREFERENCES', 'PUSH']];
+const MODULE_SETS = [ALL_MODULES, ['FEATURE_FLAGS'], ['PREFERENCES', 'PUSH'], ['FEATURE_FLAGS', 'IN_APP', 'PREFERENCES', 'PUSH'], ['IN_APP']];
+const MESSAGE_KEYS = ['m.a', 'm.b', 'm.c', 'm.d', 'm.e'];
 
 describe('the sync law: a delta applied to its cursor’s state equals the snapshot of the same moment', () => {
   it(`holds over ${STEPS} random steps (seed ${SEED})`, { timeout: 900_000 }, async () => {
@@ -85,6 +89,47 @@ describe('the sync law: a delta applied to its cursor’s state equals the snaps
         rules: Array.from({ length: r.int(3) }, rule),
       });
 
+    const inApp = h.services.engage.inApp;
+    const messages = new Map<string, { id: string; variants: (string | null)[] }>();
+    const at = (seconds: number) => new Date(h.clock.now().getTime() + seconds * 1000).toISOString();
+    const layout = (title: string) => ({ title, body: 'b' });
+    const randomMessage = (key: string): MessageDefinition => {
+      const variants = r.next() < 0.3 ? [{ key: 'A', weight: 5_000, content: { en: layout('A') } }, { key: 'B', weight: 5_000, content: { en: layout('B') } }] : undefined;
+      const start = r.int(300) - 100;
+      return {
+        key,
+        triggers: [{ type: 'APP_OPEN' }],
+        defaultLocale: 'en',
+        ...(variants ? { variants } : { content: r.next() < 0.7 ? { en: layout(`T${r.int(9)}`) } : { en: layout('E'), fr: layout('F') } }),
+        ...(r.next() < 0.3 ? { audience: rule().conditions } : {}),
+        ...(r.next() < 0.5 ? { schedule: { startsAt: at(start), endsAt: at(start + 1 + r.int(300)) } } : {}),
+        ...(r.next() < 0.5 ? { frequencyCap: { impressions: 1 + r.int(2), periodSeconds: 60 + r.int(180) } } : {}),
+        ...(r.next() < 0.2 ? { targetApps: [r.pick(apps)] } : {}),
+      };
+    };
+    const editMessage = async (key: string) => {
+      const held = messages.get(key);
+      const choice = r.int(10);
+      try {
+        if (!held) {
+          const def = randomMessage(key);
+          const v = await inApp.create({ environment: e, file: def }, ACTOR);
+          messages.set(key, { id: v.id, variants: def.variants ? def.variants.map((x) => x.key) : [null] });
+          if (choice < 8) await inApp.publish(e, key, ACTOR);
+        } else if (choice < 6) {
+          const def = randomMessage(key);
+          await inApp.update({ environment: e, key, file: def }, ACTOR);
+          await inApp.publish(e, key, ACTOR);
+          held.variants = def.variants ? def.variants.map((x) => x.key) : [null];
+        } else if (choice < 8) await inApp.pause(e, key, ACTOR);
+        else if (choice < 9) await inApp.publish(e, key, ACTOR);
+        else await inApp.archive(e, key, ACTOR);
+      } catch (err) {
+        // An archived message takes no more edits; pausing needs an ACTIVE one.
+        if ((err as { code?: string }).code !== 'message_status_conflict') throw err;
+      }
+    };
+
     let syncs = 0;
     let deltas = 0;
     for (let step = 0; step < STEPS; step++) {
@@ -121,6 +166,17 @@ describe('the sync law: a delta applied to its cursor’s state equals the snaps
       } else if (kind < 58) {
         const rev = await h.sql.get<{ revision: number }>('SELECT revision FROM sync_environments WHERE environment_id = ?', [e]);
         await h.services.store.tx((s) => raiseHorizonIn(s, e, Number(rev?.revision ?? 0)));
+      } else if (kind < 60) {
+        await editMessage(r.pick(MESSAGE_KEYS));
+      } else if (kind < 63) {
+        const key = r.pick(MESSAGE_KEYS);
+        const m = messages.get(key);
+        if (m) {
+          const payload = { experienceId: m.id, messageId: key, variantId: r.pick(m.variants), type: r.next() < 0.8 ? 'IMPRESSION' : 'CLICK' };
+          await ingest(h, c.session, [op('INTERACTION_TRACKED', payload, { ...gen, occurredAt: h.clock.now().toISOString() })]);
+        }
+      } else if (kind < 66) {
+        h.clock.advance(r.int(200));
       } else {
         // A sync: no cursor, the last one, or an older one (perhaps of an earlier generation).
         syncs++;
@@ -143,7 +199,7 @@ describe('the sync law: a delta applied to its cursor’s state equals the snaps
       }
     }
     // The sequence exercised both paths.
-    expect(syncs).toBeGreaterThan(STEPS / 3);
+    expect(syncs).toBeGreaterThan(STEPS / 4);
     expect(deltas).toBeGreaterThan(syncs / 3);
   });
 });
