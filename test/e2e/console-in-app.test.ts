@@ -56,7 +56,7 @@ describeBrowser('console: in-app messages', () => {
   let sb: Sandbox;
   let server: RunningServer;
   let s: ConsoleSession;
-  let api: <T>(method: string, route: string, body?: unknown) => Promise<T>;
+  let api: <T>(method: string, route: string, body?: unknown, headers?: Record<string, string>) => Promise<T>;
   let iosAppId: string;
   const env = '/engage/environments/shop';
   const ENV_API = '/environments/shop';
@@ -67,10 +67,10 @@ describeBrowser('console: in-app messages', () => {
     server = await sb.serve();
     const setUp = async () => {
       const token = await engageAdminToken(server.url, OPERATOR.email, OPERATOR.password);
-      api = async <T,>(method: string, route: string, body?: unknown): Promise<T> => {
+      api = async <T,>(method: string, route: string, body?: unknown, headers: Record<string, string> = {}): Promise<T> => {
         const res = await fetch(`${server.url}/t/control/engage/admin${route}`, {
           method,
-          headers: { authorization: `Bearer ${token}`, ...(body === undefined ? {} : { 'content-type': 'application/json' }) },
+          headers: { authorization: `Bearer ${token}`, ...headers, ...(body === undefined ? {} : { 'content-type': 'application/json' }) },
           body: body === undefined ? undefined : JSON.stringify(body),
         });
         const text = await res.text();
@@ -151,7 +151,8 @@ describeBrowser('console: in-app messages', () => {
     await page.getByRole('alert').filter({ hasText: 'content.en.buttons[1].deepLink' }).waitFor();
     const deepLink = page.getByLabel('en: button 2 deep link');
     expect(await deepLink.getAttribute('aria-invalid')).toBe('true');
-    expect(await page.locator('label', { has: deepLink }).locator('.msg-field-error').textContent()).toMatch(/\S/);
+    const describedBy = await deepLink.getAttribute('aria-describedby');
+    expect(await page.locator(`[id="${describedBy}"]`).textContent()).toMatch(/must/);
     await deepLink.fill('shop://offers/welcome');
     await page.getByRole('button', { name: 'Create message' }).click();
     await h1('In-app message welcome');
@@ -177,7 +178,7 @@ describeBrowser('console: in-app messages', () => {
     expect(await page.getByLabel('de: title').inputValue()).toBe('Willkommen zurück');
   });
 
-  it('publishes, edits it into an experiment (the list marks the unpublished edit), publishes again and pauses', async () => {
+  it('publishes, edits it into an experiment (the list marks the unpublished edit), refuses a stale save in words, publishes again and pauses', async () => {
     const page = s.page;
     await page.getByRole('button', { name: 'Publish', exact: true }).click();
     await page.getByRole('dialog', { name: 'Publish version 1?' }).getByRole('button', { name: 'Publish version 1' }).click();
@@ -205,23 +206,31 @@ describeBrowser('console: in-app messages', () => {
       ['bold', 6000],
     ]);
 
+    // Someone else saves version 3 meanwhile: this page, still at 2, is refused in words and overwrites nothing.
+    await api('PUT', `${ENV_API}/in-app-messages/welcome`, { ...edited.definition, description: 'Changed elsewhere' }, { 'If-Match': '"2"' });
+    await page.getByLabel('Description').fill('Changed here');
+    await page.getByRole('button', { name: 'Save', exact: true }).click();
+    await page.getByRole('alert').filter({ hasText: 'Someone changed this message since you opened it' }).waitFor();
+    await page.getByRole('alert').getByText('message_version_conflict').waitFor();
+    expect(await message()).toMatchObject({ version: 3, definition: { description: 'Changed elsewhere' } });
+
     await s.open(`${env}/in-app-messages`);
     const row = page.getByRole('row').filter({ hasText: 'welcome' });
     await row.getByText('Unpublished edit').waitFor();
     await row.getByText('Active', { exact: true }).waitFor();
-    await row.getByRole('cell', { name: '2 (published: 1)' }).waitFor();
+    await row.getByRole('cell', { name: '3 (published: 1)' }).waitFor();
     await s.check('in-app-list');
     await page.getByLabel('Status').selectOption('PAUSED');
     await page.getByText('No paused message.').waitFor();
 
     await s.open(`${env}/in-app-messages/welcome`);
     await page.getByRole('button', { name: 'Publish', exact: true }).click();
-    await page.getByRole('dialog', { name: 'Publish version 2?' }).getByRole('button', { name: 'Publish version 2' }).click();
-    await status('Published version 2');
+    await page.getByRole('dialog', { name: 'Publish version 3?' }).getByRole('button', { name: 'Publish version 3' }).click();
+    await status('Published version 3');
     await page.getByRole('button', { name: 'Pause', exact: true }).click();
     await page.getByRole('dialog', { name: 'Pause the message?' }).getByRole('button', { name: 'Pause message' }).click();
     await status(/^Paused/);
-    expect(await message()).toMatchObject({ status: 'PAUSED', publishedVersion: 2, draftPending: false });
+    expect(await message()).toMatchObject({ status: 'PAUSED', publishedVersion: 3, draftPending: false });
     await page.getByRole('button', { name: 'Resume', exact: true }).waitFor();
 
     await s.open(`${env}/in-app-messages?status=PAUSED`);

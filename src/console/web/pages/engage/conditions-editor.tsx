@@ -1,8 +1,21 @@
 import { ATTRIBUTES, KEYED_ATTRIBUTES, newCondition, operatorsFor, type ConditionDraft } from './flag-model';
 
+/** The id of a field's error text, from the field's path or name (unique on a page). */
+export const errorId = (of: string) => `err-${of.replace(/[^A-Za-z0-9_-]+/g, '-')}`;
+
 /** A field's refusal by the server, in words beside the field (the whole answer is also in the form's alert). */
-export function FieldError({ text }: { text?: string }) {
-  return text ? <span class="msg-field-error">{text}</span> : null;
+export function FieldError({ text, of }: { text?: string; of?: string }) {
+  return text ? (
+    <span class="msg-field-error" id={of === undefined ? undefined : errorId(of)}>
+      {text}
+    </span>
+  ) : null;
+}
+
+/** A refused field's attributes: marked invalid and described by its error (after its hint, if it has one). */
+export function invalidBy(text: string | undefined, of: string, hint?: string) {
+  if (!text) return { 'aria-describedby': hint };
+  return { 'aria-invalid': 'true' as const, 'aria-describedby': [hint, errorId(of)].filter(Boolean).join(' ') };
 }
 
 /**
@@ -76,13 +89,13 @@ export function ConditionsEditor(props: {
                 <span>Values (comma-separated)</span>
                 <input
                   aria-label={`${name}: values`}
-                  aria-invalid={err('values') ? 'true' : undefined}
+                  {...invalidBy(err('values'), `${name}: values`)}
                   value={c.values}
                   onInput={(e) => set(i, { values: (e.target as HTMLInputElement).value })}
                   autoComplete="off"
                   spellcheck={false}
                 />
-                <FieldError text={err('values')} />
+                <FieldError text={err('values')} of={`${name}: values`} />
               </label>
             )}
             <label class="check">

@@ -1,6 +1,6 @@
 import { useState } from 'preact/hooks';
 import { Field } from '../../ui/forms';
-import { FieldError } from './conditions-editor';
+import { FieldError, invalidBy } from './conditions-editor';
 import { BUCKETS, MAX_BUTTONS, MAX_VARIANTS, emptyLayout, type Button, type LayoutDraft, type MessageDraft, type VariantDraft } from './in-app-model';
 import { LayoutPreview } from './in-app-preview';
 
@@ -129,8 +129,8 @@ export function ContentEditor(props: { draft: MessageDraft; onChange: (d: Messag
               {d.variants.map((v, i) => (
                 <tr key={i}>
                   <td>
-                    <input aria-label={`Variant ${i + 1} key`} value={v.key} onInput={(e) => setVariant(i, { ...v, key: (e.target as HTMLInputElement).value })} autoComplete="off" spellcheck={false} />
-                    <FieldError text={errors[`variants[${i}].key`]} />
+                    <input aria-label={`Variant ${i + 1} key`} {...invalidBy(errors[`variants[${i}].key`], `variants[${i}].key`)} value={v.key} onInput={(e) => setVariant(i, { ...v, key: (e.target as HTMLInputElement).value })} autoComplete="off" spellcheck={false} />
+                    <FieldError text={errors[`variants[${i}].key`]} of={`variants[${i}].key`} />
                   </td>
                   <td>
                     <input
@@ -201,11 +201,11 @@ function LayoutFields(props: { where: string; heading: string; layout: LayoutDra
     <label class="layout-field">
       <span>{label}</span>
       {opts.area ? (
-        <textarea aria-label={`${where}: ${label.toLowerCase()}`} aria-invalid={err(field) ? 'true' : undefined} rows={3} value={l[field]} onInput={(e) => set({ [field]: (e.target as HTMLTextAreaElement).value })} />
+        <textarea aria-label={`${where}: ${label.toLowerCase()}`} {...invalidBy(err(field), `${path}.${field}`)} rows={3} value={l[field]} onInput={(e) => set({ [field]: (e.target as HTMLTextAreaElement).value })} />
       ) : (
         <input
           aria-label={`${where}: ${label.toLowerCase()}`}
-          aria-invalid={err(field) ? 'true' : undefined}
+          {...invalidBy(err(field), `${path}.${field}`)}
           type={field === 'imageUrl' ? 'url' : 'text'}
           value={l[field]}
           onInput={(e) => set({ [field]: (e.target as HTMLInputElement).value })}
@@ -213,7 +213,7 @@ function LayoutFields(props: { where: string; heading: string; layout: LayoutDra
         />
       )}
       <span class="hint">{opts.hint}</span>
-      <FieldError text={err(field)} />
+      <FieldError text={err(field)} of={`${path}.${field}`} />
     </label>
   );
   return (
@@ -228,8 +228,8 @@ function LayoutFields(props: { where: string; heading: string; layout: LayoutDra
           <div class="condition-row" role="group" aria-label={name} key={i}>
             <label>
               <span>Button {i + 1} label</span>
-              <input aria-label={`${name} label`} aria-invalid={err(`buttons[${i}].label`) ? 'true' : undefined} value={b.label} onInput={(e) => setButton(i, { label: (e.target as HTMLInputElement).value })} autoComplete="off" />
-              <FieldError text={err(`buttons[${i}].label`)} />
+              <input aria-label={`${name} label`} {...invalidBy(err(`buttons[${i}].label`), `${path}.buttons[${i}].label`)} value={b.label} onInput={(e) => setButton(i, { label: (e.target as HTMLInputElement).value })} autoComplete="off" />
+              <FieldError text={err(`buttons[${i}].label`)} of={`${path}.buttons[${i}].label`} />
             </label>
             <label>
               <span>Action</span>
@@ -243,13 +243,13 @@ function LayoutFields(props: { where: string; heading: string; layout: LayoutDra
                 <span>Deep link</span>
                 <input
                   aria-label={`${name} deep link`}
-                  aria-invalid={err(`buttons[${i}].deepLink`) ? 'true' : undefined}
+                  {...invalidBy(err(`buttons[${i}].deepLink`), `${path}.buttons[${i}].deepLink`)}
                   value={b.deepLink ?? ''}
                   onInput={(e) => setButton(i, { deepLink: (e.target as HTMLInputElement).value })}
                   autoComplete="off"
                   spellcheck={false}
                 />
-                <FieldError text={err(`buttons[${i}].deepLink`)} />
+                <FieldError text={err(`buttons[${i}].deepLink`)} of={`${path}.buttons[${i}].deepLink`} />
               </label>
             )}
             <button type="button" onClick={() => set({ buttons: l.buttons.filter((_, j) => j !== i) })} aria-label={`Remove ${name}`}>

@@ -1,5 +1,5 @@
 import { Field, bind } from '../../ui/forms';
-import { ConditionsEditor, FieldError } from './conditions-editor';
+import { ConditionsEditor, FieldError, invalidBy } from './conditions-editor';
 import { PROPERTY_OPERATORS, TRIGGER_TYPES, newPropertyCondition, newTrigger, type MessageDraft, type PeriodUnit, type PropertyConditionDraft, type TriggerDraft, type TriggerType } from './in-app-model';
 import type { AppLine } from './template-editor';
 
@@ -21,8 +21,8 @@ export function MessageFields(props: { draft: MessageDraft; onChange: (d: Messag
         <Field label="Key" hint="Immutable: a lowercase letter, then a-z 0-9 _ . - (reports and the CLI name the message by it).">
           {(a) => (
             <>
-              <input {...a} {...bind(d.key, (key) => set({ key }))} aria-invalid={invalid('key')} required autoComplete="off" spellcheck={false} />
-              <FieldError text={errors.key} />
+              <input {...a} {...bind(d.key, (key) => set({ key }))} {...invalidBy(errors.key, 'key', a['aria-describedby'])} required autoComplete="off" spellcheck={false} />
+              <FieldError text={errors.key} of="key" />
             </>
           )}
         </Field>
@@ -30,8 +30,8 @@ export function MessageFields(props: { draft: MessageDraft; onChange: (d: Messag
       <Field label="Description">
         {(a) => (
           <>
-            <input {...a} {...bind(d.description, (description) => set({ description }))} aria-invalid={invalid('description')} />
-            <FieldError text={errors.description} />
+            <input {...a} {...bind(d.description, (description) => set({ description }))} {...invalidBy(errors.description, 'description', a['aria-describedby'])} />
+            <FieldError text={errors.description} of="description" />
           </>
         )}
       </Field>
@@ -67,8 +67,8 @@ export function MessageFields(props: { draft: MessageDraft; onChange: (d: Messag
         <Field label="Priority" hint="0 to 1,000: when several messages fire on one trigger, the highest shows first.">
           {(a) => (
             <>
-              <input {...a} type="number" min={0} max={1000} step={1} {...bind(d.priority, (priority) => set({ priority }))} aria-invalid={invalid('priority')} />
-              <FieldError text={errors.priority} />
+              <input {...a} type="number" min={0} max={1000} step={1} {...bind(d.priority, (priority) => set({ priority }))} {...invalidBy(errors.priority, 'priority', a['aria-describedby'])} />
+              <FieldError text={errors.priority} of="priority" />
             </>
           )}
         </Field>
@@ -138,15 +138,15 @@ function Triggers(props: { triggers: TriggerDraft[]; onChange: (t: TriggerDraft[
               {t.type === 'EVENT' && (
                 <label>
                   <span>Event name</span>
-                  <input aria-label={`${name}: event name`} aria-invalid={errors[`${at}.eventName`] ? 'true' : undefined} value={t.eventName} onInput={(e) => set(i, { eventName: (e.target as HTMLInputElement).value })} autoComplete="off" spellcheck={false} />
-                  <FieldError text={errors[`${at}.eventName`]} />
+                  <input aria-label={`${name}: event name`} {...invalidBy(errors[`${at}.eventName`], `${at}.eventName`)} value={t.eventName} onInput={(e) => set(i, { eventName: (e.target as HTMLInputElement).value })} autoComplete="off" spellcheck={false} />
+                  <FieldError text={errors[`${at}.eventName`]} of={`${at}.eventName`} />
                 </label>
               )}
               {t.type === 'SCREEN' && (
                 <label>
                   <span>Screen key</span>
-                  <input aria-label={`${name}: screen key`} aria-invalid={errors[`${at}.screenKey`] ? 'true' : undefined} value={t.screenKey} onInput={(e) => set(i, { screenKey: (e.target as HTMLInputElement).value })} autoComplete="off" spellcheck={false} />
-                  <FieldError text={errors[`${at}.screenKey`]} />
+                  <input aria-label={`${name}: screen key`} {...invalidBy(errors[`${at}.screenKey`], `${at}.screenKey`)} value={t.screenKey} onInput={(e) => set(i, { screenKey: (e.target as HTMLInputElement).value })} autoComplete="off" spellcheck={false} />
+                  <FieldError text={errors[`${at}.screenKey`]} of={`${at}.screenKey`} />
                 </label>
               )}
             </div>
@@ -198,8 +198,8 @@ function PropertyConditions(props: { trigger: number; conditions: PropertyCondit
             {c.operator !== 'exists' && (
               <label>
                 <span>Values (comma-separated)</span>
-                <input aria-label={`${name}: values`} aria-invalid={err('values') ? 'true' : undefined} value={c.values} onInput={(e) => set(i, { values: (e.target as HTMLInputElement).value })} autoComplete="off" spellcheck={false} />
-                <FieldError text={err('values')} />
+                <input aria-label={`${name}: values`} {...invalidBy(err('values'), `${props.at}.conditions[${i}].values`)} value={c.values} onInput={(e) => set(i, { values: (e.target as HTMLInputElement).value })} autoComplete="off" spellcheck={false} />
+                <FieldError text={err('values')} of={`${props.at}.conditions[${i}].values`} />
               </label>
             )}
             <button type="button" onClick={() => props.onChange(conditions.filter((_, j) => j !== i))} aria-label={`Remove ${name}`}>
