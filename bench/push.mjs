@@ -160,8 +160,21 @@ try {
     }
   }
 
-  // 1. Admission, with the provider holding its answers.
+  // The server's CPU time (Linux /proc: the process, and its main thread alone).
+  const cpuMs = (stat) => {
+    try {
+      const f = readFileSync(stat, 'utf8').split(') ')[1].split(' ');
+      return (Number(f[11]) + Number(f[12])) * 10; // utime + stime, in ticks of 10 ms
+    } catch {
+      return NaN;
+    }
+  };
+  const cpu = () => [cpuMs(`/proc/${proc.pid}/stat`), cpuMs(`/proc/${proc.pid}/task/${proc.pid}/stat`)];
+
+  // 1. Admission, with the provider holding its answers; the server's CPU per admitted send is
+  // comparable on a busy machine where sends/s are not (bench/inbox.mjs compares two runs by it).
   sink.postMessage('hold');
+  const admissionCpu0 = cpu();
   let n = 0;
   let admittedDeliveries = 0;
   const admission = await run({
@@ -187,6 +200,7 @@ try {
     ],
   });
   const sendsPerSecond = admission['2xx'] / (admission.duration || duration);
+  const [admissionProcessMs, admissionMainMs] = cpu().map((v, i) => v - admissionCpu0[i]);
   // What the database holds (autocannon drops the answers of requests still in flight when it stops).
   const shown = cli('templates', 'show', 'bench.receipt', '--environment', env.id);
   admittedDeliveries = Object.values(shown.deliveries).reduce((a, b) => a + b, 0);
@@ -194,15 +208,6 @@ try {
   // 2. Delivery: release, then until every admitted delivery is answered. The server's CPU time
   // over it (Linux /proc: the process, and its main thread alone) is comparable on a busy machine
   // where deliveries/s are not.
-  const cpuMs = (stat) => {
-    try {
-      const f = readFileSync(stat, 'utf8').split(') ')[1].split(' ');
-      return (Number(f[11]) + Number(f[12])) * 10; // utime + stime, in ticks of 10 ms
-    } catch {
-      return NaN;
-    }
-  };
-  const cpu = () => [cpuMs(`/proc/${proc.pid}/stat`), cpuMs(`/proc/${proc.pid}/task/${proc.pid}/stat`)];
   const cpu0 = cpu();
   const t0 = performance.now();
   sink.postMessage('release');
@@ -221,7 +226,7 @@ try {
     engine: args['database-url'] ? 'postgres' : 'sqlite',
     preferences: args.preferences,
     inbox: args.inbox,
-    sends: { admitted: admission['2xx'], perSecond: Math.round(sendsPerSecond), non2xx: admission.non2xx, latencyMs: { p50: admission.latency.p50, p99: admission.latency.p99, max: admission.latency.max } },
+    sends: { admitted: admission['2xx'], perSecond: Math.round(sendsPerSecond), non2xx: admission.non2xx, latencyMs: { p50: admission.latency.p50, p99: admission.latency.p99, max: admission.latency.max }, cpuUsPerSend: { process: +((admissionProcessMs * 1000) / Math.max(1, admission['2xx'])).toFixed(1), mainThread: +((admissionMainMs * 1000) / Math.max(1, admission['2xx'])).toFixed(1) } },
     deliveries: { admitted: admittedDeliveries, delivered, perSecond: Math.round(delivered / deliverySeconds), duplicates, cpuUsPerDelivery: { process: +((processMs * 1000) / delivered).toFixed(1), mainThread: +((mainMs * 1000) / delivered).toFixed(1) } },
     loadAverage: Number(readFileSync('/proc/loadavg', 'utf8').split(' ')[0]),
     ceiling: { perSecond: Math.round(ceiling), ratio: +(delivered / deliverySeconds / ceiling).toFixed(2) },

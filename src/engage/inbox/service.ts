@@ -20,7 +20,7 @@ import { NO_NOTICES, type ChangeNotices } from '../shared/change-notices';
 import { localeChain, pick, renderingRevision, type InboxContent } from './content';
 import type { InboxCursorCodec, SortOrder } from './cursor';
 import { InboxErrors, InboxOperationError } from './errors';
-import type { EntryRow, InboxStore, OwnerRow } from './store';
+import type { EntryRow, EntryState, InboxStore, OwnerRow } from './store';
 
 export type InboxTx = { inbox: InboxStore };
 type Stores = InboxTx & ProfileTx;
@@ -85,7 +85,7 @@ export async function writeEntryIn(tx: InboxTx & Partial<TxScope>, e: NewEntry, 
 }
 
 /** Whether `e` is read under its owner's counters. */
-function isRead(e: EntryRow, o: OwnerRow | undefined): boolean {
+function isRead(e: Pick<EntryRow, 'seq' | 'readState' | 'readVersion'>, o: OwnerRow | undefined): boolean {
   const version = o?.watermarkVersion ?? 0;
   if (e.readState !== null && e.readVersion === version) return e.readState === 'READ';
   return e.seq <= (o?.watermarkSeq ?? 0);
@@ -206,6 +206,9 @@ export function createInboxService(deps: { store: Stores & TxRunner<Stores>; clo
       // third of a batch's statements).
       const seen = await tx.inbox.seenOperations(installationId, [...new Set(batch.operations.map((op) => op.operationId.toLowerCase()))]);
       const unread = new Map<string, number>();
+      // The named entries' read states in one statement (the owners are locked: nothing changes them meanwhile); kept up to date below.
+      const named = batch.generation === binding.generation ? [...new Set(batch.operations.flatMap((op) => (op.entryId ? [op.entryId.toLowerCase()] : [])))] : [];
+      const entries = new Map((await tx.inbox.entryStates(named, ownerIds, nowMs)).map((e) => [e.id, e]));
       const recorded: { operationId: string; status: 'ACCEPTED' | 'REJECTED' }[] = [];
       const results = [];
       for (const op of batch.operations) {
@@ -215,7 +218,7 @@ export function createInboxService(deps: { store: Stores & TxRunner<Stores>; clo
           continue;
         }
         seen.add(operationId);
-        const rejected = await apply(tx, op, batch.generation, binding.generation, ownerIds, owners, unread, nowMs, now.toISOString());
+        const rejected = await apply(tx, op, batch.generation, binding.generation, ownerIds, owners, entries, unread, nowMs, now.toISOString());
         recorded.push({ operationId, status: rejected ? 'REJECTED' : 'ACCEPTED' });
         results.push(rejected ? { operationId: op.operationId, status: 'REJECTED', ...rejected } : { operationId: op.operationId, status: 'ACCEPTED', errorCode: null, message: null });
       }
@@ -242,6 +245,7 @@ export function createInboxService(deps: { store: Stores & TxRunner<Stores>; clo
     current: number,
     ownerIds: [string, string],
     owners: Map<string, OwnerRow | undefined>,
+    entries: Map<string, EntryState>,
     unread: Map<string, number>,
     nowMs: number,
     at: string,
@@ -260,7 +264,7 @@ export function createInboxService(deps: { store: Stores & TxRunner<Stores>; clo
       return undefined;
     }
     if (entryId === null) return { errorCode: InboxOperationError.entryIdRequired, message: `entryId: is required for ${op.type}` };
-    const e = await tx.inbox.entry(entryId.toLowerCase(), ownerIds, nowMs);
+    const e = entries.get(entryId.toLowerCase());
     if (!e) return { errorCode: InboxOperationError.entryNotFound, message: 'entryId: names no entry of this inbox' };
     const o = owners.get(e.ownerId);
     const version = o?.watermarkVersion ?? 0;
@@ -271,13 +275,17 @@ export function createInboxService(deps: { store: Stores & TxRunner<Stores>; clo
       owners.set(e.ownerId, { ...o, unread: o.unread + delta });
     };
     if (op.type === 'MARK_READ') {
-      await tx.inbox.setRead(e.id, 'READ', version, wasRead ? (e.readMs ?? nowMs) : nowMs);
+      const readMs = wasRead ? (e.readMs ?? nowMs) : nowMs;
+      await tx.inbox.setRead(e.id, 'READ', version, readMs);
+      entries.set(e.id, { ...e, readState: 'READ', readVersion: version, readMs });
       await count(wasRead ? 0 : -1);
     } else if (op.type === 'MARK_UNREAD') {
       await tx.inbox.setRead(e.id, 'UNREAD', version, null);
+      entries.set(e.id, { ...e, readState: 'UNREAD', readVersion: version, readMs: null });
       await count(wasRead ? 1 : 0);
     } else {
       await tx.inbox.markDeleted(e.id);
+      entries.delete(e.id);
       await count(wasRead ? 0 : -1);
     }
     return undefined;

@@ -36,6 +36,10 @@ const LIVE = 'deleted = 0 AND (expires_ms IS NULL OR expires_ms > ?)';
 /** Unread under the owner's watermark: a read state set under its current version, else the watermark. */
 const UNREAD = `((read_version = ? AND read_state = 'UNREAD') OR ((read_version <> ? OR read_state IS NULL) AND seq > ?))`;
 
+/** What an operation needs of an entry (its read state; not its content). */
+export type EntryState = Pick<EntryRow, 'id' | 'ownerId' | 'seq' | 'readState' | 'readVersion' | 'readMs'>;
+const STATE = `id, owner_id AS "ownerId", seq, read_state AS "readState", read_version AS "readVersion", read_ms AS "readMs"`;
+
 const SQL = {
   nextSeq: `INSERT INTO inbox_owners (owner_id, environment_id, scope, last_seq, unread) VALUES (?, ?, ?, 1, 1)
     ON CONFLICT (owner_id) DO UPDATE SET last_seq = inbox_owners.last_seq + 1, unread = inbox_owners.unread + 1
@@ -67,6 +71,7 @@ const list = (n: number) => Array.from({ length: n }, () => '?').join(', ');
 const purgeUnread = (n: number) => `SELECT COUNT(*) AS n FROM inbox_entries WHERE owner_id = ? AND expires_ms <= ? AND deleted = 0 AND ${UNREAD} AND id IN (${list(n)})`;
 const seenOperations = (n: number) => `SELECT operation_id AS "operationId" FROM inbox_operations WHERE installation_id = ? AND operation_id IN (${list(n)})`;
 const insertOperations = (n: number) => `INSERT INTO inbox_operations (installation_id, operation_id, environment_id, status) VALUES ${Array.from({ length: n }, () => '(?, ?, ?, ?)').join(', ')}`;
+const entryStates = (n: number) => `SELECT ${STATE} FROM inbox_entries WHERE id IN (${list(n)}) AND owner_id IN (?, ?) AND ${LIVE}`;
 const purgeDelete = (n: number) => `DELETE FROM inbox_entries WHERE owner_id = ? AND expires_ms <= ? AND id IN (${list(n)})`;
 
 const entryOf = (r: EntryRow): EntryRow => ({
@@ -110,6 +115,12 @@ export function createInboxStore(db: Sql) {
     async entry(id: string, ownerIds: readonly [string, string], nowMs: number): Promise<EntryRow | undefined> {
       const r = await db.get<EntryRow>(SQL.entry, [id, ownerIds[0], ownerIds[1], nowMs]);
       return r && entryOf(r);
+    },
+    /** The read states of those of `ids` that are live entries of one of the two owners (one statement for a batch's operations). */
+    async entryStates(ids: readonly string[], ownerIds: readonly [string, string], nowMs: number): Promise<EntryState[]> {
+      if (ids.length === 0) return [];
+      const rows = await db.all<EntryState>(entryStates(ids.length), [...ids, ownerIds[0], ownerIds[1], nowMs]);
+      return rows.map((r) => ({ ...r, seq: Number(r.seq), readVersion: Number(r.readVersion), readMs: r.readMs === null ? null : Number(r.readMs) }));
     },
     async setRead(id: string, state: 'READ' | 'UNREAD', version: number, ms: number | null): Promise<void> {
       await db.run(SQL.setRead, [state, version, ms, id]);
