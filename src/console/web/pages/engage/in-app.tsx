@@ -120,10 +120,14 @@ export function MessageCreate({ environmentId }: { environmentId: string }) {
 /** A confirmation without typing (publishing and pausing can be undone): a modal dialog with the consequence. */
 function ConfirmAction(props: { open: boolean; title: string; consequence: string; action: string; onConfirm: () => Promise<void>; onClose: () => void }) {
   const ref = useRef<HTMLDialogElement>(null);
-  const { busy, error, run } = useSubmit(props.onConfirm);
+  const { busy, error, run, setError } = useSubmit(props.onConfirm);
   useEffect(() => {
     const d = ref.current;
-    if (props.open && d && !d.open) d.showModal();
+    if (props.open && d && !d.open) {
+      // A refusal of an earlier attempt is not this one's.
+      setError(undefined);
+      d.showModal();
+    }
     if (!props.open && d?.open) d.close();
   }, [props.open]);
   return (
