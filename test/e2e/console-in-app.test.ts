@@ -14,7 +14,8 @@ import { engageAdminToken } from '../helpers/engage-admin-token';
  * preview following what is typed, a refusal of the server shown at its field; published, edited
  * into an experiment of two variants (the list marks the unpublished edit), published again and
  * paused; its results per variant drawn after interaction counts are written; archived after its
- * key is typed. axe-core and the 390 px check on every page; only documented calls.
+ * key is typed; a layout written with the keyboard alone. axe-core and the 390 px check on every
+ * page; only documented calls.
  */
 const describeBrowser = HAS_CHROMIUM ? describe : describe.skip;
 
@@ -271,6 +272,41 @@ describeBrowser('console: in-app messages', () => {
     await page.getByText('An archived message cannot be edited.').waitFor();
     expect(await message()).toMatchObject({ status: 'ARCHIVED' });
     expect(await page.getByRole('button', { name: 'Publish', exact: true }).count()).toBe(0);
+  });
+
+  it('writes a layout with the keyboard alone, the preview following', async () => {
+    const page = s.page;
+    await s.open(`${env}/new-in-app-message`);
+    const focused = () => page.evaluate<string>("document.activeElement?.getAttribute('aria-label') ?? document.activeElement?.textContent ?? ''");
+    /** Tab (or Shift+Tab) until the focused control is named `name`. */
+    const tabTo = async (name: string, back = false) => {
+      for (let i = 0; i < 80; i++) {
+        if ((await focused()) === name) return;
+        await page.keyboard.press(back ? 'Shift+Tab' : 'Tab');
+      }
+      throw new Error(`${name} not reached with the keyboard (focus on ${await focused()})`);
+    };
+    await page.getByLabel('Key', { exact: true }).focus();
+    await page.keyboard.type('keyboard');
+    await tabTo('en: title');
+    await page.keyboard.type('Typed title');
+    await page.keyboard.press('Tab');
+    expect(await focused()).toBe('en: body');
+    await page.keyboard.type('Typed body');
+    const preview = page.getByRole('figure', { name: 'Preview of en' });
+    await preview.getByText('Typed title', { exact: true }).waitFor();
+    await preview.getByText('Typed body', { exact: true }).waitFor();
+    await tabTo('Add a button to en');
+    await page.keyboard.press('Enter');
+    await tabTo('en: button 2 label', true);
+    await page.keyboard.type('Later');
+    expect(await preview.locator('.in-app-button').allTextContents()).toEqual(['OK', 'Later']);
+    await tabTo('Create message');
+    await page.keyboard.press('Enter');
+    await h1('In-app message keyboard');
+    expect((await api<View>('GET', `${ENV_API}/in-app-messages/keyboard`)).definition.content).toEqual({
+      en: { title: 'Typed title', body: 'Typed body', buttons: [{ label: 'OK', action: 'DISMISS' }, { label: 'Later', action: 'DISMISS' }] },
+    });
   });
 
   it('calls only documented operations and shows no error', () => {
