@@ -26,6 +26,7 @@ import { flagAdminRoutes } from './engage/flags/admin-routes';
 import { inAppAdminRoutes } from './engage/in-app/admin-routes';
 import { listAdminRoutes } from './engage/preferences/admin-routes';
 import { pushChannelAdminRoutes } from './engage/push-channels/admin-routes';
+import { webhookSigningAdminRoutes } from './engage/webhooks/admin-routes';
 import type { EngageAdminGuardDeps } from './engage/admin/guards';
 import { AdminErrors } from './identity/admin/errors';
 import type { IssuerEnv } from './identity/issuer';
@@ -77,6 +78,8 @@ export function engageAdminRouteGroups(services: Services): EngageAdminRoutes[] 
     flagAdminRoutes({ flags: engage.flags, schedules: engage.flagSchedules }),
     // In-app messages: edits, publishing, results (engage/in-app, issue 27).
     inAppAdminRoutes({ inApp: engage.inApp }),
+    // The secrets that sign an environment's outbound webhooks, their rotation (engage/webhooks, issue 28).
+    webhookSigningAdminRoutes({ signing: engage.webhooks.signing }),
     // An environment's sync settings (engage/definitions, issue 26).
     syncSettingsAdminRoutes({ settings: engage.syncSettings }),
     // Inspection of installations, profiles, sends and deliveries (engage/inspection).

@@ -97,6 +97,8 @@ export const TABLE_OWNERS: Readonly<Record<string, string>> = {
   in_app_messages: 'engage/in-app',
   in_app_interactions: 'engage/in-app',
   in_app_impressions: 'engage/in-app',
+  // Outbound webhooks (issue 28): each environment's signing secrets (sealed).
+  webhook_secrets: 'engage/webhooks',
   operation_batches: 'engage/operations',
   revoked_installations: 'engage/privacy',
   push_credentials: 'engage/messaging',

@@ -44,6 +44,7 @@ import { createFlagService } from './flags/service';
 import { createFlagSchedules } from './flags/schedules';
 import { createPreferenceService } from './preferences/service';
 import { createPushChannelService } from './push-channels/service';
+import { createWebhookSigningService } from './webhooks/secrets';
 
 /** The engage services, built once for `serve` and the CLI alike. */
 export function createEngageServices(deps: {
@@ -142,6 +143,8 @@ export function createEngageServices(deps: {
     syncSettings: createSyncSettingsService({ store, clock, environments, notices }),
     /** The inbox's mobile routes (issue 27). */
     inbox,
+    /** Outbound webhooks (issue 28): each environment's signing secrets, rotation. */
+    webhooks: { signing: createWebhookSigningService({ store, clock, sealer: deps.sealer, environments }) },
     /** POST /v1/sdk/sync (issue 26). */
     sync: createSyncService({ store, clock, cursors: createCursorCodec(deps.masterKey), metrics: deps.metrics }),
     privacy: createPrivacyService({ store, clock, scrubDeleted: deps.scrubDeleted, sends: messaging.erasure, notices }),

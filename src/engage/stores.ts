@@ -26,6 +26,7 @@ import { createPushChannelReadStore } from './push-channels/read-store';
 import { createPreferenceStore } from './preferences/store';
 import { createPushChannelStore } from './push-channels/store';
 import { createSendPreferenceStore } from './preferences/send-preferences';
+import { createWebhookSecretStore } from './webhooks/store';
 
 /** The engage contexts' stores on one connection (spread into src/stores.ts `bindStores`). */
 export function bindEngageStores(db: Sql) {
@@ -66,6 +67,8 @@ export function bindEngageStores(db: Sql) {
     pushChannels: createPushChannelStore(db),
     // What a send reads of its recipients' preferences (engage/preferences' read model).
     sendPreferences: createSendPreferenceStore(db),
+    // Outbound webhooks (issue 28): each environment's signing secrets, sealed.
+    webhookSecrets: createWebhookSecretStore(db),
   };
 }
 

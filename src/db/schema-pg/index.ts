@@ -20,3 +20,4 @@ export * from './work';
 export * from './sync';
 export * from './inbox';
 export * from './in-app';
+export * from './webhooks';

@@ -21,6 +21,7 @@ import {
 import { flagExposures, flagSchedules, flagStickyAssignments, flagVersions, flags, pushChannels, subscriptionLists, syncEnvironments } from './sync';
 import { inboxBatches, inboxEntries, inboxOperations, inboxOwners } from './inbox';
 import { inAppImpressions, inAppInteractions, inAppMessages } from './in-app';
+import { webhookSecrets } from './webhooks';
 import { pushCredentials, pushDeliveries, pushRateWindows, pushSendRecipients, pushSends, pushTemplateVersions, pushTemplates } from './push';
 
 /** Rows owned through a row of the environment (a template's versions), found by the parent's id. */
@@ -68,6 +69,8 @@ export const environmentOwned: EnvironmentRows[] = [
   { table: inboxOwners, environment: inboxOwners.environmentId, key: [inboxOwners.ownerId] },
   { table: inboxBatches, environment: inboxBatches.environmentId, key: [inboxBatches.installationId, inboxBatches.batchId] },
   { table: inboxOperations, environment: inboxOperations.environmentId, key: [inboxOperations.installationId, inboxOperations.operationId] },
+  // Outbound webhooks' signing secrets (issue 28).
+  { table: webhookSecrets, environment: webhookSecrets.environmentId, key: [webhookSecrets.id] },
   // In-app messages (issue 27).
   { table: inAppImpressions, environment: inAppImpressions.environmentId, key: [inAppImpressions.installationId, inAppImpressions.messageId] },
   { table: inAppInteractions, environment: inAppInteractions.environmentId, key: [inAppInteractions.messageId, inAppInteractions.variantId, inAppInteractions.type, inAppInteractions.day] },
