@@ -107,11 +107,12 @@ export function createInboxService(deps: { store: Stores & TxRunner<Stores>; clo
   const { store, clock, cursors } = deps;
   const notices = deps.notices ?? NO_NOTICES;
 
-  async function unreadOf(s: Stores, owners: (OwnerRow | undefined)[], nowMs: number): Promise<number> {
+  /** The unread count of an installation's two inboxes: each owner's count less its expired unread entries not purged yet. */
+  const unreadOf = (counters: Map<string, OwnerRow & { expiredUnread: number }>): number => {
     let n = 0;
-    for (const o of owners) if (o && o.unread > 0) n += o.unread - (await s.inbox.expiredUnread(o, nowMs));
+    for (const o of counters.values()) n += o.unread - o.expiredUnread;
     return Math.max(0, n);
-  }
+  };
 
   /** GET /v1/sdk/inbox. */
   async function page(p: InstallationPrincipal, q: { cursor?: string; pageSize?: number; sortOrder?: SortOrder }) {
@@ -134,8 +135,7 @@ export function createInboxService(deps: { store: Stores & TxRunner<Stores>; clo
     const owners: [string, string] = [p.id.toLowerCase(), binding.profileId];
     // Both owners' entries in one statement (one snapshot: src/engage/inbox/paging.test.ts), then their counters.
     const rows = await store.inbox.page(owners, nowMs, newestFirst, after, size + 1);
-    const counters = new Map<string, OwnerRow | undefined>();
-    for (const id of owners) counters.set(id, await store.inbox.owner(id));
+    const counters = await store.inbox.counters(owners, nowMs);
     rows.sort((a, b) => (a.sentMs - b.sentMs || (a.id < b.id ? -1 : a.id > b.id ? 1 : 0)) * (newestFirst ? -1 : 1));
     const taken = rows.slice(0, size);
     const last = taken[taken.length - 1];
@@ -145,7 +145,7 @@ export function createInboxService(deps: { store: Stores & TxRunner<Stores>; clo
       entries: taken.map((e) => view(e, counters.get(e.ownerId), binding.locale, chains)),
       nextCursor: hasMore && last ? cursors.encode({ installationId: p.id.toLowerCase(), generation: binding.generation, sortOrder, sentMs: last.sentMs, entryId: last.id }) : null,
       hasMore,
-      unreadCount: await unreadOf(store, [...counters.values()], nowMs),
+      unreadCount: unreadOf(counters),
     };
   }
 
@@ -320,7 +320,7 @@ export function createInboxService(deps: { store: Stores & TxRunner<Stores>; clo
    * Deletes entries expired for more than the grace, in batches of one transaction each; each
    * owner's row locked (in id order, as operations lock them) while its unread count drops by its
    * purged entries that were unread, so `unread` stays exact: before the purge the read side
-   * subtracts expired unread entries (store `expiredUnread`), after it they are in neither term.
+   * subtracts expired unread entries (store `counters`), after it they are in neither term.
    */
   async function purgeExpired(opts: { graceMs?: number; batchSize?: number; maxBatches?: number } = {}): Promise<{ purged: number; more: boolean }> {
     const { graceMs, batchSize, maxBatches } = { ...INBOX_PURGE, ...opts };
@@ -349,8 +349,7 @@ export function createInboxService(deps: { store: Stores & TxRunner<Stores>; clo
   async function unreadCount(environmentId: string, installationId: string): Promise<number | undefined> {
     const binding = await bindingIn(store, environmentId, installationId);
     if (!binding) return undefined;
-    const owners = [await store.inbox.owner(installationId.toLowerCase()), await store.inbox.owner(binding.profileId)];
-    return unreadOf(store, owners, clock.now().getTime());
+    return unreadOf(await store.inbox.counters([installationId.toLowerCase(), binding.profileId], clock.now().getTime()));
   }
 
   return { page, operate, renderings, purgeExpired, unreadCount };

@@ -47,7 +47,10 @@ const SQL = {
   insertEntry: `INSERT INTO inbox_entries (id, environment_id, scope, owner_id, seq, key, send_id, template_id, content, sent_at, sent_ms, expires_ms)
     VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`,
   owner: `SELECT ${OWNER} FROM inbox_owners WHERE owner_id = ?`,
-  expiredUnread: `SELECT COUNT(*) AS n FROM inbox_entries WHERE owner_id = ? AND expires_ms <= ? AND deleted = 0 AND ${UNREAD}`,
+  // Both owners' counters with their expired unread entries not purged yet, in one statement (a page's and a badge's read).
+  counters: `SELECT ${OWNER}, CASE WHEN o.unread > 0 THEN (SELECT COUNT(*) FROM inbox_entries e WHERE e.owner_id = o.owner_id AND e.expires_ms <= ? AND e.deleted = 0
+      AND ((e.read_version = o.watermark_version AND e.read_state = 'UNREAD') OR ((e.read_version <> o.watermark_version OR e.read_state IS NULL) AND e.seq > o.watermark_seq))) ELSE 0 END AS "expiredUnread"
+    FROM inbox_owners o WHERE o.owner_id IN (?, ?)`,
   // The page of an installation's inbox: its own entries and its profile's in ONE statement, so one
   // snapshot (two statements let a writer commit between them: the page could show a newer entry of
   // one owner and not an older one of the other, which the cursor then passes over).
@@ -101,9 +104,10 @@ export function createInboxStore(db: Sql) {
       const r = await db.get<OwnerRow>(lock ? lockedOwner : SQL.owner, [ownerId]);
       return r && { ...r, lastSeq: Number(r.lastSeq), watermarkSeq: Number(r.watermarkSeq), watermarkVersion: Number(r.watermarkVersion), unread: Number(r.unread) };
     },
-    /** Unread entries of the owner that expired and are not purged yet (the count subtracts them). */
-    async expiredUnread(o: OwnerRow, nowMs: number): Promise<number> {
-      return Number((await db.get<{ n: number }>(SQL.expiredUnread, [o.ownerId, nowMs, o.watermarkVersion, o.watermarkVersion, o.watermarkSeq]))!.n);
+    /** The counters of the two owners (those that have a row), each with its unread entries that expired and are not purged yet. */
+    async counters(ownerIds: readonly [string, string], nowMs: number): Promise<Map<string, OwnerRow & { expiredUnread: number }>> {
+      const rows = await db.all<OwnerRow & { expiredUnread: number }>(SQL.counters, [nowMs, ownerIds[0], ownerIds[1]]);
+      return new Map(rows.map((r) => [r.ownerId, { ...r, lastSeq: Number(r.lastSeq), watermarkSeq: Number(r.watermarkSeq), watermarkVersion: Number(r.watermarkVersion), unread: Number(r.unread), expiredUnread: Number(r.expiredUnread) }]));
     },
     /** Up to `limit` live entries of each of the two owners after `after`, in the order asked for, read in one snapshot (unsorted between owners). */
     async page(ownerIds: readonly [string, string], nowMs: number, newestFirst: boolean, after: { sentMs: number; id: string } | null, limit: number): Promise<EntryRow[]> {
