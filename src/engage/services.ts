@@ -45,6 +45,7 @@ import { createFlagSchedules } from './flags/schedules';
 import { createPreferenceService } from './preferences/service';
 import { createPushChannelService } from './push-channels/service';
 import { createWebhookSigningService } from './webhooks/secrets';
+import { createWebhookSender } from './webhooks/delivery';
 
 /** The engage services, built once for `serve` and the CLI alike. */
 export function createEngageServices(deps: {
@@ -143,8 +144,15 @@ export function createEngageServices(deps: {
     syncSettings: createSyncSettingsService({ store, clock, environments, notices }),
     /** The inbox's mobile routes (issue 27). */
     inbox,
-    /** Outbound webhooks (issue 28): each environment's signing secrets, rotation. */
-    webhooks: { signing: createWebhookSigningService({ store, clock, sealer: deps.sealer, environments }) },
+    /**
+     * Outbound webhooks (issue 28): each environment's signing secrets and their rotation; the
+     * sender (one attempt: `sender.deliver`, then `retryDelayMs` of webhooks/delivery.ts), whose
+     * sockets reach only public addresses and those config.webhookAllowPrivate allow-lists.
+     */
+    webhooks: {
+      signing: createWebhookSigningService({ store, clock, sealer: deps.sealer, environments }),
+      sender: createWebhookSender({ allowPrivate: config.webhookAllowPrivate }),
+    },
     /** POST /v1/sdk/sync (issue 26). */
     sync: createSyncService({ store, clock, cursors: createCursorCodec(deps.masterKey), metrics: deps.metrics }),
     privacy: createPrivacyService({ store, clock, scrubDeleted: deps.scrubDeleted, sends: messaging.erasure, notices }),

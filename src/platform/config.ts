@@ -2,6 +2,7 @@ import { readFileSync } from 'node:fs';
 import path from 'node:path';
 import { parseDatabaseUrl, redactUrl } from './store/database-url';
 import { checkSmtpUrl, redactSmtpUrl } from './mail/smtp-url';
+import { parseCidrList } from './cidr';
 
 /**
  * One schema for configuration: defaults < optional JSON file < ENGAGE_* environment < flags.
@@ -107,6 +108,12 @@ export interface Config {
   syncStreamHeartbeat: number;
   /** `serve`: change-notice streams one process holds at most; beyond, 503 with Retry-After. */
   syncStreamsMax: number;
+  /**
+   * Outbound webhooks (issue 28): private, loopback, link-local and other non-public
+   * destinations they may reach after all, as comma-separated CIDR ranges (`10.0.0.0/8,fd00::/8`)
+   * or `*` (any). Unset: none (engage/webhooks/destinations.ts).
+   */
+  webhookAllowPrivate?: string;
 }
 
 export class ConfigError extends Error {}
@@ -116,7 +123,7 @@ type Raw = Record<string, unknown>;
 interface Setting {
   key: keyof Config;
   env: string;
-  kind: 'string' | 'int' | 'url' | 'enum' | 'database-url' | 'smtp-url' | 'email' | 'boolean' | 'listen' | 'token' | 'path';
+  kind: 'string' | 'int' | 'url' | 'enum' | 'database-url' | 'smtp-url' | 'email' | 'boolean' | 'listen' | 'token' | 'path' | 'cidrs';
   values?: readonly string[];
   min?: number;
   max?: number;
@@ -159,6 +166,7 @@ const SETTINGS: Setting[] = [
   { key: 'syncStreamIdle', env: 'ENGAGE_SYNC_STREAM_IDLE', kind: 'int', min: 1, max: 86400 },
   { key: 'syncStreamHeartbeat', env: 'ENGAGE_SYNC_STREAM_HEARTBEAT', kind: 'int', min: 1, max: 3600 },
   { key: 'syncStreamsMax', env: 'ENGAGE_SYNC_STREAMS_MAX', kind: 'int', min: 0, max: 1_000_000 },
+  { key: 'webhookAllowPrivate', env: 'ENGAGE_WEBHOOK_ALLOW_PRIVATE', kind: 'cidrs' },
 ];
 
 /** First path segments the server's own routes use: the console may not sit under one of them. */
@@ -257,6 +265,14 @@ function coerce(s: Setting, value: unknown, origin: string): unknown {
       if (RESERVED_SEGMENTS.has(segments[0])) throw new ConfigError(`invalid setting ${name}: /${segments[0]} is used by the server's own routes`);
       return value;
     }
+    case 'cidrs':
+      if (typeof value !== 'string') throw new ConfigError(`invalid setting ${name}: expected CIDR ranges separated by commas, or *`);
+      try {
+        parseCidrList(value);
+      } catch (e) {
+        throw new ConfigError(`invalid setting ${name}: ${(e as Error).message}`);
+      }
+      return value.trim();
     case 'boolean':
       if (value === true || value === 'true') return true;
       if (value === false || value === 'false') return false;
