@@ -23,13 +23,15 @@
  *          [--installations 10000] [--duration 8] [--connections 16] [--rounds 3] [--rate N]
  *          [--cpu-prof DIR (V8 CPU profiles of the server, written when it stops)]
  *          [--kinds reference,delta,full (the runs to make; the summary needs all three)]
+ *          [--keep DIR (SQLite: keep the database and the installations' credentials and cursors in DIR)]
+ *          [--reuse DIR (SQLite: measure on what --keep kept, no setup: A/B runs of two binaries on the same data)]
  * `--engine postgres` without --database-url starts a throwaway cluster (test/helpers/pg-cluster.ts):
  * run it with `node --import tsx`.
  */
 import autocannon from 'autocannon';
 import { execFile, execFileSync, spawn } from 'node:child_process';
 import { randomBytes, randomUUID } from 'node:crypto';
-import { existsSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { cpus, loadavg, tmpdir } from 'node:os';
 import path from 'node:path';
 import { createInterface } from 'node:readline';
@@ -51,6 +53,8 @@ const { values: args } = parseArgs({
     rate: { type: 'string' },
     'cpu-prof': { type: 'string' },
     kinds: { type: 'string', default: 'reference,delta,full' },
+    keep: { type: 'string' },
+    reuse: { type: 'string' },
   },
 });
 const INSTALLATIONS = Number(args.installations);
@@ -59,13 +63,18 @@ const CONNECTIONS = Number(args.connections);
 const ROUNDS = Number(args.rounds);
 const MODULES = ['FEATURE_FLAGS', 'IN_APP', 'PREFERENCES', 'PUSH'];
 const KINDS = args.kinds.split(',');
+if ((args.keep || args.reuse) && args.engine !== 'sqlite') {
+  console.error('bench/sync: --keep and --reuse are for SQLite');
+  process.exit(2);
+}
 if (!['sqlite', 'postgres'].includes(args.engine)) {
   console.error(`bench/sync: --engine must be sqlite or postgres, not ${args.engine}`);
   process.exit(2);
 }
 
-const dir = mkdtempSync(path.join(tmpdir(), 'engage-bench-sync-'));
+const dir = args.reuse ? path.resolve(args.reuse) : args.keep ? (mkdirSync(args.keep, { recursive: true }), path.resolve(args.keep)) : mkdtempSync(path.join(tmpdir(), 'engage-bench-sync-'));
 const dataDir = path.join(dir, 'data');
+const kept = path.join(dir, 'installations.json');
 const f = (n) => path.join(dir, n);
 const log = (m) => console.error(`[${new Date().toISOString().slice(11, 19)}] ${m}`);
 const load = () => loadavg().map((x) => +x.toFixed(2));
@@ -102,19 +111,22 @@ async function pool(n, width, fn) {
   }));
 }
 
-// The definitions, through the CLI (the same services as the administration API).
-cli('init');
-const env = cli('environments', 'create', '--name', 'bench');
-const ios = cli('apps', 'create', '--environment', env.id, '--platform', 'IOS', '--name', 'bench-ios');
-const android = cli('apps', 'create', '--environment', env.id, '--platform', 'ANDROID', '--name', 'bench-android');
-const accessKey = cli('access-keys', 'create', '--environment', env.id, '--app', ios.id, '--app', android.id).key;
-
 const g = seeded(42);
 const flags = flagSet(g);
 const listKeys = [...LISTS, ...Array.from({ length: 20 - LISTS.length }, (_, i) => `list-${i}`)];
+let t = performance.now();
+// The definitions, through the CLI (the same services as the administration API).
+let ios, android, accessKey;
+if (!args.reuse) {
+cli('init');
+const env = cli('environments', 'create', '--name', 'bench');
+ios = cli('apps', 'create', '--environment', env.id, '--platform', 'IOS', '--name', 'bench-ios');
+android = cli('apps', 'create', '--environment', env.id, '--platform', 'ANDROID', '--name', 'bench-android');
+accessKey = cli('access-keys', 'create', '--environment', env.id, '--app', ios.id, '--app', android.id).key;
+
 // The flags in one `engage apply` (200 CLI calls take a minute on a busy machine), the rest one CLI call each.
 writeFileSync(f('apply.json'), JSON.stringify({ version: 1, environments: [{ name: 'bench', flags: flags.map(({ key, ...definition }) => ({ key, definition })) }] }));
-let t = performance.now();
+t = performance.now();
 cli('apply', '-f', f('apply.json'));
 const definitionCommands = [
   ...listKeys.map((key, i) => {
@@ -133,6 +145,7 @@ const definitionCommands = [
 ];
 await pool(definitionCommands.length, 3, (i) => cliAsync(...definitionCommands[i]));
 log(`${flags.length} flags, ${listKeys.length} lists, 10 push channels and categories in ${((performance.now() - t) / 1000).toFixed(1)} s`);
+}
 
 function start() {
   const serveEnv = args['cpu-prof'] ? { ...engineEnv, NODE_OPTIONS: `--cpu-prof --cpu-prof-dir=${path.resolve(args['cpu-prof'])}` } : engineEnv;
@@ -165,7 +178,12 @@ const { proc, url } = await start();
 try {
   // 10,000 installations: attributes, list choices, a push token; half bound, with a profile's state.
   const { random, pick } = g;
-  const installations = new Array(INSTALLATIONS);
+  let installations = new Array(INSTALLATIONS);
+  let sizes = { documents: 0, bytes: 0 };
+  const sync = (inst, cursor) => call(`${url}/v1/sdk/sync`, 'POST', { modules: MODULES, ...(cursor ? { cursor } : {}) }, { authorization: `Bearer ${inst.credential}` });
+  // Installations kept by --keep: the same credentials and cursors (the database holds what made them).
+  if (args.reuse) ({ installations, sizes } = JSON.parse(readFileSync(kept, 'utf8')));
+  else {
   const op = (generation, type, payload) => ({ operationId: randomUUID(), generation, type, occurredAt: new Date().toISOString(), payload });
   const someLists = () => listKeys.filter(() => random() < 0.2).map((list) => ({ list, subscribed: random() < 0.5 }));
   t = performance.now();
@@ -202,9 +220,7 @@ try {
   log(`${INSTALLATIONS} installations (half bound) in ${((performance.now() - t) / 1000).toFixed(1)} s`);
 
   // Two full syncs each: the first records the anonymous ones' profile-sticky assignments, the second's cursor is kept.
-  const sync = (inst, cursor) => call(`${url}/v1/sdk/sync`, 'POST', { modules: MODULES, ...(cursor ? { cursor } : {}) }, { authorization: `Bearer ${inst.credential}` });
   t = performance.now();
-  const sizes = { documents: 0, bytes: 0 };
   for (const pass of [0, 1])
     await pool(INSTALLATIONS, 16, async (i) => {
       const r = await sync(installations[i]);
@@ -216,6 +232,8 @@ try {
       }
     });
   log(`2 × ${INSTALLATIONS} full syncs in ${((performance.now() - t) / 1000).toFixed(1)} s`);
+  if (args.keep) writeFileSync(kept, JSON.stringify({ installations, sizes }));
+  }
   // Nothing changed since: the cursor's delta is empty.
   for (const inst of installations.slice(0, 50)) {
     const r = await sync(inst, inst.cursor);
@@ -291,7 +309,7 @@ try {
       node: process.version,
       cpus: cpus().length,
       loadAverage: { start: loadAtStart, end: load() },
-      setup: { flags: flags.length, lists: listKeys.length, pushChannels: 10, installations: INSTALLATIONS, bound: installations.filter((x) => x.bound).length, fullSnapshot: { documentsPerResponse: +(sizes.documents / INSTALLATIONS).toFixed(1), bytesPerResponse: Math.round(sizes.bytes / INSTALLATIONS) } },
+      setup: { flags: flags.length, lists: listKeys.length, pushChannels: 10, installations: installations.length, bound: installations.filter((x) => x.bound).length, fullSnapshot: { documentsPerResponse: +(sizes.documents / installations.length).toFixed(1), bytesPerResponse: Math.round(sizes.bytes / installations.length) } },
       runs,
       reference: { medianPerSecond: median(of('reference').map((x) => x.perSecond)), medianCpuUs: median(of('reference').map((x) => x.cpuUsPerRequest)) },
       emptyDelta: { medianPerSecond: median(of('delta').map((x) => x.perSecond)), medianCpuUs: median(of('delta').map((x) => x.cpuUsPerRequest)), ratios: ratios.map((x) => +x.toFixed(3)), medianRatio: +median(ratios).toFixed(3), goal: '>= 0.70' },
@@ -303,5 +321,5 @@ try {
   proc.kill('SIGTERM');
   await new Promise((r) => proc.once('exit', r));
   await cluster?.stop();
-  rmSync(dir, { recursive: true, force: true });
+  if (!args.keep && !args.reuse) rmSync(dir, { recursive: true, force: true });
 }

@@ -12,6 +12,8 @@ import { compileMessage, type MessageEntry } from '../in-app/documents';
 import type { PublishedMessageRow } from '../in-app/read-store';
 import type { ListDefinition, ListRow } from '../preferences/read-store';
 import type { PushChannelDefinition, PushChannelRow } from '../push-channels/read-store';
+import type { Sources } from './documents';
+import { shared } from './wire';
 
 export interface FlagEntry {
   key: string;
@@ -28,13 +30,18 @@ export interface FlagEntry {
   readsProfile: boolean;
   /** Whether a profile-sticky split may record what it served an anonymous installation. */
   sticky: boolean;
+  /** Its document's sources (documents.ts), the same object for every installation. */
+  sources: Sources;
 }
+
+/** A push channel or category with its document payload (shared by every installation of its app: wire.ts). */
+export type ChannelEntry = Omit<PushChannelRow, 'definition'> & { definition: PushChannelDefinition; payload: Record<string, unknown> };
 
 export interface Definitions {
   revision: number;
   flags: FlagEntry[];
   lists: (Omit<ListRow, 'definition'> & { definition: ListDefinition })[];
-  channelsOf(appId: string): readonly (Omit<PushChannelRow, 'definition'> & { definition: PushChannelDefinition })[];
+  channelsOf(appId: string): readonly ChannelEntry[];
   /** The published in-app messages (issue 27), by key. */
   messages: MessageEntry[];
   /** Whether a message has a frequency cap (the sync then reads the installation's impression windows). */
@@ -46,9 +53,10 @@ const FIXED = new Set(['installationId', 'app', 'platform']);
 
 export function compileDefinitions(revision: number, flags: FlagRow[], lists: ListRow[], channels: PushChannelRow[], messageRows: PublishedMessageRow[]): Definitions {
   const messages = messageRows.map(compileMessage);
-  const byApp = new Map<string, (Omit<PushChannelRow, 'definition'> & { definition: PushChannelDefinition })[]>();
+  const byApp = new Map<string, ChannelEntry[]>();
   for (const c of channels) {
-    const entry = { ...c, definition: JSON.parse(c.definition) as PushChannelDefinition };
+    const definition = JSON.parse(c.definition) as PushChannelDefinition;
+    const entry = { ...c, definition, payload: shared({ ...definition }) };
     const list = byApp.get(c.appId.toLowerCase());
     if (list) list.push(entry);
     else byApp.set(c.appId.toLowerCase(), [entry]);
@@ -85,6 +93,7 @@ function flagEntry(row: FlagRow): FlagEntry {
     readsInstallation,
     readsProfile,
     sticky: definition.bucketBy === 'profile-sticky' && hasSplit,
+    sources: Object.freeze({ def: row.revision, inst: readsInstallation, prof: readsProfile }),
   };
 }
 

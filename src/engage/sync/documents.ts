@@ -17,6 +17,7 @@ import { checkQuietHours, type QuietHours } from '../preferences/quiet-hours';
 import { LIST_CHANNELS, type ListChannel } from '../preferences/read-store';
 import type { SdkModule } from './cursor';
 import type { Definitions } from './definitions';
+import { shared } from './wire';
 
 export interface Sources {
   def: number;
@@ -143,10 +144,7 @@ export function deriveDocuments(
         }
         const r = flag.compiled.evaluate(ctx);
         onFlag?.(flag.key, r);
-        const payload: Record<string, unknown> = { variantKey: r.variantKey, value: r.value, reason: r.reason };
-        // What FLAG_EXPOSED reports back: the experiment and the flag's version that served it.
-        if (r.experimentId !== undefined) Object.assign(payload, { experimentId: r.experimentId, revision: flag.version });
-        documents.push({ module, key: flag.key, payload, sources: { def: flag.revision, inst: flag.readsInstallation, prof: flag.readsProfile } });
+        documents.push({ module, key: flag.key, payload: flagPayload(flag.version, r), sources: flag.sources });
       }
     } else if (module === 'PREFERENCES') {
       for (const list of defs.lists) {
@@ -161,7 +159,7 @@ export function deriveDocuments(
       for (const ch of defs.channelsOf(f.appId)) {
         const key = ch.definition.kind === 'IOS_CATEGORY' ? PUSH_KEYS.category(ch.key) : PUSH_KEYS.channel(ch.key);
         if (ch.deleted) gone(module, key, definitionOnly(ch.revision));
-        else documents.push({ module, key, payload: { ...ch.definition }, sources: { def: ch.revision, inst: false, prof: false } });
+        else documents.push({ module, key, payload: ch.payload, sources: definitionOnly(ch.revision) });
       }
       documents.push({
         module,
@@ -186,6 +184,22 @@ export function deriveDocuments(
   }
   // Code-unit order of keys, never the database's collation: the same order on every engine and process.
   return { documents: sortWithinModules(documents, modules), tombstones: sortWithinModules(tombstones, modules), wakeMs };
+}
+
+/**
+ * A flag's document payload for one outcome. Evaluation answers with a few frozen results made
+ * when the flag is compiled (flags/evaluate.ts), one per outcome: the payload is made once per
+ * result and shared by every installation served it, its JSON text with it (wire.ts).
+ */
+const flagPayloads = new WeakMap<FlagResult, Record<string, unknown>>();
+function flagPayload(version: number, r: FlagResult): Record<string, unknown> {
+  let payload = flagPayloads.get(r);
+  if (payload === undefined) {
+    // What FLAG_EXPOSED reports back: the experiment and the flag's version that served it.
+    payload = shared(r.experimentId === undefined ? { variantKey: r.variantKey, value: r.value, reason: r.reason } : { variantKey: r.variantKey, value: r.value, reason: r.reason, experimentId: r.experimentId, revision: version });
+    if (Object.isFrozen(r)) flagPayloads.set(r, payload);
+  }
+  return payload;
 }
 
 const byKey = (a: { key: string }, b: { key: string }) => (a.key < b.key ? -1 : a.key > b.key ? 1 : 0);

@@ -3,6 +3,7 @@ import type { EdgeEnv, EdgeGuards } from '../guards';
 import { edgeRoutes } from '../shared/body';
 import type { EngageServices } from '../services';
 import { SyncRequest, SyncResponse } from './schemas';
+import { syncResponseText } from './wire';
 
 export function mountSyncRoutes(app: Hono<EdgeEnv>, engage: EngageServices, guards: EdgeGuards): void {
   app.post(
@@ -23,7 +24,8 @@ export function mountSyncRoutes(app: Hono<EdgeEnv>, engage: EngageServices, guar
       },
       async (c, input) => {
         c.header('Cache-Control', 'no-store');
-        return c.json(await engage.sync.sync(c.get('installation'), input.body));
+        // c.json's answer, its text spliced from shared payloads' kept texts (wire.ts).
+        return c.body(syncResponseText(await engage.sync.sync(c.get('installation'), input.body)), 200, { 'content-type': 'application/json' });
       },
     ),
   );

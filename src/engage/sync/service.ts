@@ -20,7 +20,7 @@ import type { FlagReadStore, StickyRow } from '../flags/read-store';
 import type { InAppReadStore } from '../in-app/read-store';
 import type { InstallationPrincipal } from '../installations/service';
 import type { ListReadStore } from '../preferences/read-store';
-import { documentSourcesIn, type ProfileTx } from '../profiles/service';
+import type { ProfileTx } from '../profiles/service';
 import type { PushChannelReadStore } from '../push-channels/read-store';
 import { EdgeErrors } from '../shared/errors';
 import { SDK_MODULES, type CursorCodec, type CursorState, type SdkModule } from './cursor';
@@ -126,7 +126,8 @@ export function createSyncService(deps: {
       definitions = compileDefinitions(head.definitionsRevision, flags, lists, channels, await s.inAppReads.published(p.environmentId));
       cache.put(p.environmentId, definitions);
     }
-    const sources = await documentSourcesIn(s, p.id, head.profileId);
+    const sticky = definitions.flags.some((f) => f.sticky);
+    const sources = await s.sync.state(p.id, head.profileId, { sticky, impressions: definitions.capped && modules.includes('IN_APP') });
     const facts: InstallationFacts = {
       installationId: p.id,
       appId: head.appId,
@@ -143,10 +144,10 @@ export function createSyncService(deps: {
       subscriptions: sources.subscriptions,
       profile: { id: head.profileId, externalId: head.externalId, bound: head.bound, ...sources.profile },
       sticky: {},
-      impressions: new Map(definitions.capped && modules.includes('IN_APP') ? (await s.inAppReads.impressions(p.id)).map((w) => [w.messageId, w]) : []),
+      impressions: new Map(sources.impressions.map((w) => [w.messageId, w])),
       inAppSettings: { minIntervalSeconds: head.inAppMinIntervalSeconds, revision: head.inAppSettingsRevision },
     };
-    const stored = definitions.flags.some((f) => f.sticky) ? await s.flagReads.sticky(p.id) : [];
+    const stored = sources.sticky;
     for (const r of stored) facts.sticky[r.flagKey] = r.experimentId === '' ? { variantKey: r.variantKey } : { variantKey: r.variantKey, experimentId: r.experimentId };
     return { head, definitions, facts, stored };
   }

@@ -47,6 +47,42 @@ const HEAD = `SELECT i.generation, i.sync_revision AS "installationRevision", i.
 
 type RawHead = Omit<SyncHead, 'bound' | 'pushTokenHeld'> & { bindingState: string; pushTokenHeld: number };
 
+/** Rows of each kind read for one installation or profile (the first, in key order; profiles/store.ts SYNC_READ_LIMIT). */
+const LIMIT = 1_000;
+
+/**
+ * The installation's and its profile's state the documents derive from, in one statement (one
+ * snapshot, one round trip on PostgreSQL instead of five to seven): one branch per kind, each
+ * its own rows in key order, told apart by `k`. The same rows as profiles/store.ts `syncSources`
+ * (what `documentSourcesIn` reads: attributes with a value, explicit list choices, present tags,
+ * profile choices), flags/read-store.ts `sticky` and in-app/read-store.ts `impressions`, read
+ * here as the head is: the sync's hot path, written by their owners. Booleans and counts are
+ * integers in `n` on both engines; the sticky and impression branches only when asked for.
+ */
+const STATE_BRANCHES = [
+  `SELECT 'a' AS k, key AS a, value AS b, NULL AS c, NULL AS n FROM (SELECT key, value FROM installation_attributes WHERE installation_id = ? AND value IS NOT NULL ORDER BY key LIMIT ${LIMIT}) ia`,
+  `SELECT 's', list, NULL, NULL, subscribed FROM (SELECT list, subscribed FROM installation_subscriptions WHERE installation_id = ? ORDER BY list LIMIT ${LIMIT}) isub`,
+  `SELECT 'p', key, value, NULL, NULL FROM (SELECT key, value FROM profile_attributes WHERE profile_id = ? AND value IS NOT NULL ORDER BY key LIMIT ${LIMIT}) pa`,
+  `SELECT 't', tag, NULL, NULL, NULL FROM (SELECT tag FROM profile_tags WHERE profile_id = ? AND present = 1 ORDER BY tag LIMIT ${LIMIT}) pt`,
+  `SELECT 'q', list, channel, NULL, subscribed FROM (SELECT list, channel, subscribed FROM profile_subscriptions WHERE profile_id = ? ORDER BY list, channel LIMIT ${LIMIT}) ps`,
+];
+const STICKY_BRANCH = `SELECT 'f', flag_key, experiment_id, variant_key, NULL FROM flag_sticky_assignments WHERE installation_id = ?`;
+const IMPRESSIONS_BRANCH = `SELECT 'i', message_id, NULL, CAST(window_start_ms AS TEXT), count FROM in_app_impressions WHERE installation_id = ?`;
+/** The statement for each combination of the optional branches (bit 1: sticky, bit 2: impressions). */
+const STATE = [0, 1, 2, 3].map((opt) => [...STATE_BRANCHES, ...(opt & 1 ? [STICKY_BRANCH] : []), ...(opt & 2 ? [IMPRESSIONS_BRANCH] : [])].join('\nUNION ALL\n'));
+
+/** What `state` reads, parsed as the documents read it. */
+export interface SyncState {
+  attributes: Record<string, unknown>;
+  /** List key → subscribed (the installation's explicit choices). */
+  subscriptions: Record<string, boolean>;
+  profile: { attributes: Record<string, unknown>; tags: string[]; subscriptions: { list: string; channel: string; subscribed: boolean }[] };
+  sticky: { flagKey: string; experimentId: string; variantKey: string }[];
+  impressions: { messageId: string; windowStartMs: number; count: number }[];
+}
+
+type StateRow = { k: string; a: string; b: string | null; c: string | null; n: number | string | null };
+
 export function createSyncStore(db: Sql) {
   return {
     async head(environmentId: string, installationId: string): Promise<SyncHead | undefined> {
@@ -66,6 +102,49 @@ export function createSyncStore(db: Sql) {
         bound: bindingState === 'BOUND',
         pushTokenHeld: Number(r.pushTokenHeld) === 1,
       };
+    },
+
+    /** The installation's and its profile's state, its sticky assignments and impression windows when asked for, in one snapshot. */
+    async state(installationId: string, profileId: string, opts: { sticky: boolean; impressions: boolean }): Promise<SyncState> {
+      const opt = (opts.sticky ? 1 : 0) | (opts.impressions ? 2 : 0);
+      const params = [installationId, installationId, profileId, profileId, profileId];
+      if (opts.sticky) params.push(installationId);
+      if (opts.impressions) params.push(installationId);
+      const rows = await db.all<StateRow>(STATE[opt], params);
+      // Entries made into objects as profiles/service.ts `parsed` does (a key such as __proto__ is an own property).
+      const attributes: [string, unknown][] = [];
+      const subscriptions: [string, boolean][] = [];
+      const profileAttributes: [string, unknown][] = [];
+      const out: SyncState = { attributes: {}, subscriptions: {}, profile: { attributes: {}, tags: [], subscriptions: [] }, sticky: [], impressions: [] };
+      for (const r of rows) {
+        switch (r.k) {
+          case 'a':
+            attributes.push([r.a, JSON.parse(r.b!)]);
+            break;
+          case 's':
+            subscriptions.push([r.a, Number(r.n) !== 0]);
+            break;
+          case 'p':
+            profileAttributes.push([r.a, JSON.parse(r.b!)]);
+            break;
+          case 't':
+            out.profile.tags.push(r.a);
+            break;
+          case 'q':
+            out.profile.subscriptions.push({ list: r.a, channel: r.b!, subscribed: Number(r.n) !== 0 });
+            break;
+          case 'f':
+            out.sticky.push({ flagKey: r.a, experimentId: r.b!, variantKey: r.c! });
+            break;
+          case 'i':
+            out.impressions.push({ messageId: r.a, windowStartMs: Number(r.c), count: Number(r.n) });
+            break;
+        }
+      }
+      out.attributes = Object.fromEntries(attributes);
+      out.subscriptions = Object.fromEntries(subscriptions);
+      out.profile.attributes = Object.fromEntries(profileAttributes);
+      return out;
     },
   };
 }
