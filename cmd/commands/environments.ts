@@ -16,6 +16,7 @@ import { registerMessaging } from './messaging';
 import { registerFlags } from './flags';
 import { registerInApp } from './in-app';
 import { registerLists, registerPushChannels } from './preferences';
+import { registerWebhookSigning } from './webhook-signing';
 
 const COLUMNS = ['id', 'name', 'displayName', 'status', 'createdAt', 'identityTenantId'];
 
@@ -135,6 +136,8 @@ export function registerEnvironments(program: Command): void {
       });
     }),
   );
+
+  registerWebhookSigning(envs);
 
   withCommon(envs.command('show').description('show an environment').argument('<environment>', 'id or name')).action(
     action(async (environment: string, opts: CommonOptions) => {
