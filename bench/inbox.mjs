@@ -369,20 +369,24 @@ async function main() {
         waiters.set(`${i}:${n}`, resolveAt);
         const t0 = Date.now();
         const out = await act();
+        const answered = Date.now() - t0;
         const at = await Promise.race([heard, sleep(10_000).then(() => undefined)]);
         waiters.delete(`${i}:${n}`);
-        return { ms: at === undefined ? Infinity : at - t0, out };
+        return { ms: at === undefined ? Infinity : at - t0, answered, out };
       };
       const SAMPLE = Math.min(Number(args.sample), STREAMS);
       const written = [];
       const read = [];
+      const slow = [];
       await pool(SAMPLE, 8, async (k) => {
         const i = Math.floor((k * STREAMS) / SAMPLE);
         const s = streams[i];
         const w = await timed(i, 1, () => send({ type: 'INSTALLATION_ID', value: s.installationId }));
         written.push(w.ms);
+        if (w.ms > 1000) slow.push({ sample: k, ms: w.ms, answeredMs: w.answered, change: 'entry written' });
         const r = await timed(i, 0, () => call('/v1/sdk/inbox/operations:batch', 'POST', { batchId: randomUUID(), generation: 0, operations: [{ operationId: randomUUID(), type: 'MARK_READ', entryId: w.out.inboxEntryId }] }, { authorization: `Bearer ${s.credential}` }));
         read.push(r.ms);
+        if (r.ms > 1000) slow.push({ sample: k, ms: r.ms, answeredMs: r.answered, change: 'mark read' });
       });
       const pct = (xs) => {
         const s = [...xs].sort((a, b) => a - b);
@@ -398,6 +402,7 @@ async function main() {
         sample: SAMPLE,
         entryWrittenMs: pct(written),
         markReadMs: pct(read),
+        slow,
         goal: 'each change heard within 1000 ms; < 20 KB per stream',
       };
       log(JSON.stringify(result.sse));
