@@ -4,6 +4,7 @@ import { createHarness, type Harness } from '../../../test/helpers/harness';
 import { createEngageAdminFixture, type EngageAdminFixture } from '../../../test/helpers/engage-admin';
 import { setupEnvironment } from '../../../test/fixtures/engage';
 import { ACTOR } from '../../../test/fixtures/actor';
+import { createLogger } from '../../platform/logger';
 import { ENGAGE_ADMIN_API } from '../../platform/operator-apis';
 import { newSigningSecret, signatureHeader, webhookHeaders } from './signing';
 
@@ -176,4 +177,27 @@ describe('GET|POST /environments/{e}/webhook-signing (the administration API)', 
 
     expect((await a.call('GET', '/environments/nowhere/webhook-signing', all)).status).toBe(404);
   });
+});
+
+describe('secrets never reach the logs', () => {
+  it('at debug level, rotations (API and service), listings, refusals and signing log no secret', async () => {
+    const lines: string[] = [];
+    const logged = await createHarness({}, { logger: createLogger({ level: 'debug', format: 'json', write: (l) => lines.push(l) }) });
+    try {
+      const fixture = await createEngageAdminFixture(logged);
+      const env = (await setupEnvironment(logged, 'logged')).environment.id;
+      const token = await fixture.token();
+      const secrets = [...(await logged.services.engage.webhooks.signing.signingSecrets(env))];
+      const res = await fixture.call('POST', '/environments/logged/webhook-signing/rotate', token, { overlapSeconds: 60 });
+      secrets.push(((await res.json()) as { secret: string }).secret);
+      secrets.push((await logged.services.engage.webhooks.signing.rotate(env, {}, ACTOR)).secret);
+      expect((await fixture.call('POST', '/environments/logged/webhook-signing/rotate', token, { overlapSeconds: -1 })).status).toBe(400);
+      expect((await fixture.call('GET', '/environments/logged/webhook-signing', token)).status).toBe(200);
+      secrets.push(...(await logged.services.engage.webhooks.signing.signingSecrets(env)));
+      expect(lines.length).toBeGreaterThan(0);
+      for (const s of secrets) expect(lines.filter((l) => l.includes(s.slice(6, 30)))).toEqual([]);
+    } finally {
+      await logged.close();
+    }
+  }, 60_000);
 });
