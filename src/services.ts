@@ -129,6 +129,8 @@ export function createServices(deps: CoreDeps) {
   // row-level): at once after a send commits, and for retries when due (one timer, at most 1 s).
   const deliveries = createWaker({ name: 'push', clock, logger: deps.logger, idleMs: 1_000, drain: () => engage.messaging.deliveries.run(), nextDueMs: () => store.messaging.nextDue() });
   work.attach(deliveries);
+  // Automation runs (issue 28): a work table of their own, claimed by every serving process.
+  work.attach(engage.automations.engine);
   registerWorkKinds(work, workKinds({ transfer, environmentDeletion: engage.environmentDeletion, flagSchedules: engage.flagSchedules }));
   for (const job of backgroundJobs({ store, keys, sessions, oauth, native, providers, engage }, deps.logger, deps.checkpointer)) jobs.register(job);
   // The leased jobs' queue, across every process on the database: 1 while a job is due and not yet run.

@@ -99,6 +99,12 @@ export const TABLE_OWNERS: Readonly<Record<string, string>> = {
   in_app_impressions: 'engage/in-app',
   // Outbound webhooks (issue 28): each environment's signing secrets (sealed).
   webhook_secrets: 'engage/webhooks',
+  // Automations (issue 28): definitions, versions, runs, step executions, the trigger's idempotency ledger.
+  automations: 'engage/automations',
+  automation_versions: 'engage/automations',
+  automation_runs: 'engage/automations',
+  automation_steps: 'engage/automations',
+  automation_triggers: 'engage/automations',
   operation_batches: 'engage/operations',
   revoked_installations: 'engage/privacy',
   push_credentials: 'engage/messaging',

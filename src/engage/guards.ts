@@ -1,4 +1,4 @@
-import type { Context } from 'hono';
+import type { Context, MiddlewareHandler } from 'hono';
 import { bearerOf, guard } from '../platform/http/guards';
 import { headerOf, type AppEnv } from '../platform/http/request';
 import type { AccessKeyPrincipal, AppRow } from './environments/service';
@@ -54,3 +54,12 @@ export function createEdgeGuards(engage: EngageServices) {
 }
 
 export type EdgeGuards = ReturnType<typeof createEdgeGuards>;
+
+/**
+ * An access key is per environment: a path naming another environment is an incorrectly scoped
+ * credential (spec 01, 401), refused with the credential, before anything else of the request is read.
+ */
+export const ownEnvironment: MiddlewareHandler<EdgeEnv> = async (c, next) => {
+  if (c.req.param('environmentId') !== c.get('accessKey').environmentId) throw EdgeErrors.unauthorized();
+  await next();
+};

@@ -9,6 +9,7 @@ import { mountMessagingRoutes } from './messaging/routes';
 import { mountSyncNoticeRoutes } from './sync-notices/routes';
 import { mountSyncRoutes } from './sync/routes';
 import { mountInboxRoutes } from './inbox/routes';
+import { mountAutomationRoutes } from './automations/routes';
 import type { EngageServices } from './services';
 
 /** Every mobile edge and server messaging route of spec 01: the problem family's sub-app. */
@@ -22,6 +23,7 @@ export function createEdgeApp(engage: EngageServices): Hono<EdgeEnv> {
   mountInboxRoutes(edge.app, engage, guards);
   mountPrivacyRoutes(edge.app, engage, guards);
   mountMessagingRoutes(edge.app, engage, guards);
+  mountAutomationRoutes(edge.app, engage, guards);
   mountSyncNoticeRoutes(edge.app, engage, guards);
   return edge.close();
 }

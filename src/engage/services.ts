@@ -15,7 +15,7 @@ import type { WorkStore } from '../platform/work/store';
 type WorkTx = { work: WorkStore };
 import { createInspectionService } from './inspection/service';
 import { createInstallationService } from './installations/service';
-import { createOperationService, type IngestMetrics } from './operations/service';
+import { createOperationService, type EventListener, type IngestMetrics } from './operations/service';
 import { createPrivacyService } from './privacy/service';
 import { createProfileService } from './profiles/service';
 import type { EngageStores } from './stores';
@@ -40,6 +40,7 @@ import { createInboxService } from './inbox/service';
 import { createInboxCursorCodec } from './inbox/cursor';
 import type { Dialect } from '../platform/store/sql';
 import { createInAppService } from './in-app/service';
+import { createAutomations } from './automations/wiring';
 import { createFlagService } from './flags/service';
 import { createFlagSchedules } from './flags/schedules';
 import { createPreferenceService } from './preferences/service';
@@ -125,7 +126,16 @@ export function createEngageServices(deps: {
   // Subscription lists and push channels/categories (issue 26): definitions the sync sends.
   const lists = createPreferenceService({ store, clock, environments, notices });
   const pushChannels = createPushChannelService({ store, clock, environments, notices });
-  const operations = createOperationService({ store, clock, metrics: deps.metrics, notices });
+  // Automations hear of committed events (issue 28); the engine is made below, once the services it calls exist.
+  const ingestEvents: { listener?: EventListener } = {};
+  const operations = createOperationService({ store, clock, metrics: deps.metrics, notices, logger: deps.logger, events: ingestEvents });
+  const inApp = createInAppService({ store, clock, environments, notices });
+  const webhooks = {
+    signing: createWebhookSigningService({ store, clock, sealer: deps.sealer, environments }),
+    sender: createWebhookSender({ allowPrivate: config.webhookAllowPrivate }),
+  };
+  const automations = createAutomations({ store, clock, logger: deps.logger, environments, profiles, messaging, inApp, webhooks, notices });
+  ingestEvents.listener = automations.engine.onEvents;
   const installations = createInstallationService({ store, clock, environments, notices });
   return {
     messaging,
@@ -134,7 +144,9 @@ export function createEngageServices(deps: {
     flags,
     flagSchedules,
     /** In-app messages' administration (issue 27). */
-    inApp: createInAppService({ store, clock, environments, notices }),
+    inApp,
+    /** Automations (issue 28): definitions, the trigger, runs and their engine (a work source every serving process runs). */
+    automations,
     lists,
     pushChannels,
     installations,
@@ -149,10 +161,7 @@ export function createEngageServices(deps: {
      * sender (one attempt: `sender.deliver`, then `retryDelayMs` of webhooks/delivery.ts), whose
      * sockets reach only public addresses and those config.webhookAllowPrivate allow-lists.
      */
-    webhooks: {
-      signing: createWebhookSigningService({ store, clock, sealer: deps.sealer, environments }),
-      sender: createWebhookSender({ allowPrivate: config.webhookAllowPrivate }),
-    },
+    webhooks,
     /** POST /v1/sdk/sync (issue 26). */
     sync: createSyncService({ store, clock, cursors: createCursorCodec(deps.masterKey), metrics: deps.metrics }),
     privacy: createPrivacyService({ store, clock, scrubDeleted: deps.scrubDeleted, sends: messaging.erasure, notices }),

@@ -19,6 +19,7 @@ import { createSyncStore } from './sync/store';
 import { createInboxStore } from './inbox/store';
 import { createInAppStore } from './in-app/store';
 import { createInAppReadStore } from './in-app/read-store';
+import { createAutomationStore } from './automations/store';
 import { createFlagReadStore } from './flags/read-store';
 import { createFlagStore } from './flags/store';
 import { createListReadStore } from './preferences/read-store';
@@ -62,6 +63,8 @@ export function bindEngageStores(db: Sql) {
     // In-app messages (issue 27): messages, interaction counts, impression windows.
     inApp: createInAppStore(db),
     inAppReads: createInAppReadStore(db),
+    // Automations (issue 28): definitions, versions, runs, steps, the trigger's idempotency ledger.
+    automations: createAutomationStore(db),
     // Subscription lists (engage/preferences) and push channels and categories (engage/push-channels).
     preferences: createPreferenceStore(db),
     pushChannels: createPushChannelStore(db),

@@ -21,3 +21,4 @@ export * from './sync';
 export * from './inbox';
 export * from './in-app';
 export * from './webhooks';
+export * from './automations';

@@ -22,6 +22,7 @@ import { flagExposures, flagSchedules, flagStickyAssignments, flagVersions, flag
 import { inboxBatches, inboxEntries, inboxOperations, inboxOwners } from './inbox';
 import { inAppImpressions, inAppInteractions, inAppMessages } from './in-app';
 import { webhookSecrets } from './webhooks';
+import { automationRuns, automationSteps, automationTriggers, automationVersions, automations } from './automations';
 import { pushCredentials, pushDeliveries, pushRateWindows, pushSendRecipients, pushSends, pushTemplateVersions, pushTemplates } from './push';
 
 /** Rows owned through a row of the environment (a template's versions), found by the parent's id. */
@@ -69,6 +70,12 @@ export const environmentOwned: EnvironmentRows[] = [
   { table: inboxOwners, environment: inboxOwners.environmentId, key: [inboxOwners.ownerId] },
   { table: inboxBatches, environment: inboxBatches.environmentId, key: [inboxBatches.installationId, inboxBatches.batchId] },
   { table: inboxOperations, environment: inboxOperations.environmentId, key: [inboxOperations.installationId, inboxOperations.operationId] },
+  // Automations (issue 28): runs and their steps name profiles.
+  { table: automationSteps, environment: automationSteps.environmentId, key: [automationSteps.runId, automationSteps.seq] },
+  { table: automationRuns, environment: automationRuns.environmentId, key: [automationRuns.id] },
+  { table: automationTriggers, environment: automationTriggers.environmentId, key: [automationTriggers.environmentId, automationTriggers.idempotencyKey] },
+  { table: automationVersions, environment: automationVersions.environmentId, key: [automationVersions.automationId, automationVersions.version] },
+  { table: automations, environment: automations.environmentId, key: [automations.environmentId, automations.key] },
   // Outbound webhooks' signing secrets (issue 28).
   { table: webhookSecrets, environment: webhookSecrets.environmentId, key: [webhookSecrets.id] },
   // In-app messages (issue 27).

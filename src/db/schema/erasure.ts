@@ -16,6 +16,7 @@ import {
 } from './engage';
 import { flagExposures, flagStickyAssignments } from './sync';
 import { inAppImpressions } from './in-app';
+import { automationRuns, automationSteps } from './automations';
 import { inboxBatches, inboxEntries, inboxOperations, inboxOwners } from './inbox';
 import { pushDeliveries, pushSendRecipients, pushSends } from './push';
 
@@ -83,6 +84,9 @@ export const profileOwned: OwnedRows[] = [
   { table: inboxOwners, owner: inboxOwners.ownerId, erase: 'delete' },
   // The sends' index of the profile (a PROFILE recipient).
   { table: pushSendRecipients, owner: pushSendRecipients.recipientId, erase: 'delete' },
+  // Automations (issue 28): the profile's runs (their context and entry event) and their steps' outputs; erasing them ends them.
+  { table: automationSteps, owner: automationSteps.profileId, erase: 'delete' },
+  { table: automationRuns, owner: automationRuns.profileId, erase: 'delete' },
   { table: profiles, owner: profiles.id, erase: 'delete' },
 ];
 

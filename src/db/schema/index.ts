@@ -15,3 +15,4 @@ export * from './sync';
 export * from './inbox';
 export * from './in-app';
 export * from './webhooks';
+export * from './automations';

@@ -114,6 +114,16 @@ async function populate(name: string) {
   await h.sql.run("INSERT INTO flag_sticky_assignments (installation_id, flag_key, environment_id, variant_key, assigned_ms) VALUES (?, 'f', ?, 'on', 0)", [inst, environmentId]);
   await h.sql.run("INSERT INTO subscription_lists (environment_id, key, revision, definition, created_at, updated_at) VALUES (?, 'news', 2, '{}', 'x', 'x')", e);
   await h.sql.run("INSERT INTO push_channels (environment_id, app_id, key, revision, definition, created_at, updated_at) VALUES (?, ?, 'promo', 3, '{}', 'x', 'x')", [environmentId, env.app.id]);
+  // Automations' rows (issue 28).
+  const automation = randomUUID();
+  await h.sql.run("INSERT INTO automations (environment_id, key, id, status, version, definition, created_at, updated_at) VALUES (?, 'a', ?, 'ACTIVE', 1, '{}', 'x', 'x')", [environmentId, automation]);
+  await h.sql.run("INSERT INTO automation_versions (automation_id, version, environment_id, definition, created_at) VALUES (?, 1, ?, '{}', 'x')", [automation, environmentId]);
+  await h.sql.run(
+    "INSERT INTO automation_runs (id, environment_id, automation_id, version, profile_id, status, context, entry, entered_at, entered_ms) VALUES (?, ?, ?, 1, ?, 'RUNNING', '{}', '{}', 'x', 0)",
+    [automation, environmentId, automation, profile],
+  );
+  await h.sql.run("INSERT INTO automation_steps (run_id, seq, environment_id, profile_id, step_id, kind, status, started_at) VALUES (?, 0, ?, ?, 's', 'exit', 'SUCCEEDED', 'x')", [automation, environmentId, profile]);
+  await h.sql.run("INSERT INTO automation_triggers (environment_id, idempotency_key, access_key_id, request_hash, response, created_at) VALUES (?, 'k', 'a', 'h', '{}', 'x')", [environmentId]);
   // In-app messages' rows (issue 27).
   const message = randomUUID();
   await h.sql.run("INSERT INTO in_app_messages (environment_id, key, id, status, version, definition, revision, created_at, updated_at) VALUES (?, 'm', ?, 'DRAFT', 1, '{}', 0, 'x', 'x')", [environmentId, message]);

@@ -1,19 +1,10 @@
-import type { Hono, MiddlewareHandler } from 'hono';
+import type { Hono } from 'hono';
 import { T } from '../../platform/http/schema';
-import type { EdgeEnv, EdgeGuards } from '../guards';
+import { ownEnvironment, type EdgeEnv, type EdgeGuards } from '../guards';
 import { edgeRoutes } from '../shared/body';
-import { EdgeErrors } from '../shared/errors';
 import type { EngageServices } from '../services';
 import { SendRequest, SendResponse, TemplateKeyParam } from './schemas';
 
-/**
- * The key is per environment: another environment's path is an incorrectly scoped credential
- * (spec 01, 401), refused with the credential, before anything else of the request is read.
- */
-const ownEnvironment: MiddlewareHandler<EdgeEnv> = async (c, next) => {
-  if (c.req.param('environmentId') !== c.get('accessKey').environmentId) throw EdgeErrors.unauthorized();
-  await next();
-};
 
 export function mountMessagingRoutes(app: Hono<EdgeEnv>, engage: EngageServices, guards: EdgeGuards): void {
   const route = edgeRoutes(engage.limits.maxRequestBytes);

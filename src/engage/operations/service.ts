@@ -1,3 +1,4 @@
+import type { Logger } from '../../platform/logger';
 import { DomainError } from '../../platform/errors';
 import type { Clock } from '../../platform/clock';
 import { createGroupCommit } from '../../platform/store/group-commit';
@@ -28,7 +29,12 @@ export interface IngestOutcome {
   statuses?: Record<string, number>;
   /** Whose state the batch changed (its change notices, said once it committed). */
   changed?: StateChanges;
+  /** The accepted EVENT_TRACKED operations, by profile (automations hear of them once the batch committed). */
+  events?: Map<string, { name: string; properties: Obj }[]>;
 }
+
+/** Told of a committed batch's accepted events (automations' event entries, waits and exits; issue 28). */
+export type EventListener = (environmentId: string, profileId: string, events: readonly { name: string; properties: Obj }[]) => Promise<void>;
 
 /** Counts what ingest does (platform/metrics.ts). */
 export interface IngestMetrics {
@@ -41,7 +47,7 @@ type Stores = { operations: OperationStore } & ProfileTx & ReceiptTx & ExposureT
 
 const rejected = (operationId: string, errorCode: string, message: string): OperationResult => ({ operationId, status: 'REJECTED', errorCode, message });
 
-export function createOperationService(deps: { store: Stores & TxRunner<Stores>; clock: Clock; metrics?: IngestMetrics; notices?: ChangeNotices }) {
+export function createOperationService(deps: { store: Stores & TxRunner<Stores>; clock: Clock; metrics?: IngestMetrics; notices?: ChangeNotices; logger?: Logger; events?: { listener?: EventListener } }) {
   const { store, clock } = deps;
   const notices = deps.notices ?? NO_NOTICES;
   const exposures = createExposureCounter();
@@ -82,6 +88,12 @@ export function createOperationService(deps: { store: Stores & TxRunner<Stores>;
   function told(p: InstallationPrincipal, outcome: IngestOutcome): IngestOutcome {
     if (outcome.changed?.installation) notices.installationChanged(p.environmentId, p.id);
     for (const id of outcome.changed?.profiles ?? []) notices.profileChanged(p.environmentId, id);
+    const listener = deps.events?.listener;
+    if (listener && outcome.events) {
+      for (const [profileId, events] of outcome.events) {
+        listener(p.environmentId, profileId, events).catch((err: unknown) => deps.logger?.error('event listener failed', { err }));
+      }
+    }
     return outcome;
   }
 
@@ -175,6 +187,7 @@ async function processBatch(tx: Stores, job: Job, counter: ExposureCounter): Pro
   const receipts: { deliveryId: string; type: 'DELIVERED' | 'OPENED'; at: string }[] = [];
   const exposures: ExposureRow[] = [];
   const interactions: InteractionRow[] = [];
+  const events = new Map<string, { name: string; properties: Obj }[]>();
   let changed = false;
   for (let i = 0; i < n; i++) {
     const op = ops[i];
@@ -209,6 +222,12 @@ async function processBatch(tx: Stores, job: Job, counter: ExposureCounter): Pro
       const x = op.payload as { flagKey: string; experimentId: string; variantKey: string; revision: number };
       exposures.push({ flagKey: x.flagKey, experimentId: x.experimentId, revision: x.revision, variantKey: x.variantKey, exposedMs: ms });
     }
+    if (type === 'EVENT_TRACKED' && profileId !== null) {
+      const x = op.payload as { name: string; properties: Obj };
+      const list = events.get(profileId);
+      if (list) list.push({ name: x.name, properties: x.properties });
+      else events.set(profileId, [{ name: x.name, properties: x.properties }]);
+    }
     if (type === 'INTERACTION_TRACKED') {
       const x = op.payload as { experienceId: string; messageId: string; variantId?: string | null; type: InteractionRow['type'] };
       interactions.push({ experienceId: x.experienceId, messageId: x.messageId, variantId: x.variantId ?? null, type: x.type, occurredMs: ms });
@@ -228,7 +247,7 @@ async function processBatch(tx: Stores, job: Job, counter: ExposureCounter): Pro
   await s.insertBatchResult(p.id, batchKey, digest, out, serverTime);
   const statuses: Record<string, number> = {};
   for (const r of results) statuses[r.status] = (statuses[r.status] ?? 0) + 1;
-  return { replayed: false, body: out, statuses, changed: stateChanges };
+  return { replayed: false, body: out, statuses, changed: stateChanges, ...(events.size > 0 ? { events } : {}) };
 }
 
 /** Applies one accepted state operation; returns whether installation-level state may have changed. */

@@ -61,10 +61,10 @@ describe('erasure registry (db/schema/erasure.ts)', () => {
 
   it('fails for a new table with an installation or profile column that is not declared', async () => {
     await h.sql.run('CREATE TABLE inbox_messages (id TEXT PRIMARY KEY, installation_id TEXT NOT NULL, body TEXT)');
-    await h.sql.run('CREATE TABLE automation_runs (id TEXT PRIMARY KEY, target_profile_id TEXT)');
+    await h.sql.run('CREATE TABLE journey_runs (id TEXT PRIMARY KEY, target_profile_id TEXT)');
     // No installation column, but whom it was sent to (issue 21 point 16: push_sends was missed so).
     await h.sql.run('CREATE TABLE email_sends (id TEXT PRIMARY KEY, recipient_type TEXT, recipient_value TEXT, response TEXT)');
-    expect(await undeclared()).toEqual(['automation_runs', 'email_sends', 'inbox_messages']);
+    expect(await undeclared()).toEqual(['email_sends', 'inbox_messages', 'journey_runs']);
   });
 });
 
@@ -127,6 +127,16 @@ describe('privacy erasure clears exactly what the registry declares', () => {
       await h.sql.run(
         "INSERT INTO flag_sticky_assignments (installation_id, flag_key, environment_id, experiment_id, variant_key, assigned_ms) VALUES (?, 'f', ?, 'x', 'on', 0)",
         [s.installationId, env.environment.id],
+      );
+      // A run of its anonymous profile and the run's step (automations, issue 28).
+      const run = randomUUID();
+      await h.sql.run(
+        "INSERT INTO automation_runs (id, environment_id, automation_id, version, profile_id, status, context, entry, entered_at, entered_ms) VALUES (?, ?, ?, 1, ?, 'WAITING', '{}', '{}', 'x', 0)",
+        [run, env.environment.id, randomUUID(), profile],
+      );
+      await h.sql.run(
+        "INSERT INTO automation_steps (run_id, seq, environment_id, profile_id, step_id, kind, status, started_at) VALUES (?, 0, ?, ?, 'a', 'wait', 'RUNNING', 'x')",
+        [run, env.environment.id, profile],
       );
       // Its impression window of a capped in-app message (issue 27).
       await h.sql.run('INSERT INTO in_app_impressions (installation_id, message_id, environment_id, window_start_ms, count) VALUES (?, ?, ?, 0, 1)', [

@@ -1,0 +1,396 @@
+/**
+ * The automation engine (issue 28 "Runs"): runs are rows of automation_runs and each is its own
+ * durable work item (platform/work's worker over that table): claimed when due, in any serving
+ * process, under a lease that every write of the attempt is conditional on. No run waits in
+ * memory: a wait is a due time (or an event name) on the row.
+ *
+ * An attempt loads the run's version (a run stays on the version it entered with) and executes
+ * steps from the current one until the run waits, ends or must retry. Each step's effect and the
+ * run's move to the next step are one transaction where the effect is a database write
+ * (profile-update, condition, exit, a wait's start), so they apply once. Effects outside the
+ * database carry a key: a push step sends with idempotency key `<run id>:<step id>` (a repeated
+ * attempt gets the first send's answer), a webhook carries `webhook-id` = the same (receivers
+ * deduplicate; delivered at least once). A paused automation's runs are held at their next step;
+ * an archived one's are cancelled there.
+ */
+import type { Clock } from '../../platform/clock';
+import type { Logger } from '../../platform/logger';
+import type { Metrics } from '../../platform/metrics';
+import type { TxRunner } from '../../platform/store/store';
+import { createWorker, type Lease, type WorkOutcome } from '../../platform/work/worker';
+import type { AccessKeyPrincipal } from '../environments/access-keys';
+import { compileCondition, type FlagContext } from '../flags/evaluate';
+import { applyIn, StateEffects, type ProfileTx } from '../profiles/service';
+import { NO_NOTICES, type ChangeNotices } from '../shared/change-notices';
+import type { AutomationDefinition, EventMatch, RunCondition, Step } from './schemas';
+import type { AutomationService, ProfileReads } from './service';
+import type { AutomationStore, RunRow, StepRow } from './store';
+import { nextTimeOfDay } from './time-of-day';
+import { placeholderValue, propertiesMatch, resolveTemplated, type RunScope } from './values';
+
+type Stores = { automations: AutomationStore } & ProfileTx;
+
+/** What a webhook step asks of the webhooks context (engage/webhooks). */
+export interface WebhookPort {
+  deliver(environmentId: string, r: { method: string; url: string; headers: Record<string, string>; body: string; webhookId: string; timeoutMs: number }): Promise<
+    | { kind: 'delivered'; status: number; response?: Record<string, unknown> }
+    | { kind: 'retry'; status?: number; retryAfterMs?: number; error: string }
+    | { kind: 'abort'; status?: number; error: string }
+  >;
+  /** The delay before the next attempt after `attemptsMade` failed ones; undefined once exhausted. */
+  retryDelayMs(attemptsMade: number, retryAfterMs?: number): number | undefined;
+}
+
+/** What a push step asks of transactional sends. */
+export interface SendPort {
+  send(key: AccessKeyPrincipal, templateKey: string, req: { recipient: { type: 'PROFILE'; value: string }; idempotencyKey: string; locale?: string; variables?: Record<string, unknown> }): Promise<{ replayed: boolean; response: { sendId?: string; accepted: boolean } }>;
+}
+
+/** Steps executed in one attempt before the run is put back in the queue (a long chain of instant steps yields). */
+const STEPS_PER_ATTEMPT = 25;
+/** A push step's (or an unexpected failure's) retries: 1 s doubling up to 5 min, 10 attempts. */
+const PUSH_RETRY = { attempts: 10, baseMs: 1_000, maxMs: 300_000 };
+
+type StepResult =
+  | { kind: 'next'; next: string | undefined; output?: unknown; context?: Record<string, unknown>; effects?: (tx: Stores) => Promise<void>; after?: () => void; status?: 'SUCCEEDED' | 'SKIPPED' }
+  | { kind: 'wait'; untilMs: number | null; waitingEvent: string | null; output: unknown }
+  | { kind: 'exit' }
+  | { kind: 'retry'; error: string; dueMs: number }
+  | { kind: 'fail'; error: string };
+
+export function createAutomationEngine(deps: {
+  store: Stores & TxRunner<Stores>;
+  clock: Clock;
+  logger: Logger;
+  metrics?: Pick<Metrics, 'workItems'>;
+  automations: Pick<AutomationService, 'publishedDefinition' | 'enter'>;
+  profiles: ProfileReads & { timeZone(environmentId: string, profileId: string): Promise<string> };
+  sends: SendPort;
+  webhooks?: WebhookPort;
+  appIdsOf(environmentId: string): Promise<string[]>;
+  notices?: ChangeNotices;
+  options?: { leaseMs?: number; batch?: number; concurrency?: number; idleMs?: number };
+}) {
+  const { store, clock, logger } = deps;
+  const notices = deps.notices ?? NO_NOTICES;
+  const nowMs = () => clock.now().getTime();
+  const iso = (ms: number) => new Date(ms).toISOString();
+
+  async function scopeOf(run: RunRow, context: Record<string, unknown>): Promise<RunScope> {
+    let profile: Promise<Awaited<ReturnType<RunScope['profile']>>> | undefined;
+    return {
+      context,
+      entry: JSON.parse(run.entry) as RunScope['entry'],
+      profile: () => (profile ??= deps.profiles.profile(run.environmentId, run.profileId).then((p) => p ?? null)),
+    };
+  }
+
+  /** One step's execution (no writes but through its result). */
+  async function execute(run: RunRow, step: Step, stepId: string, scope: RunScope, held: StepRow | undefined): Promise<StepResult> {
+    const now = nowMs();
+    switch (step.type) {
+      case 'exit':
+        return { kind: 'exit' };
+      case 'condition': {
+        const matched = await conditionsHold(step.conditions, scope);
+        return { kind: 'next', next: matched ? step.then : step.else, output: { matched } };
+      }
+      case 'profile-update': {
+        const set = (await resolveTemplated(step.set ?? {}, scope)) as Record<string, unknown>;
+        const op = `${run.id}:${stepId}`;
+        const effects = new StateEffects();
+        for (const [k, v] of Object.entries(set)) effects.put('profileAttributes', [run.profileId, k, v === undefined ? null : JSON.stringify(v), now, op]);
+        for (const k of step.remove ?? []) effects.put('profileAttributes', [run.profileId, k, null, now, op]);
+        for (const t of step.addTags ?? []) effects.put('profileTags', [run.profileId, t, 1, now, op]);
+        for (const t of step.removeTags ?? []) effects.put('profileTags', [run.profileId, t, 0, now, op]);
+        return {
+          kind: 'next',
+          next: step.next,
+          output: { set: Object.keys(set), remove: step.remove ?? [], addTags: step.addTags ?? [], removeTags: step.removeTags ?? [] },
+          effects: async (tx) => {
+            await applyIn(tx, { environmentId: run.environmentId, installationId: '', at: iso(now) }, effects);
+          },
+          after: () => notices.profileChanged(run.environmentId, run.profileId),
+        };
+      }
+      case 'wait': {
+        const started = held?.kind === 'wait' && held.status === 'RUNNING' ? (JSON.parse(held.output ?? '{}') as { untilMs?: number | null; matched?: unknown }) : undefined;
+        if (started) {
+          if (started.matched !== undefined) return { kind: 'next', next: step.next, output: { ...started, outcome: 'EVENT' } };
+          if (started.untilMs !== null && started.untilMs !== undefined && now >= started.untilMs) {
+            return { kind: 'next', next: step.event ? step.timeoutNext : step.next, output: { ...started, outcome: step.event ? 'TIMEOUT' : 'ELAPSED' } };
+          }
+          // Woken early (a resume after a pause): wait on.
+          return { kind: 'wait', untilMs: started.untilMs ?? null, waitingEvent: step.event?.eventName ?? null, output: started };
+        }
+        let untilMs: number;
+        if (step.seconds !== undefined) untilMs = now + step.seconds * 1000;
+        else if (step.timeOfDay !== undefined) untilMs = nextTimeOfDay(now, step.timeOfDay, await deps.profiles.timeZone(run.environmentId, run.profileId));
+        else untilMs = now + step.event!.timeoutSeconds * 1000;
+        return { kind: 'wait', untilMs, waitingEvent: step.event?.eventName ?? null, output: { untilMs, until: iso(untilMs), ...(step.event ? { eventName: step.event.eventName } : {}) } };
+      }
+      case 'push': {
+        const variables = (await resolveTemplated(step.variables ?? {}, scope)) as Record<string, unknown>;
+        const appIds = await deps.appIdsOf(run.environmentId);
+        const principal: AccessKeyPrincipal = { id: `automation:${run.automationId}`, environmentId: run.environmentId, appIds: new Set(appIds) };
+        try {
+          const sent = await deps.sends.send(principal, step.template, {
+            recipient: { type: 'PROFILE', value: run.profileId },
+            idempotencyKey: `${run.id}:${stepId}`,
+            ...(step.locale ? { locale: step.locale } : {}),
+            variables,
+          });
+          return { kind: 'next', next: step.next, output: { sendId: sent.response.sendId ?? null, accepted: sent.response.accepted, replayed: sent.replayed } };
+        } catch (e) {
+          const code = (e as { code?: string; kind?: string }).code;
+          const kind = (e as { kind?: string }).kind;
+          // A refusal of the request itself is permanent; anything else (the database, overload) is tried again.
+          if (code && kind && kind !== 'unavailable' && kind !== 'rate_limited') return { kind: 'fail', error: `push: ${code}: ${(e as Error).message}` };
+          return retryLater(run, `push: ${(e as Error).message}`, PUSH_RETRY);
+        }
+      }
+      case 'webhook': {
+        if (!deps.webhooks) return { kind: 'fail', error: 'webhook: outbound webhooks are not available in this process' };
+        const data = await resolveTemplated(step.body ?? {}, scope);
+        const body = JSON.stringify({ type: 'automation.step', timestamp: iso(now), data });
+        const out = await deps.webhooks.deliver(run.environmentId, {
+          method: step.method,
+          url: step.url,
+          headers: step.headers ?? {},
+          body,
+          webhookId: `${run.id}:${stepId}`,
+          timeoutMs: (step.timeoutSeconds ?? 15) * 1000,
+        });
+        if (out.kind === 'delivered') {
+          const mapped: Record<string, unknown> = {};
+          for (const [k, path] of Object.entries(step.responseMapping ?? {})) mapped[k] = placeholderValue(out.response, path);
+          return { kind: 'next', next: step.next, output: { status: out.status, mapped: Object.keys(mapped) }, context: { ...scope.context, ...mapped } };
+        }
+        if (out.kind === 'abort') return { kind: 'fail', error: `webhook: ${out.error}` };
+        const delay = deps.webhooks.retryDelayMs(run.attempts, out.retryAfterMs);
+        if (delay === undefined) return { kind: 'fail', error: `webhook: ${out.error}; gave up after ${run.attempts} attempts` };
+        return { kind: 'retry', error: `webhook: ${out.error}`, dueMs: now + delay };
+      }
+      case 'in-app':
+        return { kind: 'fail', error: 'in-app: in-app steps are not executed by this version of the server' };
+    }
+  }
+
+  function retryLater(run: RunRow, error: string, p: typeof PUSH_RETRY): StepResult {
+    if (run.attempts >= p.attempts) return { kind: 'fail', error: `${error}; gave up after ${run.attempts} attempts` };
+    return { kind: 'retry', error, dueMs: nowMs() + Math.min(p.maxMs, p.baseMs * 2 ** (run.attempts - 1)) };
+  }
+
+  async function conditionsHold(conditions: readonly RunCondition[], scope: RunScope): Promise<boolean> {
+    const p = conditions.some((c) => c.attribute.startsWith('profile')) ? await scope.profile() : null;
+    const profile = p ? { id: p.id, externalId: p.externalId ?? '', attributes: p.attributes, tags: p.tags } : null;
+    for (const c of conditions) {
+      let ctx: FlagContext;
+      let attribute = c.attribute;
+      if (c.attribute.startsWith('context.')) {
+        attribute = `installation.attributes.${c.attribute.slice('context.'.length)}`;
+        ctx = { installationId: '', app: '', platform: '', attributes: scope.context };
+      } else if (c.attribute.startsWith('event.properties.')) {
+        attribute = `installation.attributes.${c.attribute.slice('event.properties.'.length)}`;
+        ctx = { installationId: '', app: '', platform: '', attributes: scope.entry.type === 'EVENT' ? scope.entry.properties : {} };
+      } else ctx = { installationId: '', app: '', platform: '', profile: p && p.externalId !== null ? profile : null };
+      if (!compileCondition({ ...c, attribute })(ctx)) return false;
+    }
+    return true;
+  }
+
+  /**
+   * One attempt at a claimed run: steps until it waits, ends or must retry. Every write is
+   * conditional on the lease (the due time the claim wrote, kept while the attempt goes on), so a
+   * process whose lease lapsed and was taken over writes nothing more.
+   */
+  async function attempt(run: RunRow, lease: Lease): Promise<WorkOutcome> {
+    const a = await store.automations.byId(run.environmentId, run.automationId);
+    const at = nowMs();
+    if (!a || a.status === 'ARCHIVED') {
+      await store.tx((tx) => tx.automations.advance(run.id, lease.untilMs, ended(run, 'CANCELLED', run.context, null, at)));
+      return { kind: 'done' };
+    }
+    if (a.status === 'PAUSED') {
+      await store.tx((tx) => tx.automations.hold(run.id, lease.untilMs, at));
+      return { kind: 'done' };
+    }
+    const def: AutomationDefinition = await deps.automations.publishedDefinition(run.automationId, run.version);
+    let stepId = run.stepId;
+    let seq = run.stepSeq;
+    let context = JSON.parse(run.context) as Record<string, unknown>;
+    for (let i = 0; i < STEPS_PER_ATTEMPT && stepId !== null; i++) {
+      const step = def.steps[stepId];
+      const scope = await scopeOf(run, context);
+      const held = await store.automations.step(run.id, seq);
+      const startedAt = held?.startedAt ?? iso(nowMs());
+      const r = await execute({ ...run, stepId, stepSeq: seq, context: JSON.stringify(context) }, step, stepId, scope, held);
+      const now = nowMs();
+      const base = { runId: run.id, seq, environmentId: run.environmentId, profileId: run.profileId, stepId, kind: step.type, startedAt, attempts: Math.max(1, run.attempts) };
+      const json = (v: unknown) => (v === undefined ? null : JSON.stringify(v));
+      let committed: boolean;
+      if (r.kind === 'next') {
+        const nextContext = r.context ?? context;
+        committed = await store.tx(async (tx) => {
+          await r.effects?.(tx);
+          await tx.automations.putStep({ ...base, status: r.status ?? 'SUCCEEDED', finishedAt: iso(now), error: null, output: json(r.output) });
+          const done = r.next === undefined;
+          const ok = await tx.automations.advance(run.id, lease.untilMs, {
+            status: done ? 'COMPLETED' : 'RUNNING',
+            stepId: r.next ?? null,
+            stepSeq: seq + 1,
+            dueMs: done ? null : lease.untilMs,
+            waitingEvent: null,
+            context: JSON.stringify(nextContext),
+            error: null,
+            endedAt: done ? iso(now) : null,
+            endedMs: done ? now : null,
+          });
+          if (!ok) throw new LeaseLost();
+          return true;
+        }).catch(lost);
+        if (!committed) return { kind: 'done' };
+        r.after?.();
+        stepId = r.next ?? null;
+        seq += 1;
+        context = nextContext;
+        run = { ...run, attempts: 1 };
+        continue;
+      }
+      if (r.kind === 'exit') {
+        await store.tx(async (tx) => {
+          await tx.automations.putStep({ ...base, status: 'SUCCEEDED', finishedAt: iso(now), error: null, output: null });
+          if (!(await tx.automations.advance(run.id, lease.untilMs, { ...ended({ ...run, stepSeq: seq + 1 }, 'EXITED', JSON.stringify(context), null, now), stepSeq: seq + 1 }))) throw new LeaseLost();
+        }).catch(lost);
+        return { kind: 'done' };
+      }
+      if (r.kind === 'wait') {
+        await store.tx(async (tx) => {
+          await tx.automations.putStep({ ...base, status: 'RUNNING', finishedAt: null, error: null, output: json(r.output) });
+          const ok = await tx.automations.advance(run.id, lease.untilMs, {
+            status: 'WAITING',
+            stepId,
+            stepSeq: seq,
+            dueMs: r.untilMs,
+            waitingEvent: r.waitingEvent,
+            context: JSON.stringify(context),
+            error: null,
+            endedAt: null,
+            endedMs: null,
+          });
+          if (!ok) throw new LeaseLost();
+        }).catch(lost);
+        return { kind: 'done' };
+      }
+      if (r.kind === 'retry') {
+        await store.tx(async (tx) => {
+          await tx.automations.putStep({ ...base, status: 'RUNNING', finishedAt: null, error: r.error, output: null });
+          if (!(await tx.automations.retryStep(run.id, lease.untilMs, r.dueMs, r.error))) throw new LeaseLost();
+        }).catch(lost);
+        return { kind: 'done' };
+      }
+      // fail
+      await store.tx(async (tx) => {
+        await tx.automations.putStep({ ...base, status: 'FAILED', finishedAt: iso(now), error: r.error, output: null });
+        if (!(await tx.automations.advance(run.id, lease.untilMs, { ...ended({ ...run, stepSeq: seq }, 'FAILED', JSON.stringify(context), r.error, now), stepId }))) throw new LeaseLost();
+      }).catch(lost);
+      return { kind: 'done' };
+    }
+    // Yielded after STEPS_PER_ATTEMPT instant steps: due again at once (lease held until now).
+    if (stepId !== null) await store.tx((tx) => tx.automations.renew(run.id, lease.untilMs, nowMs())).catch(() => false);
+    return { kind: 'done' };
+  }
+
+  const lost = (e: unknown): false => {
+    if (e instanceof LeaseLost) {
+      logger.warn('automation run lease lost: another process took the run over', {});
+      return false;
+    }
+    throw e;
+  };
+
+  const worker = createWorker<RunRow>(
+    {
+      name: 'automation_runs',
+      leaseMs: deps.options?.leaseMs ?? 30_000,
+      batch: deps.options?.batch ?? 50,
+      concurrency: deps.options?.concurrency ?? 16,
+      claim: (now, until, limit) => store.tx((tx) => tx.automations.claim(now, until, limit)),
+      nextDueMs: () => store.automations.nextDue(),
+      attempts: (run) => run.attempts,
+      // Unexpected failures of an attempt (the database away): tried again with backoff, never given up.
+      retry: () => ({ maxAttempts: Number.MAX_SAFE_INTEGER, baseMs: 1_000, capMs: 300_000 }),
+      attempt: (run, lease) => attempt(run, lease),
+      // The attempt wrote the run's next state itself; an unexpected failure moves its due time.
+      settle: (run, until, s) => (s.kind === 'done' ? Promise.resolve(true) : store.tx((tx) => tx.automations.retryStep(run.id, until, s.kind === 'retry' ? s.dueMs : nowMs() + 60_000, s.error))),
+      renew: (run, from, to) => store.tx((tx) => tx.automations.renew(run.id, from, to)),
+    },
+    { clock, logger, metrics: deps.metrics, idleMs: deps.options?.idleMs ?? 1_000 },
+  );
+
+  /** Event cache per environment: the published definitions of ACTIVE and PAUSED automations, read again after 5 s. */
+  const eventCache = new Map<string, { readMs: number; list: { id: string; status: string; publishedVersion: number; def: AutomationDefinition }[] }>();
+  async function eventAutomations(environmentId: string) {
+    const held = eventCache.get(environmentId);
+    const now = nowMs();
+    if (held && now - held.readMs < 5_000) return held.list;
+    const list = (await store.automations.eventAutomations(environmentId)).map((r) => ({ ...r, def: JSON.parse(r.definition) as AutomationDefinition }));
+    eventCache.set(environmentId, { readMs: now, list });
+    if (eventCache.size > 1024) eventCache.delete(eventCache.keys().next().value!);
+    return list;
+  }
+
+  /**
+   * EVENT_TRACKED operations of a profile, after ingest committed them: exit criteria end live
+   * runs, waiting runs whose event came are woken, and event entries start runs (a refusal by the
+   * audience or re-entry is no error here). Acted on by the process that ingested them.
+   */
+  async function onEvents(environmentId: string, profileId: string, events: readonly { name: string; properties: Record<string, unknown> }[]): Promise<void> {
+    const list = await eventAutomations(environmentId);
+    let woke = false;
+    for (const e of events) {
+      const at = nowMs();
+      for (const a of list) {
+        if (a.def.exit && matches(a.def.exit, e)) {
+          for (const run of await store.automations.liveOf(profileId, a.id)) if (await store.automations.exit(run.id, iso(at), at)) woke = true;
+        }
+      }
+      for (const run of await store.automations.waitingFor(profileId, e.name)) {
+        const def = await deps.automations.publishedDefinition(run.automationId, run.version);
+        const step = run.stepId ? def.steps[run.stepId] : undefined;
+        if (!step || step.type !== 'wait' || !step.event || !matches(step.event, e)) continue;
+        await store.tx(async (tx) => {
+          if (!(await tx.automations.wakeFor(run.id, e.name, run.stepSeq, at))) return;
+          const held = await tx.automations.step(run.id, run.stepSeq);
+          if (!held) return;
+          await tx.automations.putStep({ ...held, environmentId, profileId, output: JSON.stringify({ ...(JSON.parse(held.output ?? '{}') as object), matched: { name: e.name, at: iso(at) } }) });
+          woke = true;
+        });
+      }
+      for (const a of list) {
+        if (a.status !== 'ACTIVE' || !a.def.entries.event || !matches(a.def.entries.event, e)) continue;
+        const row = await store.automations.byId(environmentId, a.id);
+        if (!row) continue;
+        try {
+          await deps.automations.enter(environmentId, row, profileId, {}, { type: 'EVENT', name: e.name, properties: e.properties });
+        } catch (err) {
+          const code = (err as { code?: string }).code;
+          if (code !== 'reentry_refused' && code !== 'profile_not_in_audience' && code !== 'automation_not_active') logger.error('automation event entry failed', { err });
+        }
+      }
+    }
+    if (woke) worker.wake();
+  }
+
+  return { run: worker.run, wake: worker.wake, start: worker.start, stop: worker.stop, onEvents };
+}
+
+const matches = (m: EventMatch, e: { name: string; properties: Record<string, unknown> }) => m.eventName === e.name && propertiesMatch(m.conditions ?? [], e.properties);
+
+function ended(run: Pick<RunRow, 'stepId' | 'stepSeq'>, status: 'CANCELLED' | 'EXITED' | 'FAILED', context: string, error: string | null, atMs: number) {
+  return { status, stepId: run.stepId, stepSeq: run.stepSeq, dueMs: null, waitingEvent: null, context, error, endedAt: new Date(atMs).toISOString(), endedMs: atMs };
+}
+
+class LeaseLost extends Error {}
+
+export type AutomationEngine = ReturnType<typeof createAutomationEngine>;

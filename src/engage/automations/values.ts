@@ -1,0 +1,93 @@
+/**
+ * What a run reads (issue 28): `{{reference}}` placeholders in step fields (push variables,
+ * webhook bodies, profile updates) and the entry event's property conditions. A string that is one
+ * placeholder and nothing else takes the value as it is (a number stays a number); placeholders
+ * inside a longer string are written as text (a missing value as nothing).
+ */
+import type { Static } from '../../platform/http/schema';
+import type { PropertyCondition } from '../in-app/schemas';
+import type { Entry } from './service';
+
+export interface RunScope {
+  context: Record<string, unknown>;
+  entry: Entry;
+  /** The run's profile, read once when a step needs it (null: erased meanwhile). */
+  profile(): Promise<{ id: string; externalId: string | null; attributes: Record<string, unknown>; tags: string[] } | null>;
+}
+
+const WHOLE = /^\{\{\s*([^}\s]+)\s*\}\}$/;
+const ANY = /\{\{\s*([^}\s]+)\s*\}\}/g;
+
+/** The value at a dotted path of an object (undefined when absent). */
+export function placeholderValue(root: unknown, path: string): unknown {
+  let v: unknown = root;
+  for (const part of path.split('.')) {
+    if (typeof v !== 'object' || v === null || Array.isArray(v) || !Object.prototype.hasOwnProperty.call(v, part)) return undefined;
+    v = (v as Record<string, unknown>)[part];
+  }
+  return v;
+}
+
+async function lookup(ref: string, scope: RunScope): Promise<unknown> {
+  if (ref.startsWith('context.')) return scope.context[ref.slice('context.'.length)];
+  if (ref.startsWith('event.properties.')) return scope.entry.type === 'EVENT' ? scope.entry.properties[ref.slice('event.properties.'.length)] : undefined;
+  const p = await scope.profile();
+  if (!p) return undefined;
+  if (ref === 'profile.externalId') return p.externalId ?? undefined;
+  if (ref.startsWith('profile.attributes.')) return p.attributes[ref.slice('profile.attributes.'.length)];
+  return undefined;
+}
+
+/** `value` with its placeholders replaced (recursively through objects and arrays). */
+export async function resolveTemplated(value: unknown, scope: RunScope): Promise<unknown> {
+  if (typeof value === 'string') {
+    const whole = WHOLE.exec(value);
+    if (whole) return (await lookup(whole[1], scope)) ?? null;
+    if (!value.includes('{{')) return value;
+    let out = '';
+    let last = 0;
+    for (const m of value.matchAll(ANY)) {
+      const v = await lookup(m[1], scope);
+      out += value.slice(last, m.index) + (v === undefined || v === null ? '' : typeof v === 'string' ? v : JSON.stringify(v));
+      last = m.index! + m[0].length;
+    }
+    return out + value.slice(last);
+  }
+  if (Array.isArray(value)) return Promise.all(value.map((v) => resolveTemplated(v, scope)));
+  if (typeof value === 'object' && value !== null) {
+    const out: Record<string, unknown> = {};
+    for (const [k, v] of Object.entries(value)) out[k] = await resolveTemplated(v, scope);
+    return out;
+  }
+  return value;
+}
+
+/** Whether an event's properties meet every condition (the in-app triggers' language, evaluated here on the server). */
+export function propertiesMatch(conditions: readonly Static<typeof PropertyCondition>[], properties: Record<string, unknown>): boolean {
+  return conditions.every((c) => {
+    const v = properties[c.property];
+    const values = c.values ?? [];
+    switch (c.operator) {
+      case 'exists':
+        return v !== undefined && v !== null;
+      case 'equals':
+        return v === values[0];
+      case 'in':
+        return values.includes(v as never);
+      case 'notIn':
+        return v !== undefined && v !== null && !values.includes(v as never);
+      case 'contains':
+        return typeof v === 'string' && values.some((x) => typeof x === 'string' && v.includes(x));
+      case 'startsWith':
+        return typeof v === 'string' && values.some((x) => typeof x === 'string' && v.startsWith(x));
+      case 'lt':
+        return typeof v === 'number' && v < (values[0] as number);
+      case 'lte':
+        return typeof v === 'number' && v <= (values[0] as number);
+      case 'gt':
+        return typeof v === 'number' && v > (values[0] as number);
+      case 'gte':
+        return typeof v === 'number' && v >= (values[0] as number);
+    }
+  });
+}
