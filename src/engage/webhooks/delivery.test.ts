@@ -167,6 +167,8 @@ describe('SSRF: destinations refused unless allow-listed', () => {
     const resolver = stub(['10.1.2.3']);
     expect(await send({ url: 'http://internal.example/hook' }, null, resolver)).toMatchObject({ kind: 'abort', error: expect.stringContaining('internal.example resolves to 10.1.2.3') });
     expect(resolver.calls).toEqual(['internal.example']);
+    // The https agent's sockets go through the same check.
+    expect(await send({ url: 'https://internal.example/hook' }, null, stub(['fd00:ec2::254']))).toMatchObject({ kind: 'abort', error: expect.stringContaining('resolves to fd00:ec2::254') });
     expect(seen).toHaveLength(0);
   });
 

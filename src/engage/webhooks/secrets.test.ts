@@ -1,6 +1,6 @@
 import { Webhook } from 'standardwebhooks';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { createHarness, type Harness } from '../../../test/helpers/harness';
+import { TEST_ENGINE, createHarness, type Harness } from '../../../test/helpers/harness';
 import { createEngageAdminFixture, type EngageAdminFixture } from '../../../test/helpers/engage-admin';
 import { setupEnvironment } from '../../../test/fixtures/engage';
 import { ACTOR } from '../../../test/fixtures/actor';
@@ -111,6 +111,23 @@ describe('per-environment secrets with rotation (secrets.ts)', () => {
     const fourth = await signing().rotate(env, { overlapSeconds: 0 }, ACTOR);
     expect(await signing().signingSecrets(env, t0)).toEqual([fourth.secret]);
     expect(fourth.secrets).toHaveLength(1);
+  });
+
+  it('concurrent rotations (two processes on PostgreSQL): each answers a new secret or 409 operation_conflict; one current secret, a rotation’s', async () => {
+    const env = (await setupEnvironment(h, 'racing')).environment.id;
+    // On SQLite the two "processes" of a test share one thread, where one's busy wait would block the other's transaction: one process there.
+    const other = TEST_ENGINE === 'postgres' ? await h.otherProcess() : h.services;
+    const results = await Promise.allSettled([0, 1, 2, 3, 4, 5].map((i) => (i % 2 ? other : h.services).engage.webhooks.signing.rotate(env, { overlapSeconds: 60 }, ACTOR)));
+    const won = results.flatMap((r) => (r.status === 'fulfilled' ? [r.value] : []));
+    for (const r of results) if (r.status === 'rejected') expect(r.reason).toMatchObject({ code: 'operation_conflict' });
+    expect(won.length).toBeGreaterThan(0);
+    expect(new Set(won.map((w) => w.secret)).size).toBe(won.length);
+    const view = await signing().show(env);
+    expect(view.secrets.filter((s) => s.retiresAt === null)).toHaveLength(1);
+    expect(won.map((w) => w.id)).toContain(view.secrets[0].id);
+    expect(view.secrets).toHaveLength(won.length);
+    const live = await signing().signingSecrets(env);
+    expect(live[0]).toBe(won.find((w) => w.id === view.secrets[0].id)!.secret);
   });
 
   it('refuses an overlap out of 0..604800 and a change under an environment being deleted, naming the field, never 5xx', async () => {
