@@ -382,7 +382,7 @@ export function createAutomationEngine(deps: {
     if (woke) worker.wake();
   }
 
-  return { run: worker.run, wake: worker.wake, start: worker.start, stop: worker.stop, onEvents };
+  return { run: worker.run, wake: worker.wake, start: worker.start, stop: worker.stop, onEvents, forget: (environmentId: string) => eventCache.delete(environmentId) };
 }
 
 const matches = (m: EventMatch, e: { name: string; properties: Record<string, unknown> }) => m.eventName === e.name && propertiesMatch(m.conditions ?? [], e.properties);

@@ -46,7 +46,9 @@ const StepId = (description?: string) => T.String({ pattern: KEY_PATTERN, descri
  * and the profile's attributes (flag references: `profile.externalId`, `profile.attributes.<key>`, `profile.tags`).
  */
 const KEY = KEY_PATTERN.slice(1, -1);
-export const RUN_REFERENCE = `^(?:context\\.${KEY}|event\\.properties\\.${KEY}|profile\\.externalId|profile\\.attributes\\.${KEY})$`;
+/** A key of the context or of the event's properties (free keys: letters of either case, digits, `_`, `-`). */
+const FREE_KEY = '[A-Za-z0-9_-]{1,128}';
+export const RUN_REFERENCE = `^(?:context\\.${FREE_KEY}|event\\.properties\\.${FREE_KEY}|profile\\.externalId|profile\\.attributes\\.${KEY})$`;
 const RUN_REFERENCE_RE = new RegExp(RUN_REFERENCE);
 
 /** A condition of a condition step: the flags' language over the profile, plus `context.*` and `event.properties.*` (compared as free values). */
@@ -169,9 +171,9 @@ export function draftViolations(value: unknown, at = ''): Violation[] {
 
 function runConditionViolations(c: RunCondition, at: string): Violation[] {
   if (/^(?:context|event\.properties)\./.test(c.attribute)) {
-    if (!RUN_REFERENCE_RE.test(c.attribute)) return [violation(ViolationCode.value, `${at}.attribute`, 'must be context.<key> or event.properties.<key> (keys: ^[a-z][a-z0-9_.-]{0,127}$)')];
+    if (!RUN_REFERENCE_RE.test(c.attribute)) return [violation(ViolationCode.value, `${at}.attribute`, 'must be context.<key> or event.properties.<key> (keys: 1 to 128 of A-Z a-z 0-9 _ -)')];
     // Compared as an attribute of free type: any operator, the value decides.
-    return conditionViolations({ ...c, attribute: `installation.attributes.${c.attribute.slice(c.attribute.indexOf('.') + 1).replace(/^properties\./, '')}` }, at);
+    return conditionViolations({ ...c, attribute: 'installation.attributes.value' }, at);
   }
   return conditionViolations(c, at);
 }

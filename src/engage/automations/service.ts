@@ -148,6 +148,8 @@ export function createAutomationService(deps: {
   exists: { template(environmentId: string, key: string): Promise<boolean>; message(environmentId: string, key: string): Promise<boolean> };
   /** A run was committed: the engine looks at once. */
   wake?: () => void;
+  /** An automation changed: this process's engine reads the environment's event entries and exits again at once (others within 5 s). */
+  changed?: (environmentId: string) => void;
 }) {
   const { store, clock, environments } = deps;
   const now = () => clock.now().toISOString();
@@ -211,6 +213,7 @@ export function createAutomationService(deps: {
         await auditIn(tx, t.actor, t.action, { type: 'automation', id: key }, { environmentId, key, version: next.version, status: next.status, publishedVersion: next.publishedVersion }, at);
         return (await tx.automations.find(environmentId, key))!;
       });
+      deps.changed?.(environmentId);
       return { view: viewOf(environmentId, row), changed: true };
     } catch (e) {
       if (!(e instanceof Unchanged)) throw e;

@@ -61,6 +61,7 @@ export function createAutomations(deps: {
     }
   };
   let wake: () => void = () => undefined;
+  let changed: (environmentId: string) => void = () => undefined;
   const service = createAutomationService({
     store,
     clock,
@@ -75,6 +76,7 @@ export function createAutomations(deps: {
       message: (environmentId, key) => swallow(() => deps.inApp.find(environmentId, key)),
     },
     wake: () => wake(),
+    changed: (environmentId) => changed(environmentId),
   });
   const engine = createAutomationEngine({
     store,
@@ -95,6 +97,7 @@ export function createAutomations(deps: {
     notices: deps.notices,
   });
   wake = engine.wake;
+  changed = engine.forget;
   return { ...service, engine };
 }
 
