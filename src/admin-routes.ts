@@ -24,6 +24,7 @@ import { privacyAdminRoutes } from './engage/privacy/admin-routes';
 import { auditAdminRoutes } from './engage/admin/audit-routes';
 import { flagAdminRoutes } from './engage/flags/admin-routes';
 import { inAppAdminRoutes } from './engage/in-app/admin-routes';
+import { automationAdminRoutes } from './engage/automations/admin-routes';
 import { listAdminRoutes } from './engage/preferences/admin-routes';
 import { pushChannelAdminRoutes } from './engage/push-channels/admin-routes';
 import { webhookSigningAdminRoutes } from './engage/webhooks/admin-routes';
@@ -78,6 +79,8 @@ export function engageAdminRouteGroups(services: Services): EngageAdminRoutes[] 
     flagAdminRoutes({ flags: engage.flags, schedules: engage.flagSchedules }),
     // In-app messages: edits, publishing, results (engage/in-app, issue 27).
     inAppAdminRoutes({ inApp: engage.inApp }),
+    // Automations: definitions, versions, the API entry's key, runs and their timelines (engage/automations, issue 28).
+    automationAdminRoutes({ automations: engage.automations }),
     // The secrets that sign an environment's outbound webhooks, their rotation (engage/webhooks, issue 28).
     webhookSigningAdminRoutes({ signing: engage.webhooks.signing }),
     // An environment's sync settings (engage/definitions, issue 26).
