@@ -12,7 +12,6 @@ import { compileMessage, type MessageEntry } from '../in-app/documents';
 import type { PublishedMessageRow } from '../in-app/read-store';
 import type { ListDefinition, ListRow } from '../preferences/read-store';
 import type { PushChannelDefinition, PushChannelRow } from '../push-channels/read-store';
-import type { Sources } from './documents';
 import { shared } from './wire';
 
 export interface FlagEntry {
@@ -30,8 +29,8 @@ export interface FlagEntry {
   readsProfile: boolean;
   /** Whether a profile-sticky split may record what it served an anonymous installation. */
   sticky: boolean;
-  /** Its document's sources (documents.ts), the same object for every installation. */
-  sources: Sources;
+  /** Its document's sources (documents.ts `Sources`), the same object for every installation. */
+  sources: Readonly<{ def: number; inst: boolean; prof: boolean }>;
 }
 
 /** A push channel or category with its document payload (shared by every installation of its app: wire.ts). */

@@ -28,7 +28,7 @@ import { compileDefinitions, createDefinitionsCache, type Definitions } from './
 import { deriveDocuments, type Delta, type InstallationFacts, type Sources, type SyncDocument } from './documents';
 import { SyncErrors } from './errors';
 import type { SyncRequest, SyncResponse } from './schemas';
-import type { SyncHead, SyncStore } from './store';
+import type { SyncHead, SyncRevisions, SyncStore } from './store';
 
 type Stores = ProfileTx & { sync: SyncStore; flagReads: FlagReadStore; listReads: ListReadStore; pushChannelReads: PushChannelReadStore; inAppReads: InAppReadStore };
 
@@ -91,10 +91,10 @@ export function createSyncService(deps: {
     }
     const now = clock.now();
 
-    // An unchanged installation costs one statement, and its cursor stays the one it sent (the
-    // same state: nothing to sign again). Without a cursor there is nothing to compare: straight to the snapshot.
+    // An unchanged installation costs one statement (the head's revisions only), and its cursor
+    // stays the one it sent (the same state: nothing to sign again). Without a cursor there is nothing to compare: straight to the snapshot.
     if (cursor) {
-      const head = await store.sync.head(p.environmentId, p.id);
+      const head = await store.sync.revisions(p.environmentId, p.id);
       if (!head) throw EdgeErrors.unauthorized();
       if (usable(cursor, head, modules) && unchanged(cursor, head, now.getTime())) {
         deps.metrics?.syncResponses.inc({ kind: 'unchanged' });
@@ -184,7 +184,7 @@ export function createSyncService(deps: {
    * The environment's interval, sooner when a scheduled change of a flag that may concern the
    * installation is due, or a document may change at `wakeMs` (never under 30 s).
    */
-  async function refreshAfter(environmentId: string, head: SyncHead, defs: Definitions | undefined, now: Date, wakeMs: number): Promise<number> {
+  async function refreshAfter(environmentId: string, head: SyncRevisions, defs: Definitions | undefined, now: Date, wakeMs: number): Promise<number> {
     const base = head.refreshAfterSeconds ?? DEFAULT_REFRESH;
     const due = await dueChanges(environmentId, head.definitionsRevision, now.getTime());
     let soonest = wakeMs;
@@ -199,7 +199,7 @@ export function createSyncService(deps: {
 
   function answer(
     p: InstallationPrincipal,
-    head: SyncHead,
+    head: SyncRevisions,
     modules: SdkModule[],
     now: Date,
     fullSnapshot: boolean,
@@ -228,7 +228,7 @@ export function createSyncService(deps: {
 }
 
 /** A document's revision: the sum of its sources' (never above the response's). */
-function revisionOf(s: Sources, head: SyncHead): number {
+function revisionOf(s: Sources, head: SyncRevisions): number {
   return s.def + (s.inst ? head.installationRevision : 0) + (s.prof ? head.profileRevision : 0);
 }
 
@@ -237,7 +237,7 @@ function revisionOf(s: Sources, head: SyncHead): number {
  * revisions, or that passed one of their instants (an in-app schedule's bound, the end of a cap's
  * window) between the cursor's issue and now.
  */
-function deltaFrom(cursor: CursorState, head: SyncHead, nowMs: number): Delta {
+function deltaFrom(cursor: CursorState, head: SyncRevisions, nowMs: number): Delta {
   const since = cursor.revisions.map(Number);
   const issuedMs = cursor.issuedAt.getTime();
   return {
@@ -256,7 +256,7 @@ function deltaFrom(cursor: CursorState, head: SyncHead, nowMs: number): Delta {
  * database restored from a backup), and definitions not older than the tombstone horizon.
  * Otherwise: a full snapshot.
  */
-function usable(cursor: CursorState, head: SyncHead, modules: readonly SdkModule[]): boolean {
+function usable(cursor: CursorState, head: SyncRevisions, modules: readonly SdkModule[]): boolean {
   if (cursor.generation !== BigInt(head.generation)) return false;
   if (cursor.modules.length !== modules.length || cursor.modules.some((m, i) => m !== modules[i])) return false;
   if (cursor.revisions.length !== 3 && cursor.revisions.length !== 4) return false;
@@ -265,7 +265,7 @@ function usable(cursor: CursorState, head: SyncHead, modules: readonly SdkModule
 }
 
 /** Nothing written since the cursor, and its wake instant (if any) not reached. */
-function unchanged(cursor: CursorState, head: SyncHead, nowMs: number): boolean {
+function unchanged(cursor: CursorState, head: SyncRevisions, nowMs: number): boolean {
   const [d, i, p, wake = 0] = cursor.revisions.map(Number);
   return d === head.definitionsRevision && i === head.installationRevision && p === head.profileRevision && (wake === 0 || nowMs < wake * 1000);
 }

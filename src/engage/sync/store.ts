@@ -57,6 +57,18 @@ const HEAD = `${params('env_id', 'inst_id')}SELECT i.generation, i.sync_revision
 
 type RawHead = Omit<SyncHead, 'bound' | 'pushTokenHeld'> & { bindingState: string; pushTokenHeld: number };
 
+/** What decides whether a cursor is unchanged (and answers it): the head's revisions and what the answer needs besides. */
+export type SyncRevisions = Pick<SyncHead, 'generation' | 'installationRevision' | 'profileRevision' | 'definitionsRevision' | 'horizon' | 'refreshAfterSeconds' | 'appId'>;
+
+/** The head's revision columns only: the unchanged answer's one statement (a row of 7 values to build, not 21). */
+const REVISIONS = `${params('env_id', 'inst_id')}SELECT i.generation, i.sync_revision AS "installationRevision", i.app_id AS "appId",
+    COALESCE(p.sync_revision, 0) AS "profileRevision", COALESCE(s.revision, 0) AS "definitionsRevision", COALESCE(s.horizon, 0) AS horizon,
+    s.refresh_after_seconds AS "refreshAfterSeconds"
+  FROM installations i
+  LEFT JOIN profiles p ON p.id = i.profile_id
+  LEFT JOIN sync_environments s ON s.environment_id = i.environment_id
+  WHERE i.environment_id = (SELECT env_id FROM k) AND i.id = (SELECT inst_id FROM k)`;
+
 /** Rows of each kind read for one installation or profile (the first, in key order; profiles/store.ts SYNC_READ_LIMIT). */
 const LIMIT = 1_000;
 
@@ -111,6 +123,21 @@ export function createSyncStore(db: Sql) {
         inAppSettingsRevision: Number(r.inAppSettingsRevision),
         bound: bindingState === 'BOUND',
         pushTokenHeld: Number(r.pushTokenHeld) === 1,
+      };
+    },
+
+    /** The head's revisions alone (the same snapshot a head would read). */
+    async revisions(environmentId: string, installationId: string): Promise<SyncRevisions | undefined> {
+      const r = await db.get<SyncRevisions>(REVISIONS, [environmentId, installationId]);
+      if (!r) return undefined;
+      return {
+        generation: Number(r.generation),
+        installationRevision: Number(r.installationRevision),
+        profileRevision: Number(r.profileRevision),
+        definitionsRevision: Number(r.definitionsRevision),
+        horizon: Number(r.horizon),
+        refreshAfterSeconds: r.refreshAfterSeconds === null ? null : Number(r.refreshAfterSeconds),
+        appId: r.appId,
       };
     },
 
