@@ -15,6 +15,7 @@ import { registerProfiles } from './profiles';
 import { registerMessaging } from './messaging';
 import { registerFlags } from './flags';
 import { registerInApp } from './in-app';
+import { registerAutomations } from './automations';
 import { registerLists, registerPushChannels } from './preferences';
 import { registerWebhookSigning } from './webhook-signing';
 
@@ -162,6 +163,7 @@ export function registerEngageCommands(program: Command): void {
   registerMessaging(program);
   registerFlags(program);
   registerInApp(program);
+  registerAutomations(program);
   registerLists(program);
   registerPushChannels(program);
 }
