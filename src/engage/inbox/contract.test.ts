@@ -220,3 +220,30 @@ describe('POST /v1/sdk/inbox/renderings:resolve', () => {
     expect((await got(r, [ids['the profile’s entry'], ids['its language']])).map((x) => x.entryId)).toEqual([ids['its language']]);
   });
 });
+
+describe('concurrent batches (one group commit on SQLite, a transaction each on PostgreSQL)', () => {
+  it('answer as if sequential: the same batch twice at once is one 202 and one 200 with its bytes; counts stay exact', async () => {
+    const e = env.environment.id;
+    const [a, b] = [await bootstrap(h, env.app.appKey), await bootstrap(h, env.app.appKey)];
+    const ga = await bind(h, env.accessKey, a, 'concurrent-user');
+    const gb = await bind(h, env.accessKey, b, 'concurrent-user');
+    const profile = (await h.sql.get<{ p: string }>('SELECT profile_id AS p FROM installations WHERE id = ?', [a.installationId]))!.p;
+    const ids: string[] = [];
+    for (let i = 0; i < 20; i++) ids.push(await putEntry(h, { environmentId: e, scope: 'PROFILE', ownerId: profile }));
+    const twice = { batchId: randomUUID(), generation: ga, operations: ids.slice(0, 5).map((entryId) => ({ operationId: randomUUID(), type: 'MARK_READ', entryId })) };
+    const post = (sess: Session, body: unknown) => h.request('/v1/sdk/inbox/operations:batch', json(body, bearer(sess.credential)));
+    const answers = await Promise.all([
+      post(a, twice),
+      post(a, twice),
+      // b marks other entries read, and one of a's (counted once).
+      post(b, { batchId: randomUUID(), generation: gb, operations: [...ids.slice(4, 10)].map((entryId) => ({ operationId: randomUUID(), type: 'MARK_READ', entryId })) }),
+      post(a, { batchId: randomUUID(), generation: ga, operations: [{ operationId: randomUUID(), type: 'DELETE', entryId: ids[19] }] }),
+    ]);
+    expect(answers.map((r) => r.status).sort()).toEqual([200, 202, 202, 202]);
+    const [t0, t1] = [await answers[0].text(), await answers[1].text()];
+    expect(t0).toBe(t1);
+    expect((JSON.parse(t0) as { results: { status: string }[] }).results.map((r) => r.status)).toEqual(Array(5).fill('ACCEPTED'));
+    // 20 entries, 10 read, 1 deleted: 9 unread for both devices.
+    for (const sess of [a, b]) expect((await inboxPage(h, sess, { pageSize: 1 })).unreadCount).toBe(9);
+  });
+});

@@ -12,6 +12,7 @@
 import { createHash } from 'node:crypto';
 import type { Clock } from '../../platform/clock';
 import { canonicalJson } from '../../platform/idempotency';
+import { createGroupCommit } from '../../platform/store/group-commit';
 import type { TxRunner, TxScope } from '../../platform/store/store';
 import type { InstallationPrincipal } from '../installations/service';
 import { bindingIn, type ProfileTx } from '../profiles/service';
@@ -190,51 +191,70 @@ export function createInboxService(deps: { store: Stores & TxRunner<Stores>; clo
     const installationId = p.id.toLowerCase();
     const batchId = batch.batchId.toLowerCase();
     const digest = createHash('sha256').update(canonicalJson({ generation: batch.generation, operations: batch.operations })).digest('hex');
-    return store.tx(async (tx) => {
-      const stored = await tx.inbox.storedBatch(installationId, batchId);
-      if (stored !== undefined) {
-        if (!stored.startsWith(`sha256:${digest}\n`)) throw InboxErrors.batchConflict();
-        return { replayed: true, body: stored.slice(stored.indexOf('\n') + 1) };
+    return operateTx((tx) => operateIn(tx, p, batch, { now, nowMs, installationId, batchId, digest }));
+  }
+
+  /**
+   * A batch's transaction. SQLite: batches arriving in one turn of the event loop share one
+   * (platform/store/group-commit.ts, each in its own savepoint), as sends and ingest do: one
+   * writer, so no lock order to keep. PostgreSQL: a transaction each, since a group would hold
+   * several installations' and profiles' rows locked in an order another process's group could
+   * cross (a deadlock, which only the send path retries).
+   */
+  type BatchWork = (tx: Stores & Partial<TxScope>) => Promise<{ replayed: boolean; body: string }>;
+  const grouped = store.inbox.dialect === 'sqlite' ? createGroupCommit(store, (tx, work: BatchWork) => work(tx)) : undefined;
+  const operateTx = (work: BatchWork) => (grouped ? grouped(work) : store.tx((tx) => work(tx)));
+
+  async function operateIn(
+    tx: Stores & Partial<TxScope>,
+    p: InstallationPrincipal,
+    batch: { batchId: string; generation: number; operations: InboxOperation[] },
+    c: { now: Date; nowMs: number; installationId: string; batchId: string; digest: string },
+  ): Promise<{ replayed: boolean; body: string }> {
+    const { now, nowMs, installationId, batchId, digest } = c;
+    const stored = await tx.inbox.storedBatch(installationId, batchId);
+    if (stored !== undefined) {
+      if (!stored.startsWith(`sha256:${digest}\n`)) throw InboxErrors.batchConflict();
+      return { replayed: true, body: stored.slice(stored.indexOf('\n') + 1) };
+    }
+    const binding = await bindingIn(tx, p.environmentId, installationId, true);
+    if (!binding) throw EdgeErrors.unauthorized();
+    const ownerIds = [installationId, binding.profileId].sort() as [string, string];
+    const owners = new Map<string, OwnerRow | undefined>();
+    for (const id of ownerIds) owners.set(id, await tx.inbox.owner(id, true));
+    // The operation ids seen before in one statement, the new ones recorded in one, and each
+    // owner's unread count written once with the batch's net change (bench/inbox.mjs: about a
+    // third of a batch's statements).
+    const seen = await tx.inbox.seenOperations(installationId, [...new Set(batch.operations.map((op) => op.operationId.toLowerCase()))]);
+    const unread = new Map<string, number>();
+    // The named entries' read states in one statement (the owners are locked: nothing changes them meanwhile); kept up to date below.
+    const named = batch.generation === binding.generation ? [...new Set(batch.operations.flatMap((op) => (op.entryId ? [op.entryId.toLowerCase()] : [])))] : [];
+    const entries = new Map((await tx.inbox.entryStates(named, ownerIds, nowMs)).map((e) => [e.id, e]));
+    const recorded: { operationId: string; status: 'ACCEPTED' | 'REJECTED' }[] = [];
+    const results = [];
+    for (const op of batch.operations) {
+      const operationId = op.operationId.toLowerCase();
+      if (seen.has(operationId)) {
+        results.push({ operationId: op.operationId, status: 'DUPLICATE', errorCode: null, message: null });
+        continue;
       }
-      const binding = await bindingIn(tx, p.environmentId, installationId, true);
-      if (!binding) throw EdgeErrors.unauthorized();
-      const ownerIds = [installationId, binding.profileId].sort() as [string, string];
-      const owners = new Map<string, OwnerRow | undefined>();
-      for (const id of ownerIds) owners.set(id, await tx.inbox.owner(id, true));
-      // The operation ids seen before in one statement, the new ones recorded in one, and each
-      // owner's unread count written once with the batch's net change (bench/inbox.mjs: about a
-      // third of a batch's statements).
-      const seen = await tx.inbox.seenOperations(installationId, [...new Set(batch.operations.map((op) => op.operationId.toLowerCase()))]);
-      const unread = new Map<string, number>();
-      // The named entries' read states in one statement (the owners are locked: nothing changes them meanwhile); kept up to date below.
-      const named = batch.generation === binding.generation ? [...new Set(batch.operations.flatMap((op) => (op.entryId ? [op.entryId.toLowerCase()] : [])))] : [];
-      const entries = new Map((await tx.inbox.entryStates(named, ownerIds, nowMs)).map((e) => [e.id, e]));
-      const recorded: { operationId: string; status: 'ACCEPTED' | 'REJECTED' }[] = [];
-      const results = [];
-      for (const op of batch.operations) {
-        const operationId = op.operationId.toLowerCase();
-        if (seen.has(operationId)) {
-          results.push({ operationId: op.operationId, status: 'DUPLICATE', errorCode: null, message: null });
-          continue;
-        }
-        seen.add(operationId);
-        const rejected = await apply(tx, op, batch.generation, binding.generation, ownerIds, owners, entries, unread, nowMs, now.toISOString());
-        recorded.push({ operationId, status: rejected ? 'REJECTED' : 'ACCEPTED' });
-        results.push(rejected ? { operationId: op.operationId, status: 'REJECTED', ...rejected } : { operationId: op.operationId, status: 'ACCEPTED', errorCode: null, message: null });
-      }
-      await tx.inbox.recordOperations(installationId, p.environmentId, recorded);
-      for (const [id, delta] of unread) if (delta !== 0) await tx.inbox.addUnread(id, delta);
-      const body = JSON.stringify({ batchId: batch.batchId, results, serverTime: now.toISOString() });
-      await tx.inbox.storeBatch(installationId, batchId, p.environmentId, `sha256:${digest}\n${body}`, now.toISOString());
-      // The badges of every device that shows these inboxes (issue 27 point 5), once committed.
-      if (results.some((r) => r.status === 'ACCEPTED')) {
-        (tx as Partial<TxScope>).afterCommit?.(() => {
-          notices.inboxChanged?.(p.environmentId, 'INSTALLATION', installationId);
-          notices.inboxChanged?.(p.environmentId, 'PROFILE', binding.profileId);
-        });
-      }
-      return { replayed: false, body };
-    });
+      seen.add(operationId);
+      const rejected = await apply(tx, op, batch.generation, binding.generation, ownerIds, owners, entries, unread, nowMs, now.toISOString());
+      recorded.push({ operationId, status: rejected ? 'REJECTED' : 'ACCEPTED' });
+      results.push(rejected ? { operationId: op.operationId, status: 'REJECTED', ...rejected } : { operationId: op.operationId, status: 'ACCEPTED', errorCode: null, message: null });
+    }
+    await tx.inbox.recordOperations(installationId, p.environmentId, recorded);
+    for (const [id, delta] of unread) if (delta !== 0) await tx.inbox.addUnread(id, delta);
+    const body = JSON.stringify({ batchId: batch.batchId, results, serverTime: now.toISOString() });
+    await tx.inbox.storeBatch(installationId, batchId, p.environmentId, `sha256:${digest}\n${body}`, now.toISOString());
+    // The badges of every device that shows these inboxes (issue 27 point 5), once committed.
+    if (results.some((r) => r.status === 'ACCEPTED')) {
+      (tx as Partial<TxScope>).afterCommit?.(() => {
+        notices.inboxChanged?.(p.environmentId, 'INSTALLATION', installationId);
+        notices.inboxChanged?.(p.environmentId, 'PROFILE', binding.profileId);
+      });
+    }
+    return { replayed: false, body };
   }
 
   /** One operation; undefined when accepted, the rejection otherwise. Keeps `owners` (the locked counters) up to date, and `unread` (each owner's change to its count, written by the caller). */

@@ -89,6 +89,8 @@ const entryOf = (r: EntryRow): EntryRow => ({
 export function createInboxStore(db: Sql) {
   const lockedOwner = `${SQL.owner}${forUpdate(db.dialect)}`;
   return {
+    /** The engine (the service groups operation batches' transactions on SQLite only). */
+    dialect: db.dialect,
     /** The owner's next entry number, its unread count raised by one; its row locked until the transaction ends. */
     async nextSeq(environmentId: string, scope: 'PROFILE' | 'INSTALLATION', ownerId: string): Promise<number> {
       return Number((await db.get<{ lastSeq: number }>(SQL.nextSeq, [ownerId, environmentId, scope]))!.lastSeq);
