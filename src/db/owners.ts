@@ -97,6 +97,7 @@ export const TABLE_OWNERS: Readonly<Record<string, string>> = {
   in_app_messages: 'engage/in-app',
   in_app_interactions: 'engage/in-app',
   in_app_impressions: 'engage/in-app',
+  in_app_grants: 'engage/in-app',
   // Outbound webhooks (issue 28): each environment's signing secrets (sealed).
   webhook_secrets: 'engage/webhooks',
   // Automations (issue 28): definitions, versions, runs, step executions, the trigger's idempotency ledger.

@@ -57,3 +57,15 @@ export const inAppImpressions = pgTable(
   },
   (t) => [primaryKey({ columns: [t.installationId, t.messageId] }), index('in_app_impressions_environment').on(t.environmentId)],
 );
+
+/** An in-app message made eligible for a profile until `until_ms` by an automation's in-app step (issue 28; migration 0037). */
+export const inAppGrants = pgTable(
+  'in_app_grants',
+  {
+    profileId: text('profile_id').notNull(),
+    messageId: text('message_id').notNull(),
+    environmentId: text('environment_id').notNull(),
+    untilMs: bigint('until_ms', { mode: 'number' }).notNull(),
+  },
+  (t) => [primaryKey({ columns: [t.profileId, t.messageId] }), index('in_app_grants_environment').on(t.environmentId)],
+);

@@ -20,7 +20,7 @@ import {
 } from './engage';
 import { flagExposures, flagSchedules, flagStickyAssignments, flagVersions, flags, pushChannels, subscriptionLists, syncEnvironments } from './sync';
 import { inboxBatches, inboxEntries, inboxOperations, inboxOwners } from './inbox';
-import { inAppImpressions, inAppInteractions, inAppMessages } from './in-app';
+import { inAppGrants, inAppImpressions, inAppInteractions, inAppMessages } from './in-app';
 import { webhookSecrets } from './webhooks';
 import { automationRuns, automationSteps, automationTriggers, automationVersions, automations } from './automations';
 import { pushCredentials, pushDeliveries, pushRateWindows, pushSendRecipients, pushSends, pushTemplateVersions, pushTemplates } from './push';
@@ -78,7 +78,8 @@ export const environmentOwned: EnvironmentRows[] = [
   { table: automations, environment: automations.environmentId, key: [automations.environmentId, automations.key] },
   // Outbound webhooks' signing secrets (issue 28).
   { table: webhookSecrets, environment: webhookSecrets.environmentId, key: [webhookSecrets.id] },
-  // In-app messages (issue 27).
+  // In-app messages (issue 27), and those automations made eligible for a profile (issue 28).
+  { table: inAppGrants, environment: inAppGrants.environmentId, key: [inAppGrants.profileId, inAppGrants.messageId] },
   { table: inAppImpressions, environment: inAppImpressions.environmentId, key: [inAppImpressions.installationId, inAppImpressions.messageId] },
   { table: inAppInteractions, environment: inAppInteractions.environmentId, key: [inAppInteractions.messageId, inAppInteractions.variantId, inAppInteractions.type, inAppInteractions.day] },
   { table: inAppMessages, environment: inAppMessages.environmentId, key: [inAppMessages.environmentId, inAppMessages.key] },

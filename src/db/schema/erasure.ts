@@ -15,7 +15,7 @@ import {
   profiles,
 } from './engage';
 import { flagExposures, flagStickyAssignments } from './sync';
-import { inAppImpressions } from './in-app';
+import { inAppGrants, inAppImpressions } from './in-app';
 import { automationRuns, automationSteps } from './automations';
 import { inboxBatches, inboxEntries, inboxOperations, inboxOwners } from './inbox';
 import { pushDeliveries, pushSendRecipients, pushSends } from './push';
@@ -84,6 +84,8 @@ export const profileOwned: OwnedRows[] = [
   { table: inboxOwners, owner: inboxOwners.ownerId, erase: 'delete' },
   // The sends' index of the profile (a PROFILE recipient).
   { table: pushSendRecipients, owner: pushSendRecipients.recipientId, erase: 'delete' },
+  // In-app messages an automation made eligible for the profile (issue 28).
+  { table: inAppGrants, owner: inAppGrants.profileId, erase: 'delete' },
   // Automations (issue 28): the profile's runs (their context and entry event) and their steps' outputs; erasing them ends them.
   { table: automationSteps, owner: automationSteps.profileId, erase: 'delete' },
   { table: automationRuns, owner: automationRuns.profileId, erase: 'delete' },

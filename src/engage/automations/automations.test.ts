@@ -8,6 +8,8 @@ import { bearer, ingest, json, op } from '../../../test/fixtures/engage';
 import { createPushWorld, device, type PushWorld } from '../../../test/fixtures/messaging';
 import type { AutomationDefinition } from './schemas';
 import { nextTimeOfDay } from './time-of-day';
+import { sync } from '../../../test/fixtures/sync';
+import { inboxPage } from '../../../test/fixtures/inbox';
 
 /** Issue 28 on the test engine: the trigger endpoint's refusals and idempotency, every step kind, waits, exits, versions, pause and archive. */
 let w: PushWorld;
@@ -337,6 +339,40 @@ describe('runs', () => {
       await a().create({ environment: w.envId, file: automation(`bad-${key}`, over) }, ACTOR);
       await expect(a().publish(w.envId, `bad-${key}`, ACTOR), key).rejects.toMatchObject({ code: 'invalid_request', message: expect.stringContaining(reason) });
     }
+  });
+});
+
+describe('the in-app step', () => {
+  it('makes an automationOnly message eligible for the profile for its period (its installations sync it, then a tombstone), saves it to the inbox; a missing message fails the step', async () => {
+    const inApp = w.h.services.engage.inApp;
+    const layout = { title: 'Welcome back', body: 'Here is 10% off' };
+    await inApp.create({ environment: w.envId, file: { key: 'comeback', automationOnly: true, triggers: [{ type: 'APP_OPEN' }], defaultLocale: 'en', content: { en: layout } } }, ACTOR);
+    await inApp.publish(w.envId, 'comeback', ACTOR);
+    const { apiKey } = await published(
+      automation('grant', { reentry: { mode: 'ALWAYS' }, start: 'show', steps: { show: { type: 'in-app', message: 'comeback', periodSeconds: 3_600, saveToInbox: true } } }),
+    );
+    const s = await device(w, { externalId: 'grant-1' });
+    const other = await device(w, { externalId: 'grant-2' });
+    const p = (await w.h.services.engage.profiles.findProfileByExternalId(w.envId, 'grant-1'))!;
+    const before = await sync(w.h, s, null, ['IN_APP']);
+    expect(before.documents.map((d) => d.key)).toEqual(['settings']);
+    const run = ((await (await trigger(apiKey, { profileId: p })).json()) as { runId: string }).runId;
+    await RUN_ALL();
+    expect((await runOf(run)).status).toBe('COMPLETED');
+    const delta = await sync(w.h, s, before.cursor, ['IN_APP']);
+    expect(delta.documents.map((d) => [d.key, (d.payload.layout as { title: string }).title])).toEqual([['message/comeback', 'Welcome back']]);
+    expect((await sync(w.h, other, null, ['IN_APP'])).documents.map((d) => d.key)).toEqual(['settings']);
+    const page = await inboxPage(w.h, s);
+    expect(page.entries.map((e: { key: string }) => e.key)).toEqual(['comeback']);
+    w.h.clock.advance(3_601);
+    const later = await sync(w.h, s, delta.cursor, ['IN_APP']);
+    expect(later.tombstones.map((t) => t.key)).toEqual(['message/comeback']);
+    // A message that is not there: the step fails, nothing of it stays.
+    const { apiKey: missing } = await published(automation('grant-missing', { start: 'show', steps: { show: { type: 'in-app', message: 'comeback', periodSeconds: 60 } } }));
+    await inApp.archive(w.envId, 'comeback', ACTOR);
+    const failed = ((await (await trigger(missing, { profileId: p })).json()) as { runId: string }).runId;
+    await RUN_ALL();
+    expect(await runOf(failed)).toMatchObject({ status: 'FAILED', error: 'in-app: no published in-app message comeback' });
   });
 });
 

@@ -13,6 +13,7 @@
  * deduplicate; delivered at least once). A paused automation's runs are held at their next step;
  * an archived one's are cancelled there.
  */
+import { createHash } from 'node:crypto';
 import type { Clock } from '../../platform/clock';
 import type { Logger } from '../../platform/logger';
 import type { Metrics } from '../../platform/metrics';
@@ -20,7 +21,10 @@ import type { TxRunner } from '../../platform/store/store';
 import { createWorker, type Lease, type WorkOutcome } from '../../platform/work/worker';
 import type { AccessKeyPrincipal } from '../environments/access-keys';
 import { compileCondition, type FlagContext } from '../flags/evaluate';
-import { applyIn, StateEffects, type ProfileTx } from '../profiles/service';
+import { applyIn, StateEffects, touchProfileIn, type ProfileTx } from '../profiles/service';
+import { grantIn, type InAppTx } from '../in-app/service';
+import { writeEntryIn, type InboxTx } from '../inbox/service';
+import { inboxContentOf } from './in-app-step';
 import { NO_NOTICES, type ChangeNotices } from '../shared/change-notices';
 import type { AutomationDefinition, EventMatch, RunCondition, Step } from './schemas';
 import type { AutomationService, ProfileReads } from './service';
@@ -28,7 +32,7 @@ import type { AutomationStore, RunRow, StepRow } from './store';
 import { nextTimeOfDay } from './time-of-day';
 import { placeholderValue, propertiesMatch, resolveTemplated, type RunScope } from './values';
 
-type Stores = { automations: AutomationStore } & ProfileTx;
+type Stores = { automations: AutomationStore } & InAppTx & ProfileTx & InboxTx;
 
 /** What a webhook step asks of the webhooks context (engage/webhooks). */
 export interface WebhookPort {
@@ -171,8 +175,28 @@ export function createAutomationEngine(deps: {
         if (delay === undefined) return { kind: 'fail', error: `webhook: ${out.error}; gave up after ${run.attempts} attempts` };
         return { kind: 'retry', error: `webhook: ${out.error}`, dueMs: now + delay };
       }
-      case 'in-app':
-        return { kind: 'fail', error: 'in-app: in-app steps are not executed by this version of the server' };
+      case 'in-app': {
+        const untilMs = now + step.periodSeconds * 1000;
+        let found = true;
+        return {
+          kind: 'next',
+          next: step.next,
+          output: { message: step.message, until: iso(untilMs), savedToInbox: step.saveToInbox === true },
+          // The grant, the profile's sync revision and the inbox entry in the step's transaction: once.
+          effects: async (tx) => {
+            const m = await grantIn(tx, run.environmentId, run.profileId, step.message, untilMs);
+            if (!m) {
+              found = false;
+              throw new StepRefused(`in-app: no published in-app message ${step.message}`);
+            }
+            await touchProfileIn(tx, run.environmentId, run.profileId);
+            if (step.saveToInbox) {
+              await writeEntryIn(tx, { id: inboxEntryId(run.id, stepId), environmentId: run.environmentId, scope: 'PROFILE', ownerId: run.profileId, key: step.message, content: inboxContentOf(m.definition), sentAt: new Date(now), expiresAt: new Date(untilMs) }, notices);
+            }
+          },
+          after: () => (found ? notices.profileChanged(run.environmentId, run.profileId) : undefined),
+        };
+      }
     }
   }
 
@@ -228,10 +252,17 @@ export function createAutomationEngine(deps: {
       const now = nowMs();
       const base = { runId: run.id, seq, environmentId: run.environmentId, profileId: run.profileId, stepId, kind: step.type, startedAt, attempts: Math.max(1, run.attempts) };
       const json = (v: unknown) => (v === undefined ? null : JSON.stringify(v));
-      let committed: boolean;
+      const fail = async (error: string) => {
+        await store.tx(async (tx) => {
+          await tx.automations.putStep({ ...base, status: 'FAILED', finishedAt: iso(now), error, output: null });
+          if (!(await tx.automations.advance(run.id, lease.untilMs, { ...ended({ ...run, stepSeq: seq }, 'FAILED', JSON.stringify(context), error, now), stepId }))) throw new LeaseLost();
+        }).catch(lost);
+        return { kind: 'done' } as const;
+      };
       if (r.kind === 'next') {
         const nextContext = r.context ?? context;
-        committed = await store.tx(async (tx) => {
+        let refused: string | undefined;
+        const committed = await store.tx(async (tx) => {
           await r.effects?.(tx);
           await tx.automations.putStep({ ...base, status: r.status ?? 'SUCCEEDED', finishedAt: iso(now), error: null, output: json(r.output) });
           const done = r.next === undefined;
@@ -248,7 +279,12 @@ export function createAutomationEngine(deps: {
           });
           if (!ok) throw new LeaseLost();
           return true;
-        }).catch(lost);
+        }).catch((e: unknown) => {
+          if (!(e instanceof StepRefused)) return lost(e);
+          refused = e.message;
+          return false;
+        });
+        if (refused !== undefined) return fail(refused);
         if (!committed) return { kind: 'done' };
         r.after?.();
         stepId = r.next ?? null;
@@ -289,12 +325,7 @@ export function createAutomationEngine(deps: {
         }).catch(lost);
         return { kind: 'done' };
       }
-      // fail
-      await store.tx(async (tx) => {
-        await tx.automations.putStep({ ...base, status: 'FAILED', finishedAt: iso(now), error: r.error, output: null });
-        if (!(await tx.automations.advance(run.id, lease.untilMs, { ...ended({ ...run, stepSeq: seq }, 'FAILED', JSON.stringify(context), r.error, now), stepId }))) throw new LeaseLost();
-      }).catch(lost);
-      return { kind: 'done' };
+      return fail(r.error);
     }
     // Yielded after STEPS_PER_ATTEMPT instant steps: due again at once (lease held until now).
     if (stepId !== null) await store.tx((tx) => tx.automations.renew(run.id, lease.untilMs, nowMs())).catch(() => false);
@@ -392,5 +423,13 @@ function ended(run: Pick<RunRow, 'stepId' | 'stepSeq'>, status: 'CANCELLED' | 'E
 }
 
 class LeaseLost extends Error {}
+/** A step's effect refused in its transaction (an in-app message that is not there): the step fails, nothing of it stays. */
+class StepRefused extends Error {}
+
+/** The inbox entry an in-app step writes: one per run and step, so a repeated attempt writes the same id (and the insert is undone with its transaction). */
+function inboxEntryId(runId: string, stepId: string): string {
+  const h = createHash('sha256').update(`${runId}:${stepId}`).digest('hex');
+  return `${h.slice(0, 8)}-${h.slice(8, 12)}-4${h.slice(13, 16)}-8${h.slice(17, 20)}-${h.slice(20, 32)}`;
+}
 
 export type AutomationEngine = ReturnType<typeof createAutomationEngine>;

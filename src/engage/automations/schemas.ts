@@ -80,6 +80,7 @@ const InAppStep = Strict({
   type: T.Literal('in-app'),
   message: Key({ description: 'an in-app message of the environment' }),
   periodSeconds: T.Integer({ minimum: AutomationBounds.inAppPeriodSeconds.min, maximum: AutomationBounds.inAppPeriodSeconds.max, description: 'how long the message stays eligible for the profile' }),
+  saveToInbox: T.Optional(T.Boolean({ description: 'also write an inbox entry for the profile with the message\'s layout (expiring with the period)' })),
   next: Next,
 });
 const WebhookStep = Strict({

@@ -9,7 +9,8 @@ import type { Logger } from '../../platform/logger';
 import type { Metrics } from '../../platform/metrics';
 import type { TxRunner } from '../../platform/store/store';
 import type { EnvironmentService } from '../environments/service';
-import type { InAppService } from '../in-app/service';
+import type { InAppService, InAppTx } from '../in-app/service';
+import type { InboxTx } from '../inbox/service';
 import type { ProfileService, ProfileTx } from '../profiles/service';
 import type { ChangeNotices } from '../shared/change-notices';
 import type { AuditTx } from '../shared/audit';
@@ -21,7 +22,7 @@ import { createAutomationService, type ProfileReads } from './service';
 import type { AutomationStore } from './store';
 import { TIME_ZONE_ATTRIBUTE } from '../sync/documents';
 
-type Stores = { automations: AutomationStore } & ProfileTx & AuditTx;
+type Stores = { automations: AutomationStore } & InAppTx & ProfileTx & InboxTx & AuditTx;
 
 export function createAutomations(deps: {
   store: Stores & TxRunner<Stores>;

@@ -129,6 +129,7 @@ async function populate(name: string) {
   await h.sql.run("INSERT INTO in_app_messages (environment_id, key, id, status, version, definition, revision, created_at, updated_at) VALUES (?, 'm', ?, 'DRAFT', 1, '{}', 0, 'x', 'x')", [environmentId, message]);
   await h.sql.run("INSERT INTO in_app_interactions (environment_id, message_id, variant_id, type, day, count) VALUES (?, ?, '', 'CLICK', '2026-01-01', 1)", [environmentId, message]);
   await h.sql.run('INSERT INTO in_app_impressions (installation_id, message_id, environment_id, window_start_ms, count) VALUES (?, ?, ?, 0, 1)', [inst, message, environmentId]);
+  await h.sql.run('INSERT INTO in_app_grants (profile_id, message_id, environment_id, until_ms) VALUES (?, ?, ?, 1)', [profile, message, environmentId]);
   // Outbound webhooks' signing secrets (issue 28).
   await h.sql.run("INSERT INTO webhook_secrets (id, environment_id, generation, sealed, created_at, created_ms) VALUES (?, ?, 1, 'x', 'x', 0)", [randomUUID(), environmentId]);
   const owners = {

@@ -38,6 +38,8 @@ export interface MessageEntry {
   /** The variants (one with key null for a message without variants) and their weights. */
   variants: { key: string | null; content: Record<string, Layout> }[];
   choose: (unit: string) => number;
+  /** Shown only while an automation's grant for the profile lasts. */
+  automationOnly: boolean;
 }
 
 export function compileMessage(row: PublishedMessageRow): MessageEntry {
@@ -46,7 +48,8 @@ export function compileMessage(row: PublishedMessageRow): MessageEntry {
   const variants = d.variants ? d.variants.map((v) => ({ key: v.key, content: v.content })) : [{ key: null, content: d.content! }];
   const weights = d.variants ? d.variants.map((v) => v.weight) : [1];
   const bucket = bucketerFor(row.id);
-  const readsProfile = (d.audience ?? []).some((c) => c.attribute === 'profile' || c.attribute.startsWith('profile.')) || (d.variants !== undefined && d.bucketBy === 'profile');
+  const readsProfile =
+    (d.audience ?? []).some((c) => c.attribute === 'profile' || c.attribute.startsWith('profile.')) || (d.variants !== undefined && d.bucketBy === 'profile') || d.automationOnly === true;
   return {
     key: row.key,
     id: row.id,
@@ -61,6 +64,7 @@ export function compileMessage(row: PublishedMessageRow): MessageEntry {
     endsMs: d.schedule?.endsAt !== undefined ? parseDateTime(d.schedule.endsAt) : undefined,
     cap: d.frequencyCap ? { impressions: d.frequencyCap.impressions, periodMs: d.frequencyCap.periodSeconds * 1000 } : undefined,
     variants,
+    automationOnly: d.automationOnly === true,
     choose: d.variants
       ? (unit) => {
           const hashed = hashUnit(unit);
@@ -78,6 +82,8 @@ export interface MessageAudience {
   installationId: string;
   context: FlagContext;
   impressions: ReadonlyMap<string, ImpressionWindow>;
+  /** Until when automations made messages eligible for the profile (message id → ms). */
+  grants: ReadonlyMap<string, number>;
 }
 
 /**
@@ -90,6 +96,8 @@ export function transitionsOf(m: MessageEntry, a: MessageAudience): number[] {
   if (m.endsMs !== undefined) at.push(m.endsMs);
   const w = m.cap && a.impressions.get(m.id);
   if (m.cap && w && w.count >= m.cap.impressions) at.push(w.windowStartMs + m.cap.periodMs);
+  const granted = m.automationOnly ? a.grants.get(m.id) : undefined;
+  if (granted !== undefined) at.push(granted);
   return at;
 }
 
@@ -99,6 +107,7 @@ export function messagePayload(m: MessageEntry, a: MessageAudience, nowMs: numbe
   if (m.apps && !m.apps.has(a.appId.toLowerCase())) return undefined;
   if (m.startsMs !== undefined && nowMs < m.startsMs) return undefined;
   if (m.endsMs !== undefined && nowMs >= m.endsMs) return undefined;
+  if (m.automationOnly && !((a.grants.get(m.id) ?? 0) > nowMs)) return undefined;
   const w = m.cap && a.impressions.get(m.id);
   if (m.cap && w && w.count >= m.cap.impressions && nowMs < w.windowStartMs + m.cap.periodMs) return undefined;
   if (!m.audience(a.context)) return undefined;

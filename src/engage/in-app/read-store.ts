@@ -26,6 +26,7 @@ export interface ImpressionWindow {
 const SQL = {
   published: `SELECT key, id, status, published_version AS "publishedVersion", published_definition AS "publishedDefinition", revision
     FROM in_app_messages WHERE environment_id = ? AND published_definition IS NOT NULL ORDER BY key`,
+  grants: `SELECT message_id AS "messageId", until_ms AS "untilMs" FROM in_app_grants WHERE profile_id = ?`,
   impressions: `SELECT message_id AS "messageId", window_start_ms AS "windowStartMs", count FROM in_app_impressions WHERE installation_id = ?`,
 } as const;
 
@@ -33,6 +34,9 @@ export function createInAppReadStore(db: Sql) {
   return {
     published: async (environmentId: string): Promise<PublishedMessageRow[]> =>
       (await db.all<PublishedMessageRow>(SQL.published, [environmentId])).map((r) => ({ ...r, publishedVersion: Number(r.publishedVersion), revision: Number(r.revision) })),
+    /** Until when automations made messages eligible for the profile (message id → ms). */
+    grants: async (profileId: string): Promise<Map<string, number>> =>
+      new Map((await db.all<{ messageId: string; untilMs: number }>(SQL.grants, [profileId])).map((r) => [r.messageId, Number(r.untilMs)])),
     impressions: async (installationId: string): Promise<ImpressionWindow[]> =>
       (await db.all<ImpressionWindow>(SQL.impressions, [installationId])).map((r) => ({ messageId: r.messageId, windowStartMs: Number(r.windowStartMs), count: Number(r.count) })),
   };

@@ -104,6 +104,7 @@ export const MessageDefinition = Strict({
   content: T.Optional(Content),
   variants: T.Optional(T.Array(Variant, { minItems: 2, maxItems: InAppBounds.variants, description: 'an experiment: each installation sees one, bucketed by weight' })),
   bucketBy: T.Optional(Enum(['installation', 'profile'] as const, { description: 'whose id the variant split hashes; default installation' })),
+  automationOnly: T.Optional(T.Boolean({ description: 'shown only to profiles an automation\'s in-app step made it eligible for, for that step\'s period (and in the audience)' })),
 });
 export type MessageDefinition = Static<typeof MessageDefinition>;
 

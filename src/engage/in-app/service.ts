@@ -25,7 +25,9 @@ import type { InAppStore, MessageRow } from './store';
 
 const KEY = new RegExp(KEY_PATTERN);
 
-export type InAppStores = { inApp: InAppStore } & DefinitionsTx & AuditTx;
+/** What another context's transaction carries to call `grantIn` (automations, issue 28). */
+export type InAppTx = { inApp: InAppStore };
+export type InAppStores = InAppTx & DefinitionsTx & AuditTx;
 
 export interface EditOptions {
   /** `engage apply` edits the messages it declares (configuration-managed). */
@@ -325,3 +327,16 @@ export function createInAppService(deps: {
 }
 
 export type InAppService = ReturnType<typeof createInAppService>;
+
+/**
+ * An automation's in-app step (issue 28): makes the environment's message `key` eligible for the
+ * profile until `untilMs` (the later end wins when it was already), in the caller's transaction;
+ * the caller moves the profile's sync revision so its installations get the document. The
+ * message's published definition, or undefined when it has none (not found, never published).
+ */
+export async function grantIn(tx: InAppTx, environmentId: string, profileId: string, key: string, untilMs: number): Promise<{ id: string; definition: MessageDefinition } | undefined> {
+  const m = await tx.inApp.find(environmentId, key);
+  if (!m || m.publishedDefinition === null || m.status === 'ARCHIVED') return undefined;
+  await tx.inApp.grant(environmentId, profileId, m.id, untilMs);
+  return { id: m.id, definition: JSON.parse(m.publishedDefinition) as MessageDefinition };
+}

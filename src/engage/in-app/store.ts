@@ -53,6 +53,9 @@ const SQL = {
     RETURNING window_start_ms AS "windowStartMs", count`,
   interaction: `INSERT INTO in_app_interactions (environment_id, message_id, variant_id, type, day, count) VALUES (?, ?, ?, ?, ?, ?)
     ON CONFLICT (message_id, variant_id, type, day) DO UPDATE SET count = in_app_interactions.count + excluded.count`,
+  // An automation's grant: the later of the held and the new end.
+  grant: `INSERT INTO in_app_grants (profile_id, message_id, environment_id, until_ms) VALUES (?, ?, ?, ?)
+    ON CONFLICT (profile_id, message_id) DO UPDATE SET until_ms = CASE WHEN excluded.until_ms > in_app_grants.until_ms THEN excluded.until_ms ELSE in_app_grants.until_ms END`,
   results: `SELECT variant_id AS "variantId", type, day, SUM(count) AS n FROM in_app_interactions WHERE environment_id = ? AND message_id = ?
     AND day >= ? GROUP BY variant_id, type, day ORDER BY day, variant_id, type`,
 } as const;
@@ -104,6 +107,9 @@ export function createInAppStore(db: Sql) {
     },
     async countInteractions(environmentId: string, rows: readonly InteractionIncrement[]): Promise<void> {
       for (const r of rows) await db.run(SQL.interaction, [environmentId, r.messageId, r.variantId, r.type, r.day, r.count]);
+    },
+    async grant(environmentId: string, profileId: string, messageId: string, untilMs: number): Promise<void> {
+      await db.run(SQL.grant, [profileId, messageId, environmentId, untilMs]);
     },
     results: async (environmentId: string, messageId: string, fromDay: string) =>
       (await db.all<{ variantId: string; type: InteractionType; day: string; n: number }>(SQL.results, [environmentId, messageId, fromDay])).map((r) => ({ ...r, n: Number(r.n) })),

@@ -128,7 +128,8 @@ describe('privacy erasure clears exactly what the registry declares', () => {
         "INSERT INTO flag_sticky_assignments (installation_id, flag_key, environment_id, experiment_id, variant_key, assigned_ms) VALUES (?, 'f', ?, 'x', 'on', 0)",
         [s.installationId, env.environment.id],
       );
-      // A run of its anonymous profile and the run's step (automations, issue 28).
+      // An in-app message an automation made eligible for its anonymous profile, a run of that profile and the run's step (automations, issue 28).
+      await h.sql.run('INSERT INTO in_app_grants (profile_id, message_id, environment_id, until_ms) VALUES (?, ?, ?, 1)', [profile, randomUUID(), env.environment.id]);
       const run = randomUUID();
       await h.sql.run(
         "INSERT INTO automation_runs (id, environment_id, automation_id, version, profile_id, status, context, entry, entered_at, entered_ms) VALUES (?, ?, ?, 1, ?, 'WAITING', '{}', '{}', 'x', 0)",

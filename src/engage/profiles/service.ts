@@ -96,6 +96,15 @@ export async function applyIn(
   return { installation: installationChanged || touched || state !== undefined, profiles };
 }
 
+/**
+ * Something a profile's sync documents derive from changed outside profile state, in the caller's
+ * transaction (an automation made an in-app message eligible for it, issue 28): its sync revision
+ * moves on, so its installations' next syncs send what changed.
+ */
+export function touchProfileIn(tx: ProfileTx, environmentId: string, profileId: string): Promise<void> {
+  return tx.profiles.bumpProfile(environmentId, profileId);
+}
+
 /** Whose sync revision a write moved: the change notices said after its commit (issue 26 point 6). */
 export interface StateChanges {
   installation: boolean;

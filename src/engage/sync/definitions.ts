@@ -45,6 +45,8 @@ export interface Definitions {
   messages: MessageEntry[];
   /** Whether a message has a frequency cap (the sync then reads the installation's impression windows). */
   capped: boolean;
+  /** Whether a message is shown only by automations' grants (the sync then reads the profile's). */
+  granted: boolean;
 }
 
 /** Attributes an installation keeps for its life (its id, app and platform): reading them makes no document depend on its state. */
@@ -67,6 +69,7 @@ export function compileDefinitions(revision: number, flags: FlagRow[], lists: Li
     channelsOf: (appId) => byApp.get(appId.toLowerCase()) ?? [],
     messages,
     capped: messages.some((m) => m.cap !== undefined && m.status === 'ACTIVE'),
+    granted: messages.some((m) => m.automationOnly && m.status === 'ACTIVE'),
   };
 }
 

@@ -78,6 +78,8 @@ export interface InstallationFacts {
   sticky: Record<string, { variantKey: string; experimentId?: string }>;
   /** Its impression windows of capped in-app messages, by message id (read only when a message has a cap). */
   impressions: ReadonlyMap<string, ImpressionWindow>;
+  /** Until when automations made messages eligible for its profile (read only when a message is automationOnly). */
+  grants: ReadonlyMap<string, number>;
   /** The environment's in-app minimum interval and the definitions revision of its last change. */
   inAppSettings: { minIntervalSeconds: number; revision: number };
 }
@@ -168,7 +170,7 @@ export function deriveDocuments(
         sources: { def: 0, inst: true, prof: false },
       });
     } else if (module === 'IN_APP') {
-      const audience: MessageAudience = { appId: f.appId, locale: f.locale, installationId: f.installationId, context: flagContext(f), impressions: f.impressions };
+      const audience: MessageAudience = { appId: f.appId, locale: f.locale, installationId: f.installationId, context: flagContext(f), impressions: f.impressions, grants: f.grants };
       for (const m of defs.messages) {
         const at = transitionsOf(m, audience);
         for (const t of at) if (t > nowMs && t < wakeMs) wakeMs = t;

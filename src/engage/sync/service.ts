@@ -145,6 +145,8 @@ export function createSyncService(deps: {
       profile: { id: head.profileId, externalId: head.externalId, bound: head.bound, ...sources.profile },
       sticky: {},
       impressions: new Map(sources.impressions.map((w) => [w.messageId, w])),
+      // Automations' grants (issue 28): read only when a message is shown by them alone.
+      grants: definitions.granted && modules.includes('IN_APP') ? await s.inAppReads.grants(head.profileId) : new Map<string, number>(),
       inAppSettings: { minIntervalSeconds: head.inAppMinIntervalSeconds, revision: head.inAppSettingsRevision },
     };
     const stored = sources.sticky;
