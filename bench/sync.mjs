@@ -118,33 +118,33 @@ let t = performance.now();
 // The definitions, through the CLI (the same services as the administration API).
 let ios, android, accessKey;
 if (!args.reuse) {
-cli('init');
-const env = cli('environments', 'create', '--name', 'bench');
-ios = cli('apps', 'create', '--environment', env.id, '--platform', 'IOS', '--name', 'bench-ios');
-android = cli('apps', 'create', '--environment', env.id, '--platform', 'ANDROID', '--name', 'bench-android');
-accessKey = cli('access-keys', 'create', '--environment', env.id, '--app', ios.id, '--app', android.id).key;
+  cli('init');
+  const env = cli('environments', 'create', '--name', 'bench');
+  ios = cli('apps', 'create', '--environment', env.id, '--platform', 'IOS', '--name', 'bench-ios');
+  android = cli('apps', 'create', '--environment', env.id, '--platform', 'ANDROID', '--name', 'bench-android');
+  accessKey = cli('access-keys', 'create', '--environment', env.id, '--app', ios.id, '--app', android.id).key;
 
-// The flags in one `engage apply` (200 CLI calls take a minute on a busy machine), the rest one CLI call each.
-writeFileSync(f('apply.json'), JSON.stringify({ version: 1, environments: [{ name: 'bench', flags: flags.map(({ key, ...definition }) => ({ key, definition })) }] }));
-t = performance.now();
-cli('apply', '-f', f('apply.json'));
-const definitionCommands = [
-  ...listKeys.map((key, i) => {
-    writeFileSync(f(`list-${key}.json`), JSON.stringify({ key, displayName: `List ${key}`, description: 'bench', channels: i % 3 ? ['PUSH', 'EMAIL'] : ['PUSH'], defaultSubscribed: i % 4 !== 0, critical: i === 7 }));
-    return ['lists', 'create', '--environment', env.id, '--file', f(`list-${key}.json`)];
-  }),
-  ...Array.from({ length: 5 }, (_, i) => {
-    writeFileSync(f(`channel-${i}.json`), JSON.stringify({ key: `channel-${i}`, kind: 'ANDROID_CHANNEL', name: `Channel ${i}`, description: 'bench', importance: ['MIN', 'LOW', 'DEFAULT', 'HIGH'][i % 4], ...(i % 2 ? { sound: 'chime' } : {}) }));
-    return ['push-channels', 'create', '--environment', env.id, '--app', android.id, '--file', f(`channel-${i}.json`)];
-  }),
-  ...Array.from({ length: 5 }, (_, i) => {
-    const actions = Array.from({ length: i + 1 }, (_, k) => ({ id: `action-${k}`, title: `Action ${k}`, ...(k === 0 ? { foreground: true } : {}), ...(k === 2 ? { destructive: true } : {}) }));
-    writeFileSync(f(`category-${i}.json`), JSON.stringify({ key: `category-${i}`, kind: 'IOS_CATEGORY', actions }));
-    return ['push-channels', 'create', '--environment', env.id, '--app', ios.id, '--file', f(`category-${i}.json`)];
-  }),
-];
-await pool(definitionCommands.length, 3, (i) => cliAsync(...definitionCommands[i]));
-log(`${flags.length} flags, ${listKeys.length} lists, 10 push channels and categories in ${((performance.now() - t) / 1000).toFixed(1)} s`);
+  // The flags in one `engage apply` (200 CLI calls take a minute on a busy machine), the rest one CLI call each.
+  writeFileSync(f('apply.json'), JSON.stringify({ version: 1, environments: [{ name: 'bench', flags: flags.map(({ key, ...definition }) => ({ key, definition })) }] }));
+  t = performance.now();
+  cli('apply', '-f', f('apply.json'));
+  const definitionCommands = [
+    ...listKeys.map((key, i) => {
+      writeFileSync(f(`list-${key}.json`), JSON.stringify({ key, displayName: `List ${key}`, description: 'bench', channels: i % 3 ? ['PUSH', 'EMAIL'] : ['PUSH'], defaultSubscribed: i % 4 !== 0, critical: i === 7 }));
+      return ['lists', 'create', '--environment', env.id, '--file', f(`list-${key}.json`)];
+    }),
+    ...Array.from({ length: 5 }, (_, i) => {
+      writeFileSync(f(`channel-${i}.json`), JSON.stringify({ key: `channel-${i}`, kind: 'ANDROID_CHANNEL', name: `Channel ${i}`, description: 'bench', importance: ['MIN', 'LOW', 'DEFAULT', 'HIGH'][i % 4], ...(i % 2 ? { sound: 'chime' } : {}) }));
+      return ['push-channels', 'create', '--environment', env.id, '--app', android.id, '--file', f(`channel-${i}.json`)];
+    }),
+    ...Array.from({ length: 5 }, (_, i) => {
+      const actions = Array.from({ length: i + 1 }, (_, k) => ({ id: `action-${k}`, title: `Action ${k}`, ...(k === 0 ? { foreground: true } : {}), ...(k === 2 ? { destructive: true } : {}) }));
+      writeFileSync(f(`category-${i}.json`), JSON.stringify({ key: `category-${i}`, kind: 'IOS_CATEGORY', actions }));
+      return ['push-channels', 'create', '--environment', env.id, '--app', ios.id, '--file', f(`category-${i}.json`)];
+    }),
+  ];
+  await pool(definitionCommands.length, 3, (i) => cliAsync(...definitionCommands[i]));
+  log(`${flags.length} flags, ${listKeys.length} lists, 10 push channels and categories in ${((performance.now() - t) / 1000).toFixed(1)} s`);
 }
 
 function start() {
@@ -184,55 +184,55 @@ try {
   // Installations kept by --keep: the same credentials and cursors (the database holds what made them).
   if (args.reuse) ({ installations, sizes } = JSON.parse(readFileSync(kept, 'utf8')));
   else {
-  const op = (generation, type, payload) => ({ operationId: randomUUID(), generation, type, occurredAt: new Date().toISOString(), payload });
-  const someLists = () => listKeys.filter(() => random() < 0.2).map((list) => ({ list, subscribed: random() < 0.5 }));
-  t = performance.now();
-  await pool(INSTALLATIONS, 16, async (i) => {
-    const isIos = i % 2 === 0;
-    const bound = i % 4 < 2;
-    const s = await call(`${url}/v1/sdk/installations`, 'POST', { platform: isIos ? 'IOS' : 'ANDROID', locale: pick(LOCALES), timezone: 'Europe/Paris', sdkVersion: '1.0.0', appVersion: pick(VERSIONS), osVersion: pick(['17.4.1', '14.0.0', '18.1.0']) }, { 'x-service-app-key': (isIos ? ios : android).appKey });
-    const auth = { authorization: `Bearer ${s.credential}` };
-    const choices = someLists();
-    await call(`${url}/v1/sdk/operations:batch`, 'POST', {
-      batchId: randomUUID(),
-      operations: [
-        op(0, 'INSTALLATION_ATTRIBUTES_EDITED', { set: { level: Math.floor(random() * 10), theme: pick(['dark', 'light']) } }),
-        ...(choices.length ? [op(0, 'INSTALLATION_SUBSCRIPTIONS_EDITED', { changes: choices })] : []),
-        op(0, 'PUSH_PERMISSION_SET', { state: 'AUTHORIZED' }),
-        op(0, 'PUSH_TOKEN_SET', { token: randomBytes(32).toString('hex') }),
-      ],
-    }, auth);
-    if (bound) {
-      const { code } = await call(`${url}/v1/sdk/installation/binding-code`, 'POST', undefined, auth);
-      await call(`${url}/v1/installation-binding-transitions`, 'POST', { bindingCode: code, target: { externalId: `user-${i}` } }, { authorization: `Bearer ${accessKey}`, 'idempotency-key': randomUUID() });
-      const { generation } = await call(`${url}/v1/sdk/installation`, 'GET', undefined, auth);
+    const op = (generation, type, payload) => ({ operationId: randomUUID(), generation, type, occurredAt: new Date().toISOString(), payload });
+    const someLists = () => listKeys.filter(() => random() < 0.2).map((list) => ({ list, subscribed: random() < 0.5 }));
+    t = performance.now();
+    await pool(INSTALLATIONS, 16, async (i) => {
+      const isIos = i % 2 === 0;
+      const bound = i % 4 < 2;
+      const s = await call(`${url}/v1/sdk/installations`, 'POST', { platform: isIos ? 'IOS' : 'ANDROID', locale: pick(LOCALES), timezone: 'Europe/Paris', sdkVersion: '1.0.0', appVersion: pick(VERSIONS), osVersion: pick(['17.4.1', '14.0.0', '18.1.0']) }, { 'x-service-app-key': (isIos ? ios : android).appKey });
+      const auth = { authorization: `Bearer ${s.credential}` };
+      const choices = someLists();
       await call(`${url}/v1/sdk/operations:batch`, 'POST', {
         batchId: randomUUID(),
         operations: [
-          op(generation, 'PROFILE_ATTRIBUTES_EDITED', { set: { plan: pick(['free', 'pro', 'team']), since: pick(['2025-01-01T00:00:00Z', '2026-09-01T00:00:00Z']), ...(random() < 0.3 ? { quiet_hours: { start: '22:00', end: '07:00' } } : {}) } }),
-          op(generation, 'PROFILE_TAGS_EDITED', { add: TAGS.filter(() => random() < 0.3).concat('bench') }),
-          op(generation, 'PROFILE_SUBSCRIPTIONS_EDITED', { changes: [{ list: 'news', channel: 'PUSH', subscribed: true }, { list: 'offers', channel: 'EMAIL', subscribed: random() < 0.5 }] }),
+          op(0, 'INSTALLATION_ATTRIBUTES_EDITED', { set: { level: Math.floor(random() * 10), theme: pick(['dark', 'light']) } }),
+          ...(choices.length ? [op(0, 'INSTALLATION_SUBSCRIPTIONS_EDITED', { changes: choices })] : []),
+          op(0, 'PUSH_PERMISSION_SET', { state: 'AUTHORIZED' }),
+          op(0, 'PUSH_TOKEN_SET', { token: randomBytes(32).toString('hex') }),
         ],
       }, auth);
-    }
-    installations[i] = { credential: s.credential, bound };
-  });
-  log(`${INSTALLATIONS} installations (half bound) in ${((performance.now() - t) / 1000).toFixed(1)} s`);
-
-  // Two full syncs each: the first records the anonymous ones' profile-sticky assignments, the second's cursor is kept.
-  t = performance.now();
-  for (const pass of [0, 1])
-    await pool(INSTALLATIONS, 16, async (i) => {
-      const r = await sync(installations[i]);
-      if (!r.fullSnapshot) throw new Error('a sync without a cursor was not a full snapshot');
-      if (pass === 1) {
-        installations[i].cursor = r.cursor;
-        sizes.documents += r.documents.length;
-        sizes.bytes += JSON.stringify(r).length;
+      if (bound) {
+        const { code } = await call(`${url}/v1/sdk/installation/binding-code`, 'POST', undefined, auth);
+        await call(`${url}/v1/installation-binding-transitions`, 'POST', { bindingCode: code, target: { externalId: `user-${i}` } }, { authorization: `Bearer ${accessKey}`, 'idempotency-key': randomUUID() });
+        const { generation } = await call(`${url}/v1/sdk/installation`, 'GET', undefined, auth);
+        await call(`${url}/v1/sdk/operations:batch`, 'POST', {
+          batchId: randomUUID(),
+          operations: [
+            op(generation, 'PROFILE_ATTRIBUTES_EDITED', { set: { plan: pick(['free', 'pro', 'team']), since: pick(['2025-01-01T00:00:00Z', '2026-09-01T00:00:00Z']), ...(random() < 0.3 ? { quiet_hours: { start: '22:00', end: '07:00' } } : {}) } }),
+            op(generation, 'PROFILE_TAGS_EDITED', { add: TAGS.filter(() => random() < 0.3).concat('bench') }),
+            op(generation, 'PROFILE_SUBSCRIPTIONS_EDITED', { changes: [{ list: 'news', channel: 'PUSH', subscribed: true }, { list: 'offers', channel: 'EMAIL', subscribed: random() < 0.5 }] }),
+          ],
+        }, auth);
       }
+      installations[i] = { credential: s.credential, bound };
     });
-  log(`2 × ${INSTALLATIONS} full syncs in ${((performance.now() - t) / 1000).toFixed(1)} s`);
-  if (args.keep) writeFileSync(kept, JSON.stringify({ installations, sizes }));
+    log(`${INSTALLATIONS} installations (half bound) in ${((performance.now() - t) / 1000).toFixed(1)} s`);
+
+    // Two full syncs each: the first records the anonymous ones' profile-sticky assignments, the second's cursor is kept.
+    t = performance.now();
+    for (const pass of [0, 1])
+      await pool(INSTALLATIONS, 16, async (i) => {
+        const r = await sync(installations[i]);
+        if (!r.fullSnapshot) throw new Error('a sync without a cursor was not a full snapshot');
+        if (pass === 1) {
+          installations[i].cursor = r.cursor;
+          sizes.documents += r.documents.length;
+          sizes.bytes += JSON.stringify(r).length;
+        }
+      });
+    log(`2 × ${INSTALLATIONS} full syncs in ${((performance.now() - t) / 1000).toFixed(1)} s`);
+    if (args.keep) writeFileSync(kept, JSON.stringify({ installations, sizes }));
   }
   // Nothing changed since: the cursor's delta is empty.
   for (const inst of installations.slice(0, 50)) {
