@@ -75,6 +75,7 @@ export async function applyAll(
       testGroups: engage.messaging.testGroups,
       flags: engage.flags,
       inApp: engage.inApp,
+      automations: engage.automations,
       lists: engage.lists,
       pushChannels: engage.pushChannels,
       syncSettings: engage.syncSettings,

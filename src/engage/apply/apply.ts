@@ -17,6 +17,8 @@ import { pushChannelDefinitionOf, type PushChannelFile } from '../push-channels/
 import { at, placeError, type EngageInputs } from './inputs';
 import { credentialChangesOf, setCredentials } from './credentials';
 import { applyInAppMessages } from './in-app';
+import { applyAutomations } from './automations';
+import type { AutomationService } from '../automations/service';
 import type { ApplyEnvironment } from './schema';
 
 /**
@@ -29,7 +31,7 @@ import type { ApplyEnvironment } from './schema';
 
 type EnvironmentRow = NonNullable<Awaited<ReturnType<EnvironmentService['find']>>>;
 
-export type EngageStepKind = 'environment' | 'app' | 'access_key' | 'template' | 'test_group' | 'flag' | 'list' | 'push_channel' | 'in_app_message';
+export type EngageStepKind = 'environment' | 'app' | 'access_key' | 'template' | 'test_group' | 'flag' | 'list' | 'push_channel' | 'in_app_message' | 'automation';
 
 export interface EngageStep {
   action: 'create' | 'update' | 'unchanged';
@@ -60,6 +62,8 @@ export interface EngageApplyDeps {
   flags: FlagService;
   /** In-app messages (issue 27): created, edited and published (or paused) as declared. */
   inApp: InAppService;
+  /** Automations (issue 28): created, published (or paused) and edited into new versions as declared; their API keys are not managed. */
+  automations: AutomationService;
   /** Subscription lists and push channels/categories (issue 26): created, or replaced when the file differs. */
   lists: PreferenceService;
   pushChannels: PushChannelService;
@@ -371,6 +375,10 @@ async function walk(deps: EngageApplyDeps, environments: readonly ApplyEnvironme
     // In-app messages (apply/in-app.ts): the file is what runs.
     const messages = await applyInAppMessages(deps.inApp, { envId, where, write, appsPending, actor }, e.inAppMessages ?? [], (j) => inputs.inAppMessages.get(`${i}/${j}`)!);
     for (const m of messages) step('in_app_message', m.key, m.action, m.changes);
+
+    // Automations (apply/automations.ts), after the templates and messages their steps name.
+    const automations = await applyAutomations(deps.automations, { envId, where, write, appsPending, actor }, e.automations ?? [], (j) => inputs.automations.get(`${i}/${j}`)!);
+    for (const m of automations) step('automation', m.key, m.action, m.changes);
   }
   return { steps, secrets };
 }

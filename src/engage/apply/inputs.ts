@@ -22,6 +22,8 @@ export interface EngageInputs {
   flags: Map<string, Record<string, unknown>>;
   /** By `i/j` (environment, message): the message file, its key set (checked by the in-app service). */
   inAppMessages: Map<string, Record<string, unknown>>;
+  /** By `i/j` (environment, automation): the automation file, its key set (checked by the automations service). */
+  automations: Map<string, Record<string, unknown>>;
 }
 
 /** An access key from a variable has the form of the keys engage makes: svc_key_ and at least 32 base64url characters. */
@@ -43,7 +45,7 @@ export function readEngageInputs(
   environments: readonly ApplyEnvironment[],
   io: { env: NodeJS.ProcessEnv; readFile: (path: string) => string },
 ): EngageInputs {
-  const inputs: EngageInputs = { apnsKeys: new Map(), serviceAccounts: new Map(), accessKeys: new Map(), templates: new Map(), flags: new Map(), inAppMessages: new Map() };
+  const inputs: EngageInputs = { apnsKeys: new Map(), serviceAccounts: new Map(), accessKeys: new Map(), templates: new Map(), flags: new Map(), inAppMessages: new Map(), automations: new Map() };
   const variable = (place: string, name: string) => {
     const v = io.env[name];
     if (v === undefined || v === '') throw placeError(place, `environment variable ${name} is not set`);
@@ -104,7 +106,11 @@ export function readEngageInputs(
       inputs.templates.set(`${i}/${j}`, full);
     }
     // Flags and in-app messages: a JSON object from a file or inline, its key the declared one (the owning service checks the rest).
-    const sections = [['flags', 'flag', e.flags, inputs.flags], ['inAppMessages', 'message', e.inAppMessages, inputs.inAppMessages]] as const;
+    const sections = [
+      ['flags', 'flag', e.flags, inputs.flags],
+      ['inAppMessages', 'message', e.inAppMessages, inputs.inAppMessages],
+      ['automations', 'automation', e.automations, inputs.automations],
+    ] as const;
     for (const [section, what, list, into] of sections) {
       for (const [j, f] of (list ?? []).entries()) {
         const at = `environments[${i}].${section}[${j}]`;

@@ -80,6 +80,16 @@ const ApplyInAppMessage = Strict({
   status: T.Optional(Enum(['ACTIVE', 'PAUSED'] as const)),
 });
 
+const ApplyAutomation = Strict({
+  key: T.String({ pattern: KEY_PATTERN }),
+  /** An automation file (`engage automations create --file`'s format, docs/automations.md), relative to the configuration file. */
+  file: T.Optional(FilePath()),
+  /** The automation file's content inline (its `key` may be left out). */
+  definition: T.Optional(T.Record(T.String(), T.Unknown())),
+  /** ACTIVE (default): published, takes runs; PAUSED: published and paused (no new runs, runs under way held). The API entry's key is not managed (engage automations rotate-key). */
+  status: T.Optional(Enum(['ACTIVE', 'PAUSED'] as const)),
+});
+
 export const ApplyEnvironment = Strict({
   name: EnvironmentName(),
   displayName: T.Optional(T.String({ minLength: 1, maxLength: 100, pattern: '\\S' })),
@@ -98,6 +108,8 @@ export const ApplyEnvironment = Strict({
   lists: T.Optional(T.Array(ListFile)),
   /** In-app messages, each a message file (docs/in-app.md), by key: created, edited and published as declared. */
   inAppMessages: T.Optional(T.Array(ApplyInAppMessage)),
+  /** Automations, each an automation file (docs/automations.md), by key: created, published (or paused) and edited into new versions as declared. */
+  automations: T.Optional(T.Array(ApplyAutomation)),
 });
 
 export const ApplyEnvironments = T.Array(ApplyEnvironment);
@@ -109,6 +121,7 @@ export type ApplyTemplate = Static<typeof ApplyTemplate>;
 export type ApplyTestGroup = Static<typeof ApplyTestGroup>;
 export type ApplyFlag = Static<typeof ApplyFlag>;
 export type ApplyInAppMessage = Static<typeof ApplyInAppMessage>;
+export type ApplyAutomation = Static<typeof ApplyAutomation>;
 
 /**
  * `environments[i]…: reason` for the first problem the schema cannot state: duplicate keys, one
@@ -131,9 +144,9 @@ export function environmentsProblem(environments: readonly ApplyEnvironment[]): 
     problems.push(dup(e.apps, (a) => a.name, `${at}.apps`, 'name'), dup(e.accessKeys, (k) => k.name, `${at}.accessKeys`, 'name'));
     problems.push(dup(e.templates, (t) => t.key, `${at}.templates`, 'key'), dup(e.testGroups, (g) => g.name, `${at}.testGroups`, 'name'));
     problems.push(dup(e.flags, (f) => f.key, `${at}.flags`, 'key'), dup(e.lists, (l) => l.key, `${at}.lists`, 'key'));
-    problems.push(dup(e.inAppMessages, (m) => m.key, `${at}.inAppMessages`, 'key'));
-    // Flags and in-app messages: a file or an inline definition, whose key (if given) is the declared one.
-    for (const [section, list] of [['flags', e.flags], ['inAppMessages', e.inAppMessages]] as const) {
+    problems.push(dup(e.inAppMessages, (m) => m.key, `${at}.inAppMessages`, 'key'), dup(e.automations, (m) => m.key, `${at}.automations`, 'key'));
+    // Flags, in-app messages and automations: a file or an inline definition, whose key (if given) is the declared one.
+    for (const [section, list] of [['flags', e.flags], ['inAppMessages', e.inAppMessages], ['automations', e.automations]] as const) {
       for (const [j, f] of (list ?? []).entries()) {
         if (!f.file === !f.definition) problems.push(`${at}.${section}[${j}]: must have exactly one of file and definition`);
         const inline = f.definition?.key;
