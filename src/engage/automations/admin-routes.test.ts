@@ -6,6 +6,8 @@ import { setupEnvironment } from '../../../test/fixtures/engage';
 import { ACTOR } from '../../../test/fixtures/actor';
 import { ENGAGE_ADMIN_API } from '../../platform/operator-apis';
 import type { AutomationRow } from './store';
+import { docsExample } from '../../../test/helpers/docs-examples';
+import { publishViolations, type AutomationDefinition } from './schemas';
 
 /**
  * Automations over the engagement administration API (issue 28): the status table of every route
@@ -299,6 +301,14 @@ describe('automations over the administration API: lifecycle, keys and runs', ()
 });
 
 describe('automations over the administration API: isolation', () => {
+  it("accepts docs/automations.md's automation file as written, and its graph publishes", async () => {
+    const [status, m] = await body(await a.call('POST', base, all, docsExample('automations.md', 'automation-file')));
+    expect([status, m.status, Object.keys(m.definition.steps).length]).toEqual([201, 'DRAFT', 9]);
+    expect(publishViolations(m.definition as AutomationDefinition)).toEqual([]);
+    // Every step kind is shown.
+    expect(new Set(Object.values(m.definition.steps).map((x) => (x as { type: string }).type))).toEqual(new Set(['push', 'in-app', 'webhook', 'profile-update', 'condition', 'wait', 'exit']));
+  });
+
   it("keeps environments apart: another environment's automation and run are 404 from this one, for every route", async () => {
     expect((await a.call('POST', '/environments/other/automations', all, file('theirs'))).status).toBe(201);
     await a.call('POST', '/environments/other/automations/theirs/publish', all);
