@@ -131,7 +131,7 @@ export function createServices(deps: CoreDeps) {
   work.attach(deliveries);
   // Automation runs (issue 28): a work table of their own, claimed by every serving process.
   work.attach(engage.automations.engine);
-  registerWorkKinds(work, workKinds({ transfer, environmentDeletion: engage.environmentDeletion, flagSchedules: engage.flagSchedules }));
+  registerWorkKinds(work, workKinds({ transfer, environmentDeletion: engage.environmentDeletion, flagSchedules: engage.flagSchedules, automationEvents: engage.automations.engine }));
   for (const job of backgroundJobs({ store, keys, sessions, oauth, native, providers, engage }, deps.logger, deps.checkpointer)) jobs.register(job);
   // The leased jobs' queue, across every process on the database: 1 while a job is due and not yet run.
   metrics.registry.gauge('engage_job_due', 'Leased background jobs due and not yet run, across all processes (1) or not (0), by job.', ['job'], async () => {

@@ -4,6 +4,8 @@ import { transferWork } from './identity/transfer/work';
 import { environmentDeletionWork } from './engage/environments/deletion';
 import type { EnvironmentDeletion } from './engage/environments/deletion';
 import { flagScheduleWork, type FlagSchedules } from './engage/flags/schedules';
+import { automationEventsWork } from './engage/automations/work';
+import type { AutomationEngine } from './engage/automations/engine';
 
 /** What the kinds need of the services (named here, so services.ts can import this file). */
 export interface WorkServices {
@@ -12,6 +14,8 @@ export interface WorkServices {
   environmentDeletion: Pick<EnvironmentDeletion, 'run'>;
   /** A scheduled flag change (issue 26). */
   flagSchedules: Pick<FlagSchedules, 'apply'>;
+  /** A batch's events for automations (issue 28). */
+  automationEvents: Pick<AutomationEngine, 'onEvents'>;
 }
 
 /**
@@ -22,7 +26,7 @@ export interface WorkServices {
  * the same worker code over their tables: platform/mail, engage/messaging.)
  */
 export function workKinds(s: WorkServices): WorkKind<never>[] {
-  return [transferWork(s.transfer.jobs), environmentDeletionWork(s.environmentDeletion), flagScheduleWork(s.flagSchedules)] as unknown as WorkKind<never>[];
+  return [transferWork(s.transfer.jobs), environmentDeletionWork(s.environmentDeletion), flagScheduleWork(s.flagSchedules), automationEventsWork(s.automationEvents)] as unknown as WorkKind<never>[];
 }
 
 export function registerWorkKinds(queue: WorkQueue, kinds: readonly WorkKind<never>[]): void {

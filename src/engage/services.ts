@@ -15,7 +15,7 @@ import type { WorkStore } from '../platform/work/store';
 type WorkTx = { work: WorkStore };
 import { createInspectionService } from './inspection/service';
 import { createInstallationService } from './installations/service';
-import { createOperationService, type EventListener, type IngestMetrics } from './operations/service';
+import { createOperationService, type EventRecorder, type IngestMetrics } from './operations/service';
 import { createPrivacyService } from './privacy/service';
 import { createProfileService } from './profiles/service';
 import type { EngageStores } from './stores';
@@ -126,16 +126,16 @@ export function createEngageServices(deps: {
   // Subscription lists and push channels/categories (issue 26): definitions the sync sends.
   const lists = createPreferenceService({ store, clock, environments, notices });
   const pushChannels = createPushChannelService({ store, clock, environments, notices });
-  // Automations hear of committed events (issue 28); the engine is made below, once the services it calls exist.
-  const ingestEvents: { listener?: EventListener } = {};
-  const operations = createOperationService({ store, clock, metrics: deps.metrics, notices, logger: deps.logger, events: ingestEvents });
+  // Automations hear of committed events (issue 28) through a work item of the ingest transaction; the engine is made below.
+  const ingestEvents: { record?: EventRecorder } = {};
+  const operations = createOperationService({ store, clock, metrics: deps.metrics, notices, events: ingestEvents });
   const inApp = createInAppService({ store, clock, environments, notices });
   const webhooks = {
     signing: createWebhookSigningService({ store, clock, sealer: deps.sealer, environments }),
     sender: createWebhookSender({ allowPrivate: config.webhookAllowPrivate }),
   };
-  const automations = createAutomations({ store, clock, logger: deps.logger, environments, profiles, messaging, inApp, webhooks, notices });
-  ingestEvents.listener = automations.engine.onEvents;
+  const automations = createAutomations({ store, clock, logger: deps.logger, environments, profiles, messaging, inApp, webhooks, notices, wakeWork: deps.wakeWork });
+  ingestEvents.record = automations.recordEventsIn;
   const installations = createInstallationService({ store, clock, environments, notices });
   return {
     messaging,

@@ -5,6 +5,7 @@ import { createHarness, type Harness } from '../../../test/helpers/harness';
 import { setupEnvironment } from '../../../test/fixtures/engage';
 import { ACTOR } from '../../../test/fixtures/actor';
 import { ENGAGE_ADMIN_API } from '../../platform/operator-apis';
+import { createLogger } from '../../platform/logger';
 import type { AutomationRow } from './store';
 import { docsExample } from '../../../test/helpers/docs-examples';
 import { publishViolations, type AutomationDefinition } from './schemas';
@@ -23,9 +24,11 @@ let readOnly: string;
 let shopId: string;
 let otherId: string;
 const { read } = ENGAGE_ADMIN_API.scopes;
+/** Every line the instance logs, at debug level: no key may be among them. */
+const logged: string[] = [];
 
 beforeAll(async () => {
-  h = await createHarness();
+  h = await createHarness({}, { logger: createLogger({ level: 'debug', format: 'json', write: (l) => logged.push(l) }) });
   a = await createEngageAdminFixture(h);
   shopId = (await setupEnvironment(h, 'shop')).environment.id;
   otherId = (await setupEnvironment(h, 'other')).environment.id;
@@ -289,7 +292,9 @@ describe('automations over the administration API: lifecycle, keys and runs', ()
     expect(audit.items.some((e: { action: string }) => e.action === 'automation.run_cancelled')).toBe(true);
     const [, list] = await body(await a.call('GET', `${base}?size=200`, readOnly));
     const [, keyed] = await body(await a.call('GET', `${base}/keyed`, readOnly));
-    for (const text of [JSON.stringify(audit), JSON.stringify(list), JSON.stringify(keyed)]) {
+    expect(logged.length).toBeGreaterThan(0);
+    console.log(logged.filter((l) => l.includes('trigger')).slice(0, 3).join('\n'), logged.length);
+    for (const text of [JSON.stringify(audit), JSON.stringify(list), JSON.stringify(keyed), logged.join('\n')]) {
       expect(text).not.toContain('aut_');
       expect(text).not.toContain(firstKey);
       expect(text).not.toContain(secondKey);

@@ -13,7 +13,7 @@
  * deduplicate; delivered at least once). A paused automation's runs are held at their next step;
  * an archived one's are cancelled there.
  */
-import { createHash } from 'node:crypto';
+import { createHash, randomUUID } from 'node:crypto';
 import type { Clock } from '../../platform/clock';
 import type { Logger } from '../../platform/logger';
 import type { Metrics } from '../../platform/metrics';
@@ -371,15 +371,22 @@ export function createAutomationEngine(deps: {
     return list;
   }
 
+  /** Whether the environment has an ACTIVE or PAUSED automation that listens to events (an event entry, an exit criterion or an event wait). */
+  async function needsEvents(environmentId: string): Promise<boolean> {
+    return (await eventAutomations(environmentId)).some((a) => a.def.entries.event || a.def.exit || Object.values(a.def.steps).some((s) => s.type === 'wait' && s.event));
+  }
+
   /**
-   * EVENT_TRACKED operations of a profile, after ingest committed them: exit criteria end live
-   * runs, waiting runs whose event came are woken, and event entries start runs (a refusal by the
-   * audience or re-entry is no error here). Acted on by the process that ingested them.
+   * EVENT_TRACKED operations of a profile, once the ingest batch that recorded them committed (a
+   * durable work item, `key` its id): exit criteria end live runs, waiting runs whose event came
+   * are woken, and event entries start runs (a refusal by the audience or re-entry is no error
+   * here). Acted on twice (a worker that died after it), it changes nothing more: exits and
+   * wake-ups are conditional on the run's state, and an entry's run id is derived from `key`.
    */
-  async function onEvents(environmentId: string, profileId: string, events: readonly { name: string; properties: Record<string, unknown> }[]): Promise<void> {
+  async function onEvents(environmentId: string, profileId: string, events: readonly { name: string; properties: Record<string, unknown> }[], key: string = randomUUID()): Promise<void> {
     const list = await eventAutomations(environmentId);
     let woke = false;
-    for (const e of events) {
+    for (const [index, e] of events.entries()) {
       const at = nowMs();
       for (const a of list) {
         if (a.def.exit && matches(a.def.exit, e)) {
@@ -403,7 +410,7 @@ export function createAutomationEngine(deps: {
         const row = await store.automations.byId(environmentId, a.id);
         if (!row) continue;
         try {
-          await deps.automations.enter(environmentId, row, profileId, {}, { type: 'EVENT', name: e.name, properties: e.properties });
+          await deps.automations.enter(environmentId, row, profileId, {}, { type: 'EVENT', name: e.name, properties: e.properties }, { runId: derivedId(`${key}:${a.id}:${index}`) });
         } catch (err) {
           const code = (err as { code?: string }).code;
           if (code !== 'reentry_refused' && code !== 'profile_not_in_audience' && code !== 'automation_not_active') logger.error('automation event entry failed', { err });
@@ -413,7 +420,7 @@ export function createAutomationEngine(deps: {
     if (woke) worker.wake();
   }
 
-  return { run: worker.run, wake: worker.wake, start: worker.start, stop: worker.stop, onEvents, forget: (environmentId: string) => eventCache.delete(environmentId) };
+  return { run: worker.run, wake: worker.wake, start: worker.start, stop: worker.stop, onEvents, needsEvents, forget: (environmentId: string) => eventCache.delete(environmentId) };
 }
 
 const matches = (m: EventMatch, e: { name: string; properties: Record<string, unknown> }) => m.eventName === e.name && propertiesMatch(m.conditions ?? [], e.properties);
@@ -426,10 +433,13 @@ class LeaseLost extends Error {}
 /** A step's effect refused in its transaction (an in-app message that is not there): the step fails, nothing of it stays. */
 class StepRefused extends Error {}
 
-/** The inbox entry an in-app step writes: one per run and step, so a repeated attempt writes the same id (and the insert is undone with its transaction). */
-function inboxEntryId(runId: string, stepId: string): string {
-  const h = createHash('sha256').update(`${runId}:${stepId}`).digest('hex');
+/** A UUID derived from `text` (the same text, the same id). */
+function derivedId(text: string): string {
+  const h = createHash('sha256').update(text).digest('hex');
   return `${h.slice(0, 8)}-${h.slice(8, 12)}-4${h.slice(13, 16)}-8${h.slice(17, 20)}-${h.slice(20, 32)}`;
 }
+
+/** The inbox entry an in-app step writes: one per run and step (a repeated attempt writes the same id, undone with its transaction). */
+const inboxEntryId = (runId: string, stepId: string) => derivedId(`${runId}:${stepId}:inbox`);
 
 export type AutomationEngine = ReturnType<typeof createAutomationEngine>;

@@ -260,14 +260,23 @@ export function createAutomationService(deps: {
    * transaction; re-entry is decided inside it, under a lock on the (automation, profile) pair. A
    * run entered while the automation is being archived is cancelled by the engine at its first step.
    */
-  async function enter(environmentId: string, a: AutomationRow, profileId: string, context: Record<string, unknown>, entry: Entry, inTx?: (tx: AutomationStores, run: TriggerResponse) => Promise<void>) {
+  async function enter(
+    environmentId: string,
+    a: AutomationRow,
+    profileId: string,
+    context: Record<string, unknown>,
+    entry: Entry,
+    opts: { inTx?: (tx: AutomationStores, run: TriggerResponse) => Promise<void>; runId?: string } = {},
+  ) {
     if (a.status !== 'ACTIVE' || a.publishedVersion === null) throw AutomationErrors.inactive(a.status);
     const def = await publishedDefinition(a.id, a.publishedVersion);
     if (!(await inAudience(environmentId, def, profileId))) throw AutomationErrors.notInAudience();
     const at = clock.now();
-    const run = { accepted: true, runId: newId(), enteredAt: at.toISOString() };
+    const run = { accepted: true, runId: opts.runId ?? newId(), enteredAt: at.toISOString() };
     await store.tx(async (tx) => {
       await tx.automations.lockEntry(profileId, a.id);
+      // A run of this id is there already: this entry was made before (an event acted on twice).
+      if (opts.runId !== undefined && (await tx.automations.run(environmentId, opts.runId))) return;
       const refused = await reentryRefusal(tx, def, a.id, profileId, at.getTime());
       if (refused) throw AutomationErrors.reentryRefused(refused);
       await tx.automations.insertRun({
@@ -283,7 +292,7 @@ export function createAutomationService(deps: {
         at: run.enteredAt,
         atMs: at.getTime(),
       });
-      await inTx?.(tx, run);
+      await opts.inTx?.(tx, run);
       tx.afterCommit(wake);
     });
     return run;
@@ -516,11 +525,13 @@ export function createAutomationService(deps: {
       if (!(await deps.profiles.profile(env, body.profileId))) throw AutomationErrors.profileNotFound();
       let replay: TriggerResponse | undefined;
       try {
-        const response = await enter(env, a, body.profileId, context as Record<string, unknown>, { type: 'API' }, async (tx, run) => {
-          if (idempotencyKey !== undefined && !(await tx.automations.insertTrigger(env, idempotencyKey, key.id, requestHash, JSON.stringify(run), run.enteredAt))) {
-            // Another request with this key committed first: undo this run, answer as it was answered.
-            throw new ConcurrentTrigger();
-          }
+        const response = await enter(env, a, body.profileId, context as Record<string, unknown>, { type: 'API' }, {
+          inTx: async (tx, run) => {
+            if (idempotencyKey !== undefined && !(await tx.automations.insertTrigger(env, idempotencyKey, key.id, requestHash, JSON.stringify(run), run.enteredAt))) {
+              // Another request with this key committed first: undo this run, answer as it was answered.
+              throw new ConcurrentTrigger();
+            }
+          },
         });
         return { replayed: false, response };
       } catch (e) {

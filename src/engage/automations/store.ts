@@ -90,7 +90,7 @@ const SQL = {
   insertVersion: 'INSERT INTO automation_versions (automation_id, version, environment_id, definition, created_at) VALUES (?, ?, ?, ?, ?) ON CONFLICT DO NOTHING',
   version: 'SELECT definition FROM automation_versions WHERE automation_id = ? AND version = ?',
   insertRun: `INSERT INTO automation_runs (id, environment_id, automation_id, version, profile_id, status, step_id, step_seq, due_ms, attempts, held, context, entry, entered_at, entered_ms)
-    VALUES (?, ?, ?, ?, ?, 'RUNNING', ?, 0, ?, 0, 0, ?, ?, ?, ?)`,
+    VALUES (?, ?, ?, ?, ?, 'RUNNING', ?, 0, ?, 0, 0, ?, ?, ?, ?) ON CONFLICT (id) DO NOTHING`,
   run: `SELECT ${RUN} FROM automation_runs WHERE environment_id = ? AND id = ?`,
   runs: `SELECT ${RUN} FROM automation_runs WHERE environment_id = ? AND automation_id = ? AND (? = '' OR status = ?) AND (? = '' OR profile_id = ?)
     ORDER BY entered_ms DESC, id DESC LIMIT ? OFFSET ?`,
@@ -181,8 +181,9 @@ export function createAutomationStore(db: Sql) {
       await db.run(SQL.insertVersion, [automationId, version, environmentId, definition, at]);
     },
     version: async (automationId: string, version: number) => (await db.get<{ definition: string }>(SQL.version, [automationId, version]))?.definition,
+    /** False when a run of that id exists already (an event entry acted on twice). */
     async insertRun(r: { id: string; environmentId: string; automationId: string; version: number; profileId: string; stepId: string; dueMs: number; context: string; entry: string; at: string; atMs: number }) {
-      await db.run(SQL.insertRun, [r.id, r.environmentId, r.automationId, r.version, r.profileId, r.stepId, r.dueMs, r.context, r.entry, r.at, r.atMs]);
+      return (await db.run(SQL.insertRun, [r.id, r.environmentId, r.automationId, r.version, r.profileId, r.stepId, r.dueMs, r.context, r.entry, r.at, r.atMs])) === 1;
     },
     async run(environmentId: string, id: string): Promise<RunRow | undefined> {
       const r = await db.get<RunRow>(SQL.run, [environmentId, id]);

@@ -17,7 +17,10 @@ import type { AuditTx } from '../shared/audit';
 import type { WebhookSender } from '../webhooks/delivery';
 import { retryDelayMs } from '../webhooks/delivery';
 import type { WebhookSigningService } from '../webhooks/secrets';
+import { insertWorkItemIn } from '../../platform/work/queue';
+import type { EventRecorder } from '../operations/service';
 import { createAutomationEngine, type SendPort } from './engine';
+import { AUTOMATION_EVENTS_WORK, type AutomationEventsWork } from './work';
 import { createAutomationService, type ProfileReads } from './service';
 import type { AutomationStore } from './store';
 import { TIME_ZONE_ATTRIBUTE } from '../sync/documents';
@@ -35,6 +38,8 @@ export function createAutomations(deps: {
   webhooks: { signing: Pick<WebhookSigningService, 'signingSecrets'>; sender: Pick<WebhookSender, 'deliver'> };
   notices?: ChangeNotices;
   metrics?: Pick<Metrics, 'workItems'>;
+  /** Wakes the durable work queue (the events' work items). */
+  wakeWork?: () => void;
 }) {
   const { store, clock, environments, profiles } = deps;
   const reads: ProfileReads & { timeZone(environmentId: string, profileId: string): Promise<string> } = {
@@ -99,7 +104,14 @@ export function createAutomations(deps: {
   });
   wake = engine.wake;
   changed = engine.forget;
-  return { ...service, engine };
+  /** The ingest transaction's hook: a work item for a profile's events, when an automation of the environment listens to events. */
+  const recordEventsIn: EventRecorder = async (tx, environmentId, profileId, events) => {
+    if (!(await engine.needsEvents(environmentId))) return;
+    const payload: AutomationEventsWork = { environmentId, profileId, events: [...events] };
+    await insertWorkItemIn(tx, AUTOMATION_EVENTS_WORK, payload, clock.now().getTime());
+    if (deps.wakeWork) tx.afterCommit(deps.wakeWork);
+  };
+  return { ...service, engine, recordEventsIn };
 }
 
 export type Automations = ReturnType<typeof createAutomations>;

@@ -1,8 +1,8 @@
-import type { Logger } from '../../platform/logger';
 import { DomainError } from '../../platform/errors';
 import type { Clock } from '../../platform/clock';
 import { createGroupCommit } from '../../platform/store/group-commit';
-import type { TxRunner } from '../../platform/store/store';
+import type { TxRunner, TxScope } from '../../platform/store/store';
+import type { WorkStore } from '../../platform/work/store';
 import type { InstallationPrincipal } from '../installations/service';
 import { EdgeErrors } from '../shared/errors';
 import { parseDateTime, type Violation } from '../../platform/http/schema';
@@ -29,12 +29,14 @@ export interface IngestOutcome {
   statuses?: Record<string, number>;
   /** Whose state the batch changed (its change notices, said once it committed). */
   changed?: StateChanges;
-  /** The accepted EVENT_TRACKED operations, by profile (automations hear of them once the batch committed). */
-  events?: Map<string, { name: string; properties: Obj }[]>;
 }
 
-/** Told of a committed batch's accepted events (automations' event entries, waits and exits; issue 28). */
-export type EventListener = (environmentId: string, profileId: string, events: readonly { name: string; properties: Obj }[]) => Promise<void>;
+/**
+ * Records a batch's accepted EVENT_TRACKED operations of one profile for automations (event
+ * entries, event waits, exit criteria; issue 28), in the ingest transaction: a durable work item,
+ * acted on once the batch committed, by any process.
+ */
+export type EventRecorder = (tx: Stores & TxScope & { work: WorkStore }, environmentId: string, profileId: string, events: readonly { name: string; properties: Obj }[]) => Promise<void>;
 
 /** Counts what ingest does (platform/metrics.ts). */
 export interface IngestMetrics {
@@ -47,7 +49,7 @@ type Stores = { operations: OperationStore } & ProfileTx & ReceiptTx & ExposureT
 
 const rejected = (operationId: string, errorCode: string, message: string): OperationResult => ({ operationId, status: 'REJECTED', errorCode, message });
 
-export function createOperationService(deps: { store: Stores & TxRunner<Stores>; clock: Clock; metrics?: IngestMetrics; notices?: ChangeNotices; logger?: Logger; events?: { listener?: EventListener } }) {
+export function createOperationService(deps: { store: Stores & { work: WorkStore } & TxRunner<Stores & { work: WorkStore }>; clock: Clock; metrics?: IngestMetrics; notices?: ChangeNotices; events?: { record?: EventRecorder } }) {
   const { store, clock } = deps;
   const notices = deps.notices ?? NO_NOTICES;
   const exposures = createExposureCounter();
@@ -88,12 +90,6 @@ export function createOperationService(deps: { store: Stores & TxRunner<Stores>;
   function told(p: InstallationPrincipal, outcome: IngestOutcome): IngestOutcome {
     if (outcome.changed?.installation) notices.installationChanged(p.environmentId, p.id);
     for (const id of outcome.changed?.profiles ?? []) notices.profileChanged(p.environmentId, id);
-    const listener = deps.events?.listener;
-    if (listener && outcome.events) {
-      for (const [profileId, events] of outcome.events) {
-        listener(p.environmentId, profileId, events).catch((err: unknown) => deps.logger?.error('event listener failed', { err }));
-      }
-    }
     return outcome;
   }
 
@@ -104,7 +100,7 @@ export function createOperationService(deps: { store: Stores & TxRunner<Stores>;
    */
   const grouped = createGroupCommit(
     store,
-    (tx, job: Job) => processBatch(tx, job, exposures),
+    (tx, job: Job) => processBatch(tx, job, exposures, deps.events),
     // Each batch locks its installation's row: in id order, across processes.
     (job) => job.p.id,
   );
@@ -144,7 +140,7 @@ const accepted = (operationId: string): OperationResult => ({ operationId, statu
  * operation is still decided as if the batch ran one operation after the other (duplicates
  * inside the batch, privacy changed by an earlier operation, last-writer-wins ties).
  */
-async function processBatch(tx: Stores, job: Job, counter: ExposureCounter): Promise<IngestOutcome> {
+async function processBatch(tx: Stores & TxScope & { work: WorkStore }, job: Job, counter: ExposureCounter, events?: { record?: EventRecorder }): Promise<IngestOutcome> {
   const s = tx.operations;
   const { p, batch, violations, payloads, digest, batchKey, nowMs, serverTime } = job;
   const ops = batch.operations;
@@ -187,7 +183,7 @@ async function processBatch(tx: Stores, job: Job, counter: ExposureCounter): Pro
   const receipts: { deliveryId: string; type: 'DELIVERED' | 'OPENED'; at: string }[] = [];
   const exposures: ExposureRow[] = [];
   const interactions: InteractionRow[] = [];
-  const events = new Map<string, { name: string; properties: Obj }[]>();
+  const tracked = new Map<string, { name: string; properties: Obj }[]>();
   let changed = false;
   for (let i = 0; i < n; i++) {
     const op = ops[i];
@@ -224,9 +220,9 @@ async function processBatch(tx: Stores, job: Job, counter: ExposureCounter): Pro
     }
     if (type === 'EVENT_TRACKED' && profileId !== null) {
       const x = op.payload as { name: string; properties: Obj };
-      const list = events.get(profileId);
+      const list = tracked.get(profileId);
       if (list) list.push({ name: x.name, properties: x.properties });
-      else events.set(profileId, [{ name: x.name, properties: x.properties }]);
+      else tracked.set(profileId, [{ name: x.name, properties: x.properties }]);
     }
     if (type === 'INTERACTION_TRACKED') {
       const x = op.payload as { experienceId: string; messageId: string; variantId?: string | null; type: InteractionRow['type'] };
@@ -247,7 +243,8 @@ async function processBatch(tx: Stores, job: Job, counter: ExposureCounter): Pro
   await s.insertBatchResult(p.id, batchKey, digest, out, serverTime);
   const statuses: Record<string, number> = {};
   for (const r of results) statuses[r.status] = (statuses[r.status] ?? 0) + 1;
-  return { replayed: false, body: out, statuses, changed: stateChanges, ...(events.size > 0 ? { events } : {}) };
+  if (events?.record) for (const [profileId, list] of tracked) await events.record(tx, p.environmentId, profileId, list);
+  return { replayed: false, body: out, statuses, changed: stateChanges };
 }
 
 /** Applies one accepted state operation; returns whether installation-level state may have changed. */
