@@ -347,6 +347,23 @@ describe('runs', () => {
   });
 });
 
+describe('profile erasure', () => {
+  it('ends the profile’s runs and erases their context, entry and steps; another profile’s runs go on', async () => {
+    const { apiKey } = await published(automation('erasable', { start: 'pause', steps: { pause: { type: 'wait', seconds: 60, next: 'mark' }, mark: { type: 'profile-update', addTags: ['done'] } } }));
+    const erased = await profileOf('erase-me');
+    const kept = await profileOf('keep-me');
+    const runs = [];
+    for (const p of [erased, kept]) runs.push(((await (await trigger(apiKey, { profileId: p, context: { email: 'someone@example.com' } })).json()) as { runId: string }).runId);
+    await RUN_ALL();
+    await w.h.services.engage.privacy.eraseProfile(w.envId, { id: erased }, ACTOR);
+    await expect(runOf(runs[0])).rejects.toMatchObject({ code: 'run_not_found' });
+    expect(Number((await w.h.sql.get<{ n: number }>('SELECT COUNT(*) AS n FROM automation_steps WHERE run_id = ?', [runs[0]]))!.n)).toBe(0);
+    w.h.clock.advance(61);
+    await RUN_ALL();
+    expect((await runOf(runs[1])).status).toBe('COMPLETED');
+  });
+});
+
 describe('the in-app step', () => {
   it('makes an automationOnly message eligible for the profile for its period (its installations sync it, then a tombstone), saves it to the inbox; a missing message fails the step', async () => {
     const inApp = w.h.services.engage.inApp;
