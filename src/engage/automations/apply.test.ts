@@ -2,6 +2,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createHarness, type Harness } from '../../../test/helpers/harness';
 import { ACTOR } from '../../../test/fixtures/actor';
 import { applyAll, applyFileProblemAll, type ApplyFile } from '../../apply';
+import { docsExample } from '../../../test/helpers/docs-examples';
 
 /**
  * `engage apply` with `automations` (issue 28): the file is what runs (created and published; a
@@ -84,6 +85,16 @@ describe('engage apply: automations', () => {
     const active = config([{ key: 'welcome', file: 'automations/welcome.json' }]);
     expect(steps(await run(active))).toEqual([['update', 'welcome', ['resume']]]);
     expect(await show('welcome')).toMatchObject({ status: 'ACTIVE', version: 3, publishedVersion: 3 });
+  });
+
+  it("applies docs/automations.md's example as written (its template declared by hand here)", async () => {
+    const example = docsExample('automations.md', 'apply') as ApplyFile;
+    expect(applyFileProblemAll(example)).toBeNull();
+    const [env] = example.environments!;
+    files['automations/order-shipped.json'] = JSON.stringify({ key: 'order-shipped', name: 'Order shipped', entries: { api: true }, start: 'done', steps: { done: { type: 'exit' } } });
+    const declared = { version: 1, environments: [{ ...env, name: 'docs', templates: undefined }] } as ApplyFile;
+    expect(steps(await run(declared))).toEqual([['create', 'order-shipped', []], ['create', 'win-back', []]]);
+    expect((await h.services.engage.automations.show('docs', 'win-back')).status).toBe('PAUSED');
   });
 
   it('adopts an automation made by hand: brings it to the file, publishes it and marks it managed', async () => {
