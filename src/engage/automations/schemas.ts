@@ -225,7 +225,7 @@ export function publishViolations(d: AutomationDefinition): Violation[] {
   const walk = (id: string, path: string[]): void => {
     state.set(id, 1);
     for (const n of successors(d.steps[id])) {
-      if (state.get(n) === 1) out.push(violation(ViolationCode.value, `steps.${id}`, `makes a cycle (${[...path, id, n].join(' → ')}): a run must end`));
+      if (state.get(n) === 1) out.push(violation(ViolationCode.value, `steps.${id}`, `makes a cycle (${[...path, id, n].join(' -> ')}): a run must end`));
       else if (!state.has(n)) walk(n, [...path, id]);
     }
     state.set(id, 2);

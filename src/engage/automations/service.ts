@@ -9,7 +9,7 @@
  */
 import type { Clock } from '../../platform/clock';
 import { digest, newId, newSecret } from '../../platform/crypto';
-import { limitOf, pageFrom, type Page, type PageRequest } from '../../platform/http/pagination';
+import { everyRow, limitOf, pageFrom, type Page, type PageRequest } from '../../platform/http/pagination';
 import { violation, ViolationCode, type Violation } from '../../platform/http/schema';
 import { checkReplay, requestDigest } from '../../platform/idempotency';
 import type { TxRunner } from '../../platform/store/store';
@@ -19,6 +19,7 @@ import { compileCondition, type FlagContext } from '../flags/evaluate';
 import { canonicalJson } from '../flags/diff';
 import { auditIn, type AuditActor, type AuditTx } from '../shared/audit';
 import { configurationManaged } from '../shared/errors';
+import { resolveTargetApps } from '../shared/target-apps';
 import { KEY_PATTERN } from '../shared/schemas';
 import { AutomationErrors } from './errors';
 import { AutomationBounds, draftViolations, publishViolations, type AutomationDefinition, type AutomationStatus, type RunStatus } from './schemas';
@@ -163,14 +164,7 @@ export function createAutomationService(deps: {
       f.key = key;
     }
     const problems: Violation[] = [];
-    if (Array.isArray(f.targetApps) && f.targetApps.every((x) => typeof x === 'string')) {
-      const apps = await environments.listApps(environmentId);
-      f.targetApps = (f.targetApps as string[]).map((ref, i) => {
-        const app = apps.find((a) => a.id === ref.toLowerCase() || a.name === ref);
-        if (!app) problems.push(violation(ViolationCode.value, `targetApps[${i}]`, `no app ${ref} in this environment`));
-        return app ? app.id.toLowerCase() : ref;
-      });
-    }
+    await resolveTargetApps(environments, environmentId, f, problems);
     problems.push(...draftViolations(f));
     if (problems.length > 0) throw AutomationErrors.violations(problems);
     return JSON.parse(JSON.stringify(f)) as AutomationDefinition;
@@ -451,12 +445,7 @@ export function createAutomationService(deps: {
 
     async all(environment: string): Promise<AutomationView[]> {
       const env = await environments.resolve(environment);
-      const out: AutomationView[] = [];
-      for (let offset = 0; ; offset += 500) {
-        const rows = await store.automations.page(env.id, '', 500, offset);
-        out.push(...rows.map((r) => viewOf(env.id, r)));
-        if (rows.length < 500) return out;
-      }
+      return (await everyRow((limit, offset) => store.automations.page(env.id, '', limit, offset))).map((r) => viewOf(env.id, r));
     },
 
     async markManaged(environmentId: string, key: string, actor: AuditActor): Promise<boolean> {

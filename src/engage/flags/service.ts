@@ -10,13 +10,14 @@
 import type { Clock } from '../../platform/clock';
 import type { TxRunner } from '../../platform/store/store';
 import { limitOf, pageFrom, type Page, type PageRequest } from '../../platform/http/pagination';
-import { violation, ViolationCode, type Violation } from '../../platform/http/schema';
+import type { Violation } from '../../platform/http/schema';
 import type { WorkStore } from '../../platform/work/store';
 import { nextDefinitionRevisionIn, type DefinitionsTx } from '../definitions/service';
 import type { EnvironmentService } from '../environments/service';
 import { auditIn, type AuditActor, type AuditTx } from '../shared/audit';
 import { NO_NOTICES, type ChangeNotices } from '../shared/change-notices';
 import { configurationManaged } from '../shared/errors';
+import { resolveTargetApps } from '../shared/target-apps';
 import { KEY_PATTERN } from '../shared/schemas';
 import { canonicalJson, diffFlags } from './diff';
 import { FlagErrors } from './errors';
@@ -103,14 +104,7 @@ export function createFlagService(deps: {
     }
     if (f.status === undefined) f.status = defaults.status;
     const problems: Violation[] = [];
-    if (Array.isArray(f.targetApps) && f.targetApps.every((x) => typeof x === 'string')) {
-      const apps = await environments.listApps(environmentId);
-      f.targetApps = (f.targetApps as string[]).map((ref, i) => {
-        const app = apps.find((a) => a.id === ref.toLowerCase() || a.name === ref);
-        if (!app) problems.push(violation(ViolationCode.value, `targetApps[${i}]`, `no app ${ref} in this environment`));
-        return app ? app.id.toLowerCase() : ref;
-      });
-    }
+    await resolveTargetApps(environments, environmentId, f, problems);
     problems.push(...flagViolations(f));
     if (problems.length > 0) throw FlagErrors.violations(problems);
     return JSON.parse(JSON.stringify(f)) as FlagDefinition;

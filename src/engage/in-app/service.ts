@@ -9,8 +9,8 @@
  */
 import { randomUUID } from 'node:crypto';
 import type { Clock } from '../../platform/clock';
-import { limitOf, pageFrom, type Page, type PageRequest } from '../../platform/http/pagination';
-import { violation, ViolationCode, type Violation } from '../../platform/http/schema';
+import { everyRow, limitOf, pageFrom, type Page, type PageRequest } from '../../platform/http/pagination';
+import type { Violation } from '../../platform/http/schema';
 import type { TxRunner } from '../../platform/store/store';
 import { nextDefinitionRevisionIn, type DefinitionsTx } from '../definitions/service';
 import type { EnvironmentService } from '../environments/service';
@@ -18,6 +18,7 @@ import { canonicalJson } from '../flags/diff';
 import { auditIn, type AuditActor, type AuditTx } from '../shared/audit';
 import { NO_NOTICES, type ChangeNotices } from '../shared/change-notices';
 import { configurationManaged } from '../shared/errors';
+import { resolveTargetApps } from '../shared/target-apps';
 import { KEY_PATTERN } from '../shared/schemas';
 import { InAppErrors } from './errors';
 import { INTERACTION_TYPES, messageViolations, type InteractionType, type MessageDefinition, type MessageStatus } from './schemas';
@@ -115,14 +116,7 @@ export function createInAppService(deps: {
       f.key = key;
     }
     const problems: Violation[] = [];
-    if (Array.isArray(f.targetApps) && f.targetApps.every((x) => typeof x === 'string')) {
-      const apps = await environments.listApps(environmentId);
-      f.targetApps = (f.targetApps as string[]).map((ref, i) => {
-        const app = apps.find((a) => a.id === ref.toLowerCase() || a.name === ref);
-        if (!app) problems.push(violation(ViolationCode.value, `targetApps[${i}]`, `no app ${ref} in this environment`));
-        return app ? app.id.toLowerCase() : ref;
-      });
-    }
+    await resolveTargetApps(environments, environmentId, f, problems);
     problems.push(...messageViolations(f));
     if (problems.length > 0) throw InAppErrors.violations(problems);
     return JSON.parse(JSON.stringify(f)) as MessageDefinition;
@@ -280,12 +274,7 @@ export function createInAppService(deps: {
     /** Every message of the environment with its definitions (engage apply compares them). */
     async all(environment: string): Promise<MessageView[]> {
       const env = await environments.resolve(environment);
-      const out: MessageView[] = [];
-      for (let offset = 0; ; offset += 500) {
-        const rows = await store.inApp.page(env.id, '', 500, offset);
-        out.push(...rows.map((r) => viewOf(env.id, r)));
-        if (rows.length < 500) return out;
-      }
+      return (await everyRow((limit, offset) => store.inApp.page(env.id, '', limit, offset))).map((r) => viewOf(env.id, r));
     },
 
     /** `engage apply` marks the messages it declares: the API and the CLI then refuse to change them (409 configuration_managed). */

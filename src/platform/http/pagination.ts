@@ -91,3 +91,13 @@ export function pageFrom<T>(rows: T[], req: PageRequest): Page<T> {
 export function limitOf(req: PageRequest): { limit: number; offset: number } {
   return { limit: req.size + 1, offset: req.page * req.size };
 }
+
+/** Every row of a listing read page by page (`size` rows a read), in the listing's order. */
+export async function everyRow<T>(page: (limit: number, offset: number) => Promise<T[]>, size = 500): Promise<T[]> {
+  const out: T[] = [];
+  for (let offset = 0; ; offset += size) {
+    const rows = await page(size, offset);
+    out.push(...rows);
+    if (rows.length < size) return out;
+  }
+}
