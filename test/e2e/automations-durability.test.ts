@@ -243,7 +243,11 @@ describe(`automation runs survive kill -9 (the built executable, ${ON_POSTGRES ?
     expect([...timelines.values()].filter((t) => t.join() !== expected.join())).toEqual([]);
     expect(timelines.size).toBe(N);
 
-    // APNs: exactly one accepted apns-id per device token, for every token, each accepted once.
+    // One send and one delivery per run (the push step's idempotency key `<run id>:notify`), each SENT.
+    const deliveries = await query<{ state: string; n: number }>(sandbox, 'SELECT state, COUNT(*) AS n FROM push_deliveries WHERE environment_id = ? GROUP BY state', [environment.id]);
+    expect(Object.fromEntries(deliveries.map((d) => [d.state, Number(d.n)]))).toEqual({ SENT: N });
+
+    // APNs: exactly one apns-id accepted per device token, for every token.
     // The fake records a 200 it wrote to a killed process's stream too; `delivered` counts only answers that left.
     const accepted = apns.requests.filter((r) => r.status === 200 && apns.delivered.has(r.apnsId));
     const idsByToken = new Map<string, Set<string>>();
