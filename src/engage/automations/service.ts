@@ -44,6 +44,7 @@ export interface ProfileReads {
     | undefined
   >;
   installationAttributes(environmentId: string, installationId: string): Promise<Record<string, unknown>>;
+  exists(environmentId: string, profileId: string): Promise<boolean>;
 }
 
 export interface EditOptions {
@@ -511,7 +512,7 @@ export function createAutomationService(deps: {
       const context = body.context ?? {};
       const problem = contextProblem(context);
       if (problem) throw AutomationErrors.contextTooLarge(problem);
-      if (!(await deps.profiles.profile(env, body.profileId))) throw AutomationErrors.profileNotFound();
+      if (!(await deps.profiles.exists(env, body.profileId))) throw AutomationErrors.profileNotFound();
       let replay: TriggerResponse | undefined;
       try {
         const response = await enter(env, a, body.profileId, context as Record<string, unknown>, { type: 'API' }, {

@@ -47,6 +47,7 @@ export function createAutomations(deps: {
       const p = await profiles.profileView(environmentId, { id: profileId });
       return p && { id: p.id, externalId: p.externalId, attributes: p.attributes, tags: p.tags, installations: p.installations };
     },
+    exists: (environmentId, profileId) => profiles.profileExists(environmentId, profileId),
     installationAttributes: async (environmentId, installationId) => (await profiles.installationView(installationId, environmentId))?.attributes ?? {},
     /** The profile's `time_zone` attribute, else its first installation's zone, else UTC. */
     async timeZone(environmentId, profileId) {

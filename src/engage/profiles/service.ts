@@ -259,7 +259,10 @@ export function createProfileService(deps: { store: ProfileTx & TxRunner<Profile
     return { items, hasMore: rows.length > size };
   }
 
-  return { snapshot, findProfileByExternalId, installationView, profileView, installationPage };
+  /** Whether `profileId` is a profile of the environment (one primary-key read). */
+  const profileExists = async (environmentId: string, profileId: string): Promise<boolean> => (await store.profiles.profileById(environmentId, profileId)) !== undefined;
+
+  return { snapshot, findProfileByExternalId, installationView, profileView, profileExists, installationPage };
 }
 
 export type ProfileService = ReturnType<typeof createProfileService>;

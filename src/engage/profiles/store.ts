@@ -125,7 +125,8 @@ const SQL = {
   generations: `SELECT generation, profile_id AS "profileId", binding_state AS "bindingState", committed_at AS "committedAt"
       FROM installation_generations WHERE installation_id = ? ORDER BY generation`,
   profileView: 'SELECT id, external_id AS "externalId", created_at AS "createdAt" FROM profiles WHERE environment_id = ? AND external_id = ?',
-  installationsOfProfile: 'SELECT id, app_id AS "appId", platform, generation FROM installations WHERE environment_id = ? AND profile_id = ? ORDER BY created_at',
+  // By installations_profile: the CAST keeps SQLite (without statistics) from choosing installations_environment, a scan of the environment.
+  installationsOfProfile: 'SELECT id, app_id AS "appId", platform, generation FROM installations WHERE CAST(environment_id AS TEXT) = ? AND profile_id = ? ORDER BY created_at',
   profileById: 'SELECT id, external_id AS "externalId", created_at AS "createdAt" FROM profiles WHERE environment_id = ? AND id = ?',
   // A keyset page: one seek of installations_environment (environment_id, id, migration 0030), whatever the environment's size.
   installationPage: `SELECT ${INSTALLATION_LINE} FROM installations WHERE environment_id = ? AND id > ? ORDER BY id LIMIT ?`,
