@@ -286,6 +286,20 @@ describe('dist/engage apply: the engagement half', () => {
     expect(notAKey.stderr).not.toContain('not-a-key');
 
     const schema = JSON.parse(await sb.cli(['apply', '--print-schema'])) as { properties: Record<string, { items?: { properties: Record<string, unknown> } }> };
-    expect(Object.keys(schema.properties.environments.items!.properties).sort()).toEqual(['accessKeys', 'apps', 'displayName', 'flags', 'identityTenant', 'lists', 'name', 'syncRefreshAfterSeconds', 'templates', 'testGroups']);
+    expect(Object.keys(schema.properties.environments.items!.properties).sort()).toEqual([
+      'accessKeys',
+      'apps',
+      'automations',
+      'displayName',
+      'flags',
+      'identityTenant',
+      'inAppMessages',
+      'inAppMinIntervalSeconds',
+      'lists',
+      'name',
+      'syncRefreshAfterSeconds',
+      'templates',
+      'testGroups',
+    ]);
   });
 });
