@@ -6,7 +6,7 @@
  */
 import type { Static } from '../../platform/http/schema';
 import type { PropertyCondition } from '../in-app/schemas';
-import type { Entry } from './service';
+import type { Entry } from './entry';
 
 export interface RunScope {
   context: Record<string, unknown>;

@@ -21,7 +21,8 @@ import { insertWorkItemIn } from '../../platform/work/queue';
 import type { EventRecorder } from '../operations/service';
 import { createAutomationEngine, type SendPort } from './engine';
 import { AUTOMATION_EVENTS_WORK, type AutomationEventsWork } from './work';
-import { createAutomationService, type ProfileReads } from './service';
+import type { ProfileReads } from './entry';
+import { createAutomationService } from './service';
 import type { AutomationStore } from './store';
 import { TIME_ZONE_ATTRIBUTE } from '../sync/documents';
 
