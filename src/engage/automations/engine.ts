@@ -13,7 +13,6 @@
  * deduplicate; delivered at least once). A paused automation's runs are held at their next step;
  * an archived one's are cancelled there.
  */
-import { createHash, randomUUID } from 'node:crypto';
 import type { Clock } from '../../platform/clock';
 import type { Logger } from '../../platform/logger';
 import type { Metrics } from '../../platform/metrics';
@@ -26,12 +25,13 @@ import { grantIn, type InAppTx } from '../in-app/service';
 import { writeEntryIn, type InboxTx } from '../inbox/service';
 import { inboxContentOf } from './in-app-step';
 import { NO_NOTICES, type ChangeNotices } from '../shared/change-notices';
-import type { AutomationDefinition, EventMatch, RunCondition, Step } from './schemas';
+import type { AutomationDefinition, RunCondition, Step } from './schemas';
 import type { ProfileReads } from './entry';
 import type { AutomationService } from './service';
 import type { AutomationStore, RunRow, StepRow } from './store';
 import { nextTimeOfDay } from './time-of-day';
-import { placeholderValue, propertiesMatch, resolveTemplated, type RunScope } from './values';
+import { derivedId, placeholderValue, resolveTemplated, type RunScope } from './values';
+import { createEventHandling } from './events';
 
 type Stores = { automations: AutomationStore } & InAppTx & ProfileTx & InboxTx;
 
@@ -360,71 +360,11 @@ export function createAutomationEngine(deps: {
     { clock, logger, metrics: deps.metrics, idleMs: deps.options?.idleMs ?? 1_000 },
   );
 
-  /** Event cache per environment: the published definitions of ACTIVE and PAUSED automations, read again after 5 s. */
-  const eventCache = new Map<string, { readMs: number; list: { id: string; status: string; publishedVersion: number; def: AutomationDefinition }[] }>();
-  async function eventAutomations(environmentId: string) {
-    const held = eventCache.get(environmentId);
-    const now = nowMs();
-    if (held && now - held.readMs < 5_000) return held.list;
-    const list = (await store.automations.eventAutomations(environmentId)).map((r) => ({ ...r, def: JSON.parse(r.definition) as AutomationDefinition }));
-    eventCache.set(environmentId, { readMs: now, list });
-    if (eventCache.size > 1024) eventCache.delete(eventCache.keys().next().value!);
-    return list;
-  }
+  const events = createEventHandling({ store, clock, logger, automations: deps.automations, wake: () => worker.wake() });
 
-  /** Whether the environment has an ACTIVE or PAUSED automation that listens to events (an event entry, an exit criterion or an event wait). */
-  async function needsEvents(environmentId: string): Promise<boolean> {
-    return (await eventAutomations(environmentId)).some((a) => a.def.entries.event || a.def.exit || Object.values(a.def.steps).some((s) => s.type === 'wait' && s.event));
-  }
-
-  /**
-   * EVENT_TRACKED operations of a profile, once the ingest batch that recorded them committed (a
-   * durable work item, `key` its id): exit criteria end live runs, waiting runs whose event came
-   * are woken, and event entries start runs (a refusal by the audience or re-entry is no error
-   * here). Acted on twice (a worker that died after it), it changes nothing more: exits and
-   * wake-ups are conditional on the run's state, and an entry's run id is derived from `key`.
-   */
-  async function onEvents(environmentId: string, profileId: string, events: readonly { name: string; properties: Record<string, unknown> }[], key: string = randomUUID()): Promise<void> {
-    const list = await eventAutomations(environmentId);
-    let woke = false;
-    for (const [index, e] of events.entries()) {
-      const at = nowMs();
-      for (const a of list) {
-        if (a.def.exit && matches(a.def.exit, e)) {
-          for (const run of await store.automations.liveOf(profileId, a.id)) if (await store.automations.exit(run.id, iso(at), at)) woke = true;
-        }
-      }
-      for (const run of await store.automations.waitingFor(profileId, e.name)) {
-        const def = await deps.automations.publishedDefinition(run.automationId, run.version);
-        const step = run.stepId ? def.steps[run.stepId] : undefined;
-        if (!step || step.type !== 'wait' || !step.event || !matches(step.event, e)) continue;
-        await store.tx(async (tx) => {
-          if (!(await tx.automations.wakeFor(run.id, e.name, run.stepSeq, at))) return;
-          const held = await tx.automations.step(run.id, run.stepSeq);
-          if (!held) return;
-          await tx.automations.putStep({ ...held, environmentId, profileId, output: JSON.stringify({ ...(JSON.parse(held.output ?? '{}') as object), matched: { name: e.name, at: iso(at) } }) });
-          woke = true;
-        });
-      }
-      for (const a of list) {
-        if (a.status !== 'ACTIVE' || !a.def.entries.event || !matches(a.def.entries.event, e)) continue;
-        const row = await store.automations.byId(environmentId, a.id);
-        if (!row) continue;
-        try {
-          await deps.automations.enter(environmentId, row, profileId, {}, { type: 'EVENT', name: e.name, properties: e.properties }, { runId: derivedId(`${key}:${a.id}:${index}`) });
-        } catch (err) {
-          const code = (err as { code?: string }).code;
-          if (code !== 'reentry_refused' && code !== 'profile_not_in_audience' && code !== 'automation_not_active') logger.error('automation event entry failed', { err });
-        }
-      }
-    }
-    if (woke) worker.wake();
-  }
-
-  return { run: worker.run, wake: worker.wake, start: worker.start, stop: worker.stop, onEvents, needsEvents, forget: (environmentId: string) => eventCache.delete(environmentId) };
+  return { run: worker.run, wake: worker.wake, start: worker.start, stop: worker.stop, onEvents: events.onEvents, needsEvents: events.needsEvents, forget: events.forget };
 }
 
-const matches = (m: EventMatch, e: { name: string; properties: Record<string, unknown> }) => m.eventName === e.name && propertiesMatch(m.conditions ?? [], e.properties);
 
 function ended(run: Pick<RunRow, 'stepId' | 'stepSeq'>, status: 'CANCELLED' | 'EXITED' | 'FAILED', context: string, error: string | null, atMs: number) {
   return { status, stepId: run.stepId, stepSeq: run.stepSeq, dueMs: null, waitingEvent: null, context, error, endedAt: new Date(atMs).toISOString(), endedMs: atMs };
@@ -433,12 +373,6 @@ function ended(run: Pick<RunRow, 'stepId' | 'stepSeq'>, status: 'CANCELLED' | 'E
 class LeaseLost extends Error {}
 /** A step's effect refused in its transaction (an in-app message that is not there): the step fails, nothing of it stays. */
 class StepRefused extends Error {}
-
-/** A UUID derived from `text` (the same text, the same id). */
-function derivedId(text: string): string {
-  const h = createHash('sha256').update(text).digest('hex');
-  return `${h.slice(0, 8)}-${h.slice(8, 12)}-4${h.slice(13, 16)}-8${h.slice(17, 20)}-${h.slice(20, 32)}`;
-}
 
 /** The inbox entry an in-app step writes: one per run and step (a repeated attempt writes the same id, undone with its transaction). */
 const inboxEntryId = (runId: string, stepId: string) => derivedId(`${runId}:${stepId}:inbox`);

@@ -4,6 +4,7 @@
  * placeholder and nothing else takes the value as it is (a number stays a number); placeholders
  * inside a longer string are written as text (a missing value as nothing).
  */
+import { createHash } from 'node:crypto';
 import type { Static } from '../../platform/http/schema';
 import type { PropertyCondition } from '../in-app/schemas';
 import type { Entry } from './entry';
@@ -90,4 +91,10 @@ export function propertiesMatch(conditions: readonly Static<typeof PropertyCondi
         return typeof v === 'number' && v >= (values[0] as number);
     }
   });
+}
+
+/** A UUID derived from `text` (the same text, the same id). */
+export function derivedId(text: string): string {
+  const h = createHash('sha256').update(text).digest('hex');
+  return `${h.slice(0, 8)}-${h.slice(8, 12)}-4${h.slice(13, 16)}-8${h.slice(17, 20)}-${h.slice(20, 32)}`;
 }
