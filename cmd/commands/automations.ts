@@ -1,32 +1,20 @@
-import { InvalidArgumentError, Option, type Command } from 'commander';
+import { Option, type Command } from 'commander';
 import { cliActor } from '../../src/platform/audit/audit';
 import { AutomationFile } from '../../src/engage/automations/admin-schemas';
 import { AUTOMATION_STATUSES, RUN_STATUSES, type AutomationStatus, type RunStatus } from '../../src/engage/automations/schemas';
-import type { AutomationService, AutomationView, EditOptions } from '../../src/engage/automations/service';
-import { action, output, withCommon, withServices, type CommonOptions } from '../cli';
+import type { AutomationService, AutomationView } from '../../src/engage/automations/service';
+import { action, output, withCommon, withServices } from '../cli';
+import { registerDefinitionFiles, type EnvOpts } from '../definition-files';
 import { outputPage, pageRequestOf, withPaging } from '../paging';
-import { readJsonFile } from './messaging';
 
 const COLUMNS = ['key', 'name', 'status', 'version', 'publishedVersion', 'apiEntry', 'configurationManaged', 'updatedAt'];
 const RUN_COLUMNS = ['id', 'profileId', 'status', 'version', 'stepId', 'enteredAt', 'endedAt'];
 const STEP_COLUMNS = ['seq', 'stepId', 'kind', 'status', 'attempts', 'startedAt', 'finishedAt', 'error'];
 
-type EnvOpts = CommonOptions & { environment: string };
-type FileOpts = CommonOptions & { environment?: string; file?: string; printSchema?: boolean };
-type Expected = { expectedVersion?: number };
-
 const HELP = `
 The automation file: docs/automations.md (steps, entries, exit, re-entry, versions, runs).
 Its JSON Schema: engage automations create --print-schema`;
 const KEY_NOTE = 'automation API key (shown once; the trigger’s path segment, keep it in your backend’s secrets now)';
-
-const positive = (flag: string) => (value: string): number => {
-  if (!/^[1-9][0-9]{0,8}$/.test(value)) throw new InvalidArgumentError(`${flag} must be a positive integer`);
-  return Number(value);
-};
-const withExpected = (cmd: Command) =>
-  cmd.option('--expected-version <n>', "apply only while the automation's latest version is this one (else: automation_version_conflict)", positive('--expected-version'));
-const editOptions = (o: Expected): EditOptions => (o.expectedVersion !== undefined ? { expectedVersion: o.expectedVersion } : {});
 
 /** An automation as a table (`--json`: the whole view, as the API answers it). */
 function shown(json: boolean, v: AutomationView & { automationApiKey?: string }, changed?: boolean): void {
@@ -43,58 +31,37 @@ function shown(json: boolean, v: AutomationView & { automationApiKey?: string },
  */
 export function registerAutomations(program: Command): void {
   const group = program.command('automations').description('automations of an environment (JSON files; publish, pause, resume, archive, the API entry key, runs)');
-  const printSchema = () => void process.stdout.write(JSON.stringify(JSON.parse(JSON.stringify(AutomationFile)), null, 2) + '\n');
 
-  withCommon(group.command('create').description('create an automation from a JSON file: version 1, DRAFT until published; with an api entry, prints its key once'))
-    .option('--environment <env>', 'environment id or name (required)')
-    .option('--file <file>', 'automation JSON file (required; format: docs/automations.md)')
-    .option('--print-schema', "print the automation file's JSON Schema and exit")
-    .addHelpText('after', HELP)
-    .action(
-      action(async (opts: FileOpts) => {
-        if (opts.printSchema) return printSchema();
-        if (!opts.environment) throw new Error("required option '--environment <env>' not specified");
-        if (!opts.file) throw new Error("required option '--file <file>' not specified");
-        const file = readJsonFile(opts.file, 'automation file');
-        const environment = opts.environment;
-        await withServices(opts, async ({ services, json }) => shown(json, await services.engage.automations.create({ environment, file }, cliActor())));
-      }),
-    );
-
-  withExpected(withCommon(group.command('update').description('edit an automation from a JSON file: a DRAFT keeps it as its draft; an ACTIVE or PAUSED one publishes it as a new version at once')))
-    .argument('<key>', 'automation key (immutable)')
-    .requiredOption('--environment <env>', 'environment id or name')
-    .requiredOption('--file <file>', 'automation JSON file (format: docs/automations.md)')
-    .addHelpText('after', HELP)
-    .action(
-      action(async (key: string, opts: EnvOpts & Expected & { file: string }) => {
-        const file = readJsonFile(opts.file, 'automation file');
-        await withServices(opts, async ({ services, json }) => {
-          const out = await services.engage.automations.update({ environment: opts.environment, key, file }, cliActor(), editOptions(opts));
-          shown(json, out.view, out.changed);
-        });
-      }),
-    );
-
-  const TRANSITIONS = {
-    publish: 'publish a DRAFT automation: its latest version, checked, is the one runs enter',
-    pause: 'pause an ACTIVE automation: no new runs; runs under way are held at their next step',
-    resume: 'resume a PAUSED automation: held runs continue where they were',
-    archive: 'archive an automation for good: runs under way are cancelled',
-  } as const;
-  for (const verb of ['publish', 'pause', 'resume', 'archive'] as const) {
-    withExpected(withCommon(group.command(verb).description(TRANSITIONS[verb])))
-      .argument('<key>', 'automation key')
-      .requiredOption('--environment <env>', 'environment id or name')
-      .action(
-        action(async (key: string, opts: EnvOpts & Expected) => {
-          await withServices(opts, async ({ services, json }) => {
-            const out = await services.engage.automations[verb](opts.environment, key, cliActor(), editOptions(opts));
-            shown(json, out.view, out.changed);
-          });
-        }),
-      );
-  }
+  registerDefinitionFiles(group, {
+    noun: 'automation',
+    docs: 'docs/automations.md',
+    schema: AutomationFile,
+    help: HELP,
+    expected: "apply only while the automation's latest version is this one (else: automation_version_conflict)",
+    create: {
+      description: 'create an automation from a JSON file: version 1, DRAFT until published; with an api entry, prints its key once',
+      run: async ({ services, json }, environment, file) => shown(json, await services.engage.automations.create({ environment, file }, cliActor())),
+    },
+    update: {
+      description: 'edit an automation from a JSON file: a DRAFT keeps it as its draft; an ACTIVE or PAUSED one publishes it as a new version at once',
+      run: async ({ services, json }, environment, key, file, expected) => {
+        const out = await services.engage.automations.update({ environment, key, file }, cliActor(), expected);
+        shown(json, out.view, out.changed);
+      },
+    },
+    verbs: {
+      descriptions: {
+        publish: 'publish a DRAFT automation: its latest version, checked, is the one runs enter',
+        pause: 'pause an ACTIVE automation: no new runs; runs under way are held at their next step',
+        resume: 'resume a PAUSED automation: held runs continue where they were',
+        archive: 'archive an automation for good: runs under way are cancelled',
+      },
+      run: async ({ services, json }, verb, environment, key, expected) => {
+        const out = await services.engage.automations[verb](environment, key, cliActor(), expected);
+        shown(json, out.view, out.changed);
+      },
+    },
+  });
 
   withCommon(group.command('rotate-key').description("make a new key for the automation's api entry, printed this once; the previous key stops working at once"))
     .argument('<key>', 'automation key')

@@ -3,7 +3,8 @@ import { cliActor } from '../../src/platform/audit/audit';
 import { FlagFile } from '../../src/engage/flags/admin-schemas';
 import type { EditOptions } from '../../src/engage/flags/service';
 import type { ScheduleInput } from '../../src/engage/flags/schedules';
-import { action, output, withCommon, withServices, type CommonOptions } from '../cli';
+import { action, output, withCommon, withServices } from '../cli';
+import { positive, registerDefinitionFiles, withExpected, type EnvOpts } from '../definition-files';
 import { outputPage, pageRequestOf, withPaging } from '../paging';
 import { readJsonFile } from './messaging';
 
@@ -13,18 +14,11 @@ const SCHEDULE_COLUMNS = ['id', 'at', 'status', 'actor', 'appliedVersion', 'appl
 const EXPOSURE_COLUMNS = ['experimentId', 'revision', 'variantKey', 'exposures'];
 const SCHEDULE_STATUSES = ['PENDING', 'APPLIED', 'CANCELLED', 'FAILED'];
 
-type EnvOpts = CommonOptions & { environment: string };
-type FileOpts = CommonOptions & { environment?: string; file?: string; printSchema?: boolean };
 type Paged = EnvOpts & { page: number; size: number };
 
 const FLAG_HELP = `
 The flag file: docs/flags.md (targeting, rollouts, experiments, scheduled changes, rollback).
 Its JSON Schema: engage flags create --print-schema`;
-
-const positive = (flag: string) => (value: string): number => {
-  if (!/^[1-9][0-9]{0,8}$/.test(value)) throw new InvalidArgumentError(`${flag} must be a positive integer`);
-  return Number(value);
-};
 
 /** `--step 2026-03-01T09:00:00Z=25` (repeatable): a rollout step, its time and percentage. */
 function step(value: string, previous: { at: string; percentage: number }[] = []): { at: string; percentage: number }[] {
@@ -34,7 +28,7 @@ function step(value: string, previous: { at: string; percentage: number }[] = []
   return [...previous, { at: value.slice(0, i), percentage: pct }];
 }
 
-const withExpected = (cmd: Command) => cmd.option('--expected-version <n>', 'apply only while the flag is at this version (else: flag_version_conflict)', positive('--expected-version'));
+const EXPECTED = 'apply only while the flag is at this version (else: flag_version_conflict)';
 const editOptions = (o: { expectedVersion?: number }): EditOptions => ({ origin: 'CLI', ...(o.expectedVersion !== undefined ? { expectedVersion: o.expectedVersion } : {}) });
 
 /** A change's answer: the flag, and a line on stderr when it changed nothing. */
@@ -47,46 +41,26 @@ function written(json: boolean, out: { view: unknown; changed: boolean }): void 
 /** `engage flags …` (issue 26): feature flags of an environment, their versions, scheduled changes and exposures. */
 export function registerFlags(program: Command): void {
   const flags = program.command('flags').description('feature flags of an environment (JSON files; versions, rollback, scheduled changes, exposures)');
-  const printSchema = () => void process.stdout.write(JSON.stringify(JSON.parse(JSON.stringify(FlagFile)), null, 2) + '\n');
 
-  withCommon(flags.command('create').description('create a flag from a JSON file: version 1, ACTIVE unless the file says otherwise'))
-    .option('--environment <env>', 'environment id or name (required)')
-    .option('--file <file>', 'flag JSON file (required; format: docs/flags.md)')
-    .option('--print-schema', "print the flag file's JSON Schema and exit")
-    .addHelpText('after', FLAG_HELP)
-    .action(
-      action(async (opts: FileOpts) => {
-        if (opts.printSchema) return printSchema();
-        if (!opts.environment) throw new Error("required option '--environment <env>' not specified");
-        if (!opts.file) throw new Error("required option '--file <file>' not specified");
-        const file = readJsonFile(opts.file, 'flag file');
-        const environment = opts.environment;
-        await withServices(opts, async ({ services, json }) => output(json, await services.engage.flags.create({ environment, file }, cliActor(), { origin: 'CLI' }), FLAG_COLUMNS));
-      }),
-    );
-
-  withExpected(withCommon(flags.command('update').description('edit a flag from a JSON file: its next version (an unchanged file makes none)')))
-    .argument('<key>', 'flag key (immutable)')
-    .requiredOption('--environment <env>', 'environment id or name')
-    .requiredOption('--file <file>', 'flag JSON file (format: docs/flags.md)')
-    .addHelpText('after', FLAG_HELP)
-    .action(
-      action(async (key: string, opts: EnvOpts & { file: string; expectedVersion?: number }) => {
-        const file = readJsonFile(opts.file, 'flag file');
-        await withServices(opts, async ({ services, json }) => written(json, await services.engage.flags.update({ environment: opts.environment, key, file }, cliActor(), editOptions(opts))));
-      }),
-    );
-
-  for (const verb of ['archive', 'restore'] as const) {
-    withExpected(withCommon(flags.command(verb).description(verb === 'archive' ? 'archive a flag (a new version): devices drop it' : 'restore an archived flag (a new version, ACTIVE)')))
-      .argument('<key>', 'flag key')
-      .requiredOption('--environment <env>', 'environment id or name')
-      .action(
-        action(async (key: string, opts: EnvOpts & { expectedVersion?: number }) => {
-          await withServices(opts, async ({ services, json }) => written(json, await services.engage.flags[verb](opts.environment, key, cliActor(), editOptions(opts))));
-        }),
-      );
-  }
+  registerDefinitionFiles(flags, {
+    noun: 'flag',
+    docs: 'docs/flags.md',
+    schema: FlagFile,
+    help: FLAG_HELP,
+    expected: EXPECTED,
+    create: {
+      description: 'create a flag from a JSON file: version 1, ACTIVE unless the file says otherwise',
+      run: async ({ services, json }, environment, file) => output(json, await services.engage.flags.create({ environment, file }, cliActor(), { origin: 'CLI' }), FLAG_COLUMNS),
+    },
+    update: {
+      description: 'edit a flag from a JSON file: its next version (an unchanged file makes none)',
+      run: async ({ services, json }, environment, key, file, expected) => written(json, await services.engage.flags.update({ environment, key, file }, cliActor(), editOptions(expected))),
+    },
+    verbs: {
+      descriptions: { archive: 'archive a flag (a new version): devices drop it', restore: 'restore an archived flag (a new version, ACTIVE)' },
+      run: async ({ services, json }, verb, environment, key, expected) => written(json, await services.engage.flags[verb](environment, key, cliActor(), editOptions(expected))),
+    },
+  });
 
   withCommon(flags.command('show').description('a flag with its current definition, or one of its versions'))
     .argument('<key>', 'flag key')
@@ -131,7 +105,7 @@ export function registerFlags(program: Command): void {
       }),
     );
 
-  withExpected(withCommon(flags.command('rollback').description("roll a flag back: a new version whose definition is an earlier version's")))
+  withExpected(withCommon(flags.command('rollback').description("roll a flag back: a new version whose definition is an earlier version's")), EXPECTED)
     .argument('<key>', 'flag key')
     .requiredOption('--environment <env>', 'environment id or name')
     .requiredOption('--to-version <n>', 'the version whose definition comes back', positive('--to-version'))
