@@ -8,6 +8,7 @@ export const ENVIRONMENT_TABS = [
   { label: 'Access keys', path: '/access-keys' },
   { label: 'Templates', path: '/templates' },
   { label: 'In-app', path: '/in-app-messages' },
+  { label: 'Automations', path: '/automations' },
   { label: 'Flags', path: '/flags' },
   { label: 'Lists', path: '/lists' },
   { label: 'Test groups', path: '/test-groups' },

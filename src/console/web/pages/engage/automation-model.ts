@@ -1,0 +1,363 @@
+/**
+ * What the automation pages know without a browser (issue 28 "Inspection"): the wire shapes of the
+ * administration API's answers, the graph laid out by depth from the start, each step in a few
+ * words, a step's executions counted as entered / succeeded / failed / waiting, and a refusal's
+ * violations. src/console/automation-model.test.ts checks the copied lists against the server's.
+ */
+
+export const AUTOMATION_STATUSES = ['DRAFT', 'ACTIVE', 'PAUSED', 'ARCHIVED'] as const;
+export type AutomationStatus = (typeof AUTOMATION_STATUSES)[number];
+export const RUN_STATUSES = ['RUNNING', 'WAITING', 'COMPLETED', 'EXITED', 'FAILED', 'CANCELLED'] as const;
+export type RunStatus = (typeof RUN_STATUSES)[number];
+export const STEP_STATUSES = ['PENDING', 'RUNNING', 'SUCCEEDED', 'FAILED', 'SKIPPED'] as const;
+export type StepStatus = (typeof STEP_STATUSES)[number];
+export const STEP_KINDS = ['push', 'in-app', 'webhook', 'profile-update', 'condition', 'wait', 'exit'] as const;
+/** A run under way (it can be cancelled). */
+export const LIVE_RUN: readonly RunStatus[] = ['RUNNING', 'WAITING'];
+
+interface EventMatch {
+  eventName: string;
+  conditions?: { property: string; operator: string; values?: unknown[] }[];
+}
+
+/** A step as the definition holds it (only what the pages read is typed). */
+export interface Step {
+  type: string;
+  next?: string;
+  then?: string;
+  else?: string;
+  timeoutNext?: string;
+  template?: string;
+  message?: string;
+  periodSeconds?: number;
+  saveToInbox?: boolean;
+  method?: string;
+  url?: string;
+  set?: Record<string, unknown>;
+  remove?: string[];
+  addTags?: string[];
+  removeTags?: string[];
+  conditions?: { attribute: string; operator: string; values?: unknown[]; negate?: boolean }[];
+  seconds?: number;
+  timeOfDay?: string;
+  event?: EventMatch & { timeoutSeconds: number };
+}
+
+export interface Definition {
+  key: string;
+  name: string;
+  description?: string;
+  entries: { api?: boolean; event?: EventMatch };
+  exit?: EventMatch;
+  start: string;
+  steps: Record<string, Step>;
+  [more: string]: unknown;
+}
+
+export interface AutomationSummary {
+  environmentId: string;
+  key: string;
+  id: string;
+  name: string;
+  status: AutomationStatus;
+  version: number;
+  publishedVersion: number | null;
+  apiEntry: boolean;
+  configurationManaged: boolean;
+  createdAt: string;
+  updatedAt: string;
+}
+
+export interface AutomationDetail extends AutomationSummary {
+  definition: Definition;
+  changed?: boolean;
+  automationApiKey?: string;
+  /** Run status → count. */
+  runs?: Record<string, number>;
+  /** Step id → step execution status → count. */
+  steps?: Record<string, Record<string, number>>;
+}
+
+export interface RunSummary {
+  id: string;
+  automationId: string;
+  version: number;
+  profileId: string;
+  status: RunStatus;
+  stepId: string | null;
+  waitingEvent: string | null;
+  dueAt: string | null;
+  entry: unknown;
+  context: unknown;
+  error: string | null;
+  enteredAt: string;
+  endedAt: string | null;
+}
+
+export interface StepExecution {
+  seq: number;
+  stepId: string;
+  kind: string;
+  status: StepStatus;
+  attempts: number;
+  startedAt: string;
+  finishedAt: string | null;
+  error: string | null;
+  output: unknown;
+}
+
+export interface RunDetail extends RunSummary {
+  steps: StepExecution[];
+}
+
+/** A step's way out, with the words of its branch (condition yes/no, an event wait's event/timeout). */
+export interface Branch {
+  to: string;
+  label?: string;
+}
+
+export function branchesOf(s: Step): Branch[] {
+  const out: Branch[] = [];
+  const add = (to: string | undefined, label?: string) => {
+    if (to !== undefined) out.push(label ? { to, label } : { to });
+  };
+  if (s.type === 'condition') {
+    add(s.then, 'yes');
+    add(s.else, 'no');
+  } else if (s.type === 'wait' && s.event) {
+    add(s.next, 'event');
+    add(s.timeoutNext, 'timeout');
+  } else if (s.type !== 'exit') add(s.next);
+  return out;
+}
+
+export interface GraphNode {
+  id: string;
+  step: Step;
+  /** Its depth: the longest way from the start (0) to it, so every arrow points down. */
+  layer: number;
+  /** Its place in its layer, from the left. */
+  index: number;
+  /** Not reachable from the start (a draft's loose step): drawn in a last layer of its own. */
+  reachable: boolean;
+  x: number;
+  y: number;
+}
+
+export interface GraphEdge {
+  from: string;
+  to: string;
+  label?: string;
+  /** Goes back up (a draft's cycle) or to a step that does not exist. */
+  back?: boolean;
+  missing?: boolean;
+}
+
+export interface GraphLayout {
+  nodes: GraphNode[];
+  edges: GraphEdge[];
+  layers: string[][];
+  width: number;
+  height: number;
+}
+
+export const BOX = { width: 208, height: 112, gapX: 32, gapY: 56, margin: 12 };
+
+/**
+ * The steps in layers by depth from the start: a step's layer is the longest way to it, so a step
+ * after a branch that joins again sits below both branches. A draft may hold a cycle (its arrow is
+ * drawn back up, not followed) or loose steps (a last layer). In a layer, steps keep the order of
+ * their parents' places (a condition's yes to the left of its no).
+ */
+export function layerSteps(d: Pick<Definition, 'start' | 'steps'>): { layers: string[][]; unreachable: Set<string> } {
+  const ids = Object.keys(d.steps);
+  const exists = (id: string) => Object.hasOwn(d.steps, id);
+  // Depth-first from the start: the order in which each step is finished, reversed, is a topological order; edges into a step on the path are a cycle's.
+  const state = new Map<string, 1 | 2>();
+  const finished: string[] = [];
+  const visit = (id: string) => {
+    state.set(id, 1);
+    for (const b of branchesOf(d.steps[id])) if (exists(b.to) && !state.has(b.to)) visit(b.to);
+    state.set(id, 2);
+    finished.push(id);
+  };
+  if (exists(d.start)) visit(d.start);
+  const order = finished.reverse();
+  const place = new Map(order.map((id, i) => [id, i]));
+  const depth = new Map<string, number>(order.length ? [[order[0], 0]] : []);
+  for (const id of order) {
+    const here = depth.get(id) ?? 0;
+    for (const b of branchesOf(d.steps[id])) {
+      // Only forward edges of the topological order count (a cycle's edge goes back).
+      if (place.has(b.to) && place.get(b.to)! > place.get(id)!) depth.set(b.to, Math.max(depth.get(b.to) ?? 0, here + 1));
+    }
+  }
+  const layers: string[][] = [];
+  for (const id of order) (layers[depth.get(id)!] ??= []).push(id);
+  // Within a layer: by the mean place of the parents in the layers above (ties: the order found).
+  const index = new Map<string, number>();
+  layers.forEach((layer, li) => {
+    if (li > 0) {
+      // A parent's place, nudged by the branch's place among its branches (yes before no).
+      const mean = (id: string) => {
+        const ps: number[] = [];
+        for (const p of order) {
+          if ((depth.get(p) ?? 0) >= li) continue;
+          const bs = branchesOf(d.steps[p]);
+          const at = bs.findIndex((b) => b.to === id);
+          if (at >= 0) ps.push((index.get(p) ?? 0) + (at + 1) / (bs.length + 1));
+        }
+        return ps.length ? ps.reduce((a, b) => a + b, 0) / ps.length : 0;
+      };
+      const found = new Map(layer.map((id, i) => [id, i]));
+      layer.sort((a, b) => mean(a) - mean(b) || found.get(a)! - found.get(b)!);
+    }
+    layer.forEach((id, i) => index.set(id, i));
+  });
+  const unreachable = new Set(ids.filter((id) => !place.has(id)));
+  if (unreachable.size > 0) layers.push([...unreachable]);
+  return { layers, unreachable };
+}
+
+/** Boxes and arrows with coordinates (SVG user units): each layer a row, centred. */
+export function layoutGraph(d: Pick<Definition, 'start' | 'steps'>): GraphLayout {
+  const { layers, unreachable } = layerSteps(d);
+  const widest = Math.max(1, ...layers.map((l) => l.length));
+  const width = BOX.margin * 2 + widest * BOX.width + (widest - 1) * BOX.gapX;
+  const height = BOX.margin * 2 + layers.length * BOX.height + Math.max(0, layers.length - 1) * BOX.gapY;
+  const nodes: GraphNode[] = [];
+  layers.forEach((layer, li) => {
+    const row = layer.length * BOX.width + (layer.length - 1) * BOX.gapX;
+    const left = (width - row) / 2;
+    layer.forEach((id, i) =>
+      nodes.push({ id, step: d.steps[id], layer: li, index: i, reachable: !unreachable.has(id), x: left + i * (BOX.width + BOX.gapX), y: BOX.margin + li * (BOX.height + BOX.gapY) }),
+    );
+  });
+  const at = new Map(nodes.map((n) => [n.id, n]));
+  const edges: GraphEdge[] = [];
+  for (const n of nodes) {
+    for (const b of branchesOf(n.step)) {
+      const to = at.get(b.to);
+      const e: GraphEdge = { from: n.id, to: b.to, ...(b.label ? { label: b.label } : {}) };
+      if (!to) e.missing = true;
+      else if (to.layer <= n.layer) e.back = true;
+      edges.push(e);
+    }
+  }
+  return { nodes, edges, layers, width, height };
+}
+
+/** A duration in words: "1 d", "2 h 30 min", "45 s". */
+export function duration(seconds: number): string {
+  const units: [number, string][] = [
+    [86_400, 'd'],
+    [3_600, 'h'],
+    [60, 'min'],
+    [1, 's'],
+  ];
+  const parts: string[] = [];
+  let rest = seconds;
+  for (const [size, name] of units) {
+    const n = Math.floor(rest / size);
+    if (n > 0 && parts.length < 2) parts.push(`${n} ${name}`);
+    rest -= n * size;
+  }
+  return parts.join(' ') || '0 s';
+}
+
+const hostOf = (url: string) => {
+  try {
+    return new URL(url).host;
+  } catch {
+    return url;
+  }
+};
+const valueText = (v: unknown[] | undefined) => (v ?? []).map((x) => (typeof x === 'string' ? x : JSON.stringify(x))).join(', ');
+const some = (label: string, list: string[] | undefined) => (list && list.length ? [`${label} ${list.join(', ')}`] : []);
+
+/** What a step does, in a few words (a box of the graph, a cell of its table). */
+export function stepSummary(s: Step): string {
+  switch (s.type) {
+    case 'push':
+      return `template ${s.template ?? '?'}`;
+    case 'in-app':
+      return `message ${s.message ?? '?'} for ${duration(s.periodSeconds ?? 0)}${s.saveToInbox ? ', and the inbox' : ''}`;
+    case 'webhook':
+      return `${s.method ?? 'POST'} ${hostOf(s.url ?? '')}`;
+    case 'profile-update': {
+      const parts = [...some('set', Object.keys(s.set ?? {})), ...some('remove', s.remove), ...some('tag', s.addTags), ...some('untag', s.removeTags)];
+      return parts.join('; ') || 'no change';
+    }
+    case 'condition': {
+      const [c, ...more] = s.conditions ?? [];
+      if (!c) return 'no condition';
+      const first = `${c.negate ? 'not ' : ''}${c.attribute} ${c.operator}${c.values?.length ? ` ${valueText(c.values)}` : ''}`;
+      return more.length ? `${first} (and ${more.length} more)` : first;
+    }
+    case 'wait':
+      if (s.seconds !== undefined) return `wait ${duration(s.seconds)}`;
+      if (s.timeOfDay !== undefined) return `until ${s.timeOfDay}, the profile’s time`;
+      if (s.event) return `for ${s.event.eventName}, at most ${duration(s.event.timeoutSeconds)}`;
+      return 'wait';
+    case 'exit':
+      return 'the run ends EXITED';
+    default:
+      return '';
+  }
+}
+
+export interface StepCounts {
+  /** Every execution of the step (a run that reached it, once per time it did). */
+  entered: number;
+  succeeded: number;
+  failed: number;
+  /** Executions PENDING or RUNNING: a wait under way, a step being retried. */
+  waiting: number;
+  skipped: number;
+}
+
+/** A step's executions by status (the read's `steps[stepId]`) as the graph's four numbers (and the skipped ones). */
+export function stepCounts(byStatus: Record<string, number> | undefined): StepCounts {
+  const n = (s: string) => byStatus?.[s] ?? 0;
+  const entered = Object.values(byStatus ?? {}).reduce((a, b) => a + b, 0);
+  return { entered, succeeded: n('SUCCEEDED'), failed: n('FAILED'), waiting: n('PENDING') + n('RUNNING'), skipped: n('SKIPPED') };
+}
+
+/** A refusal's description (`a; b; c`) as its violations, one per item. */
+export const violationList = (detail: string | undefined): string[] =>
+  (detail ?? '')
+    .split('; ')
+    .map((s) => s.trim())
+    .filter(Boolean);
+
+/** The file a new automation starts from: an API entry, a condition, a push, an event wait with a timeout, an exit. */
+export const NEW_AUTOMATION: Definition = {
+  key: 'order-shipped',
+  name: 'Order shipped',
+  description: 'Tell the customer, then wait for a review or a week',
+  entries: { api: true },
+  reentry: { mode: 'ALWAYS', minIntervalSeconds: 3600 },
+  exit: { eventName: 'order_cancelled' },
+  start: 'is-member',
+  steps: {
+    'is-member': { type: 'condition', conditions: [{ attribute: 'context.plan', operator: 'in', values: ['gold'] }], then: 'notify', else: 'done' },
+    notify: { type: 'push', template: 'order-shipped', variables: { orderId: '{{context.orderId}}' }, next: 'review' } as Step,
+    review: { type: 'wait', event: { eventName: 'review_written', timeoutSeconds: 604_800 }, next: 'done', timeoutNext: 'done' },
+    done: { type: 'exit' },
+  },
+};
+
+/** The definition as the editor shows it (two-space JSON). */
+export const fileText = (d: unknown) => JSON.stringify(d, null, 2);
+
+/** The editor's text as a file, or why it is not JSON of an object. */
+export function parseFile(text: string): { file: Record<string, unknown> } | { error: string } {
+  let v: unknown;
+  try {
+    v = JSON.parse(text);
+  } catch (e) {
+    return { error: `The file is not valid JSON: ${(e as Error).message}` };
+  }
+  if (typeof v !== 'object' || v === null || Array.isArray(v)) return { error: 'The file must be a JSON object (docs/automations.md).' };
+  return { file: v as Record<string, unknown> };
+}
