@@ -12,6 +12,15 @@ const program = buildProgram(version);
 // (the executable's, serve.ts) once more before its arguments (nodejs/node#62776): drop it.
 const argv = cluster.isWorker && process.argv[2] === process.execPath ? [...process.argv.slice(0, 2), ...process.argv.slice(3)] : process.argv;
 
+// A reader that stops early (`engage users export | head`): stop quietly as a process killed by
+// SIGPIPE does (status 141, what a shell reports for it), not with an unhandled EPIPE's stack trace.
+for (const stream of [process.stdout, process.stderr]) {
+  stream.on('error', (e: NodeJS.ErrnoException) => {
+    if (e.code !== 'EPIPE') throw e;
+    process.exit(141);
+  });
+}
+
 // Usage errors exit 64, and with --json every error is one JSON line on stderr (cmd/cli.ts EXIT).
 const json = jsonRequested(argv.slice(2));
 configureUsageErrors(program, json);

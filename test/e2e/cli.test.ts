@@ -4,6 +4,7 @@
  * human table output, and the rule that a secret is printed once, at creation, and never again.
  * One sandbox; the steps run in order and each reads the state the previous ones left.
  */
+import { spawn } from 'node:child_process';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createSandbox, type RunOptions, type RunResult, type Sandbox } from '../helpers/binary';
 
@@ -251,6 +252,14 @@ describe('dist/engage administration commands', () => {
         expect({ args, code: r.code === 0, stdout: r.stdout }).toEqual({ args, code: false, stdout: '' });
         expect(r.stderr).toMatch(/^error: [^\n]+\n$/);
       }
+    });
+    it('a reader that stops early (| head) ends the command quietly: status 141 as after SIGPIPE, no stack trace', async () => {
+      const child = spawn(sb.bin, ['automations', 'create', '--print-schema'], { stdio: ['ignore', 'pipe', 'pipe'] });
+      child.stdout.destroy(); // closed before the command writes: its first write meets EPIPE
+      let stderr = '';
+      child.stderr.on('data', (d: Buffer) => (stderr += d.toString()));
+      const code = await new Promise<number | null>((resolve) => child.on('close', resolve));
+      expect({ code, stderr }).toEqual({ code: 141, stderr: '' });
     });
   });
 
