@@ -32,6 +32,7 @@ import type { AutomationStore, RunRow, StepRow } from './store';
 import { nextTimeOfDay } from './time-of-day';
 import { derivedId, placeholderValue, resolveTemplated, type RunScope } from './values';
 import { createEventHandling } from './events';
+import { automationCommitter } from './work';
 
 type Stores = { automations: AutomationStore } & InAppTx & ProfileTx & InboxTx;
 
@@ -78,6 +79,7 @@ export function createAutomationEngine(deps: {
 }) {
   const { store, clock, logger } = deps;
   const notices = deps.notices ?? NO_NOTICES;
+  const commit = automationCommitter(store, store.automations.dialect);
   const nowMs = () => clock.now().getTime();
   const iso = (ms: number) => new Date(ms).toISOString();
 
@@ -247,14 +249,17 @@ export function createAutomationEngine(deps: {
     for (let i = 0; i < STEPS_PER_ATTEMPT && stepId !== null; i++) {
       const step = def.steps[stepId];
       const scope = await scopeOf(run, context);
-      const held = await store.automations.step(run.id, seq);
+      // A step row of this attempt's first step may be there (a wait started, a retry); the later
+      // steps' rows are not: a row is written only with the run's advance past the step before it,
+      // conditional on the lease this attempt holds.
+      const held = i === 0 ? await store.automations.step(run.id, seq) : undefined;
       const startedAt = held?.startedAt ?? iso(nowMs());
       const r = await execute({ ...run, stepId, stepSeq: seq, context: JSON.stringify(context) }, step, stepId, scope, held);
       const now = nowMs();
       const base = { runId: run.id, seq, environmentId: run.environmentId, profileId: run.profileId, stepId, kind: step.type, startedAt, attempts: Math.max(1, run.attempts) };
       const json = (v: unknown) => (v === undefined ? null : JSON.stringify(v));
       const fail = async (error: string) => {
-        await store.tx(async (tx) => {
+        await commit(run.id, async (tx) => {
           await tx.automations.putStep({ ...base, status: 'FAILED', finishedAt: iso(now), error, output: null });
           if (!(await tx.automations.advance(run.id, lease.untilMs, { ...ended({ ...run, stepSeq: seq }, 'FAILED', JSON.stringify(context), error, now), stepId }))) throw new LeaseLost();
         }).catch(lost);
@@ -263,7 +268,7 @@ export function createAutomationEngine(deps: {
       if (r.kind === 'next') {
         const nextContext = r.context ?? context;
         let refused: string | undefined;
-        const committed = await store.tx(async (tx) => {
+        const committed = await commit(run.id, async (tx) => {
           await r.effects?.(tx);
           await tx.automations.putStep({ ...base, status: r.status ?? 'SUCCEEDED', finishedAt: iso(now), error: null, output: json(r.output) });
           const done = r.next === undefined;
@@ -295,14 +300,14 @@ export function createAutomationEngine(deps: {
         continue;
       }
       if (r.kind === 'exit') {
-        await store.tx(async (tx) => {
+        await commit(run.id, async (tx) => {
           await tx.automations.putStep({ ...base, status: 'SUCCEEDED', finishedAt: iso(now), error: null, output: null });
           if (!(await tx.automations.advance(run.id, lease.untilMs, { ...ended({ ...run, stepSeq: seq + 1 }, 'EXITED', JSON.stringify(context), null, now), stepSeq: seq + 1 }))) throw new LeaseLost();
         }).catch(lost);
         return { kind: 'done' };
       }
       if (r.kind === 'wait') {
-        await store.tx(async (tx) => {
+        await commit(run.id, async (tx) => {
           await tx.automations.putStep({ ...base, status: 'RUNNING', finishedAt: null, error: null, output: json(r.output) });
           const ok = await tx.automations.advance(run.id, lease.untilMs, {
             status: 'WAITING',
@@ -320,7 +325,7 @@ export function createAutomationEngine(deps: {
         return { kind: 'done' };
       }
       if (r.kind === 'retry') {
-        await store.tx(async (tx) => {
+        await commit(run.id, async (tx) => {
           await tx.automations.putStep({ ...base, status: 'RUNNING', finishedAt: null, error: r.error, output: null });
           if (!(await tx.automations.retryStep(run.id, lease.untilMs, r.dueMs, r.error))) throw new LeaseLost();
         }).catch(lost);

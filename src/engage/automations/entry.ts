@@ -15,6 +15,7 @@ import { AutomationErrors } from './errors';
 import { AutomationBounds, type AutomationDefinition } from './schemas';
 import type { AutomationRow, AutomationStore } from './store';
 import type { AuditTx } from '../shared/audit';
+import { automationCommitter } from './work';
 
 /** The API entry's key: the trigger's path segment. */
 export const AUTOMATION_KEY_PREFIX = 'aut_';
@@ -63,6 +64,8 @@ export function createAutomationEntry(deps: {
   wake: () => void;
 }) {
   const { store, clock, environments, wake } = deps;
+  // SQLite: the runs entered in one turn share a commit, each in its savepoint (work.ts).
+  const commit = automationCommitter(store, store.automations.dialect);
 
 
   /** Whether the profile, with one of its installations (or none), meets every audience condition. */
@@ -113,7 +116,7 @@ export function createAutomationEntry(deps: {
     if (!(await inAudience(environmentId, def, profileId))) throw AutomationErrors.notInAudience();
     const at = clock.now();
     const run = { accepted: true, runId: opts.runId ?? newId(), enteredAt: at.toISOString() };
-    await store.tx(async (tx) => {
+    await commit(`${a.id}:${profileId}`, async (tx) => {
       await tx.automations.lockEntry(profileId, a.id);
       // A run of this id is there already: this entry was made before (an event acted on twice).
       if (opts.runId !== undefined && (await tx.automations.run(environmentId, opts.runId))) return;

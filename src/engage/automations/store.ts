@@ -146,6 +146,8 @@ export function createAutomationStore(db: Sql) {
   const nextDue = nextDueText(AUTOMATION_RUNS);
   const one = async (text: string, params: unknown[]) => (await db.run(text, params)) === 1;
   return {
+    /** The engine these rows are in (automationCommitter, work.ts). */
+    dialect: db.dialect,
     async insert(environmentId: string, a: { key: string; id: string; definition: string }, at: string): Promise<boolean> {
       return (await db.run(SQL.insert, [environmentId, a.key, a.id, a.definition, at, at])) === 1;
     },
