@@ -1,5 +1,5 @@
 import { cliActor } from '../../src/platform/audit/audit';
-import type { Command } from 'commander';
+import { InvalidArgumentError, type Command } from 'commander';
 import { listJsonSchema } from '../../src/engage/preferences/schemas';
 import { pushChannelJsonSchema } from '../../src/engage/push-channels/schemas';
 import { outputPage, pageRequestOf, withPaging } from '../paging';
@@ -9,9 +9,18 @@ import { readJsonFile } from './messaging';
 const LIST_COLUMNS = ['key', 'displayName', 'channels', 'defaultSubscribed', 'critical', 'revision', 'configurationManaged', 'updatedAt'];
 const CHANNEL_COLUMNS = ['key', 'kind', 'name', 'importance', 'actions', 'revision', 'configurationManaged', 'updatedAt'];
 
+type Expected = { expectedRevision?: number };
 type EnvOpts = CommonOptions & { environment: string };
 type AppOpts = EnvOpts & { app: string };
-type FileOpts = CommonOptions & { environment?: string; app?: string; file?: string; printSchema?: boolean };
+type FileOpts = CommonOptions & Expected & { environment?: string; app?: string; file?: string; printSchema?: boolean };
+
+/** `--expected-revision N`: the API's `If-Match: "N"` (as `engage flags update --expected-version`). */
+const withExpected = (cmd: Command, code: string) =>
+  cmd.option('--expected-revision <n>', `apply only while it is at this revision, as show prints it (else: ${code})`, (value: string): number => {
+    if (!/^[1-9][0-9]{0,14}$/.test(value)) throw new InvalidArgumentError('--expected-revision must be a positive integer');
+    return Number(value);
+  });
+const expected = (o: Expected) => (o.expectedRevision !== undefined ? { expectedRevision: o.expectedRevision } : {});
 
 const LIST_HELP = `
 The list file: docs/preferences.md. Its JSON Schema, the one the file is checked with:
@@ -52,23 +61,23 @@ export function registerLists(program: Command): void {
     }),
   );
 
-  withFile(withCommon(lists.command('update').description('replace a subscription list’s definition from a JSON file (the key cannot change)')))
+  withExpected(withFile(withCommon(lists.command('update').description('replace a subscription list’s definition from a JSON file (the key cannot change)'))), 'list_version_conflict')
     .argument('<key>', 'list key')
     .action(
       action(async (key: string, opts: FileOpts) => {
         if (opts.printSchema) return printSchema(listJsonSchema());
         const { environment, file: path } = need(opts, ['environment', 'file']);
         const file = readJsonFile(path, 'list file');
-        await withServices(opts, async ({ services, json }) => output(json, await services.engage.lists.update({ environment, key, file }, cliActor()), LIST_COLUMNS));
+        await withServices(opts, async ({ services, json }) => output(json, await services.engage.lists.update({ environment, key, file }, cliActor(), expected(opts)), LIST_COLUMNS));
       }),
     );
 
-  withCommon(lists.command('delete').description('delete a subscription list (the SDKs get its tombstone)'))
+  withExpected(withCommon(lists.command('delete').description('delete a subscription list (the SDKs get its tombstone)')), 'list_version_conflict')
     .argument('<key>', 'list key')
     .requiredOption('--environment <env>', 'environment id or name')
     .action(
-      action(async (key: string, opts: EnvOpts) => {
-        await withServices(opts, async ({ services, json }) => output(json, await services.engage.lists.delete(opts.environment, key, cliActor()), LIST_COLUMNS));
+      action(async (key: string, opts: EnvOpts & Expected) => {
+        await withServices(opts, async ({ services, json }) => output(json, await services.engage.lists.delete(opts.environment, key, cliActor(), expected(opts)), LIST_COLUMNS));
       }),
     );
 
@@ -111,22 +120,24 @@ export function registerPushChannels(program: Command): void {
     }),
   );
 
-  withFile(withCommon(channels.command('update').description('replace a channel’s or category’s definition from a JSON file (the key cannot change)')))
+  withExpected(withFile(withCommon(channels.command('update').description('replace a channel’s or category’s definition from a JSON file (the key cannot change)'))), 'push_channel_version_conflict')
     .argument('<key>', 'channel or category key')
     .action(
       action(async (key: string, opts: FileOpts) => {
         if (opts.printSchema) return printSchema(pushChannelJsonSchema());
         const { environment, app, file: path } = need(opts, ['environment', 'app', 'file']);
         const file = readJsonFile(path, 'channel file');
-        await withServices(opts, async ({ services, json }) => output(json, await services.engage.pushChannels.update({ environment, app, key, file }, cliActor()), CHANNEL_COLUMNS));
+        await withServices(opts, async ({ services, json }) => output(json, await services.engage.pushChannels.update({ environment, app, key, file }, cliActor(), expected(opts)), CHANNEL_COLUMNS));
       }),
     );
 
-  withApp(withCommon(channels.command('delete').description('delete a channel or category (the SDKs get its tombstone)')))
+  withExpected(withApp(withCommon(channels.command('delete').description('delete a channel or category (the SDKs get its tombstone)'))), 'push_channel_version_conflict')
     .argument('<key>', 'channel or category key')
     .action(
-      action(async (key: string, opts: AppOpts) => {
-        await withServices(opts, async ({ services, json }) => output(json, await services.engage.pushChannels.delete(opts.environment, opts.app, key, cliActor()), CHANNEL_COLUMNS));
+      action(async (key: string, opts: AppOpts & Expected) => {
+        await withServices(opts, async ({ services, json }) =>
+          output(json, await services.engage.pushChannels.delete(opts.environment, opts.app, key, cliActor(), expected(opts)), CHANNEL_COLUMNS),
+        );
       }),
     );
 

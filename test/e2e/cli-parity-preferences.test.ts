@@ -99,6 +99,10 @@ describe('lists and push channels: the CLI and the API give the same results', (
     const u2 = await api('PUT', '/environments/pref-env/lists/by-api', { displayName: 'Orders', channels: ['PUSH'], critical: true });
     expect(without(u1, ...VOLATILE)).toEqual(without(u2.body, ...VOLATILE));
     expect(u1).toMatchObject({ displayName: 'Orders', critical: true, revision: byCli.revision + 2 });
+    // --expected-revision is the API's If-Match: a stale one is refused, the current one applies.
+    const stale = await cli(['lists', 'update', 'by-cli', ...E, '--expected-revision', String(byCli.revision), '--file', file('l5.json', def)]);
+    expect([stale.ok, stale.body.error]).toEqual([false, 'list_version_conflict']);
+    expect(await ok(['lists', 'update', 'by-cli', ...E, '--expected-revision', String(u1.revision), '--file', file('l5.json', def)])).toMatchObject({ displayName: 'Order updates' });
     await ok(['lists', 'delete', 'by-api', ...E]);
     expect((await api('DELETE', '/environments/pref-env/lists/by-cli')).status).toBe(204);
     await sameError(['lists', 'show', 'by-cli', ...E], 'GET', '/environments/pref-env/lists/by-api', undefined, 404);
@@ -118,7 +122,9 @@ describe('lists and push channels: the CLI and the API give the same results', (
     expect(await ok(['push-channels', 'create', ...E, '--app', 'phone', '--file', file('c3.json', category)])).toMatchObject(category);
     expect((await api('GET', '/environments/pref-env/apps/phone/push-channels')).body.items).toHaveLength(1);
     await sameError(['push-channels', 'list', '--environment', 'pref-env', '--app', 'far'], 'GET', '/environments/pref-env/apps/far/push-channels', undefined, 404);
-    await ok(['push-channels', 'delete', 'by-api', ...E, '--app', 'droid']);
+    const stale = await cli(['push-channels', 'delete', 'by-api', ...E, '--app', 'droid', '--expected-revision', String(byApi.body.revision - 1)]);
+    expect([stale.ok, stale.body.error]).toEqual([false, 'push_channel_version_conflict']);
+    await ok(['push-channels', 'delete', 'by-api', ...E, '--app', 'droid', '--expected-revision', String(byApi.body.revision)]);
     await sameError(['push-channels', 'show', 'by-api', ...E, '--app', 'droid'], 'GET', '/environments/pref-env/apps/droid/push-channels/by-api', undefined, 404);
   });
 });

@@ -63,6 +63,8 @@ const WORDS: Record<string, string> = {
   message_status_conflict: 'The message’s status does not allow this (an archived message cannot change; only an active one pauses).',
   list_exists: 'A subscription list with this key already exists in the environment.',
   list_not_found: 'There is no subscription list with this key in the environment.',
+  list_version_conflict: 'Someone changed this list since you opened it: reload the page to see their change, then make yours again.',
+  push_channel_version_conflict: 'Someone changed this channel or category since you opened it: reload the page to see their change, then make yours again.',
   push_channel_exists: 'The app already has a channel or category with this key.',
   push_channel_not_found: 'The app has no channel or category with this key.',
   network: 'The server could not be reached. Check your connection and try again.',

@@ -8,6 +8,7 @@ import { openAppStore } from '../../open-store';
 import { silentLogger } from '../../platform/logger';
 import { createListReadStore } from './read-store';
 import { createPreferenceService } from './service';
+import { createPreferenceStore } from './store';
 
 /**
  * Subscription lists on the engagement administration API (issue 26 PREFERENCES): the status
@@ -101,6 +102,41 @@ describe('subscription lists over the administration API', () => {
       `SELECT action, target_id AS "targetId", details FROM audit_events WHERE action LIKE 'list.%' AND target_id = 'order-updates' ORDER BY created_at, id`);
     expect(events.map((e) => e.action)).toEqual(['list.created', 'list.updated', 'list.deleted', 'list.created']);
     expect(JSON.parse(events[0].details)).toMatchObject({ environmentId: await envId('shop'), key: 'order-updates' });
+  });
+
+  it('ETag and If-Match: the revision read, an edit or deletion refused with 409 list_version_conflict once the list moved on', async () => {
+    const path = '/environments/shop/lists';
+    const ifMatch = (method: string, url: string, tag: string, payload?: unknown) =>
+      h.request(`${a.root}${url}`, {
+        method,
+        headers: { authorization: `Bearer ${all}`, 'content-type': 'application/json', 'if-match': tag },
+        ...(payload === undefined ? {} : { body: JSON.stringify(payload) }),
+      });
+    const createdRes = await a.call('POST', path, all, file({ key: 'etagged' }));
+    const created = (await createdRes.json()) as { revision: number };
+    expect(createdRes.headers.get('etag')).toBe(`"${created.revision}"`);
+    expect((await a.call('GET', `${path}/etagged`, readOnly)).headers.get('etag')).toBe(`"${created.revision}"`);
+    const first = `"${created.revision}"`;
+    const okRes = await ifMatch('PUT', `${path}/etagged`, first, file({ key: 'etagged', displayName: 'Second' }));
+    const [s1, edited] = await body(okRes);
+    expect([s1, edited.displayName]).toEqual([200, 'Second']);
+    expect(okRes.headers.get('etag')).toBe(`"${edited.revision}"`);
+    // A second editor that read the first revision: refused, nothing written.
+    expect(await body(await ifMatch('PUT', `${path}/etagged`, first, file({ key: 'etagged', displayName: 'Stale' })))).toEqual([409, { error: 'list_version_conflict' }]);
+    expect(await body(await ifMatch('DELETE', `${path}/etagged`, first))).toEqual([409, { error: 'list_version_conflict' }]);
+    expect((await body(await a.call('GET', `${path}/etagged`, readOnly)))[1]).toMatchObject({ displayName: 'Second', revision: edited.revision });
+    // Malformed: 400 naming the header; `*` is unconditional.
+    for (const bad of ['W/"1"', '7', '"0"', '"x"', '']) expect((await body(await ifMatch('PUT', `${path}/etagged`, bad, file({ key: 'etagged' }))))[1], bad).toMatchObject({ error: 'invalid_request' });
+    const [s2, any] = await body(await ifMatch('PUT', `${path}/etagged`, '*', file({ key: 'etagged', displayName: 'Third' })));
+    expect([s2, any.displayName]).toEqual([200, 'Third']);
+    expect(await body(await ifMatch('DELETE', `${path}/etagged`, `"${any.revision}"`))).toEqual([204, null]);
+    // The store's conditional write holds inside a transaction too (a change between the read and the write).
+    const stores = createPreferenceStore(h.sql);
+    await h.services.engage.lists.create({ environment: 'shop', file: file({ key: 'raced' }) }, ACTOR);
+    const row = (await stores.findList(await envId('shop'), 'raced'))!;
+    expect(await stores.updateList(await envId('shop'), 'raced', row.revision + 100, row.definition, row.updatedAt, row.revision - 1)).toBe(false);
+    expect(await stores.deleteList(await envId('shop'), 'raced', row.revision + 100, row.updatedAt, row.revision - 1)).toBe(false);
+    expect(await stores.updateList(await envId('shop'), 'raced', row.revision + 100, row.definition, row.updatedAt, row.revision)).toBe(true);
   });
 
   it('pages by key', async () => {

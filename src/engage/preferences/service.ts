@@ -36,6 +36,8 @@ export interface ListView extends ListDefinition {
 
 export interface ManagedOption {
   allowManaged?: boolean;
+  /** If-Match: the change applies only while the list is at this revision (409 list_version_conflict). */
+  expectedRevision?: number;
 }
 
 const view = (r: ListStoreRow): ListView => {
@@ -75,7 +77,15 @@ export function createPreferenceService(deps: { store: Stores & TxRunner<Stores>
   async function findMutable(environment: string, key: string, opts: ManagedOption) {
     const found = await find(environment, key);
     if (Number(found.row.configurationManaged) === 1 && !opts.allowManaged) throw configurationManaged(`list ${found.row.key}`);
+    if (opts.expectedRevision !== undefined && opts.expectedRevision !== Number(found.row.revision)) throw PreferenceErrors.versionConflict(found.row.key, opts.expectedRevision, Number(found.row.revision));
     return found;
+  }
+
+  /** A conditional write that wrote nothing: gone meanwhile (404), or moved on from the expected revision (409). */
+  async function missed(tx: Stores, environmentId: string, key: string, opts: ManagedOption): Promise<never> {
+    const cur = await tx.preferences.findList(environmentId, key);
+    if (!cur || Number(cur.deleted) === 1 || opts.expectedRevision === undefined) throw PreferenceErrors.listNotFound(key);
+    throw PreferenceErrors.versionConflict(key, opts.expectedRevision, Number(cur.revision));
   }
 
   /** One definition write: the revision first (its lock orders the commit), the change, the audit; the notice after commit. */
@@ -110,7 +120,7 @@ export function createPreferenceService(deps: { store: Stores & TxRunner<Stores>
       if (file && typeof file === 'object' && !Array.isArray(file) && file.key !== undefined && file.key !== row.key) throw PreferenceErrors.keyImmutable(row.key);
       const def = definitionOf(file && typeof file === 'object' && !Array.isArray(file) ? { ...file, key: row.key } : file);
       await write(env.id, async (tx, revision, at) => {
-        if (!(await tx.preferences.updateList(env.id, row.key, revision, JSON.stringify(def), at))) throw PreferenceErrors.listNotFound(row.key);
+        if (!(await tx.preferences.updateList(env.id, row.key, revision, JSON.stringify(def), at, opts.expectedRevision))) await missed(tx, env.id, row.key, opts);
         await auditIn(tx, actor, 'list.updated', { type: 'list', id: row.key }, { environmentId: env.id, key: row.key, revision }, at);
       });
       return reread(env.id, row.key);
@@ -120,7 +130,7 @@ export function createPreferenceService(deps: { store: Stores & TxRunner<Stores>
     async delete(environment: string, key: string, actor: AuditActor, opts: ManagedOption = {}): Promise<ListView> {
       const { env, row } = await findMutable(environment, key, opts);
       await write(env.id, async (tx, revision, at) => {
-        if (!(await tx.preferences.deleteList(env.id, row.key, revision, at))) throw PreferenceErrors.listNotFound(row.key);
+        if (!(await tx.preferences.deleteList(env.id, row.key, revision, at, opts.expectedRevision))) await missed(tx, env.id, row.key, opts);
         await auditIn(tx, actor, 'list.deleted', { type: 'list', id: row.key }, { environmentId: env.id, key: row.key, revision }, at);
       });
       // The tombstone: the definition as it was, under the deletion's revision.

@@ -29,7 +29,11 @@ const SQL = {
       configuration_managed = 0, created_at = excluded.created_at, updated_at = excluded.updated_at
     WHERE subscription_lists.deleted = 1`,
   update: `UPDATE subscription_lists SET revision = ?, definition = ?, updated_at = ? WHERE environment_id = ? AND key = ? AND deleted = 0`,
+  // If-Match: only while the list is at the revision the caller read.
+  updateIf: `UPDATE subscription_lists SET revision = ?, definition = ?, updated_at = ? WHERE environment_id = ? AND key = ? AND deleted = 0 AND revision = ?`,
   remove: `UPDATE subscription_lists SET revision = ?, deleted = 1, configuration_managed = 0, updated_at = ? WHERE environment_id = ? AND key = ? AND deleted = 0`,
+  removeIf: `UPDATE subscription_lists SET revision = ?, deleted = 1, configuration_managed = 0, updated_at = ?
+    WHERE environment_id = ? AND key = ? AND deleted = 0 AND revision = ?`,
   page: `SELECT ${COLUMNS} FROM subscription_lists WHERE environment_id = ? AND deleted = 0 ORDER BY key LIMIT ? OFFSET ?`,
   all: `SELECT ${COLUMNS} FROM subscription_lists WHERE environment_id = ? AND deleted = 0 ORDER BY key`,
   mark: 'UPDATE subscription_lists SET configuration_managed = 1 WHERE environment_id = ? AND key = ? AND deleted = 0 AND configuration_managed = 0',
@@ -45,12 +49,15 @@ export function createPreferenceStore(db: Sql) {
     async createList(environmentId: string, key: string, revision: number, definition: string, at: string): Promise<boolean> {
       return (await db.run(SQL.create, [environmentId, key, revision, definition, at, at])) === 1;
     },
-    async updateList(environmentId: string, key: string, revision: number, definition: string, at: string): Promise<boolean> {
-      return (await db.run(SQL.update, [revision, definition, at, environmentId, key])) === 1;
+    /** False when there is no such list, or (with `expectedRevision`) it is no longer at that revision. */
+    async updateList(environmentId: string, key: string, revision: number, definition: string, at: string, expectedRevision?: number): Promise<boolean> {
+      const args = [revision, definition, at, environmentId, key];
+      return (await (expectedRevision === undefined ? db.run(SQL.update, args) : db.run(SQL.updateIf, [...args, expectedRevision]))) === 1;
     },
-    /** Marks the list deleted under a new revision (its tombstone); false when there is none to delete. */
-    async deleteList(environmentId: string, key: string, revision: number, at: string): Promise<boolean> {
-      return (await db.run(SQL.remove, [revision, at, environmentId, key])) === 1;
+    /** Marks the list deleted under a new revision (its tombstone); false when there is none to delete (or, with `expectedRevision`, it moved on). */
+    async deleteList(environmentId: string, key: string, revision: number, at: string, expectedRevision?: number): Promise<boolean> {
+      const args = [revision, at, environmentId, key];
+      return (await (expectedRevision === undefined ? db.run(SQL.remove, args) : db.run(SQL.removeIf, [...args, expectedRevision]))) === 1;
     },
     pageLists(environmentId: string, limit: number, offset: number): Promise<ListStoreRow[]> {
       return db.all<ListStoreRow>(SQL.page, [environmentId, limit, offset]);

@@ -5,6 +5,7 @@ import { setupEnvironment } from '../../../test/fixtures/engage';
 import { ACTOR } from '../../../test/fixtures/actor';
 import { ENGAGE_ADMIN_API } from '../../platform/operator-apis';
 import { createPushChannelReadStore } from './read-store';
+import { createPushChannelStore } from './store';
 
 /**
  * Push channels (ANDROID apps) and categories (IOS apps) on the engagement administration API
@@ -98,6 +99,36 @@ describe('push channels and categories over the administration API', () => {
 
     const events = await h.sql.all<{ action: string }>(`SELECT action FROM audit_events WHERE action LIKE 'push_channel.%' AND target_id LIKE '%/order%' ORDER BY created_at, id`);
     expect(events.map((e) => e.action)).toEqual(['push_channel.created', 'push_channel.created', 'push_channel.updated', 'push_channel.deleted', 'push_channel.created']);
+  });
+
+  it('ETag and If-Match: the revision read, an edit or deletion refused with 409 push_channel_version_conflict once it moved on', async () => {
+    const ifMatch = (method: string, url: string, tag: string, payload?: unknown) =>
+      h.request(`${a.root}${url}`, {
+        method,
+        headers: { authorization: `Bearer ${all}`, 'content-type': 'application/json', 'if-match': tag },
+        ...(payload === undefined ? {} : { body: JSON.stringify(payload) }),
+      });
+    const createdRes = await a.call('POST', ANDROID, all, channel({ key: 'tagged' }));
+    const created = (await createdRes.json()) as { revision: number };
+    const first = `"${created.revision}"`;
+    expect(createdRes.headers.get('etag')).toBe(first);
+    expect((await a.call('GET', `${ANDROID}/tagged`, readOnly)).headers.get('etag')).toBe(first);
+    const okRes = await ifMatch('PUT', `${ANDROID}/tagged`, first, channel({ key: 'tagged', name: 'Second' }));
+    const [s1, edited] = await body(okRes);
+    expect([s1, edited.name]).toEqual([200, 'Second']);
+    expect(okRes.headers.get('etag')).toBe(`"${edited.revision}"`);
+    expect(await body(await ifMatch('PUT', `${ANDROID}/tagged`, first, channel({ key: 'tagged', name: 'Stale' })))).toEqual([409, { error: 'push_channel_version_conflict' }]);
+    expect(await body(await ifMatch('DELETE', `${ANDROID}/tagged`, first))).toEqual([409, { error: 'push_channel_version_conflict' }]);
+    expect((await body(await a.call('GET', `${ANDROID}/tagged`, readOnly)))[1]).toMatchObject({ name: 'Second', revision: edited.revision });
+    for (const bad of ['W/"1"', '12', '"-1"']) expect((await body(await ifMatch('DELETE', `${ANDROID}/tagged`, bad)))[1], bad).toMatchObject({ error: 'invalid_request' });
+    expect(await body(await ifMatch('DELETE', `${ANDROID}/tagged`, `"${edited.revision}"`))).toEqual([204, null]);
+    // The store's conditional write: a revision that moved on between the read and the write writes nothing.
+    const stores = createPushChannelStore(h.sql);
+    await h.services.engage.pushChannels.create({ environment: 'shop', app: 'shop-android', file: channel({ key: 'raced' }) }, ACTOR);
+    const row = (await stores.findChannel(shopId, androidId, 'raced'))!;
+    expect(await stores.updateChannel(shopId, androidId, 'raced', row.revision, row.definition, row.updatedAt, row.revision - 1)).toBe(false);
+    expect(await stores.deleteChannel(shopId, androidId, 'raced', row.revision, row.updatedAt, row.revision - 1)).toBe(false);
+    expect(await stores.deleteChannel(shopId, androidId, 'raced', row.revision, row.updatedAt, row.revision)).toBe(true);
   });
 
   it('another environment’s app and channels are 404 from this one; a channel belongs to its app', async () => {

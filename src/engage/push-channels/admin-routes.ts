@@ -2,16 +2,20 @@
  * Push channels (ANDROID apps) and categories (IOS apps) on the engagement administration API
  * (issue 26 PUSH), under `/environments/{environmentId}/apps/{appId}/push-channels`: thin
  * handlers over the service the CLI calls. The app is named by id, public app key or name, as on
- * the app routes; another environment's app or channel is unknown here (404).
+ * the app routes; another environment's app or channel is unknown here (404). A read answers the
+ * channel's revision as its ETag; an edit or a deletion takes it back in `If-Match` (409
+ * push_channel_version_conflict when it moved on; src/engage/shared/if-match.ts).
  */
+import type { Context } from 'hono';
 import { ENGAGE_ADMIN_API } from '../../platform/operator-apis';
 import { pageOf, pageQuery } from '../../platform/http/pagination';
 import { DateTime, Strict, T } from '../../platform/http/schema';
 import { adminDoc, adminRoute, type EngageAdminRoutes } from '../admin/routing';
-import { adminActor } from '../admin/guards';
+import { adminActor, type EngageAdminEnv } from '../admin/guards';
+import { etagOf, expectedRevisionOf, revisionETag, revisionIfMatch } from '../shared/if-match';
 import { FreeObject } from '../shared/schemas';
 import { AndroidChannelFile, IosCategoryFile, PushChannelFile } from './schemas';
-import type { PushChannelService } from './service';
+import type { PushChannelService, PushChannelView } from './service';
 
 const { read, manage } = ENGAGE_ADMIN_API.scopes;
 const BAD = 'invalid_request';
@@ -44,6 +48,12 @@ export const PushChannel = T.Union([
   T.Object({ ...IosCategoryFile.properties, ...Meta }, { additionalProperties: false }),
 ]);
 const PushChannelPage = pageOf(PushChannel);
+const IF_MATCH = revisionIfMatch('channel or category', 'push_channel_version_conflict');
+const ETAG = revisionETag('channel or category');
+const withTag = (c: Context<EngageAdminEnv>, v: PushChannelView, status: 200 | 201 = 200) => {
+  c.header('ETag', etagOf(v.revision));
+  return c.json(v, status);
+};
 
 export function pushChannelAdminRoutes(deps: { pushChannels: PushChannelService }): EngageAdminRoutes {
   const { pushChannels } = deps;
@@ -59,31 +69,33 @@ export function pushChannelAdminRoutes(deps: { pushChannels: PushChannelService 
     admin.post(base, guard(manage), adminRoute(
       adminDoc('Create a notification channel (ANDROID app) or category (IOS app); a deleted key is created anew', {
         params: APP, body: Body,
-        responses: { 201: { description: 'the channel or category', schema: PushChannel } },
+        responses: { 201: { description: 'the channel or category', schema: PushChannel, headers: ETAG } },
         errors: { 400: BAD, 404: 'unknown_app', 409: 'push_channel_exists' },
       }),
-      async (c, { params, body }) => c.json(await pushChannels.create({ environment: envId(c), app: params.appId, file: body }, adminActor(c)), 201),
+      async (c, { params, body }) => withTag(c, await pushChannels.create({ environment: envId(c), app: params.appId, file: body }, adminActor(c)), 201),
     ));
     admin.get(`${base}/:channelKey`, guard(read), adminRoute(
       adminDoc('Read a notification channel or category', {
-        params: CHANNEL, responses: { 200: { description: 'the channel or category', schema: PushChannel } }, errors: { 400: BAD, 404: 'unknown_app, push_channel_not_found' },
+        params: CHANNEL, responses: { 200: { description: 'the channel or category', schema: PushChannel, headers: ETAG } }, errors: { 400: BAD, 404: 'unknown_app, push_channel_not_found' },
       }),
-      async (c, { params }) => c.json(await pushChannels.show(envId(c), params.appId, params.channelKey)),
+      async (c, { params }) => withTag(c, await pushChannels.show(envId(c), params.appId, params.channelKey)),
     ));
     admin.put(`${base}/:channelKey`, guard(manage), adminRoute(
       adminDoc('Replace a notification channel’s or category’s definition (the key may be left out; it cannot change)', {
-        params: CHANNEL, body: UpdateBody,
-        responses: { 200: { description: 'the channel or category', schema: PushChannel } },
-        errors: { 400: BAD, 404: 'unknown_app, push_channel_not_found', 409: 'configuration_managed' },
+        params: CHANNEL, headers: IF_MATCH, body: UpdateBody,
+        responses: { 200: { description: 'the channel or category', schema: PushChannel, headers: ETAG } },
+        errors: { 400: BAD, 404: 'unknown_app, push_channel_not_found', 409: 'push_channel_version_conflict, configuration_managed' },
       }),
-      async (c, { params, body }) => c.json(await pushChannels.update({ environment: envId(c), app: params.appId, key: params.channelKey, file: body }, adminActor(c))),
+      async (c, { params, headers, body }) =>
+        withTag(c, await pushChannels.update({ environment: envId(c), app: params.appId, key: params.channelKey, file: body }, adminActor(c), { expectedRevision: expectedRevisionOf(headers['If-Match']) })),
     ));
     admin.delete(`${base}/:channelKey`, guard(manage), adminRoute(
       adminDoc('Delete a notification channel or category: the SDKs get its tombstone', {
-        params: CHANNEL, responses: { 204: { description: 'empty body' } }, errors: { 400: BAD, 404: 'unknown_app, push_channel_not_found', 409: 'configuration_managed' },
+        params: CHANNEL, headers: IF_MATCH, responses: { 204: { description: 'empty body' } },
+        errors: { 400: BAD, 404: 'unknown_app, push_channel_not_found', 409: 'push_channel_version_conflict, configuration_managed' },
       }),
-      async (c, { params }) => {
-        await pushChannels.delete(envId(c), params.appId, params.channelKey, adminActor(c));
+      async (c, { params, headers }) => {
+        await pushChannels.delete(envId(c), params.appId, params.channelKey, adminActor(c), { expectedRevision: expectedRevisionOf(headers['If-Match']) });
         return c.body(null, 204);
       },
     ));

@@ -34,6 +34,8 @@ export type PushChannelView = PushChannelDefinition & {
 
 export interface ManagedOption {
   allowManaged?: boolean;
+  /** If-Match: the change applies only while the channel is at this revision (409 push_channel_version_conflict). */
+  expectedRevision?: number;
 }
 
 const view = (r: PushChannelStoreRow): PushChannelView => ({
@@ -77,7 +79,16 @@ export function createPushChannelService(deps: { store: Stores & TxRunner<Stores
   async function findMutable(environment: string, appRef: string, key: string, opts: ManagedOption) {
     const found = await find(environment, appRef, key);
     if (Number(found.row.configurationManaged) === 1 && !opts.allowManaged) throw configurationManaged(`push channel ${found.row.key}`);
+    const at = Number(found.row.revision);
+    if (opts.expectedRevision !== undefined && opts.expectedRevision !== at) throw PushChannelErrors.versionConflict(found.row.key, opts.expectedRevision, at);
     return found;
+  }
+
+  /** A conditional write that wrote nothing: gone meanwhile (404), or moved on from the expected revision (409). */
+  async function missed(tx: Stores, environmentId: string, appId: string, key: string, opts: ManagedOption): Promise<never> {
+    const cur = await tx.pushChannels.findChannel(environmentId, appId, key);
+    if (!cur || Number(cur.deleted) === 1 || opts.expectedRevision === undefined) throw PushChannelErrors.channelNotFound(key);
+    throw PushChannelErrors.versionConflict(key, opts.expectedRevision, Number(cur.revision));
   }
 
   /** One definition write: the revision first (its lock orders the commit), the change, the audit; the notice after commit. */
@@ -111,7 +122,7 @@ export function createPushChannelService(deps: { store: Stores & TxRunner<Stores
       if (isObject && file.key !== undefined && file.key !== row.key) throw PushChannelErrors.keyImmutable(row.key);
       const def = definitionOf(app, isObject ? { ...file, key: row.key } : file);
       await write(env.id, async (tx, revision, at) => {
-        if (!(await tx.pushChannels.updateChannel(env.id, app.id, row.key, revision, JSON.stringify(def), at))) throw PushChannelErrors.channelNotFound(row.key);
+        if (!(await tx.pushChannels.updateChannel(env.id, app.id, row.key, revision, JSON.stringify(def), at, opts.expectedRevision))) await missed(tx, env.id, app.id, row.key, opts);
         await auditIn(tx, actor, 'push_channel.updated', target(app.id, row.key), { environmentId: env.id, appId: app.id, key: row.key, kind: def.kind, revision }, at);
       });
       return reread(env.id, app.id, row.key);
@@ -121,7 +132,7 @@ export function createPushChannelService(deps: { store: Stores & TxRunner<Stores
     async delete(environment: string, appRef: string, key: string, actor: AuditActor, opts: ManagedOption = {}): Promise<PushChannelView> {
       const { env, app, row } = await findMutable(environment, appRef, key, opts);
       await write(env.id, async (tx, revision, at) => {
-        if (!(await tx.pushChannels.deleteChannel(env.id, app.id, row.key, revision, at))) throw PushChannelErrors.channelNotFound(row.key);
+        if (!(await tx.pushChannels.deleteChannel(env.id, app.id, row.key, revision, at, opts.expectedRevision))) await missed(tx, env.id, app.id, row.key, opts);
         await auditIn(tx, actor, 'push_channel.deleted', target(app.id, row.key), { environmentId: env.id, appId: app.id, key: row.key, revision }, at);
       });
       // The tombstone: the definition as it was, under the deletion's revision.

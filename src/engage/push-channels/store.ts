@@ -30,8 +30,12 @@ const SQL = {
       configuration_managed = 0, created_at = excluded.created_at, updated_at = excluded.updated_at
     WHERE push_channels.deleted = 1 AND push_channels.environment_id = excluded.environment_id`,
   update: `UPDATE push_channels SET revision = ?, definition = ?, updated_at = ? WHERE environment_id = ? AND app_id = ? AND key = ? AND deleted = 0`,
+  // If-Match: only while the channel is at the revision the caller read.
+  updateIf: `UPDATE push_channels SET revision = ?, definition = ?, updated_at = ? WHERE environment_id = ? AND app_id = ? AND key = ? AND deleted = 0 AND revision = ?`,
   remove: `UPDATE push_channels SET revision = ?, deleted = 1, configuration_managed = 0, updated_at = ?
     WHERE environment_id = ? AND app_id = ? AND key = ? AND deleted = 0`,
+  removeIf: `UPDATE push_channels SET revision = ?, deleted = 1, configuration_managed = 0, updated_at = ?
+    WHERE environment_id = ? AND app_id = ? AND key = ? AND deleted = 0 AND revision = ?`,
   page: `SELECT ${COLUMNS} FROM push_channels WHERE environment_id = ? AND app_id = ? AND deleted = 0 ORDER BY key LIMIT ? OFFSET ?`,
   all: `SELECT ${COLUMNS} FROM push_channels WHERE environment_id = ? AND app_id = ? AND deleted = 0 ORDER BY key`,
   mark: `UPDATE push_channels SET configuration_managed = 1 WHERE environment_id = ? AND app_id = ? AND key = ? AND deleted = 0 AND configuration_managed = 0`,
@@ -47,12 +51,15 @@ export function createPushChannelStore(db: Sql) {
     async createChannel(environmentId: string, appId: string, key: string, revision: number, definition: string, at: string): Promise<boolean> {
       return (await db.run(SQL.create, [environmentId, appId, key, revision, definition, at, at])) === 1;
     },
-    async updateChannel(environmentId: string, appId: string, key: string, revision: number, definition: string, at: string): Promise<boolean> {
-      return (await db.run(SQL.update, [revision, definition, at, environmentId, appId, key])) === 1;
+    /** False when there is no such channel, or (with `expectedRevision`) it is no longer at that revision. */
+    async updateChannel(environmentId: string, appId: string, key: string, revision: number, definition: string, at: string, expectedRevision?: number): Promise<boolean> {
+      const args = [revision, definition, at, environmentId, appId, key];
+      return (await (expectedRevision === undefined ? db.run(SQL.update, args) : db.run(SQL.updateIf, [...args, expectedRevision]))) === 1;
     },
-    /** Marks the channel deleted under a new revision (its tombstone); false when there is none to delete. */
-    async deleteChannel(environmentId: string, appId: string, key: string, revision: number, at: string): Promise<boolean> {
-      return (await db.run(SQL.remove, [revision, at, environmentId, appId, key])) === 1;
+    /** Marks the channel deleted under a new revision (its tombstone); false when there is none to delete (or, with `expectedRevision`, it moved on). */
+    async deleteChannel(environmentId: string, appId: string, key: string, revision: number, at: string, expectedRevision?: number): Promise<boolean> {
+      const args = [revision, at, environmentId, appId, key];
+      return (await (expectedRevision === undefined ? db.run(SQL.remove, args) : db.run(SQL.removeIf, [...args, expectedRevision]))) === 1;
     },
     pageChannels(environmentId: string, appId: string, limit: number, offset: number): Promise<PushChannelStoreRow[]> {
       return db.all<PushChannelStoreRow>(SQL.page, [environmentId, appId, limit, offset]);

@@ -19,6 +19,8 @@ interface ListBody {
   channels: Channel[];
   defaultSubscribed: boolean;
   critical: boolean;
+  /** The ETag: a save or a deletion sends it back in If-Match (409 list_version_conflict when someone changed the list meanwhile). */
+  revision: number;
   configurationManaged: boolean;
   createdAt: string;
   updatedAt: string;
@@ -120,15 +122,16 @@ export function ListDetail({ environmentId, listKey }: { environmentId: string; 
   const [draft, setDraft] = useState<ListDraft | undefined>();
   const [notice, setNotice] = useState('');
   const [deleting, setDeleting] = useState(false);
-  const [seen, setSeen] = useState('');
+  /** The revision the form started from: what a save sends in If-Match, so someone else's save in between is refused, not overwritten. */
+  const [base, setBase] = useState(0);
   /** The form starts from each state of the list read or answered, once (a read of what was just saved leaves the form alone). */
   const start = (x: ListBody) => {
     setDraft({ key: x.key, displayName: x.displayName, description: x.description ?? '', channels: x.channels, defaultSubscribed: x.defaultSubscribed, critical: x.critical });
-    setSeen(x.updatedAt);
+    setBase(x.revision);
   };
   useEffect(() => {
-    if (l && l.updatedAt !== seen) start(l);
-  }, [l?.updatedAt]);
+    if (l && l.revision !== base) start(l);
+  }, [l?.revision]);
   return (
     <>
       <EnvPageHeader environmentId={environmentId} title={`List ${listKey}`} crumbs={[{ label: 'Subscription lists', path: '/lists' }]}>
@@ -159,7 +162,7 @@ export function ListDetail({ environmentId, listKey }: { environmentId: string; 
           label="Edit the list"
           submit="Save list"
           onSubmit={async () => {
-            start(await call<ListBody, 'PUT /engage/admin/environments/{environmentId}/lists/{listKey}'>('PUT /engage/admin/environments/{environmentId}/lists/{listKey}', { params, body: bodyOf(draft) }));
+            start(await call<ListBody, 'PUT /engage/admin/environments/{environmentId}/lists/{listKey}'>('PUT /engage/admin/environments/{environmentId}/lists/{listKey}', { params, headers: { 'If-Match': `"${base}"` }, body: bodyOf(draft) }));
             setNotice(`Saved ${draft.displayName}: devices get it at their next sync.`);
             detail.reload();
           }}
@@ -176,7 +179,7 @@ export function ListDetail({ environmentId, listKey }: { environmentId: string; 
           action="Delete list"
           onClose={() => setDeleting(false)}
           onConfirm={async () => {
-            await call('DELETE /engage/admin/environments/{environmentId}/lists/{listKey}', { params });
+            await call('DELETE /engage/admin/environments/{environmentId}/lists/{listKey}', { params, headers: { 'If-Match': `"${l.revision}"` } });
             setDeleting(false);
             navigate(envPath(environmentId, 'lists'));
           }}

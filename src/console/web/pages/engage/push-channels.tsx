@@ -13,9 +13,11 @@ interface Action {
   destructive?: boolean;
   authenticationRequired?: boolean;
 }
+/** `revision` is the ETag an edit or a deletion sends back in If-Match (409 push_channel_version_conflict when someone changed it meanwhile). */
 type Channel =
-  | { key: string; kind: 'ANDROID_CHANNEL'; name: string; description?: string; importance: (typeof IMPORTANCES)[number]; sound?: string | null; configurationManaged: boolean }
-  | { key: string; kind: 'IOS_CATEGORY'; actions: Action[]; configurationManaged: boolean };
+  | { key: string; kind: 'ANDROID_CHANNEL'; name: string; description?: string; importance: (typeof IMPORTANCES)[number]; sound?: string | null; configurationManaged: boolean; revision: number }
+  | { key: string; kind: 'IOS_CATEGORY'; actions: Action[]; configurationManaged: boolean; revision: number };
+const ifMatch = (c: { revision: number }) => ({ 'If-Match': `"${c.revision}"` });
 /** The form's state of either kind: the sound as a choice and a name. */
 interface Draft {
   key: string;
@@ -50,13 +52,16 @@ export function PushChannelsSection(props: { environmentId: string; app: { id: s
   const noun = ios ? 'category' : 'channel';
   const params = { environmentId, appId: app.id };
   const list = usePaged<Channel, `GET ${typeof BASE}`>(`GET ${BASE}`, { params });
-  const [editing, setEditing] = useState<string | null>(null);
+  /** The channel being edited as it was read: its revision goes back in If-Match. */
+  const [edited, setEdited] = useState<Channel | null>(null);
+  const editing = edited?.key ?? null;
   const [draft, setDraft] = useState<Draft>(EMPTY);
-  const [deleting, setDeleting] = useState<string | null>(null);
+  const [doomed, setDoomed] = useState<Channel | null>(null);
+  const deleting = doomed?.key ?? null;
   const [notice, setNotice] = useState('');
   const title = ios ? 'Notification categories' : 'Notification channels';
   const start = (c: Channel | null) => {
-    setEditing(c ? c.key : null);
+    setEdited(c);
     setDraft(c ? draftOf(c) : EMPTY);
   };
   return (
@@ -82,7 +87,7 @@ export function PushChannelsSection(props: { environmentId: string; app: { id: s
                   <button type="button" onClick={() => start(c)} aria-label={`Edit ${noun} ${c.key}`}>
                     Edit
                   </button>
-                  <button type="button" class="danger" onClick={() => setDeleting(c.key)} aria-label={`Delete ${noun} ${c.key}`}>
+                  <button type="button" class="danger" onClick={() => setDoomed(c)} aria-label={`Delete ${noun} ${c.key}`}>
                     Delete
                   </button>
                 </span>
@@ -102,7 +107,7 @@ export function PushChannelsSection(props: { environmentId: string; app: { id: s
           )
         }
         onSubmit={async () => {
-          if (editing) await call(`PUT ${BASE}/{channelKey}`, { params: { ...params, channelKey: editing }, body: fileOf(draft, ios) });
+          if (edited) await call(`PUT ${BASE}/{channelKey}`, { params: { ...params, channelKey: edited.key }, headers: ifMatch(edited), body: fileOf(draft, ios) });
           else await call(`POST ${BASE}`, { params, body: fileOf(draft, ios) });
           setNotice(editing ? `Saved ${noun} ${draft.key}.` : `Created ${noun} ${draft.key}.`);
           start(null);
@@ -116,19 +121,19 @@ export function PushChannelsSection(props: { environmentId: string; app: { id: s
         )}
         {ios ? <ActionRows actions={draft.actions} onChange={(actions) => setDraft({ ...draft, actions })} /> : <AndroidFields draft={draft} onChange={setDraft} />}
       </Form>
-      {deleting && (
+      {doomed && deleting && (
         <ConfirmByName
           open
           title={`Delete ${noun} ${deleting}`}
           name={deleting}
           consequence={`Devices get its tombstone at their next sync; sends naming it are shown without its ${ios ? 'actions' : 'settings'}.`}
           action={`Delete ${noun}`}
-          onClose={() => setDeleting(null)}
+          onClose={() => setDoomed(null)}
           onConfirm={async () => {
-            await call(`DELETE ${BASE}/{channelKey}`, { params: { ...params, channelKey: deleting } });
+            await call(`DELETE ${BASE}/{channelKey}`, { params: { ...params, channelKey: deleting }, headers: ifMatch(doomed) });
             setNotice(`Deleted ${noun} ${deleting}.`);
             if (editing === deleting) start(null);
-            setDeleting(null);
+            setDoomed(null);
             list.reload();
           }}
         />
