@@ -1,9 +1,9 @@
-import { bigint, index, integer, pgTable, primaryKey, text } from 'drizzle-orm/pg-core';
+import { bigint, index, integer, pgTable, primaryKey, text, uniqueIndex } from 'drizzle-orm/pg-core';
 
 /**
  * The inbox (issue 27): entries owned by a profile (scope PROFILE) or an installation (scope
  * INSTALLATION), their owners' counters, and the idempotency of inbox operation batches.
- * Migration 0032 (SQLite and PostgreSQL).
+ * Migrations 0032 and 0038 (SQLite and PostgreSQL).
  */
 
 export const inboxEntries = pgTable(
@@ -31,7 +31,8 @@ export const inboxEntries = pgTable(
     readMs: bigint('read_ms', { mode: 'number' }),
   },
   (t) => [
-    index('inbox_entries_owner').on(t.ownerId, t.sentMs, t.id),
+    // Pages walk each owner's entries by number (commit order; migration 0038).
+    uniqueIndex('inbox_entries_owner_seq').on(t.ownerId, t.seq),
     index('inbox_entries_owner_expiry').on(t.ownerId, t.expiresMs),
     index('inbox_entries_expiry').on(t.expiresMs),
     index('inbox_entries_environment').on(t.environmentId),

@@ -1,9 +1,9 @@
-import { index, integer, primaryKey, sqliteTable, text } from 'drizzle-orm/sqlite-core';
+import { index, integer, primaryKey, sqliteTable, text, uniqueIndex } from 'drizzle-orm/sqlite-core';
 
 /**
  * The inbox (issue 27): entries owned by a profile (scope PROFILE) or an installation (scope
  * INSTALLATION), their owners' counters, and the idempotency of inbox operation batches.
- * Migration 0032 (SQLite and PostgreSQL).
+ * Migrations 0032 and 0038 (SQLite and PostgreSQL).
  */
 
 export const inboxEntries = sqliteTable(
@@ -31,7 +31,8 @@ export const inboxEntries = sqliteTable(
     readMs: integer('read_ms'),
   },
   (t) => [
-    index('inbox_entries_owner').on(t.ownerId, t.sentMs, t.id),
+    // Pages walk each owner's entries by number (commit order; migration 0038).
+    uniqueIndex('inbox_entries_owner_seq').on(t.ownerId, t.seq),
     index('inbox_entries_owner_expiry').on(t.ownerId, t.expiresMs),
     index('inbox_entries_expiry').on(t.expiresMs),
     index('inbox_entries_environment').on(t.environmentId),

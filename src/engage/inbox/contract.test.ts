@@ -4,6 +4,7 @@ import { createHarness, type Harness } from '../../../test/helpers/harness';
 import { bearer, bind, bootstrap, json, setupEnvironment, type Session } from '../../../test/fixtures/engage';
 import { inboxOps, inboxPage, putEntry } from '../../../test/fixtures/inbox';
 import type { InboxContent } from './content';
+import { INBOX_CURSOR_LENGTH } from './cursor';
 
 /**
  * The inbox routes' contract as tables (issue 27 "Tests"): every route's answers to good and bad
@@ -80,7 +81,7 @@ describe('GET /v1/sdk/inbox', () => {
     ['?sortOrder=NEWEST_FIRST&sortOrder=OLDEST_FIRST', 'invalid_request', 'sortOrder'],
     ['?cursor=a&cursor=b', 'invalid_request', 'cursor'],
     ['?cursor=abc', 'invalid_cursor', 'cursor'],
-    [`?cursor=${'A'.repeat(88)}`, 'invalid_cursor', 'cursor'],
+    [`?cursor=${'A'.repeat(INBOX_CURSOR_LENGTH)}`, 'invalid_cursor', 'cursor'],
     [`?cursor=${'A'.repeat(300)}`, 'invalid_cursor', 'cursor'],
   ];
   it.each(BAD)('400 %s: %s naming %s', async (q, code, field) => problem(await get(q), 400, code, field));

@@ -2,13 +2,19 @@ import { createHmac, createSecretKey, timingSafeEqual } from 'node:crypto';
 import { deriveKey } from '../../platform/crypto';
 
 /**
- * The inbox page cursor (issue 27 point 2): a position in the inbox's total order (sent time,
- * then entry id), bound to the installation, its generation and the sort order, signed with a key
- * derived from the master key (every process accepts every other's). Opaque to the client; it
- * carries only the last entry's time and id, which the page already showed.
+ * The inbox page cursor (issue 27 point 2): where a walk stands in each of the two inboxes an
+ * installation sees (its own and its current profile's), as entry numbers: each owner numbers its
+ * entries under its row lock, so in commit order, and an entry committed after a page was read
+ * always gets a number beyond that page's (docs/decisions.md "The inbox's commit order"). Bound to
+ * the installation, its generation (which fixes the profile) and the sort order, signed with a key
+ * derived from the master key (every process accepts every other's). Opaque to the client.
  *
- * Wire form (base64url, no padding): version 1 | sort (0 NEWEST_FIRST, 1 OLDEST_FIRST) | installation
- * (16) | generation (8, big-endian) | sent ms (8) | entry id (16) | HMAC-SHA256 truncated to 16.
+ * The bounds are exclusive: NEWEST_FIRST goes on below them, OLDEST_FIRST above them.
+ *
+ * Wire form (base64url, no padding): version 2 | sort (0 NEWEST_FIRST, 1 OLDEST_FIRST) | installation
+ * (16) | generation (8, big-endian) | installation bound (8) | profile bound (8) | HMAC-SHA256
+ * truncated to 16. Version 1 (sent time and entry id) is no longer accepted: a client holding one
+ * gets invalid_cursor and starts again from the first page.
  */
 export const INBOX_CURSOR_LABEL = 'engage inbox cursor v1';
 export const SORT_ORDERS = ['NEWEST_FIRST', 'OLDEST_FIRST'] as const;
@@ -18,13 +24,16 @@ export interface InboxPosition {
   installationId: string;
   generation: number;
   sortOrder: SortOrder;
-  sentMs: number;
-  entryId: string;
+  /** The walk's bound in the installation's own inbox (scope INSTALLATION). */
+  installationSeq: number;
+  /** The walk's bound in the profile's inbox (scope PROFILE). */
+  profileSeq: number;
 }
 
-const BODY = 1 + 1 + 16 + 8 + 8 + 16;
+const VERSION = 2;
+const BODY = 1 + 1 + 16 + 8 + 8 + 8;
 const TAG = 16;
-/** The length of every cursor (88 characters). */
+/** The length of every cursor (78 characters). */
 export const INBOX_CURSOR_LENGTH = Math.ceil(((BODY + TAG) * 4) / 3);
 const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
 
@@ -41,14 +50,14 @@ export function createInboxCursorCodec(masterKey: Buffer) {
   const tagOf = (body: Buffer) => createHmac('sha256', key).update(body).digest().subarray(0, TAG);
   return {
     encode(p: InboxPosition): string {
-      if (!UUID.test(p.installationId) || !UUID.test(p.entryId)) throw new TypeError('ids must be UUIDs');
+      if (!UUID.test(p.installationId)) throw new TypeError('the installation id must be a UUID');
       const body = Buffer.alloc(BODY);
-      body[0] = 1;
+      body[0] = VERSION;
       body[1] = p.sortOrder === 'NEWEST_FIRST' ? 0 : 1;
       uuidBytes(p.installationId).copy(body, 2);
       body.writeBigUInt64BE(BigInt(p.generation), 18);
-      body.writeBigUInt64BE(BigInt(p.sentMs), 26);
-      uuidBytes(p.entryId).copy(body, 34);
+      body.writeBigUInt64BE(BigInt(p.installationSeq), 26);
+      body.writeBigUInt64BE(BigInt(p.profileSeq), 34);
       return Buffer.concat([body, tagOf(body)]).toString('base64url');
     },
     /** The position, if the cursor is authentic; never throws. Binding to the installation, generation and order is the caller's comparison. */
@@ -57,16 +66,15 @@ export function createInboxCursorCodec(masterKey: Buffer) {
       const bytes = Buffer.from(cursor, 'base64url');
       if (bytes.length !== BODY + TAG || bytes.toString('base64url') !== cursor) return undefined;
       const body = bytes.subarray(0, BODY);
-      if (!timingSafeEqual(tagOf(body), bytes.subarray(BODY)) || body[0] !== 1 || body[1] > 1) return undefined;
-      const generation = body.readBigUInt64BE(18);
-      const sentMs = body.readBigUInt64BE(26);
-      if (generation > BigInt(Number.MAX_SAFE_INTEGER) || sentMs > BigInt(Number.MAX_SAFE_INTEGER)) return undefined;
+      if (!timingSafeEqual(tagOf(body), bytes.subarray(BODY)) || body[0] !== VERSION || body[1] > 1) return undefined;
+      const numbers = [18, 26, 34].map((at) => body.readBigUInt64BE(at));
+      if (numbers.some((n) => n > BigInt(Number.MAX_SAFE_INTEGER))) return undefined;
       return {
         installationId: uuidOf(body.subarray(2, 18)),
-        generation: Number(generation),
+        generation: Number(numbers[0]),
         sortOrder: SORT_ORDERS[body[1]],
-        sentMs: Number(sentMs),
-        entryId: uuidOf(body.subarray(34, 50)),
+        installationSeq: Number(numbers[1]),
+        profileSeq: Number(numbers[2]),
       };
     },
   };

@@ -98,6 +98,37 @@ function readAt(e: EntryRow, o: OwnerRow | undefined): string | null {
   return o?.watermarkAt ?? null;
 }
 
+/**
+ * A page out of the two owners' entries (each owner's in the order of its numbers, which is its
+ * commit order): the two lists merged by sent time (then scope, then number: the same order both
+ * ways while each owner's times follow its numbers), the first `size` taken; and the bounds the next
+ * page starts from. An owner's bound moves to the last of its entries taken. Newest first, an owner
+ * none of whose entries were taken is bounded just above the newest of its entries read (none read:
+ * at 0), so entries it gets after this page are not shown in the middle of the walk: they wait for
+ * the next walk from the top, as those of the other owner do. Oldest first, its bound stays, and
+ * whatever it gets later comes after what the walk has shown. Either way no entry is skipped or
+ * repeated, in whatever order concurrent writers commit (docs/decisions.md "The inbox's commit order").
+ */
+export function mergePage(rows: readonly EntryRow[], owners: readonly [string, string], bounds: readonly number[], newestFirst: boolean, size: number): { taken: EntryRow[]; next: [number, number] } {
+  const dir = newestFirst ? -1 : 1;
+  const lists = owners.map((id) => rows.filter((r) => r.ownerId === id).sort((a, b) => (a.seq - b.seq) * dir));
+  const before = (a: EntryRow, b: EntryRow) => (a.sentMs - b.sentMs || (a.scope < b.scope ? -1 : a.scope > b.scope ? 1 : a.seq - b.seq)) * dir < 0;
+  const taken: EntryRow[] = [];
+  const at = [0, 0];
+  while (taken.length < size) {
+    const [a, b] = [lists[0][at[0]], lists[1][at[1]]];
+    if (!a && !b) break;
+    const k = !b || (a && before(a, b)) ? 0 : 1;
+    taken.push(lists[k][at[k]++]);
+  }
+  const next = [0, 1].map((k) => {
+    if (at[k] > 0) return lists[k][at[k] - 1].seq;
+    if (!newestFirst) return bounds[k];
+    return lists[k].length ? lists[k][0].seq + 1 : 0;
+  }) as [number, number];
+  return { taken, next };
+}
+
 export interface InboxOperation {
   operationId: string;
   type: 'MARK_READ' | 'MARK_UNREAD' | 'DELETE' | 'MARK_ALL_READ';
@@ -123,28 +154,28 @@ export function createInboxService(deps: { store: Stores & TxRunner<Stores>; clo
     const size = q.pageSize ?? INBOX_PAGE.default;
     const binding = await bindingIn(store, p.environmentId, p.id);
     if (!binding) throw EdgeErrors.unauthorized();
-    let after: { sentMs: number; id: string } | null = null;
+    const newestFirst = sortOrder === 'NEWEST_FIRST';
+    const installationId = p.id.toLowerCase();
+    // Each owner's bound (exclusive): where the walk stands in its entry numbers.
+    let bounds = newestFirst ? [Number.MAX_SAFE_INTEGER, Number.MAX_SAFE_INTEGER] : [0, 0];
     if (q.cursor !== undefined) {
       const pos = cursors.decode(q.cursor);
       if (!pos) throw InboxErrors.invalidCursor('is not a cursor this server issued');
-      if (pos.installationId !== p.id.toLowerCase()) throw InboxErrors.invalidCursor('belongs to another installation');
+      if (pos.installationId !== installationId) throw InboxErrors.invalidCursor('belongs to another installation');
       if (pos.generation !== binding.generation) throw InboxErrors.invalidCursor('belongs to an earlier binding generation');
       if (pos.sortOrder !== sortOrder) throw InboxErrors.invalidCursor(`was issued for ${pos.sortOrder}`);
-      after = { sentMs: pos.sentMs, id: pos.entryId };
+      bounds = [pos.installationSeq, pos.profileSeq];
     }
-    const newestFirst = sortOrder === 'NEWEST_FIRST';
-    const owners: [string, string] = [p.id.toLowerCase(), binding.profileId];
+    const owners: [string, string] = [installationId, binding.profileId];
     // Both owners' entries in one statement (one snapshot: src/engage/inbox/paging.test.ts), then their counters.
-    const rows = await store.inbox.page(owners, nowMs, newestFirst, after, size + 1);
+    const rows = await store.inbox.page([{ id: owners[0], bound: bounds[0] }, { id: owners[1], bound: bounds[1] }], nowMs, newestFirst, size + 1);
     const counters = await store.inbox.counters(owners, nowMs);
-    rows.sort((a, b) => (a.sentMs - b.sentMs || (a.id < b.id ? -1 : a.id > b.id ? 1 : 0)) * (newestFirst ? -1 : 1));
-    const taken = rows.slice(0, size);
-    const last = taken[taken.length - 1];
+    const { taken, next } = mergePage(rows, owners, bounds, newestFirst, size);
     const hasMore = rows.length > size;
     const chains = new Map<string, string[]>();
     return {
       entries: taken.map((e) => view(e, counters.get(e.ownerId), binding.locale, chains)),
-      nextCursor: hasMore && last ? cursors.encode({ installationId: p.id.toLowerCase(), generation: binding.generation, sortOrder, sentMs: last.sentMs, entryId: last.id }) : null,
+      nextCursor: hasMore ? cursors.encode({ installationId, generation: binding.generation, sortOrder, installationSeq: next[0], profileSeq: next[1] }) : null,
       hasMore,
       unreadCount: unreadOf(counters),
     };

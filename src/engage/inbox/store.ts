@@ -53,11 +53,12 @@ const SQL = {
     FROM inbox_owners o WHERE o.owner_id IN (?, ?)`,
   // The page of an installation's inbox: its own entries and its profile's in ONE statement, so one
   // snapshot (two statements let a writer commit between them: the page could show a newer entry of
-  // one owner and not an older one of the other, which the cursor then passes over).
-  newer: `SELECT * FROM (SELECT ${ENTRY} FROM inbox_entries WHERE owner_id = ? AND ${LIVE} AND (sent_ms, id) < (?, ?) ORDER BY sent_ms DESC, id DESC LIMIT ?) AS a
-    UNION ALL SELECT * FROM (SELECT ${ENTRY} FROM inbox_entries WHERE owner_id = ? AND ${LIVE} AND (sent_ms, id) < (?, ?) ORDER BY sent_ms DESC, id DESC LIMIT ?) AS b`,
-  older: `SELECT * FROM (SELECT ${ENTRY} FROM inbox_entries WHERE owner_id = ? AND ${LIVE} AND (sent_ms, id) > (?, ?) ORDER BY sent_ms, id LIMIT ?) AS a
-    UNION ALL SELECT * FROM (SELECT ${ENTRY} FROM inbox_entries WHERE owner_id = ? AND ${LIVE} AND (sent_ms, id) > (?, ?) ORDER BY sent_ms, id LIMIT ?) AS b`,
+  // one owner and not an older one of the other, which the cursor then passes over). Each owner's
+  // range is by its entry numbers (commit order), one seek of inbox_entries_owner_seq.
+  newer: `SELECT * FROM (SELECT ${ENTRY} FROM inbox_entries WHERE owner_id = ? AND ${LIVE} AND seq < ? ORDER BY seq DESC LIMIT ?) AS a
+    UNION ALL SELECT * FROM (SELECT ${ENTRY} FROM inbox_entries WHERE owner_id = ? AND ${LIVE} AND seq < ? ORDER BY seq DESC LIMIT ?) AS b`,
+  older: `SELECT * FROM (SELECT ${ENTRY} FROM inbox_entries WHERE owner_id = ? AND ${LIVE} AND seq > ? ORDER BY seq LIMIT ?) AS a
+    UNION ALL SELECT * FROM (SELECT ${ENTRY} FROM inbox_entries WHERE owner_id = ? AND ${LIVE} AND seq > ? ORDER BY seq LIMIT ?) AS b`,
   entry: `SELECT ${ENTRY} FROM inbox_entries WHERE id = ? AND owner_id IN (?, ?) AND ${LIVE}`,
   setRead: 'UPDATE inbox_entries SET read_state = ?, read_version = ?, read_ms = ? WHERE id = ?',
   markDeleted: 'UPDATE inbox_entries SET deleted = 1 WHERE id = ?',
@@ -111,11 +112,14 @@ export function createInboxStore(db: Sql) {
       const rows = await db.all<OwnerRow & { expiredUnread: number }>(SQL.counters, [nowMs, ownerIds[0], ownerIds[1]]);
       return new Map(rows.map((r) => [r.ownerId, { ...r, lastSeq: Number(r.lastSeq), watermarkSeq: Number(r.watermarkSeq), watermarkVersion: Number(r.watermarkVersion), unread: Number(r.unread), expiredUnread: Number(r.expiredUnread) }]));
     },
-    /** Up to `limit` live entries of each of the two owners after `after`, in the order asked for, read in one snapshot (unsorted between owners). */
-    async page(ownerIds: readonly [string, string], nowMs: number, newestFirst: boolean, after: { sentMs: number; id: string } | null, limit: number): Promise<EntryRow[]> {
-      const from = after ?? (newestFirst ? { sentMs: Number.MAX_SAFE_INTEGER, id: 'g' } : { sentMs: -1, id: '' });
-      const one = (ownerId: string) => [ownerId, nowMs, from.sentMs, from.id, limit];
-      return (await db.all<EntryRow>(newestFirst ? SQL.newer : SQL.older, [...one(ownerIds[0]), ...one(ownerIds[1])])).map(entryOf);
+    /**
+     * Up to `limit` live entries of each of the two owners beyond its bound (exclusive: below it
+     * newest first, above it oldest first), each owner's in the order of its entry numbers, read in
+     * one snapshot (unsorted).
+     */
+    async page(owners: readonly [{ id: string; bound: number }, { id: string; bound: number }], nowMs: number, newestFirst: boolean, limit: number): Promise<EntryRow[]> {
+      const one = (o: { id: string; bound: number }) => [o.id, nowMs, o.bound, limit];
+      return (await db.all<EntryRow>(newestFirst ? SQL.newer : SQL.older, [...one(owners[0]), ...one(owners[1])])).map(entryOf);
     },
     /** A live entry of one of the two owners (an installation and its current profile); undefined otherwise, whatever the reason. */
     async entry(id: string, ownerIds: readonly [string, string], nowMs: number): Promise<EntryRow | undefined> {
