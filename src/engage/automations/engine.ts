@@ -32,7 +32,7 @@ import type { AutomationStore, RunRow, StepRow } from './store';
 import { nextTimeOfDay } from './time-of-day';
 import { derivedId, placeholderValue, resolveTemplated, type RunScope } from './values';
 import { createEventHandling } from './events';
-import { automationCommitter } from './work';
+import { automationCommitter } from './store';
 
 type Stores = { automations: AutomationStore } & InAppTx & ProfileTx & InboxTx;
 

@@ -15,7 +15,7 @@ import { AutomationErrors } from './errors';
 import { AutomationBounds, type AutomationDefinition } from './schemas';
 import type { AutomationRow, AutomationStore } from './store';
 import type { AuditTx } from '../shared/audit';
-import { automationCommitter } from './work';
+import { automationCommitter } from './store';
 
 /** The API entry's key: the trigger's path segment. */
 export const AUTOMATION_KEY_PREFIX = 'aut_';

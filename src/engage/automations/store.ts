@@ -1,4 +1,6 @@
-import type { Sql } from '../../platform/store/sql';
+import { createGroupCommit } from '../../platform/store/group-commit';
+import type { Dialect, Sql } from '../../platform/store/sql';
+import type { TxRunner, TxScope } from '../../platform/store/store';
 import { claimText, nextDueText, type ClaimTable } from '../../platform/work/claim';
 import type { AutomationStatus, RunStatus, StepStatus } from './schemas';
 
@@ -72,6 +74,7 @@ export const AUTOMATION_RUNS = {
 } satisfies ClaimTable;
 
 const LIVE = `status IN ('RUNNING', 'WAITING')`;
+const STEP_COUNTED = `CASE WHEN s.status IN ('PENDING', 'RUNNING') AND r.status NOT IN ('RUNNING', 'WAITING') THEN 'INTERRUPTED' ELSE s.status END`;
 
 const SQL = {
   insert: `INSERT INTO automations (environment_id, key, id, status, version, definition, created_at, updated_at)
@@ -117,8 +120,9 @@ const SQL = {
   wakeFor: `UPDATE automation_runs SET due_ms = ?, waiting_event = NULL WHERE id = ? AND status = 'WAITING' AND waiting_event = ? AND step_seq = ?`,
   liveOf: `SELECT ${RUN} FROM automation_runs WHERE profile_id = ? AND automation_id = ? AND ${LIVE}`,
   exit: `UPDATE automation_runs SET status = 'EXITED', due_ms = NULL, held = 0, waiting_event = NULL, ended_at = ?, ended_ms = ? WHERE id = ? AND ${LIVE}`,
-  stepCounts: `SELECT s.step_id AS "stepId", s.status, COUNT(*) AS n FROM automation_steps s JOIN automation_runs r ON r.id = s.run_id
-    WHERE r.automation_id = ? GROUP BY s.step_id, s.status`,
+  // An execution left PENDING or RUNNING by a run that ended meanwhile (cancelled, exited, archived, erased) waits no more: INTERRUPTED.
+  stepCounts: `SELECT s.step_id AS "stepId", ${STEP_COUNTED} AS status, COUNT(*) AS n FROM automation_steps s JOIN automation_runs r ON r.id = s.run_id
+    WHERE r.automation_id = ? GROUP BY s.step_id, ${STEP_COUNTED}`,
   runCounts: `SELECT status, COUNT(*) AS n FROM automation_runs WHERE automation_id = ? GROUP BY status`,
   findTrigger: `SELECT access_key_id AS "accessKeyId", request_hash AS "requestHash", response FROM automation_triggers WHERE environment_id = ? AND idempotency_key = ?`,
   insertTrigger: `INSERT INTO automation_triggers (environment_id, idempotency_key, access_key_id, request_hash, response, created_at) VALUES (?, ?, ?, ?, ?, ?)
@@ -222,7 +226,7 @@ export function createAutomationStore(db: Sql) {
     wakeFor: (id: string, eventName: string, stepSeq: number, dueMs: number) => one(SQL.wakeFor, [dueMs, id, eventName, stepSeq]),
     liveOf: async (profileId: string, automationId: string) => (await db.all<RunRow>(SQL.liveOf, [profileId, automationId])).map(run),
     exit: (id: string, at: string, atMs: number) => one(SQL.exit, [at, atMs, id]),
-    stepCounts: async (automationId: string) => (await db.all<{ stepId: string; status: StepStatus; n: number }>(SQL.stepCounts, [automationId])).map((r) => ({ ...r, n: Number(r.n) })),
+    stepCounts: async (automationId: string) => (await db.all<{ stepId: string; status: StepStatus | 'INTERRUPTED'; n: number }>(SQL.stepCounts, [automationId])).map((r) => ({ ...r, n: Number(r.n) })),
     runCounts: async (automationId: string) => (await db.all<{ status: RunStatus; n: number }>(SQL.runCounts, [automationId])).map((r) => ({ ...r, n: Number(r.n) })),
     findTrigger: (environmentId: string, key: string) => db.get<{ accessKeyId: string; requestHash: string; response: string }>(SQL.findTrigger, [environmentId, key]),
     insertTrigger: (environmentId: string, key: string, accessKeyId: string, requestHash: string, response: string, at: string) =>
@@ -231,3 +235,19 @@ export function createAutomationStore(db: Sql) {
 }
 
 export type AutomationStore = ReturnType<typeof createAutomationStore>;
+
+/**
+ * How automations commit a trigger's run and an engine step (issue 28 "Performance"): on SQLite,
+ * whose one writer serializes every transaction of the process anyway, the transactions that
+ * arrive in one turn of the event loop share one commit (platform/store/group-commit.ts), each in
+ * its own SAVEPOINT: a throw (a refused re-entry, a lost lease, a refused step) undoes that one's
+ * writes and after-commit hooks only and reaches its caller alone, and every caller is answered
+ * after the shared COMMIT. On PostgreSQL each is its own transaction, on its own connection of the
+ * pool (grouping would put them one after the other on one connection: each statement a round trip).
+ * `lockOrder` orders a group's items (rows they lock, as group-commit.ts asks).
+ */
+export function automationCommitter<S>(store: TxRunner<S>, dialect: Dialect, lockOrder: (key: string) => string = (k) => k) {
+  type Job = { key: string; run: (tx: S & TxScope) => Promise<unknown> };
+  const grouped = dialect === 'sqlite' ? createGroupCommit(store, (tx: S & TxScope, job: Job) => job.run(tx), (job) => lockOrder(job.key)) : undefined;
+  return <T>(key: string, run: (tx: S & TxScope) => Promise<T>): Promise<T> => (grouped ? (grouped({ key, run }) as Promise<T>) : store.tx(run));
+}
