@@ -90,7 +90,7 @@ export function createEngageServices(deps: {
   const inbox = createInboxService({ store, clock, cursors: createInboxCursorCodec(deps.masterKey), notices });
   // An environment's deletion is durable work (platform/work, registered in src/work.ts).
   const environmentDeletion = createEnvironmentDeletion({ store, clock, logger: deps.logger, wake: deps.wakeWork ?? (() => undefined) });
-  const environments = createEnvironmentService({ store, clock, deletion: environmentDeletion });
+  const environments = createEnvironmentService({ store, clock, deletion: environmentDeletion, notices });
   // The credential check asks the provider clients below (issue 24 point 2).
   const credentials = createCredentialService({ store, clock, sealer: deps.sealer, environments, providers: () => ({ apns, fcm }), fcmUrl: config.fcmUrl });
   // Provider connections open lazily, on the first delivery: the CLI never makes one.

@@ -4,6 +4,7 @@ import { assertThat } from '../../platform/http/errors';
 import { validInput } from '../../platform/http/schema';
 import type { TxRunner } from '../../platform/store/store';
 import { auditIn, type AuditActor, type AuditTx } from '../shared/audit';
+import type { ChangeNotices } from '../shared/change-notices';
 import { configurationManaged } from '../shared/errors';
 import { createAccessKeys } from './access-keys';
 import type { EnvironmentDeletion } from './deletion';
@@ -61,8 +62,11 @@ export function createEnvironmentService(deps: {
   clock: Clock;
   /** Queues an environment's deletion as durable work (deletion.ts); absent where nothing deletes environments. */
   deletion?: Pick<EnvironmentDeletion, 'queueIn'>;
+  /** Told after an environment stops serving (disabled, deletion started): its change-notice streams end (issue 26 point 6). */
+  notices?: Pick<ChangeNotices, 'environmentClosed'>;
 }) {
   const { store, clock } = deps;
+  const closed = (environmentId: string) => deps.notices?.environmentClosed?.(environmentId);
   const now = () => clock.now().toISOString();
 
   /** An environment by id or name. */
@@ -157,6 +161,7 @@ export function createEnvironmentService(deps: {
       return true;
     });
     assertThat(changed, EnvironmentErrors.environmentDeleting(env.name));
+    if (change.status === 'DISABLED') closed(env.id);
     return { ...env, ...change };
   }
 
@@ -172,6 +177,7 @@ export function createEnvironmentService(deps: {
     assertThat(deps.deletion, EnvironmentErrors.invalid('environment deletion is not available here'));
     const deletion = deps.deletion;
     await store.tx((tx) => deletion.queueIn(tx as never, env, actor));
+    closed(env.id);
     return { ...env, status: 'DELETING' };
   }
 

@@ -16,6 +16,11 @@ export interface ChangeNotices {
    * installation (INSTALLATION) or the profile (PROFILE). The streams concerned send the new unread count.
    */
   inboxChanged?(environmentId: string, scope: 'PROFILE' | 'INSTALLATION', ownerId: string): void;
+  /**
+   * The environment stopped serving (disabled, or its deletion started): every stream of its
+   * installations ends now instead of at its idle time; the SDK's reconnection is refused (401).
+   */
+  environmentClosed?(environmentId: string): void;
 }
 
 export const NO_NOTICES: ChangeNotices = {

@@ -10,7 +10,9 @@ export type Notice =
   | { kind: 'profile'; environmentId: string; id: string }
   // An inbox of the installation or of the profile changed (issue 27 point 5): the badge, not a sync.
   | { kind: 'installation-inbox'; environmentId: string; id: string }
-  | { kind: 'profile-inbox'; environmentId: string; id: string };
+  | { kind: 'profile-inbox'; environmentId: string; id: string }
+  // The environment was disabled or is being deleted: its streams end (no credential check: none would pass).
+  | { kind: 'environment'; environmentId: string };
 
 /** Why a stream is told to sync: `gap` when notices may have been lost (another process's, while not listening). */
 export type NoticeReason = Notice['kind'] | 'gap';
@@ -83,7 +85,7 @@ export function createNoticeHub(deps: { relay?: NoticeRelay } = {}) {
   /** Tells every stream the notice concerns, in this process, from the next turn on. */
   const deliver = (n: Notice): void => {
     const set =
-      n.kind === 'definitions'
+      n.kind === 'definitions' || n.kind === 'environment'
         ? byEnvironment.get(n.environmentId)
         : n.kind === 'installation' || n.kind === 'installation-inbox'
           ? byInstallation.get(n.id)
@@ -107,6 +109,7 @@ export function createNoticeHub(deps: { relay?: NoticeRelay } = {}) {
     installationChanged: (environmentId, id) => said({ kind: 'installation', environmentId, id }),
     profileChanged: (environmentId, id) => said({ kind: 'profile', environmentId, id }),
     inboxChanged: (environmentId, scope, id) => said({ kind: scope === 'PROFILE' ? 'profile-inbox' : 'installation-inbox', environmentId, id }),
+    environmentClosed: (environmentId) => said({ kind: 'environment', environmentId }),
   };
 
   return {

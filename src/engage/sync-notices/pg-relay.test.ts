@@ -65,6 +65,21 @@ describePg('change notices across processes (LISTEN/NOTIFY)', () => {
     await b.close();
   });
 
+  it('an environment that stops serving (disabled in one process) ends the streams of the other', async () => {
+    const a = await processOn();
+    const b = await processOn();
+    const told: string[] = [];
+    const listener = { environmentId: 'env-9', installationId: 'inst-9', profileId: null, notice: (r: string) => void told.push(r) };
+    b.hub.register(listener);
+    a.hub.notices.environmentClosed!('env-9');
+    expect(await until(() => told.length === 1, 1_000)).toBe(true);
+    expect(told).toEqual(['environment']);
+    expect(b.heard).toEqual([{ kind: 'environment', environmentId: 'env-9' }]);
+    b.hub.unregister(listener);
+    await a.close();
+    await b.close();
+  });
+
   it('a burst of 2,000 notices arrives whole (packed in payloads below the limit)', async () => {
     const a = await processOn();
     const b = await processOn();

@@ -8,14 +8,14 @@ import type { Notice, NoticeRelay } from './hub';
 export const NOTICE_CHANNEL = 'engage_sync_notices';
 /** PostgreSQL refuses a payload of 8000 bytes or more: notices are packed below it. */
 const MAX_PAYLOAD = 7_900;
-const KIND = { definitions: 'd', installation: 'i', profile: 'p', 'installation-inbox': 'n', 'profile-inbox': 'm' } as const;
+const KIND = { definitions: 'd', environment: 'e', installation: 'i', profile: 'p', 'installation-inbox': 'n', 'profile-inbox': 'm' } as const;
 const ID = /^[A-Za-z0-9_-]{1,100}$/;
 const RELISTEN_MIN_MS = 100;
 const RELISTEN_MAX_MS = 3_000;
 
 /** `<kind> <environment> [<id>]`: ids only, never state. */
 export function encodeNotice(n: Notice): string {
-  return n.kind === 'definitions' ? `d ${n.environmentId}` : `${KIND[n.kind]} ${n.environmentId} ${n.id}`;
+  return n.kind === 'definitions' || n.kind === 'environment' ? `${KIND[n.kind]} ${n.environmentId}` : `${KIND[n.kind]} ${n.environmentId} ${n.id}`;
 }
 
 /** The notice of one line, or undefined for anything else (a payload is never trusted to be ours). */
@@ -23,6 +23,7 @@ export function decodeNotice(line: string): Notice | undefined {
   const [k, environmentId, id, extra] = line.split(' ');
   if (extra !== undefined || !environmentId || !ID.test(environmentId)) return undefined;
   if (k === 'd') return id === undefined ? { kind: 'definitions', environmentId } : undefined;
+  if (k === 'e') return id === undefined ? { kind: 'environment', environmentId } : undefined;
   if (id === undefined || !ID.test(id)) return undefined;
   if (k === 'i') return { kind: 'installation', environmentId, id };
   if (k === 'p') return { kind: 'profile', environmentId, id };

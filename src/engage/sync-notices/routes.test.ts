@@ -109,6 +109,24 @@ describe('GET /v1/sdk/sync/events', () => {
     expect((await events(a.credential)).status).toBe(401);
   });
 
+  it('disabling its environment ends the streams at once (not at their idle time) and a reconnection is refused; so does a deletion', async () => {
+    const other = await setupEnvironment(h, 'staging');
+    const [a, b, c] = [await bootstrap(h, env.app.appKey), await bootstrap(h, env.app.appKey), await bootstrap(h, other.app.appKey)];
+    const [ra, rb, rc] = [await stream(a), await stream(b), await stream(c)];
+    await h.services.engage.environments.update(env.environment.id, { status: 'DISABLED' }, ACTOR);
+    expect(await ra.nextEvent(1_000)).toBe('closed');
+    expect(await rb.nextEvent(1_000)).toBe('closed');
+    expect((await events(a.credential)).status).toBe(401);
+    // Another environment's stream is left alone; its deletion ends it in turn.
+    expect(await rc.nextEvent(QUIET_MS)).toBe('timeout');
+    await h.services.engage.environments.remove('staging', ACTOR);
+    expect(await rc.nextEvent(1_000)).toBe('closed');
+    expect((await events(c.credential)).status).toBe(401);
+    // Enabled again: streams open as before.
+    await h.services.engage.environments.update(env.environment.id, { status: 'ACTIVE' }, ACTOR);
+    await stream(a);
+  });
+
   it('the SDK’s revocation closes the stream too', async () => {
     const a = await bootstrap(h, env.app.appKey);
     const ra = await stream(a);

@@ -48,6 +48,16 @@ describe('change-notice streams', () => {
     expect(await c.nextEvent(300)).toBe('timeout');
   });
 
+  it('an environment that stops serving ends every stream of it at once, without a credential check; another environment’s stay', async () => {
+    const { hub, open, checks, streams } = setup();
+    const [a, b, c] = [await open(A), await open(B), await open(C)];
+    hub.notices.environmentClosed!('env-1');
+    expect(await a.nextEvent(1_000)).toBe('closed');
+    expect(await b.nextEvent(1_000)).toBe('closed');
+    expect(await c.nextEvent(300)).toBe('timeout');
+    expect([checks(), streams.count()]).toEqual([0, 1]);
+  });
+
   it('an installation notice reaches its own streams only, after its credential is looked at again', async () => {
     const { hub, open, checks } = setup();
     const [a, b] = [await open(A), await open(B)];
@@ -131,9 +141,10 @@ describe('notices on the wire between processes', () => {
       { kind: 'definitions', environmentId: 'e' },
       { kind: 'installation', environmentId: 'e', id: 'i' },
       { kind: 'profile', environmentId: 'e', id: 'p' },
+      { kind: 'environment', environmentId: 'e' },
     ] as const)
       expect(decodeNotice(encodeNotice(n))).toEqual(n);
-    for (const bad of ['', 'd', 'x e i', 'd e i', 'i e', 'i e i j', 'i e\u0000 i', `i ${'e'.repeat(101)} i`]) expect(decodeNotice(bad)).toBeUndefined();
+    for (const bad of ['', 'd', 'x e i', 'd e i', 'e e i', 'e', 'i e', 'i e i j', 'i e\u0000 i', `i ${'e'.repeat(101)} i`]) expect(decodeNotice(bad)).toBeUndefined();
     const lines = Array.from({ length: 500 }, (_, i) => `i 01234567-89ab-cdef-0123-456789abcdef ${String(i).padStart(36, '0')}`);
     const payloads = packNotices('origin', lines);
     expect(payloads.length).toBeGreaterThan(1);

@@ -95,6 +95,8 @@ export function createNoticeStreams(deps: {
 
     notice(reason: NoticeReason): void {
       if (this.closed) return;
+      // The environment stopped serving: nothing to sync; the SDK's reconnection is refused.
+      if (reason === 'environment') return this.close();
       // Definitions concern every installation alike; the installation's or its profile's own
       // notice may mean its credential or its binding changed: looked at before telling it.
       if (reason === 'installation' || reason === 'profile') this.recheck = true;
