@@ -64,6 +64,8 @@ export function createAutomationEntry(deps: {
   wake: () => void;
 }) {
   const { store, clock, environments, wake } = deps;
+  // The environment's apps, kept a second (a refusal reads them again: an app just added counts).
+  const appIds = appIdsCache((env) => environments.listApps(env));
   // SQLite: the runs entered in one turn share a commit, each in its savepoint (work.ts).
   const commit = automationCommitter(store, store.automations.dialect);
 
@@ -178,8 +180,8 @@ async function trigger(key: AccessKeyPrincipal, automationApiKey: string, body: 
     if (a.status !== 'ACTIVE' || a.publishedVersion === null) throw AutomationErrors.inactive(a.status);
     const def = await publishedDefinition(a.id, a.publishedVersion);
     if (!def.entries.api) throw AutomationErrors.triggerNotFound();
-    const apps = def.targetApps && def.targetApps.length > 0 ? def.targetApps : (await environments.listApps(env)).map((x) => x.id.toLowerCase());
-    if (!apps.some((id) => key.appIds.has(id) || key.appIds.has(id.toLowerCase()))) throw AutomationErrors.appScope();
+    const inScope = (apps: readonly string[]) => apps.some((id) => key.appIds.has(id) || key.appIds.has(id.toLowerCase()));
+    if (def.targetApps && def.targetApps.length > 0 ? !inScope(def.targetApps) : !inScope(await appIds(env)) && !inScope(await appIds(env, { fresh: true }))) throw AutomationErrors.appScope();
     const context = body.context ?? {};
     const problem = contextProblem(context);
     if (problem) throw AutomationErrors.contextTooLarge(problem);
@@ -209,3 +211,29 @@ async function trigger(key: AccessKeyPrincipal, automationApiKey: string, body: 
 }
 
 class ConcurrentTrigger extends Error {}
+
+/** How long an environment's app ids are kept (appIdsCache). */
+export const APP_IDS_TTL_MS = 1_000;
+
+/**
+ * An environment's app ids, read again once `ttlMs` have passed (on the process's monotonic clock,
+ * `now`), or at once with `fresh`. Every trigger of an automation without target apps and every
+ * push step asks for them; apps change rarely. Concurrent callers share one read; a failed read is
+ * not kept. Within the `ttlMs` after an app is added or deleted through any process, a caller
+ * may see the list before it (docs/decisions.md).
+ */
+export function appIdsCache(listApps: (environmentId: string) => Promise<readonly { id: string }[]>, ttlMs = APP_IDS_TTL_MS, now: () => number = () => performance.now()) {
+  const held = new Map<string, { readMs: number; ids: Promise<string[]> }>();
+  return (environmentId: string, opts: { fresh?: boolean } = {}): Promise<string[]> => {
+    const at = now();
+    const h = held.get(environmentId);
+    if (h && !opts.fresh && at - h.readMs < ttlMs) return h.ids;
+    const ids = listApps(environmentId).then((apps) => apps.map((a) => a.id));
+    const entry = { readMs: at, ids };
+    held.delete(environmentId);
+    held.set(environmentId, entry);
+    if (held.size > 1024) held.delete(held.keys().next().value!);
+    ids.catch(() => (held.get(environmentId) === entry ? held.delete(environmentId) : undefined));
+    return ids;
+  };
+}

@@ -21,7 +21,7 @@ import { insertWorkItemIn } from '../../platform/work/queue';
 import type { EventRecorder } from '../operations/service';
 import { createAutomationEngine, type SendPort } from './engine';
 import { AUTOMATION_EVENTS_WORK, type AutomationEventsWork } from './work';
-import type { ProfileReads } from './entry';
+import { appIdsCache, type ProfileReads } from './entry';
 import { createAutomationService } from './service';
 import type { AutomationStore } from './store';
 import { TIME_ZONE_ATTRIBUTE } from '../sync/documents';
@@ -101,7 +101,8 @@ export function createAutomations(deps: {
       },
       retryDelayMs,
     },
-    appIdsOf: async (environmentId) => (await environments.listApps(environmentId)).map((a) => a.id),
+    // Kept a second per environment (entry.ts appIdsCache): every push step asks.
+    appIdsOf: appIdsCache((environmentId) => environments.listApps(environmentId)),
     notices: deps.notices,
   });
   wake = engine.wake;
