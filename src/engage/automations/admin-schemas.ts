@@ -55,7 +55,7 @@ export const AutomationDetail = Strict({
   changed: T.Optional(T.Boolean({ description: 'on a change: false when it changed nothing' })),
   automationApiKey: T.Optional(T.String({ description: 'created with an api entry: the trigger’s key, shown this once (never again; rotate-key makes a new one)' })),
   runs: T.Optional(Counts),
-  steps: T.Optional(T.Record(T.String(), Counts, { description: 'step id → step execution status → count' })),
+  steps: T.Optional(T.Record(T.String(), Counts, { description: 'step id → step execution status → count; INTERRUPTED counts executions left PENDING or RUNNING by a run that ended meanwhile (cancelled, exited, archived): they wait no more' })),
 });
 
 export const AutomationKeyAnswer = Strict({

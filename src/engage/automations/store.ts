@@ -120,7 +120,7 @@ const SQL = {
   wakeFor: `UPDATE automation_runs SET due_ms = ?, waiting_event = NULL WHERE id = ? AND status = 'WAITING' AND waiting_event = ? AND step_seq = ?`,
   liveOf: `SELECT ${RUN} FROM automation_runs WHERE profile_id = ? AND automation_id = ? AND ${LIVE}`,
   exit: `UPDATE automation_runs SET status = 'EXITED', due_ms = NULL, held = 0, waiting_event = NULL, ended_at = ?, ended_ms = ? WHERE id = ? AND ${LIVE}`,
-  // An execution left PENDING or RUNNING by a run that ended meanwhile (cancelled, exited, archived, erased) waits no more: INTERRUPTED.
+  // An execution left PENDING or RUNNING by a run that ended meanwhile (cancelled, exited, archived) waits no more: INTERRUPTED.
   stepCounts: `SELECT s.step_id AS "stepId", ${STEP_COUNTED} AS status, COUNT(*) AS n FROM automation_steps s JOIN automation_runs r ON r.id = s.run_id
     WHERE r.automation_id = ? GROUP BY s.step_id, ${STEP_COUNTED}`,
   runCounts: `SELECT status, COUNT(*) AS n FROM automation_runs WHERE automation_id = ? GROUP BY status`,
