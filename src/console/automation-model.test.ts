@@ -41,13 +41,22 @@ describe('automation model', () => {
       done: { type: 'exit' },
     });
     expect(M.layerSteps(d).layers).toEqual([['check'], ['hold'], ['tag'], ['done']]);
+    // check's yes skips hold's layer: its arrow goes around hold's box, inside the drawing, not through it.
+    const g1 = M.layoutGraph(d);
+    const hold = g1.nodes.find((n) => n.id === 'hold')!;
+    const yes = M.arrowPath(g1, g1.edges.find((e) => e.from === 'check' && e.to === 'tag')!, 0, 2);
+    const sideX = Number(/ L (\S+) /.exec(yes.d)![1]);
+    expect(sideX < hold.x || sideX > hold.x + M.BOX.width).toBe(true);
+    expect(sideX).toBeGreaterThan(0);
+    expect(sideX).toBeLessThan(g1.width);
+    expect(M.arrowPath(g1, { from: 'check', to: 'hold', label: 'no' }, 1, 2).d).not.toContain(' L ');
     const wide = def('a', { a: { type: 'condition', then: 'b', else: 'c' }, b: { type: 'exit' }, c: { type: 'push', next: 'd' }, d: { type: 'exit' } });
     expect(M.layerSteps(wide).layers).toEqual([['a'], ['b', 'c'], ['d']]);
     const g = M.layoutGraph(wide);
     const [b, c] = ['b', 'c'].map((id) => g.nodes.find((n) => n.id === id)!);
     expect(b.y).toBe(c.y);
     expect(b.x).toBeLessThan(c.x);
-    expect(g.width).toBe(2 * M.BOX.margin + 2 * M.BOX.width + M.BOX.gapX);
+    expect(g.width).toBe(2 * M.BOX.side + 2 * M.BOX.width + M.BOX.gapX);
     expect(g.edges).toEqual([
       { from: 'a', to: 'b', label: 'yes' },
       { from: 'a', to: 'c', label: 'no' },
@@ -67,8 +76,8 @@ describe('automation model', () => {
   });
 
   it('counts entered, succeeded, failed and waiting from the executions by status', () => {
-    expect(M.stepCounts({ SUCCEEDED: 3, FAILED: 1, RUNNING: 2, PENDING: 1, SKIPPED: 1 })).toEqual({ entered: 8, succeeded: 3, failed: 1, waiting: 3, skipped: 1 });
-    expect(M.stepCounts(undefined)).toEqual({ entered: 0, succeeded: 0, failed: 0, waiting: 0, skipped: 0 });
+    expect(M.stepCounts({ SUCCEEDED: 3, FAILED: 1, RUNNING: 2, PENDING: 1, SKIPPED: 1, INTERRUPTED: 2 })).toEqual({ entered: 10, succeeded: 3, failed: 1, waiting: 3, skipped: 1, interrupted: 2 });
+    expect(M.stepCounts(undefined)).toEqual({ entered: 0, succeeded: 0, failed: 0, waiting: 0, skipped: 0, interrupted: 0 });
   });
 
   it('says what a step does in a few words', () => {

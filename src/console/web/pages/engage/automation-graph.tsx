@@ -1,7 +1,7 @@
 import { Fragment } from 'preact';
 import { Link } from '../../router';
 import { DataTable } from '../../ui/data';
-import { BOX, branchesOf, layoutGraph, stepCounts, stepSummary, type AutomationDetail, type GraphEdge, type GraphLayout, type GraphNode } from './automation-model';
+import { BOX, arrowPath, branchesOf, layoutGraph, stepCounts, stepSummary, type AutomationDetail, type GraphEdge, type GraphLayout, type GraphNode } from './automation-model';
 import { envPath } from './sends';
 
 const W = BOX.width;
@@ -9,34 +9,14 @@ const H = BOX.height;
 /** Characters of a box's line before it is cut (the table has the whole text). */
 const cut = (s: string, n = 30) => (s.length > n ? `${s.slice(0, n - 1)}…` : s);
 
-/** Where an arrow leaves its box: outgoing arrows spread along the bottom edge. */
-function start(n: GraphNode, i: number, of: number) {
-  return { x: n.x + (W * (i + 1)) / (of + 1), y: n.y + H };
-}
-
-function Arrow({ e, at, i, of }: { e: GraphEdge; at: Map<string, GraphNode>; i: number; of: number }) {
-  const from = at.get(e.from)!;
-  const s = start(from, i, of);
-  const to = at.get(e.to);
-  let d: string;
-  if (!to) d = `M ${s.x} ${s.y} L ${s.x} ${s.y + BOX.gapY / 2}`;
-  else if (e.back) {
-    // A draft's cycle: around the right-hand side, back up into the step.
-    const fx = from.x + W;
-    const tx = to.x + W;
-    d = `M ${fx} ${from.y + H / 2} C ${fx + BOX.gapX} ${from.y + H / 2}, ${tx + BOX.gapX} ${to.y + H / 2}, ${tx} ${to.y + H / 2}`;
-  } else {
-    const tx = to.x + W / 2;
-    const ty = to.y;
-    const bend = BOX.gapY / 2;
-    d = `M ${s.x} ${s.y} C ${s.x} ${s.y + bend}, ${tx} ${ty - bend}, ${tx} ${ty}`;
-  }
+function Arrow({ e, g, i, of }: { e: GraphEdge; g: GraphLayout; i: number; of: number }) {
+  const { d, x, y } = arrowPath(g, e, i, of);
   const label = e.missing ? `${e.label ? `${e.label}: ` : ''}${e.to}?` : e.label;
   return (
     <g class={`graph-edge${e.back || e.missing ? ' graph-edge-odd' : ''}`}>
       <path d={d} marker-end="url(#graph-arrow)" />
       {label && (
-        <text x={s.x + 4} y={s.y + 14} class="graph-label">
+        <text x={x + 4} y={y + 14} class="graph-label">
           {label}
         </text>
       )}
@@ -72,11 +52,10 @@ function Box({ n, counts, first }: { n: GraphNode; counts: ReturnType<typeof ste
 
 /** The steps drawn as boxes in layers by depth, the arrows between them labelled with their branch. The SVG is a picture; the table after it says the same in words. */
 function Drawing({ layout, a }: { layout: GraphLayout; a: AutomationDetail }) {
-  const at = new Map(layout.nodes.map((n) => [n.id, n]));
   const edgesOf = (id: string) => layout.edges.filter((e) => e.from === id);
   return (
     <div class="graph-scroll" tabIndex={0} role="region" aria-label="Graph of the steps (scrolls sideways when wide)">
-      <svg class="graph" width={layout.width + BOX.gapX} height={layout.height} viewBox={`0 0 ${layout.width + BOX.gapX} ${layout.height}`} role="img" aria-label={`Graph of ${layout.nodes.length} steps in ${layout.layers.length} layers; the table “Steps” below has the same, in words.`}>
+      <svg class="graph" width={layout.width} height={layout.height} viewBox={`0 0 ${layout.width} ${layout.height}`} role="img" aria-label={`Graph of ${layout.nodes.length} steps in ${layout.layers.length} layers; the table “Steps” below has the same, in words.`}>
         <defs>
           <marker id="graph-arrow" viewBox="0 0 10 10" refX="9" refY="5" markerWidth="8" markerHeight="8" orient="auto-start-reverse">
             <path d="M 0 0 L 10 5 L 0 10 z" class="graph-arrowhead" />
@@ -84,7 +63,7 @@ function Drawing({ layout, a }: { layout: GraphLayout; a: AutomationDetail }) {
         </defs>
         {layout.nodes.map((n) => {
           const out = edgesOf(n.id);
-          return out.map((e, i) => <Arrow key={`${e.from}>${e.to}>${e.label ?? ''}`} e={e} at={at} i={i} of={out.length} />);
+          return out.map((e, i) => <Arrow key={`${e.from}>${e.to}>${e.label ?? ''}`} e={e} g={layout} i={i} of={out.length} />);
         })}
         {layout.nodes.map((n) => (
           <Box key={n.id} n={n} counts={stepCounts(a.steps?.[n.id])} first={n.id === a.definition.start} />
@@ -112,7 +91,7 @@ export function AutomationGraph({ a }: { a: AutomationDetail }) {
     <section aria-labelledby="graph-title" class="graph-block">
       <h2 id="graph-title">Steps</h2>
       <p class="muted">
-        Each step with its executions: <strong>entered</strong> counts every time a run reached it, <strong>waiting</strong> those still pending or running (a wait under way, a step being retried).
+        Each step with its executions: <strong>entered</strong> counts every time a run reached it, <strong>waiting</strong> those still pending or running (a wait under way, a step being retried), <strong>interrupted</strong> (in the table) those whose run ended meanwhile (cancelled, exited, archived).
       </p>
       <Drawing layout={layout} a={a} />
       <DataTable
@@ -129,6 +108,7 @@ export function AutomationGraph({ a }: { a: AutomationDetail }) {
           { header: 'Succeeded', cell: (n) => stepCounts(a.steps?.[n.id]).succeeded },
           { header: 'Failed', cell: (n) => stepCounts(a.steps?.[n.id]).failed },
           { header: 'Waiting', cell: (n) => stepCounts(a.steps?.[n.id]).waiting },
+          { header: 'Interrupted', cell: (n) => stepCounts(a.steps?.[n.id]).interrupted },
         ]}
       />
     </section>

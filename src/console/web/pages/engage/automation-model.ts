@@ -161,7 +161,8 @@ export interface GraphLayout {
   height: number;
 }
 
-export const BOX = { width: 208, height: 112, gapX: 32, gapY: 56, margin: 12 };
+/** Box sizes and gaps (SVG user units); the side margin leaves room for arrows routed around a layer. */
+export const BOX = { width: 208, height: 112, gapX: 32, gapY: 56, margin: 12, side: 32 };
 
 /**
  * The steps in layers by depth from the start: a step's layer is the longest way to it, so a step
@@ -223,7 +224,7 @@ export function layerSteps(d: Pick<Definition, 'start' | 'steps'>): { layers: st
 export function layoutGraph(d: Pick<Definition, 'start' | 'steps'>): GraphLayout {
   const { layers, unreachable } = layerSteps(d);
   const widest = Math.max(1, ...layers.map((l) => l.length));
-  const width = BOX.margin * 2 + widest * BOX.width + (widest - 1) * BOX.gapX;
+  const width = BOX.side * 2 + widest * BOX.width + (widest - 1) * BOX.gapX;
   const height = BOX.margin * 2 + layers.length * BOX.height + Math.max(0, layers.length - 1) * BOX.gapY;
   const nodes: GraphNode[] = [];
   layers.forEach((layer, li) => {
@@ -245,6 +246,37 @@ export function layoutGraph(d: Pick<Definition, 'start' | 'steps'>): GraphLayout
     }
   }
   return { nodes, edges, layers, width, height };
+}
+
+/**
+ * The SVG path of an arrow, leaving its box's bottom edge at `i` of `of` places: down into the
+ * next layer; around the layers in between (on the nearer side) when it skips some, so it never
+ * crosses a box; back up along the right-hand side for a draft's cycle; a stub when its step is missing.
+ */
+export function arrowPath(g: Pick<GraphLayout, 'nodes'>, e: GraphEdge, i: number, of: number): { d: string; x: number; y: number } {
+  const from = g.nodes.find((n) => n.id === e.from)!;
+  const to = g.nodes.find((n) => n.id === e.to);
+  const x = from.x + (BOX.width * (i + 1)) / (of + 1);
+  const y = from.y + BOX.height;
+  const bend = BOX.gapY / 2;
+  if (!to) return { d: `M ${x} ${y} L ${x} ${y + bend}`, x, y };
+  if (e.back) {
+    const fx = from.x + BOX.width;
+    const tx = to.x + BOX.width;
+    const out = BOX.side * 0.75;
+    return { d: `M ${fx} ${from.y + BOX.height / 2} C ${fx + out} ${from.y + BOX.height / 2}, ${tx + out} ${to.y + BOX.height / 2}, ${tx} ${to.y + BOX.height / 2}`, x, y };
+  }
+  const tx = to.x + BOX.width / 2;
+  const ty = to.y;
+  const between = g.nodes.filter((n) => n.layer > from.layer && n.layer < to.layer);
+  if (between.length === 0) return { d: `M ${x} ${y} C ${x} ${y + bend}, ${tx} ${ty - bend}, ${tx} ${ty}`, x, y };
+  const left = Math.min(...between.map((n) => n.x)) - BOX.gapX / 2;
+  const right = Math.max(...between.map((n) => n.x + BOX.width)) + BOX.gapX / 2;
+  const mid = (x + tx) / 2;
+  const sideX = Math.max(BOX.side / 2, mid - left <= right - mid ? left : right);
+  const top = y + BOX.gapY;
+  const bottom = ty - BOX.gapY;
+  return { d: `M ${x} ${y} C ${x} ${y + bend}, ${sideX} ${y + bend}, ${sideX} ${top} L ${sideX} ${bottom} C ${sideX} ${ty - bend}, ${tx} ${ty - bend}, ${tx} ${ty}`, x, y };
 }
 
 /** A duration in words: "1 d", "2 h 30 min", "45 s". */
@@ -314,13 +346,15 @@ export interface StepCounts {
   /** Executions PENDING or RUNNING: a wait under way, a step being retried. */
   waiting: number;
   skipped: number;
+  /** Executions left pending or running by a run that ended meanwhile (cancelled, exited, archived): the server's INTERRUPTED. */
+  interrupted: number;
 }
 
 /** A step's executions by status (the read's `steps[stepId]`) as the graph's four numbers (and the skipped ones). */
 export function stepCounts(byStatus: Record<string, number> | undefined): StepCounts {
   const n = (s: string) => byStatus?.[s] ?? 0;
   const entered = Object.values(byStatus ?? {}).reduce((a, b) => a + b, 0);
-  return { entered, succeeded: n('SUCCEEDED'), failed: n('FAILED'), waiting: n('PENDING') + n('RUNNING'), skipped: n('SKIPPED') };
+  return { entered, succeeded: n('SUCCEEDED'), failed: n('FAILED'), waiting: n('PENDING') + n('RUNNING'), skipped: n('SKIPPED'), interrupted: n('INTERRUPTED') };
 }
 
 /** A refusal's description (`a; b; c`) as its violations, one per item. */

@@ -143,7 +143,7 @@ export function RunPage({ environmentId, automationKey, runId }: { environmentId
   const other = r && a && r.automationId !== a.id;
   return (
     <>
-      <EnvPageHeader environmentId={environmentId} title={`Run ${runId}`} crumbs={[...crumbsOf(automationKey), { label: 'Runs', path: `/automations/${encodeURIComponent(automationKey)}/runs` }]}>
+      <EnvPageHeader environmentId={environmentId} title={`Run ${runId}`} crumbs={crumbsOf(automationKey)}>
         {r && !other && LIVE_RUN.includes(r.status) && (
           <button type="button" class="danger" onClick={() => setConfirm(true)}>
             Cancel run
