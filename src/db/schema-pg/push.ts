@@ -143,6 +143,8 @@ export const pushDeliveries = pgTable(
     deliveredAt: text('delivered_at'),
     openedAt: text('opened_at'),
     updatedAt: text('updated_at').notNull(),
+    /** The end of the quiet hours the delivery was deferred to (migration 0039); null: admitted to go at once. Its first attempt checks preferences again. */
+    deferredUntilMs: bigint('deferred_until_ms', { mode: 'number' }),
   },
   (t) => [
     // Only PENDING rows (migration 0014): a delivery leaves the index when it is sent.

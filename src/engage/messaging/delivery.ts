@@ -29,10 +29,12 @@ import type { DeliveryMessage } from './message';
 import { notReadyReason, type PushConditions } from './readiness';
 import { clearPushTokenIn, type ProfileTx } from '../profiles/service';
 import { NO_NOTICES, type ChangeNotices } from '../shared/change-notices';
+import type { SendPreferencesTx } from '../preferences/send-preferences';
+import { checkDeferred } from './deferred-check';
 import type { ClaimedDelivery, MessagingStore } from './store';
 
 // A token a provider reports invalid is cleared through profile state, the installation row's owner (db/owners.ts).
-type Stores = { messaging: MessagingStore } & ProfileTx;
+type Stores = { messaging: MessagingStore } & ProfileTx & SendPreferencesTx;
 
 export interface DeliveryMetrics {
   pushDeliveries: { inc(labels: { provider: string; outcome: string }, by?: number): void };
@@ -144,8 +146,11 @@ export function createDeliveryWorker(deps: {
    * the current token (the same installation registered again; docs/decisions.md). Returns the
    * deliveries to attempt.
    */
-  async function recheck(s: MessagingStore, due: ClaimedDelivery[], at: string): Promise<{ keep: ClaimedDelivery[]; skipped: ClaimedDelivery[] }> {
+  async function recheck(tx: Stores, due: ClaimedDelivery[], at: string): Promise<{ keep: ClaimedDelivery[]; skipped: ClaimedDelivery[] }> {
+    const s = tx.messaging;
     const current = await s.currentRecipients(due.map((r) => r.id));
+    // A delivery deferred for quiet hours: the preferences as they are at its due time (deferred-check.ts).
+    const verdicts = await checkDeferred(tx, due, new Date(at));
     const keep: ClaimedDelivery[] = [];
     const skipped: ClaimedDelivery[] = [];
     for (const r of due) {
@@ -153,9 +158,14 @@ export function createDeliveryWorker(deps: {
       // Gone: erased with its installation since the claim read it; nothing to record.
       if (!i) continue;
       const reason = i.id === null ? 'NO_PUSH_TOKEN' : notReadyReason(i as PushConditions);
-      if (reason) {
-        await s.withdraw(r.id, reason, at);
+      const verdict = verdicts.get(r.id);
+      if (reason || verdict?.kind === 'withdraw') {
+        await s.withdraw(r.id, reason ?? (verdict as { reason: string }).reason, at);
         skipped.push(r);
+        continue;
+      }
+      if (verdict?.kind === 'redefer') {
+        await s.redefer(r.id, verdict.dueMs, at);
         continue;
       }
       if (i.pushToken !== r.token) {
@@ -312,7 +322,7 @@ export function createDeliveryWorker(deps: {
       result = await store.tx(async (tx) => {
         await settle(tx, settled, claimedAt);
         const due = await tx.messaging.claimDue(now, claimUntil, want, skip);
-        return { claimed: due.length, ...(due.length === 0 ? { keep: due, skipped: due } : await recheck(tx.messaging, due, claimedAt)) };
+        return { claimed: due.length, ...(due.length === 0 ? { keep: due, skipped: due } : await recheck(tx, due, claimedAt)) };
       });
     } catch (e) {
       // Nothing committed: those outcomes are written by the next group commit.

@@ -195,7 +195,7 @@ export function createSendService(deps: { store: Stores & TxRunner<Stores>; cloc
             id, sendId, environmentId: a.env, templateId: a.templateId, installationId: i.id, appId: i.appId,
             provider: i.platform === 'IOS' ? 'APNS' : 'FCM', token: i.pushToken!, contentHash: hash, message: messageJson,
             state: 'PENDING', attempts: 0, nextAttemptMs: quietEnd?.getTime() ?? nowMs, expiresMs, lastError: null,
-            createdMs: nowMs, createdAt: at, sentAt: null, deliveredAt: null, openedAt: null, updatedAt: at,
+            createdMs: nowMs, createdAt: at, sentAt: null, deliveredAt: null, openedAt: null, updatedAt: at, deferredUntilMs: quietEnd?.getTime() ?? null,
           });
         }
         const response: SendResponse = {

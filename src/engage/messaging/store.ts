@@ -10,7 +10,15 @@ export type TemplateVersionRow = typeof pushTemplateVersions.$inferSelect;
 export type SendRow = typeof pushSends.$inferSelect;
 export type DeliveryRow = typeof pushDeliveries.$inferSelect;
 /** A delivery as the worker claims it: only what an attempt and its outcome need. */
-export type ClaimedDelivery = Pick<DeliveryRow, 'id' | 'environmentId' | 'installationId' | 'appId' | 'provider' | 'token' | 'message' | 'attempts' | 'expiresMs' | 'createdMs'>;
+export type ClaimedDelivery = Pick<DeliveryRow, 'id' | 'environmentId' | 'installationId' | 'appId' | 'provider' | 'token' | 'message' | 'attempts' | 'expiresMs' | 'createdMs' | 'deferredUntilMs'>;
+
+/** What a deferred delivery's first attempt checks preferences against: its send's recipient type and its template version's list. */
+export interface DeferredContext {
+  deliveryId: string;
+  recipientType: string;
+  /** The template version's definition (JSON): its `list`, if any. */
+  definition: string;
+}
 export type CredentialRow = typeof pushCredentials.$inferSelect;
 export type DeliveryState = DeliveryRow['state'];
 
@@ -40,13 +48,13 @@ const SEND = `id, environment_id AS "environmentId", template_id AS "templateId"
 const DELIVERY = `id, send_id AS "sendId", environment_id AS "environmentId", template_id AS "templateId", installation_id AS "installationId",
   app_id AS "appId", provider, token, content_hash AS "contentHash", message, state, attempts, next_attempt_ms AS "nextAttemptMs",
   expires_ms AS "expiresMs", last_error AS "lastError", created_ms AS "createdMs", created_at AS "createdAt", sent_at AS "sentAt",
-  delivered_at AS "deliveredAt", opened_at AS "openedAt", updated_at AS "updatedAt"`;
+  delivered_at AS "deliveredAt", opened_at AS "openedAt", updated_at AS "updatedAt", deferred_until_ms AS "deferredUntilMs"`;
 // The claim's RETURNING list: a claim reads every due row it takes, so the columns no attempt needs are left out.
 const CLAIMED = `id, environment_id AS "environmentId", installation_id AS "installationId", app_id AS "appId", provider, token, message, attempts,
-  expires_ms AS "expiresMs", created_ms AS "createdMs"`;
+  expires_ms AS "expiresMs", created_ms AS "createdMs", deferred_until_ms AS "deferredUntilMs"`;
 const INSTALLATION = `i.id, i.app_id AS "appId", a.status AS "appStatus", i.platform, i.privacy, i.push_subscription AS "pushSubscription",
   i.push_permission AS "pushPermission", i.push_token AS "pushToken"`;
-const DELIVERY_INSERT_COLUMNS = 21;
+const DELIVERY_INSERT_COLUMNS = 22;
 const SKIP_WINDOW = 1000;
 
 /**
@@ -110,7 +118,8 @@ const SQL = {
   duplicate: `SELECT 1 AS x FROM push_deliveries WHERE installation_id = ? AND template_id = ? AND created_ms > ? AND content_hash = ? LIMIT 1`,
   insertDeliveries: (n: number) =>
     `INSERT INTO push_deliveries (id, send_id, environment_id, template_id, installation_id, app_id, provider, token, content_hash, message, state,
-      attempts, next_attempt_ms, expires_ms, last_error, created_ms, created_at, sent_at, delivered_at, opened_at, updated_at) VALUES ${valuesList(n, DELIVERY_INSERT_COLUMNS)}`,
+      attempts, next_attempt_ms, expires_ms, last_error, created_ms, created_at, sent_at, delivered_at, opened_at, updated_at, deferred_until_ms)
+      VALUES ${valuesList(n, DELIVERY_INSERT_COLUMNS)}`,
   // Skipping apps whose deliveries already fill their share of the worker (delivery.ts): among the
   // SKIP_WINDOW earliest due rows only, so a backlog of the skipped apps is never scanned whole.
   skipping: (skipApps: number) => `AND next_attempt_ms <= COALESCE((SELECT next_attempt_ms FROM push_deliveries WHERE state = 'PENDING' AND next_attempt_ms <= ?
@@ -132,6 +141,12 @@ const SQL = {
   release: `UPDATE push_deliveries SET next_attempt_ms = ?, attempts = attempts - 1, updated_at = ? WHERE id = ? AND state = 'PENDING'`,
   withdraw: `UPDATE push_deliveries SET state = 'FAILED', last_error = ?, attempts = attempts - 1, updated_at = ? WHERE id = ? AND state = 'PENDING'`,
   retarget: `UPDATE push_deliveries SET token = ?, updated_at = ? WHERE id = ? AND state = 'PENDING'`,
+  // Deferred again (the quiet hours moved while it waited): due at their new end, the claim's attempt given back.
+  redefer: `UPDATE push_deliveries SET next_attempt_ms = ?, deferred_until_ms = ?, attempts = attempts - 1, updated_at = ? WHERE id = ? AND state = 'PENDING'`,
+  deferredContext: (n: number) => `SELECT d.id AS "deliveryId", s.recipient_type AS "recipientType", v.definition
+    FROM push_deliveries d JOIN push_sends s ON s.id = d.send_id
+      JOIN push_template_versions v ON v.template_id = s.template_id AND v.version = s.template_version
+    WHERE d.id IN (${new Array<string>(n).fill('?').join(', ')})`,
   nextDue: nextDueText(PUSH_DELIVERIES),
   delivery: `SELECT ${DELIVERY} FROM push_deliveries WHERE id = ?`,
   bySend: `SELECT ${DELIVERY} FROM push_deliveries WHERE send_id = ? ORDER BY created_ms, id`,
@@ -278,6 +293,7 @@ export function createMessagingStore(db: Sql) {
           values.push(
             r.id, r.sendId, r.environmentId, r.templateId, r.installationId, r.appId, r.provider, r.token, r.contentHash, r.message, r.state,
             r.attempts, r.nextAttemptMs, r.expiresMs, r.lastError, r.createdMs, r.createdAt, r.sentAt, r.deliveredAt, r.openedAt, r.updatedAt,
+            r.deferredUntilMs,
           );
         await db.run(SQL.insertDeliveries(chunk.length), values);
       }
@@ -333,6 +349,19 @@ export function createMessagingStore(db: Sql) {
     /** Ends a claimed delivery without an attempt: FAILED with the reason, the claim's attempt given back. */
     async withdraw(id: string, reason: string, at: string): Promise<void> {
       await db.run(SQL.withdraw, [reason, at, id]);
+    },
+    /** Deferred again to `dueMs` (quiet hours that moved while it waited), the claim's attempt given back. */
+    async redefer(id: string, dueMs: number, at: string): Promise<void> {
+      await db.run(SQL.redefer, [dueMs, dueMs, at, id]);
+    },
+    /** The send's recipient type and the template version's definition of each of these (deferred) deliveries. */
+    async deferredContext(deliveryIds: readonly string[]): Promise<Map<string, DeferredContext>> {
+      const out = new Map<string, DeferredContext>();
+      for (let i = 0; i < deliveryIds.length; i += 500) {
+        const part = deliveryIds.slice(i, i + 500);
+        for (const r of await db.all<DeferredContext>(SQL.deferredContext(part.length), part)) out.set(r.deliveryId, r);
+      }
+      return out;
     },
     /** A claimed delivery goes to the installation's current token (registered again since admission). */
     async retarget(id: string, token: string, at: string): Promise<void> {
