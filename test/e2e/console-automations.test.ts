@@ -209,6 +209,8 @@ describeBrowser('console: automations', () => {
     await status('Cancelled: the run executes no further step.');
     await page.getByText('Cancelled', { exact: true }).first().waitFor();
     expect(await page.getByRole('button', { name: 'Cancel run' }).count()).toBe(0);
+    // The wait it was at is interrupted, not running any more.
+    await steps.nth(1).getByRole('heading', { name: 'hold (wait) Interrupted' }).waitFor();
     expect((await runs()).find((r) => r.id === waitingRun.id)).toMatchObject({ status: 'CANCELLED' });
   });
 

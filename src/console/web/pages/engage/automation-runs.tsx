@@ -93,12 +93,13 @@ export function RunList({ environmentId, automationKey }: { environmentId: strin
 
 const STEP_WORDS: Record<StepExecution['status'], string> = { PENDING: 'Pending', RUNNING: 'Running', SUCCEEDED: 'Succeeded', FAILED: 'Failed', SKIPPED: 'Skipped' };
 
-/** One step execution of the timeline: what, when, how it went, what it did. */
-function Execution({ s }: { s: StepExecution }) {
+/** One step execution of the timeline: what, when, how it went, what it did. Left pending or running by a run that ended, it is interrupted (as the graph counts it). */
+function Execution({ s, ended }: { s: StepExecution; ended: boolean }) {
+  const interrupted = ended && (s.status === 'PENDING' || s.status === 'RUNNING');
   return (
     <li class="timeline-step" aria-labelledby={`exec-${s.seq}`}>
       <h3 id={`exec-${s.seq}`}>
-        {s.stepId} <span class="muted">({s.kind})</span> <span class={`badge badge-step-${s.status.toLowerCase()}`}>{STEP_WORDS[s.status]}</span>
+        {s.stepId} <span class="muted">({s.kind})</span> <span class={`badge badge-step-${interrupted ? 'interrupted' : s.status.toLowerCase()}`}>{interrupted ? 'Interrupted' : STEP_WORDS[s.status]}</span>
       </h3>
       <dl class="facts">
         <dt>Attempts</dt>
@@ -196,7 +197,7 @@ export function RunPage({ environmentId, automationKey, runId }: { environmentId
           ) : (
             <ol class="timeline" aria-labelledby="timeline-title">
               {r.steps.map((s) => (
-                <Execution key={s.seq} s={s} />
+                <Execution key={s.seq} s={s} ended={!LIVE_RUN.includes(r.status)} />
               ))}
             </ol>
           )}
