@@ -1,114 +1,13 @@
 /**
- * What the automation pages know without a browser (issue 28 "Inspection"): the wire shapes of the
- * administration API's answers, the graph laid out by depth from the start, each step in a few
- * words, a step's executions counted as entered / succeeded / failed / waiting, and a refusal's
- * violations. src/console/automation-model.test.ts checks the copied lists against the server's.
+ * What the automation pages know without a browser (issue 28 "Inspection"): the graph laid out by
+ * depth from the start, each step in a few words, a step's executions counted as entered /
+ * succeeded / failed / waiting, and a refusal's violations; the wire shapes are automation-types.ts
+ * (re-exported). src/console/automation-model.test.ts checks them against the server.
  */
 
-export const AUTOMATION_STATUSES = ['DRAFT', 'ACTIVE', 'PAUSED', 'ARCHIVED'] as const;
-export type AutomationStatus = (typeof AUTOMATION_STATUSES)[number];
-export const RUN_STATUSES = ['RUNNING', 'WAITING', 'COMPLETED', 'EXITED', 'FAILED', 'CANCELLED'] as const;
-export type RunStatus = (typeof RUN_STATUSES)[number];
-export const STEP_STATUSES = ['PENDING', 'RUNNING', 'SUCCEEDED', 'FAILED', 'SKIPPED'] as const;
-export type StepStatus = (typeof STEP_STATUSES)[number];
-export const STEP_KINDS = ['push', 'in-app', 'webhook', 'profile-update', 'condition', 'wait', 'exit'] as const;
-/** A run under way (it can be cancelled). */
-export const LIVE_RUN: readonly RunStatus[] = ['RUNNING', 'WAITING'];
+import type { Definition, Step } from './automation-types';
 
-interface EventMatch {
-  eventName: string;
-  conditions?: { property: string; operator: string; values?: unknown[] }[];
-}
-
-/** A step as the definition holds it (only what the pages read is typed). */
-export interface Step {
-  type: string;
-  next?: string;
-  then?: string;
-  else?: string;
-  timeoutNext?: string;
-  template?: string;
-  message?: string;
-  periodSeconds?: number;
-  saveToInbox?: boolean;
-  method?: string;
-  url?: string;
-  set?: Record<string, unknown>;
-  remove?: string[];
-  addTags?: string[];
-  removeTags?: string[];
-  conditions?: { attribute: string; operator: string; values?: unknown[]; negate?: boolean }[];
-  seconds?: number;
-  timeOfDay?: string;
-  event?: EventMatch & { timeoutSeconds: number };
-}
-
-export interface Definition {
-  key: string;
-  name: string;
-  description?: string;
-  entries: { api?: boolean; event?: EventMatch };
-  exit?: EventMatch;
-  start: string;
-  steps: Record<string, Step>;
-  [more: string]: unknown;
-}
-
-export interface AutomationSummary {
-  environmentId: string;
-  key: string;
-  id: string;
-  name: string;
-  status: AutomationStatus;
-  version: number;
-  publishedVersion: number | null;
-  apiEntry: boolean;
-  configurationManaged: boolean;
-  createdAt: string;
-  updatedAt: string;
-}
-
-export interface AutomationDetail extends AutomationSummary {
-  definition: Definition;
-  changed?: boolean;
-  automationApiKey?: string;
-  /** Run status → count. */
-  runs?: Record<string, number>;
-  /** Step id → step execution status → count. */
-  steps?: Record<string, Record<string, number>>;
-}
-
-export interface RunSummary {
-  id: string;
-  automationId: string;
-  version: number;
-  profileId: string;
-  status: RunStatus;
-  stepId: string | null;
-  waitingEvent: string | null;
-  dueAt: string | null;
-  entry: unknown;
-  context: unknown;
-  error: string | null;
-  enteredAt: string;
-  endedAt: string | null;
-}
-
-export interface StepExecution {
-  seq: number;
-  stepId: string;
-  kind: string;
-  status: StepStatus;
-  attempts: number;
-  startedAt: string;
-  finishedAt: string | null;
-  error: string | null;
-  output: unknown;
-}
-
-export interface RunDetail extends RunSummary {
-  steps: StepExecution[];
-}
+export * from './automation-types';
 
 /** A step's way out, with the words of its branch (condition yes/no, an event wait's event/timeout). */
 export interface Branch {
