@@ -243,13 +243,16 @@ export function createInboxService(deps: { store: Stores & TxRunner<Stores>; clo
     c: { now: Date; nowMs: number; installationId: string; batchId: string; digest: string },
   ): Promise<{ replayed: boolean; body: string }> {
     const { now, nowMs, installationId, batchId, digest } = c;
+    // The installation's row first: the same batch sent twice at once (PostgreSQL, two
+    // transactions) finds the first one's stored answer once the first commits, instead of both
+    // reading none before the lock and the second failing on the batch's key (a 500).
+    const binding = await bindingIn(tx, p.environmentId, installationId, true);
+    if (!binding) throw EdgeErrors.unauthorized();
     const stored = await tx.inbox.storedBatch(installationId, batchId);
     if (stored !== undefined) {
       if (!stored.startsWith(`sha256:${digest}\n`)) throw InboxErrors.batchConflict();
       return { replayed: true, body: stored.slice(stored.indexOf('\n') + 1) };
     }
-    const binding = await bindingIn(tx, p.environmentId, installationId, true);
-    if (!binding) throw EdgeErrors.unauthorized();
     const ownerIds = [installationId, binding.profileId].sort() as [string, string];
     const owners = new Map<string, OwnerRow | undefined>();
     for (const id of ownerIds) owners.set(id, await tx.inbox.owner(id, true));

@@ -40,6 +40,25 @@ const UNREAD = `((read_version = ? AND read_state = 'UNREAD') OR ((read_version 
 export type EntryState = Pick<EntryRow, 'id' | 'ownerId' | 'seq' | 'readState' | 'readVersion' | 'readMs'>;
 const STATE = `id, owner_id AS "ownerId", seq, read_state AS "readState", read_version AS "readVersion", read_ms AS "readMs"`;
 
+/**
+ * A statement's parameters as a one-row table (as src/engage/sync/store.ts does): SQLite as built
+ * here (STAT4) compiles a statement that flattens subqueries or joins again whenever a parameter
+ * compared with an indexed column gets a new value (every page: another owner), and better-sqlite3
+ * then builds a new row constructor; read from a materialized CTE they are not part of the plan and
+ * the statement is compiled once (bench/inbox.mjs: the page statement 190 -> 66 us with owners
+ * varying, docs/benchmarks.md). PostgreSQL plans the same index searches (an InitPlan each).
+ */
+const params = (names: Record<string, 'TEXT' | 'BIGINT'>) =>
+  `WITH k(${Object.keys(names).join(', ')}) AS MATERIALIZED (SELECT ${Object.values(names).map((t) => `CAST(? AS ${t})`).join(', ')})\n`;
+
+/** Both owners' live entries beyond their bounds, each by its entry numbers, in one statement. */
+const pageOf = (cmp: '<' | '>', dir: 'ASC' | 'DESC') => {
+  const one = (o: string, b: string) => `SELECT ${ENTRY} FROM inbox_entries WHERE owner_id = (SELECT ${o} FROM k) AND deleted = 0
+    AND (expires_ms IS NULL OR expires_ms > (SELECT now_ms FROM k)) AND seq ${cmp} (SELECT ${b} FROM k) ORDER BY seq ${dir} LIMIT (SELECT lim FROM k)`;
+  return `${params({ o1: 'TEXT', b1: 'BIGINT', o2: 'TEXT', b2: 'BIGINT', now_ms: 'BIGINT', lim: 'BIGINT' })}SELECT * FROM (${one('o1', 'b1')}) AS a
+    UNION ALL SELECT * FROM (${one('o2', 'b2')}) AS b`;
+};
+
 const SQL = {
   nextSeq: `INSERT INTO inbox_owners (owner_id, environment_id, scope, last_seq, unread) VALUES (?, ?, ?, 1, 1)
     ON CONFLICT (owner_id) DO UPDATE SET last_seq = inbox_owners.last_seq + 1, unread = inbox_owners.unread + 1
@@ -48,17 +67,16 @@ const SQL = {
     VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`,
   owner: `SELECT ${OWNER} FROM inbox_owners WHERE owner_id = ?`,
   // Both owners' counters with their expired unread entries not purged yet, in one statement (a page's and a badge's read).
-  counters: `SELECT ${OWNER}, CASE WHEN o.unread > 0 THEN (SELECT COUNT(*) FROM inbox_entries e WHERE e.owner_id = o.owner_id AND e.expires_ms <= ? AND e.deleted = 0
+  counters: `${params({ now_ms: 'BIGINT', o1: 'TEXT', o2: 'TEXT' })}SELECT ${OWNER}, CASE WHEN o.unread > 0 THEN (SELECT COUNT(*) FROM inbox_entries e
+      WHERE e.owner_id = o.owner_id AND e.expires_ms <= (SELECT now_ms FROM k) AND e.deleted = 0
       AND ((e.read_version = o.watermark_version AND e.read_state = 'UNREAD') OR ((e.read_version <> o.watermark_version OR e.read_state IS NULL) AND e.seq > o.watermark_seq))) ELSE 0 END AS "expiredUnread"
-    FROM inbox_owners o WHERE o.owner_id IN (?, ?)`,
+    FROM inbox_owners o WHERE o.owner_id IN ((SELECT o1 FROM k), (SELECT o2 FROM k))`,
   // The page of an installation's inbox: its own entries and its profile's in ONE statement, so one
   // snapshot (two statements let a writer commit between them: the page could show a newer entry of
   // one owner and not an older one of the other, which the cursor then passes over). Each owner's
   // range is by its entry numbers (commit order), one seek of inbox_entries_owner_seq.
-  newer: `SELECT * FROM (SELECT ${ENTRY} FROM inbox_entries WHERE owner_id = ? AND ${LIVE} AND seq < ? ORDER BY seq DESC LIMIT ?) AS a
-    UNION ALL SELECT * FROM (SELECT ${ENTRY} FROM inbox_entries WHERE owner_id = ? AND ${LIVE} AND seq < ? ORDER BY seq DESC LIMIT ?) AS b`,
-  older: `SELECT * FROM (SELECT ${ENTRY} FROM inbox_entries WHERE owner_id = ? AND ${LIVE} AND seq > ? ORDER BY seq LIMIT ?) AS a
-    UNION ALL SELECT * FROM (SELECT ${ENTRY} FROM inbox_entries WHERE owner_id = ? AND ${LIVE} AND seq > ? ORDER BY seq LIMIT ?) AS b`,
+  newer: pageOf('<', 'DESC'),
+  older: pageOf('>', 'ASC'),
   entry: `SELECT ${ENTRY} FROM inbox_entries WHERE id = ? AND owner_id IN (?, ?) AND ${LIVE}`,
   setRead: 'UPDATE inbox_entries SET read_state = ?, read_version = ?, read_ms = ? WHERE id = ?',
   markDeleted: 'UPDATE inbox_entries SET deleted = 1 WHERE id = ?',
@@ -118,8 +136,7 @@ export function createInboxStore(db: Sql) {
      * one snapshot (unsorted).
      */
     async page(owners: readonly [{ id: string; bound: number }, { id: string; bound: number }], nowMs: number, newestFirst: boolean, limit: number): Promise<EntryRow[]> {
-      const one = (o: { id: string; bound: number }) => [o.id, nowMs, o.bound, limit];
-      return (await db.all<EntryRow>(newestFirst ? SQL.newer : SQL.older, [...one(owners[0]), ...one(owners[1])])).map(entryOf);
+      return (await db.all<EntryRow>(newestFirst ? SQL.newer : SQL.older, [owners[0].id, owners[0].bound, owners[1].id, owners[1].bound, nowMs, limit])).map(entryOf);
     },
     /** A live entry of one of the two owners (an installation and its current profile); undefined otherwise, whatever the reason. */
     async entry(id: string, ownerIds: readonly [string, string], nowMs: number): Promise<EntryRow | undefined> {
