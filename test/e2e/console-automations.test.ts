@@ -104,6 +104,8 @@ describeBrowser('console: automations', () => {
     await page.getByText('No automation yet.').waitFor();
     await page.getByRole('link', { name: 'New automation' }).click();
     await h1('New automation');
+    // The creation form is under its tab (it was under Overview): aria-current "true", the tab's own page being the list.
+    expect(await page.getByRole('navigation', { name: 'Environment pages' }).getByRole('link', { name: 'Automations', exact: true }).getAttribute('aria-current')).toBe('true');
     // Prefilled with an example the server accepts.
     expect(JSON.parse(await file().inputValue())).toMatchObject({ key: 'order-shipped', start: 'is-member' });
 

@@ -1,19 +1,19 @@
 import { useRoute } from '../../router';
 import { Tabs } from '../tabs';
 
-/** Every page of one environment, in the order the tabs show them. Paths are relative to /engage/environments/{environmentId}. */
+/** Every page of one environment, in the order the tabs show them. Paths are relative to /engage/environments/{environmentId}; `also`: other pages of the tab (a creation form, profiles under Installations). */
 export const ENVIRONMENT_TABS = [
   { label: 'Overview', path: '' },
   { label: 'Apps', path: '/apps' },
   { label: 'Access keys', path: '/access-keys' },
-  { label: 'Templates', path: '/templates' },
-  { label: 'In-app', path: '/in-app-messages' },
-  { label: 'Automations', path: '/automations' },
-  { label: 'Flags', path: '/flags' },
-  { label: 'Lists', path: '/lists' },
+  { label: 'Templates', path: '/templates', also: ['/new-template'] },
+  { label: 'In-app', path: '/in-app-messages', also: ['/new-in-app-message'] },
+  { label: 'Automations', path: '/automations', also: ['/new-automation'] },
+  { label: 'Flags', path: '/flags', also: ['/new-flag'] },
+  { label: 'Lists', path: '/lists', also: ['/new-list'] },
   { label: 'Test groups', path: '/test-groups' },
   { label: 'Sends', path: '/sends' },
-  { label: 'Installations', path: '/installations' },
+  { label: 'Installations', path: '/installations', also: ['/profiles'] },
   { label: 'Privacy', path: '/privacy' },
   { label: 'Audit', path: '/audit' },
   { label: 'Settings', path: '/settings' },
