@@ -8,7 +8,7 @@ import { engageAdminToken } from '../helpers/engage-admin-token';
 /**
  * The console's feature flags, subscription lists and push channels (issue 26 "Administration")
  * on the built executable, as an operator uses them: a flag made in the form, a targeting rule
- * with a 30% rollout set with the slider, saved and then served to an installation through
+ * with a 30% rollout set with the slider (and later a rollout plan scheduled), saved and then served to an installation through
  * POST /v1/sdk/sync; an edit, a version conflict shown in words, a rollback; the rule form worked
  * with the keyboard alone; exposures of an experiment counted after a FLAG_EXPOSED batch and drawn
  * per variant; a subscription list and an app's channel and category created, edited, deleted and
@@ -163,6 +163,10 @@ describeBrowser('console: feature flags, subscription lists and push channels', 
     await schedules.getByText('pending').waitFor();
     await schedules.getByRole('button', { name: /^Cancel the change due/ }).click();
     await schedules.getByText('cancelled').waitFor();
+    // A rollout plan of the saved rule's split (three steps by default): one pending change per step.
+    await page.getByRole('button', { name: 'Schedule the rollout plan' }).click();
+    await status(/The rollout plan is scheduled: 3 changes of rule 1/);
+    expect((await api<{ items: unknown[] }>('GET', `${ENV_API}/flags/new-checkout/schedules?status=PENDING`)).items).toHaveLength(3);
 
     // Archive: devices lose the flag (a tombstone); restore: they get it again.
     await page.getByRole('button', { name: 'Archive', exact: true }).click();

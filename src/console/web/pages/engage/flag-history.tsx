@@ -5,6 +5,7 @@ import { ErrorBox } from '../../ui/feedback';
 import { Field, Form, bind, useSubmit } from '../../ui/forms';
 import { when } from '../../ui/format';
 import type { Definition, Flag, FlagDetailBody } from './flag-model';
+import { RolloutPlanForm } from './flag-rollout-plan';
 import { BarChart } from './overview';
 
 const FLAG = '/engage/admin/environments/{environmentId}/flags/{flagKey}';
@@ -79,8 +80,8 @@ export function FlagVersions(props: { environmentId: string; flag: Flag; tick: n
 /** The datetime-local input's value (local time, minutes) of an instant. */
 const localInput = (d: Date) => new Date(d.getTime() - d.getTimezoneOffset() * 60_000).toISOString().slice(0, 16);
 
-/** Scheduled changes: the list (by due time) with cancel, and the form's definition scheduled at a time. */
-export function FlagSchedules(props: { environmentId: string; flag: Flag; tick: number; definition: () => unknown; onChanged: (message: string) => void }) {
+/** Scheduled changes: the list (by due time) with cancel, the form's definition scheduled at a time, and a rollout plan. */
+export function FlagSchedules(props: { environmentId: string; flag: FlagDetailBody; tick: number; definition: () => unknown; onChanged: (message: string) => void }) {
   const { environmentId, flag } = props;
   const params = { environmentId, flagKey: flag.key };
   const list = usePaged<Schedule, `GET ${typeof FLAG}/schedules`>(`GET ${FLAG}/schedules`, { params });
@@ -132,6 +133,7 @@ export function FlagSchedules(props: { environmentId: string; flag: Flag; tick: 
           <Field label="Apply at">{(a) => <input {...a} type="datetime-local" {...bind(at, setAt)} required />}</Field>
         </Form>
       )}
+      {!flag.configurationManaged && <RolloutPlanForm environmentId={environmentId} flag={flag} onChanged={props.onChanged} />}
     </section>
   );
 }
