@@ -21,7 +21,7 @@ import { NO_NOTICES, type ChangeNotices } from '../shared/change-notices';
 import { localeChain, pick, renderingRevision, type InboxContent } from './content';
 import type { InboxCursorCodec, SortOrder } from './cursor';
 import { InboxErrors, InboxOperationError } from './errors';
-import type { EntryRow, EntryState, InboxStore, OwnerRow } from './store';
+import type { EntryChange, EntryRow, EntryState, InboxStore, OwnerRow } from './store';
 
 export type InboxTx = { inbox: InboxStore };
 type Stores = InboxTx & ProfileTx;
@@ -264,6 +264,8 @@ export function createInboxService(deps: { store: Stores & TxRunner<Stores>; clo
     // The named entries' read states in one statement (the owners are locked: nothing changes them meanwhile); kept up to date below.
     const named = batch.generation === binding.generation ? [...new Set(batch.operations.flatMap((op) => (op.entryId ? [op.entryId.toLowerCase()] : [])))] : [];
     const entries = new Map((await tx.inbox.entryStates(named, ownerIds, nowMs)).map((e) => [e.id, e]));
+    // Each changed entry's final state, written in one statement after the batch's operations.
+    const changed = new Map<string, EntryChange>();
     const recorded: { operationId: string; status: 'ACCEPTED' | 'REJECTED' }[] = [];
     const results = [];
     for (const op of batch.operations) {
@@ -273,10 +275,11 @@ export function createInboxService(deps: { store: Stores & TxRunner<Stores>; clo
         continue;
       }
       seen.add(operationId);
-      const rejected = await apply(tx, op, batch.generation, binding.generation, ownerIds, owners, entries, unread, nowMs, now.toISOString());
+      const rejected = await apply(tx, op, batch.generation, binding.generation, ownerIds, owners, entries, changed, unread, nowMs, now.toISOString());
       recorded.push({ operationId, status: rejected ? 'REJECTED' : 'ACCEPTED' });
       results.push(rejected ? { operationId: op.operationId, status: 'REJECTED', ...rejected } : { operationId: op.operationId, status: 'ACCEPTED', errorCode: null, message: null });
     }
+    await tx.inbox.writeStates([...changed.values()]);
     await tx.inbox.recordOperations(installationId, p.environmentId, recorded);
     for (const [id, delta] of unread) if (delta !== 0) await tx.inbox.addUnread(id, delta);
     const body = JSON.stringify({ batchId: batch.batchId, results, serverTime: now.toISOString() });
@@ -291,7 +294,11 @@ export function createInboxService(deps: { store: Stores & TxRunner<Stores>; clo
     return { replayed: false, body };
   }
 
-  /** One operation; undefined when accepted, the rejection otherwise. Keeps `owners` (the locked counters) up to date, and `unread` (each owner's change to its count, written by the caller). */
+  /**
+   * One operation; undefined when accepted, the rejection otherwise. Keeps `owners` (the locked
+   * counters) up to date, and `unread` (each owner's change to its count) and `changed` (each
+   * entry's final state), both written by the caller once for the batch.
+   */
   async function apply(
     tx: Stores,
     op: InboxOperation,
@@ -300,6 +307,7 @@ export function createInboxService(deps: { store: Stores & TxRunner<Stores>; clo
     ownerIds: [string, string],
     owners: Map<string, OwnerRow | undefined>,
     entries: Map<string, EntryState>,
+    changed: Map<string, EntryChange>,
     unread: Map<string, number>,
     nowMs: number,
     at: string,
@@ -330,16 +338,16 @@ export function createInboxService(deps: { store: Stores & TxRunner<Stores>; clo
     };
     if (op.type === 'MARK_READ') {
       const readMs = wasRead ? (e.readMs ?? nowMs) : nowMs;
-      await tx.inbox.setRead(e.id, 'READ', version, readMs);
       entries.set(e.id, { ...e, readState: 'READ', readVersion: version, readMs });
+      changed.set(e.id, { ...e, readState: 'READ', readVersion: version, readMs, deleted: false });
       await count(wasRead ? 0 : -1);
     } else if (op.type === 'MARK_UNREAD') {
-      await tx.inbox.setRead(e.id, 'UNREAD', version, null);
       entries.set(e.id, { ...e, readState: 'UNREAD', readVersion: version, readMs: null });
+      changed.set(e.id, { ...e, readState: 'UNREAD', readVersion: version, readMs: null, deleted: false });
       await count(wasRead ? 1 : 0);
     } else {
-      await tx.inbox.markDeleted(e.id);
       entries.delete(e.id);
+      changed.set(e.id, { ...e, deleted: true });
       await count(wasRead ? 0 : -1);
     }
     return undefined;

@@ -38,6 +38,8 @@ const UNREAD = `((read_version = ? AND read_state = 'UNREAD') OR ((read_version 
 
 /** What an operation needs of an entry (its read state; not its content). */
 export type EntryState = Pick<EntryRow, 'id' | 'ownerId' | 'seq' | 'readState' | 'readVersion' | 'readMs'>;
+/** An entry's state at the end of an operation batch, as written back. */
+export type EntryChange = EntryState & { deleted: boolean };
 const STATE = `id, owner_id AS "ownerId", seq, read_state AS "readState", read_version AS "readVersion", read_ms AS "readMs"`;
 
 /**
@@ -78,8 +80,6 @@ const SQL = {
   newer: pageOf('<', 'DESC'),
   older: pageOf('>', 'ASC'),
   entry: `SELECT ${ENTRY} FROM inbox_entries WHERE id = ? AND owner_id IN (?, ?) AND ${LIVE}`,
-  setRead: 'UPDATE inbox_entries SET read_state = ?, read_version = ?, read_ms = ? WHERE id = ?',
-  markDeleted: 'UPDATE inbox_entries SET deleted = 1 WHERE id = ?',
   addUnread: 'UPDATE inbox_owners SET unread = unread + ? WHERE owner_id = ?',
   readAll: 'UPDATE inbox_owners SET watermark_seq = last_seq, watermark_version = watermark_version + 1, unread = 0, watermark_at = ? WHERE owner_id = ?',
   batch: 'SELECT result FROM inbox_batches WHERE installation_id = ? AND batch_id = ?',
@@ -93,6 +93,11 @@ const list = (n: number) => Array.from({ length: n }, () => '?').join(', ');
 const purgeUnread = (n: number) => `SELECT COUNT(*) AS n FROM inbox_entries WHERE owner_id = ? AND expires_ms <= ? AND deleted = 0 AND ${UNREAD} AND id IN (${list(n)})`;
 const seenOperations = (n: number) => `SELECT operation_id AS "operationId" FROM inbox_operations WHERE installation_id = ? AND operation_id IN (${list(n)})`;
 const insertOperations = (n: number) => `INSERT INTO inbox_operations (installation_id, operation_id, environment_id, status) VALUES ${Array.from({ length: n }, () => '(?, ?, ?, ?)').join(', ')}`;
+/** The final states of n entries of a batch in one statement (each column a CASE over the ids; casts for PostgreSQL's parameter types). */
+const writeStates = (n: number) => {
+  const cases = (type: string) => `CASE id ${Array.from({ length: n }, () => `WHEN ? THEN CAST(? AS ${type})`).join(' ')} END`;
+  return `UPDATE inbox_entries SET read_state = ${cases('TEXT')}, read_version = ${cases('BIGINT')}, read_ms = ${cases('BIGINT')}, deleted = ${cases('INTEGER')} WHERE id IN (${list(n)})`;
+};
 const entryStates = (n: number) => `SELECT ${STATE} FROM inbox_entries WHERE id IN (${list(n)}) AND owner_id IN (?, ?) AND ${LIVE}`;
 const purgeDelete = (n: number) => `DELETE FROM inbox_entries WHERE owner_id = ? AND expires_ms <= ? AND id IN (${list(n)})`;
 
@@ -149,11 +154,13 @@ export function createInboxStore(db: Sql) {
       const rows = await db.all<EntryState>(entryStates(ids.length), [...ids, ownerIds[0], ownerIds[1], nowMs]);
       return rows.map((r) => ({ ...r, seq: Number(r.seq), readVersion: Number(r.readVersion), readMs: r.readMs === null ? null : Number(r.readMs) }));
     },
-    async setRead(id: string, state: 'READ' | 'UNREAD', version: number, ms: number | null): Promise<void> {
-      await db.run(SQL.setRead, [state, version, ms, id]);
-    },
-    async markDeleted(id: string): Promise<void> {
-      await db.run(SQL.markDeleted, [id]);
+    /** Writes the final read state (and deletion) of each changed entry of a batch, in one statement. */
+    async writeStates(changes: readonly EntryChange[]): Promise<void> {
+      if (changes.length === 0) return;
+      const column = (value: (c: EntryChange) => unknown) => changes.flatMap((c) => [c.id, value(c)]);
+      await db.run(writeStates(changes.length), [
+        ...column((c) => c.readState), ...column((c) => c.readVersion), ...column((c) => c.readMs), ...column((c) => (c.deleted ? 1 : 0)), ...changes.map((c) => c.id),
+      ]);
     },
     async addUnread(ownerId: string, delta: number): Promise<void> {
       await db.run(SQL.addUnread, [delta, ownerId]);
