@@ -12,6 +12,8 @@ export const OperationErrorCode = {
   nestingTooDeep: ViolationCode.depth,
   /** The payload's JSON is larger than MAX_PAYLOAD_BYTES. */
   payloadTooLarge: 'PAYLOAD_TOO_LARGE',
+  /** The operation would make its installation or profile hold more than MAX_LIVE_KEYS attributes (or tags) of a kind (key-budget.ts). */
+  keyLimitExceeded: 'KEY_LIMIT_EXCEEDED',
 } as const;
 
 /** Problems of POST /v1/sdk/operations:batch. */

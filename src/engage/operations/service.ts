@@ -8,6 +8,7 @@ import { EdgeErrors } from '../shared/errors';
 import { parseDateTime, type Violation } from '../../platform/http/schema';
 import { batchDigest, checkOperations, KNOWN_TYPES } from './check';
 import { OperationErrorCode, OperationErrors } from './errors';
+import { createKeyBudget, MAX_LIVE_KEYS } from './key-budget';
 import { TRACKED_TYPES, type OperationBatchEnvelope, type OperationResult } from './schemas';
 import { recordPushReceiptIn, type ReceiptTx } from '../messaging/receipts';
 import { applyIn, lockStateIn, profilesOfGenerationsIn, setState, StateEffects, type ProfileTx, type StateChanges, type StateKind } from '../profiles/service';
@@ -184,6 +185,7 @@ async function processBatch(tx: Stores & TxScope & { work: WorkStore }, job: Job
   const exposures: ExposureRow[] = [];
   const interactions: InteractionRow[] = [];
   const tracked = new Map<string, { name: string; properties: Obj }[]>();
+  const budget = createKeyBudget(tx);
   let changed = false;
   for (let i = 0; i < n; i++) {
     const op = ops[i];
@@ -204,6 +206,7 @@ async function processBatch(tx: Stores & TxScope & { work: WorkStore }, job: Job
       reject = rejected(opId, OperationErrorCode.generationNotReached, `generation: ${generation} has not been reached (current ${state.generation})`);
     else if (state.privacy.value === 'OPTED_OUT' && TRACKED_TYPES.has(type))
       reject = rejected(opId, OperationErrorCode.privacyOptedOut, `type: ${type} is not recorded while privacy is OPTED_OUT`);
+    else reject = await overCap(budget, p.id, profiles.get(generation) ?? null, type, op.payload as Obj, opId);
 
     if (reject) {
       // Rejected operations keep only their ids, so a retry is answered DUPLICATE.
@@ -245,6 +248,32 @@ async function processBatch(tx: Stores & TxScope & { work: WorkStore }, job: Job
   for (const r of results) statuses[r.status] = (statuses[r.status] ?? 0) + 1;
   if (events?.record) for (const [profileId, list] of tracked) await events.record(tx, p.environmentId, profileId, list);
   return { replayed: false, body: out, statuses, changed: stateChanges };
+}
+
+/** The REJECTED result of an attribute or tag operation that would pass its owner's cap on distinct keys, or undefined. */
+async function overCap(budget: ReturnType<typeof createKeyBudget>, installationId: string, profileId: string | null, type: string, payload: Obj, opId: string): Promise<OperationResult | undefined> {
+  let kind: 'installationAttributes' | 'profileAttributes' | 'profileTags';
+  let owner: string | null;
+  let adds: string[];
+  let field: string;
+  if (type === 'INSTALLATION_ATTRIBUTES_EDITED' || type === 'PROFILE_ATTRIBUTES_EDITED') {
+    const onProfile = type === 'PROFILE_ATTRIBUTES_EDITED';
+    [kind, owner, field] = onProfile ? ['profileAttributes', profileId, 'set'] : ['installationAttributes', installationId, 'set'];
+    // A key set and removed by the same operation ends removed: it adds nothing.
+    const removed = new Set((payload.remove as string[] | undefined) ?? []);
+    adds = Object.keys((payload.set as Obj | undefined) ?? {}).filter((k) => !removed.has(k));
+  } else if (type === 'PROFILE_TAGS_EDITED') {
+    [kind, owner, field] = ['profileTags', profileId, 'add'];
+    const removed = new Set((payload.remove as string[] | undefined) ?? []);
+    adds = ((payload.add as string[] | undefined) ?? []).filter((t) => !removed.has(t));
+  } else return undefined;
+  // No profile bound in that generation: the operation changes nothing (applyState).
+  if (owner === null || adds.length === 0) return undefined;
+  const r = await budget.admit(kind, owner, adds);
+  if (r.ok) return undefined;
+  const what = kind === 'profileTags' ? 'tags' : 'attributes';
+  const whose = kind === 'installationAttributes' ? 'installation' : 'profile';
+  return rejected(opId, OperationErrorCode.keyLimitExceeded, `${field}: the ${whose} would hold more than ${MAX_LIVE_KEYS} ${what} (it holds ${r.held}); remove some first`);
 }
 
 /** Applies one accepted state operation; returns whether installation-level state may have changed. */

@@ -1,6 +1,6 @@
 import type { TxRunner } from '../../platform/store/store';
 import { STATE_KEY_COLUMNS, STATE_KINDS, type InstallationState, type LwwValue, type NewInstallation, type ProfileSnapshot, type Recovery, type StateKind } from './schemas';
-import type { ProfileStore } from './store';
+import type { KeyedKind, ProfileStore } from './store';
 
 export type { InstallationState, InstallationView, LwwValue, NewInstallation, ProfileSnapshot, Recovery, StateKind } from './schemas';
 
@@ -70,6 +70,10 @@ export function profilesOfGenerationsIn(tx: ProfileTx, installationId: string, g
  * writes the installation-level `state` when given (as decided under `lockStateIn`'s lock).
  * One multi-row statement per kind of effect.
  */
+/** Live keys of an owner, for a cap at ingest (operations/key-budget.ts): how many, and which of some. */
+export const liveKeyCountIn = (tx: ProfileTx, kind: KeyedKind, ownerId: string) => tx.profiles.liveKeyCount(kind, ownerId);
+export const liveKeysAmongIn = (tx: ProfileTx, kind: KeyedKind, ownerId: string, keys: readonly string[]) => tx.profiles.liveKeysAmong(kind, ownerId, keys);
+
 export async function applyIn(
   tx: ProfileTx,
   target: { environmentId: string; installationId: string; at: string },

@@ -40,6 +40,21 @@ const profilesText = textsByRows(
   (n) => `SELECT generation, profile_id AS "profileId" FROM installation_generations WHERE installation_id = ? AND generation IN (${valuesList(1, n).slice(1, -1)})`,
 );
 
+/** The owners' keys a cap counts (operations/key-budget.ts): live ones only (a removed attribute or tag is a tombstone row). */
+export type KeyedKind = 'installationAttributes' | 'profileAttributes' | 'profileTags';
+const KEYED: Record<KeyedKind, { table: string; owner: string; key: string; live: string }> = {
+  installationAttributes: { table: 'installation_attributes', owner: 'installation_id', key: 'key', live: 'value IS NOT NULL' },
+  profileAttributes: { table: 'profile_attributes', owner: 'profile_id', key: 'key', live: 'value IS NOT NULL' },
+  profileTags: { table: 'profile_tags', owner: 'profile_id', key: 'tag', live: 'present = 1' },
+};
+const liveCountText = (k: KeyedKind) => `SELECT COUNT(*) AS n FROM ${KEYED[k].table} WHERE ${KEYED[k].owner} = ? AND ${KEYED[k].live}`;
+const liveAmongTexts = Object.fromEntries(
+  (Object.keys(KEYED) as KeyedKind[]).map((k) => [
+    k,
+    textsByRows((n) => `SELECT ${KEYED[k].key} AS key FROM ${KEYED[k].table} WHERE ${KEYED[k].owner} = ? AND ${KEYED[k].live} AND ${KEYED[k].key} IN (${valuesList(1, n).slice(1, -1)})`),
+  ]),
+) as Record<KeyedKind, (rows: number) => string>;
+
 type RawState = {
   generation: number;
   privacy: 'OPTED_IN' | 'OPTED_OUT';
@@ -168,6 +183,19 @@ export function createProfileStore(db: Sql) {
       };
     },
     /** The profiles bound in `generations` of the installation (the fence of spec 01); distinct generations. */
+    /** How many live keys (attributes set, tags present) the owner holds of a kind. */
+    async liveKeyCount(kind: KeyedKind, ownerId: string): Promise<number> {
+      return Number((await db.get<{ n: number }>(liveCountText(kind), [ownerId]))?.n ?? 0);
+    },
+    /** Which of `keys` the owner holds live. */
+    async liveKeysAmong(kind: KeyedKind, ownerId: string, keys: readonly string[]): Promise<Set<string>> {
+      const found = new Set<string>();
+      for (let i = 0; i < keys.length; i += MAX_ROWS_PER_STATEMENT) {
+        const part = keys.slice(i, i + MAX_ROWS_PER_STATEMENT);
+        for (const r of await db.all<{ key: string }>(liveAmongTexts[kind](part.length), [ownerId, ...part])) found.add(r.key);
+      }
+      return found;
+    },
     async profilesOfGenerations(installationId: string, generations: readonly number[]): Promise<Map<number, string>> {
       const found = new Map<number, string>();
       for (let i = 0; i < generations.length; i += MAX_ROWS_PER_STATEMENT) {
