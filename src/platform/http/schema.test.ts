@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { parseDateTime } from './schema';
+import { checker, describeViolations, parseDateTime, Strict, T } from './schema';
 
 describe('parseDateTime (RFC 3339 §5.6, strict)', () => {
   it.each([
@@ -47,5 +47,32 @@ describe('parseDateTime (RFC 3339 §5.6, strict)', () => {
     'yesterday',
   ])('%s is not a date-time', (v) => {
     expect(parseDateTime(v)).toBeNaN();
+  });
+});
+
+describe('violations of a union told apart by a constant (an automation step)', () => {
+  const Step = T.Union([
+    Strict({ type: T.Literal('push'), template: T.String() }),
+    Strict({ type: T.Literal('webhook'), url: T.String({ pattern: '^https?://' }), method: T.Optional(T.String()) }),
+    Strict({ type: T.Literal('exit') }),
+  ]);
+  const File = Strict({ steps: T.Record(T.String(), Step), name: T.Optional(T.String({ maxLength: 3 })) });
+  const check = checker(File);
+
+  it('names only the faults of the branch the value chose', () => {
+    const value = { steps: { hook: { type: 'webhook', url: 'ftp://x', method: 'POST' } } };
+    expect(describeViolations(check.all(value))).toBe('steps.hook.url: must match ^https?://');
+    expect(check(value)?.message).toBe('steps.hook.url: must match ^https?://');
+  });
+
+  it('names the allowed constants when the value chose none', () => {
+    const value = { steps: { hook: { type: 'ftp', url: 'x' } }, name: 'long' };
+    expect(describeViolations(check.all(value))).toBe('steps.hook.type: must be one of push, webhook, exit; name: must be at most 3 characters');
+    expect(check(value)?.message).toBe('steps.hook.type: must be one of push, webhook, exit');
+  });
+
+  it('keeps every branch when no constant tells them apart', () => {
+    const Loose = checker(T.Union([Strict({ a: T.String() }), Strict({ b: T.Number() })]));
+    expect(describeViolations(Loose.all({ c: 1 }))).toContain('must match a schema in anyOf');
   });
 });

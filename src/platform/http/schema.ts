@@ -183,22 +183,61 @@ export function checker<S extends TSchema>(schema: S): Checker<S> {
     return fn;
   };
   let fnAll: ValidateFunction | undefined;
-  const check = ((value: unknown, at = '') => {
-    const f = validate(value);
-    return f.errors?.length ? toViolation(f.errors[0], at) : null;
-  }) as Checker<S>;
   const all = (value: unknown, at = ''): Violation[] => {
     if (!validate(value).errors?.length) return [];
     fnAll ??= compiler(true).compile(schema);
     fnAll(value);
-    return firstPerField((fnAll.errors ?? []).map((e) => toViolation(e, at)));
+    return firstPerField(narrowUnions(fnAll.errors ?? []).map((e) => toViolation(e, at)));
   };
+  const check = ((value: unknown, at = '') => {
+    const f = validate(value);
+    if (!f.errors?.length) return null;
+    // A union's first error belongs to whichever branch ajv tried first: report the branch the value chose.
+    return f.errors.some((e) => e.keyword === 'anyOf') ? all(value, at)[0] : toViolation(f.errors[0], at);
+  }) as Checker<S>;
   Object.defineProperties(check, {
     schema: { value: schema },
     is: { value: (value: unknown) => validate(value).errors == null },
     all: { value: all },
   });
   return check;
+}
+
+/**
+ * A union of objects told apart by a constant property (an automation step's `type`) fails once
+ * per branch: `steps.hook.template: is required; steps.hook.url: is not an allowed property; …`
+ * for a webhook step whose only fault is its URL. Keep the errors of the branches whose constant
+ * the value matches (the one it chose); when it matches none, one error naming the values allowed.
+ */
+function narrowUnions(errors: readonly ErrorObject[]): ErrorObject[] {
+  const drop = new Set<ErrorObject>();
+  const replaced = new Map<ErrorObject, ErrorObject>();
+  for (const union of errors) {
+    if (union.keyword !== 'anyOf' || drop.has(union)) continue;
+    const prefix = `${union.schemaPath}/`;
+    const branches = new Map<string, ErrorObject[]>();
+    for (const e of errors) {
+      if (!e.schemaPath.startsWith(prefix)) continue;
+      const n = e.schemaPath.slice(prefix.length).split('/')[0];
+      branches.set(n, [...(branches.get(n) ?? []), e]);
+    }
+    // A branch ruled out by the value: a `const` failed on one of the value's own properties.
+    const ruledOut = (list: ErrorObject[]) =>
+      list.find((e) => e.keyword === 'const' && e.instancePath.startsWith(`${union.instancePath}/`) && !e.instancePath.slice(union.instancePath.length + 1).includes('/'));
+    const discriminators = [...branches.values()].map(ruledOut);
+    const kept = [...branches.values()].filter((_, i) => !discriminators[i]);
+    if (kept.length === branches.size) continue;
+    for (const [i, list] of [...branches.values()].entries()) if (discriminators[i]) list.forEach((e) => drop.add(e));
+    if (kept.length === 1) drop.add(union);
+    if (kept.length === 0) {
+      const consts = discriminators.filter((e): e is ErrorObject => e !== undefined && e.instancePath === discriminators[0]!.instancePath);
+      if (consts.length === branches.size) {
+        const allowedValues = consts.map((e) => (e.params as { allowedValue: unknown }).allowedValue);
+        replaced.set(union, { ...consts[0], keyword: 'enum', schemaPath: union.schemaPath, params: { allowedValues } });
+      }
+    }
+  }
+  return errors.flatMap((e) => replaced.get(e) ?? (drop.has(e) ? [] : [e]));
 }
 
 /**
