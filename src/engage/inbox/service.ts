@@ -68,13 +68,11 @@ export interface NewEntry {
  */
 export async function writeEntryIn(tx: InboxTx & Partial<TxScope>, e: NewEntry, notices?: ChangeNotices): Promise<void> {
   if (notices?.inboxChanged) tx.afterCommit?.(() => notices.inboxChanged?.(e.environmentId, e.scope, e.ownerId));
-  const seq = await tx.inbox.nextSeq(e.environmentId, e.scope, e.ownerId);
-  await tx.inbox.insertEntry({
+  await tx.inbox.appendEntry({
     id: e.id.toLowerCase(),
     environmentId: e.environmentId,
     scope: e.scope,
     ownerId: e.ownerId,
-    seq,
     key: e.key,
     sendId: e.sendId ?? null,
     templateId: e.templateId ?? null,
