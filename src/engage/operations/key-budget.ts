@@ -12,8 +12,7 @@
  * credited (their last-writer-wins order is by occurredAt, not by position): the SDK's next batch
  * has the room. Keys set by an operation and removed by it too are not counted.
  */
-import { liveKeyCountIn, liveKeysAmongIn, type ProfileTx } from '../profiles/service';
-import { SYNC_READ_LIMIT, type KeyedKind } from '../profiles/store';
+import { liveKeyCountIn, liveKeysAmongIn, SYNC_READ_LIMIT, type KeyedKind, type ProfileTx } from '../profiles/service';
 
 export const MAX_LIVE_KEYS = SYNC_READ_LIMIT;
 

@@ -1,6 +1,8 @@
 import type { TxRunner } from '../../platform/store/store';
 import { STATE_KEY_COLUMNS, STATE_KINDS, type InstallationState, type LwwValue, type NewInstallation, type ProfileSnapshot, type Recovery, type StateKind } from './schemas';
-import type { KeyedKind, ProfileStore } from './store';
+import { SYNC_READ_LIMIT, type KeyedKind, type ProfileStore } from './store';
+
+export { SYNC_READ_LIMIT, type KeyedKind };
 
 export type { InstallationState, InstallationView, LwwValue, NewInstallation, ProfileSnapshot, Recovery, StateKind } from './schemas';
 
