@@ -173,6 +173,13 @@ export const ERROR_SCHEMAS: Record<ErrorFamily, { type: string; schema: object }
  * authorization, account and logout pages render their refusals as pages); otherwise `family`,
  * the family's JSON error.
  */
+/**
+ * What every route answers 400 for, whatever it declares (request.ts refuseNulInUrl, before any
+ * route): documented on each operation that declares no 400 of its own, as clients generated
+ * from the document expect every status they can get.
+ */
+export const URL_REFUSAL = 'invalid_request: a NUL character (%00) in the path or query (any route)';
+
 export function failureForm(doc: RouteDoc, status: number): 'empty' | 'page' | 'family' {
   if (doc.family === 'oauth' && status === 404) return 'empty';
   if (Object.values(doc.responses).some((r) => r.type === 'html')) return 'page';
@@ -248,6 +255,8 @@ function operation(d: RouteDoc, method: string, path: string) {
   const responses: Record<string, unknown> = {};
   for (const [status, r] of Object.entries(d.responses)) responses[status] = response(r);
   const err = ERROR_SCHEMAS[d.family ?? 'api'];
+  // refuseNulInUrl answers before any route, in the family's error form (never a page).
+  if (!d.responses[400] && !d.errors?.[400]) responses[400] = { description: URL_REFUSAL, content: { [err.type]: { schema: err.schema } } };
   for (const [status, description] of Object.entries(d.errors ?? {})) {
     const form = failureForm(d, Number(status));
     if (form === 'empty') responses[status] = { description };

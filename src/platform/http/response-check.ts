@@ -21,7 +21,8 @@ const checkers = new WeakMap<object, Checker<TSchema>>();
 
 /**
  * Statuses every route may answer without documenting them: 500, the failure nobody planned
- * (renderError: the family's error, no detail), checked against the family's error form; and
+ * (renderError: the family's error, no detail), checked against the family's error form; a
+ * 400 for a NUL character in the URL (openapi.ts URL_REFUSAL documents it on every operation); and
  * 499, a client gone before its body arrived (errors.ts ClientClosedError: nobody hears it).
  */
 const GENERIC = new Set([500]);
@@ -82,8 +83,8 @@ async function check(c: Context, doc: RouteDoc): Promise<string | undefined> {
     if (type === 'empty') return undefined;
     media = MEDIA[type];
     schema = declared.schema;
-  } else if (doc.errors?.[status] !== undefined || GENERIC.has(status)) {
-    const form = failureForm(doc, status);
+  } else if (doc.errors?.[status] !== undefined || GENERIC.has(status) || (status === 400 && c.req.url.includes('%00'))) {
+    const form = doc.errors?.[status] === undefined && status === 400 ? 'family' : failureForm(doc, status);
     if (form === 'empty') return c.res.headers.get('content-type') ? 'a body, documented empty' : undefined;
     const err = ERROR_SCHEMAS[doc.family ?? 'api'];
     media = form === 'page' ? MEDIA.html : err.type;
