@@ -99,6 +99,24 @@ describe('automations over the administration API: the status table', () => {
       [file('x', { reentry: { mode: 'SOMETIMES' } }), 'reentry.mode'],
       [file('x', { audience: [{ attribute: 'appVersion', operator: 'semverGte', values: ['not-a-version'] }] }), 'audience[0]'],
     ];
+    // A webhook step's fault is named alone (not every other step type's missing fields), and what
+    // delivery would refuse at every attempt is refused here: credentials in the URL, a header value HTTP does not allow.
+    const hook = (over: Record<string, unknown>) => file('x', { start: 'hook', steps: { hook: { type: 'webhook', method: 'POST', url: 'https://crm.example.com/h', ...over } } });
+    const urlRule = 'steps.hook.url: must match ^https?://[^\\s/?#@]+([/?#]\\S*)?$';
+    for (const [f, description] of [
+      [hook({ url: 'ftp://crm.example.com/h' }), urlRule],
+      [hook({ url: 'https://user:secret@crm.example.com/h' }), urlRule],
+      [hook({ url: 'https://crm.example.com@127.0.0.1/h' }), urlRule],
+      [hook({ headers: { 'X-Split': 'a\r\nX-Injected: 1' } }), 'steps.hook.headers.X-Split: must match ^[\\t\\x20-\\x7e\\x80-\\xff]*$'],
+      [hook({ method: 'GET' }), 'steps.hook.method: must be one of POST, PUT, PATCH'],
+    ] as const) {
+      const [status, b] = await body(await a.call('POST', base, all, f));
+      expect([status, b.error, b.error_description], JSON.stringify(f)).toEqual([400, 'invalid_request', description]);
+    }
+    for (const url of ['https://crm.example.com', 'https://crm.example.com:8443/a/b?c=d@e#f', 'http://[2001:db8::1]/x']) {
+      const f = { ...hook({ url }), key: `url-${url.length}` };
+      expect((await body(await a.call('POST', base, all, f)))[0], url).toBe(201);
+    }
     for (const [f, field] of cases) {
       const [status, b] = await body(await a.call('POST', base, all, f));
       expect([status, b.error], JSON.stringify(f)).toEqual([400, 'invalid_request']);

@@ -86,8 +86,10 @@ const InAppStep = Strict({
 const WebhookStep = Strict({
   type: T.Literal('webhook'),
   method: Enum(['POST', 'PUT', 'PATCH'] as const),
-  url: T.String({ minLength: 1, maxLength: 2_048, pattern: '^https?://[^\\s]+$' }),
-  headers: T.Optional(T.Record(T.String({ pattern: '^[A-Za-z0-9-]{1,64}$' }), T.String({ maxLength: 1_024 }), { maxProperties: 20 })),
+  // No user:password@ in the authority (delivery.ts refuses it at every attempt: a header carries credentials).
+  url: T.String({ minLength: 1, maxLength: 2_048, pattern: '^https?://[^\\s/?#@]+([/?#]\\S*)?$', description: 'http or https, without credentials (send them in a header)' }),
+  // A value HTTP allows (delivery.ts refuses any other at every attempt): tab, visible ASCII, space, obs-text.
+  headers: T.Optional(T.Record(T.String({ pattern: '^[A-Za-z0-9-]{1,64}$' }), T.String({ maxLength: 1_024, pattern: '^[\\t\\x20-\\x7e\\x80-\\xff]*$' }), { maxProperties: 20 })),
   body: T.Optional(Templated('the JSON body\'s `data`; string values may be `{{reference}}` placeholders')),
   timeoutSeconds: T.Optional(T.Integer({ minimum: AutomationBounds.webhookTimeoutSeconds.min, maximum: AutomationBounds.webhookTimeoutSeconds.max })),
   responseMapping: T.Optional(
