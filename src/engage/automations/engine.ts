@@ -80,6 +80,7 @@ export function createAutomationEngine(deps: {
   const { store, clock, logger } = deps;
   const notices = deps.notices ?? NO_NOTICES;
   const commit = automationCommitter(store, store.automations.dialect);
+  const sqlite = store.automations.dialect === 'sqlite';
   const nowMs = () => clock.now().getTime();
   const iso = (ms: number) => new Date(ms).toISOString();
 
@@ -350,11 +351,12 @@ export function createAutomationEngine(deps: {
     {
       name: 'automation_runs',
       leaseMs: deps.options?.leaseMs ?? 30_000,
-      // 64 attempts at once (16 before): the steps of more runs share each group commit on SQLite,
+      // SQLite: 64 attempts at once (16 before): the steps of more runs share each group commit,
       // and a push or webhook waiting on its answer holds one lane (bench/automations.mjs:
-      // 365-393 -> 263-328 us of CPU per step, docs/benchmarks.md).
-      batch: deps.options?.batch ?? 64,
-      concurrency: deps.options?.concurrency ?? 64,
+      // 365-393 -> 263-328 us of CPU per step, docs/benchmarks.md). PostgreSQL: 16, each step its
+      // own transaction on a pool of 10 connections (64 measured no better there, under load).
+      batch: deps.options?.batch ?? (sqlite ? 64 : 50),
+      concurrency: deps.options?.concurrency ?? (sqlite ? 64 : 16),
       claim: (now, until, limit) => store.tx((tx) => tx.automations.claim(now, until, limit)),
       nextDueMs: () => store.automations.nextDue(),
       attempts: (run) => run.attempts,
