@@ -85,11 +85,15 @@ export function createSendService(deps: { store: Stores & TxRunner<Stores>; cloc
    * else (issue 21 point 14, least privilege), so an installation of another app is not found.
    * Inside the send's transaction: `s` is the transaction's store (never a second connection).
    */
+  /** The profile each resolved recipient list was read from (its inbox entry's owner): no second lookup in the send's transaction. */
+  const resolvedProfiles = new WeakMap<readonly RecipientInstallation[], string>();
   async function recipients(s: MessagingStore, env: string, r: SendRequest['recipient'], keyApps: ReadonlySet<string>): Promise<RecipientInstallation[]> {
     if (r.type === 'EXTERNAL_ID' || r.type === 'PROFILE') {
-      const found = await s.profileInstallations(env, r.type === 'EXTERNAL_ID' ? 'externalId' : 'id', r.value);
+      const found = await s.profileRecipients(env, r.type === 'EXTERNAL_ID' ? 'externalId' : 'id', r.value);
       if (!found) throw MessagingErrors.recipientNotFound();
-      return found.filter((i) => keyApps.has(i.appId));
+      const installations = found.installations.filter((i) => keyApps.has(i.appId));
+      resolvedProfiles.set(installations, found.profileId);
+      return installations;
     }
     const one = await s.installation(env, r.value);
     if (!one || !keyApps.has(one.appId)) throw MessagingErrors.recipientNotFound();
@@ -250,7 +254,7 @@ export function createSendService(deps: { store: Stores & TxRunner<Stores>; cloc
       const i = installations[0];
       return i && templateApps.has(i.appId) && i.privacy !== 'OPTED_OUT' ? { scope: 'INSTALLATION' as const, ownerId: i.id } : undefined;
     }
-    const profileId = await s.profileId(env, type === 'EXTERNAL_ID' ? 'externalId' : 'id', value);
+    const profileId = resolvedProfiles.get(installations) ?? (await s.profileId(env, type === 'EXTERNAL_ID' ? 'externalId' : 'id', value));
     return profileId === undefined ? undefined : { scope: 'PROFILE' as const, ownerId: profileId };
   }
 

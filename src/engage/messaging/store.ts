@@ -103,7 +103,7 @@ const SQL = {
   redactSend: `UPDATE push_sends SET recipient_value = ?, response = ? WHERE id = ? AND environment_id = ?`,
   // The profile and its installations in one statement: no row means no profile; one row with a
   // NULL installation id means a profile without installations.
-  profileInstallations: (by: 'external_id' | 'id') => `SELECT ${INSTALLATION} FROM profiles p
+  profileInstallations: (by: 'external_id' | 'id') => `SELECT ${INSTALLATION}, p.id AS "profileId" FROM profiles p
       LEFT JOIN installations i ON i.environment_id = p.environment_id AND i.profile_id = p.id
       LEFT JOIN apps a ON a.id = i.app_id
      WHERE p.environment_id = ? AND p.${by} = ? ORDER BY i.created_at, i.id LIMIT 1000`,
@@ -167,6 +167,12 @@ export function createMessagingStore(db: Sql) {
   const byExternalId = SQL.profileInstallations('external_id');
   const byProfileId = SQL.profileInstallations('id');
   const profileIdBy = { externalId: SQL.profileId('external_id'), id: SQL.profileId('id') };
+  /** The profile a recipient names and its installations (a send's; the profile's id is its inbox entry's owner, issue 27). */
+  async function profileRecipients(environmentId: string, by: 'externalId' | 'id', value: string): Promise<{ profileId: string; installations: RecipientInstallation[] } | undefined> {
+    const rows = await db.all<RecipientInstallation & { profileId: string }>(by === 'externalId' ? byExternalId : byProfileId, [environmentId, value]);
+    if (rows.length === 0) return undefined;
+    return { profileId: rows[0].profileId, installations: rows.filter((r) => r.id !== null).map(({ profileId: _, ...i }) => i) };
+  }
   return {
     ...createTestGroupStatements(db),
     async insertTemplate(id: string, environmentId: string, key: string, at: string): Promise<boolean> {
@@ -261,9 +267,9 @@ export function createMessagingStore(db: Sql) {
     },
     /** The installations of the profile with this external id (or id), oldest first; undefined when there is no such profile. */
     async profileInstallations(environmentId: string, by: 'externalId' | 'id', value: string): Promise<RecipientInstallation[] | undefined> {
-      const rows = await db.all<RecipientInstallation>(by === 'externalId' ? byExternalId : byProfileId, [environmentId, value]);
-      return rows.length === 0 ? undefined : rows.filter((r) => r.id !== null);
+      return (await profileRecipients(environmentId, by, value))?.installations;
     },
+    profileRecipients,
     /** The profile a send's recipient names (issue 27: the owner of its inbox entry); undefined when none. */
     profileId: async (environmentId: string, by: 'externalId' | 'id', value: string) => (await db.get<{ id: string }>(profileIdBy[by], [environmentId, value]))?.id,
     installation(environmentId: string, id: string): Promise<RecipientInstallation | undefined> {
