@@ -160,10 +160,10 @@ describe('GET /v1/sdk/sync/events', () => {
     expect(await gauge()).toBe('0');
   });
 
-  it('is in the OpenAPI document as text/event-stream with 200, 401 and 503', async () => {
+  it('is in the OpenAPI document as text/event-stream with 200, 400 (a NUL in the URL), 401 and 503', async () => {
     const doc = (await (await h.request('/openapi.json')).json()) as { paths: Record<string, { get: { responses: Record<string, { content?: object }>; security: object[] } }> };
     const get = doc.paths['/v1/sdk/sync/events'].get;
-    expect(Object.keys(get.responses).sort()).toEqual(['200', '401', '503']);
+    expect(Object.keys(get.responses).sort()).toEqual(['200', '400', '401', '503']);
     expect(Object.keys(get.responses['200'].content!)).toEqual(['text/event-stream']);
     expect(get.security).toEqual([{ installation: [] }]);
   });
