@@ -31,7 +31,7 @@ export const itSqlite = TEST_ENGINE === 'sqlite' ? it : it.skip;
 export async function createHarness(overrides: Partial<Config> = {}, opts: { logger?: Logger } = {}) {
   const logger = opts.logger ?? silentLogger;
   const dataDir = mkdtempSync(path.join(tmpdir(), 'engage-test-'));
-  const pg = TEST_ENGINE === 'postgres' ? await createTestDatabase() : undefined;
+  const pg = TEST_ENGINE === 'postgres' ? await createTestDatabase({ migrated: true }) : undefined;
   const config = { ...loadConfig({ flags: { dataDir, publicUrl: PUBLIC_URL, databaseUrl: pg?.url } }), ...overrides };
   const opened = await openAppStore(config, { logger: silentLogger, poolSize: 4 });
   const clock = fixedClock(new Date('2026-01-01T00:00:00Z'));
