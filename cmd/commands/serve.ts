@@ -21,6 +21,7 @@ import { createServices } from '../../src/services';
 import { createPgNoticeRelay } from '../../src/engage/sync-notices/pg-relay';
 import { createClusterNoticeRelay, forwardClusterNotices } from '../../src/engage/sync-notices/cluster-relay';
 import { action, configFrom, withCommon, type CommonOptions } from '../cli';
+import { answerClientError } from '../../src/platform/http/client-error';
 
 type ServeOptions = CommonOptions & {
   host?: string;
@@ -120,6 +121,8 @@ async function serveHere(opts: ServeOptions, flags: Record<string, string | unde
     res.writeHead(503, { 'Retry-After': '1', 'Content-Length': '0' }).end();
   });
   server.keepAliveTimeout = 65_000;
+  // A request the HTTP parser refuses (header fields over 16 KiB, malformed) gets an error body in its API's form, not Node's bare status line.
+  server.on('clientError', answerClientError);
   await listen(server, config.port, config.host);
   const port = (server.address() as AddressInfo).port;
   // With --port 0 the public URL follows the port actually bound.
