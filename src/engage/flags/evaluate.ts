@@ -88,7 +88,15 @@ export function compileFlag(flag: FlagDefinition): CompiledFlag {
   const fallback = result(flag.defaultVariant, flag.rules.length === 0 ? 'STATIC' : 'DEFAULT');
   const apps = flag.targetApps && flag.targetApps.length > 0 ? new Set(flag.targetApps.map((a) => a.toLowerCase())) : undefined;
   const archived = flag.status === 'ARCHIVED';
-  const rules = flag.rules.map((rule) => compileRule(flag, rule, result));
+  // One bucketer per seed for the whole flag: its rules' splits (a targeted rollout, then one for
+  // everyone) usually share the flag's seed, and so hash the unit once per evaluation.
+  const bucketers = new Map<string, (id: string) => number>();
+  const bucketerOf = (seed: string) => {
+    let b = bucketers.get(seed);
+    if (!b) bucketers.set(seed, (b = lastUnitBucketer(seed)));
+    return b;
+  };
+  const rules = flag.rules.map((rule) => compileRule(flag, rule, result, bucketerOf));
 
   const evaluateCounting = (ctx: FlagContext, counter: { rules: number }): FlagResult => {
     if (archived) return off;
@@ -114,6 +122,7 @@ function compileRule(
   flag: FlagDefinition,
   rule: FlagRule,
   result: (variantKey: string, reason: FlagReason, experimentId?: string) => FlagResult,
+  bucketerOf: (seed: string) => (id: string) => number,
 ): { when: Test; serve: Serve } {
   const when = allOf((rule.conditions ?? []).map(compileCondition));
   if (rule.variant !== undefined) {
@@ -124,7 +133,7 @@ function compileRule(
   const experimentId = rule.experiment?.experimentId;
   const coverage = rule.experiment ? rule.experiment.coverage : undefined;
   const seed = split.seed ?? experimentId ?? flag.seed ?? flag.key;
-  const bucket = bucketerFor(seed);
+  const bucket = bucketerOf(seed);
   const weights = split.variants.map((v) => v.weight);
   const served = split.variants.map((v) => result(v.variant, 'SPLIT', experimentId));
   // A variant with weight 0 is never served, so a sticky assignment to it is not kept.
@@ -145,12 +154,31 @@ function compileRule(
       }
       id = profile.id;
     }
-    const hashed = typeof id === 'string' ? hashUnit(id) : undefined;
-    if (hashed === undefined) return undefined;
-    const i = chooseVariant(bucket(hashed), weights, coverage);
+    const b = typeof id === 'string' ? bucket(id) : -1;
+    if (b < 0) return undefined;
+    const i = chooseVariant(b, weights, coverage);
     return i < 0 ? undefined : served[i];
   };
   return { when, serve };
+}
+
+/**
+ * The bucket (0 … 9999) of a unit's id for one seed, or -1 when the id must not be hashed
+ * (bucketing.ts hashUnit); the last id's bucket is kept, so the rules of one flag sharing a
+ * seed hash one installation's or profile's id once (issue 26 "Performance").
+ */
+function lastUnitBucketer(seed: string): (id: string) => number {
+  const bucket = bucketerFor(seed);
+  let lastId: string | undefined;
+  let last = -1;
+  return (id) => {
+    if (id !== lastId) {
+      const unit = hashUnit(id);
+      last = unit === undefined ? -1 : bucket(unit);
+      lastId = id;
+    }
+    return last;
+  };
 }
 
 function allOf(tests: Test[]): Test {

@@ -171,4 +171,31 @@ describe('sync cursor', () => {
     for (const [name, change] of bad) expect(() => codec.encode({ ...typical, ...change }), name).toThrow();
     expect(() => createCursorCodec(Buffer.alloc(16))).toThrow(TypeError);
   });
+
+  it('answers a cursor it verified before from its cache: the same state, still only for its installation', () => {
+    const fresh = createCursorCodec(MASTER);
+    const cursor = fresh.encode(typical);
+    const first = fresh.decode(cursor, expectOk);
+    expect(first).toEqual({ ok: true, state: typical });
+    const again = fresh.decode(cursor, { installationId: INSTALLATION.toUpperCase() });
+    expect(again).toEqual({ ok: true, state: typical });
+    // The cache's hit, frozen: no caller can change what the next one is given.
+    if (!first.ok || !again.ok) throw new Error('unreachable');
+    expect(again.state).toBe(first.state);
+    expect(Object.isFrozen(again.state.revisions)).toBe(true);
+    // Held, yet another installation's: refused as the full path refuses it.
+    expect(fresh.decode(cursor, { installationId: OTHER_INSTALLATION })).toEqual({ ok: false, reason: 'installation' });
+    expect(fresh.decode(cursor, { installationId: 'not-a-uuid' })).toEqual({ ok: false, reason: 'installation' });
+    expect(fresh.decode(cursor, undefined as never)).toEqual({ ok: false, reason: 'installation' });
+    // A refused text never enters: its next decode is refused again.
+    const forged = cursor.slice(0, -2) + (cursor.at(-2) === 'A' ? 'B' : 'A') + cursor.at(-1);
+    expect(fresh.decode(forged, expectOk)).toEqual({ ok: false, reason: 'signature' });
+    expect(fresh.decode(forged, expectOk)).toEqual({ ok: false, reason: 'signature' });
+    // Past the cache's bound (two generations of 16,384), the first cursor is verified again, and still accepted.
+    for (let i = 0; i < 2 * 16_384 + 1; i++) fresh.decode(fresh.encode({ ...typical, revisions: [BigInt(i), 1n, 1n] }), expectOk);
+    const later = fresh.decode(cursor, expectOk);
+    expect(later).toEqual({ ok: true, state: typical });
+    if (!later.ok) throw new Error('unreachable');
+    expect(later.state).not.toBe(first.state);
+  });
 });

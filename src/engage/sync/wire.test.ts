@@ -41,4 +41,11 @@ describe('the sync response text', () => {
     }).toThrow(TypeError);
     expect(syncResponseText(response([{ module: 'FEATURE_FLAGS', key: 'f', revision: 1, payload: p }]))).toContain('"payload":{"variantKey":"on"}');
   });
+
+  it("reuses a shared payload's document text only for the same module, key and revision", () => {
+    const flag = shared({ variantKey: 'on', value: true, reason: 'STATIC' });
+    const a = response([{ module: 'FEATURE_FLAGS', key: 'a', revision: 3, payload: flag }]);
+    const b = response([{ module: 'FEATURE_FLAGS', key: 'a', revision: 4, payload: flag }, { module: 'IN_APP', key: 'b', revision: 3, payload: flag }]);
+    for (const r of [a, b, a, b, a]) expect(syncResponseText(r)).toBe(JSON.stringify(r));
+  });
 });

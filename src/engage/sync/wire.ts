@@ -26,12 +26,28 @@ const OPENING = Object.fromEntries(SDK_MODULES.map((m) => [m, `{"module":${JSON.
 /** A revision as JSON writes it: an integer (a finite number; Int64 in the schema). */
 const integer = (n: number) => (Number.isSafeInteger(n) ? `${n}` : JSON.stringify(n));
 
+/**
+ * A shared payload's whole document text, for the module, key and revision it was first sent
+ * with: a document derived from definitions alone (a channel, a flag that reads nothing of the
+ * installation) has the same revision for everyone, so its text is made once per definitions
+ * revision, like its payload's. A document whose revision is the installation's or profile's
+ * differs in it and is spliced each time.
+ */
+const documentTexts = new WeakMap<object, { module: SdkModule; key: string; revision: number; text: string }>();
+
 /** `JSON.stringify(r)`, with shared payloads' texts reused. */
 export function syncResponseText(r: SyncResponse): string {
   let documents = '';
   for (const d of r.documents) {
-    const payload = texts.get(d.payload) ?? JSON.stringify(d.payload);
-    documents += `${documents === '' ? '' : ','}${OPENING[d.module]}${JSON.stringify(d.key)},"revision":${integer(d.revision)},"payload":${payload}}`;
+    const held = documentTexts.get(d.payload);
+    let text: string;
+    if (held !== undefined && held.revision === d.revision && held.key === d.key && held.module === d.module) text = held.text;
+    else {
+      const kept = texts.get(d.payload);
+      text = `${OPENING[d.module]}${JSON.stringify(d.key)},"revision":${integer(d.revision)},"payload":${kept ?? JSON.stringify(d.payload)}}`;
+      if (kept !== undefined && held === undefined) documentTexts.set(d.payload, { module: d.module, key: d.key, revision: d.revision, text });
+    }
+    documents += documents === '' ? text : `,${text}`;
   }
   return (
     `{"cursor":${JSON.stringify(r.cursor)},"generation":${integer(r.generation)},"revision":${integer(r.revision)},"fullSnapshot":${r.fullSnapshot}` +
