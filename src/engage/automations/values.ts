@@ -5,9 +5,11 @@
  * inside a longer string are written as text (a missing value as nothing).
  */
 import { createHash } from 'node:crypto';
+import { tooDeep } from '../../platform/http/json-bounds';
 import type { Static } from '../../platform/http/schema';
 import type { PropertyCondition } from '../in-app/schemas';
 import type { Entry } from './entry';
+import { AutomationBounds } from './schemas';
 
 export interface RunScope {
   context: Record<string, unknown>;
@@ -19,14 +21,39 @@ export interface RunScope {
 const WHOLE = /^\{\{\s*([^}\s]+)\s*\}\}$/;
 const ANY = /\{\{\s*([^}\s]+)\s*\}\}/g;
 
-/** The value at a dotted path of an object (undefined when absent). */
+/**
+ * The value at a dotted path of a webhook's JSON answer (a step's `responseMapping`), undefined
+ * when absent, or when it is no value a trigger's context could hold: nested more than
+ * AutomationBounds.contextDepth levels, over contextBytes as JSON, or holding a NUL or a lone
+ * surrogate in a string or key (README "Input every API holds to"). The receiver is outside the
+ * server: what it answers reaches the run's context, placeholders, conditions and, through a
+ * profile-update step, the profile's attributes, which accept no such value from any other source.
+ */
 export function placeholderValue(root: unknown, path: string): unknown {
   let v: unknown = root;
   for (const part of path.split('.')) {
     if (typeof v !== 'object' || v === null || Array.isArray(v) || !Object.prototype.hasOwnProperty.call(v, part)) return undefined;
     v = (v as Record<string, unknown>)[part];
   }
-  return v;
+  return v === undefined || contextFault(v) ? undefined : v;
+}
+
+const UNFIT_TEXT = /\0|[\ud800-\udbff](?![\udc00-\udfff])|(?<![\ud800-\udbff])[\udc00-\udfff]/;
+
+/** Whether a value breaks the bounds of a trigger's context (depth first: the walk and JSON.stringify below are then bounded). */
+function contextFault(value: unknown): boolean {
+  if (tooDeep(value, AutomationBounds.contextDepth) !== undefined) return true;
+  const json = JSON.stringify(value);
+  if (json === undefined || Buffer.byteLength(json) > AutomationBounds.contextBytes) return true;
+  const texts: unknown[] = [value];
+  while (texts.length > 0) {
+    const x = texts.pop();
+    if (typeof x === 'string' && UNFIT_TEXT.test(x)) return true;
+    if (typeof x === 'number' && !Number.isFinite(x)) return true;
+    if (Array.isArray(x)) texts.push(...(x as unknown[]));
+    else if (typeof x === 'object' && x !== null) for (const [k, inner] of Object.entries(x)) texts.push(k, inner);
+  }
+  return false;
 }
 
 async function lookup(ref: string, scope: RunScope): Promise<unknown> {
