@@ -62,6 +62,12 @@ describe('operators (a table: match, non-match, missing, type mismatch, each neg
   for (const [operator, values, yes, no, wrong] of table) {
     const c: FlagCondition = { attribute: 'installation.attributes.x', operator, values };
     const n: FlagCondition = { ...c, negate: true };
+    it(`${operator} ${JSON.stringify(values)}, one compiled condition over alternating values (what it keeps of the last value)`, () => {
+      const once = compileCondition(c);
+      for (const [x, want] of [[yes, true], [yes, true], [no, false], [yes, true], [wrong, false], [wrong, false], [no, false], [no, false], [yes, true]] as const) {
+        expect(once(withAttr(x)), JSON.stringify(x)).toBe(want);
+      }
+    });
     it(`${operator} ${JSON.stringify(values)}`, () => {
       expect(holds(c, withAttr(yes)), 'match').toBe(true);
       expect(holds(c, withAttr(no)), 'non-match').toBe(false);

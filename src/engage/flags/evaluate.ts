@@ -343,9 +343,16 @@ function operatorOf(operator: Exclude<Operator, 'exists'>, values: readonly (str
     case 'after': {
       const t = parseDateTime(values[0] as string);
       const before = operator === 'before';
+      // A profile's date repeats across its flags' rules: the last one parsed is kept.
+      let lastText: string | undefined;
+      let last = NaN;
       return (v) => {
         if (typeof v !== 'string') return undefined;
-        const x = parseDateTime(v);
+        if (v !== lastText) {
+          last = parseDateTime(v);
+          lastText = v;
+        }
+        const x = last;
         if (Number.isNaN(x)) return undefined;
         return before ? x < t : x > t;
       };

@@ -46,6 +46,7 @@ describe('the sync response text', () => {
     const flag = shared({ variantKey: 'on', value: true, reason: 'STATIC' });
     const a = response([{ module: 'FEATURE_FLAGS', key: 'a', revision: 3, payload: flag }]);
     const b = response([{ module: 'FEATURE_FLAGS', key: 'a', revision: 4, payload: flag }, { module: 'IN_APP', key: 'b', revision: 3, payload: flag }]);
-    for (const r of [a, b, a, b, a]) expect(syncResponseText(r)).toBe(JSON.stringify(r));
+    const c = response([{ module: 'FEATURE_FLAGS', key: 'a', revision: 9_007_199_254_740_991, payload: flag }, { module: 'FEATURE_FLAGS', key: 'a', revision: 0, payload: flag }]);
+    for (const r of [a, b, a, b, c, a]) expect(syncResponseText(r)).toBe(JSON.stringify(r));
   });
 });

@@ -27,13 +27,14 @@ const OPENING = Object.fromEntries(SDK_MODULES.map((m) => [m, `{"module":${JSON.
 const integer = (n: number) => (Number.isSafeInteger(n) ? `${n}` : JSON.stringify(n));
 
 /**
- * A shared payload's whole document text, for the module, key and revision it was first sent
- * with: a document derived from definitions alone (a channel, a flag that reads nothing of the
+ * A shared payload's document text, for the module and key it was first sent with: its text up
+ * to the revision and after it, and the whole text at the revision it was first sent with. A
+ * document derived from definitions alone (a channel, a flag that reads nothing of the
  * installation) has the same revision for everyone, so its text is made once per definitions
- * revision, like its payload's. A document whose revision is the installation's or profile's
- * differs in it and is spliced each time.
+ * revision, like its payload's; one whose revision is the installation's or profile's is the two
+ * parts around its revision.
  */
-const documentTexts = new WeakMap<object, { module: SdkModule; key: string; revision: number; text: string }>();
+const documentTexts = new WeakMap<object, { module: SdkModule; key: string; revision: number; text: string; head: string; tail: string }>();
 
 /** `JSON.stringify(r)`, with shared payloads' texts reused. */
 export function syncResponseText(r: SyncResponse): string {
@@ -41,11 +42,13 @@ export function syncResponseText(r: SyncResponse): string {
   for (const d of r.documents) {
     const held = documentTexts.get(d.payload);
     let text: string;
-    if (held !== undefined && held.revision === d.revision && held.key === d.key && held.module === d.module) text = held.text;
+    if (held !== undefined && held.key === d.key && held.module === d.module) text = held.revision === d.revision ? held.text : held.head + integer(d.revision) + held.tail;
     else {
       const kept = texts.get(d.payload);
-      text = `${OPENING[d.module]}${JSON.stringify(d.key)},"revision":${integer(d.revision)},"payload":${kept ?? JSON.stringify(d.payload)}}`;
-      if (kept !== undefined && held === undefined) documentTexts.set(d.payload, { module: d.module, key: d.key, revision: d.revision, text });
+      const head = `${OPENING[d.module]}${JSON.stringify(d.key)},"revision":`;
+      const tail = `,"payload":${kept ?? JSON.stringify(d.payload)}}`;
+      text = head + integer(d.revision) + tail;
+      if (kept !== undefined && held === undefined) documentTexts.set(d.payload, { module: d.module, key: d.key, revision: d.revision, text, head, tail });
     }
     documents += documents === '' ? text : `,${text}`;
   }
