@@ -181,7 +181,7 @@ for (const [k, def] of Object.entries(automations)) {
   const out = cli('automations', 'create', '--environment', env.id, '--file', f(`${k}.json`));
   cli('automations', 'publish', k, '--environment', env.id);
   made[k] = { id: out.id ?? out.automation?.id, apiKey: out.automationApiKey };
-  if (!made[k].apiKey) throw new Error(`automations create printed no key: ${JSON.stringify(out).slice(0, 300)}`);
+  if (!made[k].apiKey) throw new Error(`automations create printed no key: ${JSON.stringify(out).slice(0, 1500)}`);
 }
 
 function start() {
@@ -194,7 +194,7 @@ function start() {
         try {
           const rec = JSON.parse(line);
           if (rec.url) resolve({ proc, url: rec.url });
-          else if (rec.level === 'error') log(`server: ${line.slice(0, 300)}`);
+          else if (rec.level === 'error') log(`server: ${line.slice(0, 1500)}`);
         } catch {
           /* not JSON */
         }
