@@ -105,7 +105,7 @@ export function createServices(deps: CoreDeps) {
   // Background jobs: built here, started only by `serve` (a CLI command runs none).
   const jobs = createJobRunner({ store, clock, logger: deps.logger, metrics });
   // Durable work items (platform/work): every serving process runs the worker; claims are row-level.
-  const work = createWorkQueue({ store, clock, logger: deps.logger, metrics });
+  const work = createWorkQueue({ store, clock, logger: deps.logger, metrics, options: config.workLease ? { leaseMs: config.workLease * 1000 } : undefined });
   const transfer = createTransferService({ store, clock, sealer, logger: deps.logger, users, mfa, providers, wake: work.wake });
   const mailSender = deps.mailSender ?? (config.smtpUrl ? createSmtpSender(config.smtpUrl, config.mailFrom!) : undefined);
   const mail = createMailService({ store, clock, sealer, logger: deps.logger, sender: mailSender, metrics });

@@ -24,7 +24,7 @@ import { readFileSync } from 'node:fs';
 import type { Logger } from '../platform/logger';
 import { createApnsClient } from './messaging/apns';
 import { createCredentialService } from './messaging/credentials';
-import { createDeliveryWorker, type DeliveryMetrics } from './messaging/delivery';
+import { createDeliveryWorker, FLOW, type DeliveryMetrics } from './messaging/delivery';
 import { createFcmClient } from './messaging/fcm';
 import { withFailureLog } from './messaging/provider-log';
 import { createMessagingInspection } from './messaging/inspection';
@@ -98,7 +98,10 @@ export function createEngageServices(deps: {
   // Every attempt a provider does not accept is a warn line (issue 23 point 5).
   const apns = withFailureLog('APNS', createApnsClient({ productionUrl: config.apnsUrl, sandboxUrl: config.apnsSandboxUrl, ca, clock }), deps.logger);
   const fcm = withFailureLog('FCM', createFcmClient({ baseUrl: config.fcmUrl, ca, clock }), deps.logger);
-  const deliveries = createDeliveryWorker({ store, clock, logger: deps.logger, credentials, apns, fcm, metrics: deps.metrics, notices });
+  // config.workLease (tests, operators): a shorter claim, and an attempt starts with two thirds of it left.
+  const lease = config.workLease ? config.workLease * 1000 : undefined;
+  const flow = lease ? { claimMs: lease, attemptMs: Math.min(FLOW.attemptMs, Math.floor((lease * 2) / 3)) } : undefined;
+  const deliveries = createDeliveryWorker({ store, clock, logger: deps.logger, credentials, apns, fcm, metrics: deps.metrics, notices, flow });
   // A committed send: a run under way claims it at once (issue 22 point 3), otherwise its waker starts one (platform/work).
   const wakeDeliveries = () => {
     deliveries.poke();
@@ -134,7 +137,7 @@ export function createEngageServices(deps: {
     signing: createWebhookSigningService({ store, clock, sealer: deps.sealer, environments }),
     sender: createWebhookSender({ allowPrivate: config.webhookAllowPrivate }),
   };
-  const automations = createAutomations({ store, clock, logger: deps.logger, environments, profiles, messaging, inApp, webhooks, notices, wakeWork: deps.wakeWork });
+  const automations = createAutomations({ store, clock, logger: deps.logger, environments, profiles, messaging, inApp, webhooks, notices, wakeWork: deps.wakeWork, leaseMs: lease });
   ingestEvents.record = automations.recordEventsIn;
   const installations = createInstallationService({ store, clock, environments, notices });
   return {

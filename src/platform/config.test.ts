@@ -101,3 +101,13 @@ describe('accessLog', () => {
     expect(() => loadConfig({ env: { ENGAGE_ACCESS_LOG: 'off' } })).toThrow(/accessLog \(ENGAGE_ACCESS_LOG\): expected true or false/);
   });
 });
+
+describe('workLease', () => {
+  it('is unset by default (each worker keeps its own 30 s); ENGAGE_WORK_LEASE takes whole seconds from 3 to 3600', () => {
+    expect(loadConfig({}).workLease).toBeUndefined();
+    expect(loadConfig({ env: { ENGAGE_WORK_LEASE: '5' } }).workLease).toBe(5);
+    for (const bad of ['2', '0', '3601', '1.5', 'soon']) {
+      expect(() => loadConfig({ env: { ENGAGE_WORK_LEASE: bad } }), bad).toThrow(/workLease \(ENGAGE_WORK_LEASE\): expected an integer from 3 to 3600/);
+    }
+  });
+});

@@ -114,6 +114,13 @@ export interface Config {
    * or `*` (any). Unset: none (engage/webhooks/destinations.ts).
    */
   webhookAllowPrivate?: string;
+  /**
+   * `serve`: seconds a claim on background work lasts (automation runs, push deliveries, durable
+   * work items): how long the work a killed process held waits before another process takes it
+   * over. Unset: each worker's own (30 s). For tests and operators who want a faster takeover;
+   * an attempt must finish within it (a push starts only with two thirds of it left).
+   */
+  workLease?: number;
 }
 
 export class ConfigError extends Error {}
@@ -167,6 +174,7 @@ const SETTINGS: Setting[] = [
   { key: 'syncStreamHeartbeat', env: 'ENGAGE_SYNC_STREAM_HEARTBEAT', kind: 'int', min: 1, max: 3600 },
   { key: 'syncStreamsMax', env: 'ENGAGE_SYNC_STREAMS_MAX', kind: 'int', min: 0, max: 1_000_000 },
   { key: 'webhookAllowPrivate', env: 'ENGAGE_WEBHOOK_ALLOW_PRIVATE', kind: 'cidrs' },
+  { key: 'workLease', env: 'ENGAGE_WORK_LEASE', kind: 'int', min: 3, max: 3600 },
 ];
 
 /** First path segments the server's own routes use: the console may not sit under one of them. */

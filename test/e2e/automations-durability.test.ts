@@ -26,6 +26,7 @@ const TOPIC = 'com.example.automations';
 const N = 200;
 const KILLS = 3;
 const STEPS = ['notify', 'pause', 'hook', 'settle', 'tag'];
+const LEASE_S = 10;
 
 /** One portable query on the sandbox's database (SQLite file or PostgreSQL). */
 async function query<T>(sb: Sandbox, text: string, params: unknown[] = []): Promise<T[]> {
@@ -85,7 +86,8 @@ afterAll(async () => {
 describe(`automation runs survive kill -9 (the built executable, ${ON_POSTGRES ? 'two processes on PostgreSQL' : 'SQLite'})`, () => {
   it('every run completes once, one push per run, every webhook delivered, every profile updated', async () => {
     const { sandbox, apns } = p;
-    const env = { ...p.env, ENGAGE_WEBHOOK_ALLOW_PRIVATE: '127.0.0.0/8' };
+    // A 10 s claim (ENGAGE_WORK_LEASE) instead of 30 s: what a killed process held is taken over sooner.
+    const env = { ...p.env, ENGAGE_WEBHOOK_ALLOW_PRIVATE: '127.0.0.0/8', ENGAGE_WORK_LEASE: String(LEASE_S) };
     const { environment, app, key } = await iosAppWithTemplate(p, {
       environment: 'durable-automations',
       topic: TOPIC,
@@ -223,7 +225,7 @@ describe(`automation runs survive kill -9 (the built executable, ${ON_POSTGRES ?
     if (unavailable.length > 0) console.log(`trigger answered 503 ${unavailable.length} times: ${[...new Set(unavailable)].join(' | ')}`);
     expect(new Set(runs.values()).size).toBe(N);
 
-    // Runs claimed by a killed process are taken over once their lease (30 s) lapses.
+    // Runs claimed by a killed process are taken over once their lease (LEASE_S) lapses.
     const byStatus = async () =>
       Object.fromEntries((await query<{ status: string; n: number }>(sandbox, 'SELECT status, COUNT(*) AS n FROM automation_runs WHERE automation_id = ? GROUP BY status', [created.id])).map((r) => [r.status, Number(r.n)]));
     await until('every run COMPLETED', async () => (await byStatus()).COMPLETED === N, 120_000);

@@ -37,7 +37,9 @@ afterAll(() => p?.close());
 describe.skipIf(!existsSync(path.resolve(__dirname, '../../dist/engage')))('push repeats after kill -9 (dist/engage)', () => {
   it('with answers 100 ms after each request, a kill -9 mid-flow repeats at most a handful, each under its first copy\'s collapse id', async () => {
     binaryPath();
-    const { sandbox, apns, env } = p;
+    const { sandbox, apns } = p;
+    // A 10 s claim (ENGAGE_WORK_LEASE) instead of 30 s: the killed process's claimed pushes are taken over sooner.
+    const env = { ...p.env, ENGAGE_WORK_LEASE: '10' };
     // No collapseId of its own: every notification carries its delivery id as its collapse id.
     const { environment, app, key } = await iosAppWithTemplate(p, {
       environment: 'repeats',

@@ -41,6 +41,8 @@ export function createAutomations(deps: {
   metrics?: Pick<Metrics, 'workItems'>;
   /** Wakes the durable work queue (the events' work items). */
   wakeWork?: () => void;
+  /** The runs' lease (config.workLease); unset: the engine's own. */
+  leaseMs?: number;
 }) {
   const { store, clock, environments, profiles } = deps;
   const reads: ProfileReads & { timeZone(environmentId: string, profileId: string): Promise<string> } = {
@@ -104,6 +106,7 @@ export function createAutomations(deps: {
     // Kept a second per environment (entry.ts appIdsCache): every push step asks.
     appIdsOf: appIdsCache((environmentId) => environments.listApps(environmentId)),
     notices: deps.notices,
+    ...(deps.leaseMs ? { options: { leaseMs: deps.leaseMs } } : {}),
   });
   wake = engine.wake;
   changed = engine.forget;
