@@ -66,6 +66,8 @@ describe('in-app messages over the administration API: the status table', () => 
       [{ ...variantFile(), content: messageFile().content }, 'content: give exactly one of content and variants'],
       [variantFile({ variants: [{ key: 'a', weight: 5000, content: { en: { title: 'A', body: 'A' } } }, { key: 'b', weight: 4000, content: { en: { title: 'B', body: 'B' } } }] }), 'variants: weights must sum to 10000'],
       [messageFile({ content: { en: { title: 't', body: 'b', buttons: [{ label: 'Go', action: 'DEEP_LINK' }] } } }), 'content.en.buttons[0].deepLink'],
+      [messageFile({ content: { en: { title: 't', body: 'b', buttons: [{ label: 'Go', action: 'DEEP_LINK', deepLink: 'JavaScript:alert(1)' }] } } }), 'content.en.buttons[0].deepLink: the javascript: scheme is refused'],
+      [messageFile({ content: { en: { title: 't', body: 'b', buttons: [{ label: 'Go', action: 'DEEP_LINK', deepLink: 'data:text/html,<script>alert(1)</script>' }] } } }), 'content.en.buttons[0].deepLink: the data: scheme is refused'],
       [messageFile({ triggers: [{ type: 'EVENT' }] }), 'triggers[0].eventName'],
       [messageFile({ triggers: [{ type: 'APP_OPEN', screenKey: 'home' }] }), 'triggers[0].screenKey: must be absent for APP_OPEN'],
       [messageFile({ schedule: { startsAt: '2027-03-02T00:00:00Z', endsAt: '2027-03-01T00:00:00Z' } }), 'schedule.endsAt: must be after startsAt'],

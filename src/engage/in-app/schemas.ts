@@ -12,6 +12,7 @@ import { BUCKETS } from '../flags/bucketing';
 import { conditionViolations, FlagCondition } from '../flags/schemas';
 import { LOCALE_PATTERN } from '../messaging/schemas';
 import { Key } from '../shared/schemas';
+import { refusedLinkReason, refusedLinkScheme } from '../shared/links';
 
 export const InAppBounds = {
   descriptionLength: 1_000,
@@ -141,6 +142,8 @@ function crossFieldViolations(m: MessageDefinition, at: string): Violation[] {
     (layout.buttons ?? []).forEach((b, i) => {
       if (b.action === 'DEEP_LINK' && b.deepLink === undefined) out.push(violation(ViolationCode.required, field(at, `${locale}.buttons[${i}].deepLink`), 'is required for DEEP_LINK'));
       if (b.action === 'DISMISS' && b.deepLink !== undefined) out.push(violation(ViolationCode.value, field(at, `${locale}.buttons[${i}].deepLink`), 'must be absent for DISMISS'));
+      const scheme = b.deepLink === undefined ? undefined : refusedLinkScheme(b.deepLink);
+      if (scheme) out.push(violation(ViolationCode.value, field(at, `${locale}.buttons[${i}].deepLink`), refusedLinkReason(scheme)));
     });
   }
   (m.audience ?? []).forEach((c, i) => out.push(...conditionViolations(c, field(at, `audience[${i}]`))));

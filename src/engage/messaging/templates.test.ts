@@ -32,6 +32,8 @@ describe('templates (engage templates create|update|publish|archive|show|list)',
       [{ defaultLocale: 'fr' }, 'localizations: must hold the default locale fr'],
       [{ variables: {}, localizations: { en: { title: 'Hi {{name}}', body: 'b' } } }, 'localizations.en.title: {{name}} is not a declared variable'],
       [{ localizations: { en: { title: 't' } } }, 'localizations.en.body: is required'],
+      [{ localizations: { en: { title: 't', body: 'b', deepLink: ' java\tscript:alert(1)' } } }, 'localizations.en.deepLink: the javascript: scheme is refused'],
+      [{ localizations: { en: { title: 't', body: 'b', deepLink: 'FILE:///etc/passwd' } } }, 'localizations.en.deepLink: the file: scheme is refused'],
       [{ unknown: 1 }, 'unknown: is not an allowed property'],
     ];
     for (const [over, message] of cases) await expect(t().create({ environment: env, file: templateFile(over) }, ACTOR)).rejects.toThrow(message);

@@ -14,6 +14,7 @@ import { checkTemplateFile, INBOX_LIMITS, type TemplateFile } from './schemas';
 import type { MessagingStore, TemplateRow, TemplateVersionRow } from './store';
 import { configurationManaged } from '../shared/errors';
 import { KEY_PATTERN } from '../shared/schemas';
+import { refusedLinkReason, refusedLinkScheme } from '../shared/links';
 import { limitOf, pageFrom, type Page, type PageRequest } from '../../platform/http/pagination';
 import { apnsPayload } from './apns';
 import { fcmMessage } from './fcm';
@@ -116,7 +117,11 @@ export function createTemplateService(deps: { store: Stores & TxRunner<Stores>; 
     };
     if (f.localizations !== undefined) {
       locales('localizations', f.localizations);
-      for (const [locale, l] of Object.entries(f.localizations)) checkPlaceholders(`localizations.${locale}`, l);
+      for (const [locale, l] of Object.entries(f.localizations)) {
+        checkPlaceholders(`localizations.${locale}`, l);
+        const scheme = l.deepLink === undefined ? undefined : refusedLinkScheme(l.deepLink);
+        if (scheme) throw MessagingErrors.invalid(`localizations.${locale}.deepLink: ${refusedLinkReason(scheme)}`);
+      }
     }
     if (f.inbox !== undefined) {
       locales('inbox.localizations', f.inbox.localizations);
