@@ -30,7 +30,7 @@ import type { ProfileReads } from './entry';
 import type { AutomationService } from './service';
 import type { AutomationStore, RunRow, StepRow } from './store';
 import { nextTimeOfDay } from './time-of-day';
-import { derivedId, placeholderValue, resolveTemplated, type RunScope } from './values';
+import { derivedId, mapResponse, resolveTemplated, type RunScope } from './values';
 import { createEventHandling } from './events';
 import { automationCommitter } from './store';
 
@@ -170,9 +170,8 @@ export function createAutomationEngine(deps: {
           timeoutMs: (step.timeoutSeconds ?? 15) * 1000,
         });
         if (out.kind === 'delivered') {
-          const mapped: Record<string, unknown> = {};
-          for (const [k, path] of Object.entries(step.responseMapping ?? {})) mapped[k] = placeholderValue(out.response, path);
-          return { kind: 'next', next: step.next, output: { status: out.status, mapped: Object.keys(mapped) }, context: { ...scope.context, ...mapped } };
+          const mapping = step.responseMapping ?? {};
+          return { kind: 'next', next: step.next, output: { status: out.status, mapped: Object.keys(mapping) }, context: mapResponse(scope.context, out.response, mapping) };
         }
         if (out.kind === 'abort') return { kind: 'fail', error: `webhook: ${out.error}` };
         const delay = deps.webhooks.retryDelayMs(run.attempts, out.retryAfterMs);

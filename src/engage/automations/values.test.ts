@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { placeholderValue } from './values';
+import { mapResponse, placeholderValue } from './values';
 
 describe("a webhook answer's mapped values (responseMapping): only what a trigger's context could hold", () => {
   const nest = (levels: number): unknown => (levels === 0 ? 1 : { a: nest(levels - 1) });
@@ -27,5 +27,14 @@ describe("a webhook answer's mapped values (responseMapping): only what a trigge
     expect(placeholderValue(answer, 'deeper')).toBeUndefined();
     expect(placeholderValue(answer, 'big')).toBeUndefined();
     expect(placeholderValue(answer, 'ok')).toHaveLength(1000);
+  });
+
+  it("keeps the run's context within a trigger's bounds as a whole: a value that would pass 16 KB or 8 levels is left out", () => {
+    const context = { order: 'o-1', filler: 'x'.repeat(15_000) };
+    const answer = { small: 'fits', large: 'y'.repeat(2_000), deep: nest(8), shallow: nest(7) };
+    const out = mapResponse(context, answer, { a: 'small', b: 'large', c: 'deep', d: 'shallow', e: 'missing', order: 'missing' });
+    expect(Object.keys(JSON.parse(JSON.stringify(out)) as object).sort()).toEqual(['a', 'd', 'filler']);
+    expect([out.a, out.d]).toEqual(['fits', nest(7)]);
+    expect(Buffer.byteLength(JSON.stringify(out))).toBeLessThanOrEqual(16 * 1024);
   });
 });

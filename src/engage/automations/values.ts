@@ -38,6 +38,22 @@ export function placeholderValue(root: unknown, path: string): unknown {
   return v === undefined || contextFault(v) ? undefined : v;
 }
 
+/**
+ * A webhook step's answer mapped into the run's context (`responseMapping`: context key → path
+ * in the answer), in the mapping's order. A value that is missing, or would make the context break
+ * a trigger context's bounds (16 KB, 8 levels: the context as a whole, as the trigger checks it),
+ * is left out: its key is then absent, as for a missing field.
+ */
+export function mapResponse(context: Record<string, unknown>, answer: unknown, mapping: Record<string, string>): Record<string, unknown> {
+  let out = context;
+  for (const [key, path] of Object.entries(mapping)) {
+    const value = placeholderValue(answer, path);
+    const next = { ...out, [key]: value };
+    out = value === undefined || !contextFault(next) ? next : { ...out, [key]: undefined };
+  }
+  return out;
+}
+
 const UNFIT_TEXT = /\0|[\ud800-\udbff](?![\udc00-\udfff])|(?<![\ud800-\udbff])[\udc00-\udfff]/;
 
 /** Whether a value breaks the bounds of a trigger's context (depth first: the walk and JSON.stringify below are then bounded). */
