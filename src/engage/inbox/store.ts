@@ -105,7 +105,9 @@ const writeStates = (n: number) => {
   const cases = (type: string) => `CASE id ${Array.from({ length: n }, () => `WHEN ? THEN CAST(? AS ${type})`).join(' ')} END`;
   return `UPDATE inbox_entries SET read_state = ${cases('TEXT')}, read_version = ${cases('BIGINT')}, read_ms = ${cases('BIGINT')}, deleted = ${cases('INTEGER')} WHERE id IN (${list(n)})`;
 };
-const entryStates = (n: number) => `SELECT ${STATE} FROM inbox_entries WHERE id IN (${list(n)}) AND owner_id IN (?, ?) AND ${LIVE}`;
+// CAST keeps SQLite on the primary key: with `owner_id IN (?, ?)` bare it chose inbox_entries_owner_seq
+// and read every entry of the owner (2,966 us for 10 ids of a 10,000-entry inbox, 56 us by the key).
+const entryStates = (n: number) => `SELECT ${STATE} FROM inbox_entries WHERE id IN (${list(n)}) AND CAST(owner_id AS TEXT) IN (?, ?) AND ${LIVE}`;
 const purgeDelete = (n: number) => `DELETE FROM inbox_entries WHERE owner_id = ? AND expires_ms <= ? AND id IN (${list(n)})`;
 
 const entryOf = (r: EntryRow): EntryRow => ({
