@@ -6,7 +6,7 @@ import { createPushWorld, deliveryRows, device, send, sendBody, templateFile, VA
 import { docsExample } from '../../../test/helpers/docs-examples';
 import { EventReader } from '../../../test/helpers/sse';
 import { fcmMessage } from './fcm';
-import { messageOf } from './service';
+import { messageOf } from './send-message';
 import type { TemplateDefinition } from './render';
 
 /** Issue 27 point 1: a template's inbox part, and the entry each send of it writes with its deliveries. */

@@ -11,11 +11,10 @@ import { createGroupCommit } from '../../platform/store/group-commit';
 import type { TxRunner, TxScope } from '../../platform/store/store';
 import type { AccessKeyPrincipal } from '../environments/service';
 import { EdgeErrors } from '../shared/errors';
-import { apnsPayload } from './apns';
 import { MessagingErrors } from './errors';
-import type { DeliveryMessage } from './message';
 import { notReadyReason } from './readiness';
-import { contentHash, hasPush, render, renderInbox, resolveVariables, type Rendered, type TemplateDefinition } from './render';
+import { contentHash, hasPush, renderInbox, resolveVariables, type Rendered, type TemplateDefinition } from './render';
+import { messageOf, renderChecked } from './send-message';
 import { INBOX_LIMITS, type Diagnostic, type DiagnosticCode, type SendRequest, type SendResponse } from './schemas';
 import { writeEntryIn, type InboxTx, type NewEntry } from '../inbox/service';
 import type { ChangeNotices } from '../shared/change-notices';
@@ -35,8 +34,6 @@ export interface SendMetrics {
 const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
 const KEY = new RegExp(KEY_PATTERN);
 const MINUTE = 60_000;
-const MAX_PAYLOAD = 4096;
-export const NIL_ID = '00000000-0000-0000-0000-000000000000';
 
 class IdempotencyRace extends Error {}
 
@@ -379,30 +376,6 @@ export function createSendService(deps: { store: Stores & TxRunner<Stores>; cloc
   }
 
   return { send, testSend };
-}
-
-/**
- * Renders as a send does, with the send's payload check (the APNs payload, the larger, sized
- * with a nil delivery id): what previews and test sends share with sends.
- */
-export function renderChecked(def: TemplateDefinition, locale: string | undefined, vars: ReturnType<typeof resolveVariables>): Rendered {
-  const rendered = render(def, locale, vars);
-  // With an inbox part, the payload carries the entry's id (sized here with a nil one).
-  const size = Buffer.byteLength(JSON.stringify(apnsPayload(messageOf(def, rendered, def.inbox ? NIL_ID : undefined), NIL_ID)));
-  if (size > MAX_PAYLOAD) throw MessagingErrors.messageTooLarge(size);
-  return rendered;
-}
-
-export function messageOf(def: TemplateDefinition, r: Rendered, inboxEntryId?: string): DeliveryMessage {
-  return {
-    title: r.title,
-    body: r.body,
-    deepLink: r.deepLink,
-    data: r.customData,
-    priority: def.priority,
-    ...(def.collapseId !== undefined ? { collapseId: def.collapseId } : {}),
-    ...(inboxEntryId !== undefined ? { inboxEntryId } : {}),
-  };
 }
 
 export type SendService = ReturnType<typeof createSendService>;

@@ -18,7 +18,7 @@ import { refusedLinkReason, refusedLinkScheme } from '../shared/links';
 import { limitOf, pageFrom, type Page, type PageRequest } from '../../platform/http/pagination';
 import { apnsPayload } from './apns';
 import { fcmMessage } from './fcm';
-import { messageOf, NIL_ID, renderChecked } from './service';
+import { messageOf, NIL_ID, renderChecked } from './send-message';
 import { selectVersion, type VersionSelector } from './versions';
 
 const KEY = new RegExp(KEY_PATTERN);
