@@ -159,8 +159,9 @@ export function createDeliveryWorker(deps: {
       if (!i) continue;
       const reason = i.id === null ? 'NO_PUSH_TOKEN' : notReadyReason(i as PushConditions);
       const verdict = verdicts.get(r.id);
-      if (reason || verdict?.kind === 'withdraw') {
-        await s.withdraw(r.id, reason ?? (verdict as { reason: string }).reason, at);
+      const withdrawn = reason ?? (verdict?.kind === 'withdraw' ? verdict.reason : undefined);
+      if (withdrawn) {
+        await s.withdraw(r.id, withdrawn, at);
         skipped.push(r);
         continue;
       }
