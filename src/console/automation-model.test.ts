@@ -30,6 +30,13 @@ describe('automation model', () => {
     expect(M.branchesOf({ type: 'wait', event: { eventName: 'x', timeoutSeconds: 5 }, next: 'a', timeoutNext: 'b' })).toEqual([{ to: 'a', label: 'event' }, { to: 'b', label: 'timeout' }]);
     expect(M.branchesOf({ type: 'wait', seconds: 5, next: 'a' })).toEqual([{ to: 'a' }]);
     expect(M.branchesOf({ type: 'exit' })).toEqual([]);
+    // A step that can fail for good: its next unlabelled, its onFailure labelled (the server's successors, in the same order).
+    for (const type of ['webhook', 'push', 'in-app'] as const) {
+      const s = { type, next: 'a', onFailure: 'b' };
+      expect(M.branchesOf(s)).toEqual([{ to: 'a' }, { to: 'b', label: 'on failure' }]);
+      expect(M.branchesOf(s).map((b) => b.to)).toEqual(successors(s as unknown as Def['steps'][string]));
+    }
+    expect(M.branchesOf({ type: 'webhook', onFailure: 'b' })).toEqual([{ to: 'b', label: 'on failure' }]);
   });
 
   it('lays the steps out by their longest way from the start, a branch’s yes to the left of its no', () => {

@@ -258,16 +258,9 @@ export function createAutomationEngine(deps: {
       const now = nowMs();
       const base = { runId: run.id, seq, environmentId: run.environmentId, profileId: run.profileId, stepId, kind: step.type, startedAt, attempts: Math.max(1, run.attempts) };
       const json = (v: unknown) => (v === undefined ? null : JSON.stringify(v));
-      const fail = async (error: string) => {
-        await commit(run.id, async (tx) => {
-          await tx.automations.putStep({ ...base, status: 'FAILED', finishedAt: iso(now), error, output: null });
-          if (!(await tx.automations.advance(run.id, lease.untilMs, { ...ended({ ...run, stepSeq: seq }, 'FAILED', JSON.stringify(context), error, now), stepId }))) throw new LeaseLost();
-        }).catch(lost);
-        return { kind: 'done' } as const;
-      };
+      let refused: string | undefined;
       if (r.kind === 'next') {
         const nextContext = r.context ?? context;
-        let refused: string | undefined;
         const committed = await commit(run.id, async (tx) => {
           await r.effects?.(tx);
           await tx.automations.putStep({ ...base, status: r.status ?? 'SUCCEEDED', finishedAt: iso(now), error: null, output: json(r.output) });
@@ -290,14 +283,15 @@ export function createAutomationEngine(deps: {
           refused = e.message;
           return false;
         });
-        if (refused !== undefined) return fail(refused);
-        if (!committed) return { kind: 'done' };
-        r.after?.();
-        stepId = r.next ?? null;
-        seq += 1;
-        context = nextContext;
-        run = { ...run, attempts: 1 };
-        continue;
+        if (refused === undefined) {
+          if (!committed) return { kind: 'done' };
+          r.after?.();
+          stepId = r.next ?? null;
+          seq += 1;
+          context = nextContext;
+          run = { ...run, attempts: 1 };
+          continue;
+        }
       }
       if (r.kind === 'exit') {
         await commit(run.id, async (tx) => {
@@ -331,7 +325,26 @@ export function createAutomationEngine(deps: {
         }).catch(lost);
         return { kind: 'done' };
       }
-      return fail(r.error);
+      // Failed for good (r.kind 'fail', or an effect refused in its transaction): the run ends
+      // FAILED, or goes on at the step's onFailure (the execution stays FAILED with its error).
+      const error = r.kind === 'fail' ? r.error : refused!;
+      const onFailure = 'onFailure' in step ? step.onFailure : undefined;
+      const committed = await commit(run.id, async (tx) => {
+        await tx.automations.putStep({ ...base, status: 'FAILED', finishedAt: iso(now), error, output: onFailure === undefined ? null : json({ onFailure }) });
+        const ok = await tx.automations.advance(
+          run.id,
+          lease.untilMs,
+          onFailure === undefined
+            ? { ...ended({ ...run, stepSeq: seq }, 'FAILED', JSON.stringify(context), error, now), stepId }
+            : { status: 'RUNNING', stepId: onFailure, stepSeq: seq + 1, dueMs: lease.untilMs, waitingEvent: null, context: JSON.stringify(context), error: null, endedAt: null, endedMs: null },
+        );
+        if (!ok) throw new LeaseLost();
+        return true;
+      }).catch(lost);
+      if (!committed || onFailure === undefined) return { kind: 'done' };
+      stepId = onFailure;
+      seq += 1;
+      run = { ...run, attempts: 1 };
     }
     // Yielded after STEPS_PER_ATTEMPT instant steps: due again at once (lease held until now).
     if (stepId !== null) await store.tx((tx) => tx.automations.renew(run.id, lease.untilMs, nowMs())).catch(() => false);

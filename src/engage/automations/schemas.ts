@@ -3,7 +3,7 @@
  * The shape (TypeBox, checked by ajv like every other schema) and the rules a schema cannot
  * state, checked at publish (`publishViolations`): the graph is connected from its start and
  * acyclic, every branch ends (every path reaches an exit or a step with no next, which ends the
- * run COMPLETED), every step names steps that exist, every `{{variable}}` names something a run
+ * run COMPLETED; an `onFailure` edge is one more branch, held to the same rules), every step names steps that exist, every `{{variable}}` names something a run
  * has. That templates and in-app messages exist is checked by the service, which can read them.
  * Every bound is named here and in docs/automations.md.
  */
@@ -67,6 +67,13 @@ const EventMatch = Strict({
 export type EventMatch = Static<typeof EventMatch>;
 
 const Next = T.Optional(StepId('the step after this one; absent: the run ends COMPLETED here'));
+/**
+ * "Continue on failure" (Knock, Braze Canvas, Novu users' request; docs/decisions.md): the steps
+ * whose effect can fail for good (a webhook refused or out of retries, a send refused, an in-app
+ * message gone) may name a step to go to then. The execution stays FAILED with its error; the run
+ * goes on there instead of ending FAILED.
+ */
+const OnFailure = T.Optional(StepId('when this step fails for good: the step to go to (the execution stays FAILED); absent: the run ends FAILED'));
 const Templated = (description: string) => FreeObject({ maxProperties: 100, values: FreeValue(), description });
 
 const PushStep = Strict({
@@ -75,6 +82,7 @@ const PushStep = Strict({
   variables: T.Optional(Templated('template variables; string values may be `{{reference}}` placeholders')),
   locale: T.Optional(T.String({ minLength: 1, maxLength: 35 })),
   next: Next,
+  onFailure: OnFailure,
 });
 const InAppStep = Strict({
   type: T.Literal('in-app'),
@@ -82,6 +90,7 @@ const InAppStep = Strict({
   periodSeconds: T.Integer({ minimum: AutomationBounds.inAppPeriodSeconds.min, maximum: AutomationBounds.inAppPeriodSeconds.max, description: 'how long the message stays eligible for the profile' }),
   saveToInbox: T.Optional(T.Boolean({ description: 'also write an inbox entry for the profile with the message\'s layout (expiring with the period)' })),
   next: Next,
+  onFailure: OnFailure,
 });
 const WebhookStep = Strict({
   type: T.Literal('webhook'),
@@ -96,6 +105,7 @@ const WebhookStep = Strict({
     T.Record(T.String({ pattern: KEY_PATTERN }), T.String({ pattern: '^[A-Za-z0-9_.-]{1,200}$' }), { maxProperties: 20, description: 'context key → a dotted path in the response\'s JSON' }),
   ),
   next: Next,
+  onFailure: OnFailure,
 });
 const ProfileUpdateStep = Strict({
   type: T.Literal('profile-update'),
@@ -190,6 +200,10 @@ export function successors(s: Step): string[] {
       return [s.next, s.timeoutNext].filter((x): x is string => x !== undefined);
     case 'exit':
       return [];
+    case 'push':
+    case 'in-app':
+    case 'webhook':
+      return [s.next, s.onFailure].filter((x): x is string => x !== undefined);
     default:
       return s.next !== undefined ? [s.next] : [];
   }

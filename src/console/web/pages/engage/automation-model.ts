@@ -9,7 +9,7 @@ import type { Definition, Step } from './automation-types';
 
 export * from './automation-types';
 
-/** A step's way out, with the words of its branch (condition yes/no, an event wait's event/timeout). */
+/** A step's way out, with the words of its branch (condition yes/no, an event wait's event/timeout, a push, in-app or webhook step's on failure). */
 export interface Branch {
   to: string;
   label?: string;
@@ -26,7 +26,10 @@ export function branchesOf(s: Step): Branch[] {
   } else if (s.type === 'wait' && s.event) {
     add(s.next, 'event');
     add(s.timeoutNext, 'timeout');
-  } else if (s.type !== 'exit') add(s.next);
+  } else if (s.type !== 'exit') {
+    add(s.next);
+    add(s.onFailure, 'on failure');
+  }
   return out;
 }
 

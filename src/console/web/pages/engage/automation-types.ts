@@ -27,6 +27,8 @@ export interface Step {
   then?: string;
   else?: string;
   timeoutNext?: string;
+  /** push, in-app, webhook: the step after a failure for good. */
+  onFailure?: string;
   template?: string;
   message?: string;
   periodSeconds?: number;
