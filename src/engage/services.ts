@@ -74,12 +74,12 @@ export function createEngageServices(deps: {
   const syncNotices = createSyncNoticeService({
     relay: deps.noticeRelay,
     settings: { idleMs: config.syncStreamIdle * 1000, heartbeatMs: config.syncStreamHeartbeat * 1000, max: config.syncStreamsMax },
-    // The credential as the edge guard checks it (valid, environment serving), with the installation's profile now.
+    // The credential as the edge guard checks it (valid, app and environment serving), with the installation's profile now.
     subjectOf: async (token) => {
       const p = await installations.authenticate(token);
       if (!p || !(await environments.serving(p.environmentId))) return undefined;
       const profileId = await installations.profileOf(p);
-      return profileId === undefined ? undefined : { environmentId: p.environmentId, installationId: p.id, profileId };
+      return profileId === undefined ? undefined : { environmentId: p.environmentId, installationId: p.id, appId: p.appId, profileId };
     },
     profileOf: (p) => installations.profileOf(p),
     // The live badge (issue 27 point 5): the inbox's unread count, read when it may have changed.

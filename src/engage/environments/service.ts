@@ -62,11 +62,12 @@ export function createEnvironmentService(deps: {
   clock: Clock;
   /** Queues an environment's deletion as durable work (deletion.ts); absent where nothing deletes environments. */
   deletion?: Pick<EnvironmentDeletion, 'queueIn'>;
-  /** Told after an environment stops serving (disabled, deletion started): its change-notice streams end (issue 26 point 6). */
-  notices?: Pick<ChangeNotices, 'environmentClosed'>;
+  /** Told after an environment or an app stops serving (disabled, deleted): its change-notice streams end (issue 26 point 6). */
+  notices?: Pick<ChangeNotices, 'environmentClosed' | 'appClosed'>;
 }) {
   const { store, clock } = deps;
   const closed = (environmentId: string) => deps.notices?.environmentClosed?.(environmentId);
+  const appClosed = (app: AppRow) => deps.notices?.appClosed?.(app.environmentId, app.id);
   const now = () => clock.now().toISOString();
 
   /** An environment by id or name. */
@@ -210,6 +211,8 @@ export function createEnvironmentService(deps: {
       await tx.environments.setAppStatus(app.environmentId, app.id, status);
       await auditIn(tx, actor, status === 'DISABLED' ? 'app.disabled' : 'app.enabled', { type: 'app', id: app.id }, { environmentId: app.environmentId }, now());
     });
+    // Its installations' credentials are refused from now on: their open streams end too, on every process.
+    if (status === 'DISABLED') appClosed(app);
     return appView({ ...app, status });
   }
 
@@ -228,6 +231,7 @@ export function createEnvironmentService(deps: {
       return true;
     });
     assertThat(ok, EnvironmentErrors.nameTaken('app', change.name ?? ''));
+    if (changed.status === 'DISABLED') appClosed(app);
     return appView({ ...app, ...changed });
   }
 
@@ -248,6 +252,9 @@ export function createEnvironmentService(deps: {
       return true;
     });
     assertThat(deleted, EnvironmentErrors.appInUse(app.name));
+    // An app with installations is never deleted (app_in_use), so no stream can be open: said
+    // anyway, so that the deletion ends them whatever a later rule lets it delete.
+    appClosed(app);
     return appView(app);
   }
 

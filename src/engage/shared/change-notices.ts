@@ -21,6 +21,11 @@ export interface ChangeNotices {
    * installations ends now instead of at its idle time; the SDK's reconnection is refused (401).
    */
   environmentClosed?(environmentId: string): void;
+  /**
+   * The app stopped serving (disabled, or deleted): every stream of its installations ends now, as
+   * for an environment; their credentials are refused at the edge while the app is not ACTIVE.
+   */
+  appClosed?(environmentId: string, appId: string): void;
 }
 
 export const NO_NOTICES: ChangeNotices = {

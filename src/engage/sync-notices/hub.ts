@@ -12,7 +12,9 @@ export type Notice =
   | { kind: 'installation-inbox'; environmentId: string; id: string }
   | { kind: 'profile-inbox'; environmentId: string; id: string }
   // The environment was disabled or is being deleted: its streams end (no credential check: none would pass).
-  | { kind: 'environment'; environmentId: string };
+  | { kind: 'environment'; environmentId: string }
+  // The app was disabled or deleted: the streams of its installations end, as an environment's do.
+  | { kind: 'app'; environmentId: string; id: string };
 
 /** Why a stream is told to sync: `gap` when notices may have been lost (another process's, while not listening). */
 export type NoticeReason = Notice['kind'] | 'gap';
@@ -21,6 +23,8 @@ export type NoticeReason = Notice['kind'] | 'gap';
 export interface NoticeListener {
   readonly environmentId: string;
   readonly installationId: string;
+  /** The app the installation belongs to (it never changes): an app's closing ends its streams. */
+  readonly appId: string;
   /** The profile the installation is bound to now (its anonymous one included); moved by `follow`. */
   profileId: string | null;
   notice(reason: NoticeReason): void;
@@ -40,7 +44,7 @@ export interface NoticeRelay {
 
 /**
  * The in-process fan-out of change notices: every open stream registered under its
- * installation, its profile and its environment, so a notice costs a map look-up and one call
+ * installation, its profile, its app and its environment, so a notice costs a map look-up and one call
  * per stream concerned, and no database work (the stream decides what it does with it).
  * Implements `ChangeNotices` for the writers; what they say is also published to the other
  * processes through the relay, and what those publish is delivered here.
@@ -48,6 +52,7 @@ export interface NoticeRelay {
 export function createNoticeHub(deps: { relay?: NoticeRelay } = {}) {
   const byEnvironment = new Map<string, Set<NoticeListener>>();
   const byInstallation = new Map<string, Set<NoticeListener>>();
+  const byApp = new Map<string, Set<NoticeListener>>();
   const byProfile = new Map<string, Set<NoticeListener>>();
 
   const add = (index: Map<string, Set<NoticeListener>>, key: string, l: NoticeListener) => {
@@ -89,7 +94,9 @@ export function createNoticeHub(deps: { relay?: NoticeRelay } = {}) {
         ? byEnvironment.get(n.environmentId)
         : n.kind === 'installation' || n.kind === 'installation-inbox'
           ? byInstallation.get(n.id)
-          : byProfile.get(profileKey(n.environmentId, n.id));
+          : n.kind === 'app'
+            ? byApp.get(n.id)
+            : byProfile.get(profileKey(n.environmentId, n.id));
     if (set) queue([...set], n.kind, n.environmentId);
   };
   const queue = (listeners: NoticeListener[], reason: NoticeReason, environmentId?: string) => {
@@ -110,6 +117,7 @@ export function createNoticeHub(deps: { relay?: NoticeRelay } = {}) {
     profileChanged: (environmentId, id) => said({ kind: 'profile', environmentId, id }),
     inboxChanged: (environmentId, scope, id) => said({ kind: scope === 'PROFILE' ? 'profile-inbox' : 'installation-inbox', environmentId, id }),
     environmentClosed: (environmentId) => said({ kind: 'environment', environmentId }),
+    appClosed: (environmentId, appId) => said({ kind: 'app', environmentId, id: appId }),
   };
 
   return {
@@ -118,11 +126,13 @@ export function createNoticeHub(deps: { relay?: NoticeRelay } = {}) {
     register(l: NoticeListener): void {
       add(byEnvironment, l.environmentId, l);
       add(byInstallation, l.installationId, l);
+      add(byApp, l.appId, l);
       if (l.profileId) add(byProfile, profileKey(l.environmentId, l.profileId), l);
     },
     unregister(l: NoticeListener): void {
       remove(byEnvironment, l.environmentId, l);
       remove(byInstallation, l.installationId, l);
+      remove(byApp, l.appId, l);
       if (l.profileId) remove(byProfile, profileKey(l.environmentId, l.profileId), l);
     },
     /** The stream's installation is now bound to `profileId` (a binding transition): its profile's notices follow. */

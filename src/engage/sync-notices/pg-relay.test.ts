@@ -69,13 +69,32 @@ describePg('change notices across processes (LISTEN/NOTIFY)', () => {
     const a = await processOn();
     const b = await processOn();
     const told: string[] = [];
-    const listener = { environmentId: 'env-9', installationId: 'inst-9', profileId: null, notice: (r: string) => void told.push(r) };
+    const listener = { environmentId: 'env-9', installationId: 'inst-9', appId: 'app-9', profileId: null, notice: (r: string) => void told.push(r) };
     b.hub.register(listener);
     a.hub.notices.environmentClosed!('env-9');
     expect(await until(() => told.length === 1, 1_000)).toBe(true);
     expect(told).toEqual(['environment']);
     expect(b.heard).toEqual([{ kind: 'environment', environmentId: 'env-9' }]);
     b.hub.unregister(listener);
+    await a.close();
+    await b.close();
+  });
+
+  it('an app that stops serving (disabled in one process) ends the streams of its installations in the other, no other app’s', async () => {
+    const a = await processOn();
+    const b = await processOn();
+    const told: string[] = [];
+    const mine = { environmentId: 'env-8', installationId: 'inst-8', appId: 'app-8', profileId: null, notice: (r: string) => void told.push(`mine:${r}`) };
+    const other = { environmentId: 'env-8', installationId: 'inst-7', appId: 'app-7', profileId: null, notice: (r: string) => void told.push(`other:${r}`) };
+    b.hub.register(mine);
+    b.hub.register(other);
+    a.hub.notices.appClosed!('env-8', 'app-8');
+    expect(await until(() => told.length === 1, 1_000)).toBe(true);
+    await new Promise((r) => setTimeout(r, 200));
+    expect(told).toEqual(['mine:app']);
+    expect(b.heard).toEqual([{ kind: 'app', environmentId: 'env-8', id: 'app-8' }]);
+    b.hub.unregister(mine);
+    b.hub.unregister(other);
     await a.close();
     await b.close();
   });

@@ -8,7 +8,7 @@ import type { Notice, NoticeRelay } from './hub';
 export const NOTICE_CHANNEL = 'engage_sync_notices';
 /** PostgreSQL refuses a payload of 8000 bytes or more: notices are packed below it. */
 const MAX_PAYLOAD = 7_900;
-const KIND = { definitions: 'd', environment: 'e', installation: 'i', profile: 'p', 'installation-inbox': 'n', 'profile-inbox': 'm' } as const;
+const KIND = { definitions: 'd', environment: 'e', app: 'a', installation: 'i', profile: 'p', 'installation-inbox': 'n', 'profile-inbox': 'm' } as const;
 const ID = /^[A-Za-z0-9_-]{1,100}$/;
 const RELISTEN_MIN_MS = 100;
 const RELISTEN_MAX_MS = 3_000;
@@ -29,6 +29,7 @@ export function decodeNotice(line: string): Notice | undefined {
   if (k === 'p') return { kind: 'profile', environmentId, id };
   if (k === 'n') return { kind: 'installation-inbox', environmentId, id };
   if (k === 'm') return { kind: 'profile-inbox', environmentId, id };
+  if (k === 'a') return { kind: 'app', environmentId, id };
   return undefined;
 }
 

@@ -127,6 +127,57 @@ describe('GET /v1/sdk/sync/events', () => {
     await stream(a);
   });
 
+  it('disabling its app ends the streams of its installations at once (the inbox badge stream too), on the CLI’s path and the API’s; a reconnection is refused; another app’s stay', async () => {
+    const apps = h.services.engage.environments;
+    const android = await apps.createApp({ environment: env.environment.id, platform: 'ANDROID', name: 'prod-android' }, ACTOR);
+    const [a, b, c] = [await bootstrap(h, env.app.appKey), await bootstrap(h, env.app.appKey), await bootstrap(h, android.appKey, { platform: 'ANDROID' })];
+    const badge = await h.request('/v1/sdk/inbox/events', { headers: bearer(b.credential) });
+    expect(badge.status).toBe(200);
+    const rbadge = new EventReader(badge.body);
+    readers.push(rbadge);
+    expect(await rbadge.next()).toBe('retry: 5000\n:');
+    expect(await rbadge.nextEvent()).toBe('event: inbox\ndata: {"unreadCount":0}');
+    const [ra, rc] = [await stream(a), await stream(c)];
+    // `engage apps disable` (the CLI's path).
+    await apps.disableApp(env.app.id, env.environment.id, ACTOR);
+    expect(await ra.nextEvent(1_000)).toBe('closed');
+    expect(await rbadge.nextEvent(1_000)).toBe('closed');
+    expect((await events(a.credential)).status).toBe(401);
+    expect(await rc.nextEvent(QUIET_MS)).toBe('timeout');
+    // PUT …/apps/{app} {"status": "DISABLED"} (the API's and the console's path).
+    await apps.updateApp(env.environment.id, android.id, { status: 'DISABLED' }, ACTOR);
+    expect(await rc.nextEvent(1_000)).toBe('closed');
+    expect((await events(c.credential)).status).toBe(401);
+    // Enabled again: streams open as before; a change of name only ends nothing.
+    await apps.enableApp(env.app.id, env.environment.id, ACTOR);
+    const again = await stream(a);
+    await apps.updateApp(env.environment.id, env.app.id, { name: 'prod-ios-2' }, ACTOR);
+    expect(await again.nextEvent(QUIET_MS)).toBe('timeout');
+  });
+
+  it('an app with installations is not deleted (409 app_in_use): its streams stay; an app’s deletion says so to every process', async () => {
+    const apps = h.services.engage.environments;
+    const a = await bootstrap(h, env.app.appKey);
+    const ra = await stream(a);
+    await expect(apps.deleteApp(env.environment.id, env.app.id, ACTOR)).rejects.toMatchObject({ code: 'app_in_use' });
+    expect(await ra.nextEvent(QUIET_MS)).toBe('timeout');
+    const spare = await apps.createApp({ environment: env.environment.id, platform: 'ANDROID', name: 'spare' }, ACTOR);
+    const said: unknown[] = [];
+    const notices = h.services.engage.syncNotices.notices;
+    const appClosed = notices.appClosed!;
+    notices.appClosed = (...args) => {
+      said.push(args);
+      appClosed(...args);
+    };
+    try {
+      await apps.deleteApp(env.environment.id, spare.id, ACTOR);
+    } finally {
+      notices.appClosed = appClosed;
+    }
+    expect(said).toEqual([[env.environment.id, spare.id]]);
+    expect(await ra.nextEvent(QUIET_MS)).toBe('timeout');
+  });
+
   it('the SDK’s revocation closes the stream too', async () => {
     const a = await bootstrap(h, env.app.appKey);
     const ra = await stream(a);

@@ -15,7 +15,7 @@ export type { NoticeRelay } from './hub';
 export function createSyncNoticeService(deps: {
   relay?: NoticeRelay;
   settings: Omit<StreamSettings, keyof typeof STREAM_DEFAULTS> & Partial<StreamSettings>;
-  /** The installation the credential names now (credential valid, environment serving), with its profile. */
+  /** The installation the credential names now (credential valid, app and environment serving), with its profile. */
   subjectOf: (token: string) => Promise<StreamSubject | undefined>;
   /** The profile the installation is bound to now; undefined when it is gone. */
   profileOf: (p: InstallationPrincipal) => Promise<string | null | undefined>;
@@ -40,7 +40,7 @@ export function createSyncNoticeService(deps: {
       // The guard has just checked the credential: only the profile is read (one statement).
       const profileId = await deps.profileOf(p);
       if (profileId === undefined) throw EdgeErrors.unauthorized();
-      return streams.open({ environmentId: p.environmentId, installationId: p.id, profileId }, token, opts);
+      return streams.open({ environmentId: p.environmentId, installationId: p.id, appId: p.appId, profileId }, token, opts);
     },
     /** `serve`: hears the other processes' notices (PostgreSQL); nothing to hear on SQLite. */
     async listen(): Promise<void> {

@@ -5,9 +5,9 @@ import { createNoticeHub } from './hub';
 import { createNoticeStreams, STREAM_DEFAULTS, type StreamSettings, type StreamSubject } from './streams';
 import { decodeNotice, encodeNotice, packNotices } from './pg-relay';
 
-const A: StreamSubject = { environmentId: 'env-1', installationId: 'inst-a', profileId: 'prof-1' };
-const B: StreamSubject = { environmentId: 'env-1', installationId: 'inst-b', profileId: 'prof-1' };
-const C: StreamSubject = { environmentId: 'env-2', installationId: 'inst-c', profileId: 'prof-2' };
+const A: StreamSubject = { environmentId: 'env-1', installationId: 'inst-a', appId: 'app-1', profileId: 'prof-1' };
+const B: StreamSubject = { environmentId: 'env-1', installationId: 'inst-b', appId: 'app-2', profileId: 'prof-1' };
+const C: StreamSubject = { environmentId: 'env-2', installationId: 'inst-c', appId: 'app-3', profileId: 'prof-2' };
 
 const readers: EventReader[] = [];
 afterEach(async () => {
@@ -56,6 +56,21 @@ describe('change-notice streams', () => {
     expect(await b.nextEvent(1_000)).toBe('closed');
     expect(await c.nextEvent(300)).toBe('timeout');
     expect([checks(), streams.count()]).toEqual([0, 1]);
+  });
+
+  it('an app that stops serving ends the streams of its installations at once, without a credential check; its other apps’ stay', async () => {
+    const { hub, open, checks, streams } = setup();
+    const A2: StreamSubject = { ...A, installationId: 'inst-a2' };
+    const [a, a2, b, c] = [await open(A), await open(A2), await open(B), await open(C)];
+    hub.notices.appClosed!('env-1', 'app-1');
+    expect(await a.nextEvent(1_000)).toBe('closed');
+    expect(await a2.nextEvent(1_000)).toBe('closed');
+    expect(await b.nextEvent(300)).toBe('timeout');
+    expect(await c.nextEvent(1)).toBe('timeout');
+    // An app id named with another environment concerns nobody (ids are unique; the check is the hub's).
+    hub.notices.appClosed!('env-1', 'app-3');
+    expect(await c.nextEvent(300)).toBe('timeout');
+    expect([checks(), streams.count()]).toEqual([0, 2]);
   });
 
   it('an installation notice reaches its own streams only, after its credential is looked at again', async () => {
@@ -142,9 +157,10 @@ describe('notices on the wire between processes', () => {
       { kind: 'installation', environmentId: 'e', id: 'i' },
       { kind: 'profile', environmentId: 'e', id: 'p' },
       { kind: 'environment', environmentId: 'e' },
+      { kind: 'app', environmentId: 'e', id: 'a' },
     ] as const)
       expect(decodeNotice(encodeNotice(n))).toEqual(n);
-    for (const bad of ['', 'd', 'x e i', 'd e i', 'e e i', 'e', 'i e', 'i e i j', 'i e\u0000 i', `i ${'e'.repeat(101)} i`]) expect(decodeNotice(bad)).toBeUndefined();
+    for (const bad of ['', 'd', 'x e i', 'd e i', 'e e i', 'e', 'a e', 'a e i j', 'i e', 'i e i j', 'i e\u0000 i', `i ${'e'.repeat(101)} i`]) expect(decodeNotice(bad)).toBeUndefined();
     const lines = Array.from({ length: 500 }, (_, i) => `i 01234567-89ab-cdef-0123-456789abcdef ${String(i).padStart(36, '0')}`);
     const payloads = packNotices('origin', lines);
     expect(payloads.length).toBeGreaterThan(1);

@@ -6,6 +6,8 @@ import type { NoticeHub, NoticeListener, NoticeReason } from './hub';
 export interface StreamSubject {
   environmentId: string;
   installationId: string;
+  /** The app the installation belongs to. */
+  appId: string;
   /** The profile the installation is bound to (its anonymous one included), if any. */
   profileId: string | null;
 }
@@ -62,6 +64,7 @@ export function createNoticeStreams(deps: {
   class Stream implements NoticeListener {
     readonly environmentId: string;
     readonly installationId: string;
+    readonly appId: string;
     profileId: string | null;
     /** When the last notice was sent (or the stream opened): idleness counts from it. */
     lastNotice: number;
@@ -89,14 +92,15 @@ export function createNoticeStreams(deps: {
     ) {
       this.environmentId = subject.environmentId;
       this.installationId = subject.installationId;
+      this.appId = subject.appId;
       this.profileId = subject.profileId;
       this.lastNotice = this.lastWrite = now();
     }
 
     notice(reason: NoticeReason): void {
       if (this.closed) return;
-      // The environment stopped serving: nothing to sync; the SDK's reconnection is refused.
-      if (reason === 'environment') return this.close();
+      // The environment or the app stopped serving: nothing to sync; the SDK's reconnection is refused.
+      if (reason === 'environment' || reason === 'app') return this.close();
       // Definitions concern every installation alike; the installation's or its profile's own
       // notice may mean its credential or its binding changed: looked at before telling it.
       if (reason === 'installation' || reason === 'profile') this.recheck = true;
@@ -161,7 +165,7 @@ export function createNoticeStreams(deps: {
       if (!deps.unread || !this.withBadge) return;
       let count: number | undefined;
       try {
-        count = await deps.unread({ environmentId: this.environmentId, installationId: this.installationId, profileId: this.profileId });
+        count = await deps.unread({ environmentId: this.environmentId, installationId: this.installationId, appId: this.appId, profileId: this.profileId });
       } catch (err) {
         deps.logger.warn('change-notice stream: unread count failed', { err });
         return;
