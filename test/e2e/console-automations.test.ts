@@ -31,7 +31,7 @@ const FILE = {
   steps: {
     'is-gold': { type: 'condition', conditions: [{ attribute: 'context.plan', operator: 'in', values: ['gold'] }], then: 'tag', else: 'hold' },
     hold: { type: 'wait', event: { eventName: 'purchase', timeoutSeconds: 86_400 }, next: 'tag', timeoutNext: 'notify' },
-    notify: { type: 'webhook', method: 'POST', url: 'https://hooks.example.com/welcome', next: 'done' },
+    notify: { type: 'webhook', method: 'POST', url: 'https://hooks.example.com/welcome', next: 'done', onFailure: 'done' },
     tag: { type: 'profile-update', addTags: ['gold'], next: 'done' },
     done: { type: 'exit' },
   },
@@ -166,12 +166,12 @@ describeBrowser('console: automations', () => {
     expect(await row('is-gold').getByRole('cell').allTextContents()).toEqual(['is-gold (start)', '0', 'condition', 'context.plan in gold', 'yes: tag, no: hold', '3', '3', '0', '0', '0']);
     expect(await row('hold').getByRole('cell').allTextContents()).toEqual(['hold', '1', 'wait', 'for purchase, at most 1 d', 'event: tag, timeout: notify', '2', '0', '0', '2', '0']);
     expect(await row('tag').getByRole('cell').allTextContents()).toEqual(['tag', '2', 'profile-update', 'tag gold', 'done', '1', '1', '0', '0', '0']);
-    expect(await row('notify').getByRole('cell').allTextContents()).toEqual(['notify', '2', 'webhook', 'POST hooks.example.com', 'done', '0', '0', '0', '0', '0']);
+    expect(await row('notify').getByRole('cell').allTextContents()).toEqual(['notify', '2', 'webhook', 'POST hooks.example.com', 'done, on failure: done', '0', '0', '0', '0', '0']);
     expect(await row('done').getByRole('cell').allTextContents()).toEqual(['done', '3', 'exit', 'the run ends EXITED', 'the end (EXITED)', '1', '1', '0', '0', '0']);
     // The drawing says the same: one box per step, its counts, the branches labelled.
     const drawing = page.getByRole('img', { name: /^Graph of 5 steps in 4 layers/ });
     const texts = await drawing.locator('text').allTextContents();
-    expect(texts).toEqual(expect.arrayContaining(['is-gold (start)', 'entered 3 · succeeded 3', 'failed 0 · waiting 2', 'yes', 'no', 'event', 'timeout']));
+    expect(texts).toEqual(expect.arrayContaining(['is-gold (start)', 'entered 3 · succeeded 3', 'failed 0 · waiting 2', 'yes', 'no', 'event', 'timeout', 'on failure']));
     const runCounts = page.getByRole('region', { name: 'Runs' });
     expect(await runCounts.locator('dd').allTextContents()).toEqual(['0', '2', '0', '1', '0', '0']);
     await s.check('automation-detail');
