@@ -10,7 +10,8 @@
  * rows are claimed, skipping apps whose share is full, so a slow device, provider or tenant
  * delays nobody else. Each outcome is recorded within milliseconds of its answer: outcomes are
  * collected for FLOW.commitDelayMs and written in one transaction (group commit), so a crash
- * repeats only the attempts answered in those last milliseconds.
+ * repeats only the attempts answered in those last milliseconds. The claim's transaction also
+ * looks at each claimed delivery's installation again (delivery-recheck.ts).
  *
  * States (docs/decisions.md "Transactional push"): PENDING (admitted, waiting for its first
  * attempt or a retry) -> SENT (the provider accepted it) -> DELIVERED / OPENED (the SDK's
@@ -26,11 +27,10 @@ import type { CredentialService } from './credentials';
 import type { FcmClient } from './fcm';
 import type { AttemptOutcome } from './outcome';
 import type { DeliveryMessage } from './message';
-import { notReadyReason, type PushConditions } from './readiness';
 import { clearPushTokenIn, type ProfileTx } from '../profiles/service';
 import { NO_NOTICES, type ChangeNotices } from '../shared/change-notices';
 import type { SendPreferencesTx } from '../preferences/send-preferences';
-import { checkDeferred } from './deferred-check';
+import { recheckClaimed } from './delivery-recheck';
 import type { ClaimedDelivery, MessagingStore } from './store';
 
 // A token a provider reports invalid is cleared through profile state, the installation row's owner (db/owners.ts).
@@ -136,46 +136,6 @@ export function createDeliveryWorker(deps: {
     }
     const d = { id: row.id, token: row.token, message, expiresMs: Number(row.expiresMs), createdMs: Number(row.createdMs) };
     return (row.provider === 'APNS' ? deps.apns.send(cred as never, d) : deps.fcm.send(cred as never, d)).catch(sendFailed);
-  }
-
-  /**
-   * In the claim's transaction, before any attempt (issue 21 point 15): each claimed delivery's
-   * installation as it stands now. One that no longer qualifies (privacy or push subscription
-   * opted out, permission denied, token cleared, app disabled) ends FAILED with the admission's
-   * code as its reason and no request is made; one whose token changed since admission goes to
-   * the current token (the same installation registered again; docs/decisions.md). Returns the
-   * deliveries to attempt.
-   */
-  async function recheck(tx: Stores, due: ClaimedDelivery[], at: string): Promise<{ keep: ClaimedDelivery[]; skipped: ClaimedDelivery[] }> {
-    const s = tx.messaging;
-    const current = await s.currentRecipients(due.map((r) => r.id));
-    // A delivery deferred for quiet hours: the preferences as they are at its due time (deferred-check.ts).
-    const verdicts = await checkDeferred(tx, due, new Date(at));
-    const keep: ClaimedDelivery[] = [];
-    const skipped: ClaimedDelivery[] = [];
-    for (const r of due) {
-      const i = current.get(r.id);
-      // Gone: erased with its installation since the claim read it; nothing to record.
-      if (!i) continue;
-      const reason = i.id === null ? 'NO_PUSH_TOKEN' : notReadyReason(i as PushConditions);
-      const verdict = verdicts.get(r.id);
-      const withdrawn = reason ?? (verdict?.kind === 'withdraw' ? verdict.reason : undefined);
-      if (withdrawn) {
-        await s.withdraw(r.id, withdrawn, at);
-        skipped.push(r);
-        continue;
-      }
-      if (verdict?.kind === 'redefer') {
-        await s.redefer(r.id, verdict.dueMs, at);
-        continue;
-      }
-      if (i.pushToken !== r.token) {
-        await s.retarget(r.id, i.pushToken!, at);
-        r.token = i.pushToken!;
-      }
-      keep.push(r);
-    }
-    return { keep, skipped };
   }
 
   // ---- Recording: outcomes collected for a few milliseconds, then one transaction (group commit).
@@ -323,7 +283,7 @@ export function createDeliveryWorker(deps: {
       result = await store.tx(async (tx) => {
         await settle(tx, settled, claimedAt);
         const due = await tx.messaging.claimDue(now, claimUntil, want, skip);
-        return { claimed: due.length, ...(due.length === 0 ? { keep: due, skipped: due } : await recheck(tx, due, claimedAt)) };
+        return { claimed: due.length, ...(due.length === 0 ? { keep: due, skipped: due } : await recheckClaimed(tx, due, claimedAt)) };
       });
     } catch (e) {
       // Nothing committed: those outcomes are written by the next group commit.
