@@ -4,6 +4,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { ACTOR } from '../../../test/fixtures/actor';
 import { bearer, json } from '../../../test/fixtures/engage';
 import { createPushWorld, device, templateFile, type PushWorld } from '../../../test/fixtures/messaging';
+import { applyAll, type ApplyFile } from '../../apply';
 import { SVIX_SCHEDULE_MS } from '../webhooks/delivery';
 import type { AutomationDefinition } from './schemas';
 
@@ -187,5 +188,18 @@ describe('onFailure', () => {
     await expect(
       a().create({ environment: w.envId, file: automation('of-wait', { start: 'a', steps: { a: { type: 'wait', seconds: 5, onFailure: 'b' } as never, b: { type: 'exit' } } }) }, ACTOR),
     ).rejects.toMatchObject({ code: 'invalid_request', message: expect.stringContaining('steps.a') });
+  });
+
+  it('engage apply takes it, and checks its edge in the plan', async () => {
+    const apply = (steps: Record<string, unknown>) =>
+      applyAll(
+        w.h.services,
+        { version: 1, environments: [{ name: 'shop', automations: [{ key: 'applied-branch', definition: { name: 'Applied', entries: { api: true }, start: 'hook', steps } }] }] } as unknown as ApplyFile,
+        { dryRun: false, env: {}, readFile: () => '', actor: ACTOR, clock: w.h.clock },
+      );
+    const hook = { type: 'webhook', method: 'POST', url: 'https://example.com/hook' };
+    await expect(apply({ hook: { ...hook, onFailure: 'nowhere' } })).rejects.toThrow('environments[0].automations[0]: steps.hook: leads to nowhere, which is no step');
+    await apply({ hook: { ...hook, next: 'bye', onFailure: 'bye' }, bye: { type: 'exit' } });
+    expect(await a().show(w.envId, 'applied-branch')).toMatchObject({ status: 'ACTIVE', definition: { steps: { hook: { onFailure: 'bye' } } } });
   });
 });
