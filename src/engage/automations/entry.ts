@@ -5,7 +5,7 @@
  * Idempotency-Key ledger around it. The published versions runs execute are read here too.
  */
 import type { Clock } from '../../platform/clock';
-import { digest, newId } from '../../platform/crypto';
+import { digest, newTimeOrderedId } from '../../platform/crypto';
 import { checkReplay, requestDigest } from '../../platform/idempotency';
 import type { TxRunner } from '../../platform/store/store';
 import type { AccessKeyPrincipal } from '../environments/access-keys';
@@ -117,7 +117,7 @@ export function createAutomationEntry(deps: {
     const def = await publishedDefinition(a.id, a.publishedVersion);
     if (!(await inAudience(environmentId, def, profileId))) throw AutomationErrors.notInAudience();
     const at = clock.now();
-    const run = { accepted: true, runId: opts.runId ?? newId(), enteredAt: at.toISOString() };
+    const run = { accepted: true, runId: opts.runId ?? newTimeOrderedId(), enteredAt: at.toISOString() };
     await commit(`${a.id}:${profileId}`, async (tx) => {
       await tx.automations.lockEntry(profileId, a.id);
       // A run of this id is there already: this entry was made before (an event acted on twice).

@@ -6,7 +6,7 @@
  */
 import { checkReplay, requestDigest } from '../../platform/idempotency';
 import type { Clock } from '../../platform/clock';
-import { newId } from '../../platform/crypto';
+import { newId, newTimeOrderedId } from '../../platform/crypto';
 import { createGroupCommit } from '../../platform/store/group-commit';
 import type { TxRunner, TxScope } from '../../platform/store/store';
 import type { AccessKeyPrincipal } from '../environments/service';
@@ -127,7 +127,7 @@ export function createSendService(deps: { store: Stores & TxRunner<Stores>; cloc
    */
   async function admitSend(a: Admission): Promise<Admitted> {
     // The entry's id is known before the transaction: every delivery's payload carries it (issue 27, rule 5).
-    const entryId = a.inbox ? newId() : undefined;
+    const entryId = a.inbox ? newTimeOrderedId() : undefined;
     const message = messageOf(a.def, a.rendered, entryId);
     const push = hasPush(a.def);
     const hash = contentHash(a.rendered);
@@ -152,7 +152,7 @@ export function createSendService(deps: { store: Stores & TxRunner<Stores>; cloc
         // Test sends are outside the template's rate limit (issue 24 point 4).
         if (!a.isTest && !(await tx.messaging.takeRate(a.templateId, windowMs, d.rateLimitPerMinute)))
           throw MessagingErrors.rateLimited(Math.max(1, Math.ceil((windowMs + MINUTE - nowMs) / 1000)));
-        const sendId = newId();
+        const sendId = newTimeOrderedId();
         const at = now.toISOString();
         const diagnostics: Diagnostic[] = [];
         const rows: DeliveryRow[] = [];
@@ -186,7 +186,7 @@ export function createSendService(deps: { store: Stores & TxRunner<Stores>; cloc
             diagnostics.push({ installationId: i.id, appId: i.appId, platform: i.platform, code: 'EXPIRES_IN_QUIET_HOURS', deliveryId: null, deferredUntil: quietEnd.toISOString() });
             continue;
           }
-          const id = newId();
+          const id = newTimeOrderedId();
           diagnostics.push(
             quietEnd
               ? { installationId: i.id, appId: i.appId, platform: i.platform, code: 'DEFERRED_QUIET_HOURS', deliveryId: id, deferredUntil: quietEnd.toISOString() }
