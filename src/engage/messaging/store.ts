@@ -1,9 +1,10 @@
-import type { pushCredentials, pushDeliveries, pushSends, pushTemplates, pushTemplateVersions } from '../../db/schema';
+import type { pushDeliveries, pushSends, pushTemplates, pushTemplateVersions } from '../../db/schema';
 import { valuesList, type Sql } from '../../platform/store/sql';
 import { claimText, nextDueText, type ClaimTable } from '../../platform/work/claim';
 import type { PushConditions } from './readiness';
 import { idsNamedBy } from './send-names';
 import { createTestGroupStatements } from './test-group-store';
+import { createCredentialStatements } from './credential-store';
 
 export type TemplateRow = typeof pushTemplates.$inferSelect;
 export type TemplateVersionRow = typeof pushTemplateVersions.$inferSelect;
@@ -19,7 +20,7 @@ export interface DeferredContext {
   /** The template version's definition (JSON): its `list`, if any. */
   definition: string;
 }
-export type CredentialRow = typeof pushCredentials.$inferSelect;
+export type { CredentialRow } from './credential-store';
 export type DeliveryState = DeliveryRow['state'];
 
 /** What admission needs of an installation: its app and the per-installation push conditions. */
@@ -109,12 +110,6 @@ const SQL = {
      WHERE p.environment_id = ? AND p.${by} = ? ORDER BY i.created_at, i.id LIMIT 1000`,
   profileId: (by: 'external_id' | 'id') => `SELECT id FROM profiles WHERE environment_id = ? AND ${by} = ?`,
   installation: `SELECT ${INSTALLATION} FROM installations i JOIN apps a ON a.id = i.app_id WHERE i.environment_id = ? AND i.id = ?`,
-  upsertCredential: `INSERT INTO push_credentials (app_id, environment_id, provider, info, sealed, updated_at) VALUES (?, ?, ?, ?, ?, ?)
-    ON CONFLICT (app_id, provider) DO UPDATE SET info = excluded.info, sealed = excluded.sealed, updated_at = excluded.updated_at`,
-  credentialApps: `SELECT app_id AS "appId", provider FROM push_credentials WHERE environment_id = ?`,
-  deleteCredential: 'DELETE FROM push_credentials WHERE environment_id = ? AND app_id = ? AND provider = ?',
-  credential: `SELECT app_id AS "appId", environment_id AS "environmentId", provider, info, sealed, updated_at AS "updatedAt"
-    FROM push_credentials WHERE app_id = ? AND provider = ?`,
   duplicate: `SELECT 1 AS x FROM push_deliveries WHERE installation_id = ? AND template_id = ? AND created_ms > ? AND content_hash = ? LIMIT 1`,
   insertDeliveries: (n: number) =>
     `INSERT INTO push_deliveries (id, send_id, environment_id, template_id, installation_id, app_id, provider, token, content_hash, message, state,
@@ -161,7 +156,7 @@ const SQL = {
   pendingByProvider: `SELECT provider, COUNT(*) AS n FROM push_deliveries WHERE state = 'PENDING' GROUP BY provider`,
 } as const;
 
-/** Templates, provider credentials, sends and the delivery outbox (migration 0008). */
+/** Templates, provider credentials (credential-store.ts), sends and the delivery outbox (migration 0008). */
 export function createMessagingStore(db: Sql) {
   const claim = claimText(PUSH_DELIVERIES, db.dialect);
   const byExternalId = SQL.profileInstallations('external_id');
@@ -175,6 +170,8 @@ export function createMessagingStore(db: Sql) {
   }
   return {
     ...createTestGroupStatements(db),
+    // The apps' provider credentials (credential-store.ts).
+    ...createCredentialStatements(db),
     async insertTemplate(id: string, environmentId: string, key: string, at: string): Promise<boolean> {
       return (await db.run(SQL.insertTemplate, [id, environmentId, key, at, at])) === 1;
     },
@@ -274,19 +271,6 @@ export function createMessagingStore(db: Sql) {
     profileId: async (environmentId: string, by: 'externalId' | 'id', value: string) => (await db.get<{ id: string }>(profileIdBy[by], [environmentId, value]))?.id,
     installation(environmentId: string, id: string): Promise<RecipientInstallation | undefined> {
       return db.get<RecipientInstallation>(SQL.installation, [environmentId, id]);
-    },
-    async upsertCredential(r: CredentialRow): Promise<void> {
-      await db.run(SQL.upsertCredential, [r.appId, r.environmentId, r.provider, r.info, r.sealed, r.updatedAt]);
-    },
-    /** Deletes an app's credentials of a provider; false when there were none. */
-    async deleteCredential(environmentId: string, appId: string, provider: CredentialRow['provider']): Promise<boolean> {
-      return (await db.run(SQL.deleteCredential, [environmentId, appId, provider])) === 1;
-    },
-    credentialApps(environmentId: string): Promise<{ appId: string; provider: CredentialRow['provider'] }[]> {
-      return db.all(SQL.credentialApps, [environmentId]);
-    },
-    credential(appId: string, provider: CredentialRow['provider']): Promise<CredentialRow | undefined> {
-      return db.get<CredentialRow>(SQL.credential, [appId, provider]);
     },
     async recentDuplicate(installationId: string, templateId: string, sinceMs: number, contentHash: string): Promise<boolean> {
       return (await db.get(SQL.duplicate, [installationId, templateId, sinceMs, contentHash])) !== undefined;
