@@ -77,22 +77,25 @@ export function createSendService(deps: { store: Stores & TxRunner<Stores>; cloc
     (job) => job.templateId,
   );
 
+  /** The profile each resolved recipient list was read from (its inbox entry's owner): no second lookup in the send's transaction. */
+  const resolvedProfiles = new WeakMap<readonly RecipientInstallation[], string>();
   /**
    * The recipient's installations in the apps the key may use: the answer speaks of nothing
    * else (issue 21 point 14, least privilege), so an installation of another app is not found.
    * Inside the send's transaction: `s` is the transaction's store (never a second connection).
+   * Read under row locks, the profile before the installations (recipient-store.ts): an erasure
+   * of any of them waits for this send's commit, or this send for the erasure's and then finds
+   * the recipient gone, answered as an unknown recipient.
    */
-  /** The profile each resolved recipient list was read from (its inbox entry's owner): no second lookup in the send's transaction. */
-  const resolvedProfiles = new WeakMap<readonly RecipientInstallation[], string>();
   async function recipients(s: MessagingStore, env: string, r: SendRequest['recipient'], keyApps: ReadonlySet<string>): Promise<RecipientInstallation[]> {
     if (r.type === 'EXTERNAL_ID' || r.type === 'PROFILE') {
-      const found = await s.profileRecipients(env, r.type === 'EXTERNAL_ID' ? 'externalId' : 'id', r.value);
+      const found = await s.lockProfileRecipients(env, r.type === 'EXTERNAL_ID' ? 'externalId' : 'id', r.value);
       if (!found) throw MessagingErrors.recipientNotFound();
       const installations = found.installations.filter((i) => keyApps.has(i.appId));
       resolvedProfiles.set(installations, found.profileId);
       return installations;
     }
-    const one = await s.installation(env, r.value);
+    const one = await s.lockInstallation(env, r.value);
     if (!one || !keyApps.has(one.appId)) throw MessagingErrors.recipientNotFound();
     return [one];
   }
@@ -163,7 +166,7 @@ export function createSendService(deps: { store: Stores & TxRunner<Stores>; cloc
         const quiet = !a.isTest && d.priority === 'normal';
         const prefs = list || quiet ? await recipientPreferencesIn(tx, a.env, installations.map((i) => i.id), list?.key ?? null) : undefined;
         const recipientType = a.recipient.type as 'INSTALLATION_ID' | 'EXTERNAL_ID' | 'PROFILE';
-        const owner = a.inbox ? await inboxOwner(tx.messaging, a.env, recipientType, a.recipient.value, installations, templateApps) : undefined;
+        const owner = a.inbox ? inboxOwner(recipientType, installations, templateApps) : undefined;
         for (const i of installations) {
           // An inbox-only template: its entry stands for the send, no delivery (an opted-out installation is still said so).
           if (!push) {
@@ -244,14 +247,13 @@ export function createSendService(deps: { store: Stores & TxRunner<Stores>; cloc
    * none for an installation of an app the template does not target or whose privacy is
    * OPTED_OUT (it gets nothing, as for push).
    */
-  async function inboxOwner(
-    s: MessagingStore, env: string, type: 'INSTALLATION_ID' | 'EXTERNAL_ID' | 'PROFILE', value: string, installations: readonly RecipientInstallation[], templateApps: ReadonlySet<string>,
-  ) {
+  function inboxOwner(type: 'INSTALLATION_ID' | 'EXTERNAL_ID' | 'PROFILE', installations: readonly RecipientInstallation[], templateApps: ReadonlySet<string>) {
     if (type === 'INSTALLATION_ID') {
       const i = installations[0];
       return i && templateApps.has(i.appId) && i.privacy !== 'OPTED_OUT' ? { scope: 'INSTALLATION' as const, ownerId: i.id } : undefined;
     }
-    const profileId = resolvedProfiles.get(installations) ?? (await s.profileId(env, type === 'EXTERNAL_ID' ? 'externalId' : 'id', value));
+    // The profile `recipients` read, and locked, in this transaction.
+    const profileId = resolvedProfiles.get(installations);
     return profileId === undefined ? undefined : { scope: 'PROFILE' as const, ownerId: profileId };
   }
 
@@ -361,14 +363,23 @@ export function createSendService(deps: { store: Stores & TxRunner<Stores>; cloc
     return { ...out, isTest: true };
   }
 
-  /** The installations of a test group's members, each once, in member order; members that name nothing now are counted. */
+  /**
+   * The installations of a test group's members, each once, in member order; members that name
+   * nothing now are counted. Locked as a send's recipients are, all the members' profiles before
+   * all the installations (recipient-store.ts).
+   */
   async function groupInstallations(s: MessagingStore, env: string, groupId: string) {
     const seen = new Map<string, RecipientInstallation>();
     let unresolved = 0;
-    for (const m of await s.testGroupMembers(env, groupId)) {
-      const found = m.installationId
-        ? [await s.installation(env, m.installationId)].filter((i): i is RecipientInstallation => i !== undefined)
-        : ((await s.profileInstallations(env, 'externalId', m.externalId!)) ?? []);
+    const members = await s.testGroupMembers(env, groupId);
+    const locked = await s.lockGroupRecipients(
+      env,
+      members.flatMap((m) => (m.installationId ? [m.installationId] : [])),
+      members.flatMap((m) => (m.installationId ? [] : [m.externalId!])),
+    );
+    for (const m of members) {
+      const one = m.installationId ? locked.installation(m.installationId) : undefined;
+      const found = m.installationId ? (one ? [one] : []) : locked.ofExternalId(m.externalId!);
       if (found.length === 0) unresolved++;
       for (const i of found) if (!seen.has(i.id)) seen.set(i.id, i);
     }

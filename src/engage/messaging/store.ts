@@ -1,10 +1,10 @@
 import type { pushDeliveries, pushSends, pushTemplates, pushTemplateVersions } from '../../db/schema';
 import { valuesList, type Sql } from '../../platform/store/sql';
 import { claimText, nextDueText, type ClaimTable } from '../../platform/work/claim';
-import type { PushConditions } from './readiness';
 import { idsNamedBy } from './send-names';
 import { createTestGroupStatements } from './test-group-store';
 import { createCredentialStatements } from './credential-store';
+import { createRecipientStatements } from './recipient-store';
 
 export type TemplateRow = typeof pushTemplates.$inferSelect;
 export type TemplateVersionRow = typeof pushTemplateVersions.$inferSelect;
@@ -23,11 +23,7 @@ export interface DeferredContext {
 export type { CredentialRow } from './credential-store';
 export type DeliveryState = DeliveryRow['state'];
 
-/** What admission needs of an installation: its app and the per-installation push conditions. */
-export interface RecipientInstallation extends PushConditions {
-  id: string;
-  appId: string;
-}
+export type { RecipientInstallation } from './recipient-store';
 
 /** An installation of a claimed delivery as it stands now; null columns when the installation is gone. */
 export interface CurrentRecipient {
@@ -53,8 +49,6 @@ const DELIVERY = `id, send_id AS "sendId", environment_id AS "environmentId", te
 // The claim's RETURNING list: a claim reads every due row it takes, so the columns no attempt needs are left out.
 const CLAIMED = `id, environment_id AS "environmentId", installation_id AS "installationId", app_id AS "appId", provider, token, message, attempts,
   expires_ms AS "expiresMs", created_ms AS "createdMs", deferred_until_ms AS "deferredUntilMs"`;
-const INSTALLATION = `i.id, i.app_id AS "appId", a.status AS "appStatus", i.platform, i.privacy, i.push_subscription AS "pushSubscription",
-  i.push_permission AS "pushPermission", i.push_token AS "pushToken"`;
 const DELIVERY_INSERT_COLUMNS = 22;
 const SKIP_WINDOW = 1000;
 
@@ -102,14 +96,6 @@ const SQL = {
   sendsNaming: (n: number) => `SELECT ${SEND} FROM push_sends WHERE id IN (SELECT send_id FROM push_send_recipients
       WHERE environment_id = ? AND recipient_id IN (${new Array<string>(n).fill('?').join(', ')})) AND environment_id = ?`,
   redactSend: `UPDATE push_sends SET recipient_value = ?, response = ? WHERE id = ? AND environment_id = ?`,
-  // The profile and its installations in one statement: no row means no profile; one row with a
-  // NULL installation id means a profile without installations.
-  profileInstallations: (by: 'external_id' | 'id') => `SELECT ${INSTALLATION}, p.id AS "profileId" FROM profiles p
-      LEFT JOIN installations i ON i.environment_id = p.environment_id AND i.profile_id = p.id
-      LEFT JOIN apps a ON a.id = i.app_id
-     WHERE p.environment_id = ? AND p.${by} = ? ORDER BY i.created_at, i.id LIMIT 1000`,
-  profileId: (by: 'external_id' | 'id') => `SELECT id FROM profiles WHERE environment_id = ? AND ${by} = ?`,
-  installation: `SELECT ${INSTALLATION} FROM installations i JOIN apps a ON a.id = i.app_id WHERE i.environment_id = ? AND i.id = ?`,
   duplicate: `SELECT 1 AS x FROM push_deliveries WHERE installation_id = ? AND template_id = ? AND created_ms > ? AND content_hash = ? LIMIT 1`,
   insertDeliveries: (n: number) =>
     `INSERT INTO push_deliveries (id, send_id, environment_id, template_id, installation_id, app_id, provider, token, content_hash, message, state,
@@ -159,19 +145,12 @@ const SQL = {
 /** Templates, provider credentials (credential-store.ts), sends and the delivery outbox (migration 0008). */
 export function createMessagingStore(db: Sql) {
   const claim = claimText(PUSH_DELIVERIES, db.dialect);
-  const byExternalId = SQL.profileInstallations('external_id');
-  const byProfileId = SQL.profileInstallations('id');
-  const profileIdBy = { externalId: SQL.profileId('external_id'), id: SQL.profileId('id') };
-  /** The profile a recipient names and its installations (a send's; the profile's id is its inbox entry's owner, issue 27). */
-  async function profileRecipients(environmentId: string, by: 'externalId' | 'id', value: string): Promise<{ profileId: string; installations: RecipientInstallation[] } | undefined> {
-    const rows = await db.all<RecipientInstallation & { profileId: string }>(by === 'externalId' ? byExternalId : byProfileId, [environmentId, value]);
-    if (rows.length === 0) return undefined;
-    return { profileId: rows[0].profileId, installations: rows.filter((r) => r.id !== null).map(({ profileId: _, ...i }) => i) };
-  }
   return {
     ...createTestGroupStatements(db),
     // The apps' provider credentials (credential-store.ts).
     ...createCredentialStatements(db),
+    // A send's recipients, locked (recipient-store.ts).
+    ...createRecipientStatements(db),
     async insertTemplate(id: string, environmentId: string, key: string, at: string): Promise<boolean> {
       return (await db.run(SQL.insertTemplate, [id, environmentId, key, at, at])) === 1;
     },
@@ -261,16 +240,6 @@ export function createMessagingStore(db: Sql) {
     },
     async testSendCount(templateId: string): Promise<number> {
       return Number((await db.get<{ n: number }>(SQL.testSendCount, [templateId]))?.n ?? 0);
-    },
-    /** The installations of the profile with this external id (or id), oldest first; undefined when there is no such profile. */
-    async profileInstallations(environmentId: string, by: 'externalId' | 'id', value: string): Promise<RecipientInstallation[] | undefined> {
-      return (await profileRecipients(environmentId, by, value))?.installations;
-    },
-    profileRecipients,
-    /** The profile a send's recipient names (issue 27: the owner of its inbox entry); undefined when none. */
-    profileId: async (environmentId: string, by: 'externalId' | 'id', value: string) => (await db.get<{ id: string }>(profileIdBy[by], [environmentId, value]))?.id,
-    installation(environmentId: string, id: string): Promise<RecipientInstallation | undefined> {
-      return db.get<RecipientInstallation>(SQL.installation, [environmentId, id]);
     },
     async recentDuplicate(installationId: string, templateId: string, sinceMs: number, contentHash: string): Promise<boolean> {
       return (await db.get(SQL.duplicate, [installationId, templateId, sinceMs, contentHash])) !== undefined;

@@ -24,6 +24,35 @@ export function createPrivacyService(deps: { store: Stores & TxRunner<Stores>; c
     tx.afterCommit(() => notices.installationChanged(environmentId, installationId));
 
   /**
+   * Locks what erasing installations removes, in the one order sends lock it too (sends lock
+   * their profile, then their installations: messaging/recipient-store.ts; docs/decisions.md
+   * "Sends and erasures: one lock order"): first the anonymous profiles erased with the
+   * installations `peek` names (read unlocked), sorted, then the installations (`lock`), then
+   * the anonymous profiles of those locked, again: one used since the peek (or of an installation
+   * not peeked) is locked now, out of order. Nothing can add one any more (a new generation needs
+   * the installation's lock), and a deadlock that this late lock meets with a send makes
+   * PostgreSQL roll this transaction back, which `store.tx` runs again whole. `held`: profiles
+   * this transaction already locked. Every profile erased is locked before any row is erased:
+   * a send naming it commits wholly before the erasure's statements, or finds it gone.
+   */
+  async function lockForErasure<T extends { id: string }>(
+    tx: Stores, environmentId: string, peek: readonly string[], lock: () => Promise<T[]>, held: ReadonlySet<string> = new Set(),
+  ): Promise<{ installations: T[]; anonymous: Map<string, string[]> }> {
+    const locked = new Set(held);
+    const take = async (profiles: Iterable<string[]>) => {
+      const fresh = [...new Set([...profiles].flat())].filter((id) => !locked.has(id)).sort();
+      await tx.privacy.lockProfiles(environmentId, fresh);
+      for (const id of fresh) locked.add(id);
+    };
+    await take((await tx.privacy.anonymousProfiles(environmentId, peek)).values());
+    const installations = await lock();
+    const anonymous = await tx.privacy.anonymousProfiles(environmentId, installations.map((i) => i.id));
+    await take(anonymous.values());
+    return { installations, anonymous };
+  }
+  const one = <T>(found: T | undefined): T[] => (found ? [found] : []);
+
+  /**
    * PUT /v1/sdk/privacy/revocations/{operationId}. Spec 01 rule 6: only the revocation
    * credential; the installation is erased; a repeat (same credential) is again a 204.
    */
@@ -45,9 +74,12 @@ export function createPrivacyService(deps: { store: Stores & TxRunner<Stores>; c
     await store.tx(async (tx) => {
       // Read again inside the write, and lock it: another request may have erased it since the
       // guard looked, and nothing of this installation may be written while it is erased.
-      const inst = await tx.privacy.lockByRevocationDigest(d);
+      const seen = await tx.privacy.findByRevocationDigest(d);
+      if (!seen) return;
+      const { installations, anonymous: of } = await lockForErasure(tx, seen.environmentId, [seen.id], async () => one(await tx.privacy.lockByRevocationDigest(d)));
+      const inst = installations[0];
       if (!inst) return;
-      const anonymous = await tx.privacy.anonymousProfiles(inst.environmentId, inst.id);
+      const anonymous = of.get(inst.id) ?? [];
       // The send ledger keeps its rows but names neither any more (issue 21 point 16); before
       // the erasure below, which removes the index that finds those sends.
       await deps.sends.redactSendsIn(tx, inst.environmentId, [inst.id, ...anonymous]);
@@ -60,12 +92,11 @@ export function createPrivacyService(deps: { store: Stores & TxRunner<Stores>; c
   }
 
   /**
-   * Erases one locked installation as a revocation would (anonymous profiles only it used, the
-   * sends naming them redacted first) and records its revocation credential as used, so the
-   * SDK's own revocation afterwards is the 204 of a repeat.
+   * Erases one locked installation as a revocation would (anonymous profiles only it used,
+   * locked too: `lockForErasure`; the sends naming them redacted first) and records its
+   * revocation credential as used, so the SDK's own revocation afterwards is the 204 of a repeat.
    */
-  async function eraseLocked(tx: Stores, inst: { id: string; environmentId: string; revocationDigest: string }, at: string): Promise<void> {
-    const anonymous = await tx.privacy.anonymousProfiles(inst.environmentId, inst.id);
+  async function eraseLocked(tx: Stores, inst: { id: string; environmentId: string; revocationDigest: string }, anonymous: readonly string[], at: string): Promise<void> {
     await deps.sends.redactSendsIn(tx, inst.environmentId, [inst.id, ...anonymous]);
     await tx.privacy.erase(inst.environmentId, inst.id, anonymous, inst.revocationDigest, newId(), at);
   }
@@ -79,9 +110,10 @@ export function createPrivacyService(deps: { store: Stores & TxRunner<Stores>; c
   async function eraseInstallation(environmentId: string, installationId: string, actor: AuditActor): Promise<void> {
     const at = clock.now().toISOString();
     await store.tx(async (tx) => {
-      const inst = await tx.privacy.lockById(environmentId, installationId);
+      const { installations, anonymous } = await lockForErasure(tx, environmentId, [installationId], async () => one(await tx.privacy.lockById(environmentId, installationId)));
+      const inst = installations[0];
       if (!inst) throw InspectionErrors.unknownInstallation();
-      await eraseLocked(tx, inst, at);
+      await eraseLocked(tx, inst, anonymous.get(inst.id) ?? [], at);
       toldAfterCommit(tx, environmentId, inst.id);
       await auditIn(tx, actor, 'installation.erased', { type: 'installation', id: inst.id }, { environmentId }, at);
       tx.afterCommit(deps.scrubDeleted);
@@ -102,9 +134,11 @@ export function createPrivacyService(deps: { store: Stores & TxRunner<Stores>; c
       const id = 'id' in ref ? ref.id : await tx.privacy.profileIdOf(environmentId, ref.externalId);
       const profile = id === undefined ? undefined : await tx.privacy.lockProfile(environmentId, id);
       if (!profile) throw InspectionErrors.unknownProfile();
-      const bound = await tx.privacy.boundTo(environmentId, profile.id);
+      // The profile, then the anonymous profiles of the installations bound to it, then those installations.
+      const peek = await tx.privacy.boundIds(environmentId, profile.id);
+      const { installations: bound, anonymous } = await lockForErasure(tx, environmentId, peek, () => tx.privacy.boundTo(environmentId, profile.id), new Set([profile.id]));
       for (const inst of bound) {
-        await eraseLocked(tx, inst, at);
+        await eraseLocked(tx, inst, anonymous.get(inst.id) ?? [], at);
         toldAfterCommit(tx, environmentId, inst.id);
       }
       await deps.sends.redactSendsIn(tx, environmentId, [profile.id], profile.externalId ?? undefined);

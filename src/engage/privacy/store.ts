@@ -1,9 +1,12 @@
 import { getTableConfig, type SQLiteColumn } from 'drizzle-orm/sqlite-core';
 import { erasedProfileOwned, externalIdOwned, installationOwned, profileOwned, type OwnedRows } from '../../db/schema/erasure';
-import { forUpdate, type Sql } from '../../platform/store/sql';
+import { forUpdate, inList, type Sql } from '../../platform/store/sql';
 
-const ANONYMOUS_PROFILES = `SELECT g.profile_id AS "profileId" FROM installation_generations g JOIN profiles p ON p.id = g.profile_id
-                            WHERE g.installation_id = ? AND p.external_id IS NULL AND p.environment_id = ?`;
+const ANONYMOUS_PROFILES = (n: number) => `SELECT DISTINCT g.installation_id AS "installationId", g.profile_id AS "profileId"
+  FROM installation_generations g JOIN profiles p ON p.id = g.profile_id
+  WHERE g.installation_id IN (${inList(n)}) AND p.external_id IS NULL AND p.environment_id = ?`;
+/** Ids per IN list. */
+const CHUNK = 500;
 
 /** The value a cleared column takes: NULL, or the empty value of its type when NOT NULL. */
 function clearedValue(c: SQLiteColumn): string {
@@ -56,6 +59,8 @@ export function createPrivacyStore(db: Sql) {
     lockProfile: `SELECT id, external_id AS "externalId" FROM profiles WHERE environment_id = ? AND id = ?${forUpdate(db.dialect)}`,
     profileByExternalId: 'SELECT id FROM profiles WHERE environment_id = ? AND external_id = ?',
     boundTo: `SELECT id, environment_id AS "environmentId", revocation_digest AS "revocationDigest" FROM installations WHERE environment_id = ? AND profile_id = ? ORDER BY id${forUpdate(db.dialect)}`,
+    boundIds: 'SELECT id FROM installations WHERE environment_id = ? AND profile_id = ?',
+    lockProfiles: (n: number) => `SELECT id FROM profiles WHERE environment_id = ? AND id IN (${inList(n)}) ORDER BY id${forUpdate(db.dialect)}`,
     recordRevoked: `INSERT INTO revoked_installations (revocation_digest, environment_id, operation_id, revoked_at) VALUES (?, ?, ?, ?)
       ON CONFLICT (revocation_digest) DO NOTHING`,
   } as const;
@@ -76,9 +81,20 @@ export function createPrivacyStore(db: Sql) {
     async profileIdOf(environmentId: string, externalId: string): Promise<string | undefined> {
       return (await db.get<{ id: string }>(SQL.profileByExternalId, [environmentId, externalId]))?.id;
     },
-    /** The installations bound to the profile now, locked. */
+    /** The installations bound to the profile now, locked (in id order). */
     boundTo(environmentId: string, profileId: string): Promise<Locked[]> {
       return db.all<Locked>(SQL.boundTo, [environmentId, profileId]);
+    },
+    /** The ids of the installations bound to the profile now, not locked (what `boundTo` will likely lock). */
+    async boundIds(environmentId: string, profileId: string): Promise<string[]> {
+      return (await db.all<{ id: string }>(SQL.boundIds, [environmentId, profileId])).map((r) => r.id);
+    },
+    /** Locks the profiles of the environment among `ids` until the transaction ends, in id order (`ids` sorted and distinct). */
+    async lockProfiles(environmentId: string, ids: readonly string[]): Promise<void> {
+      for (let i = 0; i < ids.length; i += CHUNK) {
+        const part = ids.slice(i, i + CHUNK);
+        await db.all(SQL.lockProfiles(part.length), [environmentId, ...part]);
+      }
     },
     /**
      * Erases a person's profile (erasedProfileOwned: the operations recorded under it, its
@@ -99,9 +115,16 @@ export function createPrivacyStore(db: Sql) {
     async wasRevoked(revocationDigest: string): Promise<boolean> {
       return (await db.get(SQL.revoked, [revocationDigest])) !== undefined;
     },
-    /** The anonymous profiles the installation used (none has an external id): erased with it. */
-    async anonymousProfiles(environmentId: string, installationId: string): Promise<string[]> {
-      return (await db.all<{ profileId: string }>(ANONYMOUS_PROFILES, [installationId, environmentId])).map((r) => r.profileId);
+    /** The anonymous profiles (none has an external id) each of the installations used, erased with it; an installation with none has no entry. */
+    async anonymousProfiles(environmentId: string, installationIds: readonly string[]): Promise<Map<string, string[]>> {
+      const out = new Map<string, string[]>();
+      for (let i = 0; i < installationIds.length; i += CHUNK) {
+        const part = installationIds.slice(i, i + CHUNK);
+        for (const r of await db.all<{ installationId: string; profileId: string }>(ANONYMOUS_PROFILES(part.length), [...part, environmentId])) {
+          out.set(r.installationId, [...(out.get(r.installationId) ?? []), r.profileId]);
+        }
+      }
+      return out;
     },
     /**
      * Erases everything declared as the installation's (db/schema/erasure.ts): operations

@@ -111,6 +111,17 @@ export function forUpdate(dialect: Dialect): string {
 }
 
 /**
+ * ` FOR KEY SHARE [OF <table>]` on PostgreSQL: what a foreign key check takes on the row it
+ * references. It lets others update the row's other columns but not delete it (or change its key)
+ * until the transaction ends: a writer naming a row in rows of its own (a send naming an
+ * installation) keeps a concurrent erasure of it waiting, or, behind one, finds it gone.
+ * Nothing on SQLite, whose writer is alone.
+ */
+export function forKeyShare(dialect: Dialect, of?: string): string {
+  return dialect === 'postgres' ? ` FOR KEY SHARE${of === undefined ? '' : ` OF ${of}`}` : '';
+}
+
+/**
  * A multi-row statement's text per row count, made once per process: each count is one text,
  * prepared once and kept (the engines cache prepared statements by text).
  */
