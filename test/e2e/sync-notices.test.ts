@@ -2,8 +2,9 @@
  * The sync's change notices (issue 26 point 6) on the built executable: an installation's
  * stream (GET /v1/sdk/sync/events) hears a write within a second, through another `engage
  * serve` process on PostgreSQL (LISTEN/NOTIFY) and from a CLI command (NOTIFY only); it sends
- * heartbeats, closes after --sync-stream-idle, and /metrics counts it. On SQLite one process
- * serves: the write goes through it.
+ * heartbeats, closes after --sync-stream-idle, and /metrics counts it; it ends at once when
+ * its app is disabled through another process's administration API (or, on PostgreSQL, by the
+ * CLI). On SQLite one process serves: the write goes through it.
  */
 import { randomUUID } from 'node:crypto';
 import { writeFile } from 'node:fs/promises';
@@ -13,6 +14,7 @@ import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createSandbox, freePort, type RunningServer, type Sandbox } from '../helpers/binary';
 import { EventReader, SYNC_EVENT } from '../helpers/sse';
+import { engageAdminToken } from '../helpers/engage-admin-token';
 
 const ON_POSTGRES = process.env.ENGAGE_TEST_ENGINE === 'postgres';
 
@@ -22,11 +24,18 @@ let writer: string; // where writes go
 let listener: string; // where the stream is (another process on PostgreSQL)
 let appKey: string;
 const readers: EventReader[] = [];
+/** Apps the app-disable case turns off (the others keep `appKey`'s), and an operator's token of the engagement administration API. */
+let spare: { api: { id: string; appKey: string }; cli: { id: string; appKey: string } };
+let adminToken: string;
+const PASSWORD = 'correct horse battery staple';
 
 beforeAll(async () => {
   sb = await createSandbox({ prefix: 'engage-sync-notices-' });
   await sb.cli(['environments', 'create', '--name', 'prod']);
   appKey = (await sb.cliJson<{ appKey: string }>(['apps', 'create', '--environment', 'prod', '--platform', 'IOS', '--name', 'ios'])).appKey;
+  const app = (name: string) => sb.cliJson<{ id: string; appKey: string }>(['apps', 'create', '--environment', 'prod', '--platform', 'IOS', '--name', name]);
+  spare = { api: await app('ios-api'), cli: await app('ios-cli') };
+  await sb.cli(['operators', 'create', '--email', 'ops@example.com', '--password-stdin'], { stdin: `${PASSWORD}\n` });
   const args = ['--sync-stream-idle', '2'];
   const env = { ENGAGE_SYNC_STREAM_HEARTBEAT: '1' };
   servers.push(await sb.serve({ args, env }));
@@ -36,6 +45,7 @@ beforeAll(async () => {
     servers.push(await sb.serve({ port, args, env }));
     listener = `http://127.0.0.1:${port}`;
   } else listener = writer;
+  adminToken = await engageAdminToken(writer, 'ops@example.com', PASSWORD);
 }, 60_000);
 afterAll(async () => {
   for (const r of readers) await r.cancel();
@@ -43,10 +53,10 @@ afterAll(async () => {
   await sb?.cleanup();
 });
 
-async function installation(): Promise<{ installationId: string; credential: string }> {
+async function installation(key = appKey): Promise<{ installationId: string; credential: string }> {
   const res = await fetch(`${writer}/v1/sdk/installations`, {
     method: 'POST',
-    headers: { 'content-type': 'application/json', 'x-service-app-key': appKey },
+    headers: { 'content-type': 'application/json', 'x-service-app-key': key },
     body: JSON.stringify({ platform: 'IOS', sdkVersion: '1.0.0', appVersion: '1.0.0', osVersion: '17.0', deviceModel: 'iPhone', locale: 'en-US', timezone: 'Europe/Paris' }),
   });
   expect(res.status).toBe(201);
@@ -100,6 +110,42 @@ describe('GET /v1/sdk/sync/events on the executable', () => {
     // On PostgreSQL the command's NOTIFY reaches the serving process; on SQLite a command
     // cannot reach a server: the SDK's periodic sync covers it (docs/sync.md).
     expect(await ra.nextEvent(ON_POSTGRES ? 1_000 : 500)).toBe(ON_POSTGRES ? SYNC_EVENT : 'timeout');
+  });
+
+  it(`disabling an app through the administration API${ON_POSTGRES ? ' of another process, or by the CLI (NOTIFY),' : ''} ends its installations' streams at once; a reconnection is refused; another app's stream stays`, async () => {
+    const [a, b, other] = [await installation(spare.api.appKey), await installation(spare.cli.appKey), await installation()];
+    const [ra, ro] = [await stream(a.credential), await stream(other.credential)];
+    const refused = async (credential: string) => {
+      const res = await new Promise<IncomingMessage>((resolve, reject) =>
+        get(`${listener}/v1/sdk/sync/events`, { headers: { authorization: `Bearer ${credential}` }, agent: false }, resolve).on('error', reject),
+      );
+      res.resume();
+      return res.statusCode === 401;
+    };
+    const started = Date.now();
+    const res = await fetch(`${writer}/t/control/engage/admin/environments/prod/apps/${spare.api.id}`, {
+      method: 'PATCH',
+      headers: { authorization: `Bearer ${adminToken}`, 'content-type': 'application/json' },
+      body: JSON.stringify({ status: 'DISABLED' }),
+    });
+    expect(res.status).toBe(200);
+    expect(await ra.nextEvent(1_000)).toBe('closed');
+    // Well before the idle end (2 s): the app's notice ended it.
+    expect(Date.now() - started).toBeLessThan(1_000);
+    expect(await refused(a.credential)).toBe(true);
+    // Another app's stream is open still, and told of its installation's writes.
+    expect((await attributes(other.credential)).status).toBe(202);
+    expect(await ro.nextEvent(1_000)).toBe(SYNC_EVENT);
+    // The CLI's `engage apps disable`: on PostgreSQL its NOTIFY reaches the serving processes; on
+    // SQLite a command cannot reach a server (the stream ends at its next notice or idle time).
+    const rb = await stream(b.credential);
+    const opened = Date.now();
+    await sb.cli(['apps', 'disable', spare.cli.id]);
+    if (ON_POSTGRES) {
+      expect(await rb.nextEvent(1_000)).toBe('closed');
+      expect(Date.now() - opened).toBeLessThan(1_900);
+    }
+    expect(await refused(b.credential)).toBe(true);
   });
 
   it('heartbeats while quiet, the end of the stream after --sync-stream-idle, and /metrics counts the open streams', async () => {

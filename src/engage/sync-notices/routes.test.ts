@@ -144,7 +144,7 @@ describe('GET /v1/sdk/sync/events', () => {
     expect(await rbadge.nextEvent(1_000)).toBe('closed');
     expect((await events(a.credential)).status).toBe(401);
     expect(await rc.nextEvent(QUIET_MS)).toBe('timeout');
-    // PUT …/apps/{app} {"status": "DISABLED"} (the API's and the console's path).
+    // PATCH …/apps/{app} {"status": "DISABLED"} (the API's and the console's path).
     await apps.updateApp(env.environment.id, android.id, { status: 'DISABLED' }, ACTOR);
     expect(await rc.nextEvent(1_000)).toBe('closed');
     expect((await events(c.credential)).status).toBe(401);
