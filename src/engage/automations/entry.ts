@@ -90,6 +90,8 @@ export function createAutomationEntry(deps: {
   /** The re-entry policy (default NEVER): undefined when a new run may start, else why not. */
   async function reentryRefusal(tx: AutomationStores, d: AutomationDefinition, automationId: string, profileId: string, nowMs: number): Promise<string | undefined> {
     const r = d.reentry ?? { mode: 'NEVER' as const };
+    // Always, with neither a cap nor an interval: nothing of the earlier runs decides (no read).
+    if (r.mode === 'ALWAYS' && r.maxRunsPerProfile === undefined && r.minIntervalSeconds === undefined) return undefined;
     const held = await tx.automations.profileRuns(profileId, automationId);
     if (held.count === 0) return undefined;
     if (r.maxRunsPerProfile !== undefined && held.count >= r.maxRunsPerProfile) return `the profile had ${held.count} runs (at most ${r.maxRunsPerProfile})`;
