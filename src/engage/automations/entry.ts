@@ -168,7 +168,9 @@ export function createAutomationEntry(deps: {
    */
 async function trigger(key: AccessKeyPrincipal, automationApiKey: string, body: { profileId: string; context?: unknown }, idempotencyKey?: string): Promise<{ replayed: boolean; response: TriggerResponse }> {
     const env = key.environmentId;
-    const requestHash = requestDigest({ automationApiKey: digest(automationApiKey), profileId: body.profileId, context: body.context ?? {} });
+    const keyDigest = digest(automationApiKey);
+    // Only a request with an Idempotency-Key is compared with another: its digest is made for it alone.
+    const requestHash = idempotencyKey === undefined ? '' : requestDigest({ automationApiKey: keyDigest, profileId: body.profileId, context: body.context ?? {} });
     if (idempotencyKey !== undefined) {
       const found = await store.automations.findTrigger(env, idempotencyKey);
       if (found) {
@@ -177,7 +179,7 @@ async function trigger(key: AccessKeyPrincipal, automationApiKey: string, body: 
         return { replayed: true, response: JSON.parse(found.response) as TriggerResponse };
       }
     }
-    const a = automationApiKey.startsWith(AUTOMATION_KEY_PREFIX) ? await store.automations.byApiKey(digest(automationApiKey)) : undefined;
+    const a = automationApiKey.startsWith(AUTOMATION_KEY_PREFIX) ? await store.automations.byApiKey(keyDigest) : undefined;
     if (!a || a.environmentId !== env) throw AutomationErrors.triggerNotFound();
     if (a.status !== 'ACTIVE' || a.publishedVersion === null) throw AutomationErrors.inactive(a.status);
     const def = await publishedDefinition(a.id, a.publishedVersion);
