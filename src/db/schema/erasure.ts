@@ -87,8 +87,11 @@ export const profileOwned: OwnedRows[] = [
   // In-app messages an automation made eligible for the profile (issue 28).
   { table: inAppGrants, owner: inAppGrants.profileId, erase: 'delete' },
   // Automations (issue 28): the profile's runs (their context and entry event) and their steps' outputs; erasing them ends them.
-  { table: automationSteps, owner: automationSteps.profileId, erase: 'delete' },
+  // The runs first: a step's transaction writes its step row and then moves its run on, conditional
+  // on the run's row; deleting the runs waits for a step in flight to commit (its row is then erased
+  // below) or makes it find its run gone and roll back (docs/decisions.md "Sends and erasures: one lock order").
   { table: automationRuns, owner: automationRuns.profileId, erase: 'delete' },
+  { table: automationSteps, owner: automationSteps.profileId, erase: 'delete' },
   { table: profiles, owner: profiles.id, erase: 'delete' },
 ];
 

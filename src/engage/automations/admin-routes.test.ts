@@ -61,8 +61,9 @@ const file = (key: string, over: Record<string, unknown> = {}) => ({
   ...over,
 });
 
-/** A run of the automation for a (made-up) profile, entered as the trigger enters one. */
+/** A run of the automation for a (made-up, inserted) profile, entered as the trigger enters one: an entry needs its profile to be there. */
 async function enterRun(environmentId: string, key: string, profileId = randomUUID()): Promise<string> {
+  await h.sql.run('INSERT INTO profiles (id, environment_id, external_id, created_at) VALUES (?, ?, NULL, ?) ON CONFLICT (id) DO NOTHING', [profileId, environmentId, '2026-01-01T00:00:00.000Z']);
   const [, view] = await body(await a.call('GET', `/environments/${environmentId}/automations/${key}`, readOnly));
   const row = { id: view.id, status: view.status, publishedVersion: view.publishedVersion } as AutomationRow;
   return (await h.services.engage.automations.enter(environmentId, row, profileId, { orderId: 'A-17' }, { type: 'API' })).runId;

@@ -122,6 +122,8 @@ export function createAutomationEntry(deps: {
     const run = { accepted: true, runId: opts.runId ?? newTimeOrderedId(), enteredAt: at.toISOString() };
     await commit(`${a.id}:${profileId}`, async (tx) => {
       await tx.automations.lockEntry(profileId, a.id);
+      // The profile kept from erasure until this commits; one erased since the audience was read gets no run.
+      if (!(await tx.automations.holdProfile(environmentId, profileId))) throw AutomationErrors.profileNotFound();
       // A run of this id is there already: this entry was made before (an event acted on twice).
       if (opts.runId !== undefined && (await tx.automations.run(environmentId, opts.runId))) return;
       const refused = await reentryRefusal(tx, def, a.id, profileId, at.getTime());

@@ -81,7 +81,8 @@ export function createEventHandling(deps: {
           await deps.automations.enter(environmentId, row, profileId, {}, { type: 'EVENT', name: e.name, properties: e.properties }, { runId: derivedId(`${key}:${a.id}:${index}`) });
         } catch (err) {
           const code = (err as { code?: string }).code;
-          if (code !== 'reentry_refused' && code !== 'profile_not_in_audience' && code !== 'automation_not_active') logger.error('automation event entry failed', { err });
+          // profile_not_found: erased since the batch that recorded the event committed.
+          if (code !== 'reentry_refused' && code !== 'profile_not_in_audience' && code !== 'automation_not_active' && code !== 'profile_not_found') logger.error('automation event entry failed', { err });
         }
       }
     }

@@ -1,5 +1,5 @@
 import { createGroupCommit } from '../../platform/store/group-commit';
-import type { Dialect, Sql } from '../../platform/store/sql';
+import { forKeyShare, type Dialect, type Sql } from '../../platform/store/sql';
 import type { TxRunner, TxScope } from '../../platform/store/store';
 import { claimText, nextDueText, type ClaimTable } from '../../platform/work/claim';
 import type { AutomationStatus, RunStatus, StepStatus } from './schemas';
@@ -148,6 +148,7 @@ const step = (r: StepRow): StepRow => ({ ...r, seq: Number(r.seq), attempts: Num
 export function createAutomationStore(db: Sql) {
   const claim = claimText(AUTOMATION_RUNS, db.dialect);
   const nextDue = nextDueText(AUTOMATION_RUNS);
+  const holdProfile = `SELECT 1 AS one FROM profiles WHERE environment_id = ? AND id = ?${forKeyShare(db.dialect)}`;
   const one = async (text: string, params: unknown[]) => (await db.run(text, params)) === 1;
   return {
     /** The engine these rows are in (automationCommitter, work.ts). */
@@ -179,6 +180,14 @@ export function createAutomationStore(db: Sql) {
      */
     async lockEntry(profileId: string, automationId: string): Promise<void> {
       if (db.dialect === 'postgres') await db.get('SELECT pg_advisory_xact_lock(hashtext(?)) AS locked', [`${automationId}:${profileId}`]);
+    },
+    /**
+     * Whether the profile is there, kept from erasure until the transaction ends (FOR KEY SHARE,
+     * as a send keeps its recipient: messaging/recipient-store.ts): a run inserted for it commits
+     * before a profile erasure's statements, which then erase it, or the profile is found gone.
+     */
+    async holdProfile(environmentId: string, profileId: string): Promise<boolean> {
+      return (await db.get(holdProfile, [environmentId, profileId])) !== undefined;
     },
     /** The published definitions of the environment's ACTIVE and PAUSED automations (event entries and exits). */
     eventAutomations: async (environmentId: string) =>
