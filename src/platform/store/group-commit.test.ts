@@ -114,4 +114,32 @@ describe('group commit', () => {
     expect(await Promise.all(items.map(grouped))).toEqual(['b1', 'a1', 'b2', 'a2']);
     expect(ran).toEqual(['a1', 'a2', 'b1', 'b2']);
   });
+
+  it('an item that loses a deadlock (40P01) is undone and runs again in a later group; one that keeps losing gets the error after 3 reruns', async () => {
+    const { store } = h.services;
+    const txSpy = vi.spyOn(store, 'tx');
+    const runs = new Map<string, number>();
+    const deadlock = () => Object.assign(new Error('deadlock detected'), { code: '40P01' });
+    const grouped = createGroupCommit(store, async (tx, slug: string) => {
+      const n = (runs.get(slug) ?? 0) + 1;
+      runs.set(slug, n);
+      await tx.tenants.insert(row(`${slug}-${n}`));
+      if (slug === 'victim' && n === 1) throw deadlock();
+      if (slug === 'always') throw deadlock();
+      return n;
+    });
+    const [calm, victim, always] = await Promise.allSettled([grouped('calm'), grouped('victim'), grouped('always')]);
+
+    expect(calm).toEqual({ status: 'fulfilled', value: 1 });
+    expect(victim).toEqual({ status: 'fulfilled', value: 2 });
+    expect(await exists('victim-1')).toBe(false);
+    expect(await exists('victim-2')).toBe(true);
+    expect(always.status).toBe('rejected');
+    expect((always as PromiseRejectedResult).reason).toMatchObject({ code: '40P01' });
+    expect(runs.get('always')).toBe(4);
+    for (let n = 1; n <= 4; n++) expect(await exists(`always-${n}`)).toBe(false);
+    // The first group, then one per rerun of the item that kept losing.
+    expect(txSpy).toHaveBeenCalledTimes(4);
+  });
 });
+

@@ -1,4 +1,4 @@
-import { TransactionAborted, type TxRunner, type TxScope } from './store';
+import { isRetryable, TransactionAborted, type TxRunner, type TxScope } from './store';
 import { outsideTransaction } from './tx-frame';
 
 /**
@@ -12,12 +12,17 @@ import { outsideTransaction } from './tx-frame';
  * error, or anything unexpected: a stack overflow while storing, a constraint) has only its
  * own writes and after-commit hooks undone, and only its caller gets the error; the others
  * commit and answer. Only a failure of the transaction itself (COMMIT, or an error after which
- * SQLite rolled the whole transaction back) fails every item of the group.
+ * SQLite rolled the whole transaction back) fails every item of the group. An item chosen as a
+ * deadlock's victim (PostgreSQL 40P01, or a serialization failure) is undone the same way and
+ * runs again in a later group, up to RERUNS times, as a transaction of its own would.
  *
  * Called inside a transaction of the store (an item's own work included), an item does not
  * wait for the next group, which could only start after that transaction (a deadlock): it
  * runs at once in that transaction, as a nested `tx` (store.ts), and commits with it.
  */
+/** How many times an item that lost a deadlock runs again before its caller gets the error. */
+const RERUNS = 3;
+
 export function createGroupCommit<S, I, O>(
   store: TxRunner<S>,
   work: (tx: S & TxScope, item: I) => O | Promise<O>,
@@ -28,7 +33,7 @@ export function createGroupCommit<S, I, O>(
    */
   lockOrder?: (item: I) => string,
 ): (item: I) => Promise<O> {
-  type Pending = { item: I; resolve: (o: O) => void; reject: (e: unknown) => void };
+  type Pending = { item: I; resolve: (o: O) => void; reject: (e: unknown) => void; reruns?: number };
   type Outcome = { ok: true; value: O } | { ok: false; error: unknown };
   let queued: Pending[] = [];
 
@@ -55,8 +60,10 @@ export function createGroupCommit<S, I, O>(
     }
     for (let i = 0; i < group.length; i++) {
       const o = outcomes[i];
-      if (o.ok) group[i].resolve(o.value);
-      else group[i].reject(o.error);
+      const p = group[i];
+      if (o.ok) p.resolve(o.value);
+      else if (isRetryable(o.error) && (p.reruns ?? 0) < RERUNS) queued.push({ ...p, reruns: (p.reruns ?? 0) + 1 });
+      else p.reject(o.error);
     }
   }
 

@@ -5,7 +5,7 @@ import type { Logger } from '../logger';
 import { pendingPgMigrations } from './pg-migrations';
 import { createPostgresSql, isConnectionLost, newPgClient, scrubFor, type Pg, type PgRunner } from './postgres';
 import type { Sql } from './sql';
-import { TransactionAborted, runAfterCommitHooks, type StoreOf, type TxMetrics, type TxOptions, type TxScope } from './store';
+import { isRetryable, TransactionAborted, runAfterCommitHooks, type StoreOf, type TxMetrics, type TxOptions, type TxScope } from './store';
 import { joinable, runFrame, TxFrame, type Isolation } from './tx-frame';
 import { HeardVersions, noticeReport, versionReport } from './pg-versions';
 import { CHANNEL } from './version-channels';
@@ -19,15 +19,6 @@ export interface PostgresStoreOptions {
 
 const ENGINE = { engine: 'postgres' } as const;
 
-/** serialization_failure and deadlock_detected: the transaction may simply run again. */
-const RETRYABLE = new Set(['40001', '40P01']);
-
-export function isRetryable(e: unknown): boolean {
-  for (let c: unknown = e, depth = 0; c instanceof Error && depth < 5; c = c.cause, depth++) {
-    if (RETRYABLE.has((c as { code?: string }).code ?? '')) return true;
-  }
-  return false;
-}
 
 const CATALOG_CHANNEL = 'engage_catalog';
 const BEGIN = {

@@ -143,3 +143,13 @@ export function runAfterCommitHooks(fns: readonly (() => unknown)[], logger: Log
     }
   });
 }
+
+/** serialization_failure and deadlock_detected (PostgreSQL): the transaction may simply run again. */
+const RETRYABLE = new Set(['40001', '40P01']);
+
+export function isRetryable(e: unknown): boolean {
+  for (let c: unknown = e, depth = 0; c instanceof Error && depth < 5; c = c.cause, depth++) {
+    if (RETRYABLE.has((c as { code?: string }).code ?? '')) return true;
+  }
+  return false;
+}
