@@ -343,9 +343,20 @@ try {
   // 3. Timers: topped up to TIMERS waiting runs through the trigger endpoint.
   t = performance.now();
   const topUp = TIMERS - timersAdmitted;
-  const seeding = topUp > 0 ? await closedLoop('timer', { amount: topUp, context: (i) => ({ n: i }) }) : undefined;
-  const timers = await runsOf('timer');
-  for (let i = 0; i < 600 && (await runsOf('timer', 'WAITING')) < timers; i++) await sleep(1000);
+  // In two halves, the RSS after each once all are WAITING: what the second half adds is what
+  // waiting runs cost, apart from the warm-up (heap grown under load, SQLite's page caches filling).
+  const allWaiting = async () => {
+    const n = await runsOf('timer');
+    for (let i = 0; i < 600 && (await runsOf('timer', 'WAITING')) < n; i++) await sleep(1000);
+    return n;
+  };
+  const firstHalf = Math.floor(topUp / 2);
+  const seeding = topUp > 0 ? await closedLoop('timer', { amount: firstHalf, context: (i) => ({ n: i }) }) : undefined;
+  const timersMid = await allWaiting();
+  await sleep(5000);
+  const rssMid = rssMiB(proc.pid);
+  if (topUp - firstHalf > 0) await closedLoop('timer', { amount: topUp - firstHalf, context: (i) => ({ n: firstHalf + i }) });
+  const timers = await allWaiting();
   const seedSeconds = +((performance.now() - t) / 1000).toFixed(1);
   const waiting = await runsOf('timer', 'WAITING');
   log(`timers: ${timers} runs, ${waiting} waiting, seeded in ${seedSeconds} s`);
@@ -392,7 +403,14 @@ try {
     runs: timers,
     waitingBeforeAdvance: waiting,
     seeded: { throughTrigger: true, seconds: seedSeconds, topUp: seeding },
-    rssMiB: { beforeAdmission: rssBefore, allWaiting: rssAfter, bytesPerRun: Math.round(((rssAfter - rssBefore) * 1024 * 1024) / Math.max(1, timers)) },
+    rssMiB: {
+      beforeAdmission: rssBefore,
+      halfWaiting: { runs: timersMid, rss: rssMid },
+      allWaiting: rssAfter,
+      bytesPerRun: Math.round(((rssAfter - rssBefore) * 1024 * 1024) / Math.max(1, timers)),
+      // The second half alone: the warm-up is behind it.
+      bytesPerRunSecondHalf: Math.round(((rssAfter - rssMid) * 1024 * 1024) / Math.max(1, timers - timersMid)),
+    },
     dueAt: due,
     resumed: Number(byeRows[0].n),
     firstResumedAfterDueMs: byeRows[0].firstStart ? Date.parse(byeRows[0].firstStart) - dueMs : null,
