@@ -71,11 +71,14 @@ export function createAutomationEntry(deps: {
 
 
   /** Whether the profile, with one of its installations (or none), meets every audience condition. */
+  /** Audiences compiled once per kept definition (published versions are kept per process). */
+  const compiledAudiences = new WeakMap<object, ((ctx: FlagContext) => boolean)[]>();
   async function inAudience(environmentId: string, d: AutomationDefinition, profileId: string): Promise<boolean> {
     if (!d.audience || d.audience.length === 0) return true;
     const p = await deps.profiles.profile(environmentId, profileId);
     if (!p) return false;
-    const tests = d.audience.map(compileCondition);
+    let tests = compiledAudiences.get(d.audience);
+    if (!tests) compiledAudiences.set(d.audience, (tests = d.audience.map(compileCondition)));
     const readsInstallation = d.audience.some((c) => c.attribute.startsWith('installation.'));
     const profile = { id: p.id, externalId: p.externalId ?? '', attributes: p.attributes, tags: p.tags };
     const contexts: FlagContext[] = [];
@@ -191,7 +194,10 @@ async function trigger(key: AccessKeyPrincipal, automationApiKey: string, body: 
     const context = body.context ?? {};
     const problem = contextProblem(context);
     if (problem) throw AutomationErrors.contextTooLarge(problem);
-    if (!(await deps.profiles.exists(env, body.profileId))) throw AutomationErrors.profileNotFound();
+    // With an audience the profile is read before the run's transaction, and one that is not
+    // there must say so rather than "not in the audience"; without one, the transaction's own
+    // hold on the profile (enter) answers profile_not_found.
+    if (def.audience && def.audience.length > 0 && !(await deps.profiles.exists(env, body.profileId))) throw AutomationErrors.profileNotFound();
     let replay: TriggerResponse | undefined;
     try {
       const response = await enter(env, a, body.profileId, context as Record<string, unknown>, { type: 'API' }, {
