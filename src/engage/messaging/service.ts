@@ -38,17 +38,6 @@ const MINUTE = 60_000;
 class IdempotencyRace extends Error {}
 
 /**
- * PostgreSQL's deadlock_detected (40P01) on one send of a group: with an inbox part a send locks
- * its inbox owner's row after its template's rate row, so two processes' groups can lock a rate
- * row and an owner in opposite orders. The victim's savepoint is rolled back (its locks go with
- * it); the send runs again in a later group.
- */
-function isDeadlock(e: unknown): boolean {
-  for (let c: unknown = e, depth = 0; c instanceof Error && depth < 5; c = c.cause, depth++) if ((c as { code?: string }).code === '40P01') return true;
-  return false;
-}
-
-/**
  * Why an installation of an app the key may use gets no delivery, in the order the conditions
  * are checked (docs/decisions.md). Installations of other apps never get this far (point 14).
  */
@@ -235,7 +224,7 @@ export function createSendService(deps: { store: Stores & TxRunner<Stores>; cloc
         return { replayed: false, response };
       } });
     const again = (tries: number) => (e: unknown): Promise<Admitted> => {
-      if (tries > 0 && (e instanceof IdempotencyRace || isDeadlock(e))) return attempt(true).catch(again(tries - 1));
+      if (tries > 0 && e instanceof IdempotencyRace) return attempt(true).catch(again(tries - 1));
       throw e;
     };
     return attempt(false).catch(again(2));
