@@ -5,7 +5,7 @@ import { Webhook } from 'standardwebhooks';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { ACTOR } from '../../../test/fixtures/actor';
 import { bearer, ingest, json, op } from '../../../test/fixtures/engage';
-import { createPushWorld, device, type PushWorld } from '../../../test/fixtures/messaging';
+import { createPushWorld, device, runAutomationWork, type PushWorld } from '../../../test/fixtures/messaging';
 import type { AutomationDefinition } from './schemas';
 import { nextTimeOfDay } from './time-of-day';
 import { sync } from '../../../test/fixtures/sync';
@@ -15,12 +15,7 @@ import { inboxPage } from '../../../test/fixtures/inbox';
 let w: PushWorld;
 let receiver: { url: string; hits: { id: string; headers: http.IncomingHttpHeaders; body: string }[]; answer: (n: number) => number; close(): Promise<void> };
 const a = () => w.h.services.engage.automations;
-const RUN_ALL = async () => {
-  // Events reach automations through the work items of their ingest batches.
-  await w.h.services.work.runDue();
-  await a().engine.run();
-  await w.h.services.engage.messaging.deliveries.run();
-};
+const RUN_ALL = () => runAutomationWork(w);
 
 beforeAll(async () => {
   w = await createPushWorld({ webhookAllowPrivate: '127.0.0.0/8' });

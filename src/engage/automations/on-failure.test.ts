@@ -3,7 +3,7 @@ import type { AddressInfo } from 'node:net';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { ACTOR } from '../../../test/fixtures/actor';
 import { bearer, json } from '../../../test/fixtures/engage';
-import { createPushWorld, device, templateFile, type PushWorld } from '../../../test/fixtures/messaging';
+import { createPushWorld, device, runAutomationWork, templateFile, type PushWorld } from '../../../test/fixtures/messaging';
 import { applyAll, type ApplyFile } from '../../apply';
 import { SVIX_SCHEDULE_MS } from '../webhooks/delivery';
 import type { AutomationDefinition } from './schemas';
@@ -18,11 +18,7 @@ let w: PushWorld;
 /** A receiver answering each path's status: /ok 200, /gone 410, /bad 400. */
 let receiver: { url: (path: string) => string; hits: { path: string; id: string }[]; close(): Promise<void> };
 const a = () => w.h.services.engage.automations;
-const RUN_ALL = async () => {
-  await w.h.services.work.runDue();
-  await a().engine.run();
-  await w.h.services.engage.messaging.deliveries.run();
-};
+const RUN_ALL = () => runAutomationWork(w);
 
 beforeAll(async () => {
   w = await createPushWorld({ webhookAllowPrivate: '127.0.0.0/8' });

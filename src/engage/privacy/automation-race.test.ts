@@ -1,10 +1,10 @@
-import { setTimeout as sleep } from 'node:timers/promises';
 import pg from 'pg';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { ACTOR } from '../../../test/fixtures/actor';
 import { bearer, json } from '../../../test/fixtures/engage';
 import { createPushWorld, device, type PushWorld } from '../../../test/fixtures/messaging';
 import { TEST_ENGINE } from '../../../test/helpers/harness';
+import { lockWaits } from '../../../test/helpers/lock-waits';
 
 /**
  * A profile erasure racing an automation's writes for the profile leaves no run or step row
@@ -31,17 +31,7 @@ describe.skipIf(TEST_ENGINE !== 'postgres')('a profile erasure racing an automat
   }, 60_000);
   afterAll(() => w?.close());
 
-  const waiting = async () =>
-    Number((await w.h.sql.get<{ n: string }>(`SELECT COUNT(*) AS n FROM pg_stat_activity WHERE datname = current_database() AND wait_event_type = 'Lock'`))!.n);
-  async function settledOrWaiting(p: Promise<unknown>, n: number): Promise<'settled' | 'waiting'> {
-    let settled = false;
-    p.then(() => (settled = true), () => (settled = true));
-    for (const deadline = Date.now() + 15_000; Date.now() < deadline; await sleep(10)) {
-      if (settled) return 'settled';
-      if ((await waiting()) >= n) return 'waiting';
-    }
-    throw new Error(`neither settled nor ${n} sessions waiting on a lock`);
-  }
+  const settledOrWaiting = (p: Promise<unknown>, n: number) => lockWaits(w.h.sql).settledOrWaiting(p, n);
 
   async function person() {
     const externalId = `race-${crypto.randomUUID()}`;

@@ -1,9 +1,9 @@
-import { setTimeout as sleep } from 'node:timers/promises';
 import pg from 'pg';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { ACTOR } from '../../../test/fixtures/actor';
 import { createPushWorld, device, send, sendBody, templateFile, type PushWorld } from '../../../test/fixtures/messaging';
 import { TEST_ENGINE } from '../../../test/helpers/harness';
+import { lockWaits } from '../../../test/helpers/lock-waits';
 
 /**
  * An erasure racing a send leaves nothing naming the erased installation or profile (issue 27/24
@@ -51,19 +51,7 @@ describe.skipIf(TEST_ENGINE !== 'postgres')('an erasure racing a send (PostgreSQ
     };
   }
 
-  const waiting = async () =>
-    Number((await w.h.sql.get<{ n: string }>(`SELECT COUNT(*) AS n FROM pg_stat_activity WHERE datname = current_database() AND wait_event_type = 'Lock'`))!.n);
-
-  /** Waits until `p` settled or `n` sessions wait on a lock. */
-  async function settledOrWaiting(p: Promise<unknown>, n: number): Promise<'settled' | 'waiting'> {
-    let settled = false;
-    p.then(() => (settled = true), () => (settled = true));
-    for (const deadline = Date.now() + 15_000; Date.now() < deadline; await sleep(10)) {
-      if (settled) return 'settled';
-      if ((await waiting()) >= n) return 'waiting';
-    }
-    throw new Error(`neither settled nor ${n} sessions waiting on a lock`);
-  }
+  const settledOrWaiting = (p: Promise<unknown>, n: number) => lockWaits(w.h.sql).settledOrWaiting(p, n);
 
   /** Every table but the audit log (which names an erased profile's id by design) holding one of `ids`. */
   async function naming(ids: readonly string[]): Promise<string[]> {
