@@ -70,9 +70,9 @@ export function createAutomationEntry(deps: {
   const commit = automationCommitter(store, store.automations.dialect);
 
 
-  /** Whether the profile, with one of its installations (or none), meets every audience condition. */
   /** Audiences compiled once per kept definition (published versions are kept per process). */
   const compiledAudiences = new WeakMap<object, ((ctx: FlagContext) => boolean)[]>();
+  /** Whether the profile, with one of its installations (or none), meets every audience condition. */
   async function inAudience(environmentId: string, d: AutomationDefinition, profileId: string): Promise<boolean> {
     if (!d.audience || d.audience.length === 0) return true;
     const p = await deps.profiles.profile(environmentId, profileId);
