@@ -23,6 +23,7 @@
  *          [--engine sqlite|postgres] [--duration 8] [--connections 16] [--rounds 2]
  *          [--streams 10000] [--sample 200] [--pairs 2] [--parts pages,ops,sse,admission]
  *          [--big 10000 (entries of the big inbox)] [--warmup 2 (unmeasured seconds of each kind first)] [--cpu-prof DIR (V8 CPU profiles of the server)]
+ *          [--workers N (serve --workers N, for pages and ops: N processes share the port; CPU is the primary's and every worker's)]
  * `--engine postgres` starts a throwaway cluster (test/helpers/pg-cluster.ts): run it with
  * `node --import tsx bench/inbox.mjs --engine postgres`.
  */
@@ -52,6 +53,7 @@ const { values: args } = parseArgs({
     big: { type: 'string', default: '10000' },
     parts: { type: 'string', default: 'pages,ops,sse,admission' },
     'cpu-prof': { type: 'string' },
+    workers: { type: 'string', default: '1' },
     // The streams' client (a child process).
     client: { type: 'boolean', default: false },
     port: { type: 'string' },
@@ -112,6 +114,10 @@ async function main() {
   const SMALL = 100;
   const OPS_USERS = 16;
   const PARTS = args.parts.split(',');
+  if (args.workers !== '1' && PARTS.some((p) => p === 'sse' || p === 'admission')) {
+    console.error('bench/inbox: --workers is for the pages and ops parts (the sse part reads one process\'s memory; admission runs bench/push.mjs)');
+    process.exit(2);
+  }
   if (!['sqlite', 'postgres'].includes(args.engine)) {
     console.error(`bench/inbox: --engine must be sqlite or postgres, not ${args.engine}`);
     process.exit(2);
@@ -178,7 +184,7 @@ async function main() {
   // The inspector (loopback, random port) lets the benchmark ask the server for a full GC before reading its memory.
   const nodeOptions = [...(args['cpu-prof'] ? [`--cpu-prof --cpu-prof-dir=${path.resolve(args['cpu-prof'])}`] : []), ...(PARTS.includes('sse') ? ['--inspect=127.0.0.1:0'] : [])];
   const serveEnv = nodeOptions.length ? { ...engineEnv, NODE_OPTIONS: nodeOptions.join(' ') } : engineEnv;
-  const proc = spawn(BIN, ['serve', '--data-dir', dataDir, '--port', '0', '--log-level', 'info', '--no-access-log'], { stdio: ['ignore', 'pipe', 'pipe'], env: serveEnv });
+  const proc = spawn(BIN, ['serve', '--data-dir', dataDir, '--port', '0', '--log-level', 'info', '--no-access-log', ...(args.workers === '1' ? [] : ['--workers', args.workers])], { stdio: ['ignore', 'pipe', 'pipe'], env: serveEnv });
   let inspector;
   const url = await new Promise((resolve, reject) => {
     proc.once('exit', (c) => reject(new Error(`server exited ${c}`)));
@@ -199,9 +205,14 @@ async function main() {
     if (res.status >= 300) throw new Error(`${method} ${route}: ${res.status} ${await res.text()}`);
     return res.json();
   };
+  /** The server's CPU time so far (utime + stime of every thread, ticks of 10 ms; with --workers, of the primary and its workers), in ms. */
   const cpuMs = () => {
-    const v = readFileSync(`/proc/${proc.pid}/stat`, 'utf8').split(') ')[1].split(' ');
-    return (Number(v[11]) + Number(v[12])) * 10;
+    const own = (pid) => {
+      const v = readFileSync(`/proc/${pid}/stat`, 'utf8').split(') ')[1].split(' ');
+      return (Number(v[11]) + Number(v[12])) * 10;
+    };
+    const workers = readFileSync(`/proc/${proc.pid}/task/${proc.pid}/children`, 'utf8').split(' ').filter(Boolean);
+    return own(proc.pid) + workers.reduce((sum, w) => sum + own(w), 0);
   };
   const rssKb = () => Number(/VmRSS:\s+(\d+)/.exec(readFileSync(`/proc/${proc.pid}/status`, 'utf8'))[1]);
   /**
@@ -238,7 +249,7 @@ async function main() {
   };
   const page = (d, q = '') => call(`/v1/sdk/inbox${q}`, 'GET', undefined, { authorization: `Bearer ${d.credential}` });
 
-  const result = { engine: args.engine, node: process.version, cpus: cpus().length, loadAverage: { start: loadAtStart } };
+  const result = { engine: args.engine, workers: Number(args.workers), node: process.version, cpus: cpus().length, loadAverage: { start: loadAtStart } };
   try {
     // The inboxes, written by sends: 10,000 entries for `big`, 100 for `small` and for each of 16 `ops-k`.
     const [big, small] = [await device('big'), await device('small')];

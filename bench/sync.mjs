@@ -25,6 +25,7 @@
  *          [--kinds reference,delta,full (the runs to make; the summary needs all three)]
  *          [--keep DIR (SQLite: keep the database and the installations' credentials and cursors in DIR)]
  *          [--reuse DIR (SQLite: measure on what --keep kept, no setup: A/B runs of two binaries on the same data)]
+ *          [--workers N (serve --workers N: N processes share the port; CPU is then the primary's and every worker's)]
  * `--engine postgres` without --database-url starts a throwaway cluster (test/helpers/pg-cluster.ts):
  * run it with `node --import tsx`.
  */
@@ -55,6 +56,7 @@ const { values: args } = parseArgs({
     kinds: { type: 'string', default: 'reference,delta,full' },
     keep: { type: 'string' },
     reuse: { type: 'string' },
+    workers: { type: 'string', default: '1' },
   },
 });
 const INSTALLATIONS = Number(args.installations);
@@ -149,7 +151,7 @@ if (!args.reuse) {
 
 function start() {
   const serveEnv = args['cpu-prof'] ? { ...engineEnv, NODE_OPTIONS: `--cpu-prof --cpu-prof-dir=${path.resolve(args['cpu-prof'])}` } : engineEnv;
-  const proc = spawn(BIN, ['serve', '--data-dir', dataDir, '--port', '0', '--log-level', 'info', '--no-access-log'], { stdio: ['ignore', 'pipe', 'pipe'], env: serveEnv });
+  const proc = spawn(BIN, ['serve', '--data-dir', dataDir, '--port', '0', '--log-level', 'info', '--no-access-log', ...(args.workers === '1' ? [] : ['--workers', args.workers])], { stdio: ['ignore', 'pipe', 'pipe'], env: serveEnv });
   return new Promise((resolve, reject) => {
     proc.once('exit', (c) => reject(new Error(`server exited ${c}`)));
     for (const s of [proc.stdout, proc.stderr])
@@ -168,10 +170,14 @@ const call = async (url, method, body, headers) => {
   if (res.status >= 300) throw new Error(`${method} ${url}: ${res.status} ${await res.text()}`);
   return res.json();
 };
-/** The server's CPU time so far (utime + stime of every thread, ticks of 10 ms), in ms. */
+/** The server's CPU time so far (utime + stime of every thread, ticks of 10 ms; with --workers, of the primary and its workers), in ms. */
 const cpuMs = (pid) => {
-  const v = readFileSync(`/proc/${pid}/stat`, 'utf8').split(') ')[1].split(' ');
-  return (Number(v[11]) + Number(v[12])) * 10;
+  const own = (p) => {
+    const v = readFileSync(`/proc/${p}/stat`, 'utf8').split(') ')[1].split(' ');
+    return (Number(v[11]) + Number(v[12])) * 10;
+  };
+  const workers = readFileSync(`/proc/${pid}/task/${pid}/children`, 'utf8').split(' ').filter(Boolean);
+  return own(pid) + workers.reduce((sum, w) => sum + own(w), 0);
 };
 
 const { proc, url } = await start();
@@ -306,6 +312,7 @@ try {
 
     const summary = {
       engine: args.engine,
+      workers: Number(args.workers),
       node: process.version,
       cpus: cpus().length,
       loadAverage: { start: loadAtStart, end: load() },

@@ -43,6 +43,10 @@ export function createEdgeGuards(engage: EngageServices) {
     installation: guard<EdgeEnv, 'installation', InstallationPrincipal>('installation', async (c: Context<EdgeEnv>) =>
       orUnauthorized(await serving(await engage.installations.authenticate(bearerOf(c)))),
     ),
+    /** The installation credential of POST /v1/sdk/sync: read with the sync head's revisions (sync/service.ts `authenticate`). */
+    syncInstallation: guard<EdgeEnv, 'installation', InstallationPrincipal>('installation', async (c: Context<EdgeEnv>) =>
+      orUnauthorized(await serving(await engage.sync.authenticate(bearerOf(c)))),
+    ),
     revocation: guard<EdgeEnv, 'revocation', RevocationPrincipal>('revocation', async (c: Context<EdgeEnv>) =>
       orUnauthorized(await engage.privacy.authenticate(bearerOf(c))),
     ),

@@ -1,3 +1,4 @@
+import { noStore } from '../../platform/http/request';
 import type { Hono } from 'hono';
 import { DateTime, Strict, T } from '../../platform/http/schema';
 import { IdempotencyKey } from '../binding/schemas';
@@ -51,7 +52,7 @@ export function mountAutomationRoutes(app: Hono<EdgeEnv>, engage: EngageServices
       },
       async (c, input) => {
         const { response } = await engage.automations.trigger(c.get('accessKey'), input.params.automationApiKey, input.body, input.headers['Idempotency-Key']);
-        c.header('Cache-Control', 'no-store');
+        noStore(c);
         return c.json(response, 202);
       },
     ),

@@ -1,3 +1,4 @@
+import { noStore } from '../../platform/http/request';
 import type { Hono } from 'hono';
 import { described } from '../../platform/http/openapi';
 import type { EdgeEnv, EdgeGuards } from '../guards';
@@ -20,7 +21,7 @@ export function mountBindingRoutes(app: Hono<EdgeEnv>, engage: EngageServices, g
       },
       async (c) => {
         const { created, code } = await engage.binding.issueCode(c.get('installation'));
-        c.header('Cache-Control', 'no-store');
+        noStore(c);
         return c.json(code, created ? 201 : 200);
       },
     ),

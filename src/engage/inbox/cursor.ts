@@ -1,5 +1,6 @@
 import { createHmac, createSecretKey, timingSafeEqual } from 'node:crypto';
 import { deriveKey } from '../../platform/crypto';
+import { createRecentMap } from '../../platform/recent-map';
 
 /**
  * The inbox page cursor (issue 27 point 2): where a walk stands in each of the two inboxes an
@@ -48,6 +49,9 @@ export function createInboxCursorCodec(masterKey: Buffer) {
   // tenth of a page's CPU in bench/inbox.mjs's profiles, as b5 found for the sync's cursor).
   const key = createSecretKey(deriveKey(masterKey, INBOX_CURSOR_LABEL));
   const tagOf = (body: Buffer) => createHmac('sha256', key).update(body).digest().subarray(0, TAG);
+  // The cursors this process issued or verified lately, with their positions (frozen): a client
+  // paging on sends back the cursor of the page it was just given, answered without the HMAC.
+  const known = createRecentMap<string, InboxPosition>(KNOWN_PER_GENERATION);
   return {
     encode(p: InboxPosition): string {
       if (!UUID.test(p.installationId)) throw new TypeError('the installation id must be a UUID');
@@ -58,26 +62,43 @@ export function createInboxCursorCodec(masterKey: Buffer) {
       body.writeBigUInt64BE(BigInt(p.generation), 18);
       body.writeBigUInt64BE(BigInt(p.installationSeq), 26);
       body.writeBigUInt64BE(BigInt(p.profileSeq), 34);
-      return Buffer.concat([body, tagOf(body)]).toString('base64url');
+      const text = Buffer.concat([body, tagOf(body)]).toString('base64url');
+      const issued = positionOf(body);
+      if (issued) known.put(text, issued);
+      return text;
     },
     /** The position, if the cursor is authentic; never throws. Binding to the installation, generation and order is the caller's comparison. */
     decode(cursor: string): InboxPosition | undefined {
-      if (typeof cursor !== 'string' || cursor.length !== INBOX_CURSOR_LENGTH || !/^[A-Za-z0-9_-]+$/.test(cursor)) return undefined;
+      if (typeof cursor !== 'string' || cursor.length !== INBOX_CURSOR_LENGTH) return undefined;
+      const held = known.get(cursor);
+      if (held) return held;
+      if (!/^[A-Za-z0-9_-]+$/.test(cursor)) return undefined;
       const bytes = Buffer.from(cursor, 'base64url');
       if (bytes.length !== BODY + TAG || bytes.toString('base64url') !== cursor) return undefined;
       const body = bytes.subarray(0, BODY);
-      if (!timingSafeEqual(tagOf(body), bytes.subarray(BODY)) || body[0] !== VERSION || body[1] > 1) return undefined;
-      const numbers = [18, 26, 34].map((at) => body.readBigUInt64BE(at));
-      if (numbers.some((n) => n > BigInt(Number.MAX_SAFE_INTEGER))) return undefined;
-      return {
-        installationId: uuidOf(body.subarray(2, 18)),
-        generation: Number(numbers[0]),
-        sortOrder: SORT_ORDERS[body[1]],
-        installationSeq: Number(numbers[1]),
-        profileSeq: Number(numbers[2]),
-      };
+      if (!timingSafeEqual(tagOf(body), bytes.subarray(BODY))) return undefined;
+      const position = positionOf(body);
+      if (position) known.put(cursor, position);
+      return position;
     },
   };
+}
+
+/** How many cursors a generation of the codec's cache holds (two generations: at most ~8 MB). */
+const KNOWN_PER_GENERATION = 16_384;
+
+/** The position an authentic body holds, frozen; undefined if it is not version 2's. */
+function positionOf(body: Buffer): InboxPosition | undefined {
+  if (body[0] !== VERSION || body[1] > 1) return undefined;
+  const numbers = [18, 26, 34].map((at) => body.readBigUInt64BE(at));
+  if (numbers.some((n) => n > BigInt(Number.MAX_SAFE_INTEGER))) return undefined;
+  return Object.freeze({
+    installationId: uuidOf(body.subarray(2, 18)),
+    generation: Number(numbers[0]),
+    sortOrder: SORT_ORDERS[body[1]],
+    installationSeq: Number(numbers[1]),
+    profileSeq: Number(numbers[2]),
+  });
 }
 
 export type InboxCursorCodec = ReturnType<typeof createInboxCursorCodec>;

@@ -1,3 +1,4 @@
+import { noStore } from '../../platform/http/request';
 import type { Hono } from 'hono';
 import type { EdgeEnv, EdgeGuards } from '../guards';
 import { edgeRoutes } from '../shared/body';
@@ -54,7 +55,7 @@ export function mountInboxRoutes(app: Hono<EdgeEnv>, engage: EngageServices, gua
         errors: { 400: 'invalid_request, invalid_cursor', 401: 'unauthorized' },
       },
       async (c, input) => {
-        c.header('Cache-Control', 'no-store');
+        noStore(c);
         return c.json(await engage.inbox.page(c.get('installation'), input.query as { cursor?: string; pageSize?: number; sortOrder?: SortOrder }));
       },
     ),
@@ -96,7 +97,7 @@ export function mountInboxRoutes(app: Hono<EdgeEnv>, engage: EngageServices, gua
         errors: { 400: 'invalid_request', 401: 'unauthorized', 413: 'payload_too_large' },
       },
       async (c, input) => {
-        c.header('Cache-Control', 'no-store');
+        noStore(c);
         return c.json(await engage.inbox.renderings(c.get('installation'), (input.body as { entryIds: string[] }).entryIds));
       },
     ),

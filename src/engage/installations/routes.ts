@@ -1,3 +1,4 @@
+import { noStore } from '../../platform/http/request';
 import type { Hono } from 'hono';
 import { described } from '../../platform/http/openapi';
 import type { EdgeEnv, EdgeGuards } from '../guards';
@@ -22,7 +23,7 @@ export function mountInstallationRoutes(app: Hono<EdgeEnv>, engage: EngageServic
       },
       async (c, input) => {
         const { created, session } = await engage.installations.bootstrap(c.get('app'), input.body);
-        c.header('Cache-Control', 'no-store');
+        noStore(c);
         return c.json(session, created ? 201 : 200);
       },
     ),

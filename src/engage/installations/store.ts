@@ -23,13 +23,13 @@ const COLUMNS = `id, environment_id AS "environmentId", app_id AS "appId", platf
   created_at AS "createdAt", updated_at AS "updatedAt"`;
 
 const SQL = {
-  // The digest read from a one-row CTE: bound directly, SQLite (STAT4) compiled this join again at
-  // every call, each with another digest (docs/benchmarks.md, "Remote-state sync, second pass"; the
-  // same as src/engage/sync/store.ts `params`): every authenticated mobile request pays it.
-  principal: `WITH k(digest) AS MATERIALIZED (SELECT CAST(? AS TEXT))
-    SELECT i.id AS id, i.environment_id AS "environmentId", i.app_id AS "appId"
-      FROM installations i JOIN apps a ON a.id = i.app_id
-     WHERE i.credential_digest = (SELECT digest FROM k) AND a.status = 'ACTIVE'`,
+  // The app's status read by a scalar subquery, not a join: SQLite as built here compiles a join again at
+  // every call once the digest bound to it changes (and better-sqlite3 builds a new row
+  // constructor), every authenticated mobile request paying it; a one-table statement is compiled
+  // once (3.6 µs a call against 5.5 through a materialized CTE and 19 joined, docs/benchmarks.md).
+  principal: `SELECT i.id AS id, i.environment_id AS "environmentId", i.app_id AS "appId"
+      FROM installations i
+     WHERE i.credential_digest = ? AND (SELECT a.status FROM apps a WHERE a.id = i.app_id) = 'ACTIVE'`,
   byRevocation: `SELECT ${COLUMNS} FROM installations WHERE revocation_digest = ?`,
   byRecovery: `SELECT ${COLUMNS} FROM installations WHERE app_id = ? AND recovery_digest = ?`,
   find: `SELECT ${COLUMNS} FROM installations WHERE environment_id = ? AND id = ?`,

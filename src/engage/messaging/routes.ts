@@ -1,3 +1,4 @@
+import { noStore } from '../../platform/http/request';
 import type { Hono } from 'hono';
 import { T } from '../../platform/http/schema';
 import { ownEnvironment, type EdgeEnv, type EdgeGuards } from '../guards';
@@ -32,7 +33,7 @@ export function mountMessagingRoutes(app: Hono<EdgeEnv>, engage: EngageServices,
       },
       async (c, input) => {
         const { response } = await engage.messaging.sends.send(c.get('accessKey'), input.params.templateKey, input.body);
-        c.header('Cache-Control', 'no-store');
+        noStore(c);
         return c.json(response, 202);
       },
     ),

@@ -1,5 +1,6 @@
 import { createHmac, createSecretKey, timingSafeEqual } from 'node:crypto';
 import { deriveKey } from '../../platform/crypto';
+import { createRecentMap } from '../../platform/recent-map';
 
 /**
  * The sync cursor (issue 26, protocol point 2): opaque to the client (spec 01 SyncRequest: "server-
@@ -88,12 +89,17 @@ export function createCursorCodec(masterKey: Buffer): CursorCodec {
   // A KeyObject made once: createHmac given a Buffer prepares a new key on every call (a third of a cursor's cost).
   const key = createSecretKey(deriveKey(masterKey, CURSOR_KEY_LABEL));
   const tagOf = (body: Buffer) => createHmac('sha256', key).update(body).digest().subarray(0, TAG_BYTES);
-  const verified = recentlyVerified(VERIFIED_PER_GENERATION);
+  const verified = createRecentMap<string, CursorState>(VERIFIED_PER_GENERATION);
 
   return {
     encode(state) {
       const body = encodeBody(state);
-      return Buffer.concat([body, tagOf(body)]).toString('base64url');
+      const text = Buffer.concat([body, tagOf(body)], body.length + TAG_BYTES).toString('base64url');
+      // Issued here, so authentic: the installation's next sync, which sends it back, is answered
+      // from the cache too (the state as decoding the text would give it).
+      const issued = decodeBody(body);
+      if (issued) verified.put(text, frozen(issued));
+      return text;
     },
 
     decode(cursor, expect) {
@@ -121,7 +127,7 @@ export function createCursorCodec(masterKey: Buffer): CursorCodec {
         const expected = uuidBytes(expect?.installationId);
         const actual = body.subarray(3, HEADER_BYTES);
         if (!expected || !timingSafeEqual(expected, actual)) return rejected('installation');
-        verified.put(cursor, state);
+        verified.put(cursor, frozen(state));
         return { ok: true, state };
       } catch {
         return rejected('malformed');
@@ -133,68 +139,43 @@ export function createCursorCodec(masterKey: Buffer): CursorCodec {
 const rejected = (reason: CursorRejection): CursorDecoded => ({ ok: false, reason });
 
 /**
- * How many verified cursors a generation of the cache below holds: it keeps the last 16,384 to
- * 32,768 distinct cursors decoded (each ~400 bytes with its state: at most ~13 MB), so a process
+ * How many verified cursors a generation of the cache (platform/recent-map.ts) holds: it keeps the last 16,384 to
+ * 32,768 distinct cursors issued or decoded (each ~400 bytes with its state: at most ~13 MB), so a process
  * serving that many polling installations checks each cursor's HMAC once, not at every poll
  * (issue 26 "Performance": the HMAC and the decoding were half of an empty delta's own cost).
  */
 const VERIFIED_PER_GENERATION = 16_384;
 
-/**
- * Authentic cursors by their exact text, with their (frozen) states: two generations of maps, the
- * younger replacing the older when full, so a lookup and an insertion are O(1) and memory is
- * bounded; a cursor found in the older generation moves to the younger. Only a text that passed
- * every check of `decode` enters, so a hit answers what the full path would.
- */
-function recentlyVerified(perGeneration: number) {
-  let young = new Map<string, CursorState>();
-  let old = new Map<string, CursorState>();
-  const put = (text: string, state: CursorState) => {
-    young.set(text, state);
-    if (young.size >= perGeneration) {
-      old = young;
-      young = new Map();
-    }
-  };
-  return {
-    get(text: string): CursorState | undefined {
-      const held = young.get(text);
-      if (held !== undefined) return held;
-      const older = old.get(text);
-      if (older !== undefined) put(text, older);
-      return older;
-    },
-    put(text: string, state: CursorState): void {
-      Object.freeze(state.modules);
-      Object.freeze(state.revisions);
-      put(text, Object.freeze(state));
-    },
-  };
+/** A verified cursor's state, frozen: what a hit of the cache answers, shared by every hit. */
+function frozen(state: CursorState): CursorState {
+  Object.freeze(state.modules);
+  Object.freeze(state.revisions);
+  return Object.freeze(state);
 }
 
 function encodeBody(state: CursorState): Buffer {
-  const id = uuidBytes(state.installationId);
-  if (!id) throw new TypeError('installationId must be a UUID');
-  const modules = [...new Set(state.modules)].sort((a, b) => MODULE_BITS[a] - MODULE_BITS[b]);
-  if (modules.length === 0 || modules.length !== state.modules.length) throw new TypeError('modules must be a non-empty set');
+  const out = Buffer.allocUnsafe(MAX_BYTES - TAG_BYTES);
+  if (!writeUuid(state.installationId, out, 3)) throw new TypeError('installationId must be a UUID');
   let mask = 0;
-  for (const m of modules) {
+  for (const m of state.modules) {
     if (!Object.hasOwn(MODULE_BITS, m)) throw new TypeError(`unknown module ${String(m)}`);
     mask |= 1 << MODULE_BITS[m];
   }
+  let count = 0;
+  for (let bits = mask; bits !== 0; bits &= bits - 1) count++;
+  if (count === 0 || count !== state.modules.length) throw new TypeError('modules must be a non-empty set');
   if (!Array.isArray(state.revisions) || state.revisions.length === 0 || state.revisions.length > MAX_COMPONENTS) {
     throw new TypeError(`revisions must hold 1 to ${MAX_COMPONENTS} components`);
   }
-  const revisions = state.revisions.map((r, i) => int64(r, `revision component ${i}`));
   const seconds = state.issuedAt instanceof Date ? Math.floor(state.issuedAt.getTime() / 1000) : NaN;
   if (!Number.isSafeInteger(seconds) || seconds < 0) throw new RangeError('issuedAt must be a date after 1970');
-  return Buffer.concat([
-    Buffer.from([VERSION, mask, revisions.length]),
-    id,
-    varint(int64(state.generation, 'generation')),
-    ...revisions.map(varint),
-    varint(BigInt(seconds)),
-  ]);
+  out[0] = VERSION;
+  out[1] = mask;
+  out[2] = state.revisions.length;
+  let at = writeVarint(int64(state.generation, 'generation'), out, HEADER_BYTES);
+  for (let i = 0; i < state.revisions.length; i++) at = writeVarint(int64(state.revisions[i], `revision component ${i}`), out, at);
+  at = writeVarint(BigInt(seconds), out, at);
+  return out.subarray(0, at);
 }
 
 /** The state of an authentic body, or undefined if its structure is not version 1's. */
@@ -229,17 +210,26 @@ function int64(value: unknown, what: string): bigint {
   return value;
 }
 
-/** Unsigned LEB128. */
-function varint(value: bigint): Buffer {
-  const out: number[] = [];
+/** Unsigned LEB128 of `value` into `out` at `at`; the offset after it. Number arithmetic while exact. */
+function writeVarint(value: bigint, out: Buffer, at: number): number {
+  if (value <= MAX_SAFE) {
+    let v = Number(value);
+    while (v >= 0x80) {
+      out[at++] = (v % 0x80) | 0x80;
+      v = Math.floor(v / 0x80);
+    }
+    out[at++] = v;
+    return at;
+  }
   let v = value;
   do {
     const low = Number(v & 0x7fn);
     v >>= 7n;
-    out.push(v === 0n ? low : low | 0x80);
+    out[at++] = v === 0n ? low : low | 0x80;
   } while (v !== 0n);
-  return Buffer.from(out);
+  return at;
 }
+const MAX_SAFE = BigInt(Number.MAX_SAFE_INTEGER);
 
 /** Unsigned LEB128 in its shortest form, at most 2^63 − 1; undefined otherwise. */
 function readVarint(buf: Buffer, reader: { at: number }): bigint | undefined {
@@ -258,8 +248,20 @@ function readVarint(buf: Buffer, reader: { at: number }): bigint | undefined {
 }
 
 function uuidBytes(id: unknown): Buffer | undefined {
-  if (typeof id !== 'string' || !UUID.test(id)) return undefined;
-  return Buffer.from(id.replaceAll('-', ''), 'hex');
+  const out = Buffer.allocUnsafe(UUID_BYTES);
+  return writeUuid(id, out, 0) ? out : undefined;
+}
+
+/** A UUID's 16 bytes into `out` at `at`; false (nothing meaningful written) if `id` is not a UUID. */
+function writeUuid(id: unknown, out: Buffer, at: number): boolean {
+  if (typeof id !== 'string' || !UUID.test(id)) return false;
+  // The five groups of the canonical form, hex each: 4, 2, 2, 2 and 6 bytes.
+  at += out.write(id.slice(0, 8), at, 'hex');
+  at += out.write(id.slice(9, 13), at, 'hex');
+  at += out.write(id.slice(14, 18), at, 'hex');
+  at += out.write(id.slice(19, 23), at, 'hex');
+  out.write(id.slice(24), at, 'hex');
+  return true;
 }
 
 function uuidString(bytes: Buffer): string {

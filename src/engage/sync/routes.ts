@@ -1,3 +1,4 @@
+import { noStore } from '../../platform/http/request';
 import type { Hono } from 'hono';
 import type { EdgeEnv, EdgeGuards } from '../guards';
 import { edgeRoutes } from '../shared/body';
@@ -8,7 +9,7 @@ import { syncResponseText } from './wire';
 export function mountSyncRoutes(app: Hono<EdgeEnv>, engage: EngageServices, guards: EdgeGuards): void {
   app.post(
     '/v1/sdk/sync',
-    guards.installation,
+    guards.syncInstallation,
     edgeRoutes(engage.limits.maxRequestBytes)(
       {
         summary: 'Synchronize remote state: flags, preferences, push settings (a full snapshot or a delta from the cursor)',
@@ -23,7 +24,7 @@ export function mountSyncRoutes(app: Hono<EdgeEnv>, engage: EngageServices, guar
         },
       },
       async (c, input) => {
-        c.header('Cache-Control', 'no-store');
+        noStore(c);
         // c.json's answer, its text spliced from shared payloads' kept texts (wire.ts).
         return c.body(syncResponseText(await engage.sync.sync(c.get('installation'), input.body)), 200, { 'content-type': 'application/json' });
       },

@@ -18,7 +18,8 @@ import type { Dialect } from '../../platform/store/sql';
 import type { TxOptions, TxRunner } from '../../platform/store/store';
 import type { FlagReadStore, StickyRow } from '../flags/read-store';
 import type { InAppReadStore } from '../in-app/read-store';
-import type { InstallationPrincipal } from '../installations/service';
+import { CREDENTIAL_PREFIX, type InstallationPrincipal } from '../installations/service';
+import { digest } from '../../platform/crypto';
 import type { ListReadStore } from '../preferences/read-store';
 import type { ProfileTx } from '../profiles/service';
 import type { PushChannelReadStore } from '../push-channels/read-store';
@@ -94,7 +95,8 @@ export function createSyncService(deps: {
     // An unchanged installation costs one statement (the head's revisions only), and its cursor
     // stays the one it sent (the same state: nothing to sign again). Without a cursor there is nothing to compare: straight to the snapshot.
     if (cursor) {
-      const head = await store.sync.revisions(p.environmentId, p.id);
+      // Read with the credential by the sync's guard (one statement), else here.
+      const head = (p as SyncPrincipal).revisions ?? (await store.sync.revisions(p.environmentId, p.id));
       if (!head) throw EdgeErrors.unauthorized();
       if (usable(cursor, head, modules) && unchanged(cursor, head, now.getTime())) {
         deps.metrics?.syncResponses.inc({ kind: 'unchanged' });
@@ -226,8 +228,21 @@ export function createSyncService(deps: {
     };
   }
 
-  return { sync };
+  /**
+   * The installation credential of POST /v1/sdk/sync (the edge guard's `syncInstallation`): the
+   * principal and its sync head's revisions in one statement, which is all an unchanged sync
+   * reads. A revision read here describes a moment before the request's body was read: an
+   * answer from it is the state of that moment, and anything committed since is in the next delta.
+   */
+  async function authenticate(token: string | undefined): Promise<SyncPrincipal | undefined> {
+    return token && token.startsWith(CREDENTIAL_PREFIX) ? store.sync.principal(digest(token)) : undefined;
+  }
+
+  return { sync, authenticate };
 }
+
+/** An installation principal as the sync's guard resolves it: with its head's revisions. */
+export type SyncPrincipal = InstallationPrincipal & { revisions?: SyncRevisions };
 
 /** A document's revision: the sum of its sources' (never above the response's). */
 function revisionOf(s: Sources, head: SyncRevisions): number {

@@ -1,4 +1,5 @@
 import type { Sql } from '../../platform/store/sql';
+import type { InstallationPrincipal } from '../installations/store';
 
 /**
  * The sync's one read of its own (issue 26): everything a sync decides its path from, in one
@@ -69,6 +70,21 @@ const REVISIONS = `${params('env_id', 'inst_id')}SELECT i.generation, i.sync_rev
   LEFT JOIN sync_environments s ON s.environment_id = i.environment_id
   WHERE i.environment_id = (SELECT env_id FROM k) AND i.id = (SELECT inst_id FROM k)`;
 
+/**
+ * The credential check of POST /v1/sdk/sync (the installation guard's, installations/store.ts
+ * `principal`) and the head's revisions in one statement: an unchanged sync is then this one
+ * statement. One table with scalar subqueries, so SQLite compiles it once (a join is compiled
+ * again whenever the digest changes); on PostgreSQL one round trip instead of two.
+ */
+const PRINCIPAL_REVISIONS = `SELECT i.id AS id, i.environment_id AS "environmentId", i.app_id AS "appId",
+    i.generation, i.sync_revision AS "installationRevision",
+    COALESCE((SELECT p.sync_revision FROM profiles p WHERE p.id = i.profile_id), 0) AS "profileRevision",
+    COALESCE((SELECT s.revision FROM sync_environments s WHERE s.environment_id = i.environment_id), 0) AS "definitionsRevision",
+    COALESCE((SELECT s.horizon FROM sync_environments s WHERE s.environment_id = i.environment_id), 0) AS horizon,
+    (SELECT s.refresh_after_seconds FROM sync_environments s WHERE s.environment_id = i.environment_id) AS "refreshAfterSeconds"
+  FROM installations i
+  WHERE i.credential_digest = ? AND (SELECT a.status FROM apps a WHERE a.id = i.app_id) = 'ACTIVE'`;
+
 /** Rows of each kind read for one installation or profile (the first, in key order; profiles/store.ts SYNC_READ_LIMIT). */
 const LIMIT = 1_000;
 
@@ -129,16 +145,13 @@ export function createSyncStore(db: Sql) {
     /** The head's revisions alone (the same snapshot a head would read). */
     async revisions(environmentId: string, installationId: string): Promise<SyncRevisions | undefined> {
       const r = await db.get<SyncRevisions>(REVISIONS, [environmentId, installationId]);
-      if (!r) return undefined;
-      return {
-        generation: Number(r.generation),
-        installationRevision: Number(r.installationRevision),
-        profileRevision: Number(r.profileRevision),
-        definitionsRevision: Number(r.definitionsRevision),
-        horizon: Number(r.horizon),
-        refreshAfterSeconds: r.refreshAfterSeconds === null ? null : Number(r.refreshAfterSeconds),
-        appId: r.appId,
-      };
+      return r && revisionsOf(r);
+    },
+
+    /** The installation a credential digest names (its app active) with its head's revisions, in one snapshot. */
+    async principal(credentialDigest: string): Promise<(InstallationPrincipal & { revisions: SyncRevisions }) | undefined> {
+      const r = await db.get<SyncRevisions & InstallationPrincipal>(PRINCIPAL_REVISIONS, [credentialDigest]);
+      return r && { id: r.id, environmentId: r.environmentId, appId: r.appId, revisions: revisionsOf(r) };
     },
 
     /** The installation's and its profile's state, its sticky assignments and impression windows when asked for, in one snapshot. */
@@ -182,5 +195,15 @@ export function createSyncStore(db: Sql) {
     },
   };
 }
+
+const revisionsOf = (r: SyncRevisions): SyncRevisions => ({
+  generation: Number(r.generation),
+  installationRevision: Number(r.installationRevision),
+  profileRevision: Number(r.profileRevision),
+  definitionsRevision: Number(r.definitionsRevision),
+  horizon: Number(r.horizon),
+  refreshAfterSeconds: r.refreshAfterSeconds === null ? null : Number(r.refreshAfterSeconds),
+  appId: r.appId,
+});
 
 export type SyncStore = ReturnType<typeof createSyncStore>;

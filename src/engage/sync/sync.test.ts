@@ -146,6 +146,25 @@ describe('POST /v1/sdk/sync', () => {
     expect((await h.request('/v1/sdk/sync', { method: 'POST', body: '{"modules":["PUSH"]}', headers: { 'content-type': 'application/json' } })).status).toBe(401);
   });
 
+  it('reads the credential with the head (one statement): an unknown credential, a disabled app’s or environment’s are refused 401, with a cursor or without; enabled again, the cursor is still unchanged', async () => {
+    const env = await setupEnvironment(h);
+    const s = await bootstrap(h, env.app.appKey);
+    const first = await sync(h, s);
+    const status = async (cursor?: string) => (await syncRequest(h, s, { modules: ALL_MODULES, ...(cursor ? { cursor } : {}) })).status;
+    for (const credential of [`${s.credential}x`, 'svc_inst_', 'svc_rev_abc', '']) {
+      expect((await syncRequest(h, { ...s, credential }, { modules: ALL_MODULES, cursor: first.cursor })).status, credential).toBe(401);
+    }
+    const apps = h.services.engage.environments;
+    await apps.disableApp(env.app.id, env.environment.id, ACTOR);
+    expect([await status(first.cursor), await status()]).toEqual([401, 401]);
+    await apps.updateApp(env.environment.id, env.app.id, { status: 'ACTIVE' }, ACTOR);
+    await apps.update(env.environment.id, { status: 'DISABLED' }, ACTOR);
+    expect([await status(first.cursor), await status()]).toEqual([401, 401]);
+    await apps.update(env.environment.id, { status: 'ACTIVE' }, ACTOR);
+    const again = await sync(h, s, first.cursor);
+    expect(again).toMatchObject({ fullSnapshot: false, documents: [], tombstones: [], cursor: first.cursor, revision: first.revision });
+  });
+
   it('keeps another environment’s definitions out, and another app’s channels and flags', async () => {
     const [one, two] = [await setupEnvironment(h, 'one'), await setupEnvironment(h, 'two')];
     await putFlag(h, two.environment.id, flag('theirs'));

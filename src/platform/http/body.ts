@@ -147,6 +147,13 @@ export async function readBodyBytes(c: Context, maxBytes: number): Promise<Buffe
 
 function readIncoming(incoming: IncomingMessage, maxBytes: number): Promise<Buffer | undefined> {
   if (incoming.readableEnded) return Promise.resolve(Buffer.alloc(0));
+  // The usual case: the parser had the whole message (a small body comes in the packet of its
+  // head), so every byte is buffered already: taken at once, without the 'data' and 'end' turns.
+  if (incoming.complete && !incoming.readableFlowing) {
+    if (incoming.readableLength > maxBytes) return Promise.resolve(undefined);
+    const held = incoming.read() as Buffer | null;
+    return Promise.resolve(held ?? Buffer.alloc(0));
+  }
   return new Promise<Buffer | undefined>((resolve, reject) => {
     const chunks: Buffer[] = [];
     let size = 0;

@@ -54,6 +54,17 @@ async function nextWithHeaders(c: Context, next: () => Promise<void>, entries: r
   if (!direct) for (const [k, v] of entries) c.res.headers.set(k, v);
 }
 
+/**
+ * `Cache-Control: no-store` on this request's answer, whatever it is. On the Node server it goes
+ * straight onto the ServerResponse (see nextWithHeaders): `c.header` would build a WHATWG
+ * Headers object, and the adapter convert it back, on every answer of the hot mobile routes.
+ */
+export function noStore(c: Context): void {
+  const outgoing = (c.env as { outgoing?: ServerResponse } | undefined)?.outgoing;
+  if (outgoing && typeof outgoing.setHeader === 'function') outgoing.setHeader('Cache-Control', 'no-store');
+  else c.header('Cache-Control', 'no-store');
+}
+
 /** Middleware that sets these headers on every answer of its routes (see nextWithHeaders). */
 export function withHeaders(headers: Record<string, string>): MiddlewareHandler {
   const entries = Object.entries(headers);
