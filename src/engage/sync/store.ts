@@ -1,5 +1,5 @@
 import type { Sql } from '../../platform/store/sql';
-import type { InstallationPrincipal } from '../installations/store';
+import type { InstallationPrincipal } from '../installations/service';
 
 /**
  * The sync's one read of its own (issue 26): everything a sync decides its path from, in one
