@@ -173,12 +173,26 @@ function lastUnitBucketer(seed: string): (id: string) => number {
   let last = -1;
   return (id) => {
     if (id !== lastId) {
-      const unit = hashUnit(id);
+      const unit = unitOf(id);
       last = unit === undefined ? -1 : bucket(unit);
       lastId = id;
     }
     return last;
   };
+}
+
+/**
+ * hashUnit of the last id asked for: a snapshot evaluates every flag for one installation, so
+ * its id is checked (and lowered) once, not once per flag that splits.
+ */
+let lastUnitId: string | undefined;
+let lastUnit: string | undefined;
+function unitOf(id: string): string | undefined {
+  if (id !== lastUnitId) {
+    lastUnit = hashUnit(id);
+    lastUnitId = id;
+  }
+  return lastUnit;
 }
 
 function allOf(tests: Test[]): Test {

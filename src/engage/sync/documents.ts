@@ -136,9 +136,12 @@ export function deriveDocuments(
     if (delta?.changed(sources)) tombstones.push({ module, key, revision: delta.revision(sources) });
   };
   const definitionOnly = (revision: number): Sources => ({ def: revision, inst: false, prof: false });
+  // The flags' evaluation context, made once: flags and in-app audiences both read it.
+  let context: FlagContext | undefined;
+  const contextOf = () => (context ??= flagContext(f));
   for (const module of modules) {
     if (module === 'FEATURE_FLAGS') {
-      const ctx = flagContext(f);
+      const ctx = contextOf();
       for (const flag of defs.flags) {
         if (flag.status !== 'ACTIVE' || (flag.apps && !flag.apps.has(f.appId.toLowerCase()))) {
           gone(module, flag.key, definitionOnly(flag.revision));
@@ -170,7 +173,7 @@ export function deriveDocuments(
         sources: { def: 0, inst: true, prof: false },
       });
     } else if (module === 'IN_APP') {
-      const audience: MessageAudience = { appId: f.appId, locale: f.locale, installationId: f.installationId, context: flagContext(f), impressions: f.impressions, grants: f.grants };
+      const audience: MessageAudience = { appId: f.appId, locale: f.locale, installationId: f.installationId, context: contextOf(), impressions: f.impressions, grants: f.grants };
       for (const m of defs.messages) {
         const at = transitionsOf(m, audience);
         for (const t of at) if (t > nowMs && t < wakeMs) wakeMs = t;
@@ -207,8 +210,10 @@ function flagPayload(version: number, r: FlagResult): Record<string, unknown> {
 const byKey = (a: { key: string }, b: { key: string }) => (a.key < b.key ? -1 : a.key > b.key ? 1 : 0);
 
 function sortWithinModules<D extends { module: SdkModule; key: string }>(docs: D[], modules: readonly SdkModule[]): D[] {
-  const order = new Map(modules.map((m, i) => [m, i]));
-  return docs.sort((a, b) => order.get(a.module)! - order.get(b.module)! || byKey(a, b));
+  if (docs.length < 2) return docs;
+  const order: Partial<Record<SdkModule, number>> = {};
+  modules.forEach((m, i) => (order[m] = i));
+  return docs.sort((a, b) => (a.module === b.module ? byKey(a, b) : order[a.module]! - order[b.module]!));
 }
 
 /** A list's document: its definition and the installation's and profile's effective choices on it. */
