@@ -82,7 +82,7 @@ export function createSyncService(deps: {
     return fn(store);
   };
 
-  async function sync(p: InstallationPrincipal, request: SyncRequest): Promise<SyncResponse> {
+  async function sync(p: SyncPrincipal, request: SyncRequest): Promise<SyncResponse> {
     const modules = SDK_MODULES.filter((m) => request.modules.includes(m));
     let cursor: CursorState | undefined;
     if (request.cursor !== undefined && request.cursor !== null) {
@@ -96,7 +96,7 @@ export function createSyncService(deps: {
     // stays the one it sent (the same state: nothing to sign again). Without a cursor there is nothing to compare: straight to the snapshot.
     if (cursor) {
       // Read with the credential by the sync's guard (one statement), else here.
-      const head = (p as SyncPrincipal).revisions ?? (await store.sync.revisions(p.environmentId, p.id));
+      const head = p.revisions ?? (await store.sync.revisions(p.environmentId, p.id));
       if (!head) throw EdgeErrors.unauthorized();
       if (usable(cursor, head, modules) && unchanged(cursor, head, now.getTime())) {
         deps.metrics?.syncResponses.inc({ kind: 'unchanged' });
