@@ -172,18 +172,6 @@ describe('sync cursor', () => {
     expect(() => createCursorCodec(Buffer.alloc(16))).toThrow(TypeError);
   });
 
-  it('answers a cursor it issued from its cache at once: the state a cold decode gives, frozen', () => {
-    const fresh = createCursorCodec(MASTER);
-    const cursor = fresh.encode({ ...typical, installationId: INSTALLATION.toUpperCase(), modules: ['PUSH', 'PREFERENCES', 'FEATURE_FLAGS'], issuedAt: new Date('2026-11-26T20:15:42.5Z') });
-    const hit = fresh.decode(cursor, expectOk);
-    const cold = createCursorCodec(MASTER).decode(cursor, expectOk);
-    expect(hit).toEqual(cold);
-    expect(hit).toEqual({ ok: true, state: typical });
-    if (!hit.ok) throw new Error('unreachable');
-    expect(Object.isFrozen(hit.state)).toBe(true);
-    expect(fresh.decode(cursor, { installationId: OTHER_INSTALLATION })).toEqual({ ok: false, reason: 'installation' });
-  });
-
   it('answers a cursor it verified before from its cache: the same state, still only for its installation', () => {
     const fresh = createCursorCodec(MASTER);
     const cursor = fresh.encode(typical);

@@ -94,12 +94,7 @@ export function createCursorCodec(masterKey: Buffer): CursorCodec {
   return {
     encode(state) {
       const body = encodeBody(state);
-      const text = Buffer.concat([body, tagOf(body)], body.length + TAG_BYTES).toString('base64url');
-      // Issued here, so authentic: the installation's next sync, which sends it back, is answered
-      // from the cache too (the state as decoding the text would give it).
-      const issued = decodeBody(body);
-      if (issued) verified.put(text, frozen(issued));
-      return text;
+      return Buffer.concat([body, tagOf(body)], body.length + TAG_BYTES).toString('base64url');
     },
 
     decode(cursor, expect) {
@@ -140,7 +135,7 @@ const rejected = (reason: CursorRejection): CursorDecoded => ({ ok: false, reaso
 
 /**
  * How many verified cursors a generation of the cache (platform/recent-map.ts) holds: it keeps the last 16,384 to
- * 32,768 distinct cursors issued or decoded (each ~400 bytes with its state: at most ~13 MB), so a process
+ * 32,768 distinct cursors decoded (each ~400 bytes with its state: at most ~13 MB), so a process
  * serving that many polling installations checks each cursor's HMAC once, not at every poll
  * (issue 26 "Performance": the HMAC and the decoding were half of an empty delta's own cost).
  */
