@@ -2,17 +2,17 @@
  * The inbox's order and read state, pure: whether an entry is read under its owner's counters,
  * and a page merged from the installation's and the profile's entries, each in its commit order.
  */
-import type { EntryRow, OwnerRow } from './store';
+import type { ListedEntry, OwnerRow } from './store';
 
 /** Whether `e` is read under its owner's counters. */
-export function isRead(e: Pick<EntryRow, 'seq' | 'readState' | 'readVersion'>, o: OwnerRow | undefined): boolean {
+export function isRead(e: Pick<ListedEntry, 'seq' | 'readState' | 'readVersion'>, o: OwnerRow | undefined): boolean {
   const version = o?.watermarkVersion ?? 0;
   if (e.readState !== null && e.readVersion === version) return e.readState === 'READ';
   return e.seq <= (o?.watermarkSeq ?? 0);
 }
 
 /** When `e` was read (its own mark, or the watermark that reads it), or null while unread. */
-export function readAt(e: EntryRow, o: OwnerRow | undefined): string | null {
+export function readAt(e: ListedEntry, o: OwnerRow | undefined): string | null {
   if (!isRead(e, o)) return null;
   if (e.readState === 'READ' && e.readVersion === (o?.watermarkVersion ?? 0) && e.readMs !== null) return new Date(e.readMs).toISOString();
   return o?.watermarkAt ?? null;
@@ -29,11 +29,11 @@ export function readAt(e: EntryRow, o: OwnerRow | undefined): string | null {
  * whatever it gets later comes after what the walk has shown. Either way no entry is skipped or
  * repeated, in whatever order concurrent writers commit (docs/decisions.md "The inbox's commit order").
  */
-export function mergePage(rows: readonly EntryRow[], owners: readonly [string, string], bounds: readonly number[], newestFirst: boolean, size: number): { taken: EntryRow[]; next: [number, number] } {
+export function mergePage<E extends ListedEntry>(rows: readonly E[], owners: readonly [string, string], bounds: readonly number[], newestFirst: boolean, size: number): { taken: E[]; next: [number, number] } {
   const dir = newestFirst ? -1 : 1;
   const lists = owners.map((id) => rows.filter((r) => r.ownerId === id).sort((a, b) => (a.seq - b.seq) * dir));
-  const before = (a: EntryRow, b: EntryRow) => (a.sentMs - b.sentMs || (a.scope < b.scope ? -1 : a.scope > b.scope ? 1 : a.seq - b.seq)) * dir < 0;
-  const taken: EntryRow[] = [];
+  const before = (a: E, b: E) => (a.sentMs - b.sentMs || (a.scope < b.scope ? -1 : a.scope > b.scope ? 1 : a.seq - b.seq)) * dir < 0;
+  const taken: E[] = [];
   const at = [0, 0];
   while (taken.length < size) {
     const [a, b] = [lists[0][at[0]], lists[1][at[1]]];

@@ -22,7 +22,7 @@ import { localeChain, pick, renderingRevision, type InboxContent } from './conte
 import type { InboxCursorCodec, SortOrder } from './cursor';
 import { InboxErrors, InboxOperationError } from './errors';
 import { isRead, mergePage, readAt } from './order';
-import type { EntryChange, EntryRow, EntryState, InboxStore, OwnerRow } from './store';
+import type { EntryChange, EntryState, InboxStore, ListedEntry, OwnerRow } from './store';
 
 export type InboxTx = { inbox: InboxStore };
 type Stores = InboxTx & ProfileTx;
@@ -127,9 +127,16 @@ export function createInboxService(deps: { store: Stores & TxRunner<Stores>; clo
     const counters = await store.inbox.counters(owners, nowMs);
     const { taken, next } = mergePage(rows, owners, bounds, newestFirst, size);
     const hasMore = rows.length > size;
+    // The page's rows carry no content: it is read only for entries whose payload in this locale
+    // is not kept yet. On SQLite in the same read transaction (this turn's); on PostgreSQL an
+    // entry can be purged or erased between the two statements: then the page is read again.
+    const held = taken.map((e) => payloads.get(payloadKey(e.id, binding.locale)));
+    const missing = taken.filter((_, i) => held[i] === undefined).map((e) => e.id);
+    const contents = missing.length > 0 ? await store.inbox.contents(missing) : undefined;
+    if (contents && contents.size < missing.length) return page(p, q);
     const chains = new Map<string, string[]>();
     return {
-      entries: taken.map((e) => view(e, counters.get(e.ownerId), binding.locale, chains)),
+      entries: taken.map((e, i) => view(e, counters.get(e.ownerId), held[i] ?? payloadOf(e.id, contents!.get(e.id)!, binding.locale, chains))),
       nextCursor: hasMore ? cursors.encode({ installationId, generation: binding.generation, sortOrder, installationSeq: next[0], profileSeq: next[1] }) : null,
       hasMore,
       unreadCount: unreadOf(counters),
@@ -144,18 +151,21 @@ export function createInboxService(deps: { store: Stores & TxRunner<Stores>; clo
   const payloads = new Map<string, Record<string, unknown>>();
   const PAYLOAD_CACHE = 20_000;
 
-  function view(e: EntryRow, o: OwnerRow | undefined, locale: string, chains: Map<string, string[]>): InboxEntryView {
-    const cacheKey = `${e.id}\n${locale}`;
-    let payload = payloads.get(cacheKey);
-    if (payload === undefined) {
-      const content = JSON.parse(e.content) as InboxContent;
-      const chainKey = `${content.defaultLocale}\n${content.fallbackLocale ?? ''}`;
-      let chain = chains.get(chainKey);
-      if (!chain) chains.set(chainKey, (chain = localeChain(locale, content)));
-      payload = pick(content.payloads, chain)?.value ?? {};
-      if (payloads.size >= PAYLOAD_CACHE) payloads.delete(payloads.keys().next().value!);
-      payloads.set(cacheKey, payload);
-    }
+  const payloadKey = (id: string, locale: string) => `${id}\n${locale}`;
+
+  /** An entry's payload in a locale, from its content (kept for the next page that shows it). */
+  function payloadOf(id: string, text: string, locale: string, chains: Map<string, string[]>): Record<string, unknown> {
+    const content = JSON.parse(text) as InboxContent;
+    const chainKey = `${content.defaultLocale}\n${content.fallbackLocale ?? ''}`;
+    let chain = chains.get(chainKey);
+    if (!chain) chains.set(chainKey, (chain = localeChain(locale, content)));
+    const payload = pick(content.payloads, chain)?.value ?? {};
+    if (payloads.size >= PAYLOAD_CACHE) payloads.delete(payloads.keys().next().value!);
+    payloads.set(payloadKey(id, locale), payload);
+    return payload;
+  }
+
+  function view(e: ListedEntry, o: OwnerRow | undefined, payload: Record<string, unknown>): InboxEntryView {
     return {
       id: e.id,
       key: e.key,

@@ -20,6 +20,9 @@ export interface EntryRow {
   readMs: number | null;
 }
 
+/** An entry as a page lists it: everything but its content. */
+export type ListedEntry = Omit<EntryRow, 'content'>;
+
 export interface OwnerRow {
   ownerId: string;
   lastSeq: number;
@@ -29,8 +32,10 @@ export interface OwnerRow {
   watermarkAt: string | null;
 }
 
-const ENTRY = `id, scope, owner_id AS "ownerId", seq, key, content, sent_at AS "sentAt", sent_ms AS "sentMs", expires_ms AS "expiresMs",
+/** An entry's columns but its content (a page's: the payloads it shows are mostly kept by the service, parsed). */
+const LISTED = `id, scope, owner_id AS "ownerId", seq, key, sent_at AS "sentAt", sent_ms AS "sentMs", expires_ms AS "expiresMs",
   read_state AS "readState", read_version AS "readVersion", read_ms AS "readMs"`;
+const ENTRY = `${LISTED}, content`;
 const OWNER = `owner_id AS "ownerId", last_seq AS "lastSeq", watermark_seq AS "watermarkSeq", watermark_version AS "watermarkVersion", unread, watermark_at AS "watermarkAt"`;
 const LIVE = 'deleted = 0 AND (expires_ms IS NULL OR expires_ms > ?)';
 /** Unread under the owner's watermark: a read state set under its current version, else the watermark. */
@@ -55,7 +60,7 @@ const params = (names: Record<string, 'TEXT' | 'BIGINT'>) =>
 
 /** Both owners' live entries beyond their bounds, each by its entry numbers, in one statement. */
 const pageOf = (cmp: '<' | '>', dir: 'ASC' | 'DESC') => {
-  const one = (o: string, b: string) => `SELECT ${ENTRY} FROM inbox_entries WHERE owner_id = (SELECT ${o} FROM k) AND deleted = 0
+  const one = (o: string, b: string) => `SELECT ${LISTED} FROM inbox_entries WHERE owner_id = (SELECT ${o} FROM k) AND deleted = 0
     AND (expires_ms IS NULL OR expires_ms > (SELECT now_ms FROM k)) AND seq ${cmp} (SELECT ${b} FROM k) ORDER BY seq ${dir} LIMIT (SELECT lim FROM k)`;
   return `${params({ o1: 'TEXT', b1: 'BIGINT', o2: 'TEXT', b2: 'BIGINT', now_ms: 'BIGINT', lim: 'BIGINT' })}SELECT * FROM (${one('o1', 'b1')}) AS a
     UNION ALL SELECT * FROM (${one('o2', 'b2')}) AS b`;
@@ -110,7 +115,7 @@ const writeStates = (n: number) => {
 const entryStates = (n: number) => `SELECT ${STATE} FROM inbox_entries WHERE id IN (${list(n)}) AND CAST(owner_id AS TEXT) IN (?, ?) AND ${LIVE}`;
 const purgeDelete = (n: number) => `DELETE FROM inbox_entries WHERE owner_id = ? AND expires_ms <= ? AND id IN (${list(n)})`;
 
-const entryOf = (r: EntryRow): EntryRow => ({
+const entryOf = <R extends ListedEntry>(r: R): R => ({
   ...r,
   seq: Number(r.seq),
   sentMs: Number(r.sentMs),
@@ -155,8 +160,13 @@ export function createInboxStore(db: Sql) {
      * newest first, above it oldest first), each owner's in the order of its entry numbers, read in
      * one snapshot (unsorted).
      */
-    async page(owners: readonly [{ id: string; bound: number }, { id: string; bound: number }], nowMs: number, newestFirst: boolean, limit: number): Promise<EntryRow[]> {
-      return (await db.all<EntryRow>(newestFirst ? SQL.newer : SQL.older, [owners[0].id, owners[0].bound, owners[1].id, owners[1].bound, nowMs, limit])).map(entryOf);
+    async page(owners: readonly [{ id: string; bound: number }, { id: string; bound: number }], nowMs: number, newestFirst: boolean, limit: number): Promise<ListedEntry[]> {
+      return (await db.all<ListedEntry>(newestFirst ? SQL.newer : SQL.older, [owners[0].id, owners[0].bound, owners[1].id, owners[1].bound, nowMs, limit])).map(entryOf);
+    },
+    /** The contents of those of `ids` that still exist (an entry's content never changes once written). */
+    async contents(ids: readonly string[]): Promise<Map<string, string>> {
+      const rows = await db.all<{ id: string; content: string }>(`SELECT id, content FROM inbox_entries WHERE id IN (${list(ids.length)})`, [...ids]);
+      return new Map(rows.map((r) => [r.id, r.content]));
     },
     /** A live entry of one of the two owners (an installation and its current profile); undefined otherwise, whatever the reason. */
     async entry(id: string, ownerIds: readonly [string, string], nowMs: number): Promise<EntryRow | undefined> {
