@@ -30,4 +30,15 @@ describe('inbox cursor', () => {
     expect(codec.decode('x'.repeat(INBOX_CURSOR_LENGTH))).toBeUndefined();
     expect(codec.decode(42 as never)).toBeUndefined();
   });
+
+  it('issues one text per position: a position issued before gets the same text; another position, another text', () => {
+    const codec = createInboxCursorCodec(MASTER);
+    const first = codec.encode(position);
+    expect(codec.encode({ ...position })).toBe(first);
+    expect(createInboxCursorCodec(MASTER).encode(position)).toBe(first);
+    const others = [{ installationSeq: 18 }, { profileSeq: 8 }, { generation: 5 }, { sortOrder: 'NEWEST_FIRST' as const }, { installationId: '0b5e7a52-4c1d-4f0e-9a3b-2c1d0e9f8a7c' }];
+    const texts = others.map((o) => codec.encode({ ...position, ...o }));
+    expect(new Set([first, ...texts]).size).toBe(others.length + 1);
+    others.forEach((o, i) => expect(createInboxCursorCodec(MASTER).decode(texts[i])).toEqual({ ...position, ...o }));
+  });
 });

@@ -52,8 +52,15 @@ export function createInboxCursorCodec(masterKey: Buffer) {
   // The cursors this process issued or verified lately, with their positions (frozen): a client
   // paging on sends back the cursor of the page it was just given, answered without the HMAC.
   const known = createRecentMap<string, InboxPosition>(KNOWN_PER_GENERATION);
+  // And the other way: the text of each position issued lately.
+  const issued = createRecentMap<string, string>(KNOWN_PER_GENERATION);
   return {
     encode(p: InboxPosition): string {
+      // A position issued lately is the same text (a device refreshing its first page, another
+      // walking the pages again): no second HMAC.
+      const positionKey = `${p.installationId}|${p.generation}|${p.sortOrder}|${p.installationSeq}|${p.profileSeq}`;
+      const again = issued.get(positionKey);
+      if (again !== undefined) return again;
       if (!UUID.test(p.installationId)) throw new TypeError('the installation id must be a UUID');
       const body = Buffer.alloc(BODY);
       body[0] = VERSION;
@@ -63,8 +70,11 @@ export function createInboxCursorCodec(masterKey: Buffer) {
       body.writeBigUInt64BE(BigInt(p.installationSeq), 26);
       body.writeBigUInt64BE(BigInt(p.profileSeq), 34);
       const text = Buffer.concat([body, tagOf(body)]).toString('base64url');
-      const issued = positionOf(body);
-      if (issued) known.put(text, issued);
+      const position = positionOf(body);
+      if (position) {
+        known.put(text, position);
+        issued.put(positionKey, text);
+      }
       return text;
     },
     /** The position, if the cursor is authentic; never throws. Binding to the installation, generation and order is the caller's comparison. */
@@ -84,7 +94,7 @@ export function createInboxCursorCodec(masterKey: Buffer) {
   };
 }
 
-/** How many cursors a generation of the codec's cache holds (two generations: at most ~8 MB). */
+/** How many cursors a generation of each of the codec's two caches holds (two generations each: at most ~12 MB in all). */
 const KNOWN_PER_GENERATION = 16_384;
 
 /** The position an authentic body holds, frozen; undefined if it is not version 2's. */

@@ -1,5 +1,6 @@
 import { noStore } from '../../platform/http/request';
 import type { Hono } from 'hono';
+import { inboxPageText } from './wire';
 import type { EdgeEnv, EdgeGuards } from '../guards';
 import { edgeRoutes } from '../shared/body';
 import { EdgeErrors } from '../shared/errors';
@@ -56,7 +57,8 @@ export function mountInboxRoutes(app: Hono<EdgeEnv>, engage: EngageServices, gua
       },
       async (c, input) => {
         noStore(c);
-        return c.json(await engage.inbox.page(c.get('installation'), input.query as { cursor?: string; pageSize?: number; sortOrder?: SortOrder }));
+        // c.json's answer, each entry's payload text made once (wire.ts).
+        return c.body(inboxPageText(await engage.inbox.page(c.get('installation'), input.query as { cursor?: string; pageSize?: number; sortOrder?: SortOrder })), 200, { 'content-type': 'application/json' });
       },
     ),
   );

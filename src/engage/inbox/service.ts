@@ -23,6 +23,7 @@ import type { InboxCursorCodec, SortOrder } from './cursor';
 import { InboxErrors, InboxOperationError } from './errors';
 import { isRead, mergePage, readAt } from './order';
 import type { EntryChange, EntryState, InboxStore, ListedEntry, OwnerRow } from './store';
+import { kept } from './wire';
 
 export type InboxTx = { inbox: InboxStore };
 type Stores = InboxTx & ProfileTx;
@@ -159,7 +160,7 @@ export function createInboxService(deps: { store: Stores & TxRunner<Stores>; clo
     const chainKey = `${content.defaultLocale}\n${content.fallbackLocale ?? ''}`;
     let chain = chains.get(chainKey);
     if (!chain) chains.set(chainKey, (chain = localeChain(locale, content)));
-    const payload = pick(content.payloads, chain)?.value ?? {};
+    const payload = kept(pick(content.payloads, chain)?.value ?? {});
     if (payloads.size >= PAYLOAD_CACHE) payloads.delete(payloads.keys().next().value!);
     payloads.set(payloadKey(id, locale), payload);
     return payload;
