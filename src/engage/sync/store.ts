@@ -129,12 +129,7 @@ export function createSyncStore(db: Sql) {
       const { bindingState, ...rest } = r;
       return {
         ...rest,
-        generation: Number(r.generation),
-        installationRevision: Number(r.installationRevision),
-        profileRevision: Number(r.profileRevision),
-        definitionsRevision: Number(r.definitionsRevision),
-        horizon: Number(r.horizon),
-        refreshAfterSeconds: r.refreshAfterSeconds === null ? null : Number(r.refreshAfterSeconds),
+        ...revisionsOf(r),
         inAppMinIntervalSeconds: Number(r.inAppMinIntervalSeconds),
         inAppSettingsRevision: Number(r.inAppSettingsRevision),
         bound: bindingState === 'BOUND',
