@@ -23,7 +23,7 @@ import type { InboxCursorCodec, SortOrder } from './cursor';
 import { InboxErrors, InboxOperationError } from './errors';
 import { isRead, mergePage, readAt } from './order';
 import type { EntryChange, EntryState, InboxStore, ListedEntry, OwnerRow } from './store';
-import { kept } from './wire';
+import { kept, type InboxEntryView } from './wire';
 
 export type InboxTx = { inbox: InboxStore };
 type Stores = InboxTx & ProfileTx;
@@ -38,15 +38,6 @@ export const INBOX_PAGE = { min: 1, max: 100, default: 20 } as const;
  */
 export const INBOX_PURGE = { graceMs: 86_400_000, batchSize: 500, maxBatches: 20 } as const;
 
-export interface InboxEntryView {
-  id: string;
-  key: string;
-  payload: Record<string, unknown>;
-  scope: 'PROFILE' | 'INSTALLATION';
-  sentAt: string;
-  expiresAt: string | null;
-  readAt: string | null;
-}
 
 export interface NewEntry {
   id: string;

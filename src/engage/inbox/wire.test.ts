@@ -1,6 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import type { InboxEntryView } from './service';
-import { inboxPageText, kept } from './wire';
+import { inboxPageText, kept, type InboxEntryView } from './wire';
 
 const entry = (over: Partial<InboxEntryView>): InboxEntryView => ({
   id: '0190b5e7-a524-7c1d-8f0e-9a3b2c1d0e9f',

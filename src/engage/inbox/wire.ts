@@ -4,7 +4,17 @@
  * is one object per entry and locale, kept by the service while the entry is shown (an entry's
  * content never changes): `kept` freezes it and keeps its text beside it for as long as it lives.
  */
-import type { InboxEntryView } from './service';
+
+/** An entry as a page shows it (spec 01 InboxEntry). */
+export interface InboxEntryView {
+  id: string;
+  key: string;
+  payload: Record<string, unknown>;
+  scope: 'PROFILE' | 'INSTALLATION';
+  sentAt: string;
+  expiresAt: string | null;
+  readAt: string | null;
+}
 
 const texts = new WeakMap<object, string>();
 
