@@ -81,6 +81,39 @@ export function hashUnit(id: string): string | undefined {
 }
 
 /**
+ * The bucket (0 … 9999) of a unit's id for one seed, or -1 when the id must not be hashed
+ * (hashUnit); the last id's bucket is kept, so the rules of one flag sharing a
+ * seed hash one installation's or profile's id once (issue 26 "Performance").
+ */
+export function lastUnitBucketer(seed: string): (id: string) => number {
+  const bucket = bucketerFor(seed);
+  let lastId: string | undefined;
+  let last = -1;
+  return (id) => {
+    if (id !== lastId) {
+      const unit = unitOf(id);
+      last = unit === undefined ? -1 : bucket(unit);
+      lastId = id;
+    }
+    return last;
+  };
+}
+
+/**
+ * hashUnit of the last id asked for: a snapshot evaluates every flag for one installation, so
+ * its id is checked (and lowered) once, not once per flag that splits.
+ */
+let lastUnitId: string | undefined;
+let lastUnit: string | undefined;
+function unitOf(id: string): string | undefined {
+  if (id !== lastUnitId) {
+    lastUnit = hashUnit(id);
+    lastUnitId = id;
+  }
+  return lastUnit;
+}
+
+/**
  * Cumulative ranges (GrowthBook `getBucketRanges`): variant i owns
  * [start_i, start_i + coverage × w_i) where start_i is the sum of the weights before it, all in
  * parts of 10,000. Weights sum to exactly 10,000 (checked by the schema's rules; GrowthBook's

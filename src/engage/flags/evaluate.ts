@@ -6,7 +6,7 @@
  * one of the wrong type does not match (docs/decisions.md "Flag evaluation core").
  */
 import { parseDateTime } from '../../platform/http/schema';
-import { bucketerFor, chooseVariant, hashUnit } from './bucketing';
+import { chooseVariant, lastUnitBucketer } from './bucketing';
 import { attributeType, type FlagCondition, type FlagDefinition, type FlagRule, type Operator } from './schemas';
 import { compareSemVer, parseSemVer, type SemVer } from './semver';
 
@@ -160,39 +160,6 @@ function compileRule(
     return i < 0 ? undefined : served[i];
   };
   return { when, serve };
-}
-
-/**
- * The bucket (0 … 9999) of a unit's id for one seed, or -1 when the id must not be hashed
- * (bucketing.ts hashUnit); the last id's bucket is kept, so the rules of one flag sharing a
- * seed hash one installation's or profile's id once (issue 26 "Performance").
- */
-function lastUnitBucketer(seed: string): (id: string) => number {
-  const bucket = bucketerFor(seed);
-  let lastId: string | undefined;
-  let last = -1;
-  return (id) => {
-    if (id !== lastId) {
-      const unit = unitOf(id);
-      last = unit === undefined ? -1 : bucket(unit);
-      lastId = id;
-    }
-    return last;
-  };
-}
-
-/**
- * hashUnit of the last id asked for: a snapshot evaluates every flag for one installation, so
- * its id is checked (and lowered) once, not once per flag that splits.
- */
-let lastUnitId: string | undefined;
-let lastUnit: string | undefined;
-function unitOf(id: string): string | undefined {
-  if (id !== lastUnitId) {
-    lastUnit = hashUnit(id);
-    lastUnitId = id;
-  }
-  return lastUnit;
 }
 
 function allOf(tests: Test[]): Test {
