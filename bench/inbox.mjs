@@ -5,9 +5,11 @@
  *     first page, and deep pages (every cursor of a walk through the whole inbox, in turn);
  *     pages/s (goal >= 8,000/s on the two cores) and the ratio big/small (goal: within 20%);
  *  2. operations in batches of 10 (POST /v1/sdk/inbox/operations:batch, MARK_READ and MARK_UNREAD
- *     of random entries of 16 profiles' inboxes, a batch per request): operations/s (goal >= 20,000/s);
- *     and the same on the big inbox from its one installation (operations-big: cost per batch
- *     independent of the inbox's size);
+ *     of random entries of 16 profiles' inboxes, a batch per request, from --ops-devices installations
+ *     bound to them in turn, 1,600 by default: traffic of that rate comes from many devices, each
+ *     with few operations of its own): operations/s (goal >= 20,000/s); and the same on the big inbox
+ *     from its one installation (operations-big: one device sending all the batches, the worst case
+ *     for the index of its operation ids; cost per batch independent of the inbox's size);
  *  3. the live badge: N open GET /v1/sdk/inbox/events streams (10,000 by default; opened by a child
  *     process), the server's RSS and heap growth per stream, each read after full GCs asked for
  *     through the server's inspector (goal < 20 KB), then for a sample of streams an
@@ -22,7 +24,7 @@
  * Usage: node bench/inbox.mjs [--bin /tmp/engage (default: built to a temporary file)]
  *          [--engine sqlite|postgres] [--duration 8] [--connections 16] [--rounds 2]
  *          [--streams 10000] [--sample 200] [--pairs 2] [--parts pages,ops,sse,admission]
- *          [--big 10000 (entries of the big inbox)] [--warmup 2 (unmeasured seconds of each kind first)] [--cpu-prof DIR (V8 CPU profiles of the server)]
+ *          [--big 10000 (entries of the big inbox)] [--ops-devices 1600 (installations sending the operations)] [--warmup 2 (unmeasured seconds of each kind first)] [--cpu-prof DIR (V8 CPU profiles of the server)]
  *          [--workers N (serve --workers N, for pages and ops: N processes share the port; CPU is the primary's and every worker's)]
  * `--engine postgres` starts a throwaway cluster (test/helpers/pg-cluster.ts): run it with
  * `node --import tsx bench/inbox.mjs --engine postgres`.
@@ -51,6 +53,7 @@ const { values: args } = parseArgs({
     pairs: { type: 'string', default: '2' },
     warmup: { type: 'string', default: '2' },
     big: { type: 'string', default: '10000' },
+    'ops-devices': { type: 'string', default: '1600' },
     parts: { type: 'string', default: 'pages,ops,sse,admission' },
     'cpu-prof': { type: 'string' },
     workers: { type: 'string', default: '1' },
@@ -113,6 +116,7 @@ async function main() {
   const WARMUP = Number(args.warmup);
   const SMALL = 100;
   const OPS_USERS = 16;
+  const OPS_DEVICES = Number(args['ops-devices']);
   const PARTS = args.parts.split(',');
   if (args.workers !== '1' && PARTS.some((p) => p === 'sse' || p === 'admission')) {
     console.error('bench/inbox: --workers is for the pages and ops parts (the sse part reads one process\'s memory; admission runs bench/push.mjs)');
@@ -253,8 +257,11 @@ async function main() {
   try {
     // The inboxes, written by sends: 10,000 entries for `big`, 100 for `small` and for each of 16 `ops-k`.
     const [big, small] = [await device('big'), await device('small')];
-    const ops = [];
-    for (let k = 0; k < OPS_USERS; k++) ops.push(await device(`ops-${k}`));
+    // The operations' installations: device k bound to profile ops-(k mod 16).
+    const ops = new Array(PARTS.includes('ops') ? Math.max(OPS_USERS, OPS_DEVICES) : OPS_USERS);
+    await pool(ops.length, 16, async (k) => {
+      ops[k] = await device(`ops-${k % OPS_USERS}`);
+    });
     let t = performance.now();
     if (PARTS.includes('pages') || PARTS.includes('ops')) {
       const targets = [...Array(BIG).fill('big'), ...Array(SMALL).fill('small'), ...Array.from({ length: OPS_USERS * SMALL }, (_, i) => `ops-${i % OPS_USERS}`)];
@@ -312,8 +319,9 @@ async function main() {
     let accepted = 0;
     let rejected = 0;
     if (PARTS.includes('ops')) {
-      // Each ops-k installation's entry ids (all 100), for MARK_READ / MARK_UNREAD of random ones.
-      for (const d of ops) d.entries = (await page(d, '?pageSize=100')).entries.map((e) => e.id);
+      // Each ops-k profile's entry ids (all 100), for MARK_READ / MARK_UNREAD of random ones.
+      for (let k = 0; k < OPS_USERS; k++) ops[k].entries = (await page(ops[k], '?pageSize=100')).entries.map((e) => e.id);
+      for (let k = OPS_USERS; k < ops.length; k++) ops[k].entries = ops[k % OPS_USERS].entries;
       // And the big inbox's (every entry, by pages of 100): operations-big, batches of one installation on
       // a 10,000-entry inbox, whose CPU per batch should be that of operations (cost independent of size).
       big.entries = [];

@@ -11,7 +11,8 @@ import { sqliteNativeBindingPath } from '../native';
  * 6 ms without, bench/oauth.mjs). `serve` turns it off on its write connection and a worker
  * thread with its own connection runs PASSIVE checkpoints instead, which never block readers
  * or writers. The worker starts once the WAL passes 1 MiB, so an idle server does not carry
- * its thread.
+ * its thread. Under writes that never pause it also has the log start over past 256 MiB (see
+ * `catchUp`), which SQLite would otherwise never do.
  *
  * The worker is plain JavaScript evaluated from a string, so it also runs inside the single
  * executable, where there is no module file to point a Worker at; it talks to better-sqlite3's
@@ -19,6 +20,7 @@ import { sqliteNativeBindingPath } from '../native';
  */
 const WORKER = `
 const { workerData, parentPort } = require('node:worker_threads');
+const fs = require('node:fs');
 const mod = { exports: {} };
 process.dlopen(mod, workerData.addon);
 const addon = mod.exports;
@@ -36,9 +38,34 @@ if (!addon.isInitialized) {
 }
 // (filename, filenameGiven, anonymous, readonly, fileMustExist, timeout ms, verbose, buffer, fd, journalFd)
 const db = new addon.Database(workerData.file, workerData.file, false, false, true, 1000, null, null, null, null);
+// (sql, owner object, pragma mode, explain mode): what better-sqlite3's own pragma() calls.
+const checkpoint = (mode) => db.prepare('PRAGMA wal_checkpoint(' + mode + ')', db, true, false).get();
+const syncFile = (file) => {
+  const fd = fs.openSync(file, 'r');
+  try { fs.fsyncSync(fd); } finally { fs.closeSync(fd); }
+};
 const run = () => {
-  try { db.exec('PRAGMA wal_checkpoint(PASSIVE)'); }
-  catch (e) { parentPort.postMessage({ error: String(e && e.message || e) }); }
+  try {
+    let r = checkpoint('PASSIVE');
+    // Under writes that never pause, the log is never wholly copied at the moment a write
+    // begins, so SQLite never starts it over and the file grows without end (gigabytes in a
+    // minute of inbox operations). Past a bound: more passes, each copying what was written
+    // during the last, until one finds little; then the writer's thread holds its writes back
+    // for one last pass (see finish), and its next write starts the log over.
+    if (r.log >= workerData.restartFrames) {
+      for (let pass = 0; pass < 8; pass++) {
+        const before = r.log;
+        r = checkpoint('PASSIVE');
+        if (r.log - before < 256) break;
+      }
+      // What the passes wrote, flushed here rather than by the last pass's fsyncs, which the
+      // writer waits for; then one more pass for what came meanwhile.
+      syncFile(workerData.file);
+      syncFile(workerData.file + '-wal');
+      r = checkpoint('PASSIVE');
+      if (r.checkpointed === r.log) parentPort.postMessage({ caughtUp: true });
+    }
+  } catch (e) { parentPort.postMessage({ error: String(e && e.message || e) }); }
 };
 // Scrub (privacy erasure): PASSIVE first does the copying without locking anyone out, then
 // TRUNCATE, not waiting for anyone (busy_timeout 0), empties the WAL file. Reports 'busy'
@@ -47,8 +74,7 @@ const scrub = () => {
   db.exec('PRAGMA wal_checkpoint(PASSIVE)');
   db.exec('PRAGMA busy_timeout = 0');
   try {
-    // (sql, owner object, pragma mode, explain mode): what better-sqlite3's own pragma() calls.
-    const row = db.prepare('PRAGMA wal_checkpoint(TRUNCATE)', db, true, false).get();
+    const row = checkpoint('TRUNCATE');
     return row.busy === 0 ? 'done' : 'busy';
   } finally {
     db.exec('PRAGMA busy_timeout = 1000');
@@ -56,7 +82,12 @@ const scrub = () => {
 };
 const timer = workerData.intervalMs > 0 ? setInterval(run, workerData.intervalMs) : undefined;
 parentPort.on('message', (m) => {
-  if (m === 'stop') { clearInterval(timer); run(); db.close(); parentPort.close(); }
+  if (m && m.finish !== undefined) {
+    // The last pass, while the writer's thread holds its writes back: it copies every frame.
+    try { checkpoint('PASSIVE'); parentPort.postMessage({ finish: m.finish }); }
+    catch (e) { parentPort.postMessage({ finish: m.finish, error: String(e && e.message || e) }); }
+  }
+  else if (m === 'stop') { clearInterval(timer); run(); db.close(); parentPort.close(); }
   else if (m && m.scrub !== undefined) {
     try { parentPort.postMessage({ scrub: m.scrub, result: scrub() }); }
     catch (e) { parentPort.postMessage({ scrub: m.scrub, error: String(e && e.message || e) }); }
@@ -73,10 +104,13 @@ export interface Checkpointer {
   stop(): Promise<void>;
 }
 
+/** Frames in the WAL (4 KiB pages: 256 MiB) past which the worker has the next write start the file over. */
+const RESTART_AT_FRAMES = 65536;
+
 /** WAL size at which the worker is started; an idle server never pays for its thread. */
 const START_AT_WAL_BYTES = 1024 * 1024;
 
-export function startCheckpointer(db: Database, logger: Logger, intervalMs = 250): Checkpointer {
+export function startCheckpointer(db: Database, logger: Logger, intervalMs = 250, restartFrames = RESTART_AT_FRAMES): Checkpointer {
   let worker: Worker | undefined;
   let broken = false;
   let scrubs = 0;
@@ -84,12 +118,13 @@ export function startCheckpointer(db: Database, logger: Logger, intervalMs = 250
   const spawn = () => {
     const w = new Worker(WORKER, {
       eval: true,
-      workerData: { addon: sqliteNativeBindingPath(), file: db.file, intervalMs },
+      workerData: { addon: sqliteNativeBindingPath(), file: db.file, intervalMs, restartFrames },
       resourceLimits: { maxOldGenerationSizeMb: 8, maxYoungGenerationSizeMb: 2 },
     });
     w.unref();
-    w.on('message', (m: { error?: string; scrub?: number; result?: 'done' | 'busy' }) => {
-      if (m.scrub !== undefined) {
+    w.on('message', (m: { error?: string; scrub?: number; result?: 'done' | 'busy'; caughtUp?: boolean }) => {
+      if (m.caughtUp) catchUp();
+      else if (m.scrub !== undefined) {
         const p = pending.get(m.scrub);
         pending.delete(m.scrub);
         if (m.result) p?.resolve(m.result);
@@ -117,6 +152,40 @@ export function startCheckpointer(db: Database, logger: Logger, intervalMs = 250
     }
   };
   db.write.$client.pragma('wal_autocheckpoint = 0');
+  // The worker caught up with the writes but for a few frames: this process holds its write
+  // transactions back (reads go on) while the worker copies those (one pass, its fsyncs
+  // included: 10–25 ms under the heaviest writes measured, bench/inbox.mjs), and ends its shared
+  // read snapshot, so its next write finds the whole log copied and nobody reading it, and
+  // starts it over. A RESTART checkpoint in the worker would do the same holding the writer
+  // lock, this thread waiting in SQLite's busy loop (its sleeps overshoot); copying on this
+  // thread would put the fsyncs on the event loop.
+  let finishing = false;
+  let finishes = 0;
+  const catchUp = () => {
+    const w = worker;
+    if (finishing || !w || !db.betweenWrites) return;
+    finishing = true;
+    const id = ++finishes;
+    db.betweenWrites(
+      () =>
+        new Promise<void>((resolve) => {
+          const done = (m: { finish?: number; error?: string }) => {
+            if (m.finish !== id) return;
+            w.off('message', done);
+            w.off('exit', resolve);
+            if (m.error) logger.warn('WAL checkpoint failed', { error: m.error });
+            resolve();
+          };
+          w.on('message', done);
+          w.once('exit', resolve);
+          w.postMessage({ finish: id });
+        }),
+    )
+      .catch((e: unknown) => logger.warn('WAL checkpoint failed', { error: e instanceof Error ? e.message : String(e) }))
+      .finally(() => {
+        finishing = false;
+      });
+  };
   const watch = setInterval(() => {
     if (walBytes() < START_AT_WAL_BYTES) return;
     clearInterval(watch);

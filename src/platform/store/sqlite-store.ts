@@ -115,6 +115,18 @@ export function createSqliteStore<S extends object>(db: Database, bind: (sql: Sq
     return result;
   };
   const readSnapshot = () => (sharing ? snapshot : undefined);
+  // For the checkpointer (sqlite.ts `betweenWrites`): no transaction of ours begins meanwhile,
+  // and our shared read snapshot is ended before and after, so the next write may start the WAL over.
+  db.betweenWrites = async (fn) => {
+    const release = await lock.acquire();
+    try {
+      endShared();
+      await fn();
+      endShared();
+    } finally {
+      release();
+    }
+  };
 
   const scrubDeleted = async (): Promise<'done' | 'busy'> => {
     if (joinable(owner)) throw new NestedTransactionMisuse('scrubDeleted inside a transaction would wait for it forever');

@@ -22,6 +22,12 @@ export interface Database {
   read: Db;
   file: string;
   close(): void;
+  /**
+   * Set by the store over these connections (sqlite-store.ts): runs `fn` while this process
+   * begins no write transaction, its shared read snapshot ended before and after. The
+   * checkpointer uses it to have the WAL start over under writes that never pause (checkpointer.ts).
+   */
+  betweenWrites?: (fn: () => Promise<void>) => Promise<void>;
 }
 
 /** Every pragma in one place (DESIGN.md "Storage"). */
