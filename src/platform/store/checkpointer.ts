@@ -63,7 +63,7 @@ const run = () => {
       syncFile(workerData.file);
       syncFile(workerData.file + '-wal');
       r = checkpoint('PASSIVE');
-      if (r.checkpointed === r.log) parentPort.postMessage({ caughtUp: true });
+      if (r.busy === 0 && r.checkpointed === r.log) parentPort.postMessage({ caughtUp: true });
     }
   } catch (e) { parentPort.postMessage({ error: String(e && e.message || e) }); }
 };
