@@ -73,6 +73,9 @@ async function stream(credential: string): Promise<EventReader> {
   );
   expect(res.statusCode).toBe(200);
   expect(res.headers['content-type']).toBe('text/event-stream; charset=utf-8');
+  expect(res.headers['cache-control']).toBe('no-store');
+  expect(res.headers['x-accel-buffering']).toBe('no');
+  expect(res.headers['x-request-id']).toBeTruthy();
   const r = new EventReader(Readable.toWeb(res) as ReadableStream<Uint8Array>);
   readers.push(r);
   expect(await r.next()).toBe('retry: 5000\n:');

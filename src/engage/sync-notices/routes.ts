@@ -1,5 +1,6 @@
-import type { Hono } from 'hono';
+import type { Context, Hono } from 'hono';
 import { bearerOf } from '../../platform/http/guards';
+import { alreadySent, nodeResponse } from '../../platform/http/request';
 import { described } from '../../platform/http/openapi';
 import type { EdgeEnv, EdgeGuards } from '../guards';
 import type { EngageServices } from '../services';
@@ -14,6 +15,13 @@ export function mountSyncNoticeRoutes(app: Hono<EdgeEnv>, engage: EngageServices
     'Cache-Control': 'no-store',
     // nginx buffers responses unless told not to: a notice must not wait in a proxy.
     'X-Accel-Buffering': 'no',
+  };
+  // On the Node server the stream writes to the response itself (streams.ts `responseSink`).
+  const answer = async (c: Context<EdgeEnv>, opts: { badge?: boolean } = {}): Promise<Response> => {
+    const res = nodeResponse(c);
+    if (!res) return c.body(await engage.syncNotices.open(c.get('installation'), bearerOf(c)!, opts), 200, headers);
+    await engage.syncNotices.openOn(res, headers, c.get('installation'), bearerOf(c)!, opts);
+    return alreadySent();
   };
   app.get(
     '/v1/sdk/sync/events',
@@ -33,10 +41,7 @@ export function mountSyncNoticeRoutes(app: Hono<EdgeEnv>, engage: EngageServices
         },
         errors: { 401: 'unauthorized', 503: 'temporarily_unavailable: the server holds as many streams as it may (Retry-After)' },
       },
-      async (c) => {
-        const body = await engage.syncNotices.open(c.get('installation'), bearerOf(c)!);
-        return c.body(body, 200, headers);
-      },
+      async (c) => answer(c),
     ),
   );
 
@@ -59,7 +64,7 @@ export function mountSyncNoticeRoutes(app: Hono<EdgeEnv>, engage: EngageServices
         },
         errors: { 401: 'unauthorized', 503: 'temporarily_unavailable: the server holds as many streams as it may (Retry-After)' },
       },
-      async (c) => c.body(await engage.syncNotices.open(c.get('installation'), bearerOf(c)!, { badge: true }), 200, headers),
+      async (c) => answer(c, { badge: true }),
     ),
   );
 }

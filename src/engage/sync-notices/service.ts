@@ -1,3 +1,4 @@
+import type { ServerResponse } from 'node:http';
 import type { Logger } from '../../platform/logger';
 import type { InstallationPrincipal } from '../installations/service';
 import { EdgeErrors } from '../shared/errors';
@@ -32,15 +33,22 @@ export function createSyncNoticeService(deps: {
     logger: deps.logger,
   });
   let listening = false;
+  // The guard has just checked the credential: only the profile is read (one statement).
+  const subject = async (p: InstallationPrincipal): Promise<StreamSubject> => {
+    const profileId = await deps.profileOf(p);
+    if (profileId === undefined) throw EdgeErrors.unauthorized();
+    return { environmentId: p.environmentId, installationId: p.id, appId: p.appId, profileId };
+  };
   return {
     /** What writers call after their transaction committed. */
     notices: hub.notices,
-    /** A stream for the installation the guard authenticated with `token`. */
+    /** A stream for the installation the guard authenticated with `token`, as a ReadableStream. */
     async open(p: InstallationPrincipal, token: string, opts: { badge?: boolean } = {}): Promise<ReadableStream<Uint8Array>> {
-      // The guard has just checked the credential: only the profile is read (one statement).
-      const profileId = await deps.profileOf(p);
-      if (profileId === undefined) throw EdgeErrors.unauthorized();
-      return streams.open({ environmentId: p.environmentId, installationId: p.id, appId: p.appId, profileId }, token, opts);
+      return streams.open(await subject(p), token, opts);
+    },
+    /** The same, written straight to Node's response (`headers` its head): what `serve` answers with. */
+    async openOn(res: ServerResponse, headers: Record<string, string>, p: InstallationPrincipal, token: string, opts: { badge?: boolean } = {}): Promise<void> {
+      streams.openOn(res, headers, await subject(p), token, opts);
     },
     /** `serve`: hears the other processes' notices (PostgreSQL); nothing to hear on SQLite. */
     async listen(): Promise<void> {

@@ -148,6 +148,50 @@ describe('change-notice streams', () => {
     await third.cancel();
     expect(streams.count()).toBe(2);
   });
+
+  it('written straight to a Node response: its head with the first chunk; ended once Node holds a full buffer the client left unread, or when the client goes', async () => {
+    const { hub, streams } = setup();
+    const { EventEmitter } = await import('node:events');
+    // What the stream uses of a ServerResponse.
+    const response = () =>
+      Object.assign(new EventEmitter(), {
+        headersSent: false,
+        destroyed: false,
+        writableNeedDrain: false,
+        head: undefined as unknown,
+        chunks: [] as string[],
+        ended: false,
+        writeHead(status: number, headers: Record<string, string>) {
+          this.head = { status, headers };
+          this.headersSent = true;
+        },
+        write(chunk: Uint8Array) {
+          this.chunks.push(Buffer.from(chunk).toString());
+        },
+        end() {
+          this.ended = true;
+        },
+      });
+    const slow = response();
+    streams.openOn(slow as never, { 'Content-Type': 'text/event-stream' }, A, 'inst-a');
+    expect(slow.head).toEqual({ status: 200, headers: { 'Content-Type': 'text/event-stream' } });
+    expect(slow.chunks).toEqual([`retry: ${STREAM_DEFAULTS.retryMs}\n:\n\n`]);
+    slow.writableNeedDrain = true; // Node's buffer full: the client reads nothing
+    hub.notices.definitionsChanged('env-1');
+    await new Promise((r) => setTimeout(r, 20));
+    expect(slow.chunks).toHaveLength(1);
+    expect(slow.ended).toBe(true);
+    expect(streams.count()).toBe(0);
+
+    const gone = response();
+    streams.openOn(gone as never, {}, B, 'inst-b');
+    expect(streams.count()).toBe(1);
+    gone.emit('close'); // the client went
+    expect(streams.count()).toBe(0);
+    hub.notices.definitionsChanged('env-1');
+    await new Promise((r) => setTimeout(r, 20));
+    expect(gone.chunks).toHaveLength(1);
+  });
 });
 
 describe('notices on the wire between processes', () => {

@@ -1,3 +1,4 @@
+import type { ServerResponse } from 'node:http';
 import type { Logger } from '../../platform/logger';
 import { SyncStreamErrors } from './errors';
 import type { NoticeHub, NoticeListener, NoticeReason } from './hub';
@@ -35,6 +36,50 @@ const SYNC = utf8.encode('event: sync\ndata: {}\n\n');
 const HEARTBEAT = utf8.encode(':\n\n');
 /** Chunks a client may leave unread before its stream is dropped (it reconnects when it reads again). */
 const MAX_UNREAD = 16;
+
+/** Where a stream's bytes go. */
+export interface StreamSink {
+  /** Writes a chunk; false (nothing written) when the client stopped reading: the stream then ends. */
+  write(chunk: Uint8Array): boolean;
+  end(): void;
+}
+
+/** A WHATWG ReadableStream's controller (any runtime; the in-process tests). */
+function controllerSink(controller: ReadableStreamDefaultController<Uint8Array>): StreamSink {
+  return {
+    write(chunk) {
+      if ((controller.desiredSize ?? 0) < -MAX_UNREAD) return false;
+      controller.enqueue(chunk);
+      return true;
+    },
+    end() {
+      try {
+        controller.close();
+      } catch {
+        // Already closed or errored by the client's going.
+      }
+    },
+  };
+}
+
+/**
+ * Node's response itself, its head written with the first chunk: no ReadableStream, reader or
+ * pending read per stream between the stream and the socket (bench/inbox.mjs "sse": the memory
+ * each of 10,000 open streams costs). A client that stopped reading leaves Node's buffer full.
+ */
+function responseSink(res: ServerResponse, headers: Record<string, string>): StreamSink {
+  return {
+    write(chunk) {
+      if (res.destroyed || res.writableNeedDrain) return false;
+      if (!res.headersSent) res.writeHead(200, headers);
+      res.write(chunk);
+      return true;
+    },
+    end() {
+      res.end();
+    },
+  };
+}
 
 /**
  * The Server-Sent Events streams of GET /v1/sdk/sync/events (issue 26 point 6). Each is a
@@ -86,7 +131,7 @@ export function createNoticeStreams(deps: {
     constructor(
       subject: StreamSubject,
       private readonly token: string,
-      private readonly controller: ReadableStreamDefaultController<Uint8Array>,
+      private readonly sink: StreamSink,
       /** Whether the stream carries the inbox badge (opened as GET /v1/sdk/inbox/events). */
       private readonly withBadge: boolean,
     ) {
@@ -178,8 +223,7 @@ export function createNoticeStreams(deps: {
     write(chunk: Uint8Array): void {
       if (this.closed) return;
       // A client that stopped reading: its chunks would pile up in memory.
-      if ((this.controller.desiredSize ?? 0) < -MAX_UNREAD) return this.close();
-      this.controller.enqueue(chunk);
+      if (!this.sink.write(chunk)) return this.close();
       this.lastWrite = now();
     }
 
@@ -187,11 +231,7 @@ export function createNoticeStreams(deps: {
     close(): void {
       if (this.closed) return;
       this.forget();
-      try {
-        this.controller.close();
-      } catch {
-        // Already closed or errored by the client's going.
-      }
+      this.sink.end();
     }
 
     /** The client went (or close): nothing more is written. */
@@ -217,35 +257,48 @@ export function createNoticeStreams(deps: {
     }
   };
 
+  /**
+   * A stream for the installation `subject` names (its credential `token` checked by the guard),
+   * writing to `sink`. Beyond the process's cap: SyncStreamErrors.full, before anything is
+   * written. The installation's oldest stream is closed when it already holds `perInstallation`.
+   */
+  const start = (subject: StreamSubject, token: string, badge: boolean, sink: StreamSink): Stream => {
+    if (open.size >= settings.max) throw SyncStreamErrors.full(Math.max(1, Math.ceil(settings.retryMs / 1000)));
+    const mine = [...hub.ofInstallation(subject.installationId)] as Stream[];
+    for (let i = 0; i <= mine.length - settings.perInstallation; i++) mine[i].close();
+    const stream = new Stream(subject, token, sink, badge);
+    open.add(stream);
+    hub.register(stream);
+    // The reconnection delay, then a comment: headers and a first byte go out at once.
+    stream.write(utf8.encode(`retry: ${settings.retryMs}\n:\n\n`));
+    // An inbox stream: the badge as it is now, then whenever it changes.
+    void stream.badge();
+    if (!sweeper) {
+      sweeper = setInterval(sweep, sweepEvery);
+      sweeper.unref();
+    }
+    return stream;
+  };
+
   return {
-    /**
-     * A stream for the installation `subject` names (its credential `token` checked by the
-     * guard). Beyond the process's cap: SyncStreamErrors.full. The installation's oldest stream
-     * is closed when it already holds `perInstallation`.
-     */
+    /** A stream as a ReadableStream (see `start`). */
     open(subject: StreamSubject, token: string, opts: { badge?: boolean } = {}): ReadableStream<Uint8Array> {
+      // Checked before the ReadableStream exists: its start() cannot throw to this caller.
       if (open.size >= settings.max) throw SyncStreamErrors.full(Math.max(1, Math.ceil(settings.retryMs / 1000)));
-      const mine = [...hub.ofInstallation(subject.installationId)] as Stream[];
-      for (let i = 0; i <= mine.length - settings.perInstallation; i++) mine[i].close();
       let stream: Stream | undefined;
       return new ReadableStream<Uint8Array>({
         start(controller) {
-          stream = new Stream(subject, token, controller, opts.badge === true);
-          open.add(stream);
-          hub.register(stream);
-          // The reconnection delay, then a comment: headers and a first byte go out at once.
-          controller.enqueue(utf8.encode(`retry: ${settings.retryMs}\n:\n\n`));
-          // An inbox stream: the badge as it is now, then whenever it changes.
-          void stream.badge();
-          if (!sweeper) {
-            sweeper = setInterval(sweep, sweepEvery);
-            sweeper.unref();
-          }
+          stream = start(subject, token, opts.badge === true, controllerSink(controller));
         },
         cancel() {
           stream?.forget();
         },
       });
+    },
+    /** A stream written straight to Node's response `res`, `headers` its head (see `start`). */
+    openOn(res: ServerResponse, headers: Record<string, string>, subject: StreamSubject, token: string, opts: { badge?: boolean } = {}): void {
+      const stream = start(subject, token, opts.badge === true, responseSink(res, headers));
+      res.once('close', () => stream.forget());
     },
     /** Open streams in this process (/metrics). */
     count: () => open.size,

@@ -34,12 +34,21 @@ export function headerOf(c: Context, name: string): string | undefined {
  * and the adapter is told the answer is sent.
  */
 export function noContent(c: Context): Response {
-  const outgoing = (c.env as { outgoing?: ServerResponse } | undefined)?.outgoing;
-  if (!outgoing || typeof outgoing.writeHead !== 'function') return c.body(null, 204);
+  const outgoing = nodeResponse(c);
+  if (!outgoing) return c.body(null, 204);
   outgoing.writeHead(204);
   outgoing.end();
-  return new Response(null, { status: 204, headers: { 'x-hono-already-sent': 'true' } });
+  return alreadySent(204);
 }
+
+/** The Node server's response for this request, when it runs on one (not in-process `app.request`). */
+export function nodeResponse(c: Context): ServerResponse | undefined {
+  const outgoing = (c.env as { outgoing?: ServerResponse } | undefined)?.outgoing;
+  return outgoing && typeof outgoing.writeHead === 'function' ? outgoing : undefined;
+}
+
+/** What a handler that answered on `nodeResponse` itself returns: the Node adapter then writes nothing. */
+export const alreadySent = (status = 200): Response => new Response(null, { status, headers: { 'x-hono-already-sent': 'true' } });
 
 /**
  * Sets headers on whatever answer this request gets, an error included, then runs `next`.
