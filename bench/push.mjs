@@ -15,6 +15,7 @@
 //          [--preferences (issue 26: the template names a subscription list and has normal priority,
 //           and every profile has quiet hours outside the run: admission reads the list, the
 //           choices and the quiet hours of every recipient, and defers nothing)]
+//          [--cpu-prof DIR (V8 CPU profiles of the server)]
 //          [--inbox (issue 27: the template has an inbox part, so every send also writes one PROFILE
 //           inbox entry in its transaction, and its pushes carry the entry's id)]
 import autocannon from 'autocannon';
@@ -34,6 +35,7 @@ const { values: args } = parseArgs({
   options: {
     bin: { type: 'string', default: path.join(root, 'dist/engage') },
     duration: { type: 'string', default: '10' },
+    'cpu-prof': { type: 'string' },
     connections: { type: 'string', default: '16' },
     users: { type: 'string', default: '200' },
     rate: { type: 'string' },
@@ -85,7 +87,8 @@ const engineEnv = {
 const cli = (...a) => JSON.parse(execFileSync(BIN, [...a, '--data-dir', dataDir, '--json', '--log-level', 'error'], { encoding: 'utf8', env: engineEnv }));
 
 function start() {
-  const proc = spawn(BIN, ['serve', '--data-dir', dataDir, '--port', '0', '--log-level', 'info', '--no-access-log'], { stdio: ['ignore', 'pipe', 'pipe'], env: engineEnv });
+  const serveEnv = args['cpu-prof'] ? { ...engineEnv, NODE_OPTIONS: `--cpu-prof --cpu-prof-dir=${path.resolve(args['cpu-prof'])}` } : engineEnv;
+  const proc = spawn(BIN, ['serve', '--data-dir', dataDir, '--port', '0', '--log-level', 'info', '--no-access-log'], { stdio: ['ignore', 'pipe', 'pipe'], env: serveEnv });
   return new Promise((resolve, reject) => {
     proc.once('exit', (c) => reject(new Error(`server exited ${c}`)));
     for (const s of [proc.stdout, proc.stderr])
