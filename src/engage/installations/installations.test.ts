@@ -48,7 +48,9 @@ describe('POST /v1/sdk/installations', () => {
     expect(second.installationId).toBe(first.installationId);
     for (const k of ['credential', 'revocationCredential', 'recoveryToken'] as const) expect(second[k]).not.toBe(first[k]);
     expect((await h.request('/v1/sdk/installation', { headers: bearer(first.credential) })).status).toBe(401);
-    expect((await h.request('/v1/sdk/installation', { headers: bearer(second.credential) })).status).toBe(200);
+    const state = await h.request('/v1/sdk/installation', { headers: bearer(second.credential) });
+    expect(state.status).toBe(200);
+    expect(state.headers.get('cache-control')).toBe('no-store');
     // The old recovery token no longer recovers anything: it makes a new installation.
     const third = await post(bootstrapBody({ recoveryToken: first.recoveryToken }));
     expect(third.status).toBe(201);

@@ -40,7 +40,12 @@ export function mountInstallationRoutes(app: Hono<EdgeEnv>, engage: EngageServic
         responses: { 200: { description: 'state', schema: InstallationState } },
         errors: { 401: 'unauthorized' },
       },
-      async (c) => c.json(await engage.installations.state(c.get('installation'))),
+      async (c) => {
+        const state = await engage.installations.state(c.get('installation'));
+        // The installation's own state (its binding, its settings): no shared cache may keep it.
+        noStore(c);
+        return c.json(state);
+      },
     ),
   );
 }
