@@ -38,7 +38,6 @@ export const INBOX_PAGE = { min: 1, max: 100, default: 20 } as const;
  */
 export const INBOX_PURGE = { graceMs: 86_400_000, batchSize: 500, maxBatches: 20 } as const;
 
-
 export interface NewEntry {
   id: string;
   environmentId: string;

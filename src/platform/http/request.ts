@@ -56,11 +56,10 @@ export const alreadySent = (status = 200): Response => new Response(null, { stat
  * head: set on the hono response instead, they would build a WHATWG Headers object per answer.
  */
 async function nextWithHeaders(c: Context, next: () => Promise<void>, entries: readonly (readonly [string, string])[]): Promise<void> {
-  const outgoing = (c.env as { outgoing?: ServerResponse } | undefined)?.outgoing;
-  const direct = !!outgoing && typeof outgoing.setHeader === 'function';
-  if (direct) for (const [k, v] of entries) outgoing.setHeader(k, v);
+  const outgoing = nodeResponse(c);
+  if (outgoing) for (const [k, v] of entries) outgoing.setHeader(k, v);
   await next();
-  if (!direct) for (const [k, v] of entries) c.res.headers.set(k, v);
+  if (!outgoing) for (const [k, v] of entries) c.res.headers.set(k, v);
 }
 
 /**
@@ -69,8 +68,8 @@ async function nextWithHeaders(c: Context, next: () => Promise<void>, entries: r
  * Headers object, and the adapter convert it back, on every answer of the hot mobile routes.
  */
 export function noStore(c: Context): void {
-  const outgoing = (c.env as { outgoing?: ServerResponse } | undefined)?.outgoing;
-  if (outgoing && typeof outgoing.setHeader === 'function') outgoing.setHeader('Cache-Control', 'no-store');
+  const outgoing = nodeResponse(c);
+  if (outgoing) outgoing.setHeader('Cache-Control', 'no-store');
   else c.header('Cache-Control', 'no-store');
 }
 
