@@ -9,10 +9,11 @@
 // The executable therefore contains that Node whatever `node` runs this script; better-sqlite3 is
 // compiled against its headers (.npmrc nodedir), and `npm test` runs on it (node_modules/.bin/node).
 //
-// Usage: node build.mjs [--entry cmd/engage.ts] [--outfile dist/engage] [--bundle-only] [--code-cache]
-//   --bundle-only stops after step 1 (dist/.build/engage.cjs), handy to inspect the bundle.
-//   --code-cache  embeds V8's code cache (about 15-20 ms faster start here, docs/benchmarks.md);
-//                 off by default: it breaks dynamic import(), which the build then refuses.
+// Usage: node build.mjs [--entry cmd/engage.ts] [--outfile dist/engage] [--bundle-only] [--no-code-cache]
+//   --bundle-only   stops after step 1 (dist/.build/engage.cjs), handy to inspect the bundle.
+//   --no-code-cache leaves V8's code cache out of the executable: every start then parses the
+//                   whole bundle (about 100 ms more per start, docs/benchmarks.md). The cache
+//                   breaks dynamic import(), so the build refuses a bundle that contains one.
 import { execFileSync } from 'node:child_process';
 import { createHash } from 'node:crypto';
 import fs from 'node:fs';
@@ -26,11 +27,12 @@ const require = createRequire(import.meta.url);
 const SENTINEL_FUSE = 'NODE_SEA_FUSE_fce680ab2cc467b6e072b8b5df1996b2';
 
 const { values: args } = parseArgs({
+  allowNegative: true,
   options: {
     entry: { type: 'string', default: 'cmd/engage.ts' },
     outfile: { type: 'string', default: 'dist/engage' },
     'bundle-only': { type: 'boolean', default: false },
-    'code-cache': { type: 'boolean', default: false },
+    'code-cache': { type: 'boolean', default: true },
   },
 });
 
@@ -191,7 +193,7 @@ const result = await stepAsync('esbuild', () =>
     platform: 'node',
     format: 'cjs',
     target: 'node24',
-    // Smaller source parses faster at every start (the code cache is off by default).
+    // Smaller source parses faster (where the code cache does not cover a function, or is off).
     // Identifiers are not minified, so stack traces stay readable without keepNames, which
     // wraps every closure in a defineProperty call: it cost a fifth of userinfo's throughput.
     minifyWhitespace: true,
@@ -202,6 +204,8 @@ const result = await stepAsync('esbuild', () =>
     metafile: true,
     logLevel: 'warning',
     plugins: [onlyBuiltins],
+    // Code only the source tree runs (src/console/assets.ts: building the console with esbuild).
+    dropLabels: ['SOURCE_ONLY'],
     banner: {
       // CommonJS has no import.meta; give code written for ESM a truthful import.meta.url.
       js: 'var __engage_import_meta_url = require("node:url").pathToFileURL(__filename).href;',
@@ -228,7 +232,7 @@ if (nonBuiltin.length > 0) {
 }
 
 if (args['code-cache'] && /\bimport\(/.test(fs.readFileSync(bundleFile, 'utf8'))) {
-  fail('--code-cache: the bundle contains a dynamic import(), which fails under the SEA code cache');
+  fail('the bundle contains a dynamic import(), which fails under the SEA code cache (or build with --no-code-cache)');
 }
 
 if (args['bundle-only']) {
@@ -247,7 +251,8 @@ fs.writeFileSync(
       main: bundleFile,
       output: blobFile,
       disableExperimentalSEAWarning: true,
-      // The code cache breaks dynamic import() in the executable (DESIGN.md); opt-in only.
+      // V8's code cache of the bundle: a start deserializes the compiled top level instead of
+      // parsing 3 MB. It breaks dynamic import() (DESIGN.md): the bundle has none (checked above).
       useCodeCache: args['code-cache'],
       useSnapshot: false,
       assets: {
