@@ -8,9 +8,8 @@ import { DomainError } from '../src/platform/errors';
 import { NotInitialised, NotInitialisedError } from '../src/platform/data-dir';
 import { createLogger } from '../src/platform/logger';
 import { loadMasterKey } from '../src/platform/master-key';
-import { redactUrl } from '../src/platform/store/postgres';
+import { redactUrl } from '../src/platform/store/database-url';
 import { createServices, type Services } from '../src/services';
-import { createPgNoticeRelay } from '../src/engage/sync-notices/pg-relay';
 
 /** Options every command takes. */
 export interface CommonOptions {
@@ -94,7 +93,7 @@ async function opened<T>(opts: CommonOptions, create: boolean, fn: (ctx: Omit<Co
   const logger = createLogger({ level: config.logLevel === 'info' ? 'warn' : config.logLevel, format: config.logFormat });
   const { store, pg } = await openAppStore(config, { logger, poolSize: 2, create });
   // A command's writes reach the serving processes' change-notice streams (NOTIFY; a command never listens).
-  const noticeRelay = pg && createPgNoticeRelay(pg, logger);
+  const noticeRelay = pg && (await import('../src/engage/sync-notices/pg-relay')).createPgNoticeRelay(pg, logger);
   try {
     // After `engage migrate` alone the tables exist, the control tenant does not.
     if (!create && !(await store.tenants.findControl())) throw NotInitialised.control(config.databaseUrl ? redactUrl(config.databaseUrl) : path.join(config.dataDir, 'engage.db'));

@@ -1,5 +1,5 @@
 #!/usr/bin/env node
-import cluster from 'node:cluster';
+import type { Cluster } from 'node:cluster';
 import { buildProgram } from './program';
 import { configureUsageErrors, jsonRequested, reportParseFailure } from './cli';
 
@@ -9,8 +9,9 @@ const version = typeof __ENGAGE_VERSION__ !== 'undefined' ? __ENGAGE_VERSION__ :
 const program = buildProgram(version);
 
 // A worker of `serve --workers` forked by the single executable gets the path it was forked with
-// (the executable's, serve.ts) once more before its arguments (nodejs/node#62776): drop it.
-const argv = cluster.isWorker && process.argv[2] === process.execPath ? [...process.argv.slice(0, 2), ...process.argv.slice(3)] : process.argv;
+// (the executable's, serve-run.ts) once more before its arguments (nodejs/node#62776): drop it.
+// (node:cluster is asked only then: it loads child_process, which other starts do without.)
+const argv = process.argv[2] === process.execPath && (process.getBuiltinModule('node:cluster') as unknown as Cluster).isWorker ? [...process.argv.slice(0, 2), ...process.argv.slice(3)] : process.argv;
 
 // A reader that stops early (`engage users export | head`): stop quietly as a process killed by
 // SIGPIPE does (status 141, what a shell reports for it), not with an unhandled EPIPE's stack trace.

@@ -2,10 +2,9 @@ import type { Config } from './platform/config';
 import type { Logger } from './platform/logger';
 import type { Metrics } from './platform/metrics';
 import { NotInitialised, NotInitialisedError } from './platform/data-dir';
-import { applyPgMigrations, hasMigrationLedger } from './platform/store/pg-migrations';
-import { createPostgresSql, openPostgres, redactUrl, type Pg } from './platform/store/postgres';
+import { redactUrl } from './platform/store/database-url';
+import type { Pg } from './platform/store/postgres';
 import { createSqliteSql, type Sql } from './platform/store/sql';
-import { createPostgresStore } from './platform/store/postgres-store';
 import { openDatabase, type Database } from './platform/store/sqlite';
 import { createSqliteStore } from './platform/store/sqlite-store';
 import type { StoreOf } from './platform/store/store';
@@ -35,6 +34,12 @@ export async function openAppStore(
   deps: { logger: Logger; metrics?: Metrics; migrate?: boolean; poolSize?: number; create?: boolean },
 ): Promise<OpenedStore> {
   if (config.databaseUrl) {
+    // The PostgreSQL driver and store load only here: a start on SQLite never parses them.
+    const [{ applyPgMigrations, hasMigrationLedger }, { createPostgresSql, openPostgres }, { createPostgresStore }] = await Promise.all([
+      import('./platform/store/pg-migrations'),
+      import('./platform/store/postgres'),
+      import('./platform/store/postgres-store'),
+    ]);
     const pg = openPostgres(config.databaseUrl, { max: deps.poolSize });
     try {
       // create: false (CLI commands but init, migrate, serve): a database engage never migrated stays untouched.

@@ -1,7 +1,6 @@
 import type { Command } from 'commander';
 import { applyMigrations } from '../../src/platform/store/migrations';
-import { applyPgMigrations } from '../../src/platform/store/pg-migrations';
-import { openPostgres, redactUrl } from '../../src/platform/store/postgres';
+import { redactUrl } from '../../src/platform/store/database-url';
 import { openDatabase } from '../../src/platform/store/sqlite';
 import { action, configFrom, output, withCommon, type CommonOptions } from '../cli';
 
@@ -12,6 +11,7 @@ import { action, configFrom, output, withCommon, type CommonOptions } from '../c
 export async function migrate(opts: CommonOptions): Promise<string[]> {
   const config = configFrom(opts);
   if (config.databaseUrl) {
+    const [{ applyPgMigrations }, { openPostgres }] = await Promise.all([import('../../src/platform/store/pg-migrations'), import('../../src/platform/store/postgres')]);
     const pg = openPostgres(config.databaseUrl, { max: 1 });
     try {
       return await applyPgMigrations(pg);

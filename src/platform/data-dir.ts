@@ -1,5 +1,5 @@
 import { ConfigError } from './config';
-import { redactUrl } from './store/postgres';
+import { redactUrl } from './store/database-url';
 
 /**
  * Where engage keeps its state is created only on purpose: by `engage init`, `engage migrate`

@@ -8,7 +8,7 @@
  * One HTTP/2 session per host, opened again after GOAWAY or an error; every request has a
  * deadline (headers then silence is a timeout, a transient failure).
  */
-import http2 from 'node:http2';
+import type * as Http2 from 'node:http2';
 import { createPrivateKey, randomUUID, sign, type KeyObject } from 'node:crypto';
 import type { Clock } from '../../platform/clock';
 import { createDeadlines } from './deadlines';
@@ -63,19 +63,21 @@ export interface ProviderCheck {
 export const CHECK_DEVICE_TOKEN = 'engage-credential-check';
 /** The whole request, from opening the stream to the end of the answer. */
 export const REQUEST_TIMEOUT_MS = 10_000;
+/** node:http2 loads at the first push, not at every start of the executable (a CLI command never needs it). */
+const loadHttp2 = (): typeof Http2 => process.getBuiltinModule('node:http2');
 const b64 = (v: unknown) => Buffer.from(JSON.stringify(v)).toString('base64url');
 
 export function createApnsClient(opts: { productionUrl: string; sandboxUrl: string; ca?: string | Buffer; clock: Clock; requestTimeoutMs?: number }) {
   const timeoutMs = opts.requestTimeoutMs ?? REQUEST_TIMEOUT_MS;
-  const sessions = new Map<string, http2.ClientHttp2Session>();
+  const sessions = new Map<string, Http2.ClientHttp2Session>();
   const tokens = new Map<string, { jwt: string; iatMs: number }>();
   const keys = new Map<string, KeyObject>();
   const deadlines = createDeadlines(timeoutMs);
 
-  function session(url: string): http2.ClientHttp2Session {
+  function session(url: string): Http2.ClientHttp2Session {
     const open = sessions.get(url);
     if (open && !open.closed && !open.destroyed) return open;
-    const s = http2.connect(url, opts.ca ? { ca: opts.ca } : {});
+    const s = loadHttp2().connect(url, opts.ca ? { ca: opts.ca } : {});
     const drop = () => {
       if (sessions.get(url) === s) sessions.delete(url);
     };
@@ -111,10 +113,10 @@ export function createApnsClient(opts: { productionUrl: string; sandboxUrl: stri
     return jwt;
   }
 
-  function request(c: ApnsCredentials, d: ApnsDelivery, jwt: string): Promise<{ status: number; body: string; headers: http2.IncomingHttpHeaders } | { error: string }> {
+  function request(c: ApnsCredentials, d: ApnsDelivery, jwt: string): Promise<{ status: number; body: string; headers: Http2.IncomingHttpHeaders } | { error: string }> {
     const url = c.sandbox ? opts.sandboxUrl : opts.productionUrl;
     const payload = JSON.stringify(apnsPayload(d.message, d.id));
-    const headers: http2.OutgoingHttpHeaders = {
+    const headers: Http2.OutgoingHttpHeaders = {
       ':method': 'POST',
       ':path': `/3/device/${encodeURIComponent(d.token)}`,
       authorization: `bearer ${jwt}`,
@@ -129,7 +131,7 @@ export function createApnsClient(opts: { productionUrl: string; sandboxUrl: stri
     // The template's collapse id, else the delivery's own: a copy sent again after a crash replaces the first on the device.
     headers['apns-collapse-id'] = d.message.collapseId ?? d.id;
     return new Promise((resolve) => {
-      let s: http2.ClientHttp2Session;
+      let s: Http2.ClientHttp2Session;
       try {
         s = session(url);
       } catch (e) {
@@ -138,7 +140,7 @@ export function createApnsClient(opts: { productionUrl: string; sandboxUrl: stri
       }
       const req = s.request(headers);
       let status = 0;
-      let resHeaders: http2.IncomingHttpHeaders = {};
+      let resHeaders: Http2.IncomingHttpHeaders = {};
       const chunks: Buffer[] = [];
       let settled = false;
       const settle = (r: Awaited<ReturnType<typeof request>>) => {
@@ -150,7 +152,7 @@ export function createApnsClient(opts: { productionUrl: string; sandboxUrl: stri
       // A deadline for the whole exchange: a stream that answered headers and then nothing (half-open) ends here too.
       const deadline = deadlines.add(() => {
         settle({ error: `timed out after ${timeoutMs} ms` });
-        req.close(http2.constants.NGHTTP2_CANCEL);
+        req.close(loadHttp2().constants.NGHTTP2_CANCEL);
       });
       req.on('response', (h) => {
         status = Number(h[':status']);

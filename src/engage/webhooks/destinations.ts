@@ -16,7 +16,7 @@ import { inCidr, parseCidr, parseCidrList, parseIp, type Cidr, type IpAddress } 
 const range = (text: string): Cidr => parseCidr(text)!;
 
 /** Refused unless allow-listed (IANA special-purpose registries, RFC 6890 and its updates). */
-export const REFUSED_RANGES: readonly Cidr[] = [
+const REFUSED_RANGES = [
   '0.0.0.0/8', // "this network", 0.0.0.0 unspecified
   '10.0.0.0/8', // private (RFC 1918)
   '100.64.0.0/10', // shared address space, CGNAT (RFC 6598); Alibaba's metadata 100.100.100.200
@@ -40,13 +40,17 @@ export const REFUSED_RANGES: readonly Cidr[] = [
   'fe80::/10', // link-local
   'fec0::/10', // site-local (deprecated)
   'ff00::/8', // multicast
-].map(range);
+];
 
 /** IPv6 ranges whose addresses carry an IPv4 address, judged by it: NAT64 (RFC 6052) and 6to4 (RFC 3056). */
-const CARRIERS: readonly { range: Cidr; v4: (value: bigint) => bigint }[] = [
-  { range: range('64:ff9b::/96'), v4: (v) => v & 0xffffffffn },
-  { range: range('2002::/16'), v4: (v) => (v >> 80n) & 0xffffffffn },
+const CARRIERS: readonly { range: string; v4: (value: bigint) => bigint }[] = [
+  { range: '64:ff9b::/96', v4: (v) => v & 0xffffffffn },
+  { range: '2002::/16', v4: (v) => (v >> 80n) & 0xffffffffn },
 ];
+
+/** The ranges parsed at the first check, not at every start of the executable. */
+let parsed: { refused: readonly Cidr[]; carriers: readonly { range: Cidr; v4: (value: bigint) => bigint }[] } | undefined;
+const ranges = () => (parsed ??= { refused: REFUSED_RANGES.map(range), carriers: CARRIERS.map((c) => ({ ...c, range: range(c.range) })) });
 
 export interface DestinationPolicy {
   /** Whether a connection to this address (the resolved one) may be opened. */
@@ -58,9 +62,10 @@ export function destinationPolicy(allowPrivate?: string): DestinationPolicy {
   const allowed = allowPrivate ? parseCidrList(allowPrivate) : [];
   const listed = (ip: IpAddress) => allowed === '*' || allowed.some((r) => inCidr(ip, r));
   const refused = (ip: IpAddress): boolean => {
-    if (REFUSED_RANGES.some((r) => inCidr(ip, r))) return true;
-    const carrier = CARRIERS.find((c) => inCidr(ip, c.range));
-    return carrier !== undefined && REFUSED_RANGES.some((r) => inCidr({ family: 4, value: carrier.v4(ip.value) }, r));
+    const { refused: all, carriers } = ranges();
+    if (all.some((r) => inCidr(ip, r))) return true;
+    const carrier = carriers.find((c) => inCidr(ip, c.range));
+    return carrier !== undefined && all.some((r) => inCidr({ family: 4, value: carrier.v4(ip.value) }, r));
   };
   return {
     allows(address) {
