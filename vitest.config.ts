@@ -34,7 +34,8 @@ export default defineConfig({
           name: 'unit',
           include: ['src/**/*.test.ts'],
           // Every answer of a documented route is checked against the OpenAPI document (issue 22 point 4).
-          setupFiles: ['./test/helpers/response-check-setup.ts'],
+          // RSA keys from a ring per worker, not one new key per harness (signing-keys-setup.ts).
+          setupFiles: ['./test/helpers/response-check-setup.ts', './test/helpers/signing-keys-setup.ts'],
           testTimeout: 20_000,
           hookTimeout: 20_000,
         },

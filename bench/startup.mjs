@@ -10,7 +10,9 @@
 //   fresh data dir     a new --data-dir every run: migrations, master key, control tenant + key
 //   existing data dir  the same, already initialised data dir every run: the usual restart
 //   cold native cache  fresh data dir and an empty native-addon cache (first run on a machine)
-// plus `engage --version` as the floor (process start and bundle load, no database).
+// plus `engage --version` as the floor (process start and bundle load, no database), and a CLI
+// command on the existing data dir (`engage tenants list --json`: what CI scripts and the e2e
+// tests start hundreds of times).
 // --write replaces the "## Start-up and idle memory" section of the given Markdown file.
 import { spawn, spawnSync } from 'node:child_process';
 import fs from 'node:fs';
@@ -146,7 +148,7 @@ function versionRuns(runs, bin = BIN, argv = ['--version']) {
     const t0 = performance.now();
     const r = spawnSync(bin, argv, { env: baseEnv, encoding: 'utf8' });
     times.push(performance.now() - t0);
-    if (r.status !== 0) throw new Error(`--version exited ${r.status}: ${r.stderr}`);
+    if (r.status !== 0) throw new Error(`${argv.join(' ')} exited ${r.status}: ${r.stderr}`);
   }
   return stats(times);
 }
@@ -163,6 +165,7 @@ const version = versionRuns(RUNS);
 const nodeFloor = versionRuns(RUNS, process.execPath, ['-e', '0']);
 const existingDir = freshDir();
 await startOnce(existingDir);
+const command = versionRuns(RUNS, BIN, ['tenants', 'list', '--json', '--data-dir', existingDir]);
 const fresh = await scenario('fresh data dir', RUNS, () => ({ dataDir: freshDir() }));
 const existing = await scenario('existing data dir', RUNS, () => ({ dataDir: existingDir }));
 const scenarios = [
@@ -199,7 +202,8 @@ load average before the runs ${load} (1/5/15 min; other work on the machine infl
 ${rows.join('\n')}
 
 \`engage --version\` (process start and bundle load, no database): median ${ms(version.median)}, p90 ${ms(version.p90)};
-plain \`node -e 0\` on the same machine: median ${ms(nodeFloor.median)}.
+plain \`node -e 0\` on the same machine: median ${ms(nodeFloor.median)};
+\`engage tenants list --json\` on the existing data dir (a CLI command: opens the database, reads, prints): median ${ms(command.median)}, p90 ${ms(command.p90)}.
 
 - *fresh data dir*: each start creates the database, runs the migrations, writes the master key and creates the control tenant with its first RSA key.
 - *existing data dir*: a restart on an initialised data directory.
@@ -207,12 +211,11 @@ plain \`node -e 0\` on the same machine: median ${ms(nodeFloor.median)}.
 
 Where the time goes: of the *existing data dir* first answer, about ${ms(version.median)} is process start
 and bundle load (the \`--version\` median); the other ${ms(existing.answered.median - version.median)} opens the
-database, checks migrations and the control tenant, listens and answers. A CPU profile of that start
-(bundle run under plain \`node --cpu-prof\`) showed ~19 ms compiling the ~0.5 MB bundle, ~30 ms
-loading Node built-ins (of which ~15 ms is undici, pulled in by @hono/node-server reading the global
-\`Request\`/\`Response\` at load) and ~15 ms of garbage collection. Known levers: the SEA code cache
-(\`node build.mjs --code-cache\`) measured 15-20 ms faster here but is off by default (the build spec: it breaks dynamic \`import()\`);
-loading command modules lazily in cmd/ would spare CLI commands other than \`serve\` most of the bundle.
+database, checks migrations and the control tenant, listens and answers. The executable carries
+V8's code cache of the bundle (build.mjs; \`--no-code-cache\` leaves it out, ~70 ms slower per start
+with the 3 MB bundle), and what only some commands need loads when first used: the server's code
+with @hono/node-server (which loads undici), the PostgreSQL driver, node:http2 (profile with
+\`NODE_OPTIONS=--cpu-prof engage …\`).
 The *fresh data dir* start is dominated by generating the control tenant's RSA-2048 key (a random
 prime search: 60-360 ms here, median ~130 ms), a one-time cost per data directory.
 `;

@@ -34,7 +34,7 @@ export async function openAppStore(
   deps: { logger: Logger; metrics?: Metrics; migrate?: boolean; poolSize?: number; create?: boolean },
 ): Promise<OpenedStore> {
   if (config.databaseUrl) {
-    // The PostgreSQL driver and store load only here: a start on SQLite never parses them.
+    // The PostgreSQL driver and store are initialised only here: a start on SQLite never runs them.
     const [{ applyPgMigrations, hasMigrationLedger }, { createPostgresSql, openPostgres }, { createPostgresStore }] = await Promise.all([
       import('./platform/store/pg-migrations'),
       import('./platform/store/postgres'),

@@ -2,7 +2,6 @@ import type { Command } from 'commander';
 import { action, withCommon } from '../cli';
 import type { ServeOptions } from './serve-run';
 
-
 export function registerServe(program: Command): void {
   withCommon(program.command('serve').description('run the HTTP server (all APIs)'))
     .option('--host <host>', 'interface to listen on (default 127.0.0.1)')

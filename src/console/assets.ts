@@ -31,7 +31,7 @@ export function consoleAssets(): Promise<ConsoleAsset[]> {
 async function buildFromSource(): Promise<Raw[]> {
   // build.mjs drops this block from the executable (esbuild dropLabels), which never gets here:
   // the bundle holds no import(), so the SEA code cache can be on (DESIGN.md).
-  // eslint-disable-next-line no-labels
+  // eslint-disable-next-line no-unused-labels -- the label is build.mjs's (dropLabels)
   SOURCE_ONLY: {
     // A computed specifier: the bundler leaves it alone.
     const builder = new URL('./web/build.mjs', import.meta.url).href;
