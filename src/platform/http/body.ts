@@ -147,6 +147,9 @@ export async function readBodyBytes(c: Context, maxBytes: number): Promise<Buffe
 
 function readIncoming(incoming: IncomingMessage, maxBytes: number): Promise<Buffer | undefined> {
   if (incoming.readableEnded) return Promise.resolve(Buffer.alloc(0));
+  // The client went away before the body was asked for (while the handler awaited the database,
+  // say): its 'close' is past, and a wait for 'end' would never end.
+  if (incoming.destroyed) return Promise.reject(new ClientClosedError());
   // The usual case: the parser had the whole message (a small body comes in the packet of its
   // head), so every byte is buffered already: taken at once, without the 'data' and 'end' turns.
   if (incoming.complete && !incoming.readableFlowing) {
