@@ -1,3 +1,7 @@
+/**
+ * `engage serve` itself: the HTTP server, its jobs and `--workers`. serve.ts defines the command
+ * and loads this module when the command runs, so other commands start without the server's code.
+ */
 import { getRequestListener } from '@hono/node-server';
 import cluster, { type Worker } from 'node:cluster';
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
