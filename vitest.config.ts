@@ -34,8 +34,9 @@ export default defineConfig({
           name: 'unit',
           include: ['src/**/*.test.ts'],
           // Every answer of a documented route is checked against the OpenAPI document (issue 22 point 4).
-          // RSA keys from a ring per worker, not one new key per harness (signing-keys-setup.ts).
-          setupFiles: ['./test/helpers/response-check-setup.ts', './test/helpers/signing-keys-setup.ts'],
+          // RSA keys from a ring per worker, not one new key per harness (signing-keys-setup.ts); each
+          // file starts with Node's own Request and Response (node-globals-setup.ts).
+          setupFiles: ['./test/helpers/node-globals-setup.ts', './test/helpers/response-check-setup.ts', './test/helpers/signing-keys-setup.ts'],
           testTimeout: 20_000,
           hookTimeout: 20_000,
         },
@@ -45,6 +46,7 @@ export default defineConfig({
         test: {
           name: 'e2e',
           include: ['test/**/*.test.ts'],
+          setupFiles: ['./test/helpers/node-globals-setup.ts'],
           testTimeout: 60_000,
           hookTimeout: 60_000,
         },
