@@ -1,5 +1,5 @@
 import os from 'node:os';
-import { defineConfig } from 'vitest/config';
+import { configDefaults, defineConfig } from 'vitest/config';
 
 // Two projects: unit and in-process tests colocated in src/, and tests in test/ that spawn the
 // built dist/engage (e2e, conformance, browser), which need longer timeouts. `npm test` builds
@@ -9,6 +9,15 @@ const cores = os.availableParallelism();
 // ENGAGE_TEST_REPORT_DIR (.ci/run): also a JSON report per engine, summed into the CI total.
 const reportDir = process.env.ENGAGE_TEST_REPORT_DIR;
 const engine = process.env.ENGAGE_TEST_ENGINE === 'postgres' ? 'postgres' : 'sqlite';
+
+// What a person does in Chromium (the console's pages, the sign-in pages of the browser
+// conformance tests, `engage login` through them) runs on SQLite only: what those pages ask of
+// the database goes through the same routes and services the unit project runs on PostgreSQL
+// (every route, contract table and store there), and the executable on PostgreSQL has e2e files
+// of its own (init and migrate, fleets of processes, kill -9 durability, notices across
+// processes, import and export, the CLI's commands). Running the pages twice took ~160 s of
+// the PostgreSQL half's 912 (docs/benchmarks.md "CI time, 2026-11-27 evening").
+const BROWSER_ONLY = ['test/e2e/console*.test.ts', 'test/conformance/*browser.test.ts', 'test/e2e/operator-login.test.ts', 'test/e2e/device-login.test.ts'];
 
 export default defineConfig({
   test: {
@@ -46,6 +55,7 @@ export default defineConfig({
         test: {
           name: 'e2e',
           include: ['test/**/*.test.ts'],
+          exclude: [...configDefaults.exclude, ...(engine === 'postgres' ? BROWSER_ONLY : [])],
           setupFiles: ['./test/helpers/node-globals-setup.ts'],
           testTimeout: 60_000,
           hookTimeout: 60_000,

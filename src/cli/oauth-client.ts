@@ -1,6 +1,6 @@
 import { spawn } from 'node:child_process';
 import { createHash, randomBytes } from 'node:crypto';
-import { createServer, type Server } from 'node:http';
+import type http from 'node:http';
 import type { AddressInfo } from 'node:net';
 
 /**
@@ -191,7 +191,8 @@ const page = (title: string, text: string) =>
 export async function startLoopbackReceiver(opts: { state: string; issuer: string; port?: number; timeoutMs: number }): Promise<LoopbackReceiver> {
   let settle: { resolve: (c: string) => void; reject: (e: Error) => void } | undefined;
   const code = new Promise<string>((resolve, reject) => (settle = { resolve, reject }));
-  const server: Server = createServer((req, res) => {
+  // node:http loads for `engage login` only, not at every start of the executable.
+  const server: http.Server = (process.getBuiltinModule('node:http') as typeof http).createServer((req, res) => {
     const url = new URL(req.url ?? '/', 'http://127.0.0.1');
     const send = (status: number, title: string, text: string) =>
       res.writeHead(status, { 'content-type': 'text/html; charset=utf-8', 'cache-control': 'no-store', 'content-security-policy': "default-src 'none'; style-src 'unsafe-inline'" }).end(page(title, text));

@@ -5,8 +5,8 @@
  * POST /v1/projects/{project}/messages:send. Errors are google.rpc.Status with
  * details[].errorCode (../shared/notes/push-providers.md).
  */
-import http from 'node:http';
-import https from 'node:https';
+import type http from 'node:http';
+import type https from 'node:https';
 import { createHash, createPrivateKey, sign, type KeyObject } from 'node:crypto';
 import type { Clock } from '../../platform/clock';
 import { createDeadlines } from './deadlines';
@@ -67,7 +67,13 @@ export function fcmMessage(d: FcmDelivery, nowMs: number): Record<string, unknow
 export function createFcmClient(opts: { baseUrl: string; ca?: string | Buffer; clock: Clock; requestTimeoutMs?: number }) {
   const timeoutMs = opts.requestTimeoutMs ?? REQUEST_TIMEOUT_MS;
   // As many sockets as the delivery worker lets attempts of one app be in flight (delivery.ts PER_APP).
-  const agents = { http: new http.Agent({ keepAlive: true, maxSockets: 128 }), https: new https.Agent({ keepAlive: true, maxSockets: 128, ca: opts.ca }) };
+  // node:http and node:https load at the first request, not at every start of the executable (a CLI command never needs them).
+  let transports: { http: typeof http; https: typeof https; agents: { http: http.Agent; https: https.Agent } } | undefined;
+  const transport = () => {
+    if (transports) return transports;
+    const [h, s] = [process.getBuiltinModule('node:http') as typeof http, process.getBuiltinModule('node:https') as typeof https];
+    return (transports = { http: h, https: s, agents: { http: new h.Agent({ keepAlive: true, maxSockets: 128 }), https: new s.Agent({ keepAlive: true, maxSockets: 128, ca: opts.ca }) } });
+  };
   const tokens = new Map<string, { token: string; expiresMs: number }>();
   /** The token endpoint request in flight, per service account. */
   const renewals = new Map<string, Promise<string | AttemptOutcome>>();
@@ -87,9 +93,10 @@ export function createFcmClient(opts: { baseUrl: string; ca?: string | Buffer; c
         deadlines.cancel(deadline);
         resolve(r);
       };
-      const req = (secure ? https : http).request(
+      const t = transport();
+      const req = (secure ? t.https : t.http).request(
         u,
-        { method: 'POST', agent: secure ? agents.https : agents.http, headers: { ...headers, 'content-length': String(Buffer.byteLength(body)) } },
+        { method: 'POST', agent: secure ? t.agents.https : t.agents.http, headers: { ...headers, 'content-length': String(Buffer.byteLength(body)) } },
         (res) => {
           const chunks: Buffer[] = [];
           res.on('data', (c: Buffer) => chunks.push(c));
@@ -207,8 +214,8 @@ export function createFcmClient(opts: { baseUrl: string; ca?: string | Buffer; c
     send,
     check,
     close(): void {
-      agents.http.destroy();
-      agents.https.destroy();
+      transports?.agents.http.destroy();
+      transports?.agents.https.destroy();
     },
   };
 }

@@ -9,8 +9,8 @@
  * socket connects to (destinations.ts). The caller (the automations' step) records the outcome and
  * schedules the next attempt with `retryDelayMs`; `webhook-id` stays the same across attempts.
  */
-import http from 'node:http';
-import https from 'node:https';
+import type http from 'node:http';
+import type https from 'node:https';
 import { isIP } from 'node:net';
 import { retryAfterMs as readRetryAfter } from '../../platform/work/retry';
 import { DestinationRefused, destinationPolicy, guardedLookup, systemResolver, type DestinationPolicy, type Resolver } from './destinations';
@@ -73,15 +73,21 @@ export interface WebhookSenderOptions {
 export function createWebhookSender(opts: WebhookSenderOptions = {}) {
   const policy = destinationPolicy(opts.allowPrivate);
   const lookup = guardedLookup(policy, opts.resolver ?? systemResolver);
-  const agents = {
-    'http:': new http.Agent({ keepAlive: true, maxSockets: 256, lookup }),
-    'https:': new https.Agent({ keepAlive: true, maxSockets: 256, lookup }),
+  // node:http and node:https load at the first webhook, not at every start of the executable (a CLI command never needs them).
+  let transports: Transports | undefined;
+  const transport = (): Transports => {
+    if (transports) return transports;
+    const [h, s] = [process.getBuiltinModule('node:http') as typeof http, process.getBuiltinModule('node:https') as typeof https];
+    return (transports = {
+      'http:': { module: h, agent: new h.Agent({ keepAlive: true, maxSockets: 256, lookup }) },
+      'https:': { module: s, agent: new s.Agent({ keepAlive: true, maxSockets: 256, lookup }) },
+    });
   };
   return {
-    deliver: (request: WebhookRequest) => deliverWith(request, policy, agents),
+    deliver: (request: WebhookRequest) => deliverWith(request, policy, transport()),
     close(): void {
-      agents['http:'].destroy();
-      agents['https:'].destroy();
+      transports?.['http:'].agent.destroy();
+      transports?.['https:'].agent.destroy();
     },
   };
 }
@@ -110,7 +116,10 @@ function headersOf(r: WebhookRequest, nowMs: number): Record<string, string> | s
   return { ...out, 'content-type': 'application/json', ...webhookHeaders(r.secrets, r.webhookId, Math.floor(nowMs / 1000), r.body) };
 }
 
-async function deliverWith(r: WebhookRequest, policy: DestinationPolicy, agents: Record<'http:' | 'https:', http.Agent>): Promise<WebhookOutcome> {
+/** Each scheme's module and keep-alive agent. */
+type Transports = Record<'http:' | 'https:', { module: typeof http | typeof https; agent: http.Agent }>;
+
+async function deliverWith(r: WebhookRequest, policy: DestinationPolicy, transports: Transports): Promise<WebhookOutcome> {
   let url: URL;
   try {
     url = new URL(r.url);
@@ -134,7 +143,7 @@ async function deliverWith(r: WebhookRequest, policy: DestinationPolicy, agents:
   if (typeof headers === 'string') return { kind: 'abort', error: headers };
   const timeoutMs = r.timeoutMs ?? DEFAULT_TIMEOUT_MS;
   const body = Buffer.from(r.body, 'utf8');
-  const transport = url.protocol === 'https:' ? https : http;
+  const transport = transports[url.protocol as 'http:' | 'https:'];
 
   return new Promise<WebhookOutcome>((resolve) => {
     let settled = false;
@@ -144,9 +153,9 @@ async function deliverWith(r: WebhookRequest, policy: DestinationPolicy, agents:
       clearTimeout(timer);
       resolve(o);
     };
-    const req = transport.request(
+    const req = transport.module.request(
       url,
-      { method, headers: { ...headers, 'content-length': String(body.length) }, agent: agents[url.protocol as 'http:' | 'https:'] },
+      { method, headers: { ...headers, 'content-length': String(body.length) }, agent: transport.agent },
       (res) => {
         const status = res.statusCode ?? 0;
         if (status >= 200 && status < 300) {

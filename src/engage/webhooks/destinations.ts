@@ -9,7 +9,7 @@
  * checked and a private one when connecting (DNS rebinding) cannot pass; a literal address in the
  * URL is checked before the request, as the socket does no lookup for it.
  */
-import { lookup as dnsLookup } from 'node:dns';
+import type dns from 'node:dns';
 import type { LookupFunction } from 'node:net';
 import { inCidr, parseCidr, parseCidrList, parseIp, type Cidr, type IpAddress } from '../../platform/cidr';
 
@@ -90,8 +90,9 @@ export class DestinationRefused extends Error {
 /** Resolves a name to its addresses (dns.lookup, all of them); tests stub it. */
 export type Resolver = (hostname: string) => Promise<{ address: string; family: number }[]>;
 
+/** node:dns loads at the first lookup, not at every start of the executable. */
 export const systemResolver: Resolver = (hostname) =>
-  new Promise((resolve, reject) => dnsLookup(hostname, { all: true, verbatim: true }, (err, addresses) => (err ? reject(err) : resolve(addresses))));
+  new Promise((resolve, reject) => (process.getBuiltinModule('node:dns') as typeof dns).lookup(hostname, { all: true, verbatim: true }, (err, addresses) => (err ? reject(err) : resolve(addresses))));
 
 /**
  * A `lookup` for sockets (net.connect, an http.Agent) that resolves with `resolver` and answers
