@@ -67,6 +67,10 @@ const pageOf = (cmp: '<' | '>', dir: 'ASC' | 'DESC') => {
 };
 
 const SQL = {
+  // SQLite: the owner's next number by an update of its row (every entry but its first), else its
+  // row made (the write lock is held, so nobody makes it in between): an INSERT … ON CONFLICT
+  // tried the insert first, a second search of the owner's key on every send.
+  bumpSeq: `UPDATE inbox_owners SET last_seq = last_seq + 1, unread = unread + 1 WHERE owner_id = ? RETURNING last_seq AS "lastSeq"`,
   nextSeq: `INSERT INTO inbox_owners (owner_id, environment_id, scope, last_seq, unread) VALUES (?, ?, ?, 1, 1)
     ON CONFLICT (owner_id) DO UPDATE SET last_seq = inbox_owners.last_seq + 1, unread = inbox_owners.unread + 1
     RETURNING last_seq AS "lastSeq"`,
@@ -142,7 +146,8 @@ export function createInboxStore(db: Sql) {
         await db.run(SQL.appendEntry, [e.ownerId, e.environmentId, e.scope, e.id, e.environmentId, e.scope, e.ownerId, ...rest]);
         return;
       }
-      const seq = Number((await db.get<{ lastSeq: number }>(SQL.nextSeq, [e.ownerId, e.environmentId, e.scope]))!.lastSeq);
+      const bumped = await db.get<{ lastSeq: number }>(SQL.bumpSeq, [e.ownerId]);
+      const seq = Number((bumped ?? (await db.get<{ lastSeq: number }>(SQL.nextSeq, [e.ownerId, e.environmentId, e.scope]))!).lastSeq);
       await db.run(SQL.insertEntry, [e.id, e.environmentId, e.scope, e.ownerId, seq, ...rest]);
     },
     /** The owner's counters (locked until the transaction ends with `lock`, PostgreSQL); undefined while it has had no entry. */

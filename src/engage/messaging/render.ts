@@ -195,7 +195,13 @@ export function renderInbox(def: TemplateDefinition, vars: Map<string, Value | u
   const payloads: InboxContent['payloads'] = {};
   const layouts: NonNullable<InboxContent['layouts']> = {};
   for (const [locale, l] of Object.entries(def.inbox.localizations)) {
-    const shown = (name: string) => display(def, name, vars.get(name), locale);
+    // Each variable formatted once per locale, however many strings name it (Intl formatting is most of a rendering).
+    const formatted = new Map<string, string>();
+    const shown = (name: string) => {
+      let text = formatted.get(name);
+      if (text === undefined) formatted.set(name, (text = display(def, name, vars.get(name), locale)));
+      return text;
+    };
     const fill = (v: unknown): unknown =>
       typeof v === 'string' ? substitute(v, shown) : Array.isArray(v) ? v.map(fill) : v && typeof v === 'object' ? Object.fromEntries(Object.entries(v).map(([k, x]) => [k, fill(x)])) : v;
     payloads[locale] = fill(l.payload) as Record<string, unknown>;
