@@ -33,6 +33,7 @@ import autocannon from 'autocannon';
 import { execFile, execFileSync, spawn } from 'node:child_process';
 import { randomBytes, randomUUID } from 'node:crypto';
 import { existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { createServer } from 'node:net';
 import { cpus, loadavg, tmpdir } from 'node:os';
 import path from 'node:path';
 import { createInterface } from 'node:readline';
@@ -149,16 +150,32 @@ if (!args.reuse) {
   log(`${flags.length} flags, ${listKeys.length} lists, 10 push channels and categories in ${((performance.now() - t) / 1000).toFixed(1)} s`);
 }
 
-function start() {
+const freePort = () =>
+  new Promise((resolve, reject) => {
+    const srv = createServer();
+    srv.once('error', reject);
+    srv.listen(0, '127.0.0.1', () => {
+      const { port } = srv.address();
+      srv.close(() => resolve(port));
+    });
+  });
+
+/**
+ * The server, and where its metrics are read: with --workers, /metrics on the port is the one
+ * worker's that takes the connection; the primary serves all workers' on --metrics-listen.
+ */
+async function start() {
   const serveEnv = args['cpu-prof'] ? { ...engineEnv, NODE_OPTIONS: `--cpu-prof --cpu-prof-dir=${path.resolve(args['cpu-prof'])}` } : engineEnv;
-  const proc = spawn(BIN, ['serve', '--data-dir', dataDir, '--port', '0', '--log-level', 'info', '--no-access-log', ...(args.workers === '1' ? [] : ['--workers', args.workers])], { stdio: ['ignore', 'pipe', 'pipe'], env: serveEnv });
+  const metricsPort = args.workers === '1' ? undefined : await freePort();
+  const workerArgs = metricsPort === undefined ? [] : ['--workers', args.workers, '--metrics-listen', `127.0.0.1:${metricsPort}`];
+  const proc = spawn(BIN, ['serve', '--data-dir', dataDir, '--port', '0', '--log-level', 'info', '--no-access-log', ...workerArgs], { stdio: ['ignore', 'pipe', 'pipe'], env: serveEnv });
   return new Promise((resolve, reject) => {
     proc.once('exit', (c) => reject(new Error(`server exited ${c}`)));
     for (const s of [proc.stdout, proc.stderr])
       createInterface({ input: s }).on('line', (line) => {
         try {
           const rec = JSON.parse(line);
-          if (rec.url) resolve({ proc, url: rec.url });
+          if (rec.url) resolve({ proc, url: rec.url, metricsUrl: metricsPort === undefined ? rec.url : `http://127.0.0.1:${metricsPort}` });
         } catch {
           /* not JSON */
         }
@@ -180,7 +197,7 @@ const cpuMs = (pid) => {
   return own(pid) + workers.reduce((sum, w) => sum + own(w), 0);
 };
 
-const { proc, url } = await start();
+const { proc, url, metricsUrl } = await start();
 try {
   // 10,000 installations: attributes, list choices, a push token; half bound, with a profile's state.
   const { random, pick } = g;
@@ -256,8 +273,14 @@ try {
 
   /** The sync's answers so far by kind (full, delta, unchanged: an empty delta from the head alone), from /metrics. */
   const syncAnswers = async () => {
-    const text = await (await fetch(`${url}/metrics`)).text();
-    return Object.fromEntries([...text.matchAll(/^engage_sync_responses_total\{kind="(\w+)"\} (\d+)/gm)].map((m) => [m[1], Number(m[2])]));
+    const text = await (await fetch(`${metricsUrl}/metrics`)).text();
+    // Summed over the workers' series (`worker="<id>"` beside `kind`).
+    const out = {};
+    for (const m of text.matchAll(/^engage_sync_responses_total\{([^}]*)\} (\d+)/gm)) {
+      const kind = /kind="(\w+)"/.exec(m[1])?.[1];
+      if (kind) out[kind] = (out[kind] ?? 0) + Number(m[2]);
+    }
+    return out;
   };
 
   /** One closed-loop run of `kind`, every request the next installation's: requests/s, latency, server CPU per request. */
