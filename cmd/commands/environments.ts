@@ -153,7 +153,7 @@ export function registerEnvironments(program: Command): void {
   );
 }
 
-/** Every engagement command (environments, apps, access keys, inspection): one line in cmd/engage.ts. */
+/** Every engagement command (environments, apps, access keys, messaging, flags, in-app, automations, preferences): one registration in cmd/program.ts. */
 export function registerEngageCommands(program: Command): void {
   registerEnvironments(program);
   registerApps(program);
