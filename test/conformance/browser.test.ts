@@ -4,7 +4,7 @@ import { seriousAxeFindings } from '../helpers/axe';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { PASSWORD, seedThroughCli, startEngage, type Engage } from './engage-process';
 import { startRelyingParty } from './relying-party';
-import { HAS_CHROMIUM, launchChromium, pageProblems } from '../helpers/browser';
+import { HAS_CHROMIUM, launchChromium, pageProblems, TITLE } from '../helpers/browser';
 
 /**
  * A real browser (Debian's chromium via playwright-core) signs in to a real relying party
@@ -59,7 +59,7 @@ describe.skipIf(!HAS_CHROMIUM)('a real browser signs in through the pages', () =
   it('signs in, consents, and lands at the relying party signed in', async () => {
     const { page, problems } = await newPage();
     await page.goto(`${rp.base}/login`);
-    await expect(page.title()).resolves.toBe('Sign in – Acme Web');
+    await expect.poll(() => page.title(), TITLE).toBe('Sign in – Acme Web');
     await expect(seriousAxeFindings(page)).resolves.toEqual([]);
     await shot(page, 'sign-in');
     await page.getByLabel('Email').fill('alice@example.com');
@@ -70,7 +70,7 @@ describe.skipIf(!HAS_CHROMIUM)('a real browser signs in through the pages', () =
     await shot(page, 'sign-in-error');
     await page.getByLabel('Password').fill(PASSWORD);
     await page.getByRole('button', { name: 'Sign in' }).click();
-    await expect(page.title()).resolves.toBe('Allow access – Acme Web');
+    await expect.poll(() => page.title(), TITLE).toBe('Allow access – Acme Web');
     await expect(seriousAxeFindings(page)).resolves.toEqual([]);
     await shot(page, 'consent');
     await page.getByRole('button', { name: 'Allow' }).click();
@@ -96,7 +96,7 @@ describe.skipIf(!HAS_CHROMIUM)('a real browser signs in through the pages', () =
     await expect(page.locator('#who').textContent()).resolves.toBe('Signed in as bob@example.com');
 
     await page.goto(`${rp.base}/login?prompt=select_account`);
-    await expect(page.title()).resolves.toBe('Choose an account – Acme Web');
+    await expect.poll(() => page.title(), TITLE).toBe('Choose an account – Acme Web');
     await expect(seriousAxeFindings(page)).resolves.toEqual([]);
     await shot(page, 'select-account');
     await page.getByRole('button', { name: 'alice@example.com' }).click();
@@ -104,7 +104,7 @@ describe.skipIf(!HAS_CHROMIUM)('a real browser signs in through the pages', () =
 
     await page.goto(`${rp.base}/login?prompt=select_account`);
     await page.getByRole('button', { name: 'Use another account' }).click();
-    await expect(page.title()).resolves.toBe('Sign in – Acme Web');
+    await expect.poll(() => page.title(), TITLE).toBe('Sign in – Acme Web');
     expect(problems).toEqual([]);
     await page.context().close();
   }, 60_000);

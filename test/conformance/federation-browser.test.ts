@@ -3,7 +3,7 @@ import { seriousAxeFindings } from '../helpers/axe';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { PASSWORD, seedThroughCli, startEngage, type Engage } from './engage-process';
 import { startRelyingParty } from './relying-party';
-import { HAS_CHROMIUM, launchChromium, pageProblems } from '../helpers/browser';
+import { HAS_CHROMIUM, launchChromium, pageProblems, TITLE } from '../helpers/browser';
 
 /**
  * A real browser (Debian's chromium via playwright-core) on dist/engage (issue 11 point 3): a
@@ -49,17 +49,17 @@ describe.skipIf(!HAS_CHROMIUM)('a real browser: sign-in at one tenant through a 
 
     const { page, problems } = await newPage();
     await page.goto(`${rp.base}/login`);
-    await expect(page.title()).resolves.toBe('Sign in – Acme Web');
+    await expect.poll(() => page.title(), TITLE).toBe('Sign in – Acme Web');
     await page.getByRole('button', { name: 'Sign in with home' }).click();
     // home's own sign-in page, for the federation's internal client.
     await page.waitForURL((u) => u.pathname === '/t/home/oauth2/authorize');
-    await expect(page.title()).resolves.toBe('Sign in – Sign-in at shop');
+    await expect.poll(() => page.title(), TITLE).toBe('Sign in – Sign-in at shop');
     await expect(seriousAxeFindings(page)).resolves.toEqual([]);
     await page.getByLabel('Email').fill('bob@home.example');
     await page.getByLabel('Password').fill(PASSWORD);
     await page.getByRole('button', { name: 'Sign in', exact: true }).click();
     // shop asks for consent to its EXPLICIT web client, as for any of its users.
-    await expect(page.title()).resolves.toBe('Allow access – Acme Web');
+    await expect.poll(() => page.title(), TITLE).toBe('Allow access – Acme Web');
     await page.getByRole('button', { name: 'Allow' }).click();
     await page.waitForURL((u) => u.pathname === '/callback');
     await expect(page.locator('#who').textContent()).resolves.toBe('Signed in as bob@home.example');
@@ -77,7 +77,7 @@ describe.skipIf(!HAS_CHROMIUM)('a real browser: sign-in at one tenant through a 
 
     const after = await newPage();
     await after.page.goto(`${rp.base}/login`);
-    await expect(after.page.title()).resolves.toBe('Sign in – Acme Web');
+    await expect.poll(() => after.page.title(), TITLE).toBe('Sign in – Acme Web');
     await expect(after.page.getByRole('button', { name: 'Sign in with home' }).count()).resolves.toBe(0);
     expect(after.problems).toEqual([]);
   });
@@ -90,7 +90,7 @@ describe.skipIf(!HAS_CHROMIUM)('a real browser: sign-in at one tenant through a 
     await expect(button.count()).resolves.toBe(1);
     await e.cliJson(['federations', 'delete', '--source', 'home', '--target', 'shop']);
     await button.click();
-    await expect(page.title()).resolves.toBe('This sign-in option is not available');
+    await expect.poll(() => page.title(), TITLE).toBe('This sign-in option is not available');
     await expect(seriousAxeFindings(page)).resolves.toEqual([]);
   });
 });

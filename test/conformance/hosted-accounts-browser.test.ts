@@ -7,7 +7,7 @@ import { createHarness, type Harness } from '../helpers/harness';
 import { seriousAxeFindings } from '../helpers/axe';
 import { startSmtp, type TestSmtp } from '../helpers/smtp';
 import { PASSWORD, WEB_CALLBACK, authorizeUrl, seedTenant } from './fixtures';
-import { HAS_CHROMIUM, launchChromium, pageProblems } from '../helpers/browser';
+import { HAS_CHROMIUM, launchChromium, pageProblems, TITLE } from '../helpers/browser';
 
 /**
  * The hosted registration and password recovery pages (issue 23 point 6) in a real browser
@@ -60,14 +60,14 @@ describe.skipIf(!HAS_CHROMIUM)('a real browser: hosted registration and password
   it('creates an account from the sign-in page: a mailed code and a password, consent, then back at the client', async () => {
     const { page, problems } = await newPage();
     await page.goto(base + authorizeUrl('acme'));
-    await expect(page.title()).resolves.toBe('Sign in – Acme Web');
+    await expect.poll(() => page.title(), TITLE).toBe('Sign in – Acme Web');
     await expect(seriousAxeFindings(page)).resolves.toEqual([]);
     await page.getByRole('link', { name: 'Create account' }).click();
-    await expect(page.title()).resolves.toBe('Create an account – Acme Web');
+    await expect.poll(() => page.title(), TITLE).toBe('Create an account – Acme Web');
     await expect(seriousAxeFindings(page)).resolves.toEqual([]);
     await page.getByLabel('Email').fill('carol@example.com');
     await page.getByRole('button', { name: 'Send code' }).click();
-    await expect(page.title()).resolves.toBe('Confirm your email address – Acme Web');
+    await expect.poll(() => page.title(), TITLE).toBe('Confirm your email address – Acme Web');
     await expect(page.getByRole('status').textContent()).resolves.toContain('carol@example.com');
     await expect(seriousAxeFindings(page)).resolves.toEqual([]);
     await page.getByLabel('Code from the email').fill(await mailedCode('carol@example.com'));
@@ -78,7 +78,7 @@ describe.skipIf(!HAS_CHROMIUM)('a real browser: hosted registration and password
     await page.getByLabel('Code from the email').fill(smtp.codeFor('carol@example.com'));
     await page.getByLabel('Choose a password').fill('carol has a long secret');
     await page.getByRole('button', { name: 'Create account' }).click();
-    await expect(page.title()).resolves.toBe('Allow access – Acme Web');
+    await expect.poll(() => page.title(), TITLE).toBe('Allow access – Acme Web');
     await page.getByRole('button', { name: 'Allow' }).click();
     await page.waitForURL(`${WEB_CALLBACK}?**`);
     const back = new URL(page.url());
@@ -93,11 +93,11 @@ describe.skipIf(!HAS_CHROMIUM)('a real browser: hosted registration and password
     const { page, problems } = await newPage();
     await page.goto(base + authorizeUrl('acme'));
     await page.getByRole('link', { name: 'Forgot password?' }).click();
-    await expect(page.title()).resolves.toBe('Reset your password');
+    await expect.poll(() => page.title(), TITLE).toBe('Reset your password');
     await expect(seriousAxeFindings(page)).resolves.toEqual([]);
     await page.getByLabel('Email').fill('alice@example.com');
     await page.getByRole('button', { name: 'Send code' }).click();
-    await expect(page.title()).resolves.toBe('Choose a new password');
+    await expect.poll(() => page.title(), TITLE).toBe('Choose a new password');
     await expect(page.getByRole('status').textContent()).resolves.toBe('If an account exists for alice@example.com, we sent it a code. It is valid for 10 minutes.');
     await expect(seriousAxeFindings(page)).resolves.toEqual([]);
     const code = await mailedCode('alice@example.com');
@@ -109,12 +109,12 @@ describe.skipIf(!HAS_CHROMIUM)('a real browser: hosted registration and password
     await page.getByLabel('Code from the email').fill(code);
     await page.getByLabel('New password').fill('alice new long secret');
     await page.getByRole('button', { name: 'Change password' }).click();
-    await expect(page.title()).resolves.toBe('Sign in – Acme Web');
+    await expect.poll(() => page.title(), TITLE).toBe('Sign in – Acme Web');
     await expect(page.getByRole('status').textContent()).resolves.toContain('Your password was changed');
     await expect(seriousAxeFindings(page)).resolves.toEqual([]);
     await page.getByLabel('Password').fill('alice new long secret');
     await page.getByRole('button', { name: 'Sign in' }).click();
-    await expect(page.title()).resolves.toBe('Allow access – Acme Web');
+    await expect.poll(() => page.title(), TITLE).toBe('Allow access – Acme Web');
     expect(problems).toEqual([]);
     await page.context().close();
   }, 60_000);
@@ -127,12 +127,12 @@ describe.skipIf(!HAS_CHROMIUM)('a real browser: hosted registration and password
     const code = await mailedCode('bob@example.com');
     const raw = smtp.to('bob@example.com').at(-1)!.raw.replace(/=\r?\n/g, '').replace(/=3D/g, '=');
     await page.goto(/You can also enter it on this page: (\S+)/.exec(raw)![1]);
-    await expect(page.title()).resolves.toBe('Choose a new password');
+    await expect.poll(() => page.title(), TITLE).toBe('Choose a new password');
     await expect(seriousAxeFindings(page)).resolves.toEqual([]);
     await page.getByLabel('Code from the email').fill(code);
     await page.getByLabel('New password').fill('bob has a new secret');
     await page.getByRole('button', { name: 'Change password' }).click();
-    await expect(page.title()).resolves.toBe('Your password was changed');
+    await expect.poll(() => page.title(), TITLE).toBe('Your password was changed');
     await expect(seriousAxeFindings(page)).resolves.toEqual([]);
     expect((await h.services.users.verifyPassword(tenantId, 'bob@example.com', 'bob has a new secret'))).toBeTruthy();
     expect(await h.services.users.verifyPassword(tenantId, 'bob@example.com', PASSWORD)).toBeUndefined();

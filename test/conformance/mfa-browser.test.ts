@@ -7,7 +7,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { stepAt, totpCode } from '../../src/identity/mfa/totp';
 import { PASSWORD, seedThroughCli, startEngage, type Engage } from './engage-process';
 import { startRelyingParty } from './relying-party';
-import { HAS_CHROMIUM, launchChromium, pageProblems } from '../helpers/browser';
+import { HAS_CHROMIUM, launchChromium, pageProblems, TITLE } from '../helpers/browser';
 
 /**
  * A real browser (Debian's chromium via playwright-core) on dist/engage (issue 10): the account
@@ -68,15 +68,15 @@ describe.skipIf(!HAS_CHROMIUM)('a real browser: account page and sign-in with a 
   it('the account page: sign in, enrol an authenticator from its QR page, see the recovery codes once, change the password', async () => {
     const { page, problems } = await newPage();
     await page.goto(`${issuer}/account`);
-    await expect(page.title()).resolves.toBe('Sign in – your account');
+    await expect.poll(() => page.title(), TITLE).toBe('Sign in – your account');
     await page.getByLabel('Email').fill('alice@example.com');
     await page.getByLabel('Password').fill(PASSWORD);
     await page.getByRole('button', { name: 'Sign in' }).click();
-    await expect(page.title()).resolves.toBe('Your account');
+    await expect.poll(() => page.title(), TITLE).toBe('Your account');
     await expect(seriousAxeFindings(page)).resolves.toEqual([]);
     await shot(page, 'account');
     await page.getByRole('button', { name: 'Set up an authenticator app' }).click();
-    await expect(page.title()).resolves.toBe('Set up an authenticator app');
+    await expect.poll(() => page.title(), TITLE).toBe('Set up an authenticator app');
     await expect(seriousAxeFindings(page)).resolves.toEqual([]);
     await expect(page.getByRole('img', { name: 'QR code of the authenticator key' }).isVisible()).resolves.toBe(true);
     await shot(page, 'account-enrol');
@@ -88,7 +88,7 @@ describe.skipIf(!HAS_CHROMIUM)('a real browser: account page and sign-in with a 
     lastStep = stepAt(Date.now());
     await page.getByLabel('Code from the app').fill(totpCode(totpSecret, lastStep));
     await page.getByRole('button', { name: 'Turn on' }).click();
-    await expect(page.title()).resolves.toBe('Save your recovery codes');
+    await expect.poll(() => page.title(), TITLE).toBe('Save your recovery codes');
     await expect(seriousAxeFindings(page)).resolves.toEqual([]);
     recoveryCodes = await page.locator('#recovery-codes code').allTextContents();
     expect(recoveryCodes).toHaveLength(10);
@@ -104,7 +104,7 @@ describe.skipIf(!HAS_CHROMIUM)('a real browser: account page and sign-in with a 
     await expect(signOutOthers.isChecked()).resolves.toBe(true);
     await page.getByRole('button', { name: 'Change password' }).click();
     await expect(page.getByRole('status').textContent()).resolves.toBe('Your password was changed. Your other sessions were signed out.');
-    await expect(page.title()).resolves.toBe('Your account');
+    await expect.poll(() => page.title(), TITLE).toBe('Your account');
     expect(problems).toEqual([]);
     await page.context().close();
   }, 90_000);
@@ -115,7 +115,7 @@ describe.skipIf(!HAS_CHROMIUM)('a real browser: account page and sign-in with a 
     await page.getByLabel('Email').fill('alice@example.com');
     await page.getByLabel('Password').fill(NEW_PASSWORD);
     await page.getByRole('button', { name: 'Sign in' }).click();
-    await expect(page.title()).resolves.toBe('Two-step verification – Acme Web');
+    await expect.poll(() => page.title(), TITLE).toBe('Two-step verification – Acme Web');
     await expect(seriousAxeFindings(page)).resolves.toEqual([]);
     await shot(page, 'sign-in-totp');
     await page.getByLabel('Authentication code').fill('123456');
@@ -123,7 +123,7 @@ describe.skipIf(!HAS_CHROMIUM)('a real browser: account page and sign-in with a 
     await expect(page.getByRole('alert').textContent()).resolves.toContain('The code is incorrect');
     await page.getByLabel('Authentication code').fill(nextCode());
     await page.getByRole('button', { name: 'Verify' }).click();
-    await expect(page.title()).resolves.toBe('Allow access – Acme Web');
+    await expect.poll(() => page.title(), TITLE).toBe('Allow access – Acme Web');
     await page.getByRole('button', { name: 'Allow' }).click();
     await page.waitForURL(`${rp.base}/callback?**`);
     await expect(page.locator('#who').textContent()).resolves.toBe('Signed in as alice@example.com');
@@ -140,7 +140,7 @@ describe.skipIf(!HAS_CHROMIUM)('a real browser: account page and sign-in with a 
     await page.getByRole('button', { name: 'Use a recovery code instead' }).click();
     await page.getByLabel('Recovery code').fill(recoveryCodes[0].toUpperCase());
     await page.getByRole('button', { name: 'Verify' }).click();
-    await expect(page.title()).resolves.toBe('New recovery code – Acme Web');
+    await expect.poll(() => page.title(), TITLE).toBe('New recovery code – Acme Web');
     await expect(seriousAxeFindings(page)).resolves.toEqual([]);
     const replacement = (await page.locator('#replacement-code').textContent())!.trim();
     expect(replacement).toMatch(/^[0-9a-z]{4}-[0-9a-z]{4}-[0-9a-z]{4}$/);

@@ -26,3 +26,10 @@ export function pageProblems(page: Page): string[] {
   page.on('pageerror', (err) => problems.push(err.message));
   return problems;
 }
+
+/**
+ * `expect.poll(() => page.title(), TITLE)` after a click that navigates: the click returns once
+ * the navigation has started, and the new document may not have its `<title>` yet on a busy
+ * machine (an empty title was read in CI), so the title is polled until it is the one expected.
+ */
+export const TITLE = { timeout: 10_000, interval: 50 };
