@@ -15,15 +15,18 @@
  *     through the server's inspector (goal < 20 KB), then for a sample of streams an
  *     entry written (a send to the INSTALLATION_ID) and a mark read (the installation's operation):
  *     the time from the request until the stream's client has the new unreadCount (goal < 1 s);
- *  4. admission of a push + inbox send against a push-only send: bench/push.mjs run alternately
- *     without and with --inbox (its own server and database each time), sends/s and the server's
- *     CPU per admitted send, as ratios inbox/push-only (goal: >= 85%).
+ *  4. admission of a push + inbox send against a push-only send "in the same run": bench/push.mjs
+ *     --interleave (one server and database; the push-only template and the same template with an
+ *     inbox part admitted in alternating slices, ABBA, after a warm-up of each), --admission-runs
+ *     times; sends/s and the server's CPU per admitted send, as ratios inbox/push-only (goal: >= 85%).
+ *     Before 2026-11-28 the two were separate runs of bench/push.mjs, each with its own server and
+ *     database, whose speed drifted between them more than the difference measured.
  * Rounds of 1 and 2 alternate their order. The entries are written by sends (an inbox-only template,
  * the send path itself), so the owners' counters and numbering are the server's own.
  *
  * Usage: node bench/inbox.mjs [--bin /tmp/engage (default: built to a temporary file)]
  *          [--engine sqlite|postgres] [--duration 8] [--connections 16] [--rounds 2]
- *          [--streams 10000] [--sample 200] [--pairs 2] [--parts pages,ops,sse,admission]
+ *          [--streams 10000] [--sample 200] [--admission-runs 2] [--slices 8 (per admission run)] [--inbox-expiry 86400|none] [--parts pages,ops,sse,admission]
  *          [--big 10000 (entries of the big inbox)] [--ops-devices 1600 (installations sending the operations)] [--warmup 2 (unmeasured seconds of each kind first)] [--cpu-prof DIR (V8 CPU profiles of the server)]
  *          [--workers N (serve --workers N, for pages and ops: N processes share the port; CPU is the primary's and every worker's)]
  * `--engine postgres` starts a throwaway cluster (test/helpers/pg-cluster.ts): run it with
@@ -50,7 +53,9 @@ const { values: args } = parseArgs({
     rounds: { type: 'string', default: '2' },
     streams: { type: 'string', default: '10000' },
     sample: { type: 'string', default: '200' },
-    pairs: { type: 'string', default: '2' },
+    'admission-runs': { type: 'string', default: '2' },
+    slices: { type: 'string', default: '8' },
+    'inbox-expiry': { type: 'string', default: '86400' },
     warmup: { type: 'string', default: '2' },
     big: { type: 'string', default: '10000' },
     'ops-devices': { type: 'string', default: '1600' },
@@ -452,34 +457,22 @@ async function main() {
   }
 
   if (PARTS.includes('admission')) {
-    // bench/push.mjs itself (its setup, loopback APNs and admission run), push-only and push + inbox in turn.
-    const pushRuns = [];
-    for (let r = 0; r < Number(args.pairs); r++) {
-      for (const inbox of r % 2 ? [true, false] : [false, true]) {
-        const db = await freshDatabase(`bench_push_${r}_${inbox ? 'inbox' : 'plain'}`);
-        const out = execFileSync(process.execPath, [path.join(root, 'bench/push.mjs'), '--bin', BIN, '--duration', String(DURATION), ...(inbox ? ['--inbox'] : []), ...(db ? ['--database-url', db] : [])], {
-          encoding: 'utf8',
-          stdio: ['ignore', 'pipe', 'ignore'],
-          maxBuffer: 1 << 26,
-        });
-        const res = JSON.parse(out.slice(out.indexOf('{\n')));
-        const row = { pair: r + 1, inbox, sendsPerSecond: res.sends.perSecond, non2xx: res.sends.non2xx, p50: res.sends.latencyMs.p50, p99: res.sends.latencyMs.p99, cpuUsPerSend: res.sends.cpuUsPerSend.process, mainThreadUsPerSend: res.sends.cpuUsPerSend.mainThread, loadAverage: res.loadAverage };
-        pushRuns.push(row);
-        log(JSON.stringify(row));
-      }
+    // bench/push.mjs itself (its setup, loopback APNs and admission run), both templates in one run.
+    const runs = [];
+    for (let r = 0; r < Number(args['admission-runs']); r++) {
+      const db = await freshDatabase(`bench_push_${r}`);
+      const slices = Number(args.slices);
+      const out = execFileSync(
+        process.execPath,
+        [path.join(root, 'bench/push.mjs'), '--bin', BIN, '--duration', String(DURATION * slices), '--interleave', String(slices / 2), '--inbox-expiry', args['inbox-expiry'], ...(db ? ['--database-url', db] : [])],
+        { encoding: 'utf8', stdio: ['ignore', 'pipe', 'ignore'], maxBuffer: 1 << 26 },
+      );
+      const res = JSON.parse(out.slice(out.indexOf('{\n')));
+      const row = { run: r + 1, secondsPerSlice: res.secondsPerSlice, slices: res.slices.map(({ fromUs: _f, toUs: _t, ...x }) => x), ratio: res.ratio, loadAverage: res.loadAverage };
+      runs.push(row);
+      log(JSON.stringify({ run: row.run, ratio: row.ratio }));
     }
-    const ratios = [];
-    const cpuRatios = [];
-    const mainThreadRatios = [];
-    for (let r = 1; r <= Number(args.pairs); r++) {
-      const [plain, inbox] = [false, true].map((b) => pushRuns.find((x) => x.pair === r && x.inbox === b));
-      ratios.push(+(inbox.sendsPerSecond / plain.sendsPerSecond).toFixed(3));
-      // The same ratio from the server's CPU per send (what it can admit per CPU second), steadier on a busy machine.
-      cpuRatios.push(+(plain.cpuUsPerSend / inbox.cpuUsPerSend).toFixed(3));
-      // The main thread's alone (admission's own work; the process's also counts SQLite's and libuv's other threads).
-      if (plain.mainThreadUsPerSend && inbox.mainThreadUsPerSend) mainThreadRatios.push(+(plain.mainThreadUsPerSend / inbox.mainThreadUsPerSend).toFixed(3));
-    }
-    result.admission = { runs: pushRuns, ratios, cpuRatios, mainThreadRatios, goal: 'push + inbox >= 0.85 of push-only' };
+    result.admission = { inboxExpiry: args['inbox-expiry'], runs, goal: 'push + inbox >= 0.85 of push-only' };
   }
   result.loadAverage.end = load();
   console.log(JSON.stringify(result, null, 2));

@@ -18,6 +18,12 @@
 //          [--cpu-prof DIR (V8 CPU profiles of the server)]
 //          [--inbox (issue 27: the template has an inbox part, so every send also writes one PROFILE
 //           inbox entry in its transaction, and its pushes carry the entry's id)]
+//          [--interleave N (issue 27, "in the same run": one server, a push-only template and the
+//           same template with an inbox part; admission runs 2N slices of --duration/2N seconds,
+//           ABBA order, and reports each slice's sends/s and CPU per send and the pairs' ratios;
+//           no delivery or ceiling phase)]
+//          [--inbox-expiry SECONDS|none (the inbox part's expiresInSeconds; default 86400)]
+//          [--keep (the working directory, its database with it, is left for a look afterwards)]
 import autocannon from 'autocannon';
 import { execFileSync, spawn } from 'node:child_process';
 import { generateKeyPairSync, randomBytes, randomUUID, sign } from 'node:crypto';
@@ -43,6 +49,9 @@ const { values: args } = parseArgs({
     'database-url': { type: 'string' },
     preferences: { type: 'boolean', default: false },
     inbox: { type: 'boolean', default: false },
+    interleave: { type: 'string' },
+    keep: { type: 'boolean', default: false },
+    'inbox-expiry': { type: 'string', default: '86400' },
   },
 });
 const BIN = args.bin;
@@ -135,13 +144,20 @@ if (args.preferences) {
   const t = JSON.parse(readFileSync(f('template.json'), 'utf8'));
   writeFileSync(f('template.json'), JSON.stringify({ ...t, list: 'bench-news', priority: 'normal' }));
 }
-if (args.inbox) {
-  const t = JSON.parse(readFileSync(f('template.json'), 'utf8'));
+const withInbox = (t, key) => {
   const layout = { SUMMARY: { title: 'Order {{orderId}}' }, DETAIL: { title: 'Order {{orderId}}', body: 'Total {{amount}}' } };
-  writeFileSync(f('template.json'), JSON.stringify({ ...t, inbox: { key: 'bench.receipt', expiresInSeconds: 86_400, localizations: { en: { payload: { orderId: '{{orderId}}' }, layout } } } }));
-}
+  const expiry = args['inbox-expiry'] === 'none' ? {} : { expiresInSeconds: Number(args['inbox-expiry']) };
+  return { ...t, key, inbox: { key: 'bench.receipt', ...expiry, localizations: { en: { payload: { orderId: '{{orderId}}' }, layout } } } };
+};
+if (args.inbox) writeFileSync(f('template.json'), JSON.stringify(withInbox(JSON.parse(readFileSync(f('template.json'), 'utf8')), 'bench.receipt')));
 cli('templates', 'create', '--environment', env.id, '--file', f('template.json'));
 cli('templates', 'publish', 'bench.receipt', '--environment', env.id);
+if (args.interleave) {
+  // The same template with an inbox part, under another key, in the same environment.
+  writeFileSync(f('template-inbox.json'), JSON.stringify(withInbox(JSON.parse(readFileSync(f('template.json'), 'utf8')), 'bench.inbox')));
+  cli('templates', 'create', '--environment', env.id, '--file', f('template-inbox.json'));
+  cli('templates', 'publish', 'bench.inbox', '--environment', env.id);
+}
 
 const { proc, url } = await start();
 try {
@@ -177,69 +193,115 @@ try {
   // 1. Admission, with the provider holding its answers; the server's CPU per admitted send is
   // comparable on a busy machine where sends/s are not (bench/inbox.mjs compares two runs by it).
   sink.postMessage('hold');
-  const admissionCpu0 = cpu();
   let n = 0;
   let admittedDeliveries = 0;
-  const admission = await run({
-    url,
-    connections,
-    duration,
-    ...(args.rate ? { overallRate: Number(args.rate) } : {}),
-    ...(args.amount ? { amount: Number(args.amount) } : {}),
-    requests: [
-      {
-        method: 'POST',
-        path: `/api/v1/environments/${env.id}/transactional/bench.receipt/send`,
-        setupRequest: (req) => {
-          const i = n++;
-          req.headers = { 'content-type': 'application/json', authorization: `Bearer ${accessKey}` };
-          req.body = JSON.stringify({ recipient: { type: 'EXTERNAL_ID', value: `user-${i % users}` }, variables: { orderId: `o-${i}`, amount: i }, idempotencyKey: `bench-${i}` });
-          return req;
+  const sends = (template, opts) =>
+    run({
+      url,
+      connections,
+      ...(args.rate ? { overallRate: Number(args.rate) } : {}),
+      ...opts,
+      requests: [
+        {
+          method: 'POST',
+          path: `/api/v1/environments/${env.id}/transactional/${template}/send`,
+          setupRequest: (req) => {
+            const i = n++;
+            req.headers = { 'content-type': 'application/json', authorization: `Bearer ${accessKey}` };
+            req.body = JSON.stringify({ recipient: { type: 'EXTERNAL_ID', value: `user-${i % users}` }, variables: { orderId: `o-${i}`, amount: i }, idempotencyKey: `bench-${i}` });
+            return req;
+          },
+          onResponse: (status, body) => {
+            if (status === 202) admittedDeliveries += JSON.parse(body).diagnostics.filter((d) => d.code === 'TARGETED').length;
+          },
         },
-        onResponse: (status, body) => {
-          if (status === 202) admittedDeliveries += JSON.parse(body).diagnostics.filter((d) => d.code === 'TARGETED').length;
-        },
-      },
-    ],
-  });
-  const sendsPerSecond = admission['2xx'] / (admission.duration || duration);
-  const [admissionProcessMs, admissionMainMs] = cpu().map((v, i) => v - admissionCpu0[i]);
-  // What the database holds (autocannon drops the answers of requests still in flight when it stops).
-  const shown = cli('templates', 'show', 'bench.receipt', '--environment', env.id);
-  admittedDeliveries = Object.values(shown.deliveries).reduce((a, b) => a + b, 0);
+      ],
+    });
 
-  // 2. Delivery: release, then until every admitted delivery is answered. The server's CPU time
-  // over it (Linux /proc: the process, and its main thread alone) is comparable on a busy machine
-  // where deliveries/s are not.
-  const cpu0 = cpu();
-  const t0 = performance.now();
-  sink.postMessage('release');
-  const deadline = Date.now() + 600_000;
-  while (Atomics.load(answered, 0) < admittedDeliveries && Date.now() < deadline) await new Promise((r) => setTimeout(r, 20));
-  const deliverySeconds = (performance.now() - t0) / 1000;
-  const delivered = Atomics.load(answered, 0);
-  const [processMs, mainMs] = cpu().map((v, i) => v - cpu0[i]);
-  const { duplicates } = await ask('duplicates');
+  /** Admission of --interleave N: 2N slices, the push-only and the inbox template in ABBA order, each slice's rate and CPU per send. */
+  async function interleaved() {
+    const slices = 2 * Number(args.interleave);
+    const seconds = Math.max(1, Math.round(duration / slices));
+    const rows = [];
+    // Warm-up, not counted: both templates' code compiled and the tables' working pages read in
+    // (the first seconds of a run admit half as fast as the rest).
+    for (const template of ['bench.receipt', 'bench.inbox']) await sends(template, { duration: Math.max(3, seconds) });
+    for (let k = 0; k < slices; k++) {
+      const inbox = [false, true, true, false][k % 4];
+      const cpu0 = cpu();
+      const fromUs = Number(process.hrtime.bigint() / 1000n); // CLOCK_MONOTONIC, as --cpu-prof's timestamps
+      const r = await sends(inbox ? 'bench.inbox' : 'bench.receipt', { duration: seconds });
+      const toUs = Number(process.hrtime.bigint() / 1000n);
+      const [processMs, mainMs] = cpu().map((v, i) => v - cpu0[i]);
+      const admitted = Math.max(1, r['2xx']);
+      rows.push({ slice: k + 1, inbox, sendsPerSecond: Math.round(r['2xx'] / (r.duration || seconds)), non2xx: r.non2xx, p99: r.latency.p99, cpuUsPerSend: +((processMs * 1000) / admitted).toFixed(1), mainThreadUsPerSend: +((mainMs * 1000) / admitted).toFixed(1), admitted: r['2xx'], fromUs, toUs });
+    }
+    sink.postMessage('release'); // the held deliveries answered, so the server stops promptly
+    // Each inbox slice against the push-only slice next to it (ABBA: slices 1-2, 3-4, 5-6, 7-8, …).
+    const pairs = [];
+    for (let k = 0; k + 1 < slices; k += 2) {
+      const [plain, inbox] = [rows[k], rows[k + 1]].sort((a, b) => Number(a.inbox) - Number(b.inbox));
+      pairs.push({ ratio: +(inbox.sendsPerSecond / plain.sendsPerSecond).toFixed(3), cpuRatio: +(plain.cpuUsPerSend / inbox.cpuUsPerSend).toFixed(3), mainThreadRatio: +(plain.mainThreadUsPerSend / inbox.mainThreadUsPerSend).toFixed(3) });
+    }
+    const median = (xs) => { const s = [...xs].sort((a, b) => a - b); return s.length % 2 ? s[(s.length - 1) / 2] : +((s[s.length / 2 - 1] + s[s.length / 2]) / 2).toFixed(3); };
+    const total = (inbox) => rows.filter((r) => r.inbox === inbox).reduce((a, r) => a + r.sendsPerSecond, 0);
+    return {
+      engine: args['database-url'] ? 'postgres' : 'sqlite',
+      secondsPerSlice: seconds,
+      slices: rows,
+      pairs,
+      ratio: { median: median(pairs.map((p) => p.ratio)), overall: +(total(true) / total(false)).toFixed(3), cpuMedian: median(pairs.map((p) => p.cpuRatio)), mainThreadMedian: median(pairs.map((p) => p.mainThreadRatio)) },
+      loadAverage: Number(readFileSync('/proc/loadavg', 'utf8').split(' ')[0]),
+    };
+  }
 
-  // 3. Ceiling: a bare node:http2 client, the same requests, as concurrently as the worker (500 in flight).
-  sink.postMessage('reset');
-  const ceiling = await bareClient(apnsUrl, delivered, 500);
+  /** Admission of one template for --duration (or --amount), then delivery and the ceiling. */
+  async function admissionAndDelivery() {
+    const admissionCpu0 = cpu();
+    const admission = await sends('bench.receipt', { duration, ...(args.amount ? { amount: Number(args.amount) } : {}) });
+    const sendsPerSecond = admission['2xx'] / (admission.duration || duration);
+    const [admissionProcessMs, admissionMainMs] = cpu().map((v, i) => v - admissionCpu0[i]);
+    // What the database holds (autocannon drops the answers of requests still in flight when it stops).
+    const shown = cli('templates', 'show', 'bench.receipt', '--environment', env.id);
+    admittedDeliveries = Object.values(shown.deliveries).reduce((a, b) => a + b, 0);
 
-  const result = {
-    engine: args['database-url'] ? 'postgres' : 'sqlite',
-    preferences: args.preferences,
-    inbox: args.inbox,
-    sends: { admitted: admission['2xx'], perSecond: Math.round(sendsPerSecond), non2xx: admission.non2xx, latencyMs: { p50: admission.latency.p50, p99: admission.latency.p99, max: admission.latency.max }, cpuUsPerSend: { process: +((admissionProcessMs * 1000) / Math.max(1, admission['2xx'])).toFixed(1), mainThread: +((admissionMainMs * 1000) / Math.max(1, admission['2xx'])).toFixed(1) } },
-    deliveries: { admitted: admittedDeliveries, delivered, perSecond: Math.round(delivered / deliverySeconds), duplicates, cpuUsPerDelivery: { process: +((processMs * 1000) / delivered).toFixed(1), mainThread: +((mainMs * 1000) / delivered).toFixed(1) } },
-    loadAverage: Number(readFileSync('/proc/loadavg', 'utf8').split(' ')[0]),
-    ceiling: { perSecond: Math.round(ceiling), ratio: +(delivered / deliverySeconds / ceiling).toFixed(2) },
-  };
-  console.log(JSON.stringify(result, null, 2));
+    // 2. Delivery: release, then until every admitted delivery is answered. The server's CPU time
+    // over it (Linux /proc: the process, and its main thread alone) is comparable on a busy machine
+    // where deliveries/s are not.
+    const cpu0 = cpu();
+    const t0 = performance.now();
+    sink.postMessage('release');
+    const deadline = Date.now() + 600_000;
+    while (Atomics.load(answered, 0) < admittedDeliveries && Date.now() < deadline) await new Promise((r) => setTimeout(r, 20));
+    const deliverySeconds = (performance.now() - t0) / 1000;
+    const delivered = Atomics.load(answered, 0);
+    const [processMs, mainMs] = cpu().map((v, i) => v - cpu0[i]);
+    const { duplicates } = await ask('duplicates');
+
+    // 3. Ceiling: a bare node:http2 client, the same requests, as concurrently as the worker (500 in flight).
+    sink.postMessage('reset');
+    const ceiling = await bareClient(apnsUrl, delivered, 500);
+
+    const result = {
+      engine: args['database-url'] ? 'postgres' : 'sqlite',
+      preferences: args.preferences,
+      inbox: args.inbox,
+      sends: { admitted: admission['2xx'], perSecond: Math.round(sendsPerSecond), non2xx: admission.non2xx, latencyMs: { p50: admission.latency.p50, p99: admission.latency.p99, max: admission.latency.max }, cpuUsPerSend: { process: +((admissionProcessMs * 1000) / Math.max(1, admission['2xx'])).toFixed(1), mainThread: +((admissionMainMs * 1000) / Math.max(1, admission['2xx'])).toFixed(1) } },
+      deliveries: { admitted: admittedDeliveries, delivered, perSecond: Math.round(delivered / deliverySeconds), duplicates, cpuUsPerDelivery: { process: +((processMs * 1000) / delivered).toFixed(1), mainThread: +((mainMs * 1000) / delivered).toFixed(1) } },
+      loadAverage: Number(readFileSync('/proc/loadavg', 'utf8').split(' ')[0]),
+      ceiling: { perSecond: Math.round(ceiling), ratio: +(delivered / deliverySeconds / ceiling).toFixed(2) },
+    };
+    console.log(JSON.stringify(result, null, 2));
+  }
+
+  if (args.interleave) console.log(JSON.stringify(await interleaved(), null, 2));
+  else await admissionAndDelivery();
 } finally {
   proc.kill('SIGTERM');
   await new Promise((r) => proc.once('exit', r));
   await sink.terminate();
-  rmSync(dir, { recursive: true, force: true });
+  if (args.keep) console.error(`bench/push: kept ${dir}`);
+  else rmSync(dir, { recursive: true, force: true });
 }
 
 /** The same APNs requests from a bare node:http2 client: requests per second. */

@@ -1,3 +1,4 @@
+import { sql } from 'drizzle-orm';
 import { index, integer, primaryKey, sqliteTable, text, uniqueIndex } from 'drizzle-orm/sqlite-core';
 
 /**
@@ -33,8 +34,8 @@ export const inboxEntries = sqliteTable(
   (t) => [
     // Pages walk each owner's entries by number (commit order; migration 0038).
     uniqueIndex('inbox_entries_owner_seq').on(t.ownerId, t.seq),
-    index('inbox_entries_owner_expiry').on(t.ownerId, t.expiresMs),
-    index('inbox_entries_expiry').on(t.expiresMs),
+    index('inbox_entries_owner_expiry').on(t.ownerId, t.expiresMs).where(sql`expires_ms IS NOT NULL`),
+    index('inbox_entries_expiry').on(t.expiresMs).where(sql`expires_ms IS NOT NULL`),
     index('inbox_entries_environment').on(t.environmentId),
   ],
 );

@@ -1,10 +1,12 @@
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import { createHarness, type Harness } from '../../../test/helpers/harness';
+import { createHarness, itSqlite, type Harness } from '../../../test/helpers/harness';
 import { bootstrap, setupEnvironment, type Session } from '../../../test/fixtures/engage';
 import { inboxOps, inboxPage, putEntry } from '../../../test/fixtures/inbox';
 import { backgroundJobs, JOBS } from '../../jobs';
 import { silentLogger } from '../../platform/logger';
+import type { Sql } from '../../platform/store/sql';
 import { INBOX_PURGE } from './service';
+import { createInboxStore } from './store';
 
 /** Issue 27 point 6: expired entries are purged by a durable job, the unread count exact before and after. */
 let h: Harness;
@@ -83,5 +85,16 @@ describe('the purge of expired inbox entries', () => {
     expect(await stored()).toBe(0);
     expect(await counter(s.installationId)).toBe(0);
     expect((await inboxPage(h, s)).unreadCount).toBe(0);
+  });
+
+  itSqlite('the expired unread count and the purge read only expiring entries, through the partial expiry indexes (migration 0040)', async () => {
+    const plans: string[] = [];
+    const explaining = { dialect: 'sqlite', all: async (sql: string, params: unknown[]) => { plans.push((await h.sql.all<{ detail: string }>(`EXPLAIN QUERY PLAN ${sql}`, params)).map((p) => p.detail).join(' | ')); return []; } } as unknown as Sql;
+    await createInboxStore(explaining).counters(['a', 'b'], 0);
+    await createInboxStore(explaining).expiredBefore(0, 10);
+    expect(plans[0]).toMatch(/SEARCH e USING INDEX inbox_entries_owner_expiry \(owner_id=\? AND expires_ms<\?\)/);
+    expect(plans[1]).toMatch(/^SEARCH inbox_entries USING INDEX inbox_entries_expiry \(expires_ms<\?\)/);
+    const defs = await h.sql.all<{ name: string; sql: string }>("SELECT name, sql FROM sqlite_master WHERE type = 'index' AND name IN ('inbox_entries_owner_expiry', 'inbox_entries_expiry') ORDER BY name");
+    expect(defs.map((d) => [d.name, /WHERE expires_ms IS NOT NULL$/.test(d.sql)])).toEqual([['inbox_entries_expiry', true], ['inbox_entries_owner_expiry', true]]);
   });
 });
