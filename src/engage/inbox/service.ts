@@ -45,7 +45,8 @@ export interface NewEntry {
   /** The profile's id (PROFILE) or the installation's (INSTALLATION). */
   ownerId: string;
   key: string;
-  content: InboxContent;
+  /** The content, or its JSON text when the caller has made it already (a send measures its size). */
+  content: InboxContent | string;
   sentAt: Date;
   /** Null: the entry never expires. */
   expiresAt: Date | null;
@@ -68,7 +69,7 @@ export async function writeEntryIn(tx: InboxTx & Partial<TxScope>, e: NewEntry, 
     key: e.key,
     sendId: e.sendId ?? null,
     templateId: e.templateId ?? null,
-    content: JSON.stringify(e.content),
+    content: typeof e.content === 'string' ? e.content : JSON.stringify(e.content),
     sentAt: e.sentAt.toISOString(),
     sentMs: e.sentAt.getTime(),
     expiresMs: e.expiresAt ? e.expiresAt.getTime() : null,

@@ -6,7 +6,7 @@
 import { createHash } from 'node:crypto';
 import { parseDateTime } from '../../platform/http/schema';
 import { MessagingErrors } from './errors';
-import type { NewEntry } from '../inbox/service';
+import type { InboxContent } from '../inbox/content';
 import type { InboxPart, VariableType } from './schemas';
 
 export interface TemplateDefinition {
@@ -26,8 +26,6 @@ export interface TemplateDefinition {
   /** The inbox part (issue 27): a send writes one inbox entry from it. No `localizations` (`{}`): an inbox-only template. */
   inbox?: InboxPart;
 }
-
-type InboxContent = NewEntry['content'];
 
 /** Whether the template sends a push (an inbox-only template has no localizations). */
 export const hasPush = (def: TemplateDefinition): boolean => Object.keys(def.localizations).length > 0;

@@ -16,7 +16,7 @@ import { notReadyReason } from './readiness';
 import { contentHash, hasPush, renderInbox, resolveVariables, type Rendered, type TemplateDefinition } from './render';
 import { messageOf, renderChecked } from './send-message';
 import { INBOX_LIMITS, type Diagnostic, type DiagnosticCode, type SendRequest, type SendResponse } from './schemas';
-import { writeEntryIn, type InboxTx, type NewEntry } from '../inbox/service';
+import { writeEntryIn, type InboxTx } from '../inbox/service';
 import type { ChangeNotices } from '../shared/change-notices';
 import type { DeliveryRow, MessagingStore, RecipientInstallation, SendRow } from './store';
 import { auditIn, type AuditActor, type AuditTx } from '../shared/audit';
@@ -105,8 +105,8 @@ export function createSendService(deps: { store: Stores & TxRunner<Stores>; cloc
     targetAppIds: string[];
     replay: (found: SendRow | undefined) => Admitted | undefined;
     isTest: boolean;
-    /** The inbox entry's content (the template's inbox part rendered), written with the deliveries; none for test sends. */
-    inbox?: NewEntry['content'];
+    /** The inbox entry's content as JSON text (the template's inbox part rendered), written with the deliveries; none for test sends. */
+    inbox?: string;
     /** Recorded in the send's transaction (a test send's audit event). */
     also?: (tx: Stores & TxScope, sendId: string, at: string) => Promise<void>;
     /** Stored and answered beside the send response (a test send's unresolved members). */
@@ -290,9 +290,10 @@ export function createSendService(deps: { store: Stores & TxRunner<Stores>; cloc
     // Sends go only through the template's apps the key may use (rule 7); none: the key is not scoped for this send.
     if (targetAppIds.length === 0) throw EdgeErrors.unauthorized('The access key is not allowed for any of the template’s apps.');
     const rendered = renderChecked(def, req.locale, vars);
-    const inbox = renderInbox(def, vars);
+    const rendering = renderInbox(def, vars);
+    const inbox = rendering && JSON.stringify(rendering);
     if (inbox) {
-      const bytes = Buffer.byteLength(JSON.stringify(inbox));
+      const bytes = Buffer.byteLength(inbox);
       if (bytes > INBOX_LIMITS.renderedBytes) throw MessagingErrors.inboxEntryTooLarge(bytes, INBOX_LIMITS.renderedBytes);
     }
     try {
