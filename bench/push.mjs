@@ -191,7 +191,7 @@ try {
   const cpu = () => [cpuMs(`/proc/${proc.pid}/stat`), cpuMs(`/proc/${proc.pid}/task/${proc.pid}/stat`)];
 
   // 1. Admission, with the provider holding its answers; the server's CPU per admitted send is
-  // comparable on a busy machine where sends/s are not (bench/inbox.mjs compares two runs by it).
+  // comparable on a busy machine where sends/s are not.
   sink.postMessage('hold');
   let n = 0;
   let admittedDeliveries = 0;
