@@ -25,6 +25,7 @@ import { createPgNoticeRelay } from '../../src/engage/sync-notices/pg-relay';
 import { createClusterNoticeRelay, forwardClusterNotices } from '../../src/engage/sync-notices/cluster-relay';
 import { configFrom, type CommonOptions } from '../cli';
 import { answerClientError } from '../../src/platform/http/client-error';
+import { lingerOnEarlyClose } from '../../src/platform/http/linger';
 
 /** The options of `engage serve` (serve.ts defines them). */
 export type ServeOptions = CommonOptions & {
@@ -84,6 +85,8 @@ async function serveHere(opts: ServeOptions, flags: Record<string, string | unde
   // Listening comes first (with --port 0 the public URL needs the port), services next: a
   // request in between (a worker of --workers gets connections at once) is told to retry.
   const server = createServer((req, res) => {
+    // An answer given before the body arrived (413) closes in stages, so the client reads it (RFC 9112 §9.6).
+    lingerOnEarlyClose(req);
     if (handler) return handler(req, res);
     res.writeHead(503, { 'Retry-After': '1', 'Content-Length': '0' }).end();
   });

@@ -1,11 +1,13 @@
 /**
  * What `engage serve` writes, on the built executable (issue 23 point 5): one JSON access line
  * per request without the query, none with --no-access-log, a port clash as one JSON line and a
- * non-zero exit (with --workers too), and the "stopped" line after a drained shutdown.
+ * non-zero exit (with --workers too), and the "stopped" line after a drained shutdown. Also what
+ * a client still sending a refused body reads (the connection closes in stages).
  */
 import { createServer, type Server } from 'node:net';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createSandbox, freePort, type Sandbox } from '../helpers/binary';
+import { rawUpload } from '../helpers/raw-upload';
 
 let sb: Sandbox;
 beforeAll(async () => {
@@ -43,6 +45,23 @@ describe('engage serve logs', () => {
     expect(server.output()).not.toContain(SECRET);
     // The last line says the server stopped, after the shutdown it announced.
     expect(lines.map((l) => l.msg).slice(-2)).toEqual(['shutting down', 'stopped']);
+  });
+
+  it('a body over --max-request-bytes: the client still sending it reads the 413 Problem, not a reset', async () => {
+    await sb.cli(['environments', 'create', '--name', 'big']);
+    const { appKey } = await sb.cliJson<{ appKey: string }>(['apps', 'create', '--environment', 'big', '--platform', 'IOS', '--name', 'ios']);
+    const server = await sb.serve({ args: ['--max-request-bytes', String(1024 * 1024)] });
+    try {
+      const port = Number(new URL(server.url).port);
+      for (let i = 0; i < 2; i++) {
+        const { answer, sendError } = await rawUpload(port, '/v1/sdk/installations', 9 * 1024 * 1024, { 'x-service-app-key': appKey });
+        expect(answer).toMatch(/^HTTP\/1\.1 413 /);
+        expect(answer).toContain('"code":"payload_too_large"');
+        expect(sendError).toBeUndefined();
+      }
+    } finally {
+      await server.stop(15_000);
+    }
   });
 
   it('--no-access-log: no access line', async () => {

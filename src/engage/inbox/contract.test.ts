@@ -170,6 +170,7 @@ describe('POST /v1/sdk/inbox/renderings:resolve', () => {
     ['no entryIds', {}, 'entryIds'],
     ['an empty list', { entryIds: [] }, 'entryIds'],
     ['a duplicate', { entryIds: ['7d1f7a53-1b2c-4d5e-8f90-123456789abc', '7d1f7a53-1b2c-4d5e-8f90-123456789abc'] }, 'entryIds'],
+    ['a duplicate in other letter case', { entryIds: ['7d1f7a53-1b2c-4d5e-8f90-123456789abc', '7D1F7A53-1B2C-4D5E-8F90-123456789ABC'] }, 'entryIds[1]'],
     ['an id that is not a UUID', { entryIds: ['x'] }, 'entryIds'],
     ['101 ids', { entryIds: Array.from({ length: 101 }, () => randomUUID()) }, 'entryIds'],
     ['an unknown field', { entryIds: [randomUUID()], locale: 'de' }, 'locale'],

@@ -312,6 +312,12 @@ export function createInboxService(deps: { store: Stores & TxRunner<Stores>; clo
 
   /** POST /v1/sdk/inbox/renderings:resolve: the LAYOUT of each entry the installation can see, in its locale; the others omitted. */
   async function renderings(p: InstallationPrincipal, entryIds: readonly string[]) {
+    // "unique uuids" (spec 01): a UUID is the same whatever the case of its letters (the schema's uniqueItems compares text).
+    const seen = new Set<string>();
+    entryIds.forEach((id, i) => {
+      if (seen.has(id.toLowerCase())) throw EdgeErrors.invalid(`entryIds[${i}]: duplicates an earlier item`);
+      seen.add(id.toLowerCase());
+    });
     const nowMs = clock.now().getTime();
     const binding = await bindingIn(store, p.environmentId, p.id);
     if (!binding) throw EdgeErrors.unauthorized();

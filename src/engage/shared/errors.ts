@@ -16,7 +16,7 @@ export const EdgeErrors = {
   conflict: (message: string) => new DomainError('conflict', 'conflict', message),
   /**
    * RFC 9110 §15.5.14. Not a 400: the SDK must not read it as "never retry this batch"; an
-   * operator can raise `maxRequestBytes`. The connection is closed rather than drained.
+   * operator can raise `maxRequestBytes`. The connection then closes, in stages (platform/http/linger.ts).
    */
   payloadTooLarge: (limit: number) =>
     new DomainError('too_large', 'payload_too_large', `body: must be at most ${limit} bytes (maxRequestBytes)`, { Connection: 'close' }),

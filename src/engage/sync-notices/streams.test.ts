@@ -149,6 +149,30 @@ describe('change-notice streams', () => {
     expect(streams.count()).toBe(2);
   });
 
+  it('the limit per installation counts each kind apart: inbox badge streams never end change-notice streams, nor the reverse', async () => {
+    const { open, streams, subjects } = setup({ perInstallation: 2 });
+    const [n1, n2] = [await open(A), await open(A)];
+    subjects.set('inst-a', A);
+    const badge = () => {
+      const r = new EventReader(streams.open(A, 'inst-a', { badge: true }));
+      readers.push(r);
+      return r;
+    };
+    const [b1, b2] = [badge(), badge()];
+    expect(await b1.next()).toBe(`retry: ${STREAM_DEFAULTS.retryMs}\n:`);
+    expect(await b2.next()).toBe(`retry: ${STREAM_DEFAULTS.retryMs}\n:`);
+    expect(await n1.nextEvent(100)).toBe('timeout');
+    expect(await n2.nextEvent(100)).toBe('timeout');
+    expect(streams.count()).toBe(4);
+    badge(); // a third badge stream: the oldest badge stream ends, both notice streams stay
+    expect(await b1.nextEvent(1_000)).toBe('closed');
+    expect(await n1.nextEvent(100)).toBe('timeout');
+    await open(A); // a third notice stream: the oldest notice stream ends
+    expect(await n1.nextEvent(1_000)).toBe('closed');
+    expect(await b2.nextEvent(100)).toBe('timeout');
+    expect(streams.count()).toBe(4);
+  });
+
   it('written straight to a Node response: its head with the first chunk; ended once Node holds a full buffer the client left unread, or when the client goes', async () => {
     const { hub, streams } = setup();
     const { EventEmitter } = await import('node:events');

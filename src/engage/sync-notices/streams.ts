@@ -133,7 +133,7 @@ export function createNoticeStreams(deps: {
       private readonly token: string,
       private readonly sink: StreamSink,
       /** Whether the stream carries the inbox badge (opened as GET /v1/sdk/inbox/events). */
-      private readonly withBadge: boolean,
+      readonly withBadge: boolean,
     ) {
       this.environmentId = subject.environmentId;
       this.installationId = subject.installationId;
@@ -260,11 +260,13 @@ export function createNoticeStreams(deps: {
   /**
    * A stream for the installation `subject` names (its credential `token` checked by the guard),
    * writing to `sink`. Beyond the process's cap: SyncStreamErrors.full, before anything is
-   * written. The installation's oldest stream is closed when it already holds `perInstallation`.
+   * written. The installation's oldest stream of the same kind (change notices, or the inbox
+   * badge's) is closed when it already holds `perInstallation` of that kind: an app that keeps
+   * both open never ends its own.
    */
   const start = (subject: StreamSubject, token: string, badge: boolean, sink: StreamSink): Stream => {
     if (open.size >= settings.max) throw SyncStreamErrors.full(Math.max(1, Math.ceil(settings.retryMs / 1000)));
-    const mine = [...hub.ofInstallation(subject.installationId)] as Stream[];
+    const mine = ([...hub.ofInstallation(subject.installationId)] as Stream[]).filter((s) => s.withBadge === badge);
     for (let i = 0; i <= mine.length - settings.perInstallation; i++) mine[i].close();
     const stream = new Stream(subject, token, sink, badge);
     open.add(stream);

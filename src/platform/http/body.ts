@@ -119,8 +119,8 @@ export function findString(root: unknown, bad: (s: string) => boolean): string |
 /**
  * The body's bytes, or `undefined` as soon as they exceed `maxBytes`: a declared
  * Content-Length over the cap is refused before reading, and a body that grows past it stops
- * being buffered at the chunk that crosses it (the Node adapter drains or closes the rest after
- * the answer). A client that closes the connection mid-body gives a ClientClosedError.
+ * being buffered at the chunk that crosses it (the rest is read and dropped after the answer, whose
+ * connection closes in stages: linger.ts). A client that closes the connection mid-body gives a ClientClosedError.
  */
 export async function readBodyBytes(c: Context, maxBytes: number): Promise<Buffer | undefined> {
   const declared = Number(headerOf(c, 'content-length') ?? NaN);

@@ -41,6 +41,11 @@ describe("requests Node's parser refuses before any route: an error in the API's
     }
   });
 
+  it('431 problem+json for a mobile edge path whose request line alone is over the limit (a 100 KB query)', async () => {
+    const answer = await raw(`GET /v1/sdk/inbox?cursor=${'c'.repeat(100_000)} HTTP/1.1\r\nHost: x\r\n\r\n`);
+    expect(parse(answer)).toEqual({ status: '431', type: 'application/problem+json', body: { code: 'invalid_request', message: 'the request line and header fields are larger than 16 KiB' } });
+  });
+
   it('431 {error} JSON elsewhere (the administration and OAuth APIs)', async () => {
     const answer = await raw(`GET /t/control/engage/admin/environments HTTP/1.1\r\nHost: x\r\n${big}\r\n`);
     expect(parse(answer)).toEqual({ status: '431', type: 'application/json', body: { error: 'invalid_request', error_description: 'the request line and header fields are larger than 16 KiB' } });

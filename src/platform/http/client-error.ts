@@ -22,11 +22,13 @@ function statusOf(code: string | undefined): { status: number; reason: string; m
   return { status: 400, reason: 'Bad Request', message: 'the request is not valid HTTP/1.1' };
 }
 
-/** Whether the request line in `raw` (when it is there) names a spec 01 path. */
+/**
+ * Whether the request line in `raw` (when it is there) names a spec 01 path: its method and the
+ * path's first segments decide, however long the rest of the line (a 100 KB query string is what
+ * overflows the parser).
+ */
 export function isEdgePath(raw: Buffer | undefined): boolean {
-  if (!raw) return false;
-  const line = /^[A-Z]{1,16} (\S+) HTTP\/1\.[01]\r?\n/.exec(raw.subarray(0, 8192).toString('latin1'));
-  return line !== null && /^\/(?:api\/)?v1\//.test(line[1]);
+  return raw !== undefined && /^[A-Z]{1,16} \/(?:api\/)?v1\//.test(raw.subarray(0, 32).toString('latin1'));
 }
 
 /** The raw HTTP/1.1 response for a refused request; the connection closes after it. */
