@@ -31,8 +31,8 @@ export function registerOperators(program: Command): void {
         .command(verb)
         .description(
           verb === 'grant'
-            ? 'grant an operator permissions, e.g. one narrowed to an engagement environment (engage.admin.manage:staging); made in the control tenant when absent'
-            : 'take permissions granted with engage operators grant from an operator (from the next request, tokens included)',
+            ? 'grant an operator (a control-tenant user) permissions, e.g. one narrowed to an engagement environment (engage.admin.manage:staging); each permission and its role are made when absent'
+            : 'take permissions from an operator, those engage operators create gave included (from the next request, tokens included)',
         ),
     )
       .requiredOption('--email <email>', "the operator's email address")

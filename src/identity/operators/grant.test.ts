@@ -2,7 +2,8 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createHarness, type Harness } from '../../../test/helpers/harness';
 import { createEngageAdminFixture, type EngageAdminFixture } from '../../../test/helpers/engage-admin';
 import { SYSTEM_ACTOR } from '../audit';
-import { grantPermissions } from './operators';
+import { OPERATOR_PERMISSIONS } from '../directory/permissions';
+import { ensureOperator, grantPermissions } from './operators';
 
 /** `engage operators grant|revoke`: permissions one by one, narrowed ones included, live at the next request. */
 let h: Harness;
@@ -41,6 +42,22 @@ describe('granting an operator permissions one by one', () => {
     expect(await h.services.directory.hasPermission(control.id, bob.subject, 'engage.admin.read:staging')).toBe(true);
     const twice = await grantPermissions(h.services, { email: 'ada@example.com', permissions: ['engage.admin.read:staging'], revoke: true }, SYSTEM_ACTOR);
     expect(twice.permissions).toEqual([{ key: 'engage.admin.read:staging', changed: false }]);
+  });
+
+  it('an operator made by engage operators create (every permission, through the administrator role) is narrowed by a revoke: exactly the rest stays', async () => {
+    const made = await ensureOperator(h.services, { email: 'max@example.com', password: 'correct horse battery staple' }, SYSTEM_ACTOR);
+    const control = (await h.services.tenants.control())!;
+    const holds = async (key: string) => h.services.directory.hasPermission(control.id, made.subject, key);
+    expect(await holds('engage.admin.manage')).toBe(true);
+    const revoked = await grantPermissions(h.services, { email: 'max@example.com', permissions: ['engage.admin.manage', 'engage.admin.privacy'], revoke: true }, SYSTEM_ACTOR);
+    expect(revoked.permissions).toEqual([{ key: 'engage.admin.manage', changed: true }, { key: 'engage.admin.privacy', changed: true }]);
+    for (const key of OPERATOR_PERMISSIONS) expect([key, await holds(key)]).toEqual([key, !['engage.admin.manage', 'engage.admin.privacy'].includes(key)]);
+    // Narrowed back to one environment; revoked again, nothing more to take.
+    await grantPermissions(h.services, { email: 'max@example.com', permissions: ['engage.admin.manage:staging'] }, SYSTEM_ACTOR);
+    expect([await holds('engage.admin.manage:staging'), await holds('engage.admin.manage')]).toEqual([true, false]);
+    const again = await grantPermissions(h.services, { email: 'max@example.com', permissions: ['engage.admin.manage'], revoke: true }, SYSTEM_ACTOR);
+    expect(again.permissions).toEqual([{ key: 'engage.admin.manage', changed: false }]);
+    expect(await holds('engage.admin.read')).toBe(true);
   });
 
   it('an unknown operator or a malformed key is refused, nothing made', async () => {
